@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The contract between the XDP classifier (bpf/fp_classify.bpf.c) and userspace
+ * (fastpath/, ctrl-bridge/): verdicts, reasons, the per-frame metadata, map keys and
+ * values. Plain C with __u32-style types so both clang -target bpf and g++ include it.
+ */
+#ifndef FP_ABI_H
+#define FP_ABI_H
+
+#include <linux/types.h>
+
+/* What the classifier decided for a frame. Indexes fp_verdict_stats. */
+enum fp_verdict {
+	FP_VERDICT_DATA = 0,    /* IPv4/IPv6 unicast to forward: to the XSK */
+	FP_VERDICT_CONTROL = 1, /* for ns-3's control plane: to the XSK, marked */
+	FP_VERDICT_PUNT = 2,    /* the fast path must not decide: to the XSK, marked */
+	FP_VERDICT_PASS = 3,    /* to the host kernel, by explicit rule only */
+	FP_VERDICT_DROP = 4,    /* only by explicit policy (no XSK bound + drop policy) */
+	FP_VERDICT_MAX,
+};
+
+/* Why. Indexes fp_reason_stats. Append only: userspace prints these by number. */
+enum fp_reason {
+	FP_REASON_DATA_IPV4 = 0,
+	FP_REASON_DATA_IPV6,
+	FP_REASON_CTRL_ARP,
+	FP_REASON_CTRL_ETHERTYPE,     /* rule in fp_ctrl_ethertypes */
+	FP_REASON_CTRL_IP_PROTO,      /* rule in fp_ctrl_ip_protos */
+	FP_REASON_CTRL_L4_PORT,       /* rule in fp_ctrl_l4_ports */
+	FP_REASON_CTRL_LOCAL_ADDR,    /* destination is one of the node's addresses */
+	FP_REASON_CTRL_BROADCAST,
+	FP_REASON_CTRL_MULTICAST,
+	FP_REASON_CTRL_ICMPV6_ND,     /* neighbour discovery / router solicitation */
+	FP_REASON_PUNT_IPV4_OPTIONS,
+	FP_REASON_PUNT_IPV4_FRAGMENT,
+	FP_REASON_PUNT_TTL_EXPIRED,   /* TTL or hop limit <= 1 */
+	FP_REASON_PUNT_TRUNCATED,     /* headers cut short */
+	FP_REASON_PUNT_BAD_HEADER,    /* bad version, IHL < 5, bad lengths */
+	FP_REASON_PUNT_IPV6_EXT_DEPTH, /* more extension headers than we parse */
+	FP_REASON_PUNT_IPV6_FRAGMENT,
+	FP_REASON_PUNT_UNKNOWN_L3,    /* EtherType we do not forward and no rule names */
+	FP_REASON_PUNT_VLAN_DEPTH,    /* more than two VLAN tags */
+	FP_REASON_PASS_RULE,          /* a rule's action was PASS */
+	FP_REASON_NO_XSK_PASS,        /* no XSK bound for the queue: fell back to kernel */
+	FP_REASON_NO_XSK_DROP,        /* no XSK bound for the queue: dropped by policy */
+	FP_REASON_MAX,
+};
+
+/* Policy when no AF_XDP socket is bound for the rx queue (fp_config.no_xsk_policy). */
+enum fp_no_xsk_policy {
+	FP_NO_XSK_PASS = 0, /* default: hand the frame to the kernel, counted */
+	FP_NO_XSK_DROP = 1, /* drop it, counted */
+};
+
+/* Action stored as the value of every rule map. */
+enum fp_rule_action {
+	FP_ACTION_CONTROL = 1,
+	FP_ACTION_PASS = 2,
+};
+
+#define FP_META_MAGIC 0xfa57c1a5U
+
+/*
+ * Written with bpf_xdp_adjust_meta() in front of every frame sent to an XSK; AF_XDP copies
+ * it into the UMEM just before the frame (copy and zero-copy mode), so fastpathd reads it
+ * at addr - sizeof(struct fp_xdp_meta) without parsing again. Size is a multiple of 4.
+ */
+struct fp_xdp_meta {
+	__u32 magic;     /* FP_META_MAGIC */
+	__u8 verdict;    /* enum fp_verdict */
+	__u8 reason;     /* enum fp_reason */
+	__u8 l3_proto;   /* FP_L3_* */
+	__u8 l4_proto;   /* IPPROTO_* of the transport header, 0 if none */
+	__u16 l3_offset; /* bytes from frame start to the IP/ARP header (after VLAN tags) */
+	__u16 l4_offset; /* bytes from frame start to the transport header, 0 if none */
+};
+
+enum fp_l3_proto {
+	FP_L3_OTHER = 0,
+	FP_L3_IPV4 = 1,
+	FP_L3_IPV6 = 2,
+	FP_L3_ARP = 3,
+};
+
+/* Key of fp_ctrl_l4_ports: transport protocol and destination port (network order). */
+struct fp_l4_port_key {
+	__u8 l4_proto; /* IPPROTO_UDP or IPPROTO_TCP */
+	__u8 pad;
+	__be16 port;
+};
+
+/* Key of fp_local_addrs: one of the node's own addresses. IPv4 in addr[0..3]. */
+struct fp_addr_key {
+	__u32 family; /* AF_INET or AF_INET6 */
+	__u8 addr[16];
+};
+
+/* Value of fp_config[0]: runtime policy, written by the loader. */
+struct fp_config {
+	__u32 no_xsk_policy;        /* enum fp_no_xsk_policy */
+	__u32 broadcast_action;     /* enum fp_rule_action, 0 = treat as data/punt rules */
+	__u32 multicast_action;     /* enum fp_rule_action, 0 = ditto */
+	__u32 pad;
+};
+
+/* Value of fp_verdict_stats and fp_reason_stats (per-CPU arrays). */
+struct fp_counter {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/* Map names as constants: userspace looks maps up through the skeleton, not by name,
+ * but tests and fpctl print these. */
+#define FP_MAP_XSKS "xsks_map"
+#define FP_MAX_QUEUES 64
+#define FP_MAX_LOCAL_ADDRS 1024
+#define FP_MAX_L4_PORT_RULES 1024
+#define FP_MAX_ETHERTYPE_RULES 64
+#define FP_IPV6_MAX_EXT_HDRS 4 /* extension headers walked before punting */
+
+#endif /* FP_ABI_H */

@@ -31,7 +31,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get install -y -qq "${missing[@]}" >/dev/null
   # bird2's package starts a daemon in the root namespace; we only run our own copies.
   if systemctl is-active --quiet bird 2>/dev/null; then systemctl stop bird || true; fi
 else

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The ctrl-bridge client library: a synchronous C++ client for fastpathd's control socket,
+// used by the ns-3 module and fpctl. C++17-clean and free of protobuf types (the ns-3
+// module includes it and builds as C++17).
+//
+// Every call sends one request and waits for its reply. Events (after subscribe()) may
+// arrive between replies; they are buffered and handed out by nextEvent().
+// A Client is not thread-safe: use it from one thread (or guard it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fastpath/control_backend.h"
+#include "fastpath/net_types.h"
+#include "fastpath/result.h"
+
+namespace fastpath::ctrl {
+
+/// Protocol version spoken by this library (proto package fastpath.v1).
+inline constexpr uint32_t kProtocolMajor = 1;
+inline constexpr uint32_t kProtocolMinor = 0;
+
+/// Where fastpathd listens unless told otherwise.
+inline constexpr const char* kDefaultSocketPath = "/run/fastpathd/fastpathd.sock";
+
+/// Largest frame either side accepts unless configured otherwise.
+inline constexpr std::size_t kDefaultMaxMessageBytes = 16u << 20;
+
+class Client;
+
+struct ClientOptions {
+  /// Identity sent in Hello (the ns-3 node name, or the host name for fpctl).
+  std::string node_name;
+  /// What this client is ("ns-3", "fpctl"); logged by fastpathd.
+  std::string client_name = "fastpath-client";
+  /// How long to wait for a reply, in ms; <= 0 waits forever.
+  int reply_timeout_ms = 60000;
+  /// Largest frame this client sends or accepts. Must not exceed the server's limit.
+  std::size_t max_message_bytes = kDefaultMaxMessageBytes;
+  /// applyRoutes() splits batches larger than this into one chunked transaction
+  /// (still applied all-or-nothing by the server).
+  std::size_t routes_per_chunk = 100000;
+
+  /// Reconnect when the connection breaks during a call: retry connecting with
+  /// exponential backoff, redo Hello and subscribe(), call on_reconnect (the replay
+  /// hook: e.g. push the full route table again), then retry the interrupted call once.
+  /// Retrying is safe for every call except deletes without ignore_missing, which may
+  /// then report NOT_FOUND for a delete that had been applied.
+  bool auto_reconnect = false;
+  int reconnect_attempts = 8;
+  int backoff_initial_ms = 50;
+  int backoff_max_ms = 2000;
+  std::function<Status(Client&)> on_reconnect;
+
+  /// Protocol version to announce; only tests change these.
+  uint32_t protocol_major = kProtocolMajor;
+  uint32_t protocol_minor = kProtocolMinor;
+};
+
+/// What the server said in its Hello reply.
+struct ServerInfo {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  std::string daemon_name;
+  std::string node_name;
+};
+
+/// A connection to fastpathd.
+///
+/// Errors: transport failures carry a negative errno (-ECONNREFUSED, -EPIPE, -ETIMEDOUT,
+/// ...). Errors reported by the server carry the mapping of its ErrorCode:
+/// INVALID_ARGUMENT -EINVAL, NOT_FOUND -ENOENT, VERSION_MISMATCH -EPROTONOSUPPORT,
+/// FAILED_PRECONDITION -EBADE, PERMISSION_DENIED -EACCES, MESSAGE_TOO_LARGE -EMSGSIZE,
+/// MALFORMED -EBADMSG, ABORTED -ECANCELED, RESOURCE_EXHAUSTED -ENOSPC, INTERNAL -EIO,
+/// UNIMPLEMENTED -ENOSYS; the message is the server's, naming the offending field.
+class Client {
+ public:
+  /// Connects to the Unix socket at `socket_path` and performs the Hello exchange.
+  static Result<std::unique_ptr<Client>> connect(const std::string& socket_path,
+                                                 const ClientOptions& options = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  /// Sends Hello again with a new node name (connect() already did it once).
+  Status hello(const std::string& node_name);
+  /// The server's answer to the last Hello.
+  const ServerInfo& serverInfo() const;
+
+  /// Applies one transaction all-or-nothing; returns once forwarding workers see it.
+  Status applyRoutes(const RouteBatch& batch);
+  Status addRoute(const Route& route);
+  Status deleteRoute(const IpPrefix& prefix, bool ignore_missing = false);
+  /// Replaces the whole table with `routes` (atomically, chunked if large).
+  Status replaceAllRoutes(const std::vector<Route>& routes);
+  /// The current table (fetched page by page).
+  Result<std::vector<Route>> routes();
+
+  Status addNeighbour(const Neighbour& neighbour);
+  Status deleteNeighbour(const IpAddress& ip, PortId port);
+  Result<std::vector<Neighbour>> neighbours();
+
+  Result<std::vector<ControlRule>> controlRules();
+  /// Replaces the complete rule set.
+  Status setControlRules(const std::vector<ControlRule>& rules);
+
+  Result<std::vector<PortInfo>> ports();
+  Result<PortId> portByName(const std::string& ifname);
+
+  /// Returns a new fd: the client end of the port's control-frame channel
+  /// (SOCK_SEQPACKET, one Ethernet frame per message), received via SCM_RIGHTS.
+  /// The caller owns it (close() it, or hand it to an ns-3 FdNetDevice).
+  Result<int> openControlChannel(PortId port);
+
+  Result<std::vector<CounterSet>> stats();
+
+  /// Starts event delivery (route miss, port up/down, neighbour needed).
+  Status subscribe();
+  /// The next event: a buffered one at once, else waits up to `timeout_ms`
+  /// (0 = just poll, < 0 = forever). An empty optional means none arrived in time.
+  Result<std::optional<FastPathEvent>> nextEvent(int timeout_ms);
+  /// True when events are buffered (fd() may not be readable then).
+  bool hasBufferedEvents() const;
+
+  /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
+  int fd() const;
+
+  /// Drops the connection and connects again (Hello, subscribe, on_reconnect).
+  Status reconnect();
+
+ private:
+  struct Impl;
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fastpath::ctrl

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Free frames of one UMEM and the ledger that proves none is lost: every frame is free,
+// lent to the kernel for receive (fill ring -> kernel -> RX ring), lent for transmit
+// (TX ring -> kernel -> completion ring), or held by the worker for the current batch.
+// Owned and touched by exactly one thread (the worker); no allocation after construction.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fastpath {
+
+/// LIFO stack of free frame addresses (most recently freed first: warm in cache).
+class FramePool {
+ public:
+  FramePool() = default;
+  /// Holds `frames` frames of `frame_size` bytes; all free at start.
+  FramePool(uint32_t frames, uint32_t frame_size) { reset(frames, frame_size); }
+  void reset(uint32_t frames, uint32_t frame_size) {
+    stack_.assign(frames, 0);
+    for (uint32_t i = 0; i < frames; ++i) stack_[i] = uint64_t(frames - 1 - i) * frame_size;
+    top_ = frames;
+    frame_size_ = frame_size;
+  }
+  uint32_t capacity() const { return uint32_t(stack_.size()); }
+  uint32_t available() const { return top_; }
+  uint32_t frameSize() const { return frame_size_; }
+  /// Takes one frame; false when empty.
+  bool take(uint64_t* addr) {
+    if (top_ == 0) return false;
+    *addr = stack_[--top_];
+    return true;
+  }
+  /// Returns a frame (any address inside it); the chunk base is stored. Returning more
+  /// frames than the pool holds is a bug; it is refused (false) instead of overflowing.
+  bool give(uint64_t addr) {
+    if (top_ == stack_.size()) return false;
+    stack_[top_++] = addr - addr % frame_size_;
+    return true;
+  }
+
+ private:
+  std::vector<uint64_t> stack_;
+  uint32_t top_ = 0;
+  uint32_t frame_size_ = 2048;
+};
+
+/// Where the frames of one UMEM are. By construction
+///   free + lent_rx + lent_tx + held == total
+/// where lent_rx covers fill ring + kernel + RX ring, lent_tx covers TX ring + kernel +
+/// completion ring. Ring levels (read from the shared ring pointers) split these further.
+struct FrameAccounting {
+  uint64_t total = 0;
+  uint64_t free = 0;
+  uint64_t lent_rx = 0;   ///< produced on fill rings, not yet consumed from RX rings
+  uint64_t lent_tx = 0;   ///< produced on TX rings, not yet consumed from completion rings
+  uint64_t held = 0;      ///< taken by the worker and not yet given back or lent
+  uint64_t fill_ring = 0; ///< entries sitting in fill rings (kernel has not taken them)
+  uint64_t rx_ring = 0;   ///< entries sitting in RX rings
+  uint64_t tx_ring = 0;   ///< entries sitting in TX rings
+  uint64_t comp_ring = 0; ///< entries sitting in completion rings
+  /// Frames inside the kernel (taken from fill/TX, not yet on RX/completion).
+  int64_t inKernel() const {
+    return int64_t(lent_rx + lent_tx) - int64_t(fill_ring + rx_ring + tx_ring + comp_ring);
+  }
+  bool balanced() const { return free + lent_rx + lent_tx + held == total; }
+};
+
+/// The worker's book of frame movements. Every transition goes through one of these so
+/// the ledger stays exact; the counters are plain integers (single-threaded owner).
+class FrameBook {
+ public:
+  explicit FrameBook(FramePool* pool) : pool_(pool) {}
+  FramePool& pool() { return *pool_; }
+  /// n frames taken from the pool and produced on a fill ring.
+  void lentForRx(uint32_t n) { lent_rx_ += n; }
+  /// n frames consumed from an RX ring: now held by the worker.
+  void receivedFromRx(uint32_t n) { lent_rx_ -= n; held_ += n; }
+  /// A held frame put on a TX ring.
+  void heldToTx(uint32_t n) { held_ -= n; lent_tx_ += n; }
+  /// A free frame taken for a locally built TX frame (control channel), then lent.
+  void freeToTx(uint32_t n) { lent_tx_ += n; }
+  /// n frames consumed from a completion ring: back to free (caller gives them).
+  void completed(uint32_t n) { lent_tx_ -= n; }
+  /// A held frame given back to the pool (dropped or copied out).
+  void heldToFree(uint32_t n) { held_ -= n; }
+  uint64_t lentRx() const { return lent_rx_; }
+  uint64_t lentTx() const { return lent_tx_; }
+  uint64_t held() const { return held_; }
+  FrameAccounting snapshot() const {
+    FrameAccounting a;
+    a.total = pool_->capacity();
+    a.free = pool_->available();
+    a.lent_rx = lent_rx_;
+    a.lent_tx = lent_tx_;
+    a.held = held_;
+    return a;
+  }
+
+ private:
+  FramePool* pool_;
+  uint64_t lent_rx_ = 0;
+  uint64_t lent_tx_ = 0;
+  uint64_t held_ = 0;
+};
+
+}  // namespace fastpath

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fastpathd configuration: flags, file syntax, and validation errors (nothing is touched).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fastpath/config.h"
+
+namespace fastpath {
+namespace {
+
+Result<Config> parse(std::vector<std::string> args) {
+  std::vector<char*> argv{const_cast<char*>("fastpathd")};
+  for (auto& a : args) argv.push_back(a.data());
+  return parseCommandLine(int(argv.size()), argv.data());
+}
+
+TEST(ConfigParse, FlagsWithRoutesAndNeighbours) {
+  auto c = parse({"--port", "fp0", "--port=fp1", "--cores", "1", "--batch-size", "32",
+                  "--route", "198.18.2.0/24,via=198.18.1.2,dev=fp1",
+                  "--route", "2001:2:0:2::/64,via=2001:2:0:1::2,dev=fp1,metric=5",
+                  "--neigh", "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1", "--stats-interval", "2"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->ports, (std::vector<std::string>{"fp0", "fp1"}));
+  EXPECT_EQ(c->batch_size, 32u);
+  ASSERT_EQ(c->routes.size(), 2u);
+  EXPECT_EQ(c->routes[0].prefix.toString(), "198.18.2.0/24");
+  EXPECT_EQ(c->routes[0].via.toString(), "198.18.1.2");
+  EXPECT_EQ(c->routes[1].metric, 5u);
+  ASSERT_EQ(c->neighbours.size(), 1u);
+  EXPECT_EQ(c->neighbours[0].mac.toString(), "02:00:00:00:01:02");
+  EXPECT_EQ(c->stats_interval_s, 2u);
+  EXPECT_TRUE(validateConfig(*c).ok()) << validateConfig(*c).error().message;
+}
+
+TEST(ConfigParse, FileThenFlagsOverride) {
+  std::string path = ::testing::TempDir() + "fastpathd_test.conf";
+  {
+    std::ofstream f(path);
+    f << "# test\nport fp0\nport fp1   # second\nbatch-size 16\n"
+         "route 198.18.2.0/24 via 198.18.1.2 dev fp1\n"
+         "neigh 198.18.1.2 lladdr 02:00:00:00:01:02 dev fp1\nbusy-poll\n";
+  }
+  auto c = parse({"--batch-size", "128", "--config", path});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->ports.size(), 2u);
+  EXPECT_EQ(c->batch_size, 128u) << "flags override the file whatever their order";
+  EXPECT_TRUE(c->busy_poll);
+  EXPECT_EQ(c->routes.size(), 1u);
+  EXPECT_TRUE(validateConfig(*c).ok());
+  std::remove(path.c_str());
+}
+
+TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  } cases[] = {
+      {{"--bogus"}, "unknown option --bogus"},
+      {{"--port"}, "needs a value"},
+      {{"--batch-size", "abc"}, "non-negative integer"},
+      {{"--xsk-mode", "fast"}, "auto, copy or zerocopy"},
+      {{"--route", "198.18.2.0/33,dev=fp1"}, "route"},
+      {{"--route", "198.18.2.1/24,dev=fp0"}, "host bits set"},
+      {{"--route", "198.18.2.0/24,via=2001:2::1,dev=fp1"}, "family"},
+      {{"--route", "198.18.2.0/24,via=198.18.1.2"}, "dev=IFNAME is required"},
+      {{"--route", "198.18.2.0/24,gw=198.18.1.2,dev=fp1"}, "unknown key 'gw'"},
+      {{"--neigh", "198.18.1.2,dev=fp1"}, "mac=MAC is required"},
+      {{"--neigh", "198.18.1.2,mac=zz,dev=fp1"}, "mac"},
+      {{"--busy-poll=1"}, "takes no value"},
+      {{"--config", "/nonexistent/fastpathd.conf"}, "cannot open"},
+      {{"stray"}, "unexpected argument"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse(c.args);
+    ASSERT_FALSE(r.ok()) << c.args[0];
+    EXPECT_NE(r.error().message.find(c.needle), std::string::npos)
+        << c.args[0] << ": '" << r.error().message << "' lacks '" << c.needle << "'";
+  }
+}
+
+TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  } cases[] = {
+      {{}, "no port given"},
+      {{"--port", "fp0", "--port", "fp0"}, "given twice"},
+      {{"--port", "fp0", "--queues", "2", "--cores", "1"}, "one CPU each"},
+      {{"--port", "fp0", "--cores", "4000"}, "does not exist"},
+      {{"--port", "fp0", "--batch-size", "4096"}, "--batch-size must be between"},
+      {{"--port", "fp0", "--ring-size", "1000"}, "power of two"},
+      {{"--port", "fp0", "--frame-size", "3000"}, "2048 or 4096"},
+      {{"--port", "fp0", "--umem-frames", "100"}, "cannot keep every fill ring full"},
+      {{"--port", "fp0", "--busy-poll", "--idle-poll-us", "50"}, "contradict"},
+      {{"--port", "fp0", "--xsk-mode", "zerocopy", "--xdp-mode", "generic"}, "zerocopy needs"},
+      {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
+      {{"--port", "fp0", "--neigh", "198.18.1.2,mac=01:00:00:00:00:01,dev=fp0"}, "multicast"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse(c.args);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    auto st = validateConfig(*r);
+    ASSERT_FALSE(st.ok()) << "accepted: " << (c.args.empty() ? "(nothing)" : c.args.back());
+    EXPECT_NE(st.error().message.find(c.needle), std::string::npos)
+        << "'" << st.error().message << "' lacks '" << c.needle << "'";
+  }
+}
+
+TEST(ConfigValidate, DefaultsAreSane) {
+  auto c = parse({"--port", "fp0", "--port", "fp1"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->batch_size, 64u);
+  EXPECT_EQ(c->control_socket, "/run/fastpathd/fastpathd.sock");
+  EXPECT_GE(c->effectiveUmemFrames(), 2 * 2 * c->ring_size);
+  EXPECT_NE(usageText().find("--route"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fastpath

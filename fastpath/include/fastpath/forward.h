@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Per-packet forwarding decision and rewrite: pure functions on a frame buffer, used by
+// the AF_XDP workers and unit-testable without sockets. No allocation, no lock, no
+// syscall; the frame is only written when the result is kForward.
+#pragma once
+
+#include <cstdint>
+
+#include "fastpath/fib.h"
+#include "fp_abi.h"
+
+namespace fastpath {
+
+enum class ForwardResult : uint8_t {
+  kForward,                  ///< rewritten in place; transmit on `egress`
+  kPuntNoRoute,              ///< no LPM match (slow path: ICMP unreachable, resolve-on-miss)
+  kPuntTtlExpired,           ///< TTL / hop limit 0 or 1 (slow path: ICMP time exceeded)
+  kPuntNeighbourUnresolved,  ///< next hop has no MAC yet (raise "neighbour needed")
+  kPuntLocal,                ///< addressed to the node itself (or link-local)
+  kPuntMtuExceeded,          ///< larger than the egress MTU (fragment / packet too big)
+  kPuntBadHeader,            ///< fails RFC 1812 5.2.2 / 5.3.7 checks or truncated
+  kPuntClassifier,           ///< the classifier did not mark it DATA (control, punt, ...)
+  kDropPortDown,             ///< egress port is down
+  kMax,
+};
+
+/// Stable lower-case name for counters and logs ("forward", "punt_no_route", ...).
+const char* forwardResultName(ForwardResult result);
+
+struct ForwardDecision {
+  ForwardResult result = ForwardResult::kPuntBadHeader;
+  PortId egress = 0;
+  /// The entry used (nullptr when no route matched): its next_hop/flags tell the worker
+  /// which neighbour is needed (kFwdGlean: the packet's destination). Valid until the
+  /// worker's next quiescent().
+  const FwdEntry* entry = nullptr;
+};
+
+/// Decides and, on kForward, rewrites the frame in place: destination MAC = next hop,
+/// source MAC = egress port, TTL / hop limit - 1 with the RFC 1624 incremental IPv4
+/// checksum update. `frame` points at the Ethernet header, `len` is the frame length,
+/// `meta` the classifier's metadata (l3_offset after VLAN tags, l3_proto).
+ForwardDecision forwardFrame(uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
+                             const FibView& fib) noexcept;
+
+}  // namespace fastpath

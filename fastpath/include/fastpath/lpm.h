@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The longest-prefix-match tables of the forwarding table: one interface (lpm_common.h),
+// one file per algorithm (DPDK l3fwd style), and the choice the forwarding table uses.
+#pragma once
+
+#include "fastpath/lpm_common.h"
+#include "fastpath/lpm4.h"
+#include "fastpath/lpm6.h"
+
+namespace fastpath {
+/// The algorithms the forwarding table uses (swap here to try another implementation).
+using Lpm4 = Lpm4Dir24_8;
+using Lpm6 = Lpm6Trie;
+static_assert(Lpm4Table<Lpm4>);
+static_assert(Lpm6Table<Lpm6>);
+}  // namespace fastpath

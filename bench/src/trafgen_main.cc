@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fp-trafgen: paced or flat-out UDP/IPv4 generator for the benchmark harness.
+// Prebuilt Ethernet frames are sent with sendmmsg() on an AF_PACKET socket with
+// PACKET_QDISC_BYPASS (the fastest sender available here without pktgen). Every payload
+// carries {magic, flow, per-flow sequence, CLOCK_MONOTONIC send time}, read by the XDP sink.
+// Prints one JSON line with what was actually sent and the achieved rate.
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "fp_bench.h"
+
+namespace fb = fastpath::bench;
+
+namespace {
+
+constexpr int kMaxBatch = 256;
+constexpr int kSrcPortBase = 10000;
+volatile sig_atomic_t g_stop = 0;
+
+struct Options {
+  std::string ifname;
+  uint8_t src_mac[6] = {}, dst_mac[6] = {};
+  bool have_src_mac = false, have_dst_mac = false;
+  uint32_t src_ip = 0, dst_ip = 0;
+  int dst_port = FP_BENCH_UDP_PORT;
+  int payload = 160;
+  int flows = 1;
+  double pps = 0, mbps = 0;
+  bool flat_out = false;
+  double duration_s = 1.0;
+  uint64_t count = 0;  // 0: bounded by duration only
+  int cpu = -1;
+  int batch = 64;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+      "usage: fp-trafgen --ifname IF --src-ip A --dst-ip B --dst-mac MAC\n"
+      "                  (--pps N | --mbps N | --flat-out) [options]\n"
+      "  --ifname IF        interface to send on (AF_PACKET, qdisc bypass)\n"
+      "  --src-mac MAC      default: the interface's MAC\n"
+      "  --dst-mac MAC      next hop (the router's ingress MAC)\n"
+      "  --src-ip/--dst-ip  IPv4 addresses\n"
+      "  --dst-port N       UDP destination port (default %d); source port = %d + flow\n"
+      "  --payload N        UDP payload bytes, >= %zu (default 160; thesis: 160, 1470)\n"
+      "  --flows N          number of flows (source ports), 1..%d (default 1)\n"
+      "  --pps N            offered rate in packets/s\n"
+      "  --mbps N           offered rate in Mbit/s of UDP payload (iperf's convention)\n"
+      "  --flat-out         as fast as possible\n"
+      "  --duration S       seconds to send (default 1, max 600)\n"
+      "  --count N          stop after N packets (also bounded by --duration)\n"
+      "  --cpu N            pin to this CPU\n"
+      "  --batch N          frames per sendmmsg in flat-out / high-rate mode (default 64)\n"
+      "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}.\n",
+      FP_BENCH_UDP_PORT, kSrcPortBase, sizeof(fp_bench_payload), FP_BENCH_MAX_FLOWS);
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  static const option longopts[] = {
+      {"ifname", required_argument, nullptr, 'i'}, {"src-mac", required_argument, nullptr, 'm'},
+      {"dst-mac", required_argument, nullptr, 'M'}, {"src-ip", required_argument, nullptr, 's'},
+      {"dst-ip", required_argument, nullptr, 'd'}, {"dst-port", required_argument, nullptr, 'P'},
+      {"payload", required_argument, nullptr, 'l'}, {"flows", required_argument, nullptr, 'f'},
+      {"pps", required_argument, nullptr, 'r'},     {"mbps", required_argument, nullptr, 'b'},
+      {"flat-out", no_argument, nullptr, 'F'},      {"duration", required_argument, nullptr, 't'},
+      {"count", required_argument, nullptr, 'n'},   {"cpu", required_argument, nullptr, 'c'},
+      {"batch", required_argument, nullptr, 'B'},   {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
+    switch (c) {
+      case 'i': o->ifname = optarg; break;
+      case 'm': o->have_src_mac = fb::parseMac(optarg, o->src_mac);
+        if (!o->have_src_mac) { std::fprintf(stderr, "fp-trafgen: bad --src-mac '%s'\n", optarg); return false; }
+        break;
+      case 'M': o->have_dst_mac = fb::parseMac(optarg, o->dst_mac);
+        if (!o->have_dst_mac) { std::fprintf(stderr, "fp-trafgen: bad --dst-mac '%s'\n", optarg); return false; }
+        break;
+      case 's': if (!fb::parseIpv4(optarg, &o->src_ip)) { std::fprintf(stderr, "fp-trafgen: bad --src-ip '%s'\n", optarg); return false; } break;
+      case 'd': if (!fb::parseIpv4(optarg, &o->dst_ip)) { std::fprintf(stderr, "fp-trafgen: bad --dst-ip '%s'\n", optarg); return false; } break;
+      case 'P': o->dst_port = std::atoi(optarg); break;
+      case 'l': o->payload = std::atoi(optarg); break;
+      case 'f': o->flows = std::atoi(optarg); break;
+      case 'r': o->pps = std::atof(optarg); break;
+      case 'b': o->mbps = std::atof(optarg); break;
+      case 'F': o->flat_out = true; break;
+      case 't': o->duration_s = std::atof(optarg); break;
+      case 'n': o->count = std::strtoull(optarg, nullptr, 10); break;
+      case 'c': o->cpu = std::atoi(optarg); break;
+      case 'B': o->batch = std::atoi(optarg); break;
+      case 'h': usage(stdout); std::exit(0);
+      default: usage(stderr); return false;
+    }
+  }
+  const char* err = nullptr;
+  if (o->ifname.empty()) err = "--ifname is required";
+  else if (!o->src_ip || !o->dst_ip) err = "--src-ip and --dst-ip are required";
+  else if (!o->have_dst_mac) err = "--dst-mac is required (the router's ingress MAC)";
+  else if (o->payload < (int)sizeof(fp_bench_payload) || o->payload > 1472)
+    err = "--payload must be 24..1472";
+  else if (o->flows < 1 || o->flows > FP_BENCH_MAX_FLOWS) err = "--flows must be 1..1024";
+  else if ((o->pps > 0) + (o->mbps > 0) + o->flat_out != 1)
+    err = "give exactly one of --pps, --mbps, --flat-out";
+  else if (o->duration_s <= 0 || o->duration_s > 600) err = "--duration must be in (0, 600]";
+  else if (o->batch < 1 || o->batch > kMaxBatch) err = "--batch must be 1..256";
+  if (err) {
+    std::fprintf(stderr, "fp-trafgen: %s (see --help)\n", err);
+    return false;
+  }
+  if (o->mbps > 0) o->pps = o->mbps * 1e6 / (8.0 * o->payload);
+  return true;
+}
+
+uint16_t ipChecksum(const void* data, size_t len) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  uint32_t sum = 0;
+  for (size_t i = 0; i + 1 < len; i += 2) sum += (uint32_t)p[i] << 8 | p[i + 1];
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return htons((uint16_t)~sum);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, &o)) return 2;
+  std::signal(SIGINT, [](int) { g_stop = 1; });
+  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  if (o.cpu >= 0 && !fb::pinToCpu(o.cpu)) {
+    std::fprintf(stderr, "fp-trafgen: cannot pin to CPU %d: %s\n", o.cpu, std::strerror(errno));
+    return 1;
+  }
+  unsigned ifindex = if_nametoindex(o.ifname.c_str());
+  if (!ifindex) {
+    std::fprintf(stderr, "fp-trafgen: no interface '%s' in this namespace\n", o.ifname.c_str());
+    return 1;
+  }
+  if (!o.have_src_mac && !fb::interfaceMac(o.ifname, o.src_mac)) {
+    std::fprintf(stderr, "fp-trafgen: cannot read the MAC of '%s'\n", o.ifname.c_str());
+    return 1;
+  }
+  // Protocol 0: this socket never receives, it only transmits.
+  int fd = socket(AF_PACKET, SOCK_RAW, 0);
+  if (fd < 0) {
+    std::fprintf(stderr, "fp-trafgen: socket(AF_PACKET): %s (run as root)\n", std::strerror(errno));
+    return 1;
+  }
+  int one = 1;
+  if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) != 0)
+    std::fprintf(stderr, "fp-trafgen: PACKET_QDISC_BYPASS: %s (continuing through the qdisc)\n",
+                 std::strerror(errno));
+  int sndbuf = 4 << 20;
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
+  sockaddr_ll sll{};
+  sll.sll_family = AF_PACKET;
+  sll.sll_protocol = htons(ETH_P_IP);
+  sll.sll_ifindex = (int)ifindex;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&sll), sizeof(sll)) != 0) {
+    std::fprintf(stderr, "fp-trafgen: bind to %s: %s\n", o.ifname.c_str(), std::strerror(errno));
+    return 1;
+  }
+
+  // One header template; flows differ only in the UDP source port.
+  const size_t hdr_len = sizeof(ethhdr) + sizeof(iphdr) + sizeof(udphdr);
+  const size_t frame_len = hdr_len + (size_t)o.payload;
+  uint8_t tmpl[hdr_len];
+  auto* eth = reinterpret_cast<ethhdr*>(tmpl);
+  std::memcpy(eth->h_dest, o.dst_mac, 6);
+  std::memcpy(eth->h_source, o.src_mac, 6);
+  eth->h_proto = htons(ETH_P_IP);
+  auto* ip = reinterpret_cast<iphdr*>(tmpl + sizeof(ethhdr));
+  std::memset(ip, 0, sizeof(*ip));
+  ip->version = 4;
+  ip->ihl = 5;
+  ip->tot_len = htons((uint16_t)(sizeof(iphdr) + sizeof(udphdr) + o.payload));
+  ip->frag_off = htons(IP_DF);
+  ip->ttl = 64;
+  ip->protocol = IPPROTO_UDP;
+  ip->saddr = o.src_ip;
+  ip->daddr = o.dst_ip;
+  ip->check = ipChecksum(ip, sizeof(*ip));
+  auto* udp = reinterpret_cast<udphdr*>(tmpl + sizeof(ethhdr) + sizeof(iphdr));
+  udp->dest = htons((uint16_t)o.dst_port);
+  udp->len = htons((uint16_t)(sizeof(udphdr) + o.payload));
+  udp->check = 0;  // optional in IPv4; the payload changes every frame
+
+  const int batch = o.batch;
+  std::vector<uint8_t> bufs((size_t)kMaxBatch * frame_len, 0);
+  mmsghdr msgs[kMaxBatch];
+  iovec iov[kMaxBatch];
+  for (int i = 0; i < kMaxBatch; i++) {
+    std::memcpy(&bufs[(size_t)i * frame_len], tmpl, hdr_len);
+    iov[i] = {&bufs[(size_t)i * frame_len], frame_len};
+    std::memset(&msgs[i], 0, sizeof(msgs[i]));
+    msgs[i].msg_hdr.msg_iov = &iov[i];
+    msgs[i].msg_hdr.msg_iovlen = 1;
+  }
+  std::vector<uint64_t> seq((size_t)o.flows, 0);
+  uint32_t next_flow = 0;
+
+  const uint64_t start = fb::monoNs();
+  const uint64_t end = start + (uint64_t)(o.duration_s * 1e9);
+  const uint64_t limit = o.count ? o.count : ~0ull;
+  uint64_t sent = 0, errors = 0, calls = 0;
+  uint64_t now = start;
+  while (!g_stop && sent < limit) {
+    now = fb::monoNs();
+    if (now >= end) break;
+    uint64_t n;
+    if (o.flat_out) {
+      n = (uint64_t)batch;
+    } else {
+      // Packets due by now; small bursts keep the pacing accurate at low rates.
+      uint64_t due = (uint64_t)((double)(now - start) * 1e-9 * o.pps) + 1;
+      if (due <= sent + errors) {
+        uint64_t next_ns = start + (uint64_t)((double)(sent + errors) * 1e9 / o.pps);
+        if (next_ns > now + 60000) {
+          timespec ts{0, (long)(next_ns - now - 50000)};
+          nanosleep(&ts, nullptr);
+        }
+        continue;
+      }
+      n = due - (sent + errors);
+      if (n > (uint64_t)batch) n = (uint64_t)batch;
+    }
+    if (n > limit - sent) n = limit - sent;
+    for (uint64_t i = 0; i < n; i++) {
+      auto* p = reinterpret_cast<fp_bench_payload*>(&bufs[i * frame_len + hdr_len]);
+      auto* u = reinterpret_cast<udphdr*>(&bufs[i * frame_len + sizeof(ethhdr) + sizeof(iphdr)]);
+      u->source = htons((uint16_t)(kSrcPortBase + next_flow));
+      p->magic = FP_BENCH_MAGIC;
+      p->flow = next_flow;
+      p->seq = seq[next_flow]++;
+      p->tx_ns = now;
+      if (++next_flow == (uint32_t)o.flows) next_flow = 0;
+    }
+    int r = sendmmsg(fd, msgs, (unsigned)n, 0);
+    calls++;
+    if (r < 0) r = 0;
+    sent += (uint64_t)r;
+    if ((uint64_t)r < n) {
+      // Frames not accepted (e.g. ENOBUFS) count as errors; they still consumed sequence
+      // numbers, so the sink sees them as loss. Reported separately.
+      errors += n - (uint64_t)r;
+    }
+  }
+  const uint64_t stop = fb::monoNs();
+  const double elapsed = (double)(stop - start) * 1e-9;
+  const double pps = (double)sent / elapsed;
+  const double offered = o.flat_out ? 0.0 : o.pps;
+  const bool reached = o.flat_out || pps >= 0.98 * o.pps;
+  std::printf(
+      "{\"sent\": %llu, \"errors\": %llu, \"elapsed_s\": %.6f, \"pps\": %.1f, \"mbps\": %.3f, "
+      "\"offered_pps\": %.1f, \"flat_out\": %s, \"target_reached\": %s, \"payload\": %d, "
+      "\"flows\": %d, \"frame_bytes\": %zu, \"calls\": %llu, \"cpu\": %d}\n",
+      (unsigned long long)sent, (unsigned long long)errors, elapsed, pps,
+      pps * 8.0 * o.payload / 1e6, offered, o.flat_out ? "true" : "false",
+      reached ? "true" : "false", o.payload, o.flows, frame_len, (unsigned long long)calls, o.cpu);
+  close(fd);
+  return 0;
+}

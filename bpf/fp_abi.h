@@ -43,6 +43,9 @@ enum fp_reason {
 	FP_REASON_PASS_RULE,          /* a rule's action was PASS */
 	FP_REASON_NO_XSK_PASS,        /* no XSK bound for the queue: fell back to kernel */
 	FP_REASON_NO_XSK_DROP,        /* no XSK bound for the queue: dropped by policy */
+	/* Not a classification: counted in addition to the frame's reason when
+	 * bpf_xdp_adjust_meta() failed; the frame is still delivered, without metadata. */
+	FP_REASON_META_FAILED,
 	FP_REASON_MAX,
 };
 
@@ -81,6 +84,9 @@ enum fp_l3_proto {
 	FP_L3_IPV6 = 2,
 	FP_L3_ARP = 3,
 };
+
+/* Key of fp_ctrl_ethertypes: __be16 EtherType as on the wire. fp_ctrl_ip_protos is an
+ * array indexed by IP protocol / IPv6 upper-layer header (value 0 = no rule). */
 
 /* Key of fp_ctrl_l4_ports: transport protocol and destination port (network order). */
 struct fp_l4_port_key {

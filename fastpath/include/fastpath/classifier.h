@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The loader of the XDP classifier (bpf/fp_classify.bpf.c): opens the embedded skeleton,
+// fills the rule and config maps, attaches through libxdp (so other XDP programs coexist
+// via the dispatcher), reads the per-CPU counters, and detaches on destruction.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastpath/control_backend.h"
+#include "fastpath/result.h"
+#include "fp_abi.h"
+
+struct fp_classify;
+struct xdp_program;
+
+namespace fastpath {
+
+/// Everything attach() needs. Validated before any interface is touched.
+struct ClassifierOptions {
+  std::string ifname;
+  /// Try native (driver) XDP first; if the driver refuses, use generic (skb) mode with one
+  /// log line. false: fail instead.
+  bool allow_generic = true;
+  uint32_t no_xsk_policy = FP_NO_XSK_PASS;         ///< enum fp_no_xsk_policy
+  uint32_t broadcast_action = FP_ACTION_CONTROL;   ///< enum fp_rule_action, 0 = no rule
+  uint32_t multicast_action = FP_ACTION_CONTROL;   ///< enum fp_rule_action, 0 = no rule
+  /// Where the owner file of each attachment lives (<run_dir>/xdp-<netns>-<ifname>.pid):
+  /// a later start uses it to tell a crashed run's leftover from a live owner.
+  std::string run_dir = "/run/fastpathd";
+};
+
+/// Counters summed over all CPUs, indexed by enum fp_verdict / enum fp_reason.
+struct ClassifierStats {
+  fp_counter verdict[FP_VERDICT_MAX];
+  fp_counter reason[FP_REASON_MAX];
+};
+
+/// "data", "control", "punt", "pass", "drop"; "unknown" outside the enum.
+const char* verdictName(unsigned verdict);
+/// "data_ipv4", ..., "punt_ttl_expired", ...; "unknown" outside the enum.
+const char* reasonName(unsigned reason);
+
+/// One loaded classifier, attached to one interface (or not, in test mode).
+/// Not thread-safe: use it from one control thread.
+class Classifier {
+ public:
+  /// Loads the program, writes the config, cleans a stale attachment left by a crashed
+  /// run (owner file names a dead process), and attaches through libxdp: native mode
+  /// first, generic mode if allowed. Refuses if a live owner or a foreign non-dispatcher
+  /// XDP program holds the interface.
+  static Result<std::unique_ptr<Classifier>> attach(const ClassifierOptions& options);
+  /// Loads the program and writes the config without touching any interface (katran's
+  /// "testing" mode): for bpf_prog_test_run_opts on progFd().
+  static Result<std::unique_ptr<Classifier>> openForTest(const ClassifierOptions& options);
+
+  ~Classifier();  ///< Detaches (if attached), removes the owner file, frees everything.
+  Classifier(const Classifier&) = delete;
+  Classifier& operator=(const Classifier&) = delete;
+
+  int progFd() const;
+  int xsksMapFd() const;
+  const std::string& ifname() const { return ifname_; }
+  int ifindex() const { return ifindex_; }
+  bool attached() const { return attached_; }
+  /// "native", "generic" or "none".
+  std::string mode() const;
+
+  /// Replaces all control rules: validates every rule first, then adds/updates the new
+  /// ones, then deletes the stale ones, so a rule present before and after never blinks.
+  Status setRules(const std::vector<ControlRule>& rules);
+  /// The rules as the maps hold them (read back from the kernel).
+  std::vector<ControlRule> rules() const;
+  Status setConfig(const fp_config& config);
+  Result<ClassifierStats> readStats() const;
+
+ private:
+  Classifier() = default;
+  static Result<std::unique_ptr<Classifier>> open(const ClassifierOptions& options);
+  Status attachMode(int xdp_mode);
+  void detach();
+
+  fp_classify* skel_ = nullptr;
+  xdp_program* prog_ = nullptr;
+  std::string ifname_;
+  int ifindex_ = 0;
+  bool attached_ = false;
+  int xdp_mode_ = 0;          // enum xdp_attach_mode once attached
+  std::string owner_file_;    // removed on detach
+};
+
+}  // namespace fastpath

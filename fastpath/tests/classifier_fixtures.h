@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The classifier's fixture table (katran style): {description, frame, expected verdict,
+// reason and metadata}, the rule set it assumes, and a test environment: the real program
+// opened in test mode, optionally with an AF_XDP socket bound into its xsks_map (on a veth
+// in a private namespace) so test_run takes the redirect path exactly as on a NIC.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "classifier_frames.h"
+#include "fastpath/classifier.h"
+#include "netns.h"
+
+namespace fastpath::testing {
+
+struct Fixture {
+  std::string description;
+  Bytes frame;
+  uint8_t verdict;
+  uint8_t reason;
+  uint8_t l3 = FP_L3_OTHER;
+  uint8_t l4_proto = 0;
+  uint16_t l3_off = 0;
+  uint16_t l4_off = 0;
+};
+
+/// Every class and header variant of the classifier, valid under fixtureRules() and
+/// broadcast/multicast actions CONTROL.
+std::vector<Fixture> fixtures();
+std::vector<ControlRule> fixtureRules();
+
+struct ClassifierEnv {
+  std::unique_ptr<Topology> topo;
+  std::unique_ptr<Classifier> cls;
+  std::unique_ptr<TestXsk> xsk;
+
+  /// Loads the program with fixtureRules(); with bind_xsk, binds a socket for queue 0.
+  /// Returns "" on success, else what failed.
+  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS);
+  ~ClassifierEnv();
+};
+
+}  // namespace fastpath::testing

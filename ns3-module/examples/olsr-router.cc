@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// olsr-router: one ns-3 OLSR node attached to real interfaces.
+//
+//   --role=router  the node's data plane is fastpathd (FastPathHelper); unprivileged.
+//   --role=plain   the same router as plain ns-3 emulation (FdNetDevice on AF_PACKET
+//                  sockets): the baseline. Needs CAP_NET_RAW.
+//   --role=peer    an OLSR neighbour (plain emulation, IP forwarding off) that shares its
+//                  interface with the host's kernel and can announce the host's networks
+//                  as OLSR HNA: the real host behind it becomes reachable through OLSR.
+//
+// Topology used by run-olsr-demo.sh and the veth test:
+//
+//   [S: kernel + ns-3 peer] s0 --- r0 [R: fastpathd + ns-3 router] r1 --- d0 [D: same as S]
+//
+// Example (inside namespace R, fastpathd already running on r0,r1):
+//   olsr-router --role=router --ports=r0,r1 --addresses=198.18.1.1/24,198.18.2.1/24
+#include "emu-socket.h"
+
+#include "ns3/core-module.h"
+#include "ns3/fast-path-helper.h"
+#include "ns3/fd-net-device-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/olsr-helper.h"
+#include "ns3/olsr-routing-protocol.h"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("FastPathOlsrRouter");
+
+namespace
+{
+
+std::atomic<bool> g_stop{false};
+
+void
+OnSignal(int)
+{
+    g_stop = true;
+}
+
+void
+PollStop()
+{
+    if (g_stop)
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(MilliSeconds(100), &PollStop);
+}
+
+std::vector<std::string>
+Split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+bool
+ParsePrefix(const std::string& text, Ipv4Address& addr, Ipv4Mask& mask)
+{
+    auto slash = text.find('/');
+    if (slash == std::string::npos)
+    {
+        return false;
+    }
+    addr = Ipv4Address(text.substr(0, slash).c_str());
+    mask = Ipv4Mask(("/" + text.substr(slash + 1)).c_str());
+    return true;
+}
+
+[[noreturn]] void
+Fail(const std::string& why)
+{
+    std::cerr << "olsr-router: " << why << std::endl;
+    std::exit(2);
+}
+
+uint64_t g_ns3RxFrames = 0;
+
+void
+CountRx(Ptr<const Packet>)
+{
+    ++g_ns3RxFrames;
+}
+
+double
+Percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t i = static_cast<size_t>(p / 100.0 * (v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string role = "router";
+    std::string socketPath = "/run/fastpathd/fastpathd.sock";
+    std::string ports = "r0,r1";
+    std::string interfaces;
+    std::string addresses = "198.18.1.1/24,198.18.2.1/24";
+    std::string hna;
+    std::string report;
+    std::string name = "R";
+    double duration = 30;
+    double hello = 0.5;
+    double tc = 1.0;
+    double status = 0;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("role", "router (fast path), plain (ns-3 emulation baseline) or peer", role);
+    cmd.AddValue("socket", "fastpathd's control socket (router)", socketPath);
+    cmd.AddValue("ports", "fastpathd port names, one ns-3 device each (router)", ports);
+    cmd.AddValue("interfaces", "interfaces for AF_PACKET devices (plain, peer)", interfaces);
+    cmd.AddValue("addresses", "one address/len per device, in order", addresses);
+    cmd.AddValue("hna", "networks to announce as OLSR HNA, e.g. 198.18.10.0/24", hna);
+    cmd.AddValue("duration", "seconds to run (0: until SIGINT/SIGTERM)", duration);
+    cmd.AddValue("hello", "OLSR HelloInterval in seconds", hello);
+    cmd.AddValue("tc", "OLSR TcInterval in seconds", tc);
+    cmd.AddValue("name", "node name (shown by fastpathd)", name);
+    cmd.AddValue("report", "write key=value statistics to this file at exit", report);
+    cmd.AddValue("status", "print a status line every this many seconds (0: never)", status);
+    cmd.Parse(argc, argv);
+
+    if (role != "router" && role != "plain" && role != "peer")
+    {
+        Fail("--role must be router, plain or peer (got '" + role + "')");
+    }
+    std::vector<std::string> addrList = Split(addresses);
+    std::vector<std::string> ifList = Split(role == "router" ? ports : interfaces);
+    if (ifList.empty())
+    {
+        Fail(role == "router" ? "--ports is empty" : "--interfaces is required for " + role);
+    }
+    if (addrList.size() != ifList.size())
+    {
+        Fail("--addresses needs one address/len per " +
+             std::string(role == "router" ? "port" : "interface"));
+    }
+    if (role == "router" && access(socketPath.c_str(), F_OK) != 0)
+    {
+        Fail("fastpathd's control socket " + socketPath +
+             " does not exist: start fastpathd first, or pass --socket");
+    }
+
+    // --- plain ns-3 emulation setup ---------------------------------------------------
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RealtimeSimulatorImpl"));
+    GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
+    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
+    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+
+    Ptr<Node> node = CreateObject<Node>();
+    Names::Add(name, node);
+    NetDeviceContainer devices;
+
+    // --- fast path: the lines a researcher adds -----------------------------------------
+    FastPathHelper fastPath;
+    if (role == "router")
+    {
+        fastPath.SetSocketPath(socketPath);
+        devices = fastPath.Install(node, ifList);
+    }
+    // --- (end of fast path lines) ----------------------------------------------------------
+    else
+    {
+        for (const auto& ifname : ifList)
+        {
+            std::array<uint8_t, 6> mac{};
+            std::string why;
+            int fd = fastpathexamples::OpenPacketSocket(ifname, mac, why);
+            if (fd < 0)
+            {
+                Fail(why);
+            }
+            Ptr<FdNetDevice> dev = CreateObject<FdNetDevice>();
+            Mac48Address m;
+            m.CopyFrom(mac.data());
+            dev->SetAddress(m);
+            dev->SetFileDescriptor(fd);
+            node->AddDevice(dev);
+            devices.Add(dev);
+        }
+    }
+
+    OlsrHelper olsr;
+    Ipv4StaticRoutingHelper staticRouting;
+    Ipv4ListRoutingHelper list;
+    list.Add(staticRouting, 0);
+    list.Add(olsr, 10);
+    InternetStackHelper stack;
+    stack.SetRoutingHelper(list);
+    stack.Install(node);
+
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ipv4Address a;
+        Ipv4Mask m;
+        if (!ParsePrefix(addrList[i], a, m))
+        {
+            Fail("bad address '" + addrList[i] + "': want a.b.c.d/len");
+        }
+        int32_t iface = ipv4->AddInterface(devices.Get(i));
+        ipv4->AddAddress(iface, Ipv4InterfaceAddress(a, m));
+        ipv4->SetMetric(iface, 1);
+        ipv4->SetUp(iface);
+        if (role == "peer")
+        {
+            // The host's kernel owns the data on this interface: never forward its frames.
+            ipv4->SetForwarding(iface, false);
+        }
+        devices.Get(i)->TraceConnectWithoutContext("MacRx", MakeCallback(&CountRx));
+    }
+
+    Ptr<olsr::RoutingProtocol> olsrProtocol;
+    {
+        Ptr<Ipv4ListRouting> lr = DynamicCast<Ipv4ListRouting>(ipv4->GetRoutingProtocol());
+        for (uint32_t i = 0; lr && i < lr->GetNRoutingProtocols(); ++i)
+        {
+            int16_t prio;
+            if (auto o = DynamicCast<olsr::RoutingProtocol>(lr->GetRoutingProtocol(i, prio)))
+            {
+                olsrProtocol = o;
+            }
+        }
+    }
+    for (const auto& net : Split(hna))
+    {
+        Ipv4Address a;
+        Ipv4Mask m;
+        if (!ParsePrefix(net, a, m))
+        {
+            Fail("bad --hna network '" + net + "': want a.b.c.d/len");
+        }
+        olsrProtocol->AddHostNetworkAssociation(a, m);
+    }
+
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    Simulator::Schedule(MilliSeconds(100), &PollStop);
+    if (duration > 0)
+    {
+        Simulator::Stop(Seconds(duration));
+    }
+    Ptr<FastPathRouteMirror> mirror = fastPath.GetMirror(node);
+    if (status > 0)
+    {
+        std::function<void()> tick;
+        tick = [&]() {
+            std::cout << "t=" << Simulator::Now().GetSeconds() << " role=" << role
+                      << " olsr_routes=" << olsrProtocol->GetRoutingTableEntries().size()
+                      << " ns3_rx_frames=" << g_ns3RxFrames;
+            if (mirror)
+            {
+                std::cout << " fastpath_routes=" << mirror->GetSentRoutes().Size()
+                          << " neighbours=" << mirror->GetSentNeighbours().Size()
+                          << " resolved=" << mirror->GetResolvedCount();
+            }
+            std::cout << std::endl;
+            Simulator::Schedule(Seconds(status), tick);
+        };
+        Simulator::Schedule(Seconds(status), tick);
+    }
+    std::cout << "olsr-router: " << role << " " << name << " running" << std::endl;
+    Simulator::Run();
+
+    std::ostringstream out;
+    out << "role=" << role << "\n";
+    out << "ns3_rx_frames=" << g_ns3RxFrames << "\n";
+    out << "olsr_routes=" << olsrProtocol->GetRoutingTableEntries().size() << "\n";
+    if (mirror)
+    {
+        fastPath.Flush();
+        Ptr<FastPathConnection> conn = fastPath.GetConnection(node);
+        auto lat = conn->GetRouteLatenciesUs();
+        out << "fastpath_routes=" << mirror->GetSentRoutes().Size() << "\n";
+        out << "fastpath_neighbours=" << mirror->GetSentNeighbours().Size() << "\n";
+        out << "resolved_routes=" << mirror->GetResolvedCount() << "\n";
+        out << "updates_applied=" << conn->GetAppliedUpdates() << "\n";
+        out << "updates_failed=" << conn->GetFailedUpdates() << "\n";
+        out << "reconnects=" << conn->GetReconnects() << "\n";
+        out << "route_latency_samples=" << lat.size() << "\n";
+        out << "route_latency_p50_us=" << Percentile(lat, 50) << "\n";
+        out << "route_latency_p99_us=" << Percentile(lat, 99) << "\n";
+        for (const auto& r : mirror->GetSentRoutes().ToVector())
+        {
+            out << "route=" << r.prefix.toString() << " via "
+                << (r.next_hop.isUnspecified() ? std::string("on-link") : r.next_hop.toString())
+                << " port " << r.port << "\n";
+        }
+    }
+    std::cout << out.str();
+    if (!report.empty())
+    {
+        std::ofstream(report) << out.str();
+    }
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/fd-net-device.h"
+#include "ns3/global-value.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/names.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <unistd.h>
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FastPathHelper");
+
+FastPathHelper::FastPathHelper()
+    : m_udpPorts{698, 520, 654}
+{
+    m_mirrorFactory.SetTypeId("ns3::FastPathRouteMirror");
+    m_connectionFactory.SetTypeId("ns3::FastPathConnection");
+}
+
+void
+FastPathHelper::SetSocketPath(const std::string& path)
+{
+    m_connectionFactory.Set("SocketPath", StringValue(path));
+}
+
+void
+FastPathHelper::SetMirrorAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_mirrorFactory.Set(name, value);
+}
+
+void
+FastPathHelper::SetConnectionAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_connectionFactory.Set(name, value);
+}
+
+void
+FastPathHelper::SetControlUdpPorts(const std::vector<uint16_t>& ports)
+{
+    m_udpPorts = ports;
+}
+
+std::string
+FastPathHelper::CheckSimulatorPreconditions()
+{
+    std::string why;
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    if (impl.Get() != "ns3::RealtimeSimulatorImpl")
+    {
+        why += "the fast path talks to real interfaces: set GlobalValue::Bind("
+               "\"SimulatorImplementationType\", StringValue(\"ns3::RealtimeSimulatorImpl\")) "
+               "before creating nodes (it is " +
+               impl.Get() + "). ";
+    }
+    BooleanValue checksums;
+    GlobalValue::GetValueByName("ChecksumEnabled", checksums);
+    if (!checksums.Get())
+    {
+        why += "real hosts drop frames with zero checksums: set GlobalValue::Bind("
+               "\"ChecksumEnabled\", BooleanValue(true)) before creating nodes.";
+    }
+    return why;
+}
+
+NetDeviceContainer
+FastPathHelper::Install(Ptr<Node> node, const std::vector<std::string>& ports)
+{
+    std::string why = CheckSimulatorPreconditions();
+    NS_ABORT_MSG_IF(!why.empty(), "FastPathHelper::Install: " << why);
+    NS_ABORT_MSG_IF(ports.empty(), "FastPathHelper::Install: no fastpathd port names given");
+    NS_ABORT_MSG_IF(m_nodes.count(node->GetId()),
+                    "FastPathHelper::Install: node " << node->GetId()
+                                                     << " is already attached to fastpathd");
+
+    PerNode per;
+    per.connection = m_connectionFactory.Create<FastPathConnection>();
+    std::string name = Names::FindName(node);
+    per.connection->SetAttribute(
+        "NodeName",
+        StringValue(name.empty() ? "ns-3 node " + std::to_string(node->GetId()) : name));
+    fastpath::Status st = per.connection->Connect();
+    NS_ABORT_MSG_IF(!st.ok(), "FastPathHelper::Install: " << st.error().message);
+
+    auto infos = per.connection->Ports();
+    NS_ABORT_MSG_IF(!infos.ok(),
+                    "FastPathHelper::Install: cannot list fastpathd's ports: "
+                        << infos.error().message);
+    per.mirror = m_mirrorFactory.Create<FastPathRouteMirror>();
+    per.mirror->SetNode(node);
+
+    NetDeviceContainer devices;
+    for (const auto& portName : ports)
+    {
+        const fastpath::PortInfo* info = nullptr;
+        std::ostringstream known;
+        for (const auto& p : infos.value())
+        {
+            known << " " << p.ifname;
+            if (p.ifname == portName)
+            {
+                info = &p;
+            }
+        }
+        NS_ABORT_MSG_IF(!info,
+                        "FastPathHelper::Install: fastpathd has no port '"
+                            << portName << "' (its ports:" << known.str()
+                            << "); start fastpathd with that interface or fix the name");
+        auto fd = per.connection->OpenControlChannel(info->id);
+        NS_ABORT_MSG_IF(!fd.ok(),
+                        "FastPathHelper::Install: cannot open the control channel of port "
+                            << portName << ": " << fd.error().message);
+        Ptr<FdNetDevice> dev = CreateObject<FdNetDevice>();
+        Mac48Address mac;
+        mac.CopyFrom(info->mac.bytes.data());
+        dev->SetAddress(mac);
+        dev->SetFileDescriptor(fd.value());
+        if (info->mtu >= 68)
+        {
+            dev->SetMtu(info->mtu);
+        }
+        node->AddDevice(dev);
+        devices.Add(dev);
+        per.mirror->AddPort(dev, info->id);
+        per.connection->WatchPort(info->id);
+        per.devices[info->id] = dev;
+        NS_LOG_INFO("node " << node->GetId() << " device " << dev->GetIfIndex()
+                            << " <-> fastpathd port " << info->id << " (" << portName << ", "
+                            << mac << ")");
+    }
+
+    Ptr<FastPathConnection> conn = per.connection;
+    per.mirror->SetSink([conn](const FastPathUpdate& u) { conn->Submit(u); });
+
+    // After fastpathd restarts, the old control channels are dead: swap the fds in the
+    // simulator thread (the connection calls us on its worker thread).
+    uint32_t nodeId = node->GetId();
+    std::map<fastpath::PortId, Ptr<NetDevice>> devs = per.devices;
+    conn->SetReconnectCallback([nodeId, devs](const std::map<fastpath::PortId, int>& fds) {
+        for (const auto& kv : fds)
+        {
+            auto it = devs.find(kv.first);
+            if (it == devs.end())
+            {
+                ::close(kv.second);
+                continue;
+            }
+            Ptr<FdNetDevice> dev = DynamicCast<FdNetDevice>(it->second);
+            int fd = kv.second;
+            Simulator::ScheduleWithContext(nodeId, Seconds(0), [dev, fd]() {
+                dev->Stop(Seconds(0));
+                Simulator::Schedule(MilliSeconds(1), [dev, fd]() {
+                    dev->SetFileDescriptor(fd);
+                    dev->Start(Seconds(0));
+                });
+            });
+        }
+    });
+
+    m_nodes[node->GetId()] = per;
+    Simulator::ScheduleWithContext(node->GetId(),
+                                   Seconds(0),
+                                   &FastPathHelper::StartNode,
+                                   this,
+                                   node);
+    return devices;
+}
+
+void
+FastPathHelper::StartNode(Ptr<Node> node)
+{
+    PerNode& per = m_nodes.at(node->GetId());
+    // Frames for the router's own addresses and the routing protocols go to ns-3.
+    std::vector<fastpath::ControlRule> rules;
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    NS_ABORT_MSG_IF(!ipv4,
+                    "FastPathHelper: node " << node->GetId()
+                                            << " has no IPv4 stack at time 0; install it "
+                                               "before Simulator::Run()");
+    fastpath::ControlRule arp;
+    arp.kind = fastpath::ControlRule::Kind::kEtherType;
+    arp.ethertype = 0x0806;
+    rules.push_back(arp);
+    for (const auto& kv : per.devices)
+    {
+        int32_t iface = ipv4->GetInterfaceForDevice(kv.second);
+        if (iface < 0)
+        {
+            continue;
+        }
+        for (uint32_t a = 0; a < ipv4->GetNAddresses(iface); ++a)
+        {
+            fastpath::ControlRule r;
+            r.kind = fastpath::ControlRule::Kind::kLocalAddress;
+            r.address = ToFastPath(ipv4->GetAddress(iface, a).GetLocal());
+            rules.push_back(r);
+        }
+    }
+    for (uint16_t p : m_udpPorts)
+    {
+        fastpath::ControlRule r;
+        r.kind = fastpath::ControlRule::Kind::kL4Port;
+        r.ip_proto = 17;
+        r.port = p;
+        rules.push_back(r);
+    }
+    fastpath::Status st = per.connection->AddControlRules(rules);
+    NS_ABORT_MSG_IF(!st.ok(),
+                    "FastPathHelper: fastpathd rejected the control rules: "
+                        << st.error().message);
+    per.connection->StartWorker();
+    per.mirror->Start();
+}
+
+void
+FastPathHelper::Flush(std::chrono::milliseconds timeout)
+{
+    for (auto& kv : m_nodes)
+    {
+        kv.second.mirror->SyncNow();
+        kv.second.connection->Flush(timeout);
+    }
+}
+
+Ptr<FastPathConnection>
+FastPathHelper::GetConnection(Ptr<Node> node) const
+{
+    auto it = m_nodes.find(node->GetId());
+    return it == m_nodes.end() ? nullptr : it->second.connection;
+}
+
+Ptr<FastPathRouteMirror>
+FastPathHelper::GetMirror(Ptr<Node> node) const
+{
+    auto it = m_nodes.find(node->GetId());
+    return it == m_nodes.end() ? nullptr : it->second.mirror;
+}
+
+} // namespace ns3

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// FastPathHelper: a few lines in an ns-3 emulation script make fastpathd the node's data
+// plane while the node's routing protocol stays in ns-3.
+#pragma once
+
+#include "ns3/attribute.h"
+#include "ns3/fast-path-connection.h"
+#include "ns3/fast-path-route-mirror.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node.h"
+#include "ns3/object-factory.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fastpath
+ * \brief Attaches an ns-3 node to fastpathd.
+ *
+ * For each fastpathd port (a real interface, named as fastpathd knows it) Install()
+ * creates one FdNetDevice on the node, in order: device slot i of the returned container
+ * is ports[i]. The device reads and writes that port's control-frame channel (a file
+ * descriptor fastpathd hands over its control socket), carries the interface's real MAC
+ * address, and so sees exactly the control frames (ARP, routing protocol, frames for the
+ * router's own addresses) and the data frames fastpathd punts. Assign addresses to the
+ * returned devices as in plain ns-3 emulation; the node's routing protocol is mirrored
+ * into fastpathd from time 0 on (see FastPathRouteMirror).
+ *
+ * Preconditions (checked, with a clear message): the realtime simulator
+ * (SimulatorImplementationType = ns3::RealtimeSimulatorImpl) and ChecksumEnabled = true
+ * are set before Install(); fastpathd is reachable and has the named ports. No
+ * privilege is needed: only fastpathd is root.
+ */
+class FastPathHelper
+{
+  public:
+    FastPathHelper();
+
+    /// fastpathd's control socket (default /run/fastpathd/fastpathd.sock).
+    void SetSocketPath(const std::string& path);
+    /// Attributes of the ns3::FastPathRouteMirror created per node.
+    void SetMirrorAttribute(const std::string& name, const AttributeValue& value);
+    /// Attributes of the ns3::FastPathConnection created per node.
+    void SetConnectionAttribute(const std::string& name, const AttributeValue& value);
+    /// UDP ports whose traffic is always sent to ns-3 (routing protocols). Default:
+    /// 698 (OLSR), 520 (RIP), 654 (AODV).
+    void SetControlUdpPorts(const std::vector<uint16_t>& ports);
+
+    /**
+     * Connects to fastpathd and installs one FdNetDevice per port name on `node`.
+     * Aborts with a message saying what to fix when a precondition does not hold.
+     */
+    NetDeviceContainer Install(Ptr<Node> node, const std::vector<std::string>& ports);
+
+    Ptr<FastPathConnection> GetConnection(Ptr<Node> node) const;
+    Ptr<FastPathRouteMirror> GetMirror(Ptr<Node> node) const;
+
+    /// Empty when the simulator is set up for the fast path, else what to change.
+    static std::string CheckSimulatorPreconditions();
+
+    /**
+     * Waits (wall clock) until every mirror update has been acknowledged by fastpathd.
+     * Call after Simulator::Run() returns, before Simulator::Destroy().
+     */
+    void Flush(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+
+  private:
+    void StartNode(Ptr<Node> node);
+
+    std::string m_socketPath;
+    ObjectFactory m_mirrorFactory;
+    ObjectFactory m_connectionFactory;
+    std::vector<uint16_t> m_udpPorts;
+    struct PerNode
+    {
+        Ptr<FastPathConnection> connection;
+        Ptr<FastPathRouteMirror> mirror;
+        std::map<fastpath::PortId, Ptr<NetDevice>> devices;
+    };
+    std::map<uint32_t, PerNode> m_nodes;
+};
+
+} // namespace ns3

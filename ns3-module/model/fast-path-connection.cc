@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-connection.h"
+
+#include "ns3/log.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include "fastpath/ctrl/client.h"
+
+#include <unistd.h>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FastPathConnection");
+NS_OBJECT_ENSURE_REGISTERED(FastPathConnection);
+
+TypeId
+FastPathConnection::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FastPathConnection")
+            .SetParent<Object>()
+            .SetGroupName("FastPath")
+            .AddConstructor<FastPathConnection>()
+            .AddAttribute("SocketPath",
+                          "fastpathd's control socket.",
+                          StringValue(fastpath::ctrl::kDefaultSocketPath),
+                          MakeStringAccessor(&FastPathConnection::m_socketPath),
+                          MakeStringChecker())
+            .AddAttribute("NodeName",
+                          "Name sent to fastpathd in Hello (shown in its log).",
+                          StringValue("ns-3"),
+                          MakeStringAccessor(&FastPathConnection::m_nodeName),
+                          MakeStringChecker())
+            .AddAttribute("HeartbeatInterval",
+                          "When idle, check the connection this often (a restarted "
+                          "fastpathd is noticed within this bound).",
+                          TimeValue(MilliSeconds(250)),
+                          MakeTimeAccessor(&FastPathConnection::m_heartbeat),
+                          MakeTimeChecker(MilliSeconds(1)))
+            .AddAttribute("ReconnectAttempts",
+                          "Connection attempts (exponential backoff) per reconnect.",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&FastPathConnection::m_reconnectAttempts),
+                          MakeUintegerChecker<uint32_t>(1));
+    return tid;
+}
+
+FastPathConnection::FastPathConnection() = default;
+
+FastPathConnection::~FastPathConnection()
+{
+    StopWorker();
+}
+
+void
+FastPathConnection::DoDispose()
+{
+    StopWorker();
+    m_client.reset();
+    Object::DoDispose();
+}
+
+fastpath::Status
+FastPathConnection::Connect()
+{
+    fastpath::ctrl::ClientOptions opt;
+    opt.node_name = m_nodeName;
+    opt.client_name = "ns-3";
+    opt.reply_timeout_ms = 10000;
+    opt.auto_reconnect = true;
+    opt.reconnect_attempts = static_cast<int>(m_reconnectAttempts);
+    opt.on_reconnect = [this](fastpath::ctrl::Client& c) { return Replay(c); };
+    auto r = fastpath::ctrl::Client::connect(m_socketPath, opt);
+    if (!r.ok())
+    {
+        return fastpath::makeError(r.error().code,
+                                   "cannot reach fastpathd at " + m_socketPath + ": " +
+                                       r.error().message +
+                                       "; start fastpathd or set ns3::FastPathConnection::"
+                                       "SocketPath");
+    }
+    m_client = std::move(r.value());
+    NS_LOG_INFO("connected to " << m_client->serverInfo().daemon_name << " at "
+                                << m_socketPath);
+    return {};
+}
+
+bool
+FastPathConnection::IsConnected() const
+{
+    return m_client != nullptr;
+}
+
+fastpath::Result<std::vector<fastpath::PortInfo>>
+FastPathConnection::Ports()
+{
+    NS_ABORT_MSG_IF(!m_client || m_running, "FastPathConnection::Ports: connect first, and "
+                                            "call it before StartWorker()");
+    return m_client->ports();
+}
+
+fastpath::Result<int>
+FastPathConnection::OpenControlChannel(fastpath::PortId port)
+{
+    NS_ABORT_MSG_IF(!m_client || m_running,
+                    "FastPathConnection::OpenControlChannel: connect first, and call it "
+                    "before StartWorker()");
+    return m_client->openControlChannel(port);
+}
+
+static bool
+SameRule(const fastpath::ControlRule& a, const fastpath::ControlRule& b)
+{
+    return a.kind == b.kind && a.ethertype == b.ethertype && a.ip_proto == b.ip_proto &&
+           a.port == b.port && a.address == b.address && a.pass_to_kernel == b.pass_to_kernel;
+}
+
+fastpath::Status
+FastPathConnection::MergeRules(fastpath::ctrl::Client& client)
+{
+    if (m_rules.empty())
+    {
+        return {};
+    }
+    auto existing = client.controlRules();
+    if (!existing.ok())
+    {
+        return existing.error();
+    }
+    std::vector<fastpath::ControlRule> merged = existing.value();
+    bool changed = false;
+    for (const auto& r : m_rules)
+    {
+        bool have = false;
+        for (const auto& e : merged)
+        {
+            have |= SameRule(e, r);
+        }
+        if (!have)
+        {
+            merged.push_back(r);
+            changed = true;
+        }
+    }
+    return changed ? client.setControlRules(merged) : fastpath::Status{};
+}
+
+fastpath::Status
+FastPathConnection::AddControlRules(const std::vector<fastpath::ControlRule>& rules)
+{
+    std::unique_lock<std::mutex> lock(m_mutex);
+    if (!m_running)
+    {
+        m_rules.insert(m_rules.end(), rules.begin(), rules.end());
+        lock.unlock();
+        return m_client ? MergeRules(*m_client) : fastpath::Status{};
+    }
+    m_ruleQueue.push_back(rules);
+    m_cv.notify_one();
+    return {};
+}
+
+void
+FastPathConnection::SetReconnectCallback(ReconnectCallback cb)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_reconnectCb = std::move(cb);
+}
+
+void
+FastPathConnection::WatchPort(fastpath::PortId port)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_watched.push_back(port);
+}
+
+void
+FastPathConnection::StartWorker()
+{
+    NS_ABORT_MSG_IF(!m_client, "FastPathConnection::StartWorker: not connected");
+    if (m_running)
+    {
+        return;
+    }
+    m_running = true;
+    m_stop = false;
+    m_worker = std::thread(&FastPathConnection::Run, this);
+}
+
+void
+FastPathConnection::StopWorker()
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_running)
+        {
+            return;
+        }
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    if (m_worker.joinable())
+    {
+        m_worker.join();
+    }
+    m_running = false;
+}
+
+void
+FastPathConnection::Submit(const FastPathUpdate& update)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_queue.push_back(update);
+    }
+    m_cv.notify_one();
+}
+
+bool
+FastPathConnection::Flush(std::chrono::milliseconds timeout)
+{
+    std::unique_lock<std::mutex> lock(m_mutex);
+    if (!m_running)
+    {
+        return m_queue.empty();
+    }
+    return m_idleCv.wait_for(lock, timeout, [this] {
+        return m_queue.empty() && m_ruleQueue.empty() && !m_busy;
+    });
+}
+
+// Called by the client (on the worker thread) after it reconnected: fastpathd may have
+// restarted with an empty table, so push everything it had acknowledged before.
+fastpath::Status
+FastPathConnection::Replay(fastpath::ctrl::Client& client)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        ++m_reconnects;
+    }
+    NS_LOG_WARN("reconnected to fastpathd at " << m_socketPath << ": replaying "
+                                              << m_applied.Size() << " routes, "
+                                              << m_appliedNeighbours.Size() << " neighbours");
+    fastpath::Status s = MergeRules(client);
+    if (!s.ok())
+    {
+        return s;
+    }
+    for (const auto& n : m_appliedNeighbours.ToVector())
+    {
+        s = client.addNeighbour(n);
+        if (!s.ok())
+        {
+            return s;
+        }
+    }
+    s = client.replaceAllRoutes(m_applied.ToVector());
+    if (!s.ok())
+    {
+        return s;
+    }
+    std::map<fastpath::PortId, int> fds;
+    std::vector<fastpath::PortId> watched;
+    ReconnectCallback cb;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        watched = m_watched;
+        cb = m_reconnectCb;
+    }
+    for (auto port : watched)
+    {
+        auto fd = client.openControlChannel(port);
+        if (!fd.ok())
+        {
+            for (auto& kv : fds)
+            {
+                ::close(kv.second);
+            }
+            return fd.error();
+        }
+        fds[port] = fd.value();
+    }
+    if (cb)
+    {
+        cb(fds);
+    }
+    else
+    {
+        for (auto& kv : fds)
+        {
+            ::close(kv.second);
+        }
+    }
+    return {};
+}
+
+void
+FastPathConnection::Apply(const FastPathUpdate& u)
+{
+    fastpath::Status s;
+    // Neighbours first, so a new route's next hop is resolvable when the route lands.
+    for (const auto& n : u.neighboursAdd)
+    {
+        s = m_client->addNeighbour(n);
+        if (!s.ok())
+        {
+            break;
+        }
+        m_appliedNeighbours.Add(n);
+    }
+    if (s.ok() && (!u.routes.add.empty() || !u.routes.remove.empty()))
+    {
+        fastpath::RouteBatch batch = u.routes;
+        batch.ignore_missing = true; // a replay may already have removed them
+        s = m_client->applyRoutes(batch);
+        if (s.ok())
+        {
+            double us = std::chrono::duration<double, std::micro>(
+                            std::chrono::steady_clock::now() - u.decided)
+                            .count();
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_applied.Apply(batch);
+            m_latenciesUs.push_back(us);
+        }
+    }
+    if (s.ok())
+    {
+        for (const auto& n : u.neighboursRemove)
+        {
+            fastpath::Status d = m_client->deleteNeighbour(n.ip, n.port);
+            if (!d.ok() && d.error().code != -ENOENT)
+            {
+                s = d;
+                break;
+            }
+            m_appliedNeighbours.Remove(n);
+        }
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (s.ok())
+    {
+        ++m_appliedUpdates;
+    }
+    else
+    {
+        ++m_failedUpdates;
+        NS_LOG_WARN("fastpathd rejected update " << u.sequence << ": " << s.error().message);
+    }
+}
+
+void
+FastPathConnection::Run()
+{
+    auto heartbeat = std::chrono::microseconds(m_heartbeat.GetMicroSeconds());
+    std::unique_lock<std::mutex> lock(m_mutex);
+    while (!m_stop)
+    {
+        bool woke = m_cv.wait_for(lock, heartbeat, [this] {
+            return m_stop || !m_queue.empty() || !m_ruleQueue.empty();
+        });
+        if (m_stop)
+        {
+            break;
+        }
+        if (!woke)
+        {
+            // Idle: a cheap call notices a dead connection (and reconnects + replays).
+            m_busy = true;
+            lock.unlock();
+            auto r = m_client->ports();
+            if (!r.ok())
+            {
+                NS_LOG_WARN("fastpathd at " << m_socketPath
+                                            << " unreachable: " << r.error().message);
+                m_client->reconnect();
+            }
+            lock.lock();
+            m_busy = false;
+            continue;
+        }
+        m_busy = true;
+        auto rules = std::move(m_ruleQueue);
+        m_ruleQueue.clear();
+        std::deque<FastPathUpdate> work;
+        work.swap(m_queue);
+        lock.unlock();
+        for (auto& r : rules)
+        {
+            m_rules.insert(m_rules.end(), r.begin(), r.end());
+        }
+        if (!rules.empty())
+        {
+            fastpath::Status s = MergeRules(*m_client);
+            if (!s.ok())
+            {
+                NS_LOG_WARN("control rules rejected: " << s.error().message);
+            }
+        }
+        for (const auto& u : work)
+        {
+            Apply(u);
+        }
+        lock.lock();
+        m_busy = false;
+        if (m_queue.empty() && m_ruleQueue.empty())
+        {
+            m_idleCv.notify_all();
+        }
+    }
+    m_idleCv.notify_all();
+}
+
+std::vector<double>
+FastPathConnection::GetRouteLatenciesUs() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_latenciesUs;
+}
+
+uint64_t
+FastPathConnection::GetAppliedUpdates() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_appliedUpdates;
+}
+
+uint64_t
+FastPathConnection::GetFailedUpdates() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_failedUpdates;
+}
+
+uint64_t
+FastPathConnection::GetReconnects() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_reconnects;
+}
+
+FastPathTable
+FastPathConnection::GetAppliedRoutes() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_applied;
+}
+
+} // namespace ns3

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The module's link to fastpathd: one ctrl-bridge client owned by a worker thread, so the
+// simulator never blocks on IPC.
+#pragma once
+
+#include "fast-path-route-mirror.h"
+#include "fast-path-table.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include "fastpath/control_backend.h"
+#include "fastpath/result.h"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fastpath::ctrl
+{
+class Client;
+}
+
+namespace ns3
+{
+
+/**
+ * \ingroup fastpath
+ * \brief A connection to fastpathd's control socket.
+ *
+ * Setup calls (Connect, Ports, OpenControlChannel) are synchronous and made before the
+ * simulation runs. Once StartWorker() is called, route mirror updates are queued by
+ * Submit() (from the simulator thread) and applied in order by a worker thread; each
+ * update is acknowledged by fastpathd before the next one is sent. The worker keeps what
+ * fastpathd acknowledged; after a reconnect (fastpathd restarted) it replays that whole
+ * state, re-installs the control rules and reopens the control-frame channels, handing
+ * the new descriptors to the reconnect callback.
+ */
+class FastPathConnection : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FastPathConnection();
+    ~FastPathConnection() override;
+
+    /// Connects and says Hello. Errors say what failed and what to do.
+    fastpath::Status Connect();
+    bool IsConnected() const;
+    fastpath::Result<std::vector<fastpath::PortInfo>> Ports();
+    fastpath::Result<int> OpenControlChannel(fastpath::PortId port);
+    /// Adds `rules` to fastpathd's control rule set (existing rules are kept). Synchronous
+    /// before StartWorker(), queued after.
+    fastpath::Status AddControlRules(const std::vector<fastpath::ControlRule>& rules);
+
+    /// Starts the worker thread; from now on the client belongs to it.
+    void StartWorker();
+    void StopWorker();
+    /// Queues a mirror update (thread-safe).
+    void Submit(const FastPathUpdate& update);
+    /// Waits until every queued update is acknowledged (or `timeout` passes).
+    bool Flush(std::chrono::milliseconds timeout);
+
+    /// Called on the worker thread after a reconnect with port -> new control-channel fd.
+    using ReconnectCallback = std::function<void(const std::map<fastpath::PortId, int>&)>;
+    void SetReconnectCallback(ReconnectCallback cb);
+    /// Ports whose control channel is reopened after a reconnect.
+    void WatchPort(fastpath::PortId port);
+
+    /// Decision-to-acknowledged latencies of applied updates carrying route changes, in
+    /// microseconds (ns-3 decided -> fastpathd's workers see the entry).
+    std::vector<double> GetRouteLatenciesUs() const;
+    uint64_t GetAppliedUpdates() const;
+    uint64_t GetFailedUpdates() const;
+    uint64_t GetReconnects() const;
+    /// What fastpathd acknowledged (copy).
+    FastPathTable GetAppliedRoutes() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Run();
+    void Apply(const FastPathUpdate& update);
+    fastpath::Status Replay(fastpath::ctrl::Client& client);
+    fastpath::Status MergeRules(fastpath::ctrl::Client& client);
+
+    std::string m_socketPath;
+    std::string m_nodeName;
+    Time m_heartbeat;
+    uint32_t m_reconnectAttempts;
+
+    std::unique_ptr<fastpath::ctrl::Client> m_client;
+    std::thread m_worker;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::condition_variable m_idleCv;
+    std::deque<FastPathUpdate> m_queue;
+    std::vector<std::vector<fastpath::ControlRule>> m_ruleQueue;
+    bool m_busy = false;
+    bool m_stop = false;
+    bool m_running = false;
+
+    // Worker-thread state (guarded by m_mutex where read from outside).
+    FastPathTable m_applied;
+    FastPathNeighbours m_appliedNeighbours;
+    std::vector<fastpath::ControlRule> m_rules;
+    std::vector<fastpath::PortId> m_watched;
+    ReconnectCallback m_reconnectCb;
+    std::vector<double> m_latenciesUs;
+    uint64_t m_appliedUpdates = 0;
+    uint64_t m_failedUpdates = 0;
+    uint64_t m_reconnects = 0;
+};
+
+} // namespace ns3

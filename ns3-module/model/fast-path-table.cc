@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-table.h"
+
+#include <arpa/inet.h>
+
+namespace ns3
+{
+
+fastpath::IpAddress
+ToFastPath(Ipv4Address address)
+{
+    return fastpath::IpAddress::v4(htonl(address.Get()));
+}
+
+fastpath::MacAddress
+ToFastPath(Mac48Address address)
+{
+    fastpath::MacAddress mac;
+    address.CopyTo(mac.bytes.data());
+    return mac;
+}
+
+Ipv4Address
+Ipv4FromFastPath(const fastpath::IpAddress& address)
+{
+    return Ipv4Address(ntohl(address.v4NetworkOrder()));
+}
+
+static uint32_t
+MaskOf(uint8_t length)
+{
+    return length == 0 ? 0 : (length >= 32 ? 0xffffffffu : ~((1u << (32 - length)) - 1));
+}
+
+FastPathTable::Key
+FastPathTable::KeyOf(const fastpath::IpPrefix& prefix)
+{
+    uint32_t host = ntohl(prefix.address.v4NetworkOrder());
+    return {host & MaskOf(prefix.length), prefix.length};
+}
+
+bool
+FastPathTable::SameRoute(const fastpath::Route& a, const fastpath::Route& b)
+{
+    return a.prefix == b.prefix && a.next_hop == b.next_hop && a.port == b.port &&
+           a.metric == b.metric;
+}
+
+void
+FastPathTable::Add(const fastpath::Route& route)
+{
+    Key key = KeyOf(route.prefix);
+    fastpath::Route r = route;
+    r.prefix.address = fastpath::IpAddress::v4(htonl(key.first));
+    m_routes[key] = r;
+}
+
+bool
+FastPathTable::AddIfAbsent(const fastpath::Route& route)
+{
+    if (m_routes.count(KeyOf(route.prefix)))
+    {
+        return false;
+    }
+    Add(route);
+    return true;
+}
+
+void
+FastPathTable::Remove(const fastpath::IpPrefix& prefix)
+{
+    m_routes.erase(KeyOf(prefix));
+}
+
+void
+FastPathTable::Clear()
+{
+    m_routes.clear();
+}
+
+void
+FastPathTable::Apply(const fastpath::RouteBatch& batch)
+{
+    if (batch.replace_all)
+    {
+        m_routes.clear();
+    }
+    for (const auto& p : batch.remove)
+    {
+        Remove(p);
+    }
+    for (const auto& r : batch.add)
+    {
+        Add(r);
+    }
+}
+
+std::size_t
+FastPathTable::Size() const
+{
+    return m_routes.size();
+}
+
+const std::map<FastPathTable::Key, fastpath::Route>&
+FastPathTable::Routes() const
+{
+    return m_routes;
+}
+
+std::vector<fastpath::Route>
+FastPathTable::ToVector() const
+{
+    std::vector<fastpath::Route> out;
+    out.reserve(m_routes.size());
+    for (const auto& kv : m_routes)
+    {
+        out.push_back(kv.second);
+    }
+    return out;
+}
+
+const fastpath::Route*
+FastPathTable::Lookup(Ipv4Address destination) const
+{
+    uint32_t d = destination.Get();
+    for (int len = 32; len >= 0; --len)
+    {
+        auto it = m_routes.find({d & MaskOf(len), static_cast<uint8_t>(len)});
+        if (it != m_routes.end())
+        {
+            return &it->second;
+        }
+    }
+    return nullptr;
+}
+
+const fastpath::Route*
+FastPathTable::Find(Ipv4Address network, uint8_t length) const
+{
+    auto it = m_routes.find({network.Get() & MaskOf(length), length});
+    return it == m_routes.end() ? nullptr : &it->second;
+}
+
+fastpath::RouteBatch
+FastPathTable::Diff(const FastPathTable& from, const FastPathTable& to)
+{
+    fastpath::RouteBatch batch;
+    for (const auto& kv : from.m_routes)
+    {
+        if (!to.m_routes.count(kv.first))
+        {
+            batch.remove.push_back(kv.second.prefix);
+        }
+    }
+    for (const auto& kv : to.m_routes)
+    {
+        auto it = from.m_routes.find(kv.first);
+        if (it == from.m_routes.end() || !SameRoute(it->second, kv.second))
+        {
+            batch.add.push_back(kv.second);
+        }
+    }
+    return batch;
+}
+
+void
+FastPathNeighbours::Add(const fastpath::Neighbour& n)
+{
+    m_entries[{ntohl(n.ip.v4NetworkOrder()), n.port}] = n;
+}
+
+void
+FastPathNeighbours::Remove(const fastpath::Neighbour& n)
+{
+    m_entries.erase({ntohl(n.ip.v4NetworkOrder()), n.port});
+}
+
+void
+FastPathNeighbours::Clear()
+{
+    m_entries.clear();
+}
+
+std::size_t
+FastPathNeighbours::Size() const
+{
+    return m_entries.size();
+}
+
+const std::map<FastPathNeighbours::Key, fastpath::Neighbour>&
+FastPathNeighbours::Entries() const
+{
+    return m_entries;
+}
+
+std::vector<fastpath::Neighbour>
+FastPathNeighbours::ToVector() const
+{
+    std::vector<fastpath::Neighbour> out;
+    for (const auto& kv : m_entries)
+    {
+        out.push_back(kv.second);
+    }
+    return out;
+}
+
+void
+FastPathNeighbours::Diff(const FastPathNeighbours& from,
+                         const FastPathNeighbours& to,
+                         std::vector<fastpath::Neighbour>& add,
+                         std::vector<fastpath::Neighbour>& remove)
+{
+    for (const auto& kv : from.m_entries)
+    {
+        if (!to.m_entries.count(kv.first))
+        {
+            remove.push_back(kv.second);
+        }
+    }
+    for (const auto& kv : to.m_entries)
+    {
+        auto it = from.m_entries.find(kv.first);
+        if (it == from.m_entries.end() || it->second.mac != kv.second.mac)
+        {
+            add.push_back(kv.second);
+        }
+    }
+}
+
+} // namespace ns3

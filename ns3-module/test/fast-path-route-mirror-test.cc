@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The route mirror against pure ns-3 simulations (no fastpathd): OLSR, static and
+// connected routes are mirrored exactly, diffs compose to the table, link failures
+// withdraw routes, and resolve-on-miss learns AODV's decisions.
+#include "ns3/fast-path-route-mirror.h"
+
+#include "ns3/aodv-helper.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/olsr-helper.h"
+#include "ns3/simple-net-device-helper.h"
+#include "ns3/udp-echo-helper.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A — B — C on two simple links: 198.18.1.0/24 (A .1, B .2), 198.18.2.0/24 (B .1, C .2).
+struct Line
+{
+    NodeContainer nodes;
+    NetDeviceContainer ab;
+    NetDeviceContainer bc;
+    Ptr<FastPathRouteMirror> mirror; // on B
+    FastPathTable applied;           // what the sink's diffs build up
+    std::vector<FastPathUpdate> updates;
+
+    void Build(const Ipv4RoutingHelper& routing)
+    {
+        nodes.Create(3);
+        SimpleNetDeviceHelper simple;
+        ab = simple.Install(NodeContainer(nodes.Get(0), nodes.Get(1)));
+        bc = simple.Install(NodeContainer(nodes.Get(1), nodes.Get(2)));
+        InternetStackHelper stack;
+        stack.SetRoutingHelper(routing);
+        stack.Install(nodes);
+        Ipv4AddressHelper addr;
+        addr.SetBase("198.18.1.0", "255.255.255.0");
+        addr.Assign(ab);
+        addr.SetBase("198.18.2.0", "255.255.255.0", "0.0.0.1");
+        addr.Assign(bc);
+
+        mirror = CreateObject<FastPathRouteMirror>();
+        mirror->SetNode(nodes.Get(1));
+        mirror->AddPort(ab.Get(1), 0);
+        mirror->AddPort(bc.Get(0), 1);
+        mirror->SetSink([this](const FastPathUpdate& u) {
+            updates.push_back(u);
+            applied.Apply(u.routes);
+        });
+        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+    }
+};
+
+fastpath::Route
+R(const std::string& prefix, const std::string& nextHop, fastpath::PortId port)
+{
+    fastpath::Route r;
+    r.prefix = fastpath::IpPrefix::parse(prefix).value();
+    if (!nextHop.empty())
+    {
+        r.next_hop = fastpath::IpAddress::parse(nextHop).value();
+    }
+    r.port = port;
+    return r;
+}
+
+::testing::AssertionResult
+Has(const FastPathTable& t, const fastpath::Route& want)
+{
+    auto key = FastPathTable::KeyOf(want.prefix);
+    auto it = t.Routes().find(key);
+    if (it == t.Routes().end())
+    {
+        return ::testing::AssertionFailure() << want.prefix.toString() << " missing";
+    }
+    if (it->second.next_hop != want.next_hop || it->second.port != want.port)
+    {
+        return ::testing::AssertionFailure()
+               << want.prefix.toString() << " is via " << it->second.next_hop.toString()
+               << " port " << it->second.port << ", want via " << want.next_hop.toString()
+               << " port " << want.port;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+class RouteMirrorTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval",
+                           TimeValue(MilliSeconds(200)));
+        Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval",
+                           TimeValue(MilliSeconds(500)));
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+};
+
+} // namespace
+
+TEST(FastPathTableTest, DiffComposesAndLookupIsLongestPrefix)
+{
+    FastPathTable a;
+    a.Add(R("198.18.1.0/24", "", 0));
+    a.Add(R("198.18.9.0/24", "198.18.1.1", 0));
+    FastPathTable b;
+    b.Add(R("198.18.1.0/24", "", 0));
+    b.Add(R("198.18.9.0/24", "198.18.2.2", 1)); // changed
+    b.Add(R("198.18.9.7/32", "198.18.1.1", 0)); // new
+    b.Add(R("198.18.3.0/24", "", 1));           // new
+    fastpath::RouteBatch d = FastPathTable::Diff(a, b);
+    EXPECT_EQ(d.add.size(), 3u);
+    EXPECT_EQ(d.remove.size(), 0u);
+    FastPathTable c = a;
+    c.Apply(d);
+    EXPECT_EQ(FastPathTable::Diff(c, b).add.size(), 0u);
+    fastpath::RouteBatch back = FastPathTable::Diff(b, a);
+    EXPECT_EQ(back.remove.size(), 2u);
+    EXPECT_EQ(back.add.size(), 1u);
+    ASSERT_NE(b.Lookup(Ipv4Address("198.18.9.7")), nullptr);
+    EXPECT_EQ(b.Lookup(Ipv4Address("198.18.9.7"))->prefix.length, 32);
+    EXPECT_EQ(b.Lookup(Ipv4Address("198.18.9.8"))->prefix.length, 24);
+    EXPECT_EQ(b.Lookup(Ipv4Address("198.19.0.1")), nullptr);
+}
+
+TEST_F(RouteMirrorTest, OlsrAndConnectedRoutesAreMirroredExactly)
+{
+    Line line;
+    OlsrHelper olsr;
+    Ipv4StaticRoutingHelper st;
+    Ipv4ListRoutingHelper list;
+    list.Add(st, 0);
+    list.Add(olsr, 10);
+    line.Build(list);
+    Simulator::Stop(Seconds(5));
+    Simulator::Run();
+
+    const FastPathTable& sent = line.mirror->GetSentRoutes();
+    EXPECT_TRUE(Has(sent, R("198.18.1.0/24", "", 0)));
+    EXPECT_TRUE(Has(sent, R("198.18.2.0/24", "", 1)));
+    // OLSR's one-hop neighbours: on-link host routes.
+    EXPECT_TRUE(Has(sent, R("198.18.1.1/32", "", 0)));
+    EXPECT_TRUE(Has(sent, R("198.18.2.2/32", "", 1)));
+    EXPECT_EQ(line.mirror->GetResolvedCount(), 0u);
+    // The diffs the sink received rebuild exactly the sent table.
+    EXPECT_EQ(FastPathTable::Diff(line.applied, sent).add.size(), 0u);
+    EXPECT_EQ(FastPathTable::Diff(line.applied, sent).remove.size(), 0u);
+    ASSERT_GE(line.updates.size(), 2u); // connected first, OLSR later
+    for (size_t i = 0; i < line.updates.size(); ++i)
+    {
+        EXPECT_EQ(line.updates[i].sequence, i + 1);
+    }
+}
+
+TEST_F(RouteMirrorTest, OlsrTwoHopRouteUsesGateway)
+{
+    Line line;
+    OlsrHelper olsr;
+    line.Build(olsr); // OLSR alone
+    // A second mirror on A: C's network is two hops away, via B.
+    Ptr<FastPathRouteMirror> onA = CreateObject<FastPathRouteMirror>();
+    onA->SetNode(line.nodes.Get(0));
+    onA->AddPort(line.ab.Get(0), 7);
+    Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, onA);
+    Simulator::Stop(Seconds(5));
+    Simulator::Run();
+    EXPECT_TRUE(Has(onA->GetSentRoutes(), R("198.18.2.2/32", "198.18.1.2", 7)));
+    EXPECT_TRUE(Has(onA->GetSentRoutes(), R("198.18.1.2/32", "", 7)));
+    onA->Dispose();
+}
+
+TEST_F(RouteMirrorTest, LinkFailureWithdrawsOlsrRoute)
+{
+    Line line;
+    OlsrHelper olsr;
+    line.Build(olsr);
+    Simulator::Schedule(Seconds(3), [&line]() {
+        Ptr<Ipv4> c = line.nodes.Get(2)->GetObject<Ipv4>();
+        c->SetDown(1);
+    });
+    bool hadRouteBefore = false;
+    Simulator::Schedule(Seconds(2.9), [&]() {
+        hadRouteBefore = Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
+    });
+    Simulator::Stop(Seconds(6)); // neighbour hold time = 3 x 200 ms
+    Simulator::Run();
+    EXPECT_TRUE(hadRouteBefore);
+    EXPECT_FALSE(Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1)));
+    EXPECT_FALSE(Has(line.applied, R("198.18.2.2/32", "", 1)));
+    bool sawRemove = false;
+    for (const auto& u : line.updates)
+    {
+        for (const auto& p : u.routes.remove)
+        {
+            sawRemove |= p.toString() == "198.18.2.2/32";
+        }
+    }
+    EXPECT_TRUE(sawRemove);
+}
+
+TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
+{
+    Line line;
+    AodvHelper aodv;
+    line.Build(aodv);
+    UdpEchoServerHelper server(9);
+    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
+    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
+    client.SetAttribute("MaxPackets", UintegerValue(5));
+    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Simulator::Stop(Seconds(3));
+    Simulator::Run();
+
+    EXPECT_TRUE(line.mirror->HasOpaqueProtocol());
+    const FastPathTable& sent = line.mirror->GetSentRoutes();
+    EXPECT_TRUE(Has(sent, R("198.18.2.2/32", "", 1)));
+    EXPECT_TRUE(Has(sent, R("198.18.1.1/32", "", 0)));
+    // ns-3's ARP entries for both endpoints were mirrored.
+    const auto& nb = line.mirror->GetSentNeighbours().Entries();
+    EXPECT_EQ(nb.count({Ipv4Address("198.18.2.2").Get(), 1}), 1u);
+    EXPECT_EQ(nb.count({Ipv4Address("198.18.1.1").Get(), 0}), 1u);
+    auto it = nb.find({Ipv4Address("198.18.2.2").Get(), 1});
+    ASSERT_NE(it, nb.end());
+    EXPECT_EQ(it->second.mac, ToFastPath(Mac48Address::ConvertFrom(line.bc.Get(1)->GetAddress())));
+}

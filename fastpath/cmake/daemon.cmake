@@ -8,3 +8,30 @@ fp_add_test(config_parse_test
   SOURCES tests/config_parse_test.cc
   LIBS fp_config
   TIMEOUT 60)
+
+# The daemon class and binary need the table (fp_table), the classifier loader (fp_loader)
+# and the workers (fp_worker). The ctrl-bridge server is optional: ctrl-bridge/ is
+# configured after fastpath/, so it is detected at generate time.
+if(TARGET fp_worker AND TARGET fp_loader)
+  add_library(fp_daemon STATIC src/daemon.cc src/daemon_ports.cc)
+  target_include_directories(fp_daemon PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(fp_daemon PUBLIC fp_config fp_worker fp_loader
+                        $<TARGET_NAME_IF_EXISTS:fp_ctrl_server>)
+  target_compile_definitions(fp_daemon PRIVATE
+                             $<$<TARGET_EXISTS:fp_ctrl_server>:FP_HAVE_CTRL_SERVER>)
+
+  add_executable(fastpathd src/fastpathd_main.cc)
+  target_link_libraries(fastpathd PRIVATE fp_daemon)
+  install(TARGETS fastpathd RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})
+endif()
+
+if(TARGET fastpathd)
+  fp_add_test(forwarding_veth_test
+    SOURCES tests/forwarding_veth_test.cc
+    LIBS fp_daemon fp_test_netns
+    LABELS "privileged;netns"
+    TIMEOUT 180)
+  target_compile_definitions(forwarding_veth_test PRIVATE
+                             FASTPATHD_PATH="$<TARGET_FILE:fastpathd>")
+  add_dependencies(forwarding_veth_test fastpathd)
+endif()

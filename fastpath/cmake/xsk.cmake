@@ -8,3 +8,10 @@ fp_add_test(xsk_frame_pool_test
   SOURCES tests/xsk_frame_pool_test.cc
   LIBS fp_xsk
   TIMEOUT 60)
+
+# Forwarding workers and the control-frame channel (need the table: fp_table).
+if(TARGET fp_table)
+  add_library(fp_worker STATIC src/worker.cc src/control_channel.cc)
+  target_include_directories(fp_worker PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(fp_worker PUBLIC fp_xsk fp_table Threads::Threads)
+endif()

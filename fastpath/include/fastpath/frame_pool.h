@@ -78,8 +78,8 @@ class FrameBook {
   void receivedFromRx(uint32_t n) { lent_rx_ -= n; held_ += n; }
   /// A held frame put on a TX ring.
   void heldToTx(uint32_t n) { held_ -= n; lent_tx_ += n; }
-  /// A free frame taken for a locally built TX frame (control channel), then lent.
-  void freeToTx(uint32_t n) { lent_tx_ += n; }
+  /// Free frames taken from the pool by the worker (e.g. to copy a client's frame in).
+  void takenFromPool(uint32_t n) { held_ += n; }
   /// n frames consumed from a completion ring: back to free (caller gives them).
   void completed(uint32_t n) { lent_tx_ -= n; }
   /// A held frame given back to the pool (dropped or copied out).

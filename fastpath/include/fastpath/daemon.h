@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fastpathd as a class: brings up the classifier, the forwarding table, the control-frame
+// channels and the workers for a validated Config, implements ControlBackend for the
+// ctrl-bridge server, and tears everything down in reverse order. Tests link it directly.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastpath/classifier.h"
+#include "fastpath/config.h"
+#include "fastpath/control_backend.h"
+#include "fastpath/control_channel.h"
+#include "fastpath/fib.h"
+#include "fastpath/worker.h"
+
+namespace fastpath {
+
+/// Checks what fastpathd needs before anything is touched: root, bpffs (mounted when
+/// missing and allowed), every port present, enough queues. Clear message on failure.
+Status checkPrerequisites(const Config& config);
+
+class Daemon : public ControlBackend {
+ public:
+  explicit Daemon(Config config);
+  ~Daemon() override;
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  /// Validates the configuration and prerequisites, then attaches the classifier to every
+  /// port, installs static routes/neighbours, creates channels, sockets and workers, and
+  /// starts forwarding. On error everything already done is undone.
+  Status start();
+  /// Stops workers and the relay, closes sockets, detaches XDP. Idempotent.
+  void shutdown();
+  /// The control thread's loop until `stop` becomes true: serves the control socket (when
+  /// fastpathd is built with ctrl-bridge), drains worker events, logs stats if asked.
+  Status run(const std::atomic<bool>& stop);
+  /// Moves worker events to the event sink (deduplicated: one event per key per second).
+  void drainEvents();
+  /// One line of counters (the --stats-interval output).
+  std::string statsLine();
+
+  // ControlBackend
+  Status applyRoutes(const RouteBatch& batch) override;
+  std::vector<Route> routes() const override;
+  Status addNeighbour(const Neighbour& n) override;
+  Status deleteNeighbour(const IpAddress& ip, PortId port) override;
+  std::vector<Neighbour> neighbours() const override;
+  Status setControlRules(const std::vector<ControlRule>& rules) override;
+  std::vector<ControlRule> controlRules() const override;
+  std::vector<PortInfo> ports() const override;
+  Result<PortId> portByName(const std::string& ifname) const override;
+  std::vector<CounterSet> stats() const override;
+  Result<int> controlChannelFd(PortId port) override;
+  void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
+
+  // For tests and the stats line.
+  const Config& config() const { return config_; }
+  const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
+  FibManager& fib() { return *fib_; }
+  uint64_t eventsDelivered() const { return events_delivered_; }
+  uint64_t eventsSuppressed() const { return events_suppressed_; }
+
+ private:
+  Status startPorts();
+  Status startWorkers();
+
+  Config config_;
+  std::vector<PortInfo> ports_;
+  std::unique_ptr<FibManager> fib_;
+  std::vector<std::unique_ptr<Classifier>> classifiers_;
+  std::vector<std::unique_ptr<ControlChannel>> channels_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<ControlRelay> relay_;
+  std::vector<ControlRule> rules_;
+  std::function<void(const FastPathEvent&)> sink_;
+  std::map<std::string, std::chrono::steady_clock::time_point> recent_events_;
+  uint64_t events_delivered_ = 0;
+  uint64_t events_suppressed_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace fastpath

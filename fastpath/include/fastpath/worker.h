@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One forwarding worker: a thread (optionally pinned) that owns one UMEM and one AF_XDP
+// socket per port (same queue index on every port), and per batch: drains completions,
+// refills fill rings, receives, forwards DATA frames by moving their descriptor to the
+// egress port's TX ring (no payload copy), hands exceptions to the ingress port's control
+// channel, transmits frames queued by control clients, kicks TX only when the kernel asks
+// (need_wakeup), and passes an epoch quiescent state. No allocation, lock or syscall per
+// packet.
+#pragma once
+
+#include <linux/if_xdp.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fastpath/control_backend.h"
+#include "fastpath/control_channel.h"
+#include "fastpath/epoch.h"
+#include "fastpath/fib.h"
+#include "fastpath/forward.h"
+#include "fastpath/frame_pool.h"
+#include "fastpath/spsc_ring.h"
+#include "fastpath/umem.h"
+#include "fastpath/xsk_port.h"
+#include "fp_abi.h"
+
+namespace fastpath {
+
+/// Why the worker itself dropped a frame (exceptions sent to the control channel are not
+/// drops). Stable names in workerDropName().
+enum class WorkerDrop : uint8_t {
+  kControlChannelFull,  ///< "control_channel_full": the client does not read fast enough
+  kNoControlClient,     ///< "no_control_client": nobody took the port's channel yet
+  kPuntPolicy,          ///< "punt_policy_drop": --punt drop
+  kTxRingFull,          ///< "tx_ring_full": the egress TX ring had no room
+  kNoEgress,            ///< "no_egress_socket": decision named a port this worker lacks
+  kPortDown,            ///< "port_down"
+  kCtrlTxNoFrame,       ///< "ctrl_tx_no_frame": no free UMEM frame for a client's frame
+  kCtrlTxRingFull,      ///< "ctrl_tx_ring_full"
+  kMax,
+};
+const char* workerDropName(WorkerDrop drop);
+
+/// A counter written by one thread (the worker), read by others.
+struct Counter {
+  std::atomic<uint64_t> v{0};
+  void add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  uint64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+/// Per (worker, port) counters, one cache line aligned block each.
+struct alignas(64) WorkerPortCounters {
+  Counter rx_packets, rx_bytes;       ///< received on this port
+  Counter tx_packets, tx_bytes;       ///< forwarded out of this port (descriptor moves)
+  Counter to_control, to_control_bytes;  ///< written to this port's control channel
+  Counter ctrl_tx_packets;            ///< client frames transmitted on this port
+  Counter no_meta;                    ///< frames without classifier metadata (punted)
+  Counter verdict[FP_VERDICT_MAX];    ///< classifier verdicts seen
+  Counter result[size_t(ForwardResult::kMax)];  ///< forwarding decisions (DATA frames)
+  Counter drop[size_t(WorkerDrop::kMax)];
+  Counter tx_kicks, tx_kick_errors;
+};
+
+struct alignas(64) WorkerCounters {
+  Counter loops, busy_loops, idle_polls, events, events_dropped;
+};
+
+/// An event for the control thread (route miss, neighbour needed).
+struct WorkerEvent {
+  FastPathEvent::Kind kind = FastPathEvent::Kind::kRouteMiss;
+  PortId port = 0;
+  IpAddress address;
+};
+
+struct WorkerOptions {
+  unsigned index = 0;
+  uint32_t queue = 0;
+  int cpu = -1;                ///< pin to this CPU; -1: not pinned
+  uint32_t batch_size = 64;
+  uint32_t idle_poll_us = 1000;  ///< 0: never sleep
+  bool busy_poll = false;
+  bool punt_to_control = true;
+  uint32_t ctrl_tx_queue = 256;
+  uint32_t event_queue = 1024;
+};
+
+class Worker {
+ public:
+  /// `sockets[p]` is this worker's socket on PortId p (all on `umem`); `channels[p]` the
+  /// port's control channel (shared by all workers).
+  Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
+         std::vector<std::unique_ptr<XskSocket>> sockets, std::vector<ControlChannel*> channels,
+         const FibView& fib, EpochDomain& epoch);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  Status start();
+  /// Stops and joins the thread (idempotent).
+  void stop();
+
+  const WorkerOptions& options() const { return options_; }
+  size_t portCount() const { return sockets_.size(); }
+  const XskSocket& socket(PortId p) const { return *sockets_[p]; }
+  const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
+  const WorkerCounters& counters() const { return counters_; }
+
+  /// Producer: the control relay thread. Frames to transmit on one of this worker's ports.
+  SpscRing<ControlTxFrame>& controlTxQueue() { return ctrl_tx_; }
+  /// Consumer: the control thread.
+  SpscRing<WorkerEvent>& events() { return events_; }
+
+  /// Where the UMEM's frames are, as last published by the worker (consistent snapshot)
+  /// plus the ring levels read now. balanced() must always hold.
+  FrameAccounting accounting() const;
+
+ private:
+  void run();
+  void drainCompletions(PortId p);
+  void refill(PortId p);
+  uint32_t receive(PortId p);
+  uint32_t transmitControl();
+  void kick(PortId p);
+  void punt(PortId in, uint64_t addr, uint32_t len);
+  void flushPunts(PortId in);
+  void raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a);
+  void publishAccounting();
+
+  WorkerOptions options_;
+  std::unique_ptr<Umem> umem_;
+  std::vector<std::unique_ptr<XskSocket>> sockets_;
+  std::vector<ControlChannel*> channels_;
+  const FibView& fib_;
+  EpochDomain& epoch_;
+  FrameBook book_;
+  std::unique_ptr<WorkerPortCounters[]> port_counters_;
+  WorkerCounters counters_;
+  SpscRing<ControlTxFrame> ctrl_tx_;
+  SpscRing<WorkerEvent> events_;
+
+  // Per-batch staging, sized at construction (no allocation in the loop).
+  struct Staged {
+    std::vector<xdp_desc> descs;
+    uint32_t n = 0;
+  };
+  std::vector<Staged> tx_stage_;        // per egress port
+  std::vector<uint64_t> punt_addr_;     // frames waiting for sendmmsg
+  std::vector<uint32_t> punt_len_;
+  uint32_t punt_n_ = 0;
+  std::vector<uint8_t> tx_pending_;     // per port: TX ring may hold unsent entries
+  WorkerEvent last_event_;
+  bool have_last_event_ = false;
+
+  // Accounting snapshot (seqlock: the worker writes, anyone reads).
+  std::atomic<uint64_t> acct_seq_{0};
+  std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0};
+
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace fastpath

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fastpath/worker.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+
+#include "fastpath/log.h"
+
+namespace fastpath {
+
+const char* workerDropName(WorkerDrop drop) {
+  switch (drop) {
+    case WorkerDrop::kControlChannelFull: return "control_channel_full";
+    case WorkerDrop::kNoControlClient: return "no_control_client";
+    case WorkerDrop::kPuntPolicy: return "punt_policy_drop";
+    case WorkerDrop::kTxRingFull: return "tx_ring_full";
+    case WorkerDrop::kNoEgress: return "no_egress_socket";
+    case WorkerDrop::kPortDown: return "port_down";
+    case WorkerDrop::kCtrlTxNoFrame: return "ctrl_tx_no_frame";
+    case WorkerDrop::kCtrlTxRingFull: return "ctrl_tx_ring_full";
+    case WorkerDrop::kMax: break;
+  }
+  return "unknown";
+}
+
+Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
+               std::vector<std::unique_ptr<XskSocket>> sockets,
+               std::vector<ControlChannel*> channels, const FibView& fib, EpochDomain& epoch)
+    : options_(options),
+      umem_(std::move(umem)),
+      sockets_(std::move(sockets)),
+      channels_(std::move(channels)),
+      fib_(fib),
+      epoch_(epoch),
+      book_(&umem_->pool()),
+      port_counters_(new WorkerPortCounters[sockets_.size()]),
+      ctrl_tx_(options.ctrl_tx_queue),
+      events_(options.event_queue) {
+  const size_t np = sockets_.size();
+  tx_stage_.resize(np);
+  // A batch of received frames plus a batch of client frames can land on one port.
+  for (auto& s : tx_stage_) s.descs.resize(options_.batch_size * 2);
+  punt_addr_.resize(options_.batch_size);
+  punt_len_.resize(options_.batch_size);
+  tx_pending_.assign(np, 0);
+  publishAccounting();
+}
+
+Worker::~Worker() { stop(); }
+
+Status Worker::start() {
+  thread_ = std::thread([this] { run(); });
+  if (options_.cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(options_.cpu, &set);
+    int err = pthread_setaffinity_np(thread_.native_handle(), sizeof(set), &set);
+    if (err) {
+      stop();
+      return makeError(-err, "worker " + std::to_string(options_.index) + ": pinning to CPU " +
+                                 std::to_string(options_.cpu) + " failed: " + std::strerror(err));
+    }
+  }
+  std::string name = "fp-worker-" + std::to_string(options_.index);
+  pthread_setname_np(thread_.native_handle(), name.c_str());
+  return {};
+}
+
+void Worker::stop() {
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable()) thread_.join();
+}
+
+void Worker::publishAccounting() {
+  uint64_t s = acct_seq_.load(std::memory_order_relaxed);
+  acct_seq_.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  acct_free_.store(umem_->pool().available(), std::memory_order_relaxed);
+  acct_lent_rx_.store(book_.lentRx(), std::memory_order_relaxed);
+  acct_lent_tx_.store(book_.lentTx(), std::memory_order_relaxed);
+  acct_held_.store(book_.held(), std::memory_order_relaxed);
+  acct_seq_.store(s + 2, std::memory_order_release);
+}
+
+FrameAccounting Worker::accounting() const {
+  FrameAccounting a;
+  a.total = umem_->pool().capacity();
+  for (;;) {
+    uint64_t s1 = acct_seq_.load(std::memory_order_acquire);
+    if (s1 & 1) continue;
+    a.free = acct_free_.load(std::memory_order_relaxed);
+    a.lent_rx = acct_lent_rx_.load(std::memory_order_relaxed);
+    a.lent_tx = acct_lent_tx_.load(std::memory_order_relaxed);
+    a.held = acct_held_.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (acct_seq_.load(std::memory_order_relaxed) == s1) break;
+  }
+  for (const auto& s : sockets_) {
+    a.fill_ring += ringLevel(s->fill);
+    a.rx_ring += ringLevel(s->rx);
+    a.tx_ring += ringLevel(s->tx);
+    a.comp_ring += ringLevel(s->comp);
+  }
+  return a;
+}
+
+void Worker::drainCompletions(PortId p) {
+  XskSocket& s = *sockets_[p];
+  uint32_t idx;
+  uint32_t n = xsk_ring_cons__peek(&s.comp, options_.batch_size * 4, &idx);
+  if (!n) return;
+  FramePool& pool = umem_->pool();
+  for (uint32_t i = 0; i < n; ++i) pool.give(*xsk_ring_cons__comp_addr(&s.comp, idx + i));
+  xsk_ring_cons__release(&s.comp, n);
+  book_.completed(n);
+}
+
+void Worker::refill(PortId p) {
+  XskSocket& s = *sockets_[p];
+  FramePool& pool = umem_->pool();
+  uint32_t room = xsk_prod_nb_free(&s.fill, options_.batch_size);
+  // Refill in batches; a nearly empty pool is shared fairly by refilling in batch steps.
+  uint32_t n = std::min(room, pool.available());
+  if (n < options_.batch_size && n < room) n = 0;  // wait for a batch worth of frames
+  if (!n) return;
+  uint32_t idx;
+  n = xsk_ring_prod__reserve(&s.fill, n, &idx);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t a = 0;
+    pool.take(&a);
+    *xsk_ring_prod__fill_addr(&s.fill, idx + i) = a;
+  }
+  xsk_ring_prod__submit(&s.fill, n);
+  book_.lentForRx(n);
+  if (xsk_ring_prod__needs_wakeup(&s.fill)) recvfrom(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
+}
+
+void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a) {
+  // Cheap de-duplication of bursts for one destination; the control thread rate-limits.
+  if (have_last_event_ && last_event_.kind == kind && last_event_.port == port &&
+      last_event_.address == a)
+    return;
+  last_event_ = WorkerEvent{kind, port, a};
+  have_last_event_ = true;
+  if (events_.push(last_event_)) counters_.events.add(1);
+  else counters_.events_dropped.add(1);
+}
+
+void Worker::punt(PortId in, uint64_t addr, uint32_t len) {
+  WorkerPortCounters& pc = port_counters_[in];
+  FramePool& pool = umem_->pool();
+  ControlChannel* ch = in < channels_.size() ? channels_[in] : nullptr;
+  if (!options_.punt_to_control || !ch || !ch->attached()) {
+    pc.drop[size_t(options_.punt_to_control ? WorkerDrop::kNoControlClient : WorkerDrop::kPuntPolicy)].add(1);
+    pool.give(addr);
+    book_.heldToFree(1);
+    return;
+  }
+  punt_addr_[punt_n_] = addr;
+  punt_len_[punt_n_] = len;
+  ++punt_n_;
+}
+
+void Worker::flushPunts(PortId in) {
+  if (!punt_n_) return;
+  WorkerPortCounters& pc = port_counters_[in];
+  FramePool& pool = umem_->pool();
+  // One sendmmsg per batch: one message per frame on the SEQPACKET channel, never blocking.
+  mmsghdr msgs[punt_n_];
+  iovec iov[punt_n_];
+  for (uint32_t i = 0; i < punt_n_; ++i) {
+    iov[i].iov_base = umem_->data(punt_addr_[i]);
+    iov[i].iov_len = punt_len_[i];
+    std::memset(&msgs[i], 0, sizeof(msgs[i]));
+    msgs[i].msg_hdr.msg_iov = &iov[i];
+    msgs[i].msg_hdr.msg_iovlen = 1;
+  }
+  int sent = sendmmsg(channels_[in]->daemonFd(), msgs, punt_n_, MSG_DONTWAIT | MSG_NOSIGNAL);
+  int err = sent < 0 ? errno : (uint32_t(sent) < punt_n_ ? EAGAIN : 0);
+  if (sent < 0) sent = 0;
+  uint64_t bytes = 0;
+  for (int i = 0; i < sent; ++i) bytes += punt_len_[i];
+  pc.to_control.add(uint64_t(sent));
+  pc.to_control_bytes.add(bytes);
+  if (uint32_t(sent) < punt_n_) {
+    WorkerDrop why = (err == EAGAIN || err == ENOBUFS || err == EWOULDBLOCK)
+                         ? WorkerDrop::kControlChannelFull
+                         : WorkerDrop::kNoControlClient;
+    pc.drop[size_t(why)].add(punt_n_ - uint32_t(sent));
+  }
+  for (uint32_t i = 0; i < punt_n_; ++i) pool.give(punt_addr_[i]);
+  book_.heldToFree(punt_n_);
+  punt_n_ = 0;
+}
+
+namespace {
+
+bool packetDestination(const uint8_t* pkt, uint32_t len, const fp_xdp_meta& m, IpAddress* out) {
+  if (m.l3_proto == FP_L3_IPV4 && uint32_t(m.l3_offset) + 20 <= len) {
+    uint32_t d;
+    std::memcpy(&d, pkt + m.l3_offset + 16, 4);
+    *out = IpAddress::v4(d);
+    return true;
+  }
+  if (m.l3_proto == FP_L3_IPV6 && uint32_t(m.l3_offset) + 40 <= len) {
+    std::array<uint8_t, 16> b;
+    std::memcpy(b.data(), pkt + m.l3_offset + 24, 16);
+    *out = IpAddress::v6(b);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+uint32_t Worker::receive(PortId p) {
+  XskSocket& s = *sockets_[p];
+  uint32_t idx;
+  uint32_t n = xsk_ring_cons__peek(&s.rx, options_.batch_size, &idx);
+  if (!n) {
+    if (options_.busy_poll) recvfrom(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
+    return 0;
+  }
+  book_.receivedFromRx(n);
+  WorkerPortCounters& pc = port_counters_[p];
+  FramePool& pool = umem_->pool();
+  const FibView& fib = fib_;
+  const uint32_t nports = uint32_t(sockets_.size());
+  uint64_t bytes = 0;
+  uint32_t result_count[size_t(ForwardResult::kMax)] = {};
+  uint32_t verdict_count[FP_VERDICT_MAX] = {};
+
+  for (uint32_t i = 0; i < n; ++i) {
+    const xdp_desc* d = xsk_ring_cons__rx_desc(&s.rx, idx + i);
+    const uint64_t addr = xsk_umem__add_offset_to_addr(d->addr);
+    const uint32_t len = d->len;
+    uint8_t* pkt = umem_->data(addr);
+    bytes += len;
+    if (i + 1 < n) __builtin_prefetch(umem_->data(xsk_ring_cons__rx_desc(&s.rx, idx + i + 1)->addr));
+    // The classifier wrote fp_xdp_meta with bpf_xdp_adjust_meta(); AF_XDP copied it just
+    // in front of the frame, inside the kernel's XDP_PACKET_HEADROOM.
+    fp_xdp_meta meta;
+    std::memcpy(&meta, pkt - sizeof(meta), sizeof(meta));
+    if (meta.magic != FP_META_MAGIC) {
+      pc.no_meta.add(1);
+      punt(p, addr, len);
+      continue;
+    }
+    if (meta.verdict < FP_VERDICT_MAX) ++verdict_count[meta.verdict];
+    if (meta.verdict != FP_VERDICT_DATA) {
+      punt(p, addr, len);
+      continue;
+    }
+    const ForwardDecision dec = forwardFrame(pkt, len, meta, fib);
+    ++result_count[size_t(dec.result)];
+    switch (dec.result) {
+      case ForwardResult::kForward: {
+        if (dec.egress >= nports) [[unlikely]] {
+          pc.drop[size_t(WorkerDrop::kNoEgress)].add(1);
+          pool.give(addr);
+          book_.heldToFree(1);
+          break;
+        }
+        Staged& st = tx_stage_[dec.egress];
+        st.descs[st.n].addr = addr;  // the same frame: a descriptor move, no copy
+        st.descs[st.n].len = len;
+        st.descs[st.n].options = 0;
+        ++st.n;
+        break;
+      }
+      case ForwardResult::kDropPortDown:
+        pc.drop[size_t(WorkerDrop::kPortDown)].add(1);
+        pool.give(addr);
+        book_.heldToFree(1);
+        break;
+      case ForwardResult::kPuntNoRoute: {
+        IpAddress dst;
+        if (packetDestination(pkt, len, meta, &dst)) raiseEvent(FastPathEvent::Kind::kRouteMiss, p, dst);
+        punt(p, addr, len);
+        break;
+      }
+      case ForwardResult::kPuntNeighbourUnresolved: {
+        IpAddress nh;
+        PortId port = p;
+        bool have = false;
+        if (dec.entry && !(dec.entry->flags & kFwdGlean)) {
+          std::array<uint8_t, 16> b{};
+          std::memcpy(b.data(), dec.entry->next_hop, 16);
+          nh = dec.entry->family == 6 ? IpAddress::v6(b) : IpAddress::v4(0);
+          if (dec.entry->family != 6) std::memcpy(nh.bytes.data(), dec.entry->next_hop, 4);
+          port = dec.entry->port;
+          have = true;
+        } else {
+          have = packetDestination(pkt, len, meta, &nh);
+          if (dec.entry) port = dec.entry->port;
+        }
+        if (have) raiseEvent(FastPathEvent::Kind::kNeighbourNeeded, port, nh);
+        punt(p, addr, len);
+        break;
+      }
+      default:
+        punt(p, addr, len);
+        break;
+    }
+  }
+  xsk_ring_cons__release(&s.rx, n);
+  pc.rx_packets.add(n);
+  pc.rx_bytes.add(bytes);
+  for (size_t r = 0; r < size_t(ForwardResult::kMax); ++r)
+    if (result_count[r]) pc.result[r].add(result_count[r]);
+  for (size_t v = 0; v < FP_VERDICT_MAX; ++v)
+    if (verdict_count[v]) pc.verdict[v].add(verdict_count[v]);
+  flushPunts(p);
+  return n;
+}
+
+uint32_t Worker::transmitControl() {
+  FramePool& pool = umem_->pool();
+  const uint32_t nports = uint32_t(sockets_.size());
+  const uint32_t max_len = umem_->options().frame_size;
+  uint32_t n = 0;
+  for (; n < options_.batch_size; ++n) {
+    ControlTxFrame* f = ctrl_tx_.front();
+    if (!f) break;
+    if (f->port < nports && tx_stage_[f->port].n < tx_stage_[f->port].descs.size() &&
+        f->len <= max_len) {
+      uint64_t addr;
+      if (pool.take(&addr)) {
+        book_.takenFromPool(1);
+        std::memcpy(umem_->data(addr), f->data, f->len);
+        Staged& st = tx_stage_[f->port];
+        st.descs[st.n].addr = addr;
+        st.descs[st.n].len = f->len;
+        st.descs[st.n].options = 0;
+        ++st.n;
+        port_counters_[f->port].ctrl_tx_packets.add(1);
+      } else {
+        port_counters_[f->port].drop[size_t(WorkerDrop::kCtrlTxNoFrame)].add(1);
+      }
+    }
+    ctrl_tx_.consume();
+  }
+  return n;
+}
+
+void Worker::kick(PortId p) {
+  XskSocket& s = *sockets_[p];
+  Staged& st = tx_stage_[p];
+  WorkerPortCounters& pc = port_counters_[p];
+  if (st.n) {
+    FramePool& pool = umem_->pool();
+    uint32_t m = std::min(st.n, xsk_prod_nb_free(&s.tx, st.n));
+    uint32_t idx;
+    if (m && xsk_ring_prod__reserve(&s.tx, m, &idx) == m) {
+      uint64_t bytes = 0;
+      for (uint32_t i = 0; i < m; ++i) {
+        *xsk_ring_prod__tx_desc(&s.tx, idx + i) = st.descs[i];
+        bytes += st.descs[i].len;
+      }
+      xsk_ring_prod__submit(&s.tx, m);
+      book_.heldToTx(m);
+      pc.tx_packets.add(m);
+      pc.tx_bytes.add(bytes);
+      tx_pending_[p] = 1;
+    } else {
+      m = 0;
+    }
+    if (m < st.n) {
+      pc.drop[size_t(WorkerDrop::kTxRingFull)].add(st.n - m);
+      for (uint32_t i = m; i < st.n; ++i) pool.give(st.descs[i].addr);
+      book_.heldToFree(st.n - m);
+    }
+    st.n = 0;
+  }
+  if (!tx_pending_[p]) return;
+  // In copy mode the kernel sends at most 32 frames per sendto (then EAGAIN): a few calls
+  // per loop keep up; what remains is sent on the next loop.
+  for (int k = 0; k < 8; ++k) {
+    if (ringLevel(s.tx) == 0) {
+      tx_pending_[p] = 0;
+      return;
+    }
+    if (!xsk_ring_prod__needs_wakeup(&s.tx)) return;
+    pc.tx_kicks.add(1);
+    if (sendto(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0) continue;
+    if (errno == EAGAIN || errno == EBUSY) continue;
+    if (errno != ENOBUFS) pc.tx_kick_errors.add(1);
+    return;
+  }
+}
+
+void Worker::run() {
+  EpochReader reader(epoch_, "worker " + std::to_string(options_.index));
+  if (!reader.ok()) {
+    pr_err("worker %u: no epoch reader slot left; not forwarding", options_.index);
+    return;
+  }
+  const PortId np = PortId(sockets_.size());
+  std::vector<pollfd> pfds;
+  for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
+  for (PortId p = 0; p < np; ++p) refill(p);
+  uint32_t idle = 0;
+  constexpr uint32_t kSpinsBeforeSleep = 256;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    uint32_t work = 0;
+    for (PortId p = 0; p < np; ++p) drainCompletions(p);
+    for (PortId p = 0; p < np; ++p) refill(p);
+    for (PortId p = 0; p < np; ++p) work += receive(p);
+    work += transmitControl();
+    bool pending = false;
+    for (PortId p = 0; p < np; ++p) {
+      kick(p);
+      pending |= tx_pending_[p] != 0;
+    }
+    publishAccounting();
+#ifndef NDEBUG
+    {
+      FrameAccounting a = book_.snapshot();
+      assert(a.balanced());
+      assert(a.held == 0);
+    }
+#endif
+    reader.quiescent();
+    counters_.loops.add(1);
+    if (work || pending) {
+      idle = 0;
+      counters_.busy_loops.add(1);
+      continue;
+    }
+    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < kSpinsBeforeSleep) continue;
+    // Idle: sleep in poll() until a frame arrives (or the timeout, which bounds the delay
+    // of client frames and of stop). Offline so route updates never wait for us.
+    reader.offline();
+    counters_.idle_polls.add(1);
+    int timeout_ms = int((options_.idle_poll_us + 999) / 1000);
+    poll(pfds.data(), pfds.size(), timeout_ms);
+    reader.online();
+  }
+  pr_debug("worker %u: stopped", options_.index);
+}
+
+}  // namespace fastpath

@@ -1,0 +1,1081 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""ns3-fastpath benchmark harness (issue #6).
+
+Builds S -- R -- D (and a line S -- R1 .. RN -- D) in network namespaces fp-bench-<pid>-*,
+runs the same traffic through every forwarder at R, and writes CSV, Markdown and PNG plots.
+
+Forwarders: ns-3 FdNetDevice (fp-ns3-fdfwd), raw-socket userspace (fp-rawfwd), Linux
+kernel forwarding, XDP-only redirect (fp-xdpfwd), fastpathd (static routes). A forwarder
+whose binary is missing is skipped with a message; no number is ever invented.
+
+CPU placement (2 cores): CPU 0 = generator, sink and S/D's receive work; CPU 1 = the
+forwarder and the router veths' receive work. veth would otherwise do R's kernel work on
+the sender's CPU: RPS on every veth RX queue steers the backlog to the right CPU, and
+where XDP gives a veth a NAPI (XDP forwarder, fastpathd, the sink) NAPI runs threaded
+and its kthread is pinned. GRO is off (TCP must stay MTU-sized for the packet-socket
+forwarders), TSO/GSO off.
+
+Run as root:  python3 bench/fastpath_bench.py [--quick | --smoke] [--out DIR]
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+GEN_CPU = 0
+FWD_CPU = 1
+UDP_PORT = 9000
+TCP_PORT = 9100
+S_IP, R_IN_IP, R_OUT_IP, D_IP = "198.18.0.2", "198.18.0.1", "198.18.1.1", "198.18.1.2"
+NET_S, NET_D = "198.18.0.0/24", "198.18.1.0/24"
+ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "fastpathd"]
+LABELS = {
+    "ns3": "ns-3 FdNetDevice",
+    "rawfwd": "raw socket (userspace)",
+    "kernel": "Linux kernel",
+    "xdp": "XDP redirect (limit)",
+    "fastpathd": "fastpathd (AF_XDP)",
+}
+# Student t, two-sided 95%, by degrees of freedom.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+       9: 2.262, 10: 2.228}
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def sh(cmd, check=True, capture=False, timeout=60):
+    """Runs a command (list); raises with its stderr on failure when check."""
+    r = subprocess.run(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"command failed ({r.returncode}): {' '.join(cmd)}: {r.stderr.strip()}")
+    return r.stdout if capture else r.returncode
+
+
+class Cleanup:
+    """Everything the harness created, removed in reverse order, also on error/Ctrl-C."""
+
+    def __init__(self):
+        self.procs = []       # Popen objects we started (stopped by PID)
+        self.namespaces = []
+
+    def spawn(self, ns, argv, cpu=None, stdin=None, name=None, log_path=None):
+        cmd = ["ip", "netns", "exec", ns]
+        if cpu is not None:
+            cmd += ["taskset", "-c", str(cpu)]
+        cmd += argv
+        out = open(log_path, "w") if log_path else subprocess.DEVNULL
+        p = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=out, text=True,
+                             bufsize=1)
+        p.fp_name = name or os.path.basename(argv[0])
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, timeout=5.0):
+        if p.poll() is None:
+            try:
+                os.kill(p.pid, signal.SIGTERM)
+                p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(p.pid, signal.SIGKILL)
+                p.wait(timeout=2)
+            except ProcessLookupError:
+                pass
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def add_ns(self, ns):
+        sh(["ip", "netns", "add", ns])
+        self.namespaces.append(ns)
+        sh(["ip", "-n", ns, "link", "set", "lo", "up"])
+
+    def del_ns(self, ns):
+        sh(["ip", "netns", "del", ns], check=False)
+        if ns in self.namespaces:
+            self.namespaces.remove(ns)
+
+    def all(self):
+        for p in list(reversed(self.procs)):
+            try:
+                self.stop(p, timeout=3)
+            except Exception as e:  # keep cleaning
+                log(f"cleanup: stopping pid {p.pid}: {e}")
+        for ns in list(reversed(self.namespaces)):
+            self.del_ns(ns)
+
+
+CLEAN = Cleanup()
+
+
+def read_json_line(p, timeout):
+    """Next JSON line from a child's stdout, or None on timeout/EOF."""
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([p.stdout], [], [], max(0.0, end - time.time()))
+        if not r:
+            return None
+        line = p.stdout.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
+
+
+# --------------------------------------------------------------------------- topology
+
+def mac_of(ns, ifname):
+    with open(f"/dev/null") as _:
+        pass
+    out = sh(["ip", "-n", ns, "-j", "link", "show", ifname], capture=True)
+    return json.loads(out)[0]["address"]
+
+
+def napi_threads():
+    """{pid: comm} of all napi/* kernel threads."""
+    res = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if comm.startswith("napi/"):
+            res[int(d)] = comm
+    return res
+
+
+class Topology:
+    """S -- R1 -- ... -- RN -- D. Router i has ingress r<i>a and egress r<i>b."""
+
+    def __init__(self, tag, routers):
+        self.n = routers
+        base = f"fp-bench-{os.getpid()}-{tag}"
+        self.s, self.d = f"{base}-s", f"{base}-d"
+        self.r = [f"{base}-r{i}" for i in range(1, routers + 1)]
+        self.napi = {}  # (ns, ifname) -> (pid, cpu)
+        self.placement = []
+
+    def r_in(self, i):
+        return f"fb{i + 1}a"
+
+    def r_out(self, i):
+        return f"fb{i + 1}b"
+
+    def build(self):
+        for ns in [self.s] + self.r + [self.d]:
+            CLEAN.add_ns(ns)
+        # veth pairs created inside the namespaces, never in the root namespace.
+        sh(["ip", "-n", self.s, "link", "add", "fbs0", "type", "veth", "peer", "name",
+            self.r_in(0), "netns", self.r[0]])
+        for i in range(self.n - 1):
+            sh(["ip", "-n", self.r[i], "link", "add", self.r_out(i), "type", "veth", "peer",
+                "name", self.r_in(i + 1), "netns", self.r[i + 1]])
+        sh(["ip", "-n", self.r[-1], "link", "add", self.r_out(self.n - 1), "type", "veth",
+            "peer", "name", "fbd0", "netns", self.d])
+        self.addr = {}
+        self.addr[(self.s, "fbs0")] = S_IP
+        self.addr[(self.r[0], self.r_in(0))] = R_IN_IP
+        for i in range(self.n - 1):
+            self.addr[(self.r[i], self.r_out(i))] = f"198.19.{i}.1"
+            self.addr[(self.r[i + 1], self.r_in(i + 1))] = f"198.19.{i}.2"
+        self.addr[(self.r[-1], self.r_out(self.n - 1))] = R_OUT_IP
+        self.addr[(self.d, "fbd0")] = D_IP
+        for (ns, ifn), ip in self.addr.items():
+            sh(["ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", ifn])
+            # GRO off: aggregated TCP would exceed the MTU in packet-socket forwarders.
+            # TX checksum offload off: veth would pass TCP with a partial checksum that only
+            # the kernel's skb metadata completes; XDP and packet sockets see raw bytes
+            # (a real NIC fills the checksum in before the wire).
+            sh(["ip", "netns", "exec", ns, "ethtool", "-K", ifn, "gro", "off", "tso", "off",
+                "gso", "off", "tx", "off"], check=False)
+            sh(["ip", "-n", ns, "link", "set", ifn, "up"])
+        self.mac = {k: mac_of(*k) for k in self.addr}
+        # Static neighbours on S and D towards their gateways (no ARP in the measurement;
+        # ns-3 answers ARP itself anyway, the rest need it only for these two entries).
+        sh(["ip", "-n", self.s, "neigh", "replace", R_IN_IP, "lladdr",
+            self.mac[(self.r[0], self.r_in(0))], "dev", "fbs0", "nud", "permanent"])
+        sh(["ip", "-n", self.d, "neigh", "replace", R_OUT_IP, "lladdr",
+            self.mac[(self.r[-1], self.r_out(self.n - 1))], "dev", "fbd0", "nud", "permanent"])
+        sh(["ip", "-n", self.s, "route", "add", "default", "via", R_IN_IP])
+        sh(["ip", "-n", self.d, "route", "add", "default", "via", R_OUT_IP])
+        for ns in self.r:
+            sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=0"])
+        self.steer()
+
+    def interfaces(self):
+        return list(self.addr.keys())
+
+    def steer(self):
+        """RPS and threaded NAPI on every veth: router veths -> FWD_CPU, S/D -> GEN_CPU."""
+        for ns, ifn in self.interfaces():
+            cpu = GEN_CPU if ns in (self.s, self.d) else FWD_CPU
+            sh(["ip", "netns", "exec", ns, "sh", "-c",
+                f"echo {1 << cpu:x} > /sys/class/net/{ifn}/queues/rx-0/rps_cpus; "
+                f"echo 1 > /sys/class/net/{ifn}/threaded"], check=False)
+        self.pin_napi()
+        self.placement = [
+            f"CPU {GEN_CPU}: fp-trafgen (pinned), fp-sink reader, ping, TCP sender/receiver, "
+            f"receive work of fbs0/fbd0 (S and D veths: RPS mask {1 << GEN_CPU:x}, threaded "
+            f"NAPI kthreads pinned)",
+            f"CPU {FWD_CPU}: the forwarder process(es) (taskset) and the receive work of every "
+            f"router veth ({len(self.r) * 2} interfaces: RPS mask {1 << FWD_CPU:x}; threaded "
+            f"NAPI kthreads, which exist when XDP is attached, pinned with taskset)",
+            "veth steering: without it veth runs R's receive work on the sender's CPU; "
+            "GRO/TSO/GSO and TX checksum offload off on all veths (MTU-sized frames with "
+            "complete checksums, as on a wire)",
+        ]
+
+    def pin_napi(self):
+        """Pins every NAPI kthread of this topology's veths (they come and go with XDP)."""
+        want = {}
+        for ns, ifn in self.interfaces():
+            want[f"napi/{ifn}-"] = (ns, ifn, GEN_CPU if ns in (self.s, self.d) else FWD_CPU)
+        # threaded=1 only sticks while the veth has a NAPI (XDP attached): write it again.
+        for ns, ifn in self.interfaces():
+            sh(["ip", "netns", "exec", ns, "sh", "-c",
+                f"echo 1 > /sys/class/net/{ifn}/threaded"], check=False)
+        self.napi = {}
+        for pid, comm in napi_threads().items():
+            for prefix, (ns, ifn, cpu) in want.items():
+                if comm.startswith(prefix):
+                    self.napi[(ns, ifn)] = (pid, cpu)
+                    sh(["taskset", "-pc", str(cpu), str(pid)], check=False)
+
+    def router_napi_pids(self):
+        return [pid for (ns, _), (pid, _) in self.napi.items() if ns in self.r]
+
+    def set_kernel_ip(self, enabled):
+        """ns-3 must be the only one answering on R's interfaces: remove kernel addresses."""
+        for i, ns in enumerate(self.r):
+            for ifn in (self.r_in(i), self.r_out(i)):
+                if enabled:
+                    sh(["ip", "-n", ns, "addr", "replace", f"{self.addr[(ns, ifn)]}/24",
+                        "dev", ifn])
+                else:
+                    sh(["ip", "-n", ns, "addr", "flush", "dev", ifn])
+
+    def routes(self, i):
+        """Static routes of router i: (prefix, out_if, next_hop_ip, next_hop_mac)."""
+        fwd_ns = self.r[i + 1] if i + 1 < self.n else self.d
+        fwd_if = self.r_in(i + 1) if i + 1 < self.n else "fbd0"
+        back_ns = self.r[i - 1] if i > 0 else self.s
+        back_if = self.r_out(i - 1) if i > 0 else "fbs0"
+        return [
+            (NET_D, self.r_out(i), self.addr[(fwd_ns, fwd_if)], self.mac[(fwd_ns, fwd_if)]),
+            (NET_S, self.r_in(i), self.addr[(back_ns, back_if)], self.mac[(back_ns, back_if)]),
+        ]
+
+    def destroy(self):
+        for ns in [self.s] + self.r + [self.d]:
+            CLEAN.del_ns(ns)
+
+
+# --------------------------------------------------------------------------- forwarders
+
+class Forwarder:
+    def __init__(self, kind, tools, topo, ns3_routers=1):
+        self.kind, self.tools, self.topo = kind, tools, topo
+        self.procs = []
+        self.ns3_routers = ns3_routers
+
+    def start(self):
+        t = self.topo
+        if self.kind == "kernel":
+            for i, ns in enumerate(t.r):
+                sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
+                for prefix, out_if, nh_ip, _ in t.routes(i):
+                    if not (prefix == NET_D and i == t.n - 1) and not (prefix == NET_S and i == 0):
+                        sh(["ip", "-n", ns, "route", "replace", prefix, "via", nh_ip,
+                            "dev", out_if])
+        elif self.kind in ("xdp", "rawfwd"):
+            for i, ns in enumerate(t.r):
+                argv = [self.tools[self.kind], "--ifname", t.r_in(i), "--ifname", t.r_out(i)]
+                for prefix, out_if, _, mac in t.routes(i):
+                    argv += ["--route", f"{prefix},{out_if},{mac}"]
+                if self.kind == "rawfwd":
+                    argv += ["--cpu", str(FWD_CPU)]
+                self.procs.append(CLEAN.spawn(ns, argv, cpu=FWD_CPU, name=self.kind))
+        elif self.kind == "ns3":
+            t.set_kernel_ip(False)
+            argv = [self.tools["ns3"], f"--if0={t.r_in(0)}", f"--if1={t.r_out(0)}",
+                    f"--addr0={R_IN_IP}", f"--addr1={R_OUT_IP}",
+                    f"--routers={self.ns3_routers}"]
+            self.procs.append(CLEAN.spawn(t.r[0], argv, cpu=FWD_CPU, name="ns3"))
+        elif self.kind == "fastpathd":
+            for i, ns in enumerate(t.r):
+                argv = [self.tools["fastpathd"], "--port", t.r_in(i), "--port", t.r_out(i),
+                        "--cores", str(FWD_CPU),
+                        "--control-socket", f"/run/fp-bench-{os.getpid()}-r{i}.sock"]
+                for prefix, out_if, nh_ip, mac in t.routes(i):
+                    argv += ["--route", f"{prefix},via={nh_ip},dev={out_if}",
+                             "--neigh", f"{nh_ip},mac={mac},dev={out_if}"]
+                self.procs.append(CLEAN.spawn(ns, argv, cpu=FWD_CPU, name="fastpathd",
+                                              log_path=f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"))
+        for p in self.procs:
+            if self.kind in ("xdp", "rawfwd", "ns3"):
+                if read_json_line(p, 15) is None:
+                    raise RuntimeError(f"{self.kind} (pid {p.pid}) did not become ready")
+        if self.kind == "fastpathd":
+            time.sleep(2.0)  # no readiness line: give it time to attach and fill the UMEM
+            for p in self.procs:
+                if p.poll() is not None:
+                    raise RuntimeError(f"fastpathd exited with {p.returncode}; see "
+                                       f"/tmp/fp-bench-{os.getpid()}-fastpathd-r*.log")
+        t.pin_napi()
+        time.sleep(0.3)
+
+    def stop(self):
+        t = self.topo
+        for p in self.procs:
+            CLEAN.stop(p)
+        self.procs = []
+        if self.kind == "kernel":
+            for ns in t.r:
+                sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=0"])
+        if self.kind == "ns3":
+            t.set_kernel_ip(True)
+
+    def pids(self):
+        return [p.pid for p in self.procs]
+
+
+# --------------------------------------------------------------------------- measurement
+
+def proc_cpu_ticks(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime (all threads)
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def cpu_stat(cpu):
+    """(busy, softirq, total) jiffies of one CPU from /proc/stat."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith(f"cpu{cpu} "):
+                v = [int(x) for x in line.split()[1:]]
+                idle = v[3] + v[4]
+                return sum(v) - idle, v[6], sum(v)
+    return 0, 0, 1
+
+
+class CpuMeter:
+    """Forwarder CPU, in % of one core. Userspace forwarders (ns-3, raw socket, fastpathd):
+    process CPU (all threads) + NAPI kthreads of the router veths. Kernel paths (Linux
+    forwarding, XDP): softirq time of FWD_CPU (/proc/stat) + NAPI kthreads. Softirq is not
+    added for userspace forwarders: with tick accounting (no IRQ_TIME_ACCOUNTING) softirq
+    ticks inside the forwarder's context are already in its stime. cpu1_foreign_pct is
+    what else ran on FWD_CPU (other builds on the machine): the noise indicator."""
+
+    def __init__(self, fwd_pids, napi_pids, kind):
+        self.fwd_pids, self.napi_pids, self.kind = fwd_pids, napi_pids, kind
+        self.hz = os.sysconf("SC_CLK_TCK")
+
+    def snap(self):
+        return (time.time(), sum(proc_cpu_ticks(p) for p in self.fwd_pids),
+                sum(proc_cpu_ticks(p) for p in self.napi_pids), cpu_stat(FWD_CPU))
+
+    def delta(self, a, b):
+        dt = b[0] - a[0]
+        proc = (b[1] - a[1]) / self.hz / dt * 100
+        napi = (b[2] - a[2]) / self.hz / dt * 100
+        busy = (b[3][0] - a[3][0]) / max(1, b[3][2] - a[3][2]) * 100
+        softirq = (b[3][1] - a[3][1]) / max(1, b[3][2] - a[3][2]) * 100
+        fwd = napi + (softirq if self.kind in ("kernel", "xdp") else proc)
+        return {"cpu_proc_pct": proc, "cpu_napi_pct": napi, "cpu_fwd_pct": fwd,
+                "cpu1_busy_pct": busy, "cpu1_softirq_pct": softirq,
+                "cpu1_foreign_pct": max(0.0, busy - fwd)}
+
+
+class Sink:
+    def __init__(self, tools, topo):
+        self.p = CLEAN.spawn(topo.d, [tools["sink"], "--ifname", "fbd0", "--port",
+                                      str(UDP_PORT)], stdin=subprocess.PIPE, name="sink")
+        if read_json_line(self.p, 10) is None:
+            raise RuntimeError("fp-sink did not attach on D's fbd0")
+        # The S side gets an XDP_PASS program too: XDP redirects back into fbs0 (ping
+        # replies through fp-xdpfwd) need one on the receiving veth.
+        self.ps = CLEAN.spawn(topo.s, [tools["sink"], "--ifname", "fbs0", "--port", "1"],
+                              stdin=subprocess.PIPE, name="sink-s")
+        if read_json_line(self.ps, 10) is None:
+            raise RuntimeError("fp-sink (pass program) did not attach on S's fbs0")
+        topo.steer()
+
+    def cmd(self, c):
+        self.p.stdin.write(c + "\n")
+        self.p.stdin.flush()
+        return read_json_line(self.p, 5)
+
+    def close(self):
+        for p in (self.p, self.ps):
+            try:
+                p.stdin.write("quit\n")
+                p.stdin.flush()
+                p.wait(timeout=3)
+            except Exception:
+                pass
+            CLEAN.stop(p)
+
+
+def parse_ping(text):
+    m = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms", text)
+    rx = re.search(r"(\d+) received", text)
+    return (float(m.group(2)) if m else float("nan"), int(rx.group(1)) if rx else 0)
+
+
+def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration):
+    """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load."""
+    sink.cmd("reset")
+    count = max(2, int(duration / 0.2))
+    ping = CLEAN.spawn(topo.s, ["ping", "-q", "-i", "0.2", "-c", str(count), "-w",
+                                str(int(duration) + 2), D_IP], name="ping")
+    argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP, "--dst-ip", D_IP,
+            "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
+            "--flows", str(flows), "--duration", str(duration), "--cpu", str(GEN_CPU),
+            "--dst-port", str(UDP_PORT)]
+    argv += ["--flat-out"] if rate_pps is None else ["--pps", str(rate_pps)]
+    a = meter.snap()
+    gen = CLEAN.spawn(topo.s, argv, name="trafgen")
+    g = read_json_line(gen, duration + 10)
+    b = meter.snap()
+    CLEAN.stop(gen)
+    if g is None:
+        raise RuntimeError("fp-trafgen printed no result")
+    time.sleep(0.3)  # let queued frames drain to the sink
+    s = sink.cmd(f"read {flows}")
+    try:
+        out, _ = ping.communicate(timeout=duration + 5)
+    except subprocess.TimeoutExpired:
+        out = ""
+    CLEAN.stop(ping)
+    rtt, ping_rx = parse_ping(out or "")
+    attempted = g["sent"] + g["errors"]
+    el = g["elapsed_s"]
+    row = {
+        "offered_pps": rate_pps if rate_pps is not None else "flat-out",
+        "offered_mbps": rate_pps * 8 * payload / 1e6 if rate_pps is not None else "",
+        "gen_pps": attempted / el,
+        "gen_errors": g["errors"],
+        "rx_pps": s["packets"] / el,
+        "rx_mbps": s["bytes"] * 8 / el / 1e6,
+        "loss_pct": 100.0 * (attempted - s["packets"]) / attempted if attempted else float("nan"),
+        "gap_loss": s["gap_loss"],
+        "reordered": s["reordered"],
+        "jain": s["jain"],
+        "lat_p50_us": s["lat_p50_us"],
+        "lat_p99_us": s["lat_p99_us"],
+        "rtt_ms": rtt,
+        "ping_rx": ping_rx,
+    }
+    row.update(meter.delta(a, b))
+    # Generator-limited: it could not offer the requested rate, or (flat-out) the forwarder
+    # kept up with everything the generator produced.
+    if rate_pps is not None:
+        row["gen_limited"] = int(attempted / el < 0.98 * rate_pps)
+    else:
+        row["gen_limited"] = int(row["loss_pct"] < 1.0)
+    return row
+
+
+def run_tcp(tools, topo, duration):
+    """TCP bulk S -> D (fp_tcp_bulk.py), with ping under load."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    helper = os.path.join(here, "fp_tcp_bulk.py")
+    srv = CLEAN.spawn(topo.d, [sys.executable, helper, "server", D_IP, str(TCP_PORT),
+                               str(duration + 10)], cpu=GEN_CPU, name="tcp-server")
+    if read_json_line(srv, 5) is None:
+        raise RuntimeError("TCP receiver did not start")
+    count = max(2, int(duration / 0.2))
+    ping = CLEAN.spawn(topo.s, ["ping", "-q", "-i", "0.2", "-c", str(count), "-w",
+                                str(int(duration) + 2), D_IP], name="ping")
+    cli = CLEAN.spawn(topo.s, [sys.executable, helper, "client", D_IP, str(TCP_PORT),
+                               str(duration)], cpu=GEN_CPU, name="tcp-client")
+    c = read_json_line(cli, duration + 15)
+    r = read_json_line(srv, 10)
+    try:
+        out, _ = ping.communicate(timeout=duration + 5)
+    except subprocess.TimeoutExpired:
+        out = ""
+    for p in (cli, srv, ping):
+        CLEAN.stop(p)
+    rtt, _ = parse_ping(out or "")
+    if r is None or c is None:
+        return {"tcp_mbps": float("nan"), "rtt_ms": rtt, "tcp_error": (c or {}).get("error", "no result")}
+    return {"tcp_mbps": r["bytes"] * 8 / r["elapsed_s"] / 1e6, "rtt_ms": rtt, "tcp_error": ""}
+
+
+def generator_ceiling(tools, topo, payload, duration):
+    """Flat-out into an XDP sink on R's ingress (NAPI on FWD_CPU): what S can offer."""
+    p = CLEAN.spawn(topo.r[0], [tools["sink"], "--ifname", topo.r_in(0), "--port",
+                                str(UDP_PORT)], stdin=subprocess.PIPE, name="sink-r")
+    try:
+        if read_json_line(p, 10) is None:
+            raise RuntimeError("sink on R's ingress did not attach")
+        topo.pin_napi()
+        argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP, "--dst-ip", D_IP,
+                "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
+                "--flows", "16", "--duration", str(duration), "--cpu", str(GEN_CPU),
+                "--flat-out"]
+        p.stdin.write("reset\n")
+        p.stdin.flush()
+        read_json_line(p, 5)
+        gen = CLEAN.spawn(topo.s, argv, name="trafgen")
+        g = read_json_line(gen, duration + 10)
+        CLEAN.stop(gen)
+        time.sleep(0.2)
+        p.stdin.write("read 16\n")
+        p.stdin.flush()
+        s = read_json_line(p, 5)
+        return {"payload": payload, "sent_pps": g["sent"] / g["elapsed_s"],
+                "received_at_r_pps": s["packets"] / g["elapsed_s"]}
+    finally:
+        try:
+            p.stdin.write("quit\n")
+            p.stdin.flush()
+            p.wait(timeout=3)
+        except Exception:
+            pass
+        CLEAN.stop(p)
+
+
+# --------------------------------------------------------------------------- statistics
+
+def mean_ci(values):
+    v = [x for x in values if isinstance(x, (int, float)) and not math.isnan(x)]
+    if not v:
+        return float("nan"), float("nan")
+    m = sum(v) / len(v)
+    if len(v) < 2:
+        return m, 0.0
+    sd = math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1))
+    return m, T95.get(len(v) - 1, 1.96) * sd / math.sqrt(len(v))
+
+
+METRICS = ["gen_pps", "rx_pps", "rx_mbps", "loss_pct", "jain", "lat_p50_us", "lat_p99_us",
+           "rtt_ms", "cpu_fwd_pct", "cpu_proc_pct", "cpu_napi_pct", "cpu1_foreign_pct"]
+
+
+def summarize(rows, keys, metrics):
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    out = []
+    for k, rs in groups.items():
+        s = dict(zip(keys, k))
+        s["reps"] = len(rs)
+        for m in metrics:
+            if m in rs[0]:
+                s[m], s[m + "_ci"] = mean_ci([r[m] for r in rs])
+        if "gen_limited" in rs[0]:
+            s["gen_limited"] = int(any(r["gen_limited"] for r in rs))
+        out.append(s)
+    return out
+
+
+def write_csv(path, rows):
+    if not rows:
+        return
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def fmt(v, ci=None, digits=3):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    s = f"{v:.{digits}g}" if abs(v) < 1e4 else f"{v:,.0f}"
+    if ci:
+        s += f" ± {ci:.2g}" if abs(ci) < 1e4 else f" ± {ci:,.0f}"
+    return s
+
+
+# --------------------------------------------------------------------------- plots
+
+def _num(v):
+    return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+
+def plot_all(out_dir, sweep, line, tcp_line):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing (apt-get install python3-matplotlib): no PNG plots")
+        return []
+    files = []
+    for payload in sorted({r["payload"] for r in sweep}):
+        rows = [r for r in sweep if r["payload"] == payload and r["offered_pps"] != "flat-out"]
+        if not rows:
+            continue
+        fig, axes = plt.subplots(2, 2, figsize=(12, 9))
+        for (ax, m, ylabel, logy) in [
+                (axes[0][0], "rx_pps", "received rate (packets/s)", True),
+                (axes[0][1], "loss_pct", "loss (%)", False),
+                (axes[1][0], "rtt_ms", "ping RTT under load (ms)", True),
+                (axes[1][1], "cpu_fwd_pct", "forwarder CPU (% of one core)", False)]:
+            for fw in ALL_FORWARDERS:
+                rs = sorted([r for r in rows if r["forwarder"] == fw],
+                            key=lambda r: r["offered_pps"])
+                if not rs:
+                    continue
+                x = [r["offered_pps"] for r in rs]
+                y = [r[m] for r in rs]
+                e = [_num(r.get(m + "_ci", 0)) for r in rs]
+                ax.errorbar(x, y, yerr=e, marker="o", ms=4, capsize=2, label=LABELS[fw])
+                gl = [r for r in rs if r.get("gen_limited")]
+                if gl:
+                    ax.scatter([r["offered_pps"] for r in gl], [r[m] for r in gl], marker="x",
+                               s=60, color="k", zorder=5)
+            ax.set_xscale("log")
+            if logy:
+                ax.set_yscale("log")
+            ax.set_xlabel("offered rate (packets/s)")
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][0].legend(fontsize=8)
+        fig.suptitle(f"UDP, {payload}-byte payload, S - R - D (x: generator-limited point)")
+        fig.tight_layout()
+        fn = f"udp_sweep_{payload}.png"
+        fig.savefig(os.path.join(out_dir, fn), dpi=90)
+        plt.close(fig)
+        files.append(fn)
+    if line or tcp_line:
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+        for fw in ALL_FORWARDERS:
+            rs = sorted([r for r in line if r["forwarder"] == fw], key=lambda r: r["routers"])
+            if rs:
+                axes[0].errorbar([r["routers"] for r in rs], [r["rx_pps"] for r in rs],
+                                 yerr=[_num(r.get("rx_pps_ci", 0)) for r in rs], marker="o",
+                                 label=LABELS[fw])
+                axes[1].plot([r["routers"] for r in rs], [r["rtt_ms"] for r in rs], marker="o",
+                             label=LABELS[fw])
+            ts = sorted([r for r in tcp_line if r["forwarder"] == fw], key=lambda r: r["routers"])
+            if ts:
+                axes[2].errorbar([r["routers"] for r in ts], [r["tcp_mbps"] for r in ts],
+                                 yerr=[_num(r.get("tcp_mbps_ci", 0)) for r in ts], marker="o",
+                                 label=LABELS[fw])
+        for ax, yl in zip(axes, ["UDP received (packets/s)", "ping RTT under UDP load (ms)",
+                                 "TCP bulk throughput (Mbit/s)"]):
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("routers in the line")
+            ax.set_ylabel(yl)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "line.png"), dpi=90)
+        plt.close(fig)
+        files.append("line.png")
+    return files
+
+
+# --------------------------------------------------------------------------- report
+
+def ratios(summary):
+    """Per payload: saturation throughput (max mean rx_pps over all points incl. flat-out)
+    and loss-free rate (highest offered rate with mean loss < 0.5%)."""
+    res = {}
+    for payload in sorted({r["payload"] for r in summary}):
+        per = {}
+        for fw in ALL_FORWARDERS:
+            rs = [r for r in summary if r["payload"] == payload and r["forwarder"] == fw]
+            if not rs:
+                continue
+            sat = max(r["rx_pps"] for r in rs)
+            paced = [r for r in rs if r["offered_pps"] != "flat-out" and r["loss_pct"] < 0.5]
+            lossfree = max([r["offered_pps"] for r in paced], default=0)
+            per[fw] = {"saturation_pps": sat, "lossfree_pps": lossfree}
+        res[payload] = per
+    return res
+
+
+def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_sum, tcp_sum,
+                 tcp_line_sum, skipped, plots, started, rat):
+    L = []
+    L.append("# ns3-fastpath benchmark results\n")
+    L.append(f"Run: {started} UTC, {time.time() - args.t0:.0f} s; command: "
+             f"`{' '.join(args.argv)}`\n")
+    L.append("## Machine\n")
+    for k, v in machine.items():
+        L.append(f"- {k}: {v}")
+    L.append("\n## CPU placement\n")
+    for p in placement:
+        L.append(f"- {p}")
+    L.append("\n## Generator ceiling (flat-out into an XDP sink at R's ingress)\n")
+    L.append("| payload (B) | sent (pkt/s) | received at R (pkt/s) |\n|---|---|---|")
+    for c in ceilings:
+        L.append(f"| {c['payload']} | {fmt(c['sent_pps'])} | {fmt(c['received_at_r_pps'])} |")
+    if skipped:
+        L.append("\n## Skipped\n")
+        for s in skipped:
+            L.append(f"- {s}")
+    L.append("\n## Ratios within this run\n")
+    L.append("Saturation = highest mean received rate at any offered rate (incl. flat-out); "
+             "loss-free = highest offered rate with mean loss < 0.5 %.\n")
+    for payload, per in rat.items():
+        L.append(f"\n{payload}-byte payload:\n")
+        L.append("| forwarder | saturation (pkt/s) | loss-free (pkt/s) |\n|---|---|---|")
+        for fw, v in per.items():
+            L.append(f"| {LABELS[fw]} | {fmt(v['saturation_pps'])} | {fmt(v['lossfree_pps'])} |")
+        fp = per.get("fastpathd")
+        L.append("")
+        for base in ("ns3", "kernel", "xdp"):
+            b = per.get(base)
+            if fp and b and b["saturation_pps"] > 0:
+                L.append(f"- fastpathd / {LABELS[base]}: saturation "
+                         f"{fp['saturation_pps'] / b['saturation_pps']:.2f}x, loss-free "
+                         + (f"{fp['lossfree_pps'] / b['lossfree_pps']:.2f}x"
+                            if b["lossfree_pps"] else "n/a"))
+            else:
+                L.append(f"- fastpathd / {LABELS[base]}: n/a (one of them was not measured)")
+        for a, b in (("rawfwd", "ns3"), ("kernel", "ns3"), ("xdp", "ns3")):
+            if a in per and b in per and per[b]["saturation_pps"] > 0:
+                L.append(f"- {LABELS[a]} / {LABELS[b]}: saturation "
+                         f"{per[a]['saturation_pps'] / per[b]['saturation_pps']:.2f}x")
+    L.append("\n## UDP sweeps (mean ± 95% CI over repetitions; * = generator-limited)\n")
+    for payload in sorted({r["payload"] for r in sweep_sum}):
+        L.append(f"\n### {payload}-byte payload\n")
+        L.append("| forwarder | offered (pkt/s) | offered (Mbit/s) | received (pkt/s) | "
+                 "received (Mbit/s) | loss (%) | Jain | latency p50/p99 (µs) | RTT (ms) | "
+                 "fwd CPU (%) | foreign load CPU1 (%) |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for fw in ALL_FORWARDERS:
+            rs = [r for r in sweep_sum if r["payload"] == payload and r["forwarder"] == fw]
+            rs.sort(key=lambda r: float("inf") if r["offered_pps"] == "flat-out"
+                    else r["offered_pps"])
+            for r in rs:
+                off = r["offered_pps"]
+                L.append(
+                    f"| {LABELS[fw]} | {off if off == 'flat-out' else fmt(off)}"
+                    f"{' *' if r.get('gen_limited') else ''} | "
+                    f"{fmt(off * 8 * payload / 1e6) if off != 'flat-out' else '-'} | "
+                    f"{fmt(r['rx_pps'], r['rx_pps_ci'])} | {fmt(r['rx_mbps'], r['rx_mbps_ci'])} | "
+                    f"{fmt(r['loss_pct'], r['loss_pct_ci'])} | {fmt(r['jain'])} | "
+                    f"{fmt(r['lat_p50_us'])} / {fmt(r['lat_p99_us'])} | "
+                    f"{fmt(r['rtt_ms'], r['rtt_ms_ci'])} | {fmt(r['cpu_fwd_pct'], r['cpu_fwd_pct_ci'])} | "
+                    f"{fmt(r['cpu1_foreign_pct'])} |")
+    if tcp_sum:
+        L.append("\n## TCP bulk, S - R - D\n")
+        L.append("| forwarder | throughput (Mbit/s) | RTT under load (ms) |\n|---|---|---|")
+        for r in tcp_sum:
+            L.append(f"| {LABELS[r['forwarder']]} | {fmt(r['tcp_mbps'], r['tcp_mbps_ci'])} | "
+                     f"{fmt(r['rtt_ms'], r['rtt_ms_ci'])} |")
+    if line_sum:
+        L.append(f"\n## Line of N routers, UDP {args.line_pps} pkt/s "
+                 f"({args.line_pps * 8 * 160 / 1e6:.1f} Mbit/s, 160 B)\n")
+        L.append("ns-3: one process emulating N routers joined by 1 Gbit/s zero-delay "
+                 "point-to-point links (thesis Section 5.3); the others: N namespaces.\n")
+        L.append("| forwarder | N | received (pkt/s) | loss (%) | RTT (ms) | fwd CPU (%) |")
+        L.append("|---|---|---|---|---|---|")
+        for r in sorted(line_sum, key=lambda r: (ALL_FORWARDERS.index(r["forwarder"]),
+                                                 r["routers"])):
+            L.append(f"| {LABELS[r['forwarder']]} | {r['routers']} | "
+                     f"{fmt(r['rx_pps'], r['rx_pps_ci'])} | {fmt(r['loss_pct'], r['loss_pct_ci'])} | "
+                     f"{fmt(r['rtt_ms'], r['rtt_ms_ci'])} | {fmt(r['cpu_fwd_pct'])} |")
+    if tcp_line_sum:
+        L.append("\n## Line of N routers, TCP bulk\n")
+        L.append("| forwarder | N | throughput (Mbit/s) | RTT (ms) |\n|---|---|---|---|")
+        for r in sorted(tcp_line_sum, key=lambda r: (ALL_FORWARDERS.index(r["forwarder"]),
+                                                     r["routers"])):
+            L.append(f"| {LABELS[r['forwarder']]} | {r['routers']} | "
+                     f"{fmt(r['tcp_mbps'], r['tcp_mbps_ci'])} | {fmt(r['rtt_ms'])} |")
+    if plots:
+        L.append("\n## Plots\n")
+        for p in plots:
+            L.append(f"![{p}]({p})")
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def machine_info():
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"model name\s*:\s*(.*)", f.read())
+            info["CPU"] = m.group(1) if m else "?"
+    except OSError:
+        pass
+    info["cores"] = os.cpu_count()
+    info["kernel"] = os.uname().release
+    try:
+        with open("/proc/loadavg") as f:
+            info["load average at start"] = f.read().split()[:3]
+    except OSError:
+        pass
+    return info
+
+
+# --------------------------------------------------------------------------- main
+
+def find_tools(build_dir):
+    cands = {
+        "trafgen": ["bench/fp-trafgen"], "sink": ["bench/fp-sink"],
+        "xdp": ["bench/fp-xdpfwd"], "rawfwd": ["bench/fp-rawfwd"],
+        "ns3": ["bench/fp-ns3-fdfwd"],
+        "fastpathd": ["fastpath/fastpathd", "fastpathd"],
+    }
+    tools = {}
+    for k, paths in cands.items():
+        for p in paths:
+            full = os.path.join(build_dir, p)
+            if os.access(full, os.X_OK):
+                tools[k] = full
+                break
+    return tools
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build-dir", default=os.path.join(os.path.dirname(here), "build"),
+                    help="CMake build directory holding bench/fp-* and fastpath/fastpathd")
+    ap.add_argument("--out", default="bench-results", help="output directory")
+    ap.add_argument("--quick", action="store_true", help="every forwarder, few points, < 3 min")
+    ap.add_argument("--smoke", action="store_true", help="smallest run (ctest)")
+    ap.add_argument("--forwarders", default=",".join(ALL_FORWARDERS))
+    ap.add_argument("--payloads", default=None, help="comma list, default 160,1470")
+    ap.add_argument("--rates", default=None, help="comma list of offered packets/s")
+    ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--duration", type=float, default=None, help="seconds per point")
+    ap.add_argument("--flows", type=int, default=16)
+    ap.add_argument("--line", default=None, help="router counts of the line scenario, "
+                    "default 1,2,4,8,16,32; 'none' to skip")
+    ap.add_argument("--line-pps", type=int, default=12500,
+                    help="UDP rate of the line scenario (default 12500 = 16 Mbit/s at 160 B, "
+                    "the thesis's rate)")
+    ap.add_argument("--no-tcp", action="store_true")
+    args = ap.parse_args()
+    args.argv = ["python3", "bench/fastpath_bench.py"] + sys.argv[1:]
+    args.t0 = time.time()
+    if os.geteuid() != 0:
+        print("fastpath_bench: must run as root (namespaces, XDP, AF_PACKET)", file=sys.stderr)
+        return 2
+
+    if args.smoke:
+        payloads, rates, reps, duration = [160], [10000, None], 1, 0.5
+        line_ns, tcp_dur = [2], 1.0
+    elif args.quick:
+        payloads, rates, reps, duration = [160], [10000, 100000, None], 1, 1.0
+        line_ns, tcp_dur = [4], 1.0
+    else:
+        payloads = [160, 1470]
+        rates = [5000, 10000, 20000, 40000, 80000, 160000, 320000, 640000, 1000000, None]
+        reps, duration = 3, 2.0
+        line_ns, tcp_dur = [1, 2, 4, 8, 16, 32], 3.0
+    if args.payloads:
+        payloads = [int(x) for x in args.payloads.split(",")]
+    if args.rates:
+        rates = [None if x == "flat" else int(x) for x in args.rates.split(",")]
+    if args.reps:
+        reps = args.reps
+    if args.duration:
+        duration = args.duration
+    if args.line:
+        line_ns = [] if args.line == "none" else [int(x) for x in args.line.split(",")]
+
+    tools = find_tools(args.build_dir)
+    for need in ("trafgen", "sink"):
+        if need not in tools:
+            print(f"fastpath_bench: {need} not built in {args.build_dir}/bench "
+                  f"(cmake --build {args.build_dir} --target fp-bench-tools)", file=sys.stderr)
+            return 1
+    wanted = [f for f in args.forwarders.split(",") if f]
+    forwarders, skipped = [], []
+    for f in wanted:
+        if f == "kernel" or f in tools:
+            forwarders.append(f)
+        else:
+            msg = {"ns3": "fp-ns3-fdfwd not built (ns-3 not found by pkg-config?)",
+                   "fastpathd": f"fastpathd binary not found under {args.build_dir}/fastpath",
+                   }.get(f, f"binary for {f} not found")
+            skipped.append(f"{LABELS.get(f, f)}: skipped, {msg}")
+            log(f"SKIP {f}: {msg}")
+    skipped.append("fastpathd driven by ns-3 OLSR (routing scenario): not run by this "
+                   "harness; S and D would also need an OLSR speaker (see docs/benchmarks.md)")
+    os.makedirs(args.out, exist_ok=True)
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+
+    def on_signal(sig, _frame):
+        raise KeyboardInterrupt(f"signal {sig}")
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    sweep_rows, tcp_rows, line_rows, tcp_line_rows, ceilings = [], [], [], [], []
+    failures = []
+    placement = []
+    rc = 0
+    try:
+        topo = Topology("m", 1)
+        topo.build()
+        placement = topo.placement
+        for p in placement:
+            log("placement: " + p)
+        for payload in payloads:
+            c = generator_ceiling(tools, topo, payload, duration)
+            ceilings.append(c)
+            log(f"generator ceiling, {payload} B: sent {c['sent_pps']:,.0f} pkt/s, "
+                f"received at R {c['received_at_r_pps']:,.0f} pkt/s")
+        sink = Sink(tools, topo)
+        for fw in forwarders:
+            f = Forwarder(fw, tools, topo)
+            try:
+                f.start()
+                meter = CpuMeter(f.pids(), topo.router_napi_pids(), fw)
+                for payload in payloads:
+                    bad = 0
+                    for rate in rates:
+                        if rate is not None and bad >= 2:
+                            continue  # saturated twice: only the flat-out point is left
+                        for rep in range(reps):
+                            row = run_udp_point(tools, topo, sink, meter, rate, payload,
+                                                args.flows, duration)
+                            row.update({"forwarder": fw, "payload": payload, "rep": rep})
+                            sweep_rows.append(row)
+                            log(f"{fw:9s} {payload:4d}B offered {row['offered_pps']!s:>8} "
+                                f"rx {row['rx_pps']:>11,.0f} pkt/s loss {row['loss_pct']:6.2f}% "
+                                f"rtt {row['rtt_ms']:.3f} ms cpu {row['cpu_fwd_pct']:5.1f}%"
+                                f"{' GEN-LIMITED' if row['gen_limited'] else ''}")
+                        if rate is not None and row["loss_pct"] > 50:
+                            bad += 1
+                if not args.no_tcp:
+                    for rep in range(reps):
+                        t = run_tcp(tools, topo, tcp_dur)
+                        t.update({"forwarder": fw, "rep": rep, "routers": 1})
+                        tcp_rows.append(t)
+                        log(f"{fw:9s} TCP {t['tcp_mbps']:.1f} Mbit/s rtt {t['rtt_ms']:.3f} ms")
+                if fw == "ns3":
+                    # Thesis-style multi-node emulation: one ns-3 process, N routers inside.
+                    f.stop()
+                    for n in line_ns:
+                        g = Forwarder("ns3", tools, topo, ns3_routers=n)
+                        g.start()
+                        m2 = CpuMeter(g.pids(), topo.router_napi_pids(), "ns3")
+                        run_line_point(tools, topo, sink, m2, g, "ns3", n, args, reps, duration,
+                                       tcp_dur, line_rows, tcp_line_rows)
+                        g.stop()
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:
+                failures.append(f"{fw}: {e}")
+                log(f"FAILED {fw}: {e}")
+            finally:
+                f.stop()
+        sink.close()
+        topo.destroy()
+        # Line of N namespaces for the other forwarders.
+        for n in line_ns:
+            lt = Topology(f"l{n}", n)
+            lt.build()
+            ls = Sink(tools, lt)
+            for fw in forwarders:
+                if fw == "ns3":
+                    continue
+                f = Forwarder(fw, tools, lt)
+                try:
+                    f.start()
+                    meter = CpuMeter(f.pids(), lt.router_napi_pids(), fw)
+                    run_line_point(tools, lt, ls, meter, f, fw, n, args, reps, duration,
+                                   tcp_dur, line_rows, tcp_line_rows)
+                except KeyboardInterrupt:
+                    raise
+                except Exception as e:
+                    failures.append(f"{fw} line N={n}: {e}")
+                    log(f"FAILED {fw} line N={n}: {e}")
+                finally:
+                    f.stop()
+            ls.close()
+            lt.destroy()
+    except KeyboardInterrupt as e:
+        log(f"interrupted ({e}): cleaning up")
+        rc = 130
+    except Exception as e:
+        log(f"error: {e}")
+        failures.append(str(e))
+        rc = 1
+    finally:
+        CLEAN.all()
+
+    sweep_sum = summarize(sweep_rows, ["forwarder", "payload", "offered_pps"], METRICS)
+    tcp_sum = summarize(tcp_rows, ["forwarder"], ["tcp_mbps", "rtt_ms"])
+    line_sum = summarize(line_rows, ["forwarder", "routers"], METRICS)
+    tcp_line_sum = summarize(tcp_line_rows, ["forwarder", "routers"], ["tcp_mbps", "rtt_ms"])
+    write_csv(os.path.join(args.out, "udp_sweep_raw.csv"), sweep_rows)
+    write_csv(os.path.join(args.out, "udp_sweep.csv"), sweep_sum)
+    write_csv(os.path.join(args.out, "tcp.csv"), tcp_sum)
+    write_csv(os.path.join(args.out, "line_udp.csv"), line_sum)
+    write_csv(os.path.join(args.out, "line_tcp.csv"), tcp_line_sum)
+    write_csv(os.path.join(args.out, "generator_ceiling.csv"), ceilings)
+    plots = plot_all(args.out, sweep_sum, line_sum, tcp_line_sum)
+    rat = ratios(sweep_sum)
+    skipped += [f"FAILED {f}" for f in failures]
+    write_report(args.out, args, machine_info(), placement, ceilings, sweep_sum, line_sum,
+                 tcp_sum, tcp_line_sum, skipped, plots, started, rat)
+    with open(os.path.join(args.out, "ratios.json"), "w") as f:
+        json.dump(rat, f, indent=1)
+    log(f"results in {os.path.abspath(args.out)} (results.md, *.csv, *.png)")
+    for payload, per in rat.items():
+        for fw, v in per.items():
+            log(f"summary {payload}B {fw:9s} saturation {v['saturation_pps']:,.0f} pkt/s, "
+                f"loss-free {v['lossfree_pps']:,} pkt/s")
+
+    if args.smoke and rc == 0:
+        # Every available forwarder must have produced numbers (no speed is asserted).
+        for fw in forwarders:
+            got = [r for r in sweep_rows if r["forwarder"] == fw]
+            if not got or not all(isinstance(r["rx_pps"], float) for r in got):
+                failures.append(f"{fw}: no UDP numbers")
+            elif sum(r["rx_pps"] for r in got) <= 0:
+                failures.append(f"{fw}: forwarded nothing at all")
+            if line_ns and not [r for r in line_rows if r["forwarder"] == fw]:
+                failures.append(f"{fw}: no line-scenario numbers")
+        if failures:
+            for f in failures:
+                print(f"SMOKE FAILURE: {f}", file=sys.stderr)
+            rc = 1
+    elif failures and rc == 0:
+        rc = 1
+    return rc
+
+
+def run_line_point(tools, topo, sink, meter, fwd, fw, n, args, reps, duration, tcp_dur,
+                   line_rows, tcp_line_rows):
+    for rep in range(reps):
+        row = run_udp_point(tools, topo, sink, meter, args.line_pps, 160, args.flows, duration)
+        row.update({"forwarder": fw, "routers": n, "rep": rep})
+        line_rows.append(row)
+        log(f"{fw:9s} line N={n:2d} rx {row['rx_pps']:>9,.0f} pkt/s loss {row['loss_pct']:6.2f}% "
+            f"rtt {row['rtt_ms']:.3f} ms")
+        if not args.no_tcp:
+            t = run_tcp(tools, topo, tcp_dur)
+            t.update({"forwarder": fw, "routers": n, "rep": rep})
+            tcp_line_rows.append(t)
+            log(f"{fw:9s} line N={n:2d} TCP {t['tcp_mbps']:.1f} Mbit/s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

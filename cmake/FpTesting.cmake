@@ -14,4 +14,21 @@ function(fp_add_test name)
   gtest_discover_tests(${name}
     DISCOVERY_TIMEOUT 60
     PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}")
+  # gtest_discover_tests splits a list-valued property (LABELS "a;b" arrives as LABELS a b,
+  # so only the first label sticks). Re-apply the whole label list after discovery.
+  list(LENGTH T_LABELS n_labels)
+  if(n_labels GREATER 1)
+    set(labels_script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+    file(WRITE ${labels_script}
+      "file(GLOB _files [==[${CMAKE_CURRENT_BINARY_DIR}/${name}[[]*[]]_tests.cmake]==])\n"
+      "foreach(_f IN LISTS _files)\n"
+      "  file(STRINGS \"\${_f}\" _lines REGEX \"^add_test\")\n"
+      "  foreach(_l IN LISTS _lines)\n"
+      "    if(_l MATCHES \"^add_test\\\\(\\\\[=\\\\[([^]]+)\\\\]=\\\\]\")\n"
+      "      set_tests_properties(\"\${CMAKE_MATCH_1}\" PROPERTIES LABELS [==[${T_LABELS}]==])\n"
+      "    endif()\n"
+      "  endforeach()\n"
+      "endforeach()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_script})
+  endif()
 endfunction()

@@ -21,3 +21,15 @@ fp_add_test(fp_classifier_fixtures_test
   LABELS privileged netns cls
   TIMEOUT 120)
 
+
+fp_add_test(fp_classifier_fuzz_test
+  SOURCES tests/classifier_fuzz_test.cc
+  LIBS fp_classifier_testlib
+  LABELS privileged netns cls
+  TIMEOUT 180)
+
+fp_add_test(fp_classifier_veth_test
+  SOURCES tests/classifier_veth_test.cc
+  LIBS fp_classifier_testlib
+  LABELS privileged netns cls
+  TIMEOUT 120)

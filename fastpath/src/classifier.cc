@@ -135,8 +135,11 @@ Result<std::unique_ptr<Classifier>> Classifier::attach(const ClassifierOptions& 
   if (Status s = c->setConfig(makeConfig(options)); !s) return s.error();
   if (Status s = owner.write(); !s) return s.error();
   c->owner_file_ = owner.path();
-  pr_info("classifier: xdp_fp_classify attached to %s (ifindex %d, %s mode)", ifname.c_str(),
-          ifindex, c->mode().c_str());
+  pr_info("classifier: xdp_fp_classify attached to %s (ifindex %d, %s mode, %s)", ifname.c_str(),
+          ifindex, c->mode().c_str(),
+          c->viaDispatcher() ? "libxdp dispatcher"
+                             : "alone: the kernel refused libxdp's dispatcher, so no other "
+                               "XDP program can share this interface");
   return c;
 }
 
@@ -181,6 +184,15 @@ int Classifier::progFd() const {
 }
 
 int Classifier::xsksMapFd() const { return skel_ ? bpf_map__fd(skel_->maps.xsks_map) : -1; }
+
+bool Classifier::viaDispatcher() const {
+  if (!attached_) return false;
+  xdp_multiprog* mp = xdp_multiprog__get_from_ifindex(ifindex_);
+  if (!mp || libxdp_get_error(mp)) return false;
+  bool dispatcher = !xdp_multiprog__is_legacy(mp);
+  xdp_multiprog__close(mp);
+  return dispatcher;
+}
 
 std::string Classifier::mode() const {
   if (!attached_) return "none";

@@ -54,7 +54,7 @@ struct V6 {
   uint8_t hop_limit = 64;
   uint8_t proto = 17;  ///< upper-layer header after the extension headers
   uint8_t version = 6;
-  std::vector<Ext> ext;
+  std::vector<Ext> ext{};
 };
 
 Bytes udp(uint16_t sport, uint16_t dport, size_t payload = 18);

@@ -67,6 +67,10 @@ class Classifier {
   bool attached() const { return attached_; }
   /// "native", "generic" or "none".
   std::string mode() const;
+  /// True when attached as one program of libxdp's dispatcher (other XDP programs can
+  /// share the interface). libxdp falls back to attaching us alone when the kernel refuses
+  /// its freplace-based dispatcher (seen on the project's 6.18 test kernel: EPERM).
+  bool viaDispatcher() const;
 
   /// Replaces all control rules: validates every rule first, then adds/updates the new
   /// ones, then deletes the stale ones, so a rule present before and after never blinks.

@@ -31,7 +31,7 @@ const OptionSpec kOptions[] = {
     {"umem-frames", true, "N     frames per worker UMEM (default: computed)"},
     {"frame-size", true, "N      2048 or 4096 (default 4096)"},
     {"xsk-mode", true, "MODE     auto|copy|zerocopy (default auto: zero-copy if offered)"},
-    {"xdp-mode", true, "MODE     native|generic attach of the classifier (default native)"},
+    {"xdp-mode", true, "MODE     auto|native: auto falls back to generic XDP (default auto)"},
     {"no-xsk-policy", true, "P   pass|drop frames of queues without a socket (default pass)"},
     {"punt", true, "POLICY       control|drop: exceptions to the control channel or counted drop"},
     {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
@@ -201,8 +201,8 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     else if (v == "zerocopy") c->xsk_mode = XskMode::kZeroCopy;
     else return bad(origin, "--xsk-mode must be auto, copy or zerocopy, not '" + v + "'");
   } else if (name == "xdp-mode") {
-    if (v != "native" && v != "generic")
-      return bad(origin, "--xdp-mode must be native or generic, not '" + v + "'");
+    if (v != "native" && v != "auto")
+      return bad(origin, "--xdp-mode must be auto or native, not '" + v + "'");
     c->xdp_mode = v;
   } else if (name == "no-xsk-policy") {
     if (v != "pass" && v != "drop")
@@ -360,8 +360,10 @@ Status validateConfig(const Config& c) {
                        " cannot keep every fill ring full: need at least " + std::to_string(need));
   if (c.busy_poll && c.idle_poll_us != 1000 && c.idle_poll_us != 0)
     problems.push_back("--busy-poll and --idle-poll-us contradict each other: busy polling spins");
-  if (c.xsk_mode == XskMode::kZeroCopy && c.xdp_mode == "generic")
-    problems.push_back("--xsk-mode zerocopy needs --xdp-mode native (generic XDP copies)");
+  if (c.xsk_mode == XskMode::kZeroCopy && c.xdp_mode != "native")
+    problems.push_back("--xsk-mode zerocopy needs --xdp-mode native (generic XDP always copies)");
+  if (c.stats_interval_s && c.log_level < LogLevel::kInfo)
+    problems.push_back("--stats-interval prints at level info but --log-level hides it");
   if (c.control_socket.empty() || c.control_socket[0] != '/')
     problems.push_back("--socket must be an absolute path");
   std::set<std::string> ports(c.ports.begin(), c.ports.end());

@@ -63,6 +63,7 @@ TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
       {{"--port"}, "needs a value"},
       {{"--batch-size", "abc"}, "non-negative integer"},
       {{"--xsk-mode", "fast"}, "auto, copy or zerocopy"},
+      {{"--xdp-mode", "generic"}, "auto or native"},
       {{"--route", "198.18.2.0/33,dev=fp1"}, "route"},
       {{"--route", "198.18.2.1/24,dev=fp0"}, "host bits set"},
       {{"--route", "198.18.2.0/24,via=2001:2::1,dev=fp1"}, "family"},
@@ -96,7 +97,8 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--frame-size", "3000"}, "2048 or 4096"},
       {{"--port", "fp0", "--umem-frames", "100"}, "cannot keep every fill ring full"},
       {{"--port", "fp0", "--busy-poll", "--idle-poll-us", "50"}, "contradict"},
-      {{"--port", "fp0", "--xsk-mode", "zerocopy", "--xdp-mode", "generic"}, "zerocopy needs"},
+      {{"--port", "fp0", "--xsk-mode", "zerocopy"}, "zerocopy needs"},
+      {{"--port", "fp0", "--stats-interval", "1", "--log-level", "error"}, "hides it"},
       {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=01:00:00:00:00:01,dev=fp0"}, "multicast"},
   };

@@ -44,7 +44,7 @@ struct Config {
   uint32_t umem_frames = 0;           ///< 0: ports * (fill + tx) + slack, computed
   uint32_t frame_size = 4096;
   XskMode xsk_mode = XskMode::kAuto;
-  std::string xdp_mode = "native";    ///< "native" or "generic" (classifier attach mode)
+  std::string xdp_mode = "auto";      ///< "auto" (native, else generic) or "native"
   bool no_xsk_drop = false;           ///< frames on queues without XSK: drop (else to kernel)
   bool punt_to_control = true;        ///< exceptions to the control channel (else counted drop)
   bool busy_poll = false;

@@ -2,6 +2,7 @@
 #include "emu-socket.h"
 
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -20,9 +21,29 @@ namespace fastpathexamples
 /// Opens an AF_PACKET socket bound to `ifname` (promiscuous, own transmissions ignored).
 /// Returns the fd, or -1 with `why` set.
 int
-OpenPacketSocket(const std::string& ifname, std::array<uint8_t, 6>& mac, std::string& why)
+OpenPacketSocket(const std::string& ifname,
+                 std::array<uint8_t, 6>& mac,
+                 std::string& why,
+                 bool olsrOnly)
 {
     int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+    if (fd >= 0 && olsrOnly)
+    {
+        // tcpdump -dd 'arp or (ip and udp dst port 698)'
+        static sock_filter code[] = {
+            {0x28, 0, 0, 0x0000000c}, {0x15, 8, 0, 0x00000806}, {0x15, 0, 8, 0x00000800},
+            {0x30, 0, 0, 0x00000017}, {0x15, 0, 6, 0x00000011}, {0x28, 0, 0, 0x00000014},
+            {0x45, 4, 0, 0x00001fff}, {0xb1, 0, 0, 0x0000000e}, {0x48, 0, 0, 0x00000010},
+            {0x15, 0, 1, 0x000002ba}, {0x6, 0, 0, 0x00040000},  {0x6, 0, 0, 0x00000000},
+        };
+        sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
+        if (::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
+        {
+            why = std::string("SO_ATTACH_FILTER: ") + std::strerror(errno);
+            ::close(fd);
+            return -1;
+        }
+    }
     if (fd < 0)
     {
         why = std::string("socket(AF_PACKET): ") + std::strerror(errno) +

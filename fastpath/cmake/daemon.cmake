@@ -35,3 +35,11 @@ if(TARGET fastpathd)
                              FASTPATHD_PATH="$<TARGET_FILE:fastpathd>")
   add_dependencies(forwarding_veth_test fastpathd)
 endif()
+
+if(TARGET fp_worker AND TARGET fp_loader)
+  fp_add_test(worker_veth_test
+    SOURCES tests/worker_veth_test.cc
+    LIBS fp_worker fp_loader fp_test_netns
+    LABELS "privileged;netns"
+    TIMEOUT 60)
+endif()

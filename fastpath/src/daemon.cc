@@ -132,9 +132,10 @@ Status Daemon::startWorkers() {
   if (auto st = relay_->start(); !st) return st;
   for (auto& w : workers_)
     if (auto st = w->start(); !st) return st;
-  pr_info("fastpathd: %u port(s), %u worker(s), AF_XDP %s mode, batch %u, %u UMEM frames/worker",
-          np, config_.queues, ports_[0].xsk_mode.c_str(), config_.batch_size,
-          config_.effectiveUmemFrames());
+  pr_info("fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
+          "batch %u, %u UMEM frames/worker",
+          np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
+          config_.batch_size, config_.effectiveUmemFrames());
   return {};
 }
 
@@ -316,6 +317,7 @@ std::vector<CounterSet> Daemon::stats() const {
       v.push_back({"drop_ctrl_runt", ch.drop_runt.load()});
     }
     v.push_back({"xsk_zerocopy", p.xsk_mode == "zerocopy" ? 1u : 0u});
+    if (!workers_.empty()) v.push_back({"xsk_tx_budget", workers_[0]->socket(p.id).txBudget()});
     out.push_back(std::move(cs));
   }
   for (const auto& w : workers_) {

@@ -48,6 +48,8 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   for (auto& s : tx_stage_) s.descs.resize(options_.batch_size * 2);
   punt_addr_.resize(options_.batch_size);
   punt_len_.resize(options_.batch_size);
+  punt_msgs_.resize(options_.batch_size);
+  punt_iov_.resize(options_.batch_size);
   tx_pending_.assign(np, 0);
   publishAccounting();
 }
@@ -172,8 +174,8 @@ void Worker::flushPunts(PortId in) {
   WorkerPortCounters& pc = port_counters_[in];
   FramePool& pool = umem_->pool();
   // One sendmmsg per batch: one message per frame on the SEQPACKET channel, never blocking.
-  mmsghdr msgs[punt_n_];
-  iovec iov[punt_n_];
+  mmsghdr* msgs = punt_msgs_.data();
+  iovec* iov = punt_iov_.data();
   for (uint32_t i = 0; i < punt_n_; ++i) {
     iov[i].iov_base = umem_->data(punt_addr_[i]);
     iov[i].iov_len = punt_len_[i];

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <linux/if_xdp.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <cstdint>
@@ -150,6 +151,8 @@ class Worker {
   std::vector<Staged> tx_stage_;        // per egress port
   std::vector<uint64_t> punt_addr_;     // frames waiting for sendmmsg
   std::vector<uint32_t> punt_len_;
+  std::vector<mmsghdr> punt_msgs_;
+  std::vector<iovec> punt_iov_;
   uint32_t punt_n_ = 0;
   std::vector<uint8_t> tx_pending_;     // per port: TX ring may hold unsent entries
   WorkerEvent last_event_;

@@ -45,6 +45,8 @@ class XskSocket {
   int fd() const { return fd_; }
   bool zeroCopy() const { return zero_copy_; }
   const char* modeName() const { return zero_copy_ ? "zerocopy" : "copy"; }
+  /// Frames the kernel transmits per sendto() in copy mode (32 unless raised).
+  uint32_t txBudget() const { return tx_budget_; }
   const XskOptions& options() const { return options_; }
   /// getsockopt(XDP_STATISTICS). Safe from any thread.
   Result<xdp_statistics> statistics() const;
@@ -61,6 +63,7 @@ class XskSocket {
   xsk_socket* xsk_ = nullptr;
   int fd_ = -1;
   bool zero_copy_ = false;
+  uint32_t tx_budget_ = 32;
 };
 
 /// Entries currently in a ring, read from the shared producer/consumer words. Any thread

@@ -178,7 +178,17 @@ struct Client::Impl {
   Result<v1::Reply> callOnce(v1::Request& req) {
     if (fd < 0) return makeError(-ENOTCONN, "not connected to fastpathd");
     req.set_id(next_id++);
-    if (auto st = sendRequest(req); !st) return st.error();
+    if (auto st = sendRequest(req); !st) {
+      // The server may have refused us and closed (credentials, too many clients): its
+      // error reply is still readable and says why, which beats "broken pipe".
+      auto m = readMessage(0);
+      if (m && m.value() && m.value()->has_reply() && m.value()->reply().has_error()) {
+        const auto& e = m.value()->reply().error();
+        closeFd();
+        return makeError(errnoForCode(e.code()), e.message());
+      }
+      return st.error();
+    }
     auto deadline = Clock::now() + std::chrono::milliseconds(opt.reply_timeout_ms);
     for (;;) {
       int wait = -1;

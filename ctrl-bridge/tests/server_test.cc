@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The server over a real Unix socket, several clients, the real FibManager behind it.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "fastpath/ctrl/client.h"
+#include "fastpath/ctrl/framing.h"
+#include "fastpath/ctrl/translate.h"
+#include "support/server_harness.h"
+
+namespace fastpath::ctrl {
+namespace {
+
+using testing::ServerHarness;
+
+Route route(const std::string& prefix, const std::string& via, PortId port, uint32_t metric = 0) {
+  Route r;
+  r.prefix = IpPrefix::parse(prefix).value();
+  r.next_hop = via.empty() ? IpAddress{} : IpAddress::parse(via).value();
+  r.next_hop.family = r.prefix.address.family;
+  r.port = port;
+  r.metric = metric;
+  return r;
+}
+
+std::unique_ptr<Client> connectOk(ServerHarness& h, ClientOptions opt = {}) {
+  if (opt.node_name.empty()) opt.node_name = "test-node";
+  auto c = Client::connect(h.socketPath(), opt);
+  EXPECT_TRUE(c) << (c ? "" : c.error().message);
+  return c ? std::move(c).value() : nullptr;
+}
+
+/// A raw connection for sending hand-made bytes.
+int rawConnect(const std::string& path) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof(a)) < 0) {
+    ::close(s);
+    return -1;
+  }
+  return s;
+}
+
+void sendFrame(int s, const google::protobuf::MessageLite& m) {
+  std::string w;
+  ASSERT_TRUE(encodeFrame(m, 64u << 20, &w));
+  ASSERT_EQ(::send(s, w.data(), w.size(), MSG_NOSIGNAL), static_cast<ssize_t>(w.size()));
+}
+
+void sendHello(int s) {
+  v1::Request r;
+  r.set_id(1);
+  r.mutable_hello()->mutable_version()->set_major(kProtocolMajor);
+  sendFrame(s, r);
+}
+
+/// Reads until EOF (or 5 s); returns the decoded server messages and whether EOF came.
+std::vector<v1::ServerMessage> readUntilEof(int s, bool* eof) {
+  std::vector<v1::ServerMessage> out;
+  FrameDecoder dec(64u << 20);
+  *eof = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{s, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::recv(s, buf, sizeof(buf), 0);
+    if (n <= 0) {
+      *eof = true;
+      break;
+    }
+    dec.append(buf, n);
+    v1::ServerMessage m;
+    while (dec.next(&m) == FrameDecoder::State::kFrame) out.push_back(m);
+  }
+  return out;
+}
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(h_.start()); }
+  ServerHarness h_;
+};
+
+TEST_F(ServerTest, SocketIsCreated0660) {
+  struct stat sb{};
+  ASSERT_EQ(::stat(h_.socketPath().c_str(), &sb), 0);
+  EXPECT_TRUE(S_ISSOCK(sb.st_mode));
+  EXPECT_EQ(sb.st_mode & 0777, 0660u);
+}
+
+TEST_F(ServerTest, HelloReportsServerIdentity) {
+  auto c = connectOk(h_);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->serverInfo().major, kProtocolMajor);
+  EXPECT_EQ(c->serverInfo().daemon_name, "fastpathd");
+  EXPECT_FALSE(c->serverInfo().node_name.empty());
+}
+
+TEST_F(ServerTest, RoutesAppliedByOneClientAreSeenByAnother) {
+  auto a = connectOk(h_);
+  auto b = connectOk(h_);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->addRoute(route("198.18.2.0/24", "198.18.1.2", 1, 5)));
+  ASSERT_TRUE(a->addRoute(route("2001:2:0:7::/64", "", 2)));
+  auto rs = b->routes();
+  ASSERT_TRUE(rs) << rs.error().message;
+  ASSERT_EQ(rs->size(), 2u);
+  // And the table behind the server really has them (a lookup, not just a list).
+  auto nh = h_.onServer([&] {
+    return h_.backend().fib().view().nextHop4(IpAddress::parse("198.18.2.77").value().v4NetworkOrder());
+  });
+  EXPECT_NE(nh, kLpmNoRoute);
+  ASSERT_TRUE(b->deleteRoute(IpPrefix::parse("198.18.2.0/24").value()));
+  EXPECT_EQ(a->routes()->size(), 1u);
+  auto st = b->deleteRoute(IpPrefix::parse("198.18.2.0/24").value());
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, -ENOENT) << st.error().message;
+  EXPECT_TRUE(b->deleteRoute(IpPrefix::parse("198.18.2.0/24").value(), /*ignore_missing=*/true));
+}
+
+TEST_F(ServerTest, ValidationErrorNamesFieldAndLeavesTableUntouched) {
+  auto c = connectOk(h_);
+  ASSERT_TRUE(c->addRoute(route("198.18.50.0/24", "", 0)));
+  RouteBatch b;
+  b.add = {route("198.18.2.0/24", "", 1), route("198.18.3.0/24", "", 1), route("198.18.4.0/24", "", 7)};
+  auto st = c->applyRoutes(b);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, -ENOENT);
+  EXPECT_NE(st.error().message.find("apply_routes.add[2].port: no port with id 7"), std::string::npos)
+      << st.error().message;
+  EXPECT_EQ(c->routes()->size(), 1u);  // all-or-nothing
+}
+
+TEST_F(ServerTest, NeighboursRulesPortsStats) {
+  auto c = connectOk(h_);
+  auto ports = c->ports();
+  ASSERT_TRUE(ports);
+  ASSERT_EQ(ports->size(), 3u);
+  EXPECT_EQ((*ports)[1].ifname, "fp1");
+  EXPECT_EQ(c->portByName("fp2").value(), 2u);
+  EXPECT_EQ(c->portByName("nope").error().code, -ENOENT);
+
+  Neighbour n{IpAddress::parse("198.18.1.2").value(), 1, MacAddress::parse("02:aa:00:00:00:01").value()};
+  ASSERT_TRUE(c->addNeighbour(n));
+  auto ns = c->neighbours();
+  ASSERT_TRUE(ns);
+  ASSERT_EQ(ns->size(), 1u);
+  EXPECT_EQ((*ns)[0].mac, n.mac);
+  ASSERT_TRUE(c->deleteNeighbour(n.ip, 1));
+  EXPECT_FALSE(c->deleteNeighbour(n.ip, 1));
+  EXPECT_EQ(c->neighbours()->size(), 0u);
+
+  ControlRule r;
+  r.kind = ControlRule::Kind::kL4Port;
+  r.ip_proto = 17;
+  r.port = 698;
+  ASSERT_TRUE(c->setControlRules({r}));
+  auto rules = c->controlRules();
+  ASSERT_TRUE(rules);
+  ASSERT_EQ(rules->size(), 1u);
+  EXPECT_EQ((*rules)[0].port, 698);
+
+  auto stats = c->stats();
+  ASSERT_TRUE(stats);
+  bool found = false;
+  for (const auto& s : *stats) found |= s.scope == "control-server";
+  EXPECT_TRUE(found);
+}
+
+TEST_F(ServerTest, VersionMismatchIsRefusedNamingBothVersions) {
+  ClientOptions o;
+  o.protocol_major = 2;
+  o.protocol_minor = 3;
+  auto c = Client::connect(h_.socketPath(), o);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, -EPROTONOSUPPORT);
+  EXPECT_NE(c.error().message.find("client speaks protocol 2.3, fastpathd speaks 1.0"),
+            std::string::npos)
+      << c.error().message;
+}
+
+TEST_F(ServerTest, RequestBeforeHelloIsRejected) {
+  int s = rawConnect(h_.socketPath());
+  ASSERT_GE(s, 0);
+  v1::Request r;
+  r.set_id(5);
+  r.mutable_get_ports();
+  sendFrame(s, r);
+  ::shutdown(s, SHUT_WR);
+  bool eof;
+  auto msgs = readUntilEof(s, &eof);
+  ::close(s);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].reply().id(), 5u);
+  EXPECT_EQ(msgs[0].reply().error().code(), v1::FAILED_PRECONDITION);
+}
+
+struct BadFrameCase {
+  const char* name;
+  std::string bytes;
+  v1::ErrorCode code;
+};
+
+class BadFrames : public ServerTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(BadFrames, GetErrorReplyThenCleanCloseWhileOthersContinue) {
+  std::string oversize;
+  {
+    // Announce 17 MiB (limit 16 MiB): refused from the length prefix alone.
+    v1::Request big;
+    big.set_id(9);
+    big.mutable_set_control_rules();
+    std::string w;
+    uint64_t len = 17u << 20;
+    while (len >= 0x80) {
+      w.push_back(static_cast<char>((len & 0x7f) | 0x80));
+      len >>= 7;
+    }
+    w.push_back(static_cast<char>(len));
+    w += std::string(100, '\0');
+    oversize = w;
+  }
+  std::string truncated;
+  {
+    v1::Request r;
+    r.set_id(3);
+    r.mutable_apply_routes()->add_add()->set_metric(1);
+    ASSERT_TRUE(encodeFrame(r, 1 << 20, &truncated));
+    truncated.pop_back();
+  }
+  const BadFrameCase cases[] = {
+      {"oversize", oversize, v1::MESSAGE_TOO_LARGE},
+      {"truncated", truncated, v1::MALFORMED},
+      {"garbage-varint", std::string(12, '\xff'), v1::MALFORMED},
+      {"garbage-body", std::string("\x04\x0f\x01\x02\x03", 5), v1::MALFORMED},
+  };
+  const auto& tc = cases[GetParam()];
+  SCOPED_TRACE(tc.name);
+  auto other = connectOk(h_);
+  int s = rawConnect(h_.socketPath());
+  ASSERT_GE(s, 0);
+  sendHello(s);
+  ASSERT_EQ(::send(s, tc.bytes.data(), tc.bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(tc.bytes.size()));
+  ::shutdown(s, SHUT_WR);  // EOF makes the truncated frame visible
+  bool eof = false;
+  auto msgs = readUntilEof(s, &eof);
+  ::close(s);
+  EXPECT_TRUE(eof) << "server must close the connection";
+  ASSERT_EQ(msgs.size(), 2u);  // hello reply + the error
+  EXPECT_FALSE(msgs[0].reply().has_error());
+  EXPECT_EQ(msgs[1].reply().error().code(), tc.code) << msgs[1].reply().error().message();
+  EXPECT_FALSE(msgs[1].reply().error().message().empty());
+  // The server is fine and serves others.
+  EXPECT_TRUE(other->addRoute(route("198.18.77.0/24", "", 0)));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BadFrames, ::testing::Values(0, 1, 2, 3));
+
+TEST_F(ServerTest, LargeReplaceAllIsChunkedAndAtomic) {
+  ClientOptions o;
+  o.routes_per_chunk = 20000;
+  auto c = connectOk(h_, o);
+  ASSERT_TRUE(c->addRoute(route("198.19.0.0/16", "", 0)));
+  std::vector<Route> table;
+  for (uint32_t i = 0; i < 70000; ++i) {
+    Route r;
+    r.prefix.address = IpAddress::v4(htonl(0xc6000000u | (i << 8)));  // 198.0.0.0 + i*256
+    r.prefix.length = 24;
+    r.next_hop.family = Family::kIpv4;
+    r.port = i % 3;
+    table.push_back(r);
+  }
+  ASSERT_TRUE(c->replaceAllRoutes(table));
+  ClientOptions small;
+  auto rs = connectOk(h_, small)->routes();
+  ASSERT_TRUE(rs);
+  EXPECT_EQ(rs->size(), 70000u);  // the /16 is gone: replaced, paged back (100k/page)
+}
+
+TEST_F(ServerTest, ClientDisconnectingMidTransactionLeavesNothingApplied) {
+  auto keep = connectOk(h_);
+  ASSERT_TRUE(keep->addRoute(route("198.18.100.0/24", "", 0)));
+  int s = rawConnect(h_.socketPath());
+  ASSERT_GE(s, 0);
+  sendHello(s);
+  for (uint32_t chunk = 0; chunk < 2; ++chunk) {
+    v1::Request r;
+    r.set_id(10 + chunk);
+    auto* b = r.mutable_apply_routes();
+    b->set_transaction_id(77);
+    b->set_chunk_index(chunk);
+    b->set_replace_all(true);
+    for (uint32_t i = 0; i < 100; ++i)
+      toWire(route("198." + std::to_string(18 + chunk) + "." + std::to_string(i) + ".0/24", "", 1),
+             b->add_add());
+    sendFrame(s, r);
+  }
+  // Wait for both chunk acks, then vanish without the final chunk.
+  FrameDecoder dec(1 << 20);
+  int acks = 0;
+  while (acks < 3) {
+    char buf[4096];
+    ssize_t n = ::recv(s, buf, sizeof(buf), 0);
+    ASSERT_GT(n, 0);
+    dec.append(buf, n);
+    v1::ServerMessage m;
+    while (dec.next(&m) == FrameDecoder::State::kFrame) {
+      EXPECT_FALSE(m.reply().has_error()) << m.reply().error().message();
+      ++acks;
+    }
+  }
+  ::close(s);
+  for (int i = 0; i < 100 && h_.server().counters().transactions_aborted == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(h_.onServer([&] { return h_.server().counters().transactions_aborted; }), 1u);
+  auto rs = keep->routes();
+  ASSERT_EQ(rs->size(), 1u);
+  EXPECT_EQ((*rs)[0].prefix.toString(), "198.18.100.0/24");
+}
+
+TEST_F(ServerTest, OutOfOrderChunkAbortsTheTransaction) {
+  auto c = connectOk(h_);
+  int s = rawConnect(h_.socketPath());
+  sendHello(s);
+  auto chunk = [&](uint64_t id, uint32_t idx, bool final) {
+    v1::Request r;
+    r.set_id(id);
+    auto* b = r.mutable_apply_routes();
+    b->set_transaction_id(5);
+    b->set_chunk_index(idx);
+    b->set_final_chunk(final);
+    b->set_replace_all(true);
+    toWire(route("198.18." + std::to_string(idx) + ".0/24", "", 1), b->add_add());
+    sendFrame(s, r);
+  };
+  chunk(2, 0, false);
+  chunk(3, 2, false);  // skips 1
+  chunk(4, 1, true);   // no transaction open any more
+  ::shutdown(s, SHUT_WR);
+  bool eof;
+  auto msgs = readUntilEof(s, &eof);
+  ::close(s);
+  ASSERT_EQ(msgs.size(), 4u);
+  EXPECT_FALSE(msgs[1].reply().has_error());
+  EXPECT_EQ(msgs[2].reply().error().code(), v1::ABORTED);
+  EXPECT_EQ(msgs[2].reply().error().field(), "apply_routes.chunk_index");
+  EXPECT_NE(msgs[2].reply().error().message().find("out of order (expected 1)"), std::string::npos);
+  EXPECT_EQ(msgs[3].reply().error().code(), v1::ABORTED);
+  EXPECT_EQ(c->routes()->size(), 0u);
+}
+
+TEST(ServerSlowReader, ClientThatStopsReadingIsDisconnectedOthersAreServed) {
+  ServerOptions o;
+  o.max_send_queue_bytes = 256 * 1024;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  auto fast = connectOk(h);
+  std::vector<Route> table;
+  for (uint32_t i = 0; i < 2000; ++i) table.push_back(route("198.18." + std::to_string(i / 256) + "." + std::to_string(i % 256) + "/32", "", 1));
+  ASSERT_TRUE(fast->replaceAllRoutes(table));
+
+  int s = rawConnect(h.socketPath());
+  ASSERT_GE(s, 0);
+  int small = 4096;
+  ::setsockopt(s, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sendHello(s);
+  // Ask for the table over and over without reading a byte (each reply ~40 KB).
+  bool disconnected = false;
+  for (int i = 0; i < 2000 && !disconnected; ++i) {
+    v1::Request r;
+    r.set_id(100 + i);
+    r.mutable_get_routes();
+    std::string w;
+    ASSERT_TRUE(encodeFrame(r, 1 << 20, &w));
+    if (::send(s, w.data(), w.size(), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) disconnected = true;
+    // Meanwhile the well-behaved client gets prompt answers.
+    if (i % 50 == 0) {
+      auto t0 = std::chrono::steady_clock::now();
+      ASSERT_TRUE(fast->ports());
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+    }
+    if (h.onServer([&] { return h.server().counters().send_queue_overflows; }) > 0) disconnected = true;
+  }
+  EXPECT_TRUE(disconnected);
+  EXPECT_EQ(h.onServer([&] { return h.server().counters().send_queue_overflows; }), 1u);
+  ::close(s);
+  EXPECT_TRUE(fast->addRoute(route("198.19.0.0/16", "", 2)));
+}
+
+TEST(ServerCredentials, PeerNotAllowedIsRefusedWithReason) {
+  ServerOptions o;
+  o.socket_mode = 0666;  // let anyone reach the SO_PEERCRED check
+  o.allow_same_uid = false;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  if (::geteuid() != 0) {
+    // Non-root: our own uid is not allowed by this configuration.
+    auto c = Client::connect(h.socketPath(), {});
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().code, -EACCES) << c.error().message;
+    EXPECT_NE(c.error().message.find("uid " + std::to_string(::getuid())), std::string::npos);
+  } else {
+    passwd* nobody = ::getpwnam("nobody");
+    if (!nobody) GTEST_SKIP() << "no 'nobody' user to drop to";
+    ::chmod(h.dir().c_str(), 0755);  // let nobody traverse the temp dir
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      if (::setgid(nobody->pw_gid) != 0 || ::setuid(nobody->pw_uid) != 0) _exit(10);
+      auto c = Client::connect(h.socketPath(), {});
+      if (c) _exit(11);
+      if (c.error().code != -EACCES) _exit(12);
+      if (c.error().message.find("permission denied") == std::string::npos) _exit(13);
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    // Root is always allowed.
+    EXPECT_TRUE(Client::connect(h.socketPath(), {}));
+  }
+  EXPECT_EQ(h.onServer([&] { return h.server().counters().refused_credentials; }), 1u);
+}
+
+TEST_F(ServerTest, ControlChannelFdIsPassedWithScmRights) {
+  auto c = connectOk(h_);
+  auto fd = c->openControlChannel(1);
+  ASSERT_TRUE(fd) << fd.error().message;
+  const char frame[] = "\xff\xff\xff\xff\xff\xff\x02\x00\x00\x00\x00\x09\x08\x06arp?";
+  ASSERT_EQ(::write(fd.value(), frame, sizeof(frame)), static_cast<ssize_t>(sizeof(frame)));
+  int daemon_end = h_.onServer([&] { return h_.backend().daemonEnd(1); });
+  ASSERT_GE(daemon_end, 0);
+  char buf[128];
+  ssize_t n = ::recv(daemon_end, buf, sizeof(buf), MSG_DONTWAIT);
+  ASSERT_EQ(n, static_cast<ssize_t>(sizeof(frame)));
+  EXPECT_EQ(std::memcmp(buf, frame, sizeof(frame)), 0);
+  // And the other way: one frame per message.
+  ASSERT_EQ(::send(daemon_end, "reply", 5, 0), 5);
+  ASSERT_EQ(::recv(fd.value(), buf, sizeof(buf), 0), 5);
+  ::close(fd.value());
+  auto bad = c->openControlChannel(9);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, -ENOENT);
+  EXPECT_TRUE(c->ports());  // connection still in sync after the error
+}
+
+TEST_F(ServerTest, EventsReachSubscribersOnly) {
+  auto sub = connectOk(h_);
+  auto other = connectOk(h_);
+  ASSERT_TRUE(sub->subscribe());
+  h_.onServer([&] {
+    FastPathEvent e;
+    e.kind = FastPathEvent::Kind::kRouteMiss;
+    e.port = 2;
+    e.address = IpAddress::parse("198.18.9.9").value();
+    h_.backend().emit(e);
+    e.kind = FastPathEvent::Kind::kPortDown;
+    h_.backend().emit(e);
+    return 0;
+  });
+  // A request in between: the events arriving first are buffered, not lost.
+  ASSERT_TRUE(sub->ports());
+  auto e1 = sub->nextEvent(2000);
+  ASSERT_TRUE(e1 && e1.value());
+  EXPECT_EQ(e1.value()->kind, FastPathEvent::Kind::kRouteMiss);
+  EXPECT_EQ(e1.value()->address.toString(), "198.18.9.9");
+  EXPECT_EQ(e1.value()->port, 2u);
+  auto e2 = sub->nextEvent(2000);
+  ASSERT_TRUE(e2 && e2.value());
+  EXPECT_EQ(e2.value()->kind, FastPathEvent::Kind::kPortDown);
+  auto none = other->nextEvent(50);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none.value());
+}
+
+TEST_F(ServerTest, ReconnectsWithBackoffAndReplays) {
+  ClientOptions o;
+  o.auto_reconnect = true;
+  o.backoff_initial_ms = 10;
+  int replays = 0;
+  o.on_reconnect = [&](Client& c) -> Status {
+    ++replays;
+    return c.replaceAllRoutes({route("198.18.200.0/24", "", 1)});
+  };
+  auto c = connectOk(h_, o);
+  ASSERT_TRUE(c->subscribe());
+  ASSERT_TRUE(h_.restart());  // drops every connection
+  auto rs = c->routes();      // fails once, reconnects, replays, retries
+  ASSERT_TRUE(rs) << rs.error().message;
+  EXPECT_EQ(replays, 1);
+  ASSERT_EQ(rs->size(), 1u);
+  EXPECT_EQ((*rs)[0].prefix.toString(), "198.18.200.0/24");
+}
+
+TEST(ServerStart, RefusesWhenAnotherServerListens) {
+  ServerHarness h;
+  ASSERT_TRUE(h.start());
+  testing::TableBackend b;
+  ServerOptions o;
+  o.socket_path = h.socketPath();
+  ControlServer second(b, o);
+  auto st = second.start();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, -EADDRINUSE);
+}
+
+}  // namespace
+}  // namespace fastpath::ctrl

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A ControlBackend over a real FibManager, with a fixed port list and a socketpair per
+// port for control channels: everything fastpathd's backend does except the interfaces.
+// Used by the ctrl-bridge tests, the fuzzer and the benchmarks (and fpctl demos).
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "fastpath/control_backend.h"
+#include "fastpath/fib.h"
+
+namespace fastpath::ctrl::testing {
+
+class TableBackend : public ControlBackend {
+ public:
+  /// Ports fp0..fp(n-1), ids 0..n-1, MACs 02:00:00:00:00:0<id+1>.
+  static std::vector<PortInfo> defaultPorts(unsigned n = 3);
+
+  explicit TableBackend(std::vector<PortInfo> ports = defaultPorts(),
+                        size_t max_v4_routes = 1 << 20, size_t max_v6_routes = 1 << 16);
+  ~TableBackend() override;
+
+  Status applyRoutes(const RouteBatch& batch) override;
+  std::vector<Route> routes() const override;
+  Status addNeighbour(const Neighbour& n) override;
+  Status deleteNeighbour(const IpAddress& ip, PortId port) override;
+  std::vector<Neighbour> neighbours() const override;
+  Status setControlRules(const std::vector<ControlRule>& rules) override;
+  std::vector<ControlRule> controlRules() const override;
+  std::vector<PortInfo> ports() const override;
+  Result<PortId> portByName(const std::string& ifname) const override;
+  std::vector<CounterSet> stats() const override;
+  Result<int> controlChannelFd(PortId port) override;
+  void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
+
+  /// Sends an event to the sink (call on the server's thread).
+  void emit(const FastPathEvent& e);
+  /// fastpathd's end of a port's control channel (-1 before the first open).
+  int daemonEnd(PortId port) const;
+  FibManager& fib() { return fib_; }
+
+ private:
+  std::vector<PortInfo> ports_;
+  FibManager fib_;
+  std::vector<ControlRule> rules_;
+  std::map<PortId, std::pair<int, int>> channels_;  // port -> (daemon end, client end)
+  std::function<void(const FastPathEvent&)> sink_;
+};
+
+}  // namespace fastpath::ctrl::testing

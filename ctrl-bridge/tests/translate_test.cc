@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Wire -> domain translation and validation: every error names the offending field.
+#include <gtest/gtest.h>
+
+#include "fastpath/ctrl/translate.h"
+#include "support/table_backend.h"
+
+namespace fastpath::ctrl {
+namespace {
+
+using testing::TableBackend;
+
+v1::Prefix wirePrefix(const std::string& text_addr, uint32_t len) {
+  v1::Prefix p;
+  auto a = IpAddress::parse(text_addr);
+  EXPECT_TRUE(a) << text_addr;
+  toWire(a.value(), p.mutable_address());
+  p.set_length(len);
+  return p;
+}
+
+v1::Route* addRoute(v1::RouteBatch* b, const std::string& addr, uint32_t len, uint32_t port = 1) {
+  auto* r = b->add_add();
+  *r->mutable_prefix() = wirePrefix(addr, len);
+  r->mutable_port()->set_id(port);
+  return r;
+}
+
+class Translate : public ::testing::Test {
+ protected:
+  PortDirectory ports_{TableBackend::defaultPorts()};
+
+  /// Runs one batch through BatchBuilder; returns the error (code OK when accepted).
+  WireError check(const v1::RouteBatch& b, size_t max = 1000) {
+    BatchBuilder builder(ports_, max);
+    WireError err;
+    err.code = v1::OK;
+    RouteBatch out;
+    if (builder.addChunk(b, &err) && builder.finish(&out, &err)) err.code = v1::OK;
+    return err;
+  }
+};
+
+TEST_F(Translate, ValidBatchTranslates) {
+  v1::RouteBatch b;
+  auto* r = addRoute(&b, "198.18.2.0", 24, 1);
+  toWire(IpAddress::parse("198.18.1.2").value(), r->mutable_next_hop());
+  r->set_metric(7);
+  addRoute(&b, "2001:2:0:1::", 64, 2);
+  *b.add_remove() = wirePrefix("198.18.9.0", 24);
+  BatchBuilder builder(ports_, 100);
+  WireError err;
+  RouteBatch out;
+  ASSERT_TRUE(builder.addChunk(b, &err)) << err.message;
+  ASSERT_TRUE(builder.finish(&out, &err)) << err.message;
+  ASSERT_EQ(out.add.size(), 2u);
+  EXPECT_EQ(out.add[0].prefix.toString(), "198.18.2.0/24");
+  EXPECT_EQ(out.add[0].next_hop.toString(), "198.18.1.2");
+  EXPECT_EQ(out.add[0].port, 1u);
+  EXPECT_EQ(out.add[0].metric, 7u);
+  EXPECT_TRUE(out.add[1].next_hop.isUnspecified());
+  EXPECT_EQ(out.add[1].next_hop.family, Family::kIpv6);
+  ASSERT_EQ(out.remove.size(), 1u);
+}
+
+TEST_F(Translate, PrefixLengthTooLongNamesField) {
+  v1::RouteBatch b;
+  addRoute(&b, "198.18.0.0", 16);
+  addRoute(&b, "198.18.1.0", 24);
+  addRoute(&b, "198.18.2.0", 24);
+  addRoute(&b, "198.18.3.0", 33);
+  auto e = check(b);
+  EXPECT_EQ(e.code, v1::INVALID_ARGUMENT);
+  EXPECT_EQ(e.field, "apply_routes.add[3].prefix.length");
+  EXPECT_EQ(e.message, "apply_routes.add[3].prefix.length: 33 > 32 (IPv4)");
+  v1::RouteBatch b6;
+  addRoute(&b6, "2001:2::", 129);
+  EXPECT_EQ(check(b6).message, "apply_routes.add[0].prefix.length: 129 > 128 (IPv6)");
+}
+
+TEST_F(Translate, HostBitsSetAreRejectedWithTheNormalisedPrefix) {
+  v1::RouteBatch b;
+  addRoute(&b, "198.18.2.1", 24);
+  auto e = check(b);
+  EXPECT_EQ(e.code, v1::INVALID_ARGUMENT);
+  EXPECT_EQ(e.field, "apply_routes.add[0].prefix");
+  EXPECT_NE(e.message.find("host bits set; send 198.18.2.0/24"), std::string::npos) << e.message;
+}
+
+TEST_F(Translate, UnknownPortByIdAndByName) {
+  v1::RouteBatch b;
+  addRoute(&b, "198.18.2.0", 24, 9);
+  auto e = check(b);
+  EXPECT_EQ(e.code, v1::NOT_FOUND);
+  EXPECT_EQ(e.field, "apply_routes.add[0].port");
+  EXPECT_NE(e.message.find("no port with id 9"), std::string::npos);
+
+  v1::RouteBatch n;
+  addRoute(&n, "198.18.2.0", 24)->mutable_port()->set_name("eth7");
+  e = check(n);
+  EXPECT_EQ(e.code, v1::NOT_FOUND);
+  EXPECT_NE(e.message.find("apply_routes.add[0].port: no port named 'eth7'"), std::string::npos);
+
+  v1::RouteBatch ok;
+  addRoute(&ok, "198.18.2.0", 24)->mutable_port()->set_name("fp2");
+  EXPECT_EQ(check(ok).code, v1::OK);
+
+  v1::RouteBatch unset;
+  addRoute(&unset, "198.18.2.0", 24)->clear_port();
+  EXPECT_EQ(check(unset).field, "apply_routes.add[0].port");
+}
+
+TEST_F(Translate, BadAddressBytesAndFamilyMismatch) {
+  v1::RouteBatch b;
+  addRoute(&b, "198.18.2.0", 24)->mutable_prefix()->mutable_address()->set_bytes("abcde");
+  auto e = check(b);
+  EXPECT_EQ(e.field, "apply_routes.add[0].prefix.address");
+  EXPECT_NE(e.message.find("5 address bytes"), std::string::npos);
+
+  v1::RouteBatch f;
+  auto* r = addRoute(&f, "198.18.2.0", 24);
+  toWire(IpAddress::parse("2001:2::1").value(), r->mutable_next_hop());
+  EXPECT_EQ(check(f).field, "apply_routes.add[0].next_hop");
+
+  v1::RouteBatch missing;
+  missing.add_add()->mutable_port()->set_id(0);
+  EXPECT_EQ(check(missing).field, "apply_routes.add[0].prefix");
+}
+
+TEST_F(Translate, EmptyBatchIsRejectedButEmptyReplaceAllClears) {
+  v1::RouteBatch b;
+  auto e = check(b);
+  EXPECT_EQ(e.code, v1::INVALID_ARGUMENT);
+  EXPECT_NE(e.message.find("empty batch"), std::string::npos);
+  b.set_replace_all(true);
+  EXPECT_EQ(check(b).code, v1::OK);
+}
+
+TEST_F(Translate, OversizeBatchIsResourceExhausted) {
+  v1::RouteBatch b;
+  for (int i = 0; i < 11; ++i) addRoute(&b, "198.18." + std::to_string(i) + ".0", 24);
+  auto e = check(b, 10);
+  EXPECT_EQ(e.code, v1::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(e.field, "apply_routes");
+  EXPECT_NE(e.message.find("limit of 10"), std::string::npos);
+}
+
+TEST_F(Translate, DuplicateDeleteAndDuplicateAdd) {
+  v1::RouteBatch b;
+  *b.add_remove() = wirePrefix("198.18.9.0", 24);
+  *b.add_remove() = wirePrefix("198.18.8.0", 24);
+  *b.add_remove() = wirePrefix("198.18.9.0", 24);
+  auto e = check(b);
+  EXPECT_EQ(e.field, "apply_routes.remove[2]");
+  EXPECT_NE(e.message.find("duplicate delete of 198.18.9.0/24 (also apply_routes.remove[0])"),
+            std::string::npos)
+      << e.message;
+
+  v1::RouteBatch a;
+  addRoute(&a, "198.18.9.0", 24);
+  addRoute(&a, "198.18.9.0", 24, 2);
+  e = check(a);
+  EXPECT_EQ(e.field, "apply_routes.add[1].prefix");
+
+  v1::RouteBatch both;
+  addRoute(&both, "198.18.9.0", 24);
+  *both.add_remove() = wirePrefix("198.18.9.0", 24);
+  EXPECT_EQ(check(both).field, "apply_routes.remove[0]");
+}
+
+TEST_F(Translate, ReplaceAllWithRemovesIsRejected) {
+  v1::RouteBatch b;
+  b.set_replace_all(true);
+  addRoute(&b, "198.18.9.0", 24);
+  *b.add_remove() = wirePrefix("198.18.8.0", 24);
+  EXPECT_EQ(check(b).field, "apply_routes.remove");
+}
+
+TEST_F(Translate, ChunkIndicesAreGlobal) {
+  BatchBuilder builder(ports_, 100);
+  WireError err;
+  v1::RouteBatch c0, c1;
+  addRoute(&c0, "198.18.0.0", 24);
+  addRoute(&c0, "198.18.1.0", 24);
+  addRoute(&c1, "198.18.2.0", 24);
+  addRoute(&c1, "198.18.0.0", 24);  // duplicate of chunk 0's first
+  ASSERT_TRUE(builder.addChunk(c0, &err));
+  ASSERT_FALSE(builder.addChunk(c1, &err));
+  EXPECT_EQ(err.field, "apply_routes.add[3].prefix");
+  EXPECT_NE(err.message.find("duplicates apply_routes.add[0]"), std::string::npos);
+}
+
+TEST_F(Translate, UnknownEnumValuesNameTheField) {
+  v1::SetControlRules s;
+  auto* r0 = s.add_rules();
+  r0->set_kind(v1::ControlRule::KIND_ETHERTYPE);
+  r0->set_ethertype(0x0806);
+  auto* r1 = s.add_rules();
+  r1->set_kind(static_cast<v1::ControlRule::Kind>(9));
+  std::vector<ControlRule> out;
+  WireError e;
+  ASSERT_FALSE(controlRulesFromWire(s, "set_control_rules", &out, &e));
+  EXPECT_EQ(e.message, "set_control_rules.rules[1].kind: unknown value 9");
+
+  r1->set_kind(v1::ControlRule::KIND_L4_PORT);
+  r1->set_ip_proto(17);
+  r1->set_port(521);
+  r1->set_action(static_cast<v1::ControlRule::Action>(5));
+  ASSERT_FALSE(controlRulesFromWire(s, "set_control_rules", &out, &e));
+  EXPECT_EQ(e.field, "set_control_rules.rules[1].action");
+
+  r1->set_action(v1::ControlRule::ACTION_PASS);
+  ASSERT_TRUE(controlRulesFromWire(s, "set_control_rules", &out, &e)) << e.message;
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].kind, ControlRule::Kind::kL4Port);
+  EXPECT_EQ(out[1].port, 521);
+  EXPECT_TRUE(out[1].pass_to_kernel);
+
+  r1->set_ip_proto(1);
+  ASSERT_FALSE(controlRulesFromWire(s, "set_control_rules", &out, &e));
+  EXPECT_EQ(e.field, "set_control_rules.rules[1].ip_proto");
+
+  v1::Subscribe sub;
+  sub.add_kinds(v1::EVENT_KIND_PORT_UP);
+  sub.add_kinds(static_cast<v1::EventKind>(42));
+  std::vector<FastPathEvent::Kind> kinds;
+  ASSERT_FALSE(subscriptionFromWire(sub, "subscribe", &kinds, &e));
+  EXPECT_EQ(e.field, "subscribe.kinds[1]");
+}
+
+TEST_F(Translate, NeighbourValidation) {
+  v1::Neighbour n;
+  toWire(IpAddress::parse("198.18.1.2").value(), n.mutable_address());
+  n.mutable_port()->set_name("fp1");
+  n.set_mac(std::string("\x02\x00\x00\x00\x00\x09", 6));
+  Neighbour out;
+  WireError e;
+  ASSERT_TRUE(neighbourFromWire(n, "add_neighbour", ports_, &out, &e)) << e.message;
+  EXPECT_EQ(out.port, 1u);
+  EXPECT_EQ(out.mac.toString(), "02:00:00:00:00:09");
+  n.set_mac(std::string("\x02\x00", 2));
+  ASSERT_FALSE(neighbourFromWire(n, "add_neighbour", ports_, &out, &e));
+  EXPECT_EQ(e.message, "add_neighbour.mac: 2 bytes, expected 6");
+  n.set_mac(std::string("\xff\xff\xff\xff\xff\xff", 6));
+  ASSERT_FALSE(neighbourFromWire(n, "add_neighbour", ports_, &out, &e));
+  EXPECT_EQ(e.field, "add_neighbour.mac");
+}
+
+TEST_F(Translate, DomainWireRoundTrip) {
+  Route r;
+  r.prefix = IpPrefix::parse("2001:2:0:5::/64").value();
+  r.next_hop = IpAddress::parse("2001:2::1").value();
+  r.port = 2;
+  r.metric = 5;
+  v1::Route w;
+  toWire(r, &w);
+  Route back = routeFromReply(w);
+  EXPECT_EQ(back.prefix, r.prefix);
+  EXPECT_EQ(back.next_hop, r.next_hop);
+  EXPECT_EQ(back.port, 2u);
+  EXPECT_EQ(back.metric, 5u);
+}
+
+TEST(ErrorCodes, RoundTrip) {
+  for (int c = v1::INVALID_ARGUMENT; c <= v1::UNIMPLEMENTED; ++c) {
+    auto code = static_cast<v1::ErrorCode>(c);
+    EXPECT_EQ(codeForErrno(errnoForCode(code)), code) << c;
+  }
+}
+
+}  // namespace
+}  // namespace fastpath::ctrl

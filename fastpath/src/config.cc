@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -376,14 +377,17 @@ Status validateConfig(const Config& c) {
     if (!prefixes.insert(r.prefix.toString()).second)
       problems.push_back(name + " is given twice");
   }
-  std::set<std::string> neighs;
+  std::map<std::string, std::string> neighs;  // ip%dev -> mac
   for (const auto& n : c.neighbours) {
     std::string name = "neighbour " + n.ip.toString();
     if (!ports.count(n.dev)) problems.push_back(name + ": dev " + n.dev + " is not a --port");
     if (n.mac.isZero()) problems.push_back(name + ": MAC 00:00:00:00:00:00 is not valid");
     if (n.mac.bytes[0] & 1) problems.push_back(name + ": MAC " + n.mac.toString() + " is multicast");
-    if (!neighs.insert(n.ip.toString() + "%" + n.dev).second)
-      problems.push_back(name + " on " + n.dev + " is given twice");
+    // The same neighbour repeated (one --neigh per route using it) is fine; two MACs are not.
+    auto [it, fresh] = neighs.emplace(n.ip.toString() + "%" + n.dev, n.mac.toString());
+    if (!fresh && it->second != n.mac.toString())
+      problems.push_back(name + " on " + n.dev + " is given with two MACs (" + it->second +
+                         ", " + n.mac.toString() + ")");
   }
   if (problems.empty()) return {};
   std::string msg = "invalid configuration:";

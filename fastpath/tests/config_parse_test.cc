@@ -101,6 +101,8 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--stats-interval", "1", "--log-level", "error"}, "hides it"},
       {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=01:00:00:00:00:01,dev=fp0"}, "multicast"},
+      {{"--port", "fp0", "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0", "--neigh",
+        "198.18.1.2,mac=02:00:00:00:00:02,dev=fp0"}, "two MACs"},
   };
   for (const auto& c : cases) {
     auto r = parse(c.args);
@@ -110,6 +112,13 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
     EXPECT_NE(st.error().message.find(c.needle), std::string::npos)
         << "'" << st.error().message << "' lacks '" << c.needle << "'";
   }
+}
+
+TEST(ConfigValidate, RepeatedIdenticalNeighbourIsAccepted) {
+  auto c = parse({"--port", "fp0", "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0",
+                  "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(validateConfig(*c).ok()) << "one --neigh per route through it is how scripts write it";
 }
 
 TEST(ConfigValidate, DefaultsAreSane) {

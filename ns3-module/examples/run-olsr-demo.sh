@@ -72,6 +72,9 @@ topology() {
   ip -n "$S" link add s0 type veth peer name r0 netns "$R"
   ip -n "$D" link add d0 type veth peer name r1 netns "$R"
   for x in "$S s0" "$R r0" "$R r1" "$D d0"; do set -- $x; ip -n "$1" link set "$2" up; done
+  # ns-3 verifies checksums; veth offload leaves the kernels' own packets with partial ones.
+  ip netns exec "$S" ethtool -K s0 tx off >/dev/null
+  ip netns exec "$D" ethtool -K d0 tx off >/dev/null
   # Hosts behind the OLSR peers: the kernel owns these, ns-3 peers announce them (HNA).
   ip -n "$S" addr add 198.18.1.2/24 dev s0
   ip -n "$S" addr add 198.18.10.1/32 dev lo

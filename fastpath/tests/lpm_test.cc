@@ -1,2 +1,382 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// LPM algorithms against a naive reference (every rule in a hash map per length, lookup
+// tries every length from the longest) on random tables with interleaved adds, replaces
+// and removes. Fixed seeds: a failure reproduces.
 #include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "fastpath/lpm.h"
+
+namespace fastpath {
+namespace {
+
+// ---------------------------------------------------------------- IPv4 reference
+uint32_t mask4(unsigned d) { return d == 0 ? 0 : ~0u << (32 - d); }
+
+class Ref4 {
+ public:
+  void add(uint32_t ip, uint8_t d, uint32_t nh) { rules_[d][ip & mask4(d)] = nh; }
+  bool remove(uint32_t ip, uint8_t d) { return rules_[d].erase(ip & mask4(d)) > 0; }
+  uint32_t lookup(uint32_t ip) const {
+    for (int d = 32; d >= 0; --d) {
+      const auto& m = rules_[d];
+      if (m.empty()) continue;
+      auto it = m.find(ip & mask4(d));
+      if (it != m.end()) return it->second;
+    }
+    return kLpmNoRoute;
+  }
+  size_t size() const {
+    size_t n = 0;
+    for (const auto& m : rules_) n += m.size();
+    return n;
+  }
+  std::unordered_map<uint32_t, uint32_t> rules_[33];
+};
+
+// Prefix lengths shaped like a real table: mostly /24, /16-/23, some longer.
+uint8_t randomDepth4(std::mt19937_64& rng) {
+  const unsigned r = rng() % 100;
+  if (r < 50) return 24;
+  if (r < 85) return static_cast<uint8_t>(8 + rng() % 16);   // 8..23
+  if (r < 99 || rng() % 64) return static_cast<uint8_t>(25 + rng() % 8);  // 25..32
+  return static_cast<uint8_t>(rng() % 8);  // 0..7: rare, as in real tables (each spans 2^17+ entries)
+}
+
+std::unique_ptr<Lpm4> makeLpm4(uint32_t max_rules = 1 << 20, uint32_t groups = 1 << 15) {
+  auto t = Lpm4::create(LpmConfig{max_rules, groups});
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return std::move(t).value();
+}
+
+TEST(Lpm4, EmptyTableHasNoRoute) {
+  auto t = makeLpm4();
+  EXPECT_EQ(t->lookup(0), kLpmNoRoute);
+  EXPECT_EQ(t->lookup(0xc6120001), kLpmNoRoute);
+  EXPECT_EQ(t->lookup(0xffffffff), kLpmNoRoute);
+}
+
+TEST(Lpm4, DefaultHostAndLongestMatch) {
+  auto t = makeLpm4();
+  ASSERT_TRUE(t->add(0, 0, 1).ok());
+  ASSERT_TRUE(t->add(0xc6120000, 15, 2).ok());   // 198.18.0.0/15
+  ASSERT_TRUE(t->add(0xc6120200, 24, 3).ok());   // 198.18.2.0/24
+  ASSERT_TRUE(t->add(0xc6120280, 25, 4).ok());   // 198.18.2.128/25
+  ASSERT_TRUE(t->add(0xc6120281, 32, 5).ok());   // 198.18.2.129/32
+  EXPECT_EQ(t->lookup(0x01020304), 1u);
+  EXPECT_EQ(t->lookup(0xc6130001), 2u);
+  EXPECT_EQ(t->lookup(0xc6120201), 3u);
+  EXPECT_EQ(t->lookup(0xc6120280), 4u);
+  EXPECT_EQ(t->lookup(0xc6120281), 5u);
+  EXPECT_EQ(t->lookup(0xc61202ff), 4u);
+  // Host bits are ignored on add; replace changes the next hop only.
+  ASSERT_TRUE(t->add(0xc61202ff, 24, 6).ok());
+  EXPECT_EQ(t->lookup(0xc6120201), 6u);
+  EXPECT_EQ(t->stats().rules, 5u);
+  EXPECT_EQ(t->find(0xc6120200, 24).value_or(0), 6u);
+  EXPECT_FALSE(t->find(0xc6120200, 23).has_value());
+}
+
+TEST(Lpm4, RemoveRestoresCoveringPrefix) {
+  auto t = makeLpm4();
+  ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());    // 10/8
+  ASSERT_TRUE(t->add(0x0a010000, 16, 2).ok());   // 10.1/16
+  ASSERT_TRUE(t->add(0x0a010100, 24, 3).ok());   // 10.1.1/24
+  ASSERT_TRUE(t->add(0x0a010180, 26, 4).ok());   // 10.1.1.128/26
+  ASSERT_TRUE(t->add(0x0a0101c1, 32, 5).ok());   // 10.1.1.193/32
+  // Remove the middle ones: longer prefixes stay, covered space falls back.
+  ASSERT_TRUE(t->remove(0x0a010100, 24).ok());
+  EXPECT_EQ(t->lookup(0x0a010101), 2u);
+  EXPECT_EQ(t->lookup(0x0a010181), 4u);
+  EXPECT_EQ(t->lookup(0x0a0101c1), 5u);
+  ASSERT_TRUE(t->remove(0x0a010180, 26).ok());
+  EXPECT_EQ(t->lookup(0x0a010181), 2u);
+  EXPECT_EQ(t->lookup(0x0a0101c1), 5u);
+  ASSERT_TRUE(t->remove(0x0a010000, 16).ok());
+  EXPECT_EQ(t->lookup(0x0a010181), 1u);
+  EXPECT_EQ(t->lookup(0x0a0101c1), 5u);
+  ASSERT_TRUE(t->remove(0x0a0101c1, 32).ok());
+  EXPECT_EQ(t->lookup(0x0a0101c1), 1u);
+  // The /24's group folded back into tbl24: retired, then free after release.
+  EXPECT_EQ(t->stats().groups_used, 0u);
+  EXPECT_EQ(t->stats().groups_retired, 1u);
+  t->releaseRetired();
+  EXPECT_EQ(t->stats().groups_retired, 0u);
+  ASSERT_TRUE(t->remove(0x0a000000, 8).ok());
+  EXPECT_EQ(t->lookup(0x0a0101c1), kLpmNoRoute);
+  EXPECT_FALSE(t->remove(0x0a000000, 8).ok());
+}
+
+TEST(Lpm4, RejectsBadInputAndCapacity) {
+  auto t = makeLpm4(4, 1);
+  EXPECT_FALSE(t->add(0, 33, 1).ok());
+  EXPECT_FALSE(t->add(0, 8, Lpm4::kMaxNextHop + 1).ok());
+  ASSERT_TRUE(t->add(0x0a000080, 25, 1).ok());   // takes the only group
+  auto full = t->add(0x0b000080, 25, 1);
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.error().message.find("tbl8"), std::string::npos) << full.error().message;
+  EXPECT_EQ(t->lookup(0x0b000081), kLpmNoRoute);  // failed add left nothing behind
+  ASSERT_TRUE(t->add(0x0a000000, 24, 2).ok());
+  ASSERT_TRUE(t->add(0x0c000000, 8, 3).ok());
+  ASSERT_TRUE(t->add(0x0d000000, 8, 4).ok());
+  auto too_many = t->add(0x0e000000, 8, 5);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.error().message.find("max_rules"), std::string::npos);
+  EXPECT_EQ(t->groupsNeeded({{0x0b000080, 25}, {0x0b000000, 26}, {0x0a000000, 30}}), 1u);
+}
+
+TEST(Lpm4, RandomTableMatchesReference) {
+  std::mt19937_64 rng(0xfa57c1a5);
+  auto t = makeLpm4(1 << 20, 1 << 15);
+  Ref4 ref;
+  std::vector<std::pair<uint32_t, uint8_t>> present;
+  auto randomAddr = [&](void) -> uint32_t {
+    // Half near existing prefixes (exercise long matches), half anywhere.
+    if (!present.empty() && (rng() & 1)) {
+      const auto& [ip, d] = present[rng() % present.size()];
+      return ip | (static_cast<uint32_t>(rng()) & ~mask4(d));
+    }
+    return static_cast<uint32_t>(rng());
+  };
+  auto addRandom = [&]() {
+    const uint8_t d = randomDepth4(rng);
+    const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
+    const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
+    ASSERT_TRUE(t->add(ip, d, nh).ok());
+    if (!ref.rules_[d].count(ip)) present.emplace_back(ip, d);
+    ref.add(ip, d, nh);
+  };
+  auto check = [&](size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t a = randomAddr();
+      ASSERT_EQ(t->lookup(a), ref.lookup(a)) << "address " << std::hex << a;
+    }
+  };
+  for (int i = 0; i < 100000; ++i) addRandom();
+  check(300000);
+  // Interleave: remove, add, replace; check as we go.
+  for (int round = 0; round < 10; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      const unsigned op = rng() % 3;
+      if (op == 0 && !present.empty()) {
+        const size_t k = rng() % present.size();
+        const auto [ip, d] = present[k];
+        ASSERT_TRUE(t->remove(ip, d).ok());
+        ASSERT_TRUE(ref.remove(ip, d));
+        present[k] = present.back();
+        present.pop_back();
+      } else if (op == 1 && !present.empty()) {
+        const auto [ip, d] = present[rng() % present.size()];
+        const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
+        ASSERT_TRUE(t->add(ip, d, nh).ok());
+        ref.add(ip, d, nh);
+      } else {
+        addRandom();
+      }
+    }
+    if (round % 3 == 0) t->releaseRetired();
+    check(70000);
+  }
+  EXPECT_EQ(t->stats().rules, ref.size());
+  // Remove everything: the table must be empty again and every group back.
+  for (const auto& [ip, d] : present) ASSERT_TRUE(t->remove(ip, d).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->stats().rules, 0u);
+  EXPECT_EQ(t->stats().groups_used, 0u);
+  for (int i = 0; i < 10000; ++i) ASSERT_EQ(t->lookup(static_cast<uint32_t>(rng())), kLpmNoRoute);
+}
+
+TEST(Lpm4, BulkLookupMatchesSingle) {
+  std::mt19937_64 rng(7);
+  auto t = makeLpm4();
+  for (int i = 0; i < 5000; ++i) {
+    const uint8_t d = randomDepth4(rng);
+    ASSERT_TRUE(t->add(static_cast<uint32_t>(rng()), d, i).ok());
+  }
+  std::vector<uint32_t> ips(1000), nhs(1000);
+  for (auto& a : ips) a = static_cast<uint32_t>(rng());
+  t->lookupBulk(ips.data(), nhs.data(), ips.size());
+  for (size_t i = 0; i < ips.size(); ++i) ASSERT_EQ(nhs[i], t->lookup(ips[i]));
+}
+
+// ---------------------------------------------------------------- IPv6 reference
+using A6 = std::array<uint8_t, 16>;
+
+A6 mask6(const A6& a, unsigned d) {  // a with all bits after the first d cleared
+  A6 r{};
+  for (unsigned i = 0; i < 16; ++i) {
+    const int bits = static_cast<int>(d) - static_cast<int>(i * 8);
+    if (bits >= 8) r[i] = a[i];
+    else if (bits > 0) r[i] = static_cast<uint8_t>(a[i] & (0xff00u >> bits));
+  }
+  return r;
+}
+
+const A6 kOnes6 = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+struct A6Hash {
+  size_t operator()(const A6& a) const noexcept {  // murmur3 fmix64 over both halves
+    uint64_t x, y;
+    std::memcpy(&x, a.data(), 8);
+    std::memcpy(&y, a.data() + 8, 8);
+    uint64_t h = x ^ (y * 0x9e3779b97f4a7c15ull);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return static_cast<size_t>(h);
+  }
+};
+
+class Ref6 {
+ public:
+  void add(const A6& ip, uint8_t d, uint32_t nh) { rules_[d][mask6(ip, d)] = nh; }
+  bool remove(const A6& ip, uint8_t d) { return rules_[d].erase(mask6(ip, d)) > 0; }
+  uint32_t lookup(const A6& ip) const {
+    for (int d = 128; d >= 0; --d) {
+      const auto& m = rules_[d];
+      if (m.empty()) continue;
+      auto it = m.find(mask6(ip, d));
+      if (it != m.end()) return it->second;
+    }
+    return kLpmNoRoute;
+  }
+  size_t size() const {
+    size_t n = 0;
+    for (const auto& m : rules_) n += m.size();
+    return n;
+  }
+  std::unordered_map<A6, uint32_t, A6Hash> rules_[129];
+};
+
+// Lengths from a fixed set that crosses every stride boundary (24 + 8k) and sits on and
+// around it, so the reference (one hash probe per length in use) stays fast.
+uint8_t randomDepth6(std::mt19937_64& rng) {
+  static constexpr uint8_t kCommon[] = {32, 40, 44, 48, 48, 48, 48, 52, 56, 56, 60, 64, 64, 64, 64};
+  static constexpr uint8_t kLong[] = {23, 24, 25, 31, 33, 65, 72, 79, 80, 81, 96, 104, 112, 120, 127, 128};
+  const unsigned r = rng() % 100;
+  if (r < 75) return kCommon[rng() % std::size(kCommon)];
+  if (r < 99 || rng() % 64) return kLong[rng() % std::size(kLong)];
+  return static_cast<uint8_t>(rng() % 17);  // rare: each spans 2^8+ first-level entries
+}
+
+A6 randomA6(std::mt19937_64& rng) {
+  A6 a;
+  const uint64_t x = rng(), y = rng();
+  std::memcpy(a.data(), &x, 8);
+  std::memcpy(a.data() + 8, &y, 8);
+  a[0] = static_cast<uint8_t>(0x20 | (a[0] & 0x03));  // cluster in 2000::/14 so prefixes nest
+  return a;
+}
+
+std::unique_ptr<Lpm6> makeLpm6(uint32_t max_rules = 1 << 18, uint32_t groups = 1 << 19) {
+  auto t = Lpm6::create(LpmConfig{max_rules, groups});
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return std::move(t).value();
+}
+
+A6 a6(std::initializer_list<uint8_t> bytes) {
+  A6 a{};
+  size_t i = 0;
+  for (uint8_t b : bytes) a[i++] = b;
+  return a;
+}
+
+TEST(Lpm6, LongestMatchAndRemoveRestoresCover) {
+  auto t = makeLpm6();
+  const A6 p16 = a6({0x20, 0x01, 0x00, 0x02});
+  ASSERT_TRUE(t->add(A6{}.data(), 0, 1).ok());
+  ASSERT_TRUE(t->add(p16.data(), 48, 2).ok());          // 2001:2::/48
+  ASSERT_TRUE(t->add(p16.data(), 64, 3).ok());          // 2001:2::/64
+  A6 host = p16;
+  host[15] = 1;
+  ASSERT_TRUE(t->add(host.data(), 128, 4).ok());        // 2001:2::1/128
+  A6 other = p16;
+  other[6] = 7;  // inside the /48, outside the /64
+  EXPECT_EQ(t->lookup(host.data()), 4u);
+  host[15] = 2;
+  EXPECT_EQ(t->lookup(host.data()), 3u);
+  EXPECT_EQ(t->lookup(other.data()), 2u);
+  EXPECT_EQ(t->lookup(a6({0x30}).data()), 1u);
+  ASSERT_TRUE(t->remove(p16.data(), 64).ok());
+  EXPECT_EQ(t->lookup(host.data()), 2u);
+  host[15] = 1;
+  EXPECT_EQ(t->lookup(host.data()), 4u);
+  ASSERT_TRUE(t->remove(host.data(), 128).ok());
+  EXPECT_EQ(t->lookup(host.data()), 2u);
+  ASSERT_TRUE(t->remove(p16.data(), 48).ok());
+  EXPECT_EQ(t->lookup(host.data()), 1u);
+  EXPECT_EQ(t->stats().groups_used, 0u);
+  EXPECT_FALSE(t->remove(p16.data(), 48).ok());
+  EXPECT_FALSE(t->add(p16.data(), 129, 1).ok());
+}
+
+TEST(Lpm6, RandomTableMatchesReference) {
+  std::mt19937_64 rng(0x2001000200000000ull);
+  auto t = makeLpm6();
+  Ref6 ref;
+  std::vector<std::pair<A6, uint8_t>> present;
+  auto randomAddr = [&]() -> A6 {
+    if (!present.empty() && (rng() & 1)) {
+      const auto& [ip, d] = present[rng() % present.size()];
+      A6 r = randomA6(rng);
+      const A6 m = mask6(kOnes6, d);
+      for (int i = 0; i < 16; ++i) r[i] = static_cast<uint8_t>(ip[i] | (r[i] & ~m[i]));
+      return r;
+    }
+    return randomA6(rng);
+  };
+  auto addRandom = [&]() {
+    const uint8_t d = randomDepth6(rng);
+    const A6 ip = mask6(randomA6(rng), d);
+    const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
+    ASSERT_TRUE(t->add(ip.data(), d, nh).ok());
+    if (!ref.rules_[d].count(ip)) present.emplace_back(ip, d);
+    ref.add(ip, d, nh);
+  };
+  auto check = [&](size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const A6 a = randomAddr();
+      ASSERT_EQ(t->lookup(a.data()), ref.lookup(a)) << "lookup mismatch";
+    }
+  };
+  for (int i = 0; i < 100000; ++i) addRandom();
+  check(300000);
+  for (int round = 0; round < 10; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      const unsigned op = rng() % 3;
+      if (op == 0 && !present.empty()) {
+        const size_t k = rng() % present.size();
+        const auto [ip, d] = present[k];
+        ASSERT_TRUE(t->remove(ip.data(), d).ok());
+        ASSERT_TRUE(ref.remove(ip, d));
+        present[k] = present.back();
+        present.pop_back();
+      } else if (op == 1 && !present.empty()) {
+        const auto [ip, d] = present[rng() % present.size()];
+        const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
+        ASSERT_TRUE(t->add(ip.data(), d, nh).ok());
+        ref.add(ip, d, nh);
+      } else {
+        addRandom();
+      }
+    }
+    if (round % 3 == 0) t->releaseRetired();
+    check(70000);
+  }
+  EXPECT_EQ(t->stats().rules, ref.size());
+  for (const auto& [ip, d] : present) ASSERT_TRUE(t->remove(ip.data(), d).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->stats().rules, 0u);
+  EXPECT_EQ(t->stats().groups_used, 0u);
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -75,7 +75,6 @@ class Lpm6Trie {
   bool addAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t entry);
   void fillGroup(uint32_t group, uint8_t depth, uint32_t entry);
   void removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t replacement);
-  void sweepGroup(uint32_t group, uint8_t depth, uint32_t replacement);
   std::optional<uint32_t> collapsible(uint32_t group, int level) const;
   std::optional<uint32_t> allocGroup();
   void retireGroupTree(uint32_t group);

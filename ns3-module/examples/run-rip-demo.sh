@@ -96,7 +96,7 @@ pids+=($!)
 if [[ $mode == fastpath ]]; then
   sock=$work/fastpathd.sock
   ip netns exec "$R" "$fastpathd" --port r0 --port r1 --socket "$sock" \
-    --socket-uid "$(id -u nobody)" --log-level warn >"$work/fastpathd.log" 2>&1 &
+    --socket-uid "$(id -u nobody)" --socket-gid "$(getent group nogroup | cut -d: -f3)" --log-level warn >"$work/fastpathd.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
   [[ -S $sock ]] || die "fastpathd did not start: $(cat "$work/fastpathd.log")"

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Real fastpathd + real ns-3 on veth: S — R — D in namespaces fp-ns3-*.
+//
+//   S: kernel 198.18.1.2 (+198.18.10.1) and an ns-3 OLSR peer 198.18.1.3 (HNA 198.18.10.0/24)
+//   R: fastpathd on r0,r1 and the ns-3 OLSR router (olsr-router, run as nobody)
+//   D: kernel 198.18.2.2 (+198.18.20.1) and an ns-3 OLSR peer 198.18.2.3 (HNA 198.18.20.0/24)
+//
+// R learns the networks behind S and D only from OLSR; the tests check what reaches
+// fastpathd (through the client library) and where the data went (fastpathd's counters,
+// the kernel's interface counters, what the ns-3 router received).
+#include "fastpath/ctrl/client.h"
+#include "netns.h"
+
+#include <gtest/gtest.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+using fastpath::testing::sh;
+using fastpath::testing::Topology;
+using namespace std::chrono_literals;
+
+namespace
+{
+
+std::string
+Slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::map<std::string, std::string>
+ReadReport(const std::string& path)
+{
+    std::map<std::string, std::string> out;
+    std::istringstream in(Slurp(path));
+    std::string line;
+    while (std::getline(in, line))
+    {
+        auto eq = line.find('=');
+        if (eq != std::string::npos && line.compare(0, 6, "route=") != 0)
+        {
+            out[line.substr(0, eq)] = line.substr(eq + 1);
+        }
+    }
+    return out;
+}
+
+class OlsrVethTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        std::string why;
+        if (!fastpath::testing::havePrivileges(&why))
+        {
+            GTEST_SKIP() << why;
+        }
+        if (access(FASTPATHD_BIN, X_OK) != 0 || access(OLSR_ROUTER_BIN, X_OK) != 0)
+        {
+            GTEST_SKIP() << "fastpathd or olsr-router not built";
+        }
+        topo_ = std::make_unique<Topology>("ns3");
+        S_ = topo_->addNamespace("s");
+        R_ = topo_->addNamespace("r");
+        D_ = topo_->addNamespace("d");
+        topo_->addVeth(S_, "s0", R_, "r0");
+        topo_->addVeth(D_, "d0", R_, "r1");
+        // ns-3 checks checksums; the kernels' veth offload would leave them partial.
+        topo_->exec(S_, "ethtool -K s0 tx off >/dev/null");
+        topo_->exec(D_, "ethtool -K d0 tx off >/dev/null");
+        sh("ip -n " + S_ + " addr add 198.18.1.2/24 dev s0");
+        sh("ip -n " + S_ + " addr add 198.18.10.1/32 dev lo");
+        sh("ip -n " + S_ + " route add 198.18.20.0/24 via 198.18.1.1 src 198.18.10.1");
+        sh("ip -n " + D_ + " addr add 198.18.2.2/24 dev d0");
+        sh("ip -n " + D_ + " addr add 198.18.20.1/32 dev lo");
+        sh("ip -n " + D_ + " route add 198.18.10.0/24 via 198.18.2.1 src 198.18.20.1");
+
+        char tmpl[] = "/tmp/fp-ns3-test-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+        chmod(dir_.c_str(), 0755);
+        sock_ = dir_ + "/fastpathd.sock";
+        StartFastpathd();
+        peerS_ = topo_->spawn(S_,
+                              {OLSR_ROUTER_BIN, "--role=peer", "--interfaces=s0",
+                               "--addresses=198.18.1.3/24", "--hna=198.18.10.0/24", "--name=S",
+                               "--duration=0", "--hello=0.2", "--tc=0.5"},
+                              dir_ + "/s.log");
+        peerD_ = topo_->spawn(D_,
+                              {OLSR_ROUTER_BIN, "--role=peer", "--interfaces=d0",
+                               "--addresses=198.18.2.3/24", "--hna=198.18.20.0/24", "--name=D",
+                               "--duration=0", "--hello=0.2", "--tc=0.5"},
+                              dir_ + "/d.log");
+        // The simulation itself is unprivileged: it only uses fastpathd's socket.
+        router_ = topo_->spawn(R_,
+                               {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                OLSR_ROUTER_BIN, "--role=router", "--socket=" + sock_,
+                                "--ports=r0,r1", "--addresses=198.18.1.1/24,198.18.2.1/24",
+                                "--name=R", "--duration=0", "--hello=0.2", "--tc=0.5",
+                                "--report=" + dir_ + "/r.report"},
+                               dir_ + "/r.log");
+    }
+
+    void TearDown() override
+    {
+        client_.reset();
+        if (HasFailure() && !dir_.empty())
+        {
+            for (auto f : {"r.log", "fastpathd.log", "s.log", "d.log"})
+            {
+                std::cerr << "---- " << f << "\n" << Slurp(dir_ + "/" + f).substr(0, 4000);
+            }
+        }
+        topo_.reset(); // stops every spawned process, removes the namespaces
+        if (!dir_.empty())
+        {
+            sh("rm -rf " + dir_);
+        }
+    }
+
+    void StartFastpathd()
+    {
+        std::string uid = std::to_string(getpwnam("nobody")->pw_uid);
+        std::string gid = std::to_string(getgrnam("nogroup")->gr_gid);
+        unlink(sock_.c_str());
+        fastpathd_ = topo_->spawn(R_,
+                                  {FASTPATHD_BIN, "--port", "r0", "--port", "r1", "--socket",
+                                   sock_, "--socket-uid", uid, "--socket-gid", gid,
+                                   "--log-level", "info"},
+                                  dir_ + "/fastpathd.log");
+        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
+        {
+            std::this_thread::sleep_for(100ms);
+        }
+        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
+        client_.reset();
+    }
+
+    fastpath::ctrl::Client& Client()
+    {
+        if (!client_)
+        {
+            auto c = fastpath::ctrl::Client::connect(sock_);
+            EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+            if (c.ok())
+            {
+                client_ = std::move(c.value());
+            }
+        }
+        return *client_;
+    }
+
+    /// The route fastpathd has for exactly `prefix`, as "via X port N", or "".
+    std::string RouteIn(const std::string& prefix)
+    {
+        auto r = Client().routes();
+        if (!r.ok())
+        {
+            client_.reset();
+            return "";
+        }
+        for (const auto& route : r.value())
+        {
+            if (route.prefix.toString() == prefix)
+            {
+                return "via " +
+                       (route.next_hop.isUnspecified() ? std::string("on-link")
+                                                       : route.next_hop.toString()) +
+                       " port " + std::to_string(route.port);
+            }
+        }
+        return "";
+    }
+
+    bool WaitFor(const std::function<bool()>& cond, std::chrono::milliseconds timeout)
+    {
+        auto end = std::chrono::steady_clock::now() + timeout;
+        while (std::chrono::steady_clock::now() < end)
+        {
+            if (cond())
+            {
+                return true;
+            }
+            std::this_thread::sleep_for(100ms);
+        }
+        return cond();
+    }
+
+    uint64_t Counter(const std::string& scope, const std::string& name)
+    {
+        auto st = Client().stats();
+        if (!st.ok())
+        {
+            return 0;
+        }
+        for (const auto& cs : st.value())
+        {
+            if (cs.scope == scope)
+            {
+                for (const auto& kv : cs.counters)
+                {
+                    if (kv.first == name)
+                    {
+                        return kv.second;
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
+    bool PingThroughR()
+    {
+        return topo_->exec(S_, "ping -c1 -W1 -I 198.18.10.1 198.18.20.1 >/dev/null 2>&1") == 0;
+    }
+
+    uint64_t RxD()
+    {
+        return std::stoull(topo_->execOutput(D_, "cat /sys/class/net/d0/statistics/rx_packets"));
+    }
+
+    /// Flood-pings behind S -> behind D through R (`count` echoes, at most 10 s).
+    void SendData(int count)
+    {
+        topo_->exec(S_, "ping -q -f -c " + std::to_string(count) +
+                            " -w 10 -I 198.18.10.1 198.18.20.1 >/dev/null 2>&1");
+    }
+
+    std::unique_ptr<Topology> topo_;
+    std::string S_, R_, D_, dir_, sock_;
+    pid_t fastpathd_ = -1, peerS_ = -1, peerD_ = -1, router_ = -1;
+    std::unique_ptr<fastpath::ctrl::Client> client_;
+};
+
+TEST_F(OlsrVethTest, OlsrRoutesReachFastPathAndDataTakesIt)
+{
+    // OLSR's neighbours (exact mirror) and the connected networks appear in fastpathd.
+    ASSERT_TRUE(WaitFor([&] { return !RouteIn("198.18.2.3/32").empty(); }, 20s))
+        << "OLSR route to D's peer never reached fastpathd";
+    EXPECT_EQ(RouteIn("198.18.2.3/32"), "via on-link port 1");
+    EXPECT_EQ(RouteIn("198.18.1.3/32"), "via on-link port 0");
+    EXPECT_EQ(RouteIn("198.18.1.0/24"), "via on-link port 0");
+    EXPECT_EQ(RouteIn("198.18.2.0/24"), "via on-link port 1");
+
+    // The networks behind S and D are OLSR HNA routes: the first packet is punted, ns-3
+    // forwards it, resolve-on-miss installs the decision.
+    ASSERT_TRUE(WaitFor([&] { return PingThroughR(); }, 20s)) << "no connectivity through R";
+    ASSERT_TRUE(WaitFor([&] { return !RouteIn("198.18.20.1/32").empty(); }, 5s));
+    EXPECT_EQ(RouteIn("198.18.20.1/32"), "via 198.18.2.3 port 1");
+
+    // Bulk data now goes through fastpathd, not through ns-3.
+    ASSERT_TRUE(WaitFor([&] { return !RouteIn("198.18.10.1/32").empty(); }, 5s));
+    EXPECT_EQ(RouteIn("198.18.10.1/32"), "via 198.18.1.3 port 0");
+    uint64_t fwd0 = Counter("port r0", "forward");
+    uint64_t rx0 = RxD();
+    const int kPackets = 5000;
+    SendData(kPackets);
+    uint64_t forwarded = Counter("port r0", "forward") - fwd0;
+    uint64_t arrived = RxD() - rx0;
+    EXPECT_GE(forwarded, kPackets * 95 / 100) << "fastpathd forwarded too little";
+    EXPECT_GE(arrived, uint64_t(kPackets * 95 / 100));
+
+    topo_->stop(router_);
+    router_ = -1;
+    auto report = ReadReport(dir_ + "/r.report");
+    ASSERT_TRUE(report.count("ns3_rx_frames")) << Slurp(dir_ + "/r.report");
+    // ns-3 saw the control frames (OLSR, ARP, the few punted packets), not the data.
+    EXPECT_LT(std::stoull(report["ns3_rx_frames"]), uint64_t(kPackets / 5));
+    EXPECT_EQ(report["updates_failed"], "0");
+}
+
+TEST_F(OlsrVethTest, TracerouteShowsRouterAnsweredByNs3)
+{
+    ASSERT_TRUE(WaitFor([&] { return PingThroughR(); }, 20s)) << "no connectivity through R";
+    std::string out = topo_->execOutput(
+        S_, "traceroute -n -q 1 -w 2 -m 3 -s 198.18.10.1 198.18.20.1 2>&1");
+    // Hop 1 is R (ICMP time exceeded generated by ns-3), hop 2 the destination.
+    EXPECT_NE(out.find(" 1  198.18.1.1"), std::string::npos) << out;
+    EXPECT_NE(out.find(" 2  198.18.20.1"), std::string::npos) << out;
+    EXPECT_GE(Counter("port r0", "punt_ttl_expired"), 1u);
+}
+
+TEST_F(OlsrVethTest, LinkFailureWithdrawsRoutesFromFastPath)
+{
+    ASSERT_TRUE(WaitFor([&] { return PingThroughR(); }, 20s)) << "no connectivity through R";
+    ASSERT_TRUE(WaitFor([&] { return !RouteIn("198.18.20.1/32").empty(); }, 5s));
+    ASSERT_FALSE(RouteIn("198.18.2.3/32").empty());
+    // D's OLSR peer goes away (its link is cut): OLSR's neighbour hold time is 3 HELLOs.
+    sh("ip -n " + D_ + " link set d0 down");
+    EXPECT_TRUE(WaitFor([&] { return RouteIn("198.18.2.3/32").empty(); }, 10s))
+        << "OLSR route still in fastpathd: " << RouteIn("198.18.2.3/32");
+    // The resolve-on-miss entry is revalidated and withdrawn as well.
+    EXPECT_TRUE(WaitFor([&] { return RouteIn("198.18.20.1/32").empty(); }, 5s))
+        << "stale resolve-on-miss entry: " << RouteIn("198.18.20.1/32");
+    sh("ip -n " + D_ + " link set d0 up");
+    EXPECT_TRUE(WaitFor([&] { return !RouteIn("198.18.2.3/32").empty(); }, 15s))
+        << "route did not come back after the link returned";
+}
+
+TEST_F(OlsrVethTest, FastpathdRestartReconnectsAndResyncs)
+{
+    ASSERT_TRUE(WaitFor([&] { return PingThroughR(); }, 20s)) << "no connectivity through R";
+    ASSERT_TRUE(WaitFor([&] { return !RouteIn("198.18.20.1/32").empty(); }, 5s));
+    client_.reset();
+    topo_->stop(fastpathd_);
+    StartFastpathd();
+    // The module notices, reconnects, replays its table and reopens the control channels.
+    EXPECT_TRUE(WaitFor([&] { return !RouteIn("198.18.2.3/32").empty(); }, 15s))
+        << "OLSR routes were not replayed into the restarted fastpathd";
+    EXPECT_EQ(RouteIn("198.18.20.1/32"), "via 198.18.2.3 port 1");
+    // Control traffic flows again (OLSR keeps the neighbour, ping passes).
+    EXPECT_TRUE(WaitFor([&] { return PingThroughR(); }, 10s));
+    topo_->stop(router_);
+    router_ = -1;
+    auto report = ReadReport(dir_ + "/r.report");
+    EXPECT_GE(std::stoi(report["reconnects"].empty() ? "0" : report["reconnects"]), 1);
+}
+
+} // namespace

@@ -147,6 +147,7 @@ run_fastpath() {
   local rate
   rate=$(measure)
   echo "forwarded through R (fastpathd): $rate packets/s (offered $pps, payload $payload B)"
+  (( rate * 2 >= pps )) || { "$fpctl" -s "$sock" stats >&2; die "fastpathd forwarded less than half the offered rate"; }
   echo "fastpathd counters:"
   "$fpctl" -s "$sock" stats | sed 's/^/  /'
   kill "$rpid"; wait "$rpid" 2>/dev/null || true

@@ -131,7 +131,11 @@ ip netns exec "$S" "$trafgen" --ifname s0 --src-ip 198.18.10.1 --dst-ip 198.18.2
   || die "fp-trafgen failed: $(cat "$work/trafgen.log")"
 sleep 0.5
 after=$(ip netns exec "$D" cat /sys/class/net/d0/statistics/rx_packets)
-echo "forwarded through R ($mode): $(( (after - before) / seconds )) packets/s (offered $pps)"
+rate=$(( (after - before) / seconds ))
+echo "forwarded through R ($mode): $rate packets/s (offered $pps)"
+if [[ $mode == fastpath ]] && (( rate * 2 < pps )); then
+  "$fpctl" -s "$sock" stats >&2; die "fastpathd forwarded less than half the offered rate"
+fi
 if [[ $mode == fastpath ]]; then
   echo "routes in fastpathd:"; "$fpctl" -s "$sock" route show | sed 's/^/  /'
   echo "fastpathd counters:"; "$fpctl" -s "$sock" stats | sed 's/^/  /'

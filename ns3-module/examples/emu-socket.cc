@@ -24,18 +24,19 @@ int
 OpenPacketSocket(const std::string& ifname,
                  std::array<uint8_t, 6>& mac,
                  std::string& why,
-                 bool olsrOnly)
+                 uint16_t onlyUdpPort)
 {
     int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
-    if (fd >= 0 && olsrOnly)
+    if (fd >= 0 && onlyUdpPort != 0)
     {
-        // tcpdump -dd 'arp or (ip and udp dst port 698)'
-        static sock_filter code[] = {
+        // tcpdump -dd 'arp or (ip and udp dst port 698)', port patched in below
+        sock_filter code[] = {
             {0x28, 0, 0, 0x0000000c}, {0x15, 8, 0, 0x00000806}, {0x15, 0, 8, 0x00000800},
             {0x30, 0, 0, 0x00000017}, {0x15, 0, 6, 0x00000011}, {0x28, 0, 0, 0x00000014},
             {0x45, 4, 0, 0x00001fff}, {0xb1, 0, 0, 0x0000000e}, {0x48, 0, 0, 0x00000010},
             {0x15, 0, 1, 0x000002ba}, {0x6, 0, 0, 0x00040000},  {0x6, 0, 0, 0x00000000},
         };
+        code[9].k = onlyUdpPort;
         sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
         if (::setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
         {

@@ -17,13 +17,14 @@ namespace fastpathexamples
 {
 
 /// Opens an AF_PACKET socket bound to `ifname` (promiscuous, own transmissions ignored)
-/// and reads the interface's MAC. With `olsrOnly`, a socket filter keeps only ARP and
-/// OLSR (UDP 698): a peer sharing its interface with the host kernel then never spends
-/// time on the host's data frames. Returns the fd, or -1 with `why` set.
+/// and reads the interface's MAC. With `onlyUdpPort` != 0, a socket filter keeps only ARP
+/// and IPv4 UDP to that port (the routing protocol): a peer sharing its interface with
+/// the host kernel then never spends time on the host's data frames. Returns the fd, or
+/// -1 with `why` set.
 int OpenPacketSocket(const std::string& ifname,
                      std::array<uint8_t, 6>& mac,
                      std::string& why,
-                     bool olsrOnly = false);
+                     uint16_t onlyUdpPort = 0);
 
 } // namespace fastpathexamples
 } // namespace ns3

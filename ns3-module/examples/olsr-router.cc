@@ -193,7 +193,7 @@ main(int argc, char* argv[])
         {
             std::array<uint8_t, 6> mac{};
             std::string why;
-            int fd = fastpathexamples::OpenPacketSocket(ifname, mac, why, role == "peer");
+            int fd = fastpathexamples::OpenPacketSocket(ifname, mac, why, role == "peer" ? 698 : 0);
             if (fd < 0)
             {
                 Fail(why);

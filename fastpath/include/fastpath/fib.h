@@ -137,6 +137,7 @@ class FibManager {
 
  private:
   struct Impl;
+  Status replaceAll(const std::vector<Route>& routes);
   std::unique_ptr<Impl> impl_;
   FibView view_;
   EpochDomain epoch_;

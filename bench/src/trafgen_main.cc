@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +216,13 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> seq((size_t)o.flows, 0);
   uint32_t next_flow = 0;
 
+  // Paced mode: packets per wake-up, ~kChunkNs worth of traffic, 1..batch.
+  constexpr double kChunkNs = 200000.0;
+  uint64_t chunk = o.flat_out ? 1 : (uint64_t)(o.pps * kChunkNs * 1e-9);
+  if (chunk < 1) chunk = 1;
+  if (chunk > (uint64_t)batch) chunk = (uint64_t)batch;
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // precise nanosleep wake-ups
+
   const uint64_t start = fb::monoNs();
   const uint64_t end = start + (uint64_t)(o.duration_s * 1e9);
   const uint64_t limit = o.count ? o.count : ~0ull;
@@ -227,17 +235,25 @@ int main(int argc, char** argv) {
     if (o.flat_out) {
       n = (uint64_t)batch;
     } else {
-      // Packets due by now; small bursts keep the pacing accurate at low rates.
+      // Wake up once per chunk (~kChunkNs of traffic) and send what is due: pacing stays
+      // exact on average while the generator sleeps between chunks, leaving its CPU to
+      // the sink that shares it. Spinning would starve the sink and distort the result.
+      const uint64_t done = sent + errors;
       uint64_t due = (uint64_t)((double)(now - start) * 1e-9 * o.pps) + 1;
-      if (due <= sent + errors) {
-        uint64_t next_ns = start + (uint64_t)((double)(sent + errors) * 1e9 / o.pps);
-        if (next_ns > now + 60000) {
-          timespec ts{0, (long)(next_ns - now - 50000)};
+      if (due < done + chunk) {
+        uint64_t next_ns = start + (uint64_t)((double)(done + chunk - 1) * 1e9 / o.pps);
+        if (next_ns > end) next_ns = end;
+        if (next_ns > now) {
+          timespec ts{(time_t)((next_ns - now) / 1000000000ull),
+                      (long)((next_ns - now) % 1000000000ull)};
           nanosleep(&ts, nullptr);
         }
-        continue;
+        now = fb::monoNs();
+        if (now >= end) break;
+        due = (uint64_t)((double)(now - start) * 1e-9 * o.pps) + 1;
+        if (due <= done) continue;
       }
-      n = due - (sent + errors);
+      n = due - done;
       if (n > (uint64_t)batch) n = (uint64_t)batch;
     }
     if (n > limit - sent) n = limit - sent;

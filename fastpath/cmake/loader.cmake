@@ -33,3 +33,7 @@ fp_add_test(fp_classifier_veth_test
   LIBS fp_classifier_testlib
   LABELS privileged netns cls
   TIMEOUT 120)
+
+# ns/frame per class through BPF_PROG_TEST_RUN `repeat`; reported, not asserted (root).
+add_executable(fp_classifier_bench bench/classifier_bench.cc)
+target_link_libraries(fp_classifier_bench PRIVATE fp_classifier_testlib benchmark::benchmark)

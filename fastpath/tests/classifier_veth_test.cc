@@ -222,6 +222,57 @@ TEST_F(ClassifierVethTest, MissingInterfaceErrorNamesIt) {
   EXPECT_NE(c.error().message.find("ip link"), std::string::npos) << c.error().message;
 }
 
+/// Runs fn in a forked child (so privilege drops and environment changes stay there) and
+/// returns what it wrote to the pipe.
+template <typename Fn>
+std::string inChild(Fn fn) {
+  int p[2];
+  if (pipe(p) != 0) return "pipe failed";
+  pid_t child = fork();
+  if (child == 0) {
+    close(p[0]);
+    std::string out = fn();
+    ssize_t w = write(p[1], out.data(), out.size());
+    (void)w;
+    _exit(0);
+  }
+  close(p[1]);
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(p[0], buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  close(p[0]);
+  waitpid(child, nullptr, 0);
+  return out;
+}
+
+TEST_F(ClassifierVethTest, UnprivilegedAttachSaysRootIsNeeded) {
+  std::string msg = inChild([&] {
+    NetnsGuard in(dut_);
+    if (setgid(65534) != 0 || setuid(65534) != 0) return std::string("setuid failed");
+    auto c = Classifier::attach(options_);
+    if (c) return std::string("attached without privileges?");
+    return std::to_string(c.error().code) + " " + c.error().message;
+  });
+  EXPECT_EQ(msg.rfind(std::to_string(-EPERM) + " ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("fp0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("root"), std::string::npos) << msg;
+}
+
+TEST_F(ClassifierVethTest, MissingBpffsIsNamedWithTheFix) {
+  std::string msg = inChild([&] {
+    NetnsGuard in(dut_);
+    setenv("LIBXDP_BPFFS", "/tmp", 1);  // not a bpffs: what libxdp would use
+    auto c = Classifier::attach(options_);
+    if (c) return std::string("attached without bpffs?");
+    return c.error().message;
+  });
+  EXPECT_NE(msg.find("bpffs is not mounted at /tmp"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("mount -t bpf"), std::string::npos) << msg;
+  NetnsGuard in(dut_);
+  EXPECT_EQ(xdpQuery("fp0").drv, 0u) << "nothing attached on failure";
+}
+
 TEST_F(ClassifierVethTest, StaleAttachmentOfDeadOwnerIsRemovedLiveOwnerRefused) {
   // A "crashed" run: a child attaches and exits without detaching.
   pid_t child = fork();

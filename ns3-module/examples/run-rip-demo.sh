@@ -100,6 +100,7 @@ if [[ $mode == fastpath ]]; then
   pids+=($!)
   for _ in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
   [[ -S $sock ]] || die "fastpathd did not start: $(cat "$work/fastpathd.log")"
+  install -m 644 -o nobody /dev/null "$work/r.report" # written by the unprivileged router
   setpriv --reuid=nobody --regid=nogroup --clear-groups "$router" --socket="$sock" \
     --ports=r0,r1 --addresses=198.18.1.1/24,198.18.2.1/24 --duration=0 \
     --report="$work/r.report" >"$work/r.log" 2>&1 &
@@ -125,6 +126,10 @@ echo "RIP converged, ping behind S -> behind D through R after $((SECONDS - t0))
 echo "S learned from ns-3 RIP:"; ip -n "$S" route show proto bird | sed 's/^/  /'
 echo "D learned from ns-3 RIP:"; ip -n "$D" route show proto bird | sed 's/^/  /'
 rmac=$(ip -n "$R" -br link show r0 | awk '{print $3}')
+# A few packets first: punted to ns-3, which forwards them and teaches the fast path.
+ip netns exec "$S" "$trafgen" --ifname s0 --src-ip 198.18.10.1 --dst-ip 198.18.20.2 \
+  --dst-mac "$rmac" --pps 100 --count 5 --duration 1 >/dev/null 2>&1 || true
+sleep 1
 before=$(ip netns exec "$D" cat /sys/class/net/d0/statistics/rx_packets)
 ip netns exec "$S" "$trafgen" --ifname s0 --src-ip 198.18.10.1 --dst-ip 198.18.20.2 \
   --dst-mac "$rmac" --pps "$pps" --duration "$seconds" >"$work/trafgen.log" 2>&1 \

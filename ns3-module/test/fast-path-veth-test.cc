@@ -103,6 +103,7 @@ class OlsrVethTest : public ::testing::Test
                                "--duration=0", "--hello=0.2", "--tc=0.5"},
                               dir_ + "/d.log");
         // The simulation itself is unprivileged: it only uses fastpathd's socket.
+        sh("install -m 644 -o nobody /dev/null " + dir_ + "/r.report");
         router_ = topo_->spawn(R_,
                                {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                                 OLSR_ROUTER_BIN, "--role=router", "--socket=" + sock_,

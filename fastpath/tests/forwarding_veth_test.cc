@@ -246,6 +246,14 @@ TEST_F(ForwardingVeth, MillionPacketsKeepTheFrameLedgerExact) {
   std::printf("[ measure  ] sent %lu frames in %.2f s (%.0f pps offered); fastpathd received %lu, "
               "forwarded %lu\n", (unsigned long)sent.sent, sent.seconds, double(sent.sent) / sent.seconds,
               (unsigned long)rx, (unsigned long)tx);
+  for (const auto& cs : st)
+    if (cs.scope.rfind("port", 0) == 0 || cs.scope.rfind("classifier", 0) == 0) {
+      std::string line;
+      for (const auto& [k, v] : cs.counters)
+        if (v) line += " " + k + "=" + std::to_string(v);
+      std::printf("[ measure  ] %s:%s\n", cs.scope.c_str(), line.c_str());
+    }
+  std::printf("[ measure  ] %s", topo_->execOutput(r_, "ip -s link show fp0").c_str());
   EXPECT_GT(rx, 500000u);
   EXPECT_EQ(counter(st, "port fp0", "forward"), tx) << "every forwarding decision was transmitted";
   const auto& w = daemon_->workers()[0];

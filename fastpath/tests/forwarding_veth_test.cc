@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -299,12 +300,14 @@ TEST_F(ForwardingVeth, DaemonBinaryStartsForwardsAndLeavesNoXdpBehind) {
 TEST_F(ForwardingVeth, DaemonRefusesAMissingPortBeforeTouchingAnything) {
   std::string log = ::testing::TempDir() + "fastpathd-fwd-missing.log";
   pid_t pid = topo_->spawn(r_, {FASTPATHD_PATH, "--port", "fp0", "--port", "nope0"}, log);
-  int status = -1;
-  for (int i = 0; i < 100; ++i) {
+  // Wait (up to 10 s) for it to exit on its own, without reaping; stop() then reaps it
+  // and returns the exit status.
+  for (int i = 0; i < 200; ++i) {
+    siginfo_t info{};
+    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    status = topo_->stop(pid, 1);  // returns the exit status once it exited
-    if (status >= 0) break;
   }
+  int status = topo_->stop(pid, 1000);
   std::string out = testing::shOutput("cat " + log);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("nope0 does not exist"), std::string::npos) << out;

@@ -368,11 +368,20 @@ class Forwarder:
                 if read_json_line(p, 15) is None:
                     raise RuntimeError(f"{self.kind} (pid {p.pid}) did not become ready")
         if self.kind == "fastpathd":
-            time.sleep(2.0)  # no readiness line: give it time to attach and fill the UMEM
-            for p in self.procs:
-                if p.poll() is not None:
-                    raise RuntimeError(f"fastpathd exited with {p.returncode}; see "
-                                       f"/tmp/fp-bench-{os.getpid()}-fastpathd-r*.log")
+            # Ready when each daemon logged "forwarding" (its stderr goes to a log file).
+            for i, p in enumerate(self.procs):
+                logp = f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"
+                end = time.time() + 20
+                while time.time() < end and p.poll() is None:
+                    with open(logp) as f:
+                        if "forwarding" in f.read():
+                            break
+                    time.sleep(0.1)
+                if p.poll() is not None or time.time() >= end:
+                    with open(logp) as f:
+                        tail = f.read().strip().splitlines()[-3:]
+                    raise RuntimeError(f"fastpathd r{i} not ready (exit {p.poll()}): "
+                                       f"{' | '.join(tail)} (log: {logp})")
         t.pin_napi()
         # Warm-up: resolves every neighbour on the path (ns-3 ARPs for D itself) so the
         # first measured frames do not wait in an ARP queue.
@@ -758,6 +767,7 @@ def plot_all(out_dir, sweep, line, tcp_line, olsr):
                      olsr))
     for fn, title, kinds, allrows in sets:
         rows = [r for r in allrows if r["offered_pps"] != "flat-out"]
+        flat = [r for r in allrows if r["offered_pps"] == "flat-out"]
         if not rows:
             continue
         fig, axes = plt.subplots(2, 2, figsize=(12, 9))
@@ -774,7 +784,12 @@ def plot_all(out_dir, sweep, line, tcp_line, olsr):
                 x = [r["offered_pps"] for r in rs]
                 y = [r[m] for r in rs]
                 e = [_num(r.get(m + "_ci", 0)) for r in rs]
-                ax.errorbar(x, y, yerr=e, marker="o", ms=4, capsize=2, label=LABELS[fw])
+                eb = ax.errorbar(x, y, yerr=e, marker="o", ms=4, capsize=2, label=LABELS[fw])
+                # Flat-out: a star at the rate the generator actually offered.
+                fo = [r for r in flat if r["forwarder"] == fw]
+                if fo:
+                    ax.scatter([r["gen_pps"] for r in fo], [r[m] for r in fo], marker="*",
+                               s=90, color=eb[0].get_color(), zorder=4)
                 gl = [r for r in rs if r.get("gen_limited")]
                 if gl:
                     ax.scatter([r["offered_pps"] for r in gl], [r[m] for r in gl], marker="x",
@@ -782,11 +797,14 @@ def plot_all(out_dir, sweep, line, tcp_line, olsr):
             ax.set_xscale("log")
             if logy:
                 ax.set_yscale("log")
+            if m == "rx_pps":
+                lim = [min(r["offered_pps"] for r in rows), max(r["offered_pps"] for r in rows)]
+                ax.plot(lim, lim, ls=":", color="grey", label="received = offered")
             ax.set_xlabel("offered rate (packets/s)")
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)
         axes[0][0].legend(fontsize=8)
-        fig.suptitle(f"{title} (x: generator-limited point)")
+        fig.suptitle(f"{title} (x: generator-limited point, *: flat-out)")
         fig.tight_layout()
         fig.savefig(os.path.join(out_dir, fn), dpi=90)
         plt.close(fig)
@@ -850,6 +868,14 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
     L.append("## Machine\n")
     for k, v in machine.items():
         L.append(f"- {k}: {v}")
+    L.append(f"- load average (1/5/15 min) at start: {args.load_start}")
+    fl = [r.get("cpu1_foreign_pct") for r in sweep_sum + line_sum
+          if isinstance(r.get("cpu1_foreign_pct"), float)]
+    if fl:
+        fl.sort()
+        L.append(f"- other work on the forwarder's CPU during the points (cpu1_foreign_pct): "
+                 f"median {fl[len(fl) // 2]:.0f} %, max {fl[-1]:.0f} % — this machine was "
+                 f"shared with builds while measuring; see the 95 % CIs")
     L.append("\n## CPU placement\n")
     for p in placement:
         L.append(f"- {p}")
@@ -970,7 +996,8 @@ def machine_info():
     info["kernel"] = os.uname().release
     try:
         with open("/proc/loadavg") as f:
-            info["load average at start"] = f.read().split()[:3]
+            info["load average (1/5/15 min) when the report was written"] = " ".join(
+                f.read().split()[:3])
     except OSError:
         pass
     return info
@@ -1021,6 +1048,8 @@ def main():
     args = ap.parse_args()
     args.argv = ["python3", "bench/fastpath_bench.py"] + sys.argv[1:]
     args.t0 = time.time()
+    with open("/proc/loadavg") as f:
+        args.load_start = " ".join(f.read().split()[:3])
     if os.geteuid() != 0:
         print("fastpath_bench: must run as root (namespaces, XDP, AF_PACKET)", file=sys.stderr)
         return 77 if args.smoke else 2

@@ -31,6 +31,9 @@ std::string advice(int err) {
       return "run as root (needs CAP_NET_ADMIN, CAP_BPF and CAP_SYS_ADMIN)";
     case ENODEV:
       return "the interface is gone; check `ip link` in this network namespace";
+    case ERANGE:
+      return "the MTU is too large for native XDP on this driver (no multi-buffer support); "
+             "lower the MTU or allow generic mode";
     case EBUSY:
     case EEXIST:
       return "another XDP program holds the interface; remove it or load it through libxdp";

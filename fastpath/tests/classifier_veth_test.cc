@@ -212,6 +212,50 @@ TEST_F(ClassifierVethTest, EveryClassArrivesOnTheSocketWithMetadataAndDetachIsCl
   EXPECT_EQ(topo_->execOutput(dut_, "ip link show fp0").find("xdp"), std::string::npos);
 }
 
+// veth refuses native XDP for programs without frags support when the MTU exceeds a page;
+// generic mode has no such limit. That makes the generic fallback testable for real.
+TEST_F(ClassifierVethTest, NativeRefusedFallsBackToGenericAndStillMarksFrames) {
+  ASSERT_EQ(topo_->exec(dut_, "ip link set dev fp0 mtu 9000"), 0);
+  ASSERT_EQ(topo_->exec(peer_, "ip link set dev peer0 mtu 9000"), 0);
+  std::unique_ptr<Classifier> cls;
+  std::unique_ptr<TestXsk> xsk;
+  {
+    NetnsGuard in(dut_);
+    options_.allow_generic = false;
+    auto strict = Classifier::attach(options_);
+    ASSERT_FALSE(strict) << "native XDP accepted at MTU 9000?";
+    EXPECT_NE(strict.error().message.find("fp0"), std::string::npos) << strict.error().message;
+    EXPECT_NE(strict.error().message.find("native"), std::string::npos) << strict.error().message;
+    EXPECT_EQ(xdpQuery("fp0").drv, 0u);
+
+    options_.allow_generic = true;
+    auto c = Classifier::attach(options_);
+    ASSERT_TRUE(c) << c.error().message;
+    cls = std::move(c.value());
+    EXPECT_EQ(cls->mode(), "generic");
+    EXPECT_NE(xdpQuery("fp0").skb, 0u);
+    ASSERT_TRUE(cls->setRules(fixtureRules()));
+    std::string err;
+    xsk = TestXsk::create("fp0", 0, cls->xsksMapFd(), &err);
+    ASSERT_TRUE(xsk) << err;
+  }
+  const std::vector<Fixture> fx = fixtures();
+  {
+    NetnsGuard in(peer_);
+    PacketSocket wire("peer0");
+    ASSERT_TRUE(wire.send(fx.front().frame));  // ipv4 udp data
+  }
+  auto got = xsk->receive(1, 3000);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_TRUE(got[0].has_meta) << "generic XDP + copy-mode AF_XDP carry the metadata too";
+  EXPECT_EQ(got[0].meta.verdict, FP_VERDICT_DATA);
+  EXPECT_EQ(got[0].meta.l4_offset, fx.front().l4_off);
+  xsk.reset();
+  NetnsGuard in(dut_);
+  cls.reset();
+  EXPECT_EQ(xdpQuery("fp0").skb, 0u) << "detach removes the generic program";
+}
+
 TEST_F(ClassifierVethTest, MissingInterfaceErrorNamesIt) {
   NetnsGuard in(dut_);
   options_.ifname = "fp-nope0";

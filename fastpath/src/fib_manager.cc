@@ -369,7 +369,12 @@ struct FibManager::Impl {
     }
     retired_nh.clear();
     // Entries unlinked above are unreachable from the LPM since the epoch passed.
-    for (const FwdEntry* e : retired_entries) delete e;
+    for (const FwdEntry* e : retired_entries) {
+      // Poison before freeing: a reader that (wrongly) still held it would read garbage,
+      // not a plausible stale entry; the concurrency test relies on this.
+      std::memset(const_cast<FwdEntry*>(e), 0xff, sizeof *e);
+      delete e;
+    }
     retired_entries.clear();
     retired_lpm4.clear();
     retired_lpm6.clear();

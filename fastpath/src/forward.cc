@@ -87,8 +87,8 @@ ForwardDecision forwardIpv6(uint8_t* frame, uint32_t len, uint32_t l3, const Fib
   uint16_t plen_be;
   std::memcpy(&plen_be, ip + 4, 2);
   const uint32_t ip_len = kIpv6Header + __builtin_bswap16(plen_be);
-  // Payload length 0 means a jumbogram (RFC 2675): hop-by-hop option, slow path.
-  if (ip_len > len - l3 || ip_len == kIpv6Header) return punt(ForwardResult::kPuntBadHeader);
+  // (A jumbogram, RFC 2675, carries a hop-by-hop header: the classifier punts those.)
+  if (ip_len > len - l3) return punt(ForwardResult::kPuntBadHeader);
   const uint8_t* src = ip + 8;
   const uint8_t* dst = ip + 24;
   // RFC 4291 2.7: multicast addresses "MUST NOT be used as source addresses"; 2.5.6:

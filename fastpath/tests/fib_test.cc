@@ -314,10 +314,20 @@ TEST(FibConcurrency, ReadersNeverSeeTornOrForeignEntries) {
     std::mt19937 r(7);
     uint64_t n = 0;
     while (!stop.load(std::memory_order_relaxed)) {
+      // A worker batch: look up 64 destinations, use the entries, then go quiescent.
+      // Entries are checked at the end of the batch, so one reclaimed early (the
+      // FibManager poisons entries it frees) would be caught.
+      const FwdEntry* held[64];
+      int cls[64];
+      for (int j = 0; j < 64; ++j) {
+        cls[j] = static_cast<int>(r() % kPrefixes);
+        const uint32_t dst = htonl((10u << 24) | (uint32_t(cls[j]) << 16) |
+                                   ((r() & 1) ? 5u << 8 : 0) | (r() & 0xff));
+        held[j] = fib.view().lookup4(dst);
+      }
       for (int j = 0; j < 64; ++j, ++n) {
-        const int i = static_cast<int>(r() % kPrefixes);
-        const uint32_t dst = htonl((10u << 24) | (uint32_t(i) << 16) | ((r() & 1) ? 5u << 8 : 0) | (r() & 0xff));
-        const FwdEntry* e = fib.view().lookup4(dst);
+        const int i = cls[j];
+        const FwdEntry* e = held[j];
         if (!e) { ++bad; continue; }
         const int k = e->next_hop[3] - 10;
         const bool resolved = e->flags & kFwdResolved;

@@ -232,7 +232,8 @@ FastPathConnection::Flush(std::chrono::milliseconds timeout)
 }
 
 // Called by the client (on the worker thread) after it reconnected: fastpathd may have
-// restarted with an empty table, so push everything it had acknowledged before.
+// restarted with an empty table, and updates may have failed while it was away, so push
+// the whole state the mirror's updates add up to.
 fastpath::Status
 FastPathConnection::Replay(fastpath::ctrl::Client& client)
 {
@@ -241,14 +242,14 @@ FastPathConnection::Replay(fastpath::ctrl::Client& client)
         ++m_reconnects;
     }
     NS_LOG_WARN("reconnected to fastpathd at " << m_socketPath << ": replaying "
-                                              << m_applied.Size() << " routes, "
-                                              << m_appliedNeighbours.Size() << " neighbours");
+                                              << m_target.Size() << " routes, "
+                                              << m_targetNeighbours.Size() << " neighbours");
     fastpath::Status s = MergeRules(client);
     if (!s.ok())
     {
         return s;
     }
-    for (const auto& n : m_appliedNeighbours.ToVector())
+    for (const auto& n : m_targetNeighbours.ToVector())
     {
         s = client.addNeighbour(n);
         if (!s.ok())
@@ -256,10 +257,14 @@ FastPathConnection::Replay(fastpath::ctrl::Client& client)
             return s;
         }
     }
-    s = client.replaceAllRoutes(m_applied.ToVector());
+    s = client.replaceAllRoutes(m_target.ToVector());
     if (!s.ok())
     {
         return s;
+    }
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_applied = m_target;
     }
     std::map<fastpath::PortId, int> fds;
     std::vector<fastpath::PortId> watched;
@@ -300,6 +305,17 @@ void
 FastPathConnection::Apply(const FastPathUpdate& u)
 {
     fastpath::Status s;
+    // The target moves whatever happens to this update: a replay after a reconnect must
+    // carry it even if sending it now fails.
+    for (const auto& n : u.neighboursAdd)
+    {
+        m_targetNeighbours.Add(n);
+    }
+    for (const auto& n : u.neighboursRemove)
+    {
+        m_targetNeighbours.Remove(n);
+    }
+    m_target.Apply(u.routes);
     // Neighbours first, so a new route's next hop is resolvable when the route lands.
     for (const auto& n : u.neighboursAdd)
     {
@@ -308,7 +324,6 @@ FastPathConnection::Apply(const FastPathUpdate& u)
         {
             break;
         }
-        m_appliedNeighbours.Add(n);
     }
     if (s.ok() && (!u.routes.add.empty() || !u.routes.remove.empty()))
     {
@@ -335,7 +350,6 @@ FastPathConnection::Apply(const FastPathUpdate& u)
                 s = d;
                 break;
             }
-            m_appliedNeighbours.Remove(n);
         }
     }
     std::lock_guard<std::mutex> lock(m_mutex);

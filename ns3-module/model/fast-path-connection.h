@@ -37,10 +37,11 @@ namespace ns3
  * Setup calls (Connect, Ports, OpenControlChannel) are synchronous and made before the
  * simulation runs. Once StartWorker() is called, route mirror updates are queued by
  * Submit() (from the simulator thread) and applied in order by a worker thread; each
- * update is acknowledged by fastpathd before the next one is sent. The worker keeps what
- * fastpathd acknowledged; after a reconnect (fastpathd restarted) it replays that whole
- * state, re-installs the control rules and reopens the control-frame channels, handing
- * the new descriptors to the reconnect callback.
+ * update is acknowledged by fastpathd before the next one is sent. The worker keeps the
+ * state all updates add up to (sent or not: an update can fail while fastpathd is
+ * away); after a reconnect (fastpathd restarted) it replays that whole state,
+ * re-installs the control rules and reopens the control-frame channels, handing the new
+ * descriptors to the reconnect callback.
  */
 class FastPathConnection : public Object
 {
@@ -107,8 +108,9 @@ class FastPathConnection : public Object
     bool m_running = false;
 
     // Worker-thread state (guarded by m_mutex where read from outside).
-    FastPathTable m_applied;
-    FastPathNeighbours m_appliedNeighbours;
+    FastPathTable m_applied;                //!< acknowledged by fastpathd
+    FastPathTable m_target;                 //!< every update applied, sent or not
+    FastPathNeighbours m_targetNeighbours;  //!< idem for neighbours
     std::vector<fastpath::ControlRule> m_rules;
     std::vector<fastpath::PortId> m_watched;
     ReconnectCallback m_reconnectCb;

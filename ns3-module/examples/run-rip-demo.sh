@@ -143,7 +143,12 @@ if [[ $mode == fastpath ]] && (( rate * 2 < pps )); then
 fi
 if [[ $mode == fastpath ]]; then
   echo "routes in fastpathd:"; "$fpctl" -s "$sock" route show | sed 's/^/  /'
-  echo "fastpathd counters:"; "$fpctl" -s "$sock" stats | sed 's/^/  /'
+  echo "fastpathd counters (fpctl stats; data forwarded by the workers vs sent to ns-3):"
+  "$fpctl" -s "$sock" stats | awk '
+    /^[a-z]/ { scope = $0; sub(/:$/, "", scope); next }
+    scope ~ /^port/ && $1 ~ /^(rx_packets|tx_packets|forward|to_control|from_control|punt_no_route|punt_ttl_expired|punt_neighbour_unresolved)$/ {
+      printf "  %-9s %-26s %s\n", scope, $1, $2 }
+    scope ~ /^fib/ && $1 ~ /^(routes_v4|neighbours|batches_applied)$/ { printf "  %-9s %-26s %s\n", scope, $1, $2 }'
   kill "$rpid"; wait "$rpid" 2>/dev/null || true
   echo "ns-3 router at exit:"; grep -E '^(resolved_routes|updates_|route)' "$work/r.report" | sed 's/^/  /'
 fi

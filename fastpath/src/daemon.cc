@@ -153,6 +153,7 @@ void Daemon::shutdown() {
 Status Daemon::run(const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   auto next_stats = Clock::now() + std::chrono::seconds(config_.stats_interval_s);
+  auto next_link_check = Clock::now();
 #ifdef FP_HAVE_CTRL_SERVER
   ctrl::ServerOptions so;
   so.socket_path = config_.control_socket;
@@ -175,6 +176,10 @@ Status Daemon::run(const std::atomic<bool>& stop) {
     poll(nullptr, 0, 50);
 #endif
     drainEvents();
+    if (Clock::now() >= next_link_check) {
+      checkLinks();
+      next_link_check = Clock::now() + std::chrono::seconds(1);
+    }
     if (config_.stats_interval_s && Clock::now() >= next_stats) {
       pr_info("%s", statsLine().c_str());
       next_stats += std::chrono::seconds(config_.stats_interval_s);
@@ -183,6 +188,13 @@ Status Daemon::run(const std::atomic<bool>& stop) {
 #ifdef FP_HAVE_CTRL_SERVER
   server.stop();
 #endif
+  // Final counters, non-zero only: what happened during the run, for logs and benchmarks.
+  for (const auto& cs : stats()) {
+    std::string line;
+    for (const auto& [k, v] : cs.counters)
+      if (v) line += " " + k + "=" + std::to_string(v);
+    if (!line.empty()) pr_info("final %s:%s", cs.scope.c_str(), line.c_str());
+  }
   return {};
 }
 
@@ -205,6 +217,18 @@ void Daemon::drainEvents() {
     }
   }
   if (recent_events_.size() > 65536) recent_events_.clear();  // bound the memory
+}
+
+void Daemon::checkLinks() {
+  for (auto& p : ports_) {
+    auto now = readPortInfo(p.ifname, p.id);
+    if (!now || now->up == p.up) continue;
+    p.up = now->up;
+    pr_info("port %u %s is %s", p.id, p.ifname.c_str(), p.up ? "up" : "down");
+    ++events_delivered_;
+    if (sink_)
+      sink_(FastPathEvent{p.up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, p.id, {}});
+  }
 }
 
 // ---- ControlBackend ----

@@ -43,6 +43,8 @@ class Daemon : public ControlBackend {
   Status run(const std::atomic<bool>& stop);
   /// Moves worker events to the event sink (deduplicated: one event per key per second).
   void drainEvents();
+  /// Emits port up/down events when a port's IFF_UP flag changed (run() does it every second).
+  void checkLinks();
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 

@@ -7,13 +7,14 @@
 #     s0 --- r0  [R] fastpathd (data plane) + ns-3 OLSR router (control plane, runs as nobody)
 #                    198.18.1.1 / 198.18.2.1
 #     d0 --- r1
-#   [D] kernel 198.18.2.2 (+198.18.20.1 behind it) + ns-3 OLSR peer 198.18.2.3 (HNA 198.18.20.0/24)
+#   [D] kernel 198.18.2.2 (+198.18.20.1 behind it) + ns-3 OLSR peer 198.18.2.3 (HNA 198.18.16.0/20)
 #
 # R learns the networks behind S and D only through OLSR (HNA); fastpathd forwards the data.
 # With --mode plain (or both), R is the same ns-3 OLSR node as plain FdNetDevice emulation.
 #
 # Usage (root): run-olsr-demo.sh [--build-dir DIR] [--mode fastpath|plain|both]
 #                                [--pps N] [--seconds S] [--payload BYTES]
+#                                [--latency-samples N]  (new destinations, default 200)
 # Prints: convergence time, ping through R, the rate forwarded through R, fastpathd's
 # counters and what ns-3 received. Cleans up namespaces and processes on exit or failure.
 set -euo pipefail
@@ -24,6 +25,7 @@ mode=both
 pps=200000
 seconds=5
 payload=160
+latency_samples=200
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build=$2; shift 2 ;;
@@ -31,7 +33,8 @@ while [[ $# -gt 0 ]]; do
     --pps) pps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --payload) payload=$2; shift 2 ;;
-    -h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+    --latency-samples) latency_samples=$2; shift 2 ;;
+    -h|--help) sed -n '3,20p' "$0"; exit 0 ;;
     *) echo "run-olsr-demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -82,7 +85,7 @@ topology() {
   # Hosts behind the OLSR peers: the kernel owns these, ns-3 peers announce them (HNA).
   ip -n "$S" addr add 198.18.1.2/24 dev s0
   ip -n "$S" addr add 198.18.10.1/32 dev lo
-  ip -n "$S" route add 198.18.20.0/24 via 198.18.1.1 src 198.18.10.1
+  ip -n "$S" route add 198.18.16.0/20 via 198.18.1.1 src 198.18.10.1
   ip -n "$D" addr add 198.18.2.2/24 dev d0
   ip -n "$D" addr add 198.18.20.1/32 dev lo
   ip -n "$D" route add 198.18.10.0/24 via 198.18.2.1 src 198.18.20.1
@@ -93,7 +96,7 @@ start_peers() {
     --hna=198.18.10.0/24 --name=S --duration=0 --hello=0.5 --tc=1 >"$work/s.log" 2>&1 &
   pids+=($!)
   ip netns exec "$D" "$router" --role=peer --interfaces=d0 --addresses=198.18.2.3/24 \
-    --hna=198.18.20.0/24 --name=D --duration=0 --hello=0.5 --tc=1 >"$work/d.log" 2>&1 &
+    --hna=198.18.16.0/20 --name=D --duration=0 --hello=0.5 --tc=1 >"$work/d.log" 2>&1 &
   pids+=($!)
 }
 
@@ -164,6 +167,19 @@ run_fastpath() {
     scope ~ /^port/ && $1 ~ /^(rx_packets|tx_packets|forward|to_control|from_control|punt_no_route|punt_ttl_expired|punt_neighbour_unresolved)$/ {
       printf "  %-9s %-26s %s\n", scope, $1, $2 }
     scope ~ /^fib/ && $1 ~ /^(routes_v4|neighbours|batches_applied)$/ { printf "  %-9s %-26s %s\n", scope, $1, $2 }'
+  # Route-change-to-fast-path latency: each new destination behind D is one decision of
+  # ns-3 (a punted packet it forwards) that becomes a fastpathd entry; the module times
+  # decision -> acknowledged (workers see it) for every batch.
+  if (( latency_samples > 0 )); then
+    local rmac i
+    rmac=$(ip -n "$R" -br link show r0 | awk '{print $3}')
+    for ((i = 0; i < latency_samples; i++)); do
+      ip netns exec "$S" "$trafgen" --ifname s0 --src-ip 198.18.10.1 \
+        --dst-ip "198.18.$((17 + i / 250)).$((1 + i % 250))" --dst-mac "$rmac" \
+        --pps 1000 --count 1 --duration 1 >/dev/null 2>&1 || true
+      sleep 0.02
+    done
+  fi
   kill "$rpid"; wait "$rpid" 2>/dev/null || true
   echo "ns-3 router at exit:"
   grep -E '^(ns3_rx_frames|olsr_routes|fastpath_routes|fastpath_neighbours|resolved_routes|updates_applied|route_latency)' "$work/r.report" | sed 's/^/  /'

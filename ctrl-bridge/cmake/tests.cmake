@@ -22,3 +22,13 @@ if(TARGET fpctl)
   target_compile_definitions(fp_fpctl_test PRIVATE FPCTL_PATH="$<TARGET_FILE:fpctl>")
   add_dependencies(fp_fpctl_test fpctl)
 endif()
+
+# Integration with the real daemon on veth (root, namespaces).
+if(TARGET fastpathd AND TARGET fpctl AND TARGET fp_test_netns)
+  fp_add_test(fp_fpctl_veth_test SOURCES tests/fpctl_veth_test.cc
+    LIBS fp_ctrl_client fp_test_netns LABELS "privileged;netns" TIMEOUT 180)
+  target_include_directories(fp_fpctl_veth_test PRIVATE ${CMAKE_SOURCE_DIR}/fastpath/tests)
+  target_compile_definitions(fp_fpctl_veth_test PRIVATE FPCTL_PATH="$<TARGET_FILE:fpctl>"
+                             FASTPATHD_PATH="$<TARGET_FILE:fastpathd>")
+  add_dependencies(fp_fpctl_veth_test fpctl fastpathd)
+endif()

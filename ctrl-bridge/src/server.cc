@@ -16,6 +16,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "fastpath/ctrl/dispatcher.h"
 #include "fastpath/ctrl/framing.h"
 #include "fastpath/ctrl/translate.h"
 #include "fastpath/log.h"
@@ -40,29 +41,21 @@ struct OutFrame {
 struct Conn {
   int fd = -1;
   ucred cred{};
-  std::string who;
+  Session session;
   FrameDecoder dec;
   std::deque<OutFrame> out;
   std::size_t out_bytes = 0;
   uint32_t interest = 0;
-  bool hello = false;
   bool closing = false;
   bool dead = false;
   Clock::time_point close_deadline;
-  bool subscribed = false;
-  bool event_kinds[4] = {false, false, false, false};
-  // Open chunked route transaction.
-  std::unique_ptr<BatchBuilder> txn;
-  uint64_t txn_id = 0;
-  uint32_t next_chunk = 0;
-  // Snapshot for paged GetRoutes (taken at offset 0).
-  std::vector<Route> route_snapshot;
 
   explicit Conn(std::size_t max) : dec(max) {}
   ~Conn() {
     for (auto& f : out)
       if (f.fd >= 0) ::close(f.fd);
   }
+  const std::string& who() const { return session.who; }
 };
 
 std::string errnoText(int e) { return std::strerror(e); }
@@ -78,8 +71,24 @@ struct ControlServer::Impl {
   bool started = false;
   std::unordered_map<int, std::unique_ptr<Conn>> conns;
   ServerCounters ctr;
+  Dispatcher dispatcher;
 
-  Impl(ControlBackend& b, ServerOptions o) : backend(b), opt(std::move(o)) {}
+  Impl(ControlBackend& b, ServerOptions o)
+      : backend(b), opt(std::move(o)), dispatcher(b, dispatchOptions(opt)) {}
+
+  static DispatchOptions dispatchOptions(ServerOptions& o) {
+    if (o.node_name.empty()) {
+      char host[256] = {};
+      gethostname(host, sizeof(host) - 1);
+      o.node_name = host;
+    }
+    DispatchOptions d;
+    d.max_batch_routes = o.max_batch_routes;
+    d.route_page_size = o.route_page_size;
+    d.daemon_name = o.daemon_name;
+    d.node_name = o.node_name;
+    return d;
+  }
 
   // ------------------------------------------------------------ setup
 
@@ -102,11 +111,6 @@ struct ControlServer::Impl {
 
   Status start() {
     if (started) return makeError(-EALREADY, "control server already started");
-    if (opt.node_name.empty()) {
-      char host[256] = {};
-      gethostname(host, sizeof(host) - 1);
-      opt.node_name = host;
-    }
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (opt.socket_path.empty() || opt.socket_path.size() >= sizeof(addr.sun_path))
@@ -233,18 +237,14 @@ struct ControlServer::Impl {
       Conn& c = *it->second;
       if (c.closing && !c.dead && now > c.close_deadline) {
         pr_warn("ctrl: %s: closing without delivering the last reply (peer not reading)",
-                c.who.c_str());
+                c.who().c_str());
         c.dead = true;
       }
       if (c.dead) {
-        if (c.txn) {
-          ++ctr.transactions_aborted;
-          pr_info("ctrl: %s: disconnected with transaction %llu open; discarded, nothing applied",
-                  c.who.c_str(), static_cast<unsigned long long>(c.txn_id));
-        }
+        dispatcher.disconnected(c.session);
         ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
         ::close(c.fd);
-        pr_debug("ctrl: %s: closed", c.who.c_str());
+        pr_debug("ctrl: %s: closed", c.who().c_str());
         it = conns.erase(it);
       } else {
         ++it;
@@ -313,7 +313,9 @@ struct ControlServer::Impl {
       auto c = std::make_unique<Conn>(opt.max_message_bytes);
       c->fd = fd;
       c->cred = cr;
-      c->who = "client pid " + std::to_string(cr.pid) + " uid " + std::to_string(cr.uid);
+      c->session.who = "client pid " + std::to_string(cr.pid) + " uid " + std::to_string(cr.uid);
+      c->session.pid = static_cast<uint32_t>(cr.pid);
+      c->session.uid = cr.uid;
       c->interest = EPOLLIN;
       epoll_event ev{};
       ev.events = EPOLLIN;
@@ -324,7 +326,7 @@ struct ControlServer::Impl {
         continue;
       }
       ++ctr.accepted;
-      pr_debug("ctrl: %s connected", c->who.c_str());
+      pr_debug("ctrl: %s connected", c->who().c_str());
       conns.emplace(fd, std::move(c));
     }
   }
@@ -338,7 +340,7 @@ struct ControlServer::Impl {
         c.dec.commit(0);
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-        pr_debug("ctrl: %s: recv: %s", c.who.c_str(), errnoText(errno).c_str());
+        pr_debug("ctrl: %s: recv: %s", c.who().c_str(), errnoText(errno).c_str());
         c.dead = true;
         return;
       }
@@ -346,7 +348,7 @@ struct ControlServer::Impl {
       if (n == 0) {
         if (c.dec.buffered() > 0) {
           ++ctr.malformed_frames;
-          pr_warn("ctrl: %s: stream ended inside a frame (%zu bytes); dropping it", c.who.c_str(),
+          pr_warn("ctrl: %s: stream ended inside a frame (%zu bytes); dropping it", c.who().c_str(),
                   c.dec.buffered());
           closeWithError(c, 0, v1::MALFORMED, "",
                          "truncated frame: the stream ended after " +
@@ -376,7 +378,7 @@ struct ControlServer::Impl {
           break;
         case FrameDecoder::State::kTooLarge:
           ++ctr.oversize_frames;
-          pr_warn("ctrl: %s: frame of %llu bytes over the %zu-byte limit; closing", c.who.c_str(),
+          pr_warn("ctrl: %s: frame of %llu bytes over the %zu-byte limit; closing", c.who().c_str(),
                   static_cast<unsigned long long>(c.dec.lastAnnouncedLength()),
                   opt.max_message_bytes);
           closeWithError(c, 0, v1::MESSAGE_TOO_LARGE, "",
@@ -386,7 +388,7 @@ struct ControlServer::Impl {
           return;
         case FrameDecoder::State::kMalformed:
           ++ctr.malformed_frames;
-          pr_warn("ctrl: %s: undecodable frame; closing", c.who.c_str());
+          pr_warn("ctrl: %s: undecodable frame; closing", c.who().c_str());
           closeWithError(c, 0, v1::MALFORMED, "",
                          "undecodable frame (not a fastpath.v1.Request with a varint length prefix)");
           return;
@@ -436,7 +438,7 @@ struct ControlServer::Impl {
     if (c.out_bytes > opt.max_send_queue_bytes) {
       ++ctr.send_queue_overflows;
       pr_warn("ctrl: %s: send queue over %zu bytes (client not reading); disconnecting",
-              c.who.c_str(), opt.max_send_queue_bytes);
+              c.who().c_str(), opt.max_send_queue_bytes);
       c.dead = true;
       return;
     }
@@ -473,7 +475,7 @@ struct ControlServer::Impl {
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-        pr_debug("ctrl: %s: send: %s", c.who.c_str(), errnoText(errno).c_str());
+        pr_debug("ctrl: %s: send: %s", c.who().c_str(), errnoText(errno).c_str());
         c.dead = true;
         return;
       }
@@ -502,7 +504,7 @@ struct ControlServer::Impl {
     v1::ServerMessage m;
     toWire(e, m.mutable_event());
     for (auto& [fd, c] : conns) {
-      if (c->dead || c->closing || !c->subscribed || !c->event_kinds[k]) continue;
+      if (c->dead || c->closing || !c->session.wants(e.kind)) continue;
       ++ctr.events_sent;
       enqueue(*c, m);
     }
@@ -510,262 +512,16 @@ struct ControlServer::Impl {
 
   // ------------------------------------------------------------ requests
 
-  void sendError(Conn& c, uint64_t id, v1::ErrorCode code, const std::string& field,
-                 const std::string& message) {
-    v1::ServerMessage m;
-    auto* r = m.mutable_reply();
-    r->set_id(id);
-    r->mutable_error()->set_code(code);
-    r->mutable_error()->set_field(field);
-    r->mutable_error()->set_message(message);
-    ++ctr.errors;
-    pr_debug("ctrl: %s: request %llu: %s", c.who.c_str(), static_cast<unsigned long long>(id),
-             message.c_str());
-    enqueue(c, m);
-  }
-
-  void sendError(Conn& c, uint64_t id, const WireError& e) {
-    sendError(c, id, e.code, e.field, e.message);
-  }
-
-  void sendBackendError(Conn& c, uint64_t id, const std::string& what, const Error& e) {
-    sendError(c, id, codeForErrno(e.code), what, what + ": " + e.message);
-  }
-
-  void handle(Conn& c, v1::Request& req) {
-    ++ctr.requests;
-    const uint64_t id = req.id();
-    if (!c.hello && req.body_case() != v1::Request::kHello) {
-      sendError(c, id, v1::FAILED_PRECONDITION, "hello",
-                "hello: the first request on a connection must be Hello (protocol version)");
-      return;
-    }
-    v1::ServerMessage out;
-    v1::Reply* rep = out.mutable_reply();
-    rep->set_id(id);
-    int pass_fd = -1;
-    WireError err;
-    switch (req.body_case()) {
-      case v1::Request::kHello: {
-        const auto& h = req.hello();
-        uint32_t major = h.version().major(), minor = h.version().minor();
-        if (major != kProtocolMajor) {
-          std::string msg = "hello.version: client speaks protocol " + std::to_string(major) +
-                            "." + std::to_string(minor) + ", fastpathd speaks " +
-                            std::to_string(kProtocolMajor) + "." + std::to_string(kProtocolMinor) +
-                            "; use a client and daemon of the same major version";
-          pr_warn("ctrl: %s refused: %s", c.who.c_str(), msg.c_str());
-          closeWithError(c, id, v1::VERSION_MISMATCH, "hello.version", msg);
-          return;
-        }
-        c.hello = true;
-        if (!h.client_name().empty() || !h.node_name().empty())
-          c.who = h.client_name() + (h.node_name().empty() ? "" : "@" + h.node_name()) +
-                  " (pid " + std::to_string(c.cred.pid) + " uid " + std::to_string(c.cred.uid) + ")";
-        pr_info("ctrl: %s said hello (protocol %u.%u)", c.who.c_str(), major, minor);
-        auto* hr = rep->mutable_hello();
-        hr->mutable_version()->set_major(kProtocolMajor);
-        hr->mutable_version()->set_minor(kProtocolMinor);
-        hr->set_daemon_name(opt.daemon_name);
-        hr->set_node_name(opt.node_name);
-        break;
-      }
-      case v1::Request::kApplyRoutes:
-        if (!applyRoutes(c, id, req.apply_routes())) return;
-        break;
-      case v1::Request::kGetRoutes: {
-        const auto& g = req.get_routes();
-        if (g.offset() == 0 || c.route_snapshot.empty()) c.route_snapshot = backend.routes();
-        std::size_t total = c.route_snapshot.size();
-        std::size_t limit = g.limit() ? g.limit() : opt.route_page_size;
-        limit = std::min(limit, opt.route_page_size);
-        std::size_t begin = std::min<std::size_t>(g.offset(), total);
-        std::size_t end = std::min(total, begin + limit);
-        auto* list = rep->mutable_routes();
-        list->mutable_routes()->Reserve(static_cast<int>(end - begin));
-        for (std::size_t i = begin; i < end; ++i) toWire(c.route_snapshot[i], list->add_routes());
-        list->set_total(static_cast<uint32_t>(total));
-        list->set_next_offset(static_cast<uint32_t>(end));
-        if (end >= total) c.route_snapshot.clear();
-        break;
-      }
-      case v1::Request::kAddNeighbour: {
-        Neighbour n;
-        if (!neighbourFromWire(req.add_neighbour(), "add_neighbour", PortDirectory(backend.ports()),
-                               &n, &err)) {
-          sendError(c, id, err);
-          return;
-        }
-        if (auto st = backend.addNeighbour(n); !st) {
-          sendBackendError(c, id, "add_neighbour", st.error());
-          return;
-        }
-        break;
-      }
-      case v1::Request::kDeleteNeighbour: {
-        const auto& d = req.delete_neighbour();
-        IpAddress ip;
-        PortId port = 0;
-        if (!addressFromWire(d.address(), "delete_neighbour.address", false, &ip, &err) ||
-            !PortDirectory(backend.ports()).resolve(d.port(), "delete_neighbour.port", &port, &err)) {
-          sendError(c, id, err);
-          return;
-        }
-        if (auto st = backend.deleteNeighbour(ip, port); !st) {
-          sendBackendError(c, id, "delete_neighbour", st.error());
-          return;
-        }
-        break;
-      }
-      case v1::Request::kGetNeighbours: {
-        auto* list = rep->mutable_neighbours();
-        for (const auto& n : backend.neighbours()) toWire(n, list->add_neighbours());
-        break;
-      }
-      case v1::Request::kGetControlRules: {
-        auto* list = rep->mutable_control_rules();
-        for (const auto& r : backend.controlRules()) toWire(r, list->add_rules());
-        break;
-      }
-      case v1::Request::kSetControlRules: {
-        std::vector<ControlRule> rules;
-        if (!controlRulesFromWire(req.set_control_rules(), "set_control_rules", &rules, &err)) {
-          sendError(c, id, err);
-          return;
-        }
-        if (auto st = backend.setControlRules(rules); !st) {
-          sendBackendError(c, id, "set_control_rules", st.error());
-          return;
-        }
-        break;
-      }
-      case v1::Request::kGetPorts: {
-        auto* list = rep->mutable_ports();
-        for (const auto& p : backend.ports()) toWire(p, list->add_ports());
-        break;
-      }
-      case v1::Request::kGetStats: {
-        auto* s = rep->mutable_stats();
-        for (const auto& set : backend.stats()) toWire(set, s->add_sets());
-        toWire(serverCounterSet(), s->add_sets());
-        break;
-      }
-      case v1::Request::kSubscribe: {
-        std::vector<FastPathEvent::Kind> kinds;
-        if (!subscriptionFromWire(req.subscribe(), "subscribe", &kinds, &err)) {
-          sendError(c, id, err);
-          return;
-        }
-        for (bool& b : c.event_kinds) b = false;
-        for (auto k : kinds) c.event_kinds[static_cast<int>(k)] = true;
-        c.subscribed = true;
-        break;
-      }
-      case v1::Request::kOpenControlChannel: {
-        PortId port = 0;
-        if (!PortDirectory(backend.ports())
-                 .resolve(req.open_control_channel().port(), "open_control_channel.port", &port,
-                          &err)) {
-          sendError(c, id, err);
-          return;
-        }
-        auto fd = backend.controlChannelFd(port);
-        if (!fd) {
-          sendBackendError(c, id, "open_control_channel", fd.error());
-          return;
-        }
-        pass_fd = fd.value();
-        rep->mutable_control_channel()->set_port(port);
-        break;
-      }
-      default:
-        sendError(c, id, v1::UNIMPLEMENTED, "",
-                  "request has no body, or one this fastpathd (protocol " +
-                      std::to_string(kProtocolMajor) + "." + std::to_string(kProtocolMinor) +
-                      ") does not know");
-        return;
-    }
-    enqueue(c, out, pass_fd);
-  }
-
-  /// Returns true when an ok reply should be sent (errors are sent here).
-  bool applyRoutes(Conn& c, uint64_t id, const v1::RouteBatch& b) {
-    WireError err;
-    const uint64_t tid = b.transaction_id();
-    auto abortTxn = [&](const std::string& field, const std::string& why) {
-      ++ctr.transactions_aborted;
-      uint64_t old = c.txn_id;
-      c.txn.reset();
-      c.txn_id = 0;
-      c.next_chunk = 0;
-      sendError(c, id, v1::ABORTED, field,
-                field + ": " + why + "; transaction " + std::to_string(old ? old : tid) +
-                    " discarded, nothing applied (start again at chunk_index 0)");
-    };
-    if (tid == 0) {
-      if (c.txn) {
-        abortTxn("apply_routes.transaction_id",
-                 "unchunked batch while transaction " + std::to_string(c.txn_id) + " is open");
-        return false;
-      }
-      BatchBuilder builder(PortDirectory(backend.ports()), opt.max_batch_routes);
-      RouteBatch batch;
-      if (!builder.addChunk(b, &err) || !builder.finish(&batch, &err)) {
-        sendError(c, id, err);
-        return false;
-      }
-      return commit(c, id, batch);
-    }
-    if (!c.txn) {
-      if (b.chunk_index() != 0) {
-        abortTxn("apply_routes.chunk_index", "chunk " + std::to_string(b.chunk_index()) +
-                                                 " of transaction " + std::to_string(tid) +
-                                                 " arrived before chunk 0");
-        return false;
-      }
-      c.txn = std::make_unique<BatchBuilder>(PortDirectory(backend.ports()), opt.max_batch_routes);
-      c.txn_id = tid;
-      c.next_chunk = 0;
-    } else if (tid != c.txn_id) {
-      abortTxn("apply_routes.transaction_id", "transaction " + std::to_string(tid) +
-                                                  " started before transaction " +
-                                                  std::to_string(c.txn_id) + " finished");
-      return false;
-    } else if (b.chunk_index() != c.next_chunk) {
-      abortTxn("apply_routes.chunk_index", "chunk " + std::to_string(b.chunk_index()) +
-                                               " out of order (expected " +
-                                               std::to_string(c.next_chunk) + ")");
-      return false;
-    }
-    if (!c.txn->addChunk(b, &err)) {
-      ++ctr.transactions_aborted;
-      c.txn.reset();
-      c.txn_id = 0;
-      err.message += "; transaction discarded, nothing applied";
-      sendError(c, id, err);
-      return false;
-    }
-    ++c.next_chunk;
-    if (!b.final_chunk()) return true;  // chunk accepted; applied with the final one
-    RouteBatch batch;
-    bool ok = c.txn->finish(&batch, &err);
-    c.txn.reset();
-    c.txn_id = 0;
-    c.next_chunk = 0;
-    if (!ok) {
-      sendError(c, id, err);
-      return false;
-    }
-    return commit(c, id, batch);
-  }
-
-  bool commit(Conn& c, uint64_t id, const RouteBatch& batch) {
-    // Returns once the workers can see the new table: only then is the reply sent.
-    if (auto st = backend.applyRoutes(batch); !st) {
-      sendBackendError(c, id, "apply_routes", st.error());
-      return false;
-    }
-    return true;
+  void handle(Conn& c, const v1::Request& req) {
+    auto out = dispatcher.handle(c.session, req);
+    if (req.body_case() == v1::Request::kGetStats && !out.message.reply().has_error())
+      toWire(serverCounterSet(), out.message.mutable_reply()->mutable_stats()->add_sets());
+    const auto& rep = out.message.reply();
+    if (rep.has_error())
+      pr_debug("ctrl: %s: request %llu: %s", c.who().c_str(),
+               static_cast<unsigned long long>(rep.id()), rep.error().message().c_str());
+    enqueue(c, out.message, out.fd);
+    if (out.close_after && !c.dead) startClosing(c);
   }
 
   CounterSet serverCounterSet() const {
@@ -775,13 +531,13 @@ struct ControlServer::Impl {
                   {"accepted", ctr.accepted},
                   {"refused_credentials", ctr.refused_credentials},
                   {"refused_too_many", ctr.refused_too_many},
-                  {"requests", ctr.requests},
-                  {"errors", ctr.errors},
+                  {"requests", dispatcher.counters().requests},
+                  {"errors", dispatcher.counters().errors + ctr.errors},
                   {"malformed_frames", ctr.malformed_frames},
                   {"oversize_frames", ctr.oversize_frames},
                   {"send_queue_overflows", ctr.send_queue_overflows},
                   {"events_sent", ctr.events_sent},
-                  {"transactions_aborted", ctr.transactions_aborted}};
+                  {"transactions_aborted", dispatcher.counters().transactions_aborted}};
     return s;
   }
 };
@@ -794,6 +550,12 @@ Result<int> ControlServer::poll(int timeout_ms) { return impl_->poll(timeout_ms)
 void ControlServer::stop() { impl_->stop(); }
 int ControlServer::fd() const { return impl_->epoll_fd; }
 std::size_t ControlServer::clientCount() const { return impl_->conns.size(); }
-ServerCounters ControlServer::counters() const { return impl_->ctr; }
+ServerCounters ControlServer::counters() const {
+  ServerCounters c = impl_->ctr;
+  c.requests = impl_->dispatcher.counters().requests;
+  c.errors += impl_->dispatcher.counters().errors;
+  c.transactions_aborted = impl_->dispatcher.counters().transactions_aborted;
+  return c;
+}
 
 }  // namespace fastpath::ctrl

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# libFuzzer target fp_ctrl_fuzz: decode + validate + apply against a real FibManager.
+# The project builds with g++, libFuzzer needs clang: the fuzzer is compiled by one
+# clang++ command (sanitizer-instrumented copies of the sources it covers), so it needs
+# no second build tree. ctest runs a bounded campaign (label fuzz): 1M executions.
+option(FP_FUZZ "Build the ctrl-bridge libFuzzer target with clang++" ON)
+if(NOT FP_FUZZ OR NOT TARGET fp_table)
+  return()
+endif()
+find_program(FP_CLANGXX NAMES clang++-14 clang++)
+if(NOT FP_CLANGXX)
+  message(STATUS "ctrl-bridge: clang++ not found; fp_ctrl_fuzz skipped")
+  return()
+endif()
+
+# Sources: the harness, ctrl-bridge's decode/validate/dispatch, the test backend, and
+# the table (every source of fp_table, fp_common, fp_log), plus the generated schema.
+set(_fuzz_srcs
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/control_fuzz.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/framing.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/translate.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/dispatcher.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/table_backend.cc)
+foreach(lib fp_table fp_common fp_log)
+  get_target_property(_dir ${lib} SOURCE_DIR)
+  get_target_property(_srcs ${lib} SOURCES)
+  foreach(s ${_srcs})
+    if(IS_ABSOLUTE ${s})
+      list(APPEND _fuzz_srcs ${s})
+    else()
+      list(APPEND _fuzz_srcs ${_dir}/${s})
+    endif()
+  endforeach()
+endforeach()
+get_target_property(_proto_dir fp_proto BINARY_DIR)
+list(APPEND _fuzz_srcs ${_proto_dir}/gen/fastpath/v1/fastpath.pb.cc)
+
+set(_fuzz_bin ${CMAKE_CURRENT_BINARY_DIR}/fuzz/fp_ctrl_fuzz)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
+add_custom_command(
+  OUTPUT ${_fuzz_bin}
+  COMMAND ${FP_CLANGXX} -std=c++20 -O1 -g -fno-omit-frame-pointer
+          -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+          -I${CMAKE_CURRENT_SOURCE_DIR}/include -I${CMAKE_CURRENT_SOURCE_DIR}/tests/support
+          "-I$<JOIN:$<TARGET_PROPERTY:fp_table,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+          "-I$<JOIN:$<TARGET_PROPERTY:fp_common,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+          -I${_proto_dir}/gen
+          ${_fuzz_srcs} -o ${_fuzz_bin}
+          -lprotobuf -lbpf -lxdp -lpthread
+  DEPENDS ${_fuzz_srcs} fp_proto
+  COMMENT "clang++ -fsanitize=fuzzer,address,undefined -> fp_ctrl_fuzz"
+  COMMAND_EXPAND_LISTS
+  VERBATIM)
+add_custom_target(fp_ctrl_fuzz ALL DEPENDS ${_fuzz_bin})
+
+# Bounded campaign: new inputs go to a scratch directory, the seeds stay untouched.
+add_test(NAME fp_ctrl_fuzz_1m
+  COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=1
+          ${CMAKE_COMMAND} -DFUZZER=${_fuzz_bin} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/fuzz-work
+          -DCORPUS=${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus -DRUNS=1000000
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_bounded.cmake)
+set_tests_properties(fp_ctrl_fuzz_1m PROPERTIES LABELS fuzz TIMEOUT 300)

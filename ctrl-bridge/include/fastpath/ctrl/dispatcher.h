@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Request -> reply logic of the control server, independent of sockets: one Session per
+// connection (Hello state, open chunked transaction, subscription), one Dispatcher per
+// backend. The server feeds it decoded frames; the fuzzer feeds it directly.
+// Internal to ctrl-bridge (exposes protobuf types).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastpath/control_backend.h"
+#include "fastpath/ctrl/translate.h"
+
+namespace fastpath::ctrl {
+
+struct DispatchOptions {
+  std::size_t max_batch_routes = 4u << 20;
+  std::size_t route_page_size = 100000;
+  std::string daemon_name = "fastpathd";
+  std::string node_name;
+};
+
+/// Per-connection protocol state.
+struct Session {
+  std::string who;  ///< for log lines: "fpctl@host (pid 12 uid 0)"
+  uint32_t pid = 0;
+  uint32_t uid = 0;
+  bool hello = false;
+  bool subscribed = false;
+  bool event_kinds[4] = {false, false, false, false};
+  std::unique_ptr<BatchBuilder> txn;  ///< open chunked transaction
+  uint64_t txn_id = 0;
+  uint32_t next_chunk = 0;
+  std::vector<Route> route_snapshot;  ///< for paged GetRoutes
+  bool wants(FastPathEvent::Kind k) const {
+    return subscribed && event_kinds[static_cast<int>(k)];
+  }
+};
+
+struct DispatchCounters {
+  uint64_t requests = 0;
+  uint64_t errors = 0;
+  uint64_t transactions_aborted = 0;
+  uint64_t batches_applied = 0;
+};
+
+class Dispatcher {
+ public:
+  Dispatcher(ControlBackend& backend, DispatchOptions options);
+
+  struct Outcome {
+    v1::ServerMessage message;  ///< the reply (exactly one per request)
+    int fd = -1;                ///< descriptor to pass with the reply (caller owns it)
+    bool close_after = false;   ///< close the connection once the reply is sent
+  };
+
+  Outcome handle(Session& s, const v1::Request& req);
+  /// The connection went away: discard an open transaction (nothing of it was applied).
+  void disconnected(Session& s);
+
+  /// An error reply not tied to a request (bad frame): id 0.
+  static v1::ServerMessage errorMessage(uint64_t id, v1::ErrorCode code, const std::string& field,
+                                        const std::string& message);
+
+  const DispatchCounters& counters() const { return ctr_; }
+  const DispatchOptions& options() const { return opt_; }
+
+ private:
+  void setError(Outcome& o, uint64_t id, v1::ErrorCode code, const std::string& field,
+                const std::string& message);
+  void setError(Outcome& o, uint64_t id, const WireError& e) {
+    setError(o, id, e.code, e.field, e.message);
+  }
+  void setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e);
+  void applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, Outcome& o);
+  void commit(uint64_t id, const RouteBatch& batch, Outcome& o);
+
+  ControlBackend& backend_;
+  DispatchOptions opt_;
+  DispatchCounters ctr_;
+};
+
+}  // namespace fastpath::ctrl

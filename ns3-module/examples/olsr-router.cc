@@ -15,7 +15,8 @@
 //
 // Example (inside namespace R, fastpathd already running on r0,r1):
 //   olsr-router --role=router --ports=r0,r1 --addresses=198.18.1.1/24,198.18.2.1/24
-#include "emu-socket.h"
+#include "emu-devices.h"
+#include "example-common.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fast-path-helper.h"
@@ -25,75 +26,13 @@
 #include "ns3/olsr-helper.h"
 #include "ns3/olsr-routing-protocol.h"
 
-#include <algorithm>
-#include <atomic>
-#include <csignal>
-#include <fstream>
-#include <iostream>
-#include <sstream>
-#include <unistd.h>
-
 using namespace ns3;
+using namespace ns3::fastpathexamples;
 
 NS_LOG_COMPONENT_DEFINE("FastPathOlsrRouter");
 
 namespace
 {
-
-std::atomic<bool> g_stop{false};
-
-void
-OnSignal(int)
-{
-    g_stop = true;
-}
-
-void
-PollStop()
-{
-    if (g_stop)
-    {
-        Simulator::Stop();
-        return;
-    }
-    Simulator::Schedule(MilliSeconds(100), &PollStop);
-}
-
-std::vector<std::string>
-Split(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
-bool
-ParsePrefix(const std::string& text, Ipv4Address& addr, Ipv4Mask& mask)
-{
-    auto slash = text.find('/');
-    if (slash == std::string::npos)
-    {
-        return false;
-    }
-    addr = Ipv4Address(text.substr(0, slash).c_str());
-    mask = Ipv4Mask(("/" + text.substr(slash + 1)).c_str());
-    return true;
-}
-
-[[noreturn]] void
-Fail(const std::string& why)
-{
-    std::cerr << "olsr-router: " << why << std::endl;
-    std::exit(2);
-}
 
 uint64_t g_ns3RxFrames = 0;
 
@@ -101,18 +40,6 @@ void
 CountRx(Ptr<const Packet>)
 {
     ++g_ns3RxFrames;
-}
-
-double
-Percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-    {
-        return 0;
-    }
-    std::sort(v.begin(), v.end());
-    size_t i = static_cast<size_t>(p / 100.0 * (v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
 }
 
 } // namespace
@@ -150,23 +77,24 @@ main(int argc, char* argv[])
 
     if (role != "router" && role != "plain" && role != "peer")
     {
-        Fail("--role must be router, plain or peer (got '" + role + "')");
+        Fail("olsr-router", "--role must be router, plain or peer (got '" + role + "')");
     }
     std::vector<std::string> addrList = Split(addresses);
     std::vector<std::string> ifList = Split(role == "router" ? ports : interfaces);
     if (ifList.empty())
     {
-        Fail(role == "router" ? "--ports is empty" : "--interfaces is required for " + role);
+        Fail("olsr-router",
+             role == "router" ? "--ports is empty" : "--interfaces is required for " + role);
     }
     if (addrList.size() != ifList.size())
     {
-        Fail("--addresses needs one address/len per " +
-             std::string(role == "router" ? "port" : "interface"));
+        Fail("olsr-router",
+             "--addresses needs one address/len per " +
+                 std::string(role == "router" ? "port" : "interface"));
     }
-    if (role == "router" && access(socketPath.c_str(), F_OK) != 0)
+    if (role == "router")
     {
-        Fail("fastpathd's control socket " + socketPath +
-             " does not exist: start fastpathd first, or pass --socket");
+        CheckFastPathd("olsr-router", socketPath);
     }
 
     // --- plain ns-3 emulation setup ---------------------------------------------------
@@ -179,33 +107,16 @@ main(int argc, char* argv[])
     Names::Add(name, node);
     NetDeviceContainer devices;
 
-    // --- fast path: the lines a researcher adds -----------------------------------------
     FastPathHelper fastPath;
     if (role == "router")
     {
+        // The fast path: these two lines replace the raw-socket devices below.
         fastPath.SetSocketPath(socketPath);
         devices = fastPath.Install(node, ifList);
     }
-    // --- (end of fast path lines) ----------------------------------------------------------
     else
     {
-        for (const auto& ifname : ifList)
-        {
-            std::array<uint8_t, 6> mac{};
-            std::string why;
-            int fd = fastpathexamples::OpenPacketSocket(ifname, mac, why, role == "peer" ? 698 : 0);
-            if (fd < 0)
-            {
-                Fail(why);
-            }
-            Ptr<FdNetDevice> dev = CreateObject<FdNetDevice>();
-            Mac48Address m;
-            m.CopyFrom(mac.data());
-            dev->SetAddress(m);
-            dev->SetFileDescriptor(fd);
-            node->AddDevice(dev);
-            devices.Add(dev);
-        }
+        devices = InstallEmulationDevices("olsr-router", node, ifList, role == "peer" ? 698 : 0);
     }
 
     OlsrHelper olsr;
@@ -224,7 +135,7 @@ main(int argc, char* argv[])
         Ipv4Mask m;
         if (!ParsePrefix(addrList[i], a, m))
         {
-            Fail("bad address '" + addrList[i] + "': want a.b.c.d/len");
+            Fail("olsr-router", "bad address '" + addrList[i] + "': want a.b.c.d/len");
         }
         int32_t iface = ipv4->AddInterface(devices.Get(i));
         ipv4->AddAddress(iface, Ipv4InterfaceAddress(a, m));
@@ -256,22 +167,20 @@ main(int argc, char* argv[])
         Ipv4Mask m;
         if (!ParsePrefix(net, a, m))
         {
-            Fail("bad --hna network '" + net + "': want a.b.c.d/len");
+            Fail("olsr-router", "bad --hna network '" + net + "': want a.b.c.d/len");
         }
         olsrProtocol->AddHostNetworkAssociation(a, m);
     }
 
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
-    Simulator::Schedule(MilliSeconds(100), &PollStop);
+    StopOnSignals();
     if (duration > 0)
     {
         Simulator::Stop(Seconds(duration));
     }
     Ptr<FastPathRouteMirror> mirror = fastPath.GetMirror(node);
+    std::function<void()> tick; // outlives Simulator::Run(): the events refer to it
     if (status > 0)
     {
-        std::function<void()> tick;
         tick = [&]() {
             std::cout << "t=" << Simulator::Now().GetSeconds() << " role=" << role
                       << " olsr_routes=" << olsrProtocol->GetRoutingTableEntries().size()
@@ -296,30 +205,9 @@ main(int argc, char* argv[])
     out << "olsr_routes=" << olsrProtocol->GetRoutingTableEntries().size() << "\n";
     if (mirror)
     {
-        fastPath.Flush();
-        Ptr<FastPathConnection> conn = fastPath.GetConnection(node);
-        auto lat = conn->GetRouteLatenciesUs();
-        out << "fastpath_routes=" << mirror->GetSentRoutes().Size() << "\n";
-        out << "fastpath_neighbours=" << mirror->GetSentNeighbours().Size() << "\n";
-        out << "resolved_routes=" << mirror->GetResolvedCount() << "\n";
-        out << "updates_applied=" << conn->GetAppliedUpdates() << "\n";
-        out << "updates_failed=" << conn->GetFailedUpdates() << "\n";
-        out << "reconnects=" << conn->GetReconnects() << "\n";
-        out << "route_latency_samples=" << lat.size() << "\n";
-        out << "route_latency_p50_us=" << Percentile(lat, 50) << "\n";
-        out << "route_latency_p99_us=" << Percentile(lat, 99) << "\n";
-        for (const auto& r : mirror->GetSentRoutes().ToVector())
-        {
-            out << "route=" << r.prefix.toString() << " via "
-                << (r.next_hop.isUnspecified() ? std::string("on-link") : r.next_hop.toString())
-                << " port " << r.port << "\n";
-        }
+        out << FastPathReport(fastPath, node);
     }
-    std::cout << out.str();
-    if (!report.empty())
-    {
-        std::ofstream(report) << out.str();
-    }
+    WriteReport(report, out.str());
     Simulator::Destroy();
     return 0;
 }

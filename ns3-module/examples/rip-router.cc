@@ -5,7 +5,7 @@
 // fastpathd by resolve-on-miss (ns-3's Rip does not expose its table).
 //
 //   rip-router --ports=r0,r1 --addresses=198.18.1.1/24,198.18.2.1/24 --duration=60
-#include "emu-socket.h"
+#include "emu-devices.h"
 #include "example-common.h"
 
 #include "ns3/core-module.h"
@@ -72,23 +72,7 @@ main(int argc, char* argv[])
     }
     else
     {
-        for (const auto& ifname : Split(interfaces))
-        {
-            std::array<uint8_t, 6> mac{};
-            std::string why;
-            int fd = OpenPacketSocket(ifname, mac, why);
-            if (fd < 0)
-            {
-                Fail("rip-router", why);
-            }
-            Ptr<FdNetDevice> dev = CreateObject<FdNetDevice>();
-            Mac48Address m;
-            m.CopyFrom(mac.data());
-            dev->SetAddress(m);
-            dev->SetFileDescriptor(fd);
-            node->AddDevice(dev);
-            devices.Add(dev);
-        }
+        devices = InstallEmulationDevices("rip-router", node, Split(interfaces));
     }
 
     RipHelper rip;

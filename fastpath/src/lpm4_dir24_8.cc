@@ -259,7 +259,7 @@ LpmStats Lpm4Dir24_8::stats() const {
 }
 
 void Lpm4Dir24_8::lookupBulk(const uint32_t* ips, uint32_t* nhs, size_t n) const noexcept {
-  constexpr size_t kAhead = 8;
+  constexpr size_t kAhead = 16;  // ~ memory latency / per-lookup time, measured
   for (size_t i = 0; i < n && i < kAhead; ++i) __builtin_prefetch(&tbl24_[ips[i] >> 8]);
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) __builtin_prefetch(&tbl24_[ips[i + kAhead] >> 8]);

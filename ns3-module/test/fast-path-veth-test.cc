@@ -338,4 +338,18 @@ TEST_F(OlsrVethTest, FastpathdRestartReconnectsAndResyncs)
     EXPECT_GE(std::stoi(report["reconnects"].empty() ? "0" : report["reconnects"]), 1);
 }
 
+TEST_F(OlsrVethTest, RoutesOutliveTheSimulation)
+{
+    // No route lease exists in the IPC schema yet: when ns-3 exits, fastpathd keeps the
+    // mirrored routes and neighbours and keeps forwarding (no withdrawal after a grace
+    // period: see docs/ns3-integration.md).
+    ASSERT_TRUE(WaitFor([&] { return PingThroughR(); }, 20s)) << "no connectivity through R";
+    topo_->stop(router_);
+    router_ = -1;
+    EXPECT_EQ(RouteIn("198.18.20.1/32"), "via 198.18.2.3 port 1");
+    uint64_t fwd0 = Counter("port r0", "forward");
+    EXPECT_TRUE(PingThroughR()) << "fastpathd stopped forwarding when ns-3 exited";
+    EXPECT_GT(Counter("port r0", "forward"), fwd0);
+}
+
 } // namespace

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <random>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -220,16 +221,16 @@ A6 mask6(const A6& a, unsigned d) {  // a with all bits after the first d cleare
 const A6 kOnes6 = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
                    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
-struct A6Hash {
-  size_t operator()(const A6& a) const noexcept {  // murmur3 fmix64 over both halves
-    uint64_t x, y;
-    std::memcpy(&x, a.data(), 8);
-    std::memcpy(&y, a.data() + 8, 8);
-    uint64_t h = x ^ (y * 0x9e3779b97f4a7c15ull);
+// Keys as two 64-bit halves: equality is two compares (std::array's == is a memcmp call).
+struct K6 {
+  uint64_t hi, lo;
+  bool operator==(const K6& o) const { return hi == o.hi && lo == o.lo; }
+};
+struct K6Hash {
+  size_t operator()(const K6& k) const noexcept {
+    uint64_t h = k.hi ^ (k.lo * 0x9e3779b97f4a7c15ull);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 33;
     return static_cast<size_t>(h);
   }
@@ -237,14 +238,27 @@ struct A6Hash {
 
 class Ref6 {
  public:
-  void add(const A6& ip, uint8_t d, uint32_t nh) { rules_[d][mask6(ip, d)] = nh; }
-  bool remove(const A6& ip, uint8_t d) { return rules_[d].erase(mask6(ip, d)) > 0; }
+  void add(const A6& ip, uint8_t d, uint32_t nh) {
+    rules_[d][key(mask6(ip, d))] = nh;
+    present_.insert(d);
+  }
+  bool remove(const A6& ip, uint8_t d) { return rules_[d].erase(key(mask6(ip, d))) > 0; }
+  bool has(const A6& ip, uint8_t d) const { return rules_[d].count(key(mask6(ip, d))) > 0; }
   uint32_t lookup(const A6& ip) const {
-    for (int d = 128; d >= 0; --d) {
+    const K6 full = key(ip);
+    for (auto it = present_.rbegin(); it != present_.rend(); ++it) {
+      const unsigned d = *it;
       const auto& m = rules_[d];
       if (m.empty()) continue;
-      auto it = m.find(mask6(ip, d));
-      if (it != m.end()) return it->second;
+      K6 k = full;
+      if (d <= 64) {
+        k.hi = d == 0 ? 0 : k.hi & (~0ull << (64 - d));
+        k.lo = 0;
+      } else if (d < 128) {
+        k.lo &= ~0ull << (128 - d);
+      }
+      auto f = m.find(k);
+      if (f != m.end()) return f->second;
     }
     return kLpmNoRoute;
   }
@@ -253,7 +267,18 @@ class Ref6 {
     for (const auto& m : rules_) n += m.size();
     return n;
   }
-  std::unordered_map<A6, uint32_t, A6Hash> rules_[129];
+
+ private:
+  static K6 key(const A6& a) {  // big-endian halves so masking is a shift
+    K6 k;
+    std::memcpy(&k.hi, a.data(), 8);
+    std::memcpy(&k.lo, a.data() + 8, 8);
+    k.hi = __builtin_bswap64(k.hi);
+    k.lo = __builtin_bswap64(k.lo);
+    return k;
+  }
+  std::unordered_map<K6, uint32_t, K6Hash> rules_[129];
+  std::set<unsigned> present_;
 };
 
 // Lengths from a fixed set that crosses every stride boundary (24 + 8k) and sits on and
@@ -338,7 +363,7 @@ TEST(Lpm6, RandomTableMatchesReference) {
     const A6 ip = mask6(randomA6(rng), d);
     const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
     ASSERT_TRUE(t->add(ip.data(), d, nh).ok());
-    if (!ref.rules_[d].count(ip)) present.emplace_back(ip, d);
+    if (!ref.has(ip, d)) present.emplace_back(ip, d);
     ref.add(ip, d, nh);
   };
   auto check = [&](size_t n) {

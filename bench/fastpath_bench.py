@@ -741,7 +741,7 @@ def fmt(v, ci=None, digits=3):
         return "n/a"
     s = f"{v:.{digits}g}" if abs(v) < 1e3 else f"{v:,.0f}"
     if ci:
-        s += f" ± {ci:.2g}" if abs(ci) < 1e3 else f" ± {ci:,.0f}"
+        s += f" ± {ci:.2g}" if abs(ci) < 100 else f" ± {ci:,.0f}"
     return s
 
 
@@ -879,7 +879,9 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
     L.append("\n## CPU placement\n")
     for p in placement:
         L.append(f"- {p}")
-    L.append("\n## Generator ceiling (flat-out into an XDP sink at R's ingress)\n")
+    L.append("\n## Generator ceiling (flat-out into an XDP sink at R's ingress, best of 3)\n")
+    L.append("Flat-out rows of the sweeps also show what the generator offered (`gen_pps`), "
+             "including frames R's full veth ring refused.\n")
     L.append("| payload (B) | sent (pkt/s) | received at R (pkt/s) |\n|---|---|---|")
     for c in ceilings:
         L.append(f"| {c['payload']} | {fmt(c['sent_pps'])} | {fmt(c['received_at_r_pps'])} |")
@@ -1128,7 +1130,9 @@ def main():
         for p in placement:
             log("placement: " + p)
         for payload in payloads:
-            c = generator_ceiling(tools, topo, payload, duration)
+            # Best of three short flat-out runs: the machine is shared, one run can be unlucky.
+            c = max((generator_ceiling(tools, topo, payload, min(duration, 1.0))
+                     for _ in range(1 if args.smoke else 3)), key=lambda c: c["sent_pps"])
             ceilings.append(c)
             ceiling_pps[payload] = c["sent_pps"]
             log(f"generator ceiling, {payload} B: sent {c['sent_pps']:,.0f} pkt/s, "
@@ -1144,8 +1148,8 @@ def main():
                     for rate in rates:
                         if rate is not None and bad >= 2:
                             continue  # saturated twice: only the flat-out point is left
-                        if rate is not None and rate > 1.5 * ceiling_pps.get(payload, 1e12):
-                            continue  # far above what the generator can offer
+                        if rate is not None and rate > 3 * ceiling_pps.get(payload, 1e12):
+                            continue  # far above anything the generator offered here
                         for rep in range(reps):
                             row = run_udp_point(tools, topo, sink, meter, rate, payload,
                                                 args.flows, duration)

@@ -51,12 +51,17 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   punt_msgs_.resize(options_.batch_size);
   punt_iov_.resize(options_.batch_size);
   tx_pending_.assign(np, 0);
+  tx_out_.assign(np, 0);
   publishAccounting();
 }
 
 Worker::~Worker() { stop(); }
 
 Status Worker::start() {
+  // Fill the fill rings before the thread exists (thread creation orders these writes
+  // before the worker's), so frames arriving as soon as start() returns find room.
+  for (PortId p = 0; p < PortId(sockets_.size()); ++p) refill(p);
+  publishAccounting();
   thread_ = std::thread([this] { run(); });
   if (options_.cpu >= 0) {
     cpu_set_t set;
@@ -113,6 +118,7 @@ FrameAccounting Worker::accounting() const {
 }
 
 void Worker::drainCompletions(PortId p) {
+  if (!tx_out_[p]) return;  // nothing lent for TX on this port: skip the shared ring
   XskSocket& s = *sockets_[p];
   uint32_t idx;
   uint32_t n = xsk_ring_cons__peek(&s.comp, options_.batch_size * 4, &idx);
@@ -121,6 +127,7 @@ void Worker::drainCompletions(PortId p) {
   for (uint32_t i = 0; i < n; ++i) pool.give(*xsk_ring_cons__comp_addr(&s.comp, idx + i));
   xsk_ring_cons__release(&s.comp, n);
   book_.completed(n);
+  tx_out_[p] -= n;
 }
 
 void Worker::refill(PortId p) {
@@ -269,11 +276,7 @@ uint32_t Worker::receive(PortId p) {
           book_.heldToFree(1);
           break;
         }
-        Staged& st = tx_stage_[dec.egress];
-        st.descs[st.n].addr = addr;  // the same frame: a descriptor move, no copy
-        st.descs[st.n].len = len;
-        st.descs[st.n].options = 0;
-        ++st.n;
+        stageTx(dec.egress, addr, len);  // the same frame: a descriptor move, no copy
         break;
       }
       case ForwardResult::kDropPortDown:
@@ -330,17 +333,13 @@ uint32_t Worker::transmitControl() {
   for (; n < options_.batch_size; ++n) {
     ControlTxFrame* f = ctrl_tx_.front();
     if (!f) break;
-    if (f->port < nports && tx_stage_[f->port].n < tx_stage_[f->port].descs.size() &&
-        f->len <= max_len) {
+    // The relay only queues frames of real ports and of at most kControlFrameMax bytes.
+    if (f->port < nports && f->len <= max_len) {
       uint64_t addr;
       if (pool.take(&addr)) {
         book_.takenFromPool(1);
         std::memcpy(umem_->data(addr), f->data, f->len);
-        Staged& st = tx_stage_[f->port];
-        st.descs[st.n].addr = addr;
-        st.descs[st.n].len = f->len;
-        st.descs[st.n].options = 0;
-        ++st.n;
+        stageTx(f->port, addr, f->len);
         port_counters_[f->port].ctrl_tx_packets.add(1);
       } else {
         port_counters_[f->port].drop[size_t(WorkerDrop::kCtrlTxNoFrame)].add(1);
@@ -351,35 +350,50 @@ uint32_t Worker::transmitControl() {
   return n;
 }
 
-void Worker::kick(PortId p) {
+void Worker::stageTx(PortId egress, uint64_t addr, uint32_t len) {
+  Staged& st = tx_stage_[egress];
+  if (st.n == st.descs.size()) [[unlikely]] flushTx(egress);
+  st.descs[st.n].addr = addr;
+  st.descs[st.n].len = len;
+  st.descs[st.n].options = 0;
+  ++st.n;
+}
+
+void Worker::flushTx(PortId p) {
   XskSocket& s = *sockets_[p];
   Staged& st = tx_stage_[p];
+  if (!st.n) return;
   WorkerPortCounters& pc = port_counters_[p];
-  if (st.n) {
-    FramePool& pool = umem_->pool();
-    uint32_t m = std::min(st.n, xsk_prod_nb_free(&s.tx, st.n));
-    uint32_t idx;
-    if (m && xsk_ring_prod__reserve(&s.tx, m, &idx) == m) {
-      uint64_t bytes = 0;
-      for (uint32_t i = 0; i < m; ++i) {
-        *xsk_ring_prod__tx_desc(&s.tx, idx + i) = st.descs[i];
-        bytes += st.descs[i].len;
-      }
-      xsk_ring_prod__submit(&s.tx, m);
-      book_.heldToTx(m);
-      pc.tx_packets.add(m);
-      pc.tx_bytes.add(bytes);
-      tx_pending_[p] = 1;
-    } else {
-      m = 0;
+  FramePool& pool = umem_->pool();
+  uint32_t m = std::min(st.n, xsk_prod_nb_free(&s.tx, st.n));
+  uint32_t idx;
+  if (m && xsk_ring_prod__reserve(&s.tx, m, &idx) == m) {
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+      *xsk_ring_prod__tx_desc(&s.tx, idx + i) = st.descs[i];
+      bytes += st.descs[i].len;
     }
-    if (m < st.n) {
-      pc.drop[size_t(WorkerDrop::kTxRingFull)].add(st.n - m);
-      for (uint32_t i = m; i < st.n; ++i) pool.give(st.descs[i].addr);
-      book_.heldToFree(st.n - m);
-    }
-    st.n = 0;
+    xsk_ring_prod__submit(&s.tx, m);
+    book_.heldToTx(m);
+    tx_out_[p] += m;
+    pc.tx_packets.add(m);
+    pc.tx_bytes.add(bytes);
+    tx_pending_[p] = 1;
+  } else {
+    m = 0;
   }
+  if (m < st.n) {
+    pc.drop[size_t(WorkerDrop::kTxRingFull)].add(st.n - m);
+    for (uint32_t i = m; i < st.n; ++i) pool.give(st.descs[i].addr);
+    book_.heldToFree(st.n - m);
+  }
+  st.n = 0;
+}
+
+void Worker::kick(PortId p) {
+  XskSocket& s = *sockets_[p];
+  WorkerPortCounters& pc = port_counters_[p];
+  flushTx(p);
   if (!tx_pending_[p]) return;
   // In copy mode the kernel sends at most 32 frames per sendto (then EAGAIN): a few calls
   // per loop keep up; what remains is sent on the next loop.
@@ -406,7 +420,6 @@ void Worker::run() {
   const PortId np = PortId(sockets_.size());
   std::vector<pollfd> pfds;
   for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
-  for (PortId p = 0; p < np; ++p) refill(p);
   uint32_t idle = 0;
   constexpr uint32_t kSpinsBeforeSleep = 256;
   while (!stop_.load(std::memory_order_relaxed)) {

@@ -8,6 +8,8 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -194,11 +196,19 @@ struct SendResult {
 
 /// Sends `count` copies of the frames (round robin, sequence numbers patched) from
 /// ns/ifname, at most `pps` per second (0: as fast as possible), for at most `max_ms`.
+/// cpu >= 0 pins the sending thread: a packet socket with PACKET_QDISC_BYPASS transmits on
+/// queue (cpu % queues) of a device without XPS, which steers frames to a veth RX queue.
 inline SendResult sendFrames(const std::string& ns, const std::string& ifname,
                       std::vector<std::vector<uint8_t>> frames, uint64_t count, uint64_t pps,
-                      int max_ms) {
+                      int max_ms, int cpu = -1) {
   SendResult r;
   std::thread t([&] {
+    if (cpu >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(cpu, &set);
+      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
     NetnsGuard g(ns);
     int fd = g.ok() ? openPacketSocket(ifname, false) : -1;
     if (fd < 0) return;

@@ -126,6 +126,10 @@ class Worker {
   uint32_t receive(PortId p);
   uint32_t transmitControl();
   void kick(PortId p);
+  /// Queues a held frame for the egress port's TX ring (flushed once per loop, or when
+  /// the staging area is full).
+  void stageTx(PortId egress, uint64_t addr, uint32_t len);
+  void flushTx(PortId p);
   void punt(PortId in, uint64_t addr, uint32_t len);
   void flushPunts(PortId in);
   void raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a);
@@ -155,6 +159,7 @@ class Worker {
   std::vector<iovec> punt_iov_;
   uint32_t punt_n_ = 0;
   std::vector<uint8_t> tx_pending_;     // per port: TX ring may hold unsent entries
+  std::vector<uint64_t> tx_out_;        // per port: frames lent for TX, not yet completed
   WorkerEvent last_event_;
   bool have_last_event_ = false;
 

@@ -335,6 +335,49 @@ struct FibManager::Impl {
     return {};
   }
 
+  // Same, limited to the neighbours inside the given prefixes (the ones a batch changed):
+  // neighbours are sorted by address, so each prefix is one range scan.
+  Status syncHostRoutesIn(const std::vector<PrefixKey>& changed) {
+    std::vector<const NeighbourKey*> hit;
+    for (const PrefixKey& k : changed) {
+      NeighbourKey lo{k.family, k.bytes, 0};
+      NeighbourKey hi{k.family, k.bytes, ~PortId{0}};
+      for (unsigned bit = k.length; bit < maxLen(k.family); ++bit)
+        hi.ip[bit / 8] |= static_cast<uint8_t>(0x80u >> (bit % 8));
+      for (auto it = neighbours.lower_bound(lo); it != neighbours.end() && !(hi < it->first); ++it)
+        hit.push_back(&it->first);
+    }
+    for (const NeighbourKey* n : hit) {
+      const PrefixKey hk{n->family, static_cast<uint8_t>(maxLen(n->family)), n->ip};
+      const bool want = wantsHostRoute(*n);
+      auto cur = host_routes.find(hk);
+      if (want && (cur == host_routes.end() || cur->second != n->port)) {
+        host_routes[hk] = n->port;
+      } else if (!want && cur != host_routes.end() && cur->second == n->port) {
+        host_routes.erase(cur);
+      } else {
+        continue;
+      }
+      if (auto st = refresh(hk); !st.ok()) return st;
+    }
+    return {};
+  }
+
+  // One neighbour added or removed: its host route follows.
+  Status syncNeighbour(const NeighbourKey& n) {
+    const PrefixKey hk{n.family, static_cast<uint8_t>(maxLen(n.family)), n.ip};
+    const bool want = neighbours.count(n) && wantsHostRoute(n);
+    auto cur = host_routes.find(hk);
+    if (want) {
+      host_routes[hk] = n.port;
+    } else if (cur != host_routes.end() && cur->second == n.port) {
+      host_routes.erase(cur);
+    } else {
+      return {};
+    }
+    return refresh(hk);
+  }
+
   void userInsert(const Route& r) {
     const PrefixKey k = keyOf(r.prefix);
     auto [it, inserted] = user.insert_or_assign(k, r);
@@ -557,20 +600,26 @@ Status FibManager::applyRoutes(const RouteBatch& batch) {
       return st;
     }
   } else {
+    std::vector<PrefixKey> changed;
+    changed.reserve(batch.add.size() + batch.remove.size());
     for (const IpPrefix& p : batch.remove) {
       const PrefixKey k = keyOf(p);
       if (!m.user.count(k)) continue;  // ignore_missing
       m.userErase(k);
+      changed.push_back(k);
       if (auto st = m.refresh(k); !st.ok()) return st;
     }
     for (const Route& r : batch.add) {
       m.userInsert(r);
-      if (auto st = m.refresh(keyOf(r.prefix)); !st.ok()) {
+      changed.push_back(keyOf(r.prefix));
+      if (auto st = m.refresh(changed.back()); !st.ok()) {
         pr_err("fib: applying a validated batch failed: %s", st.error().message.c_str());
         return st;  // capacity was checked: not expected
       }
     }
-    if (auto st = m.syncHostRoutes(); !st.ok()) return st;
+    // Neighbours under a changed prefix may gain or lose their host route.
+    if (!m.neighbours.empty())
+      if (auto st = m.syncHostRoutesIn(changed); !st.ok()) return st;
   }
   ++m.counters.batches_applied;
   ++m.counters.versions_published;
@@ -666,7 +715,7 @@ Status FibManager::addNeighbour(const Neighbour& n) {
   if (auto it = m.nh_index.find(NhKey{NhKind::kAddr, n.port, n.ip.family, n.ip.bytes});
       it != m.nh_index.end())
     m.republish(it->second);
-  if (auto st = m.syncHostRoutes(); !st.ok()) return st;
+  if (auto st = m.syncNeighbour(key); !st.ok()) return st;
   ++m.counters.neighbour_updates;
   ++m.counters.versions_published;
   m.reclaim();
@@ -682,7 +731,7 @@ Status FibManager::deleteNeighbour(const IpAddress& ip, PortId port) {
   if (auto it = m.nh_index.find(NhKey{NhKind::kAddr, port, ip.family, ip.bytes});
       it != m.nh_index.end())
     m.republish(it->second);
-  if (auto st = m.syncHostRoutes(); !st.ok()) return st;
+  if (auto st = m.syncNeighbour(key); !st.ok()) return st;
   ++m.counters.neighbour_updates;
   ++m.counters.versions_published;
   m.reclaim();

@@ -206,6 +206,23 @@ TEST_F(FibTest, OnLinkSubnetGleansAndLearnsHosts) {
   EXPECT_EQ(fib.counters().next_hops, 0u);
 }
 
+TEST_F(FibTest, NeighboursLearntBeforeTheirSubnetGetHostRoutes) {
+  ASSERT_TRUE(fib.addNeighbour({ip("198.18.1.7"), 1, mac(7)}).ok());
+  ASSERT_TRUE(fib.addNeighbour({ip("198.18.9.7"), 1, mac(9)}).ok());
+  EXPECT_EQ(fib.view().lookup4(be("198.18.1.7")), nullptr);
+  ASSERT_TRUE(add({route("198.18.1.0/24", "", 1), route("198.18.9.0/24", "198.18.1.1", 1)}).ok());
+  EXPECT_EQ(fib.view().lookup4(be("198.18.1.7"))->dst_mac[5], 7);  // on-link: its own entry
+  EXPECT_FALSE(fib.view().lookup4(be("198.18.9.7"))->flags & kFwdResolved);  // via gateway
+  // A more specific gateway route over the neighbour takes its host route away.
+  ASSERT_TRUE(add({route("198.18.1.0/28", "198.18.9.1", 1)}).ok());
+  EXPECT_EQ(0, std::memcmp(fib.view().lookup4(be("198.18.1.7"))->next_hop,
+                           ip("198.18.9.1").bytes.data(), 4));
+  RouteBatch rm;
+  rm.remove = {pfx("198.18.1.0/28")};
+  ASSERT_TRUE(fib.applyRoutes(rm).ok());
+  EXPECT_EQ(fib.view().lookup4(be("198.18.1.7"))->dst_mac[5], 7);
+}
+
 TEST_F(FibTest, Ipv6RoutesAndNeighbours) {
   ASSERT_TRUE(add({route("2001:2:2::/48", "2001:2:1::2", 1), route("2001:2:1::/64", "", 1)}).ok());
   uint8_t dst[16];

@@ -511,6 +511,7 @@ Status FibManager::applyRoutes(const RouteBatch& batch) {
   };
   // ---- 1. validate everything before touching anything
   std::unordered_map<PrefixKey, size_t, PrefixKeyHash> in_add;
+  in_add.reserve(batch.add.size());
   auto checkPrefix = [&](const IpPrefix& p, const std::string& field) -> std::string {
     const unsigned max = maxLen(p.address.family);
     if (p.length > max)
@@ -650,6 +651,8 @@ Status FibManager::replaceAll(const std::vector<Route>& routes) {
   m.user_v4 = m.user_v6 = 0;
   std::memset(m.user_per_len, 0, sizeof m.user_per_len);
   m.user.reserve(routes.size());
+  m.lpm4->reserve(routes.size() + m.neighbours.size() + m.local.size());
+  m.lpm6->reserve(std::min<size_t>(routes.size(), m.max_v6_routes) + m.neighbours.size());
 
   auto unrefAll = [&m](const Lpm4& a, const Lpm6& b) {
     a.forEachRule([&](uint32_t, uint8_t, uint32_t nh) { m.unref(nh); });

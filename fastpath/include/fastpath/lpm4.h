@@ -46,6 +46,8 @@ class Lpm4Dir24_8 {
   /// Upper bound of tbl8 groups that adding these prefixes could take (capacity checks).
   uint32_t groupsNeeded(const std::vector<std::pair<uint32_t, uint8_t>>& prefixes) const;
   LpmStats stats() const;
+  /// Pre-sizes the control-side rule store (bulk loads: avoids rehashing).
+  void reserve(size_t rules) { rules_.reserve(rules); }
 
   /// Worker side: next hop of the longest prefix covering `ip`, or kLpmNoRoute.
   uint32_t lookup(uint32_t ip) const noexcept {

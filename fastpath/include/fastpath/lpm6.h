@@ -43,6 +43,8 @@ class Lpm6Trie {
   /// Upper bound of groups that adding these prefixes could take.
   uint32_t groupsNeeded(const std::vector<std::pair<Address, uint8_t>>& prefixes) const;
   LpmStats stats() const;
+  /// Pre-sizes the control-side rule store (bulk loads: avoids rehashing).
+  void reserve(size_t rules) { rules_.reserve(rules); }
 
   /// Worker side: next hop of the longest prefix covering `ip`, or kLpmNoRoute.
   uint32_t lookup(const uint8_t* ip) const noexcept {

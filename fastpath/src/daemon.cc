@@ -119,6 +119,7 @@ Status Daemon::startWorkers() {
     wo.cpu = config_.cores.empty() ? -1 : config_.cores[w];
     wo.batch_size = config_.batch_size;
     wo.idle_poll_us = config_.idle_poll_us;
+    wo.rt_priority = config_.rt_priority;
     wo.busy_poll = config_.busy_poll;
     wo.punt_to_control = config_.punt_to_control;
     workers_.push_back(std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,

@@ -74,6 +74,20 @@ Status Worker::start() {
                                  std::to_string(options_.cpu) + " failed: " + std::strerror(err));
     }
   }
+  if (options_.rt_priority > 0) {
+    // Above the NAPI threads that fill our RX rings: woken by the kernel as soon as frames
+    // are there, the worker drains them instead of being starved by the receive work
+    // (livelock); it sleeps in poll() when idle, which hands the CPU back.
+    sched_param sp{};
+    sp.sched_priority = options_.rt_priority;
+    int err = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &sp);
+    if (err) {
+      stop();
+      return makeError(-err, "worker " + std::to_string(options_.index) +
+                                 ": SCHED_FIFO priority " + std::to_string(options_.rt_priority) +
+                                 " refused: " + std::strerror(err));
+    }
+  }
   std::string name = "fp-worker-" + std::to_string(options_.index);
   pthread_setname_np(thread_.native_handle(), name.c_str());
   return {};
@@ -421,7 +435,8 @@ void Worker::run() {
   std::vector<pollfd> pfds;
   for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
   uint32_t idle = 0;
-  constexpr uint32_t kSpinsBeforeSleep = 256;
+  // A real-time worker must give the CPU back quickly: fewer empty spins before sleeping.
+  const uint32_t kSpinsBeforeSleep = options_.rt_priority ? 16 : 256;
   while (!stop_.load(std::memory_order_relaxed)) {
     uint32_t work = 0;
     for (PortId p = 0; p < np; ++p) drainCompletions(p);

@@ -98,6 +98,7 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--umem-frames", "100"}, "cannot keep every fill ring full"},
       {{"--port", "fp0", "--busy-poll", "--idle-poll-us", "50"}, "contradict"},
       {{"--port", "fp0", "--xsk-mode", "zerocopy"}, "zerocopy needs"},
+      {{"--port", "fp0", "--rt-priority", "51", "--idle-poll-us", "0"}, "starves the CPU"},
       {{"--port", "fp0", "--stats-interval", "1", "--log-level", "error"}, "hides it"},
       {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=01:00:00:00:00:01,dev=fp0"}, "multicast"},

@@ -83,6 +83,7 @@ struct WorkerOptions {
   int cpu = -1;                ///< pin to this CPU; -1: not pinned
   uint32_t batch_size = 64;
   uint32_t idle_poll_us = 1000;  ///< 0: never sleep
+  int rt_priority = 0;           ///< SCHED_FIFO priority; 0 = normal scheduling
   bool busy_poll = false;
   bool punt_to_control = true;
   uint32_t ctrl_tx_queue = 256;

@@ -15,6 +15,7 @@
 #include <new>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 
 #include "fastpath/fib.h"
@@ -37,7 +38,7 @@ struct PrefixKey {
     return family == o.family && length == o.length && bytes == o.bytes;
   }
   bool operator<(const PrefixKey& o) const {
-    return std::tie(family, length, bytes) < std::tie(o.family, o.length, o.bytes);
+    return std::tie(family, bytes, length) < std::tie(o.family, o.bytes, o.length);
   }
   IpPrefix prefix() const {
     IpPrefix p;
@@ -699,6 +700,10 @@ std::vector<Route> FibManager::routes() const {
   std::vector<Route> out;
   out.reserve(impl_->user.size());
   for (const auto& [k, r] : impl_->user) out.push_back(r);
+  // Stable, readable order for fpctl and tests: family, address, length.
+  std::sort(out.begin(), out.end(), [](const Route& a, const Route& b) {
+    return keyOf(a.prefix) < keyOf(b.prefix);
+  });
   return out;
 }
 

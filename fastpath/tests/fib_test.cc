@@ -252,7 +252,9 @@ TEST_F(FibTest, ReplaceAllSwapsTheWholeTable) {
   b.replace_all = true;
   b.add = {route("198.18.4.0/24", "198.18.1.2", 1), route("198.18.5.128/25", "198.18.1.2", 1)};
   ASSERT_TRUE(fib.applyRoutes(b).ok());
-  EXPECT_EQ(fib.routes().size(), 2u);
+  ASSERT_EQ(fib.routes().size(), 2u);
+  EXPECT_EQ(fib.routes()[0].prefix.toString(), "198.18.4.0/24");  // sorted by address
+  EXPECT_EQ(fib.routes()[1].prefix.toString(), "198.18.5.128/25");
   EXPECT_EQ(fib.view().lookup4(be("198.18.2.1")), nullptr);
   ASSERT_NE(fib.view().lookup4(be("198.18.5.200")), nullptr);
   EXPECT_TRUE(fib.view().lookup4(be("198.18.4.1"))->flags & kFwdResolved);  // neighbours kept

@@ -271,6 +271,20 @@ TEST_F(ForwardingVeth, MillionPacketsKeepTheFrameLedgerExact) {
   EXPECT_EQ(counter(st, "worker 0", "frames_balanced"), 1u);
 }
 
+TEST_F(ForwardingVeth, SecondDaemonOnTheSamePortsIsRefusedAndTheFirstKeepsForwarding) {
+  startDaemon(baseConfig());
+  if (HasFatalFailure()) return;
+  Daemon second(baseConfig());
+  auto st = second.start();
+  ASSERT_FALSE(st.ok()) << "two fastpathd on one port must be refused";
+  std::printf("[ message  ] %s\n", st.error().message.c_str());
+  EXPECT_NE(topo_->execOutput(r_, "ip link show fp0").find("xdp"), std::string::npos)
+      << "the refused start must not detach the first daemon's program";
+  Capture cap(d_, "d0");
+  sendFrames(s_, "s0", {v4(64)}, 50, 2000, 3000);
+  EXPECT_TRUE(cap.waitFor(50, 3000)) << "the first daemon still forwards; got " << cap.count();
+}
+
 TEST_F(ForwardingVeth, PortDownAndUpAreEvents) {
   startDaemon(baseConfig());
   if (HasFatalFailure()) return;

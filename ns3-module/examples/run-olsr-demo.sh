@@ -15,6 +15,8 @@
 # Usage (root): run-olsr-demo.sh [--build-dir DIR] [--mode fastpath|plain|both]
 #                                [--pps N] [--seconds S] [--payload BYTES]
 #                                [--latency-samples N]  (new destinations, default 200)
+# ROUTER_ARGS="..." adds arguments to the fast-path router, e.g. any ns-3 attribute:
+#   ROUTER_ARGS=--ns3::FastPathRouteMirror::BatchDelay=0ms
 # Prints: convergence time, ping through R, the rate forwarded through R, fastpathd's
 # counters and what ns-3 received. Cleans up namespaces and processes on exit or failure.
 set -euo pipefail
@@ -34,7 +36,7 @@ while [[ $# -gt 0 ]]; do
     --seconds) seconds=$2; shift 2 ;;
     --payload) payload=$2; shift 2 ;;
     --latency-samples) latency_samples=$2; shift 2 ;;
-    -h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,22p' "$0"; exit 0 ;;
     *) echo "run-olsr-demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -154,7 +156,7 @@ run_fastpath() {
   "${as_sim_user[@]}" \
     "$router" --role=router --socket="$sock" --ports=r0,r1 \
     --addresses=198.18.1.1/24,198.18.2.1/24 --name=R --duration=0 --hello=0.5 --tc=1 \
-    --report="$work/r.report" >"$work/r.log" 2>&1 &
+    --report="$work/r.report" ${ROUTER_ARGS:-} >"$work/r.log" 2>&1 &
   local rpid=$!
   pids+=($rpid)
   local t

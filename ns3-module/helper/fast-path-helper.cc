@@ -81,7 +81,7 @@ FastPathHelper::Install(Ptr<Node> node, const std::vector<std::string>& ports)
     std::string why = CheckSimulatorPreconditions();
     NS_ABORT_MSG_IF(!why.empty(), "FastPathHelper::Install: " << why);
     NS_ABORT_MSG_IF(ports.empty(), "FastPathHelper::Install: no fastpathd port names given");
-    NS_ABORT_MSG_IF(m_nodes.count(node->GetId()),
+    NS_ABORT_MSG_IF(m_nodes.count(node->GetId()) || node->GetObject<FastPathConnection>(),
                     "FastPathHelper::Install: node " << node->GetId()
                                                      << " is already attached to fastpathd");
 
@@ -169,19 +169,22 @@ FastPathHelper::Install(Ptr<Node> node, const std::vector<std::string>& ports)
         }
     });
 
+    // The node keeps them alive (and disposes of them with itself), as with any ns-3
+    // protocol object.
+    node->AggregateObject(per.connection);
+    node->AggregateObject(per.mirror);
     m_nodes[node->GetId()] = per;
-    Simulator::ScheduleWithContext(node->GetId(),
-                                   Seconds(0),
-                                   &FastPathHelper::StartNode,
-                                   this,
-                                   node);
+    // By value: like other ns-3 helpers, this one may be gone before the simulation runs.
+    std::vector<uint16_t> udpPorts = m_udpPorts;
+    Simulator::ScheduleWithContext(node->GetId(), Seconds(0), [node, per, udpPorts]() {
+        StartNode(node, per, udpPorts);
+    });
     return devices;
 }
 
 void
-FastPathHelper::StartNode(Ptr<Node> node)
+FastPathHelper::StartNode(Ptr<Node> node, const PerNode& per, const std::vector<uint16_t>& udpPorts)
 {
-    PerNode& per = m_nodes.at(node->GetId());
     // Frames for the router's own addresses and the routing protocols go to ns-3.
     std::vector<fastpath::ControlRule> rules;
     Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
@@ -208,7 +211,7 @@ FastPathHelper::StartNode(Ptr<Node> node)
             rules.push_back(r);
         }
     }
-    for (uint16_t p : m_udpPorts)
+    for (uint16_t p : udpPorts)
     {
         fastpath::ControlRule r;
         r.kind = fastpath::ControlRule::Kind::kL4Port;
@@ -237,15 +240,13 @@ FastPathHelper::Flush(std::chrono::milliseconds timeout)
 Ptr<FastPathConnection>
 FastPathHelper::GetConnection(Ptr<Node> node) const
 {
-    auto it = m_nodes.find(node->GetId());
-    return it == m_nodes.end() ? nullptr : it->second.connection;
+    return node->GetObject<FastPathConnection>();
 }
 
 Ptr<FastPathRouteMirror>
 FastPathHelper::GetMirror(Ptr<Node> node) const
 {
-    auto it = m_nodes.find(node->GetId());
-    return it == m_nodes.end() ? nullptr : it->second.mirror;
+    return node->GetObject<FastPathRouteMirror>();
 }
 
 } // namespace ns3

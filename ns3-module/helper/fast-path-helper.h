@@ -56,6 +56,7 @@ class FastPathHelper
      */
     NetDeviceContainer Install(Ptr<Node> node, const std::vector<std::string>& ports);
 
+    /// The objects Install() aggregated to `node` (nullptr if not attached).
     Ptr<FastPathConnection> GetConnection(Ptr<Node> node) const;
     Ptr<FastPathRouteMirror> GetMirror(Ptr<Node> node) const;
 
@@ -69,18 +70,20 @@ class FastPathHelper
     void Flush(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
   private:
-    void StartNode(Ptr<Node> node);
-
-    std::string m_socketPath;
-    ObjectFactory m_mirrorFactory;
-    ObjectFactory m_connectionFactory;
-    std::vector<uint16_t> m_udpPorts;
     struct PerNode
     {
         Ptr<FastPathConnection> connection;
         Ptr<FastPathRouteMirror> mirror;
         std::map<fastpath::PortId, Ptr<NetDevice>> devices;
     };
+    /// At time 0: control rules, worker thread, route mirror.
+    static void StartNode(Ptr<Node> node,
+                          const PerNode& per,
+                          const std::vector<uint16_t>& udpPorts);
+
+    ObjectFactory m_mirrorFactory;
+    ObjectFactory m_connectionFactory;
+    std::vector<uint16_t> m_udpPorts;
     std::map<uint32_t, PerNode> m_nodes;
 };
 

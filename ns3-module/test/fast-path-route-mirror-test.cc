@@ -233,3 +233,40 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
     ASSERT_NE(it, nb.end());
     EXPECT_EQ(it->second.mac, ToFastPath(Mac48Address::ConvertFrom(line.bc.Get(1)->GetAddress())));
 }
+
+TEST_F(RouteMirrorTest, ResolveOnMissEntryIsWithdrawnWhenTheProtocolLosesTheRoute)
+{
+    Line line;
+    AodvHelper aodv;
+    line.Build(aodv);
+    line.mirror->SetAttribute("RevalidateInterval", TimeValue(MilliSeconds(500)));
+    UdpEchoServerHelper server(9);
+    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
+    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
+    client.SetAttribute("MaxPackets", UintegerValue(10));
+    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    bool learned = false;
+    Simulator::Schedule(Seconds(2.9), [&]() {
+        learned = Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
+    });
+    // C disappears: AODV notices through missing HELLOs and invalidates the route; the
+    // next revalidation withdraws the fast-path entry even though no packet asks.
+    Simulator::Schedule(Seconds(3), [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
+    Time withdrawnAt;
+    std::function<void()> watch = [&]() {
+        if (withdrawnAt.IsZero() && !Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1)))
+        {
+            withdrawnAt = Simulator::Now();
+        }
+        Simulator::Schedule(MilliSeconds(50), watch);
+    };
+    Simulator::Schedule(Seconds(3), watch);
+    Simulator::Stop(Seconds(12));
+    Simulator::Run();
+    EXPECT_TRUE(learned);
+    ASSERT_FALSE(withdrawnAt.IsZero()) << "stale resolve-on-miss entry never withdrawn";
+    EXPECT_FALSE(Has(line.applied, R("198.18.2.2/32", "", 1)));
+    std::cout << "withdrawn " << (withdrawnAt - Seconds(3)).GetMilliSeconds()
+              << " ms after the neighbour went down\n";
+}

@@ -591,8 +591,18 @@ Status FibManager::applyRoutes(const RouteBatch& batch) {
                     std::to_string(need6) + " IPv6 LPM groups but only " +
                     std::to_string(s4.groups_free) + " / " + std::to_string(s6.groups_free) +
                     " are free; split the batch or use replace_all");
-    if (m.free_nh.size() + (kMaxNextHops - m.nh.size()) < batch.add.size() + m.neighbours.size())
-      return reject("add: next-hop table could overflow; split the batch");
+    // Next hops the batch may create: its distinct new keys, plus one per neighbour (a
+    // host route it may gain).
+    std::set<NhKey> fresh_nh;
+    for (const Route& r : batch.add) {
+      const NhKey k = m.keyForRoute(r);
+      if (!m.nh_index.count(k)) fresh_nh.insert(k);
+    }
+    const size_t room = m.free_nh.size() + (kMaxNextHops - m.nh.size());
+    if (room < fresh_nh.size() + m.neighbours.size())
+      return reject("add: the batch may need " + std::to_string(fresh_nh.size() + m.neighbours.size()) +
+                    " new next hops but only " + std::to_string(room) + " of " +
+                    std::to_string(kMaxNextHops) + " are free; split the batch");
   }
 
   // ---- 2. apply

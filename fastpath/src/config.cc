@@ -37,7 +37,8 @@ const OptionSpec kOptions[] = {
     {"punt", true, "POLICY       control|drop: exceptions to the control channel or counted drop"},
     {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
     {"idle-poll-us", true, "N    poll() this long when idle; 0 = always spin (default 1000)"},
-    {"rt-priority", true, "N     run workers SCHED_FIFO at N (1-99), e.g. above NAPI threads (default 0: off)"},
+    {"rt-priority", true, "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
+                          "                   NAPI thread of a served port on a worker's CPU (default auto)"},
     {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
     {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
     {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
@@ -221,6 +222,10 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (!n) return n.error();
     c->idle_poll_us = uint32_t(*n);
   } else if (name == "rt-priority") {
+    if (v == "auto") {
+      c->rt_priority = Config::kRtAuto;
+      return {};
+    }
     auto n = num(99);
     if (!n) return n.error();
     c->rt_priority = int(*n);
@@ -366,7 +371,7 @@ Status validateConfig(const Config& c) {
                        " cannot keep every fill ring full: need at least " + std::to_string(need));
   if (c.busy_poll && c.idle_poll_us != 1000 && c.idle_poll_us != 0)
     problems.push_back("--busy-poll and --idle-poll-us contradict each other: busy polling spins");
-  if (c.rt_priority && (c.idle_poll_us == 0 || c.busy_poll))
+  if (c.rt_priority > 0 && (c.idle_poll_us == 0 || c.busy_poll))
     problems.push_back("--rt-priority needs workers that sleep when idle: it contradicts "
                        "--busy-poll and --idle-poll-us 0 (a spinning real-time thread starves the CPU)");
   if (c.xsk_mode == XskMode::kZeroCopy && c.xdp_mode != "native")

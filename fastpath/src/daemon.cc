@@ -119,7 +119,7 @@ Status Daemon::startWorkers() {
     wo.cpu = config_.cores.empty() ? -1 : config_.cores[w];
     wo.batch_size = config_.batch_size;
     wo.idle_poll_us = config_.idle_poll_us;
-    wo.rt_priority = config_.rt_priority;
+    wo.rt_priority = std::max(config_.rt_priority, 0);
     wo.busy_poll = config_.busy_poll;
     wo.punt_to_control = config_.punt_to_control;
     workers_.push_back(std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
@@ -179,6 +179,7 @@ Status Daemon::run(const std::atomic<bool>& stop) {
     drainEvents();
     if (Clock::now() >= next_link_check) {
       checkLinks();
+      adjustRtPriority();
       next_link_check = Clock::now() + std::chrono::seconds(1);
     }
     if (config_.stats_interval_s && Clock::now() >= next_stats) {
@@ -218,6 +219,38 @@ void Daemon::drainEvents() {
     }
   }
   if (recent_events_.size() > 65536) recent_events_.clear();  // bound the memory
+}
+
+void Daemon::adjustRtPriority() {
+  if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
+    return;
+  auto napis = findRtNapiThreads(config_.ports);
+  for (auto& w : workers_) {
+    int cpu = w->options().cpu;
+    int want = 0;
+    const RtNapiThread* above = nullptr;
+    for (const auto& t : napis) {
+      // An unpinned worker may share any CPU with the thread.
+      if (cpu >= 0 && !CPU_ISSET(cpu, &t.cpus)) continue;
+      if (t.priority + 1 > want) {
+        want = std::min(t.priority + 1, 99);
+        above = &t;
+      }
+    }
+    if (want == w->rtPriority()) continue;
+    if (auto st = w->setRtPriority(want); !st) {
+      pr_warn("%s", st.error().message.c_str());
+      continue;
+    }
+    if (above)
+      pr_info("worker %u: SCHED_FIFO %d, above %s (pid %d, priority %d) that shares its CPU: "
+              "the worker is woken to drain its rings instead of being starved (--rt-priority 0 "
+              "disables this)",
+              w->options().index, want, above->comm.c_str(), int(above->pid), above->priority);
+    else
+      pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU)",
+              w->options().index);
+  }
 }
 
 void Daemon::checkLinks() {
@@ -356,6 +389,7 @@ std::vector<CounterSet> Daemon::stats() const {
                    {"events", c.events.get()},
                    {"events_dropped", c.events_dropped.get()},
                    {"cpu", uint64_t(int64_t(w->options().cpu))},
+                   {"rt_priority", uint64_t(w->rtPriority())},
                    {"umem_frames", a.total},
                    {"frames_free", a.free},
                    {"frames_fill_ring", a.fill_ring},

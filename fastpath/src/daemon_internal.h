@@ -13,3 +13,25 @@ namespace fastpath {
 Result<PortInfo> readPortInfo(const std::string& ifname, PortId id);
 
 }  // namespace fastpath
+
+#include <sched.h>
+#include <sys/types.h>
+
+#include <vector>
+
+namespace fastpath {
+
+/// A kernel NAPI thread ("napi/<ifname>-<id>") of one of the named interfaces running
+/// with a real-time policy.
+struct RtNapiThread {
+  pid_t pid = 0;
+  std::string comm;
+  int priority = 0;
+  cpu_set_t cpus;
+};
+
+/// Threaded-NAPI kthreads of `ifnames` that run SCHED_FIFO/SCHED_RR. Names are global
+/// (not per network namespace), so an interface of the same name elsewhere matches too.
+std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames);
+
+}  // namespace fastpath

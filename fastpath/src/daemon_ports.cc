@@ -96,3 +96,44 @@ Status checkPrerequisites(const Config& config) {
 }
 
 }  // namespace fastpath
+
+#include <dirent.h>
+
+#include <fstream>
+
+namespace fastpath {
+
+std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames) {
+  std::vector<RtNapiThread> out;
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    std::ifstream f(std::string("/proc/") + e->d_name + "/comm");
+    std::string comm;
+    if (!std::getline(f, comm) || comm.rfind("napi/", 0) != 0) continue;
+    bool ours = false;
+    for (const auto& ifname : ifnames) {
+      // comm is cut at 15 characters: compare what is left of "napi/<ifname>-".
+      std::string want = ("napi/" + ifname + "-").substr(0, comm.size());
+      ours |= comm.rfind(want, 0) == 0;
+    }
+    if (!ours) continue;
+    pid_t pid = pid_t(std::atol(e->d_name));
+    int policy = sched_getscheduler(pid);
+    if (policy != SCHED_FIFO && policy != SCHED_RR) continue;
+    RtNapiThread t;
+    t.pid = pid;
+    t.comm = comm;
+    sched_param sp{};
+    if (sched_getparam(pid, &sp) != 0) continue;
+    t.priority = sp.sched_priority;
+    CPU_ZERO(&t.cpus);
+    if (sched_getaffinity(pid, sizeof(t.cpus), &t.cpus) != 0) continue;
+    out.push_back(t);
+  }
+  closedir(d);
+  return out;
+}
+
+}  // namespace fastpath

@@ -75,21 +75,28 @@ Status Worker::start() {
     }
   }
   if (options_.rt_priority > 0) {
-    // Above the NAPI threads that fill our RX rings: woken by the kernel as soon as frames
-    // are there, the worker drains them instead of being starved by the receive work
-    // (livelock); it sleeps in poll() when idle, which hands the CPU back.
-    sched_param sp{};
-    sp.sched_priority = options_.rt_priority;
-    int err = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &sp);
-    if (err) {
+    if (auto st = setRtPriority(options_.rt_priority); !st) {
       stop();
-      return makeError(-err, "worker " + std::to_string(options_.index) +
-                                 ": SCHED_FIFO priority " + std::to_string(options_.rt_priority) +
-                                 " refused: " + std::strerror(err));
+      return st;
     }
   }
   std::string name = "fp-worker-" + std::to_string(options_.index);
   pthread_setname_np(thread_.native_handle(), name.c_str());
+  return {};
+}
+
+Status Worker::setRtPriority(int priority) {
+  if (!thread_.joinable()) return makeError(-ESRCH, "worker not running");
+  // Above the NAPI threads that fill our RX rings: woken by the kernel as soon as frames
+  // are there, the worker drains them instead of being starved by the receive work
+  // (livelock); it sleeps in poll() when idle, which hands the CPU back.
+  sched_param sp{};
+  sp.sched_priority = priority;
+  int err = pthread_setschedparam(thread_.native_handle(), priority > 0 ? SCHED_FIFO : SCHED_OTHER, &sp);
+  if (err)
+    return makeError(-err, "worker " + std::to_string(options_.index) + ": scheduling priority " +
+                               std::to_string(priority) + " refused: " + std::strerror(err));
+  rt_.store(priority, std::memory_order_relaxed);
   return {};
 }
 
@@ -436,7 +443,7 @@ void Worker::run() {
   for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
   uint32_t idle = 0;
   // A real-time worker must give the CPU back quickly: fewer empty spins before sleeping.
-  const uint32_t kSpinsBeforeSleep = options_.rt_priority ? 16 : 256;
+  auto spinsBeforeSleep = [this] { return rt_.load(std::memory_order_relaxed) ? 16u : 256u; };
   while (!stop_.load(std::memory_order_relaxed)) {
     uint32_t work = 0;
     for (PortId p = 0; p < np; ++p) drainCompletions(p);
@@ -463,7 +470,7 @@ void Worker::run() {
       counters_.busy_loops.add(1);
       continue;
     }
-    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < kSpinsBeforeSleep) continue;
+    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < spinsBeforeSleep()) continue;
     // Idle: sleep in poll() until a frame arrives (or the timeout, which bounds the delay
     // of client frames and of stop). Offline so route updates never wait for us.
     reader.offline();

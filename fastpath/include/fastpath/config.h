@@ -49,7 +49,10 @@ struct Config {
   bool punt_to_control = true;        ///< exceptions to the control channel (else counted drop)
   bool busy_poll = false;
   uint32_t idle_poll_us = 1000;       ///< sleep in poll() when idle; 0 = spin always
-  int rt_priority = 0;                ///< SCHED_FIFO priority of the workers; 0 = normal
+  /// SCHED_FIFO priority of the workers: N fixed, 0 off, kRtAuto = one above a real-time
+  /// NAPI thread of a served port that shares a worker's CPU (re-checked every second).
+  int rt_priority = -1;
+  static constexpr int kRtAuto = -1;
   uint32_t stats_interval_s = 0;      ///< 0: no periodic stats line
   bool mount_bpffs = true;            ///< mount bpffs at /sys/fs/bpf if missing
   LogLevel log_level = LogLevel::kInfo;

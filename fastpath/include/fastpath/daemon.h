@@ -45,6 +45,9 @@ class Daemon : public ControlBackend {
   void drainEvents();
   /// Emits port up/down events when a port's IFF_UP flag changed (run() does it every second).
   void checkLinks();
+  /// --rt-priority auto: puts each worker one priority above a real-time NAPI thread of a
+  /// served port that can run on its CPU, or back to normal when there is none.
+  void adjustRtPriority();
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 

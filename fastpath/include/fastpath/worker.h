@@ -83,7 +83,7 @@ struct WorkerOptions {
   int cpu = -1;                ///< pin to this CPU; -1: not pinned
   uint32_t batch_size = 64;
   uint32_t idle_poll_us = 1000;  ///< 0: never sleep
-  int rt_priority = 0;           ///< SCHED_FIFO priority; 0 = normal scheduling
+  int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
   bool busy_poll = false;
   bool punt_to_control = true;
   uint32_t ctrl_tx_queue = 256;
@@ -106,6 +106,10 @@ class Worker {
   void stop();
 
   const WorkerOptions& options() const { return options_; }
+  /// Switches the running worker to SCHED_FIFO `priority`, or back to SCHED_OTHER with 0.
+  /// Any thread. A real-time worker sleeps after fewer empty loops.
+  Status setRtPriority(int priority);
+  int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
   size_t portCount() const { return sockets_.size(); }
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
@@ -168,6 +172,7 @@ class Worker {
   std::atomic<uint64_t> acct_seq_{0};
   std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0};
 
+  std::atomic<int> rt_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

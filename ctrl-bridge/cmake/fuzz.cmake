@@ -12,6 +12,22 @@ if(NOT FP_CLANGXX)
   message(STATUS "ctrl-bridge: clang++ not found; fp_ctrl_fuzz skipped")
   return()
 endif()
+# The libFuzzer runtime comes from libclang-rt-*-dev: probe once before relying on it.
+if(NOT DEFINED FP_CLANG_HAS_LIBFUZZER)
+  set(_probe ${CMAKE_CURRENT_BINARY_DIR}/fuzz-probe)
+  file(WRITE ${_probe}.cc "#include <cstddef>\n#include <cstdint>\nextern \"C\" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }\n")
+  execute_process(COMMAND ${FP_CLANGXX} -fsanitize=fuzzer,address ${_probe}.cc -o ${_probe}
+                  RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+  if(_rc EQUAL 0)
+    set(FP_CLANG_HAS_LIBFUZZER ON CACHE INTERNAL "")
+  else()
+    set(FP_CLANG_HAS_LIBFUZZER OFF CACHE INTERNAL "")
+  endif()
+endif()
+if(NOT FP_CLANG_HAS_LIBFUZZER)
+  message(STATUS "ctrl-bridge: ${FP_CLANGXX} cannot link -fsanitize=fuzzer (install libclang-rt-14-dev); fp_ctrl_fuzz skipped")
+  return()
+endif()
 
 # Sources: the harness, ctrl-bridge's decode/validate/dispatch, the test backend, and
 # the table (every source of fp_table, fp_common, fp_log), plus the generated schema.

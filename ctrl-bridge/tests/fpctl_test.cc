@@ -83,6 +83,11 @@ TEST(FpctlCli, HelpAndUsageErrors) {
   EXPECT_EQ(fpctl({}).exit_code, 2);
   EXPECT_EQ(fpctl({"bogus"}).exit_code, 2);
   EXPECT_EQ(fpctl({"route", "frobnicate"}).exit_code, 2);
+  // Syntax errors are found before connecting (no daemon needed: exit 2, not 3).
+  auto ha = fpctl({"-s", "/tmp/fp-ctl-none.sock", "route", "add", "198.18.2.1/24", "dev", "fp1"});
+  EXPECT_EQ(ha.exit_code, 2) << ha.err;
+  EXPECT_EQ(fpctl({"-s", "/tmp/fp-ctl-none.sock", "route", "add", "198.18.2.0/24", "via", "2001:2::1", "dev", "fp1"}).exit_code, 2);
+  EXPECT_EQ(fpctl({"-s", "/tmp/fp-ctl-none.sock", "neigh", "add", "198.18.1.300", "lladdr", "02:00:00:00:00:01", "dev", "fp1"}).exit_code, 2);
   auto hb = fpctl({"route", "del", "198.18.2.1/24"});
   EXPECT_EQ(hb.exit_code, 2);
   EXPECT_NE(hb.err.find("host bits set (did you mean 198.18.2.0/24?)"), std::string::npos) << hb.err;

@@ -280,6 +280,9 @@ int cmdRoute(const Global& g) {
   Session s(gc);
   if (cmd == "add" || cmd == "replace" || cmd == "change") {
     if (a.empty()) return usage("route " + cmd + ": missing PREFIX", kRouteHelp);
+    // Check the syntax before connecting (ports are resolved by fastpathd afterwards).
+    if (auto pre = parseRoute(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+      return usage(pre.error().message, kRouteHelp);
     if (int rc = s.connect()) return rc;
     auto r = parseRoute(a, s.portLookup());
     if (!r) return r.error().code == -ENODEV ? fail(r.error(), true) : usage(r.error().message, kRouteHelp);
@@ -388,6 +391,8 @@ int cmdNeigh(const Global& g) {
   Session s(g);
   if (cmd == "add" || cmd == "replace") {
     if (a.empty()) return usage("neigh add: missing ADDR", kNeighHelp);
+    if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+      return usage(pre.error().message, kNeighHelp);
     if (int rc = s.connect()) return rc;
     auto n = parseNeighbour(a, s.portLookup());
     if (!n) return n.error().code == -ENODEV ? fail(n.error(), true) : usage(n.error().message, kNeighHelp);
@@ -397,6 +402,8 @@ int cmdNeigh(const Global& g) {
   }
   if (cmd == "del" || cmd == "delete") {
     if (a.empty()) return usage("neigh del: missing ADDR", kNeighHelp);
+    if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+      return usage(pre.error().message, kNeighHelp);
     if (int rc = s.connect()) return rc;
     auto n = parseNeighbour(a, s.portLookup());
     if (!n) return n.error().code == -ENODEV ? fail(n.error(), true) : usage(n.error().message, kNeighHelp);

@@ -721,6 +721,10 @@ def summarize(rows, keys, metrics):
                 s[m], s[m + "_ci"] = mean_ci([r[m] for r in rs])
         if "gen_limited" in rs[0]:
             s["gen_limited"] = int(any(r["gen_limited"] for r in rs))
+        if "loss_pct" in rs[0]:
+            v = sorted(r["loss_pct"] for r in rs)
+            s["loss_pct_median"] = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] +
+                                                                     v[len(v) // 2]) / 2
         out.append(s)
     return out
 
@@ -856,9 +860,14 @@ def ratios(summary):
             if not rs:
                 continue
             sat = max(r["rx_pps"] for r in rs)
-            paced = [r for r in rs if r["offered_pps"] != "flat-out" and r["loss_pct"] < 0.5]
+            # Median over repetitions: one repetition hit by a burst of other work on the
+            # shared machine should not decide the loss-free rate (means and CIs stay in
+            # the tables).
+            paced = [r for r in rs if r["offered_pps"] != "flat-out"
+                     and r["loss_pct_median"] < 0.5]
             lossfree = max([r["offered_pps"] for r in paced], default=0)
-            per[fw] = {"saturation_pps": sat, "lossfree_pps": lossfree}
+            rx_at = {r["offered_pps"]: r["rx_pps"] for r in rs if r["offered_pps"] != "flat-out"}
+            per[fw] = {"saturation_pps": sat, "lossfree_pps": lossfree, "rx_at": rx_at}
         res[payload] = per
     return res
 
@@ -895,7 +904,7 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
             L.append(f"- {s}")
     L.append("\n## Ratios within this run\n")
     L.append("Saturation = highest mean received rate at any offered rate (incl. flat-out); "
-             "loss-free = highest offered rate with mean loss < 0.5 %.\n")
+             "loss-free = highest offered rate whose median repetition lost < 0.5 %.\n")
     for payload, per in rat.items():
         L.append(f"\n{payload}-byte payload:\n")
         L.append("| forwarder | saturation (pkt/s) | loss-free (pkt/s) |\n|---|---|---|")
@@ -919,22 +928,35 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
     L.append("\n## Beside the thesis (Appendix A, 160-byte UDP; ratios, since hardware differs)\n")
     L.append("Thesis: Intel Atom N270, 100 Mbit/s Ethernet, rates in Mbit/s of UDP payload. "
              "'max received' = highest mean received rate over the sweep.\n")
-    L.append("| quantity | thesis | this run |\n|---|---|---|")
     per = rat.get(160, {})
 
     def ratio(a, b, key="saturation_pps"):
         if a in per and b in per and per[b][key]:
             return f"{per[a][key] / per[b][key]:.1f}x"
         return "n/a"
+
+    def ratio_at(a, b):
+        """At the highest paced rate both were measured at: how the thesis took its 4.9x
+        and 19x (at 70.8 Mbit/s offered)."""
+        if a not in per or b not in per:
+            return "n/a"
+        common = set(per[a]["rx_at"]) & set(per[b]["rx_at"])
+        if not common:
+            return "n/a"
+        top = max(common)
+        return f"{per[a]['rx_at'][top] / per[b]['rx_at'][top]:.1f}x at {top:,} pkt/s"
+    L.append("\n| quantity | thesis | this run | this run, at the highest offered rate both "
+             "were run at |\n|---|---|---|---|")
     for label, thesis, a, b, key in THESIS_ROWS:
-        L.append(f"| {label} | {thesis} | {ratio(a, b, key)} |")
+        L.append(f"| {label} | {thesis} | {ratio(a, b, key)} | "
+                 f"{ratio_at(a, b) if key == 'saturation_pps' else ''} |")
     if "ns3" in per:
         L.append(f"| ns-3 FdNetDevice loss-free rate | 8 Mbit/s = 6,250 pkt/s (A.4) | "
                  f"{per['ns3']['lossfree_pps']:,} pkt/s = "
-                 f"{per['ns3']['lossfree_pps'] * 8 * 160 / 1e6:.1f} Mbit/s |")
+                 f"{per['ns3']['lossfree_pps'] * 8 * 160 / 1e6:.1f} Mbit/s | |")
         L.append(f"| ns-3 FdNetDevice max received | 14.4 Mbit/s = 11,200 pkt/s (A.4) | "
                  f"{per['ns3']['saturation_pps']:,.0f} pkt/s = "
-                 f"{per['ns3']['saturation_pps'] * 8 * 160 / 1e6:.1f} Mbit/s |")
+                 f"{per['ns3']['saturation_pps'] * 8 * 160 / 1e6:.1f} Mbit/s | |")
     L.append("\n## UDP sweeps (mean ± 95% CI over repetitions; * = generator-limited)\n")
     for payload in sorted({r["payload"] for r in sweep_sum}):
         L.append(f"\n### {payload}-byte payload\n")

@@ -204,6 +204,29 @@ TEST_F(ForwardingVeth, ClientFramesAreTransmittedAndNoClientIsACountedDrop) {
   EXPECT_EQ(counter(daemon_->stats(), "port fp1", "from_control"), 10u);
 }
 
+TEST_F(ForwardingVeth, AClientThatDoesNotReadCostsCountedDropsNotForwarding) {
+  startDaemon(baseConfig());
+  if (HasFatalFailure()) return;
+  auto fd = daemon_->controlChannelFd(0);  // taken, never read
+  ASSERT_TRUE(fd.ok());
+  Capture cap(d_, "d0");
+  // Exceptions far beyond what the channel buffers, interleaved with data frames.
+  auto sent = sendFrames(s_, "s0", {v4(1), v4(64)}, 6000, 20000, 5000);
+  ASSERT_EQ(sent.sent, 6000u);
+  EXPECT_TRUE(cap.waitFor(3000, 3000)) << "forwarding continued; got " << cap.count();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto st = daemon_->stats();
+  uint64_t to_control = counter(st, "port fp0", "to_control");
+  uint64_t full = counter(st, "port fp0", "drop_control_channel_full");
+  EXPECT_GT(full, 0u) << "a full channel is a counted drop";
+  EXPECT_GT(to_control, 0u);
+  EXPECT_EQ(to_control + full + counter(st, "port fp0", "drop_no_control_client"),
+            counter(st, "port fp0", "verdict_punt") + counter(st, "port fp0", "verdict_control") +
+                counter(st, "port fp0", "no_meta"))
+      << "every exception is either delivered or counted";
+  close(*fd);
+}
+
 TEST_F(ForwardingVeth, RouteChangeWhileTrafficFlowsMovesTrafficToTheNewNextHop) {
   startDaemon(baseConfig());
   if (HasFatalFailure()) return;

@@ -154,6 +154,25 @@ void BM_Lpm6Lookup(benchmark::State& state) {
 }
 BENCHMARK(BM_Lpm6Lookup)->Arg(1000)->Arg(65536);
 
+void BM_Lpm6LookupBulk(benchmark::State& state) {
+  Table6& t = table6(static_cast<size_t>(state.range(0)));
+  const size_t n = t.random.size();
+  std::vector<const uint8_t*> ptrs(n);
+  for (size_t i = 0; i < n; ++i) ptrs[i] = t.random[i].data();
+  uint32_t out[64];
+  size_t i = 0;
+  uint32_t sum = 0;
+  for (auto _ : state) {
+    t.lpm->lookupBulk(&ptrs[i & (n - 1)], out, 64);
+    sum += out[0] + out[63];
+    i += 64;
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 64);
+  state.SetLabel("bulk 64");
+}
+BENCHMARK(BM_Lpm6LookupBulk)->Arg(1000)->Arg(65536);
+
 // ---------------------------------------------------------------- updates
 // One route added and removed per iteration on a 1M-prefix table (raw LPM).
 void BM_Lpm4AddRemove(benchmark::State& state) {

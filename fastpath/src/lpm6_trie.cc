@@ -6,6 +6,7 @@
 // prefixes in its range (descending into linked groups); a remove hands the leaves it
 // owned to the covering rule; a group whose 256 leaves are all the same rule, short
 // enough to be stored one level up, is folded back and retired (reused after an epoch).
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -284,6 +285,41 @@ uint32_t Lpm6Trie::groupsNeeded(const std::vector<std::pair<Address, uint8_t>>& 
       fresh.emplace(level + 1, masked(ip.data(), static_cast<unsigned>(levelEnd(level))));
   }
   return static_cast<uint32_t>(fresh.size());
+}
+
+void Lpm6Trie::lookupBulk(const uint8_t* const* ips, uint32_t* nhs, size_t n) const noexcept {
+  constexpr size_t kChunk = 32;
+  for (size_t base = 0; base < n; base += kChunk) {
+    const size_t m = std::min(kChunk, n - base);
+    const uint8_t* const* ip = ips + base;
+    uint32_t e[kChunk];
+    const uint32_t* slot[kChunk];
+    for (size_t i = 0; i < m; ++i) {
+      slot[i] = &tbl24_[(uint32_t{ip[i][0]} << 16) | (uint32_t{ip[i][1]} << 8) | ip[i][2]];
+      __builtin_prefetch(slot[i]);
+    }
+    uint32_t pending = 0;
+    for (size_t i = 0; i < m; ++i) {
+      e[i] = __atomic_load_n(slot[i], __ATOMIC_ACQUIRE);
+      pending |= e[i] & kExt;
+    }
+    // Every level consumes one address byte, so all lookups still walking are at the
+    // same byte.
+    for (unsigned byte = 3; pending && byte < 16; ++byte) {
+      for (size_t i = 0; i < m; ++i) {
+        if (!(e[i] & kExt)) continue;
+        slot[i] = &groups_[((e[i] & kValueMask) << 8) | ip[i][byte]];
+        __builtin_prefetch(slot[i]);
+      }
+      pending = 0;
+      for (size_t i = 0; i < m; ++i) {
+        if (!(e[i] & kExt)) continue;
+        e[i] = __atomic_load_n(slot[i], __ATOMIC_ACQUIRE);
+        pending |= e[i] & kExt;
+      }
+    }
+    for (size_t i = 0; i < m; ++i) nhs[base + i] = (e[i] & kValid) ? (e[i] & kValueMask) : kLpmNoRoute;
+  }
 }
 
 LpmStats Lpm6Trie::stats() const {

@@ -397,6 +397,16 @@ TEST(Lpm6, RandomTableMatchesReference) {
     check(70000);
   }
   EXPECT_EQ(t->stats().rules, ref.size());
+  // Bulk lookups agree with single ones (odd count: a partial chunk too).
+  std::vector<A6> addrs(1001);
+  std::vector<const uint8_t*> ptrs;
+  for (auto& a : addrs) {
+    a = randomAddr();
+    ptrs.push_back(a.data());
+  }
+  std::vector<uint32_t> nhs(addrs.size());
+  t->lookupBulk(ptrs.data(), nhs.data(), ptrs.size());
+  for (size_t i = 0; i < addrs.size(); ++i) ASSERT_EQ(nhs[i], ref.lookup(addrs[i]));
   for (const auto& [ip, d] : present) ASSERT_TRUE(t->remove(ip.data(), d).ok());
   t->releaseRetired();
   EXPECT_EQ(t->stats().rules, 0u);

@@ -56,6 +56,11 @@ class Lpm6Trie {
     return (e & kValid) ? (e & kValueMask) : kLpmNoRoute;
   }
 
+  /// Worker side: n lookups walked level by level in lockstep, each level's reads
+  /// prefetched for the whole group first, so the cache misses of different addresses
+  /// overlap instead of forming one dependent chain per address.
+  void lookupBulk(const uint8_t* const* ips, uint32_t* next_hops, size_t n) const noexcept;
+
   static constexpr uint32_t kValid = 1u << 31;
   static constexpr uint32_t kExt = 1u << 30;
   static constexpr uint32_t kDepthShift = 22;

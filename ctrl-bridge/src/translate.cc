@@ -251,6 +251,8 @@ bool BatchBuilder::addChunk(const v1::RouteBatch& chunk, WireError* err) {
     return fail(err, v1::INVALID_ARGUMENT, field_ + ".remove",
                 "must be empty with replace_all (the new table is `add`)");
   batch_.add.reserve(batch_.add.size() + chunk.add_size());
+  added_.reserve(added_.size() + chunk.add_size());
+  if (chunk.remove_size()) removed_.reserve(removed_.size() + chunk.remove_size());
   for (int i = 0; i < chunk.add_size(); ++i) {
     std::size_t gi = batch_.add.size();
     std::string f = idx(field_, "add", gi);

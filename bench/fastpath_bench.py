@@ -363,6 +363,10 @@ class Forwarder:
                 for prefix, out_if, nh_ip, mac in t.routes(i):
                     argv += ["--route", f"{prefix},via={nh_ip},dev={out_if}",
                              "--neigh", f"{nh_ip},mac={mac},dev={out_if}"]
+                if t.n > 1:
+                    # N daemons share FWD_CPU: SCHED_FIFO workers of equal priority would
+                    # starve each other (no time slicing), so plain scheduling in the line.
+                    argv += ["--rt-priority", "0"]
                 argv += FASTPATHD_EXTRA
                 self.procs.append(CLEAN.spawn(ns, argv, cpu=FWD_CPU, name="fastpathd",
                                               log_path=f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"))

@@ -244,7 +244,9 @@ TEST_F(ForwardingVeth, RouteChangeWhileTrafficFlowsMovesTrafficToTheNewNextHop) 
   uint64_t before = cap.count();
   auto st = daemon_->applyRoutes(b);
   ASSERT_TRUE(st.ok()) << st.error().message;
-  uint64_t after = cap.count(), moved_at_after = cap.otherMacCount();
+  // The worker's own count at that moment: old-MAC frames can only be those it forwarded
+  // before (plus the batch it was in), however late the capture sees them.
+  uint64_t forwarded_at_return = counter(daemon_->stats(), "port fp1", "tx_packets");
   sender.join();
   cap.waitFor(sent.sent, 2000);
   cap.stopNow();
@@ -252,11 +254,18 @@ TEST_F(ForwardingVeth, RouteChangeWhileTrafficFlowsMovesTrafficToTheNewNextHop) 
   EXPECT_GT(before, 0u);
   EXPECT_GT(moved, 0u) << "traffic reached the new next hop";
   EXPECT_LE(moved, total - before) << "nothing went to the new next hop before the change";
-  // applyRoutes returns once workers see the new table: afterwards at most the frames
-  // already in flight (a few batches) still carry the old next hop's MAC.
-  uint64_t old_after = (total - after) - (moved - moved_at_after);
-  EXPECT_LE(old_after, 256u) << "total " << total << " after " << after << " moved " << moved;
-  EXPECT_GE(total, sent.sent * 95 / 100) << "the update must not lose traffic";
+  // applyRoutes returns once workers see the new table: frames forwarded afterwards (but
+  // for the batch in progress) carry the new next hop's MAC.
+  EXPECT_LE(total - moved, forwarded_at_return + 64)
+      << "total " << total << " moved " << moved << " forwarded at return " << forwarded_at_return;
+  // No frame fell into a gap during the update: everything that reached the worker was
+  // forwarded (losses elsewhere, e.g. a veth ring on a loaded machine, are not the
+  // update's doing and do not count here).
+  auto st2 = daemon_->stats();
+  EXPECT_EQ(counter(st2, "port fp0", "punt_no_route"), 0u);
+  EXPECT_EQ(counter(st2, "port fp0", "punt_neighbour_unresolved"), 0u);
+  EXPECT_EQ(counter(st2, "port fp0", "forward"), counter(st2, "port fp1", "tx_packets"));
+  EXPECT_EQ(counter(st2, "port fp0", "forward"), counter(st2, "port fp0", "verdict_data"));
 }
 
 TEST_F(ForwardingVeth, MillionPacketsKeepTheFrameLedgerExact) {

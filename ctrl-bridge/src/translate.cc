@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fastpath/ctrl/translate.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -225,12 +226,13 @@ bool subscriptionFromWire(const v1::Subscribe& in, const std::string& field,
 
 // ------------------------------------------------------------------ batch builder
 
-std::size_t BatchBuilder::KeyHash::operator()(const IpPrefix& p) const {
-  // FNV-1a over the significant bytes.
-  std::size_t h = 1469598103934665603ull ^ static_cast<std::size_t>(p.address.family);
-  std::size_t n = p.address.family == Family::kIpv4 ? 4 : 16;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ p.address.bytes[i]) * 1099511628211ull;
-  return (h ^ p.length) * 1099511628211ull;
+BatchBuilder::Key BatchBuilder::keyOf(const IpPrefix& p, std::size_t index) {
+  Key k{};
+  k.k[0] = static_cast<uint8_t>(p.address.family);
+  k.k[1] = p.length;
+  std::memcpy(k.k.data() + 2, p.address.bytes.data(), 16);
+  k.index = static_cast<uint32_t>(index);
+  return k;
 }
 
 BatchBuilder::BatchBuilder(PortDirectory ports, std::size_t max_routes, std::string field)
@@ -251,44 +253,92 @@ bool BatchBuilder::addChunk(const v1::RouteBatch& chunk, WireError* err) {
     return fail(err, v1::INVALID_ARGUMENT, field_ + ".remove",
                 "must be empty with replace_all (the new table is `add`)");
   batch_.add.reserve(batch_.add.size() + chunk.add_size());
-  added_.reserve(added_.size() + chunk.add_size());
-  if (chunk.remove_size()) removed_.reserve(removed_.size() + chunk.remove_size());
+  add_keys_.reserve(add_keys_.size() + chunk.add_size());
   for (int i = 0; i < chunk.add_size(); ++i) {
     std::size_t gi = batch_.add.size();
-    std::string f = idx(field_, "add", gi);
     Route r;
-    if (!routeFromWire(chunk.add(i), f, ports_, &r, err)) return false;
-    auto [it, inserted] = added_.emplace(r.prefix, gi);
-    if (!inserted)
-      return fail(err, v1::INVALID_ARGUMENT, f + ".prefix",
-                  r.prefix.toString() + " duplicates " + idx(field_, "add", it->second));
+    if (!routeFromWire(chunk.add(i), idx(field_, "add", gi), ports_, &r, err)) return false;
+    add_keys_.push_back(keyOf(r.prefix, gi));
     batch_.add.push_back(r);
   }
   for (int i = 0; i < chunk.remove_size(); ++i) {
     std::size_t gi = batch_.remove.size();
-    std::string f = idx(field_, "remove", gi);
     IpPrefix p;
-    if (!prefixFromWire(chunk.remove(i), f, &p, err)) return false;
-    auto [it, inserted] = removed_.emplace(p, gi);
-    if (!inserted)
-      return fail(err, v1::INVALID_ARGUMENT, f,
-                  "duplicate delete of " + p.toString() + " (also " +
-                      idx(field_, "remove", it->second) + ")");
+    if (!prefixFromWire(chunk.remove(i), idx(field_, "remove", gi), &p, err)) return false;
+    remove_keys_.push_back(keyOf(p, gi));
     batch_.remove.push_back(p);
   }
   return true;
 }
 
+namespace {
+
+template <typename K>
+bool keyLess(const K& a, const K& b) {
+  int c = std::memcmp(a.k.data(), b.k.data(), a.k.size());
+  return c != 0 ? c < 0 : a.index < b.index;
+}
+
+template <typename K>
+bool keyEq(const K& a, const K& b) {
+  return std::memcmp(a.k.data(), b.k.data(), a.k.size()) == 0;
+}
+
+}  // namespace
+
 bool BatchBuilder::finish(RouteBatch* out, WireError* err) {
   if (!batch_.replace_all && batch_.add.empty() && batch_.remove.empty())
     return fail(err, v1::INVALID_ARGUMENT, field_,
                 "empty batch (nothing to add or remove; use replace_all to clear the table)");
-  for (const auto& [prefix, ai] : added_) {
-    auto it = removed_.find(prefix);
-    if (it != removed_.end())
-      return fail(err, v1::INVALID_ARGUMENT, idx(field_, "remove", it->second),
-                  prefix.toString() + " is also added by " + idx(field_, "add", ai));
+  // Duplicates: sort by (prefix, index); report the smallest index that repeats an
+  // earlier entry, naming that earlier entry.
+  std::sort(add_keys_.begin(), add_keys_.end(), keyLess<Key>);
+  std::sort(remove_keys_.begin(), remove_keys_.end(), keyLess<Key>);
+  auto firstDuplicate = [](const std::vector<Key>& keys, uint32_t* dup, uint32_t* orig) {
+    bool found = false;
+    for (std::size_t i = 1; i < keys.size(); ++i) {
+      if (!keyEq(keys[i], keys[i - 1])) continue;
+      std::size_t first = i - 1;
+      while (first > 0 && keyEq(keys[first - 1], keys[i])) --first;
+      if (!found || keys[i].index < *dup) {
+        *dup = keys[i].index;
+        *orig = keys[first].index;
+        found = true;
+      }
+    }
+    return found;
+  };
+  uint32_t dup = 0, orig = 0;
+  if (firstDuplicate(add_keys_, &dup, &orig))
+    return fail(err, v1::INVALID_ARGUMENT, idx(field_, "add", dup) + ".prefix",
+                batch_.add[dup].prefix.toString() + " duplicates " + idx(field_, "add", orig));
+  if (firstDuplicate(remove_keys_, &dup, &orig))
+    return fail(err, v1::INVALID_ARGUMENT, idx(field_, "remove", dup),
+                "duplicate delete of " + batch_.remove[dup].toString() + " (also " +
+                    idx(field_, "remove", orig) + ")");
+  // A prefix both added and removed: ambiguous, refuse it.
+  std::size_t a = 0, r = 0;
+  bool both = false;
+  uint32_t ai = 0, ri = 0;
+  while (a < add_keys_.size() && r < remove_keys_.size()) {
+    int c = std::memcmp(add_keys_[a].k.data(), remove_keys_[r].k.data(), 18);
+    if (c < 0) {
+      ++a;
+    } else if (c > 0) {
+      ++r;
+    } else {
+      if (!both || remove_keys_[r].index < ri) {
+        ri = remove_keys_[r].index;
+        ai = add_keys_[a].index;
+        both = true;
+      }
+      ++a;
+      ++r;
+    }
   }
+  if (both)
+    return fail(err, v1::INVALID_ARGUMENT, idx(field_, "remove", ri),
+                batch_.remove[ri].toString() + " is also added by " + idx(field_, "add", ai));
   *out = std::move(batch_);
   return true;
 }

@@ -168,6 +168,18 @@ TEST_F(Translate, DuplicateDeleteAndDuplicateAdd) {
   EXPECT_EQ(check(both).field, "apply_routes.remove[0]");
 }
 
+TEST_F(Translate, TheFirstRepeatedEntryIsReported) {
+  v1::RouteBatch b;
+  addRoute(&b, "198.18.9.0", 24);  // A
+  addRoute(&b, "198.18.1.0", 24);  // B (sorts first)
+  addRoute(&b, "198.18.1.0", 24);  // B again: reported
+  addRoute(&b, "198.18.9.0", 24);  // A again
+  addRoute(&b, "198.18.1.0", 24);  // B a third time
+  auto e = check(b);
+  EXPECT_EQ(e.field, "apply_routes.add[2].prefix");
+  EXPECT_NE(e.message.find("duplicates apply_routes.add[1]"), std::string::npos) << e.message;
+}
+
 TEST_F(Translate, ReplaceAllWithRemovesIsRejected) {
   v1::RouteBatch b;
   b.set_replace_all(true);
@@ -185,7 +197,9 @@ TEST_F(Translate, ChunkIndicesAreGlobal) {
   addRoute(&c1, "198.18.2.0", 24);
   addRoute(&c1, "198.18.0.0", 24);  // duplicate of chunk 0's first
   ASSERT_TRUE(builder.addChunk(c0, &err));
-  ASSERT_FALSE(builder.addChunk(c1, &err));
+  ASSERT_TRUE(builder.addChunk(c1, &err));  // duplicates are checked over the whole transaction
+  RouteBatch out;
+  ASSERT_FALSE(builder.finish(&out, &err));
   EXPECT_EQ(err.field, "apply_routes.add[3].prefix");
   EXPECT_NE(err.message.find("duplicates apply_routes.add[0]"), std::string::npos);
 }

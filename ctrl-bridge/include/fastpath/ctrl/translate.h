@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <array>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -70,16 +71,21 @@ class BatchBuilder {
   std::size_t size() const { return batch_.add.size() + batch_.remove.size(); }
 
  private:
-  struct KeyHash {
-    std::size_t operator()(const IpPrefix& p) const;
+  /// Family, length and address bytes of a prefix, then its index in add/remove.
+  /// Duplicates are found by sorting these at finish(): no per-entry allocation, which
+  /// matters for million-route transactions.
+  struct Key {
+    std::array<uint8_t, 18> k;
+    uint32_t index;
   };
+  static Key keyOf(const IpPrefix& p, std::size_t index);
   PortDirectory ports_;
   std::size_t max_routes_;
   std::string field_;
   RouteBatch batch_;
   bool first_ = true;
-  std::unordered_map<IpPrefix, std::size_t, KeyHash> added_;
-  std::unordered_map<IpPrefix, std::size_t, KeyHash> removed_;
+  std::vector<Key> add_keys_;
+  std::vector<Key> remove_keys_;
 };
 
 // ---- domain -> wire (both sides) and lenient wire -> domain (client side, for replies)

@@ -213,7 +213,8 @@ TEST_F(ForwardingVeth, AClientThatDoesNotReadCostsCountedDropsNotForwarding) {
   // Exceptions far beyond what the channel buffers, interleaved with data frames.
   auto sent = sendFrames(s_, "s0", {v4(1), v4(64)}, 6000, 20000, 5000);
   ASSERT_EQ(sent.sent, 6000u);
-  EXPECT_TRUE(cap.waitFor(3000, 3000)) << "forwarding continued; got " << cap.count();
+  // 3000 data frames; a loaded machine may drop a few at the veth, a blocked worker all.
+  EXPECT_TRUE(cap.waitFor(2700, 3000)) << "forwarding continued; got " << cap.count();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto st = daemon_->stats();
   uint64_t to_control = counter(st, "port fp0", "to_control");

@@ -51,7 +51,7 @@ struct ClientOptions {
   /// exponential backoff, redo Hello and subscribe(), call on_reconnect (the replay
   /// hook: e.g. push the full route table again), then retry the interrupted call once.
   /// Retrying is safe for every call except deletes without ignore_missing, which may
-  /// then report NOT_FOUND for a delete that had been applied.
+  /// then fail ("no route ...") for a delete that had in fact been applied.
   bool auto_reconnect = false;
   int reconnect_attempts = 8;
   int backoff_initial_ms = 50;

@@ -9,6 +9,13 @@ fp_add_test(config_parse_test
   LIBS fp_config
   TIMEOUT 60)
 
+# The worker's punt limiter (header-only), with a deterministic clock.
+fp_add_test(worker_token_bucket_test
+  SOURCES tests/worker_token_bucket_test.cc
+  LIBS fp_common
+  LABELS unit
+  TIMEOUT 30)
+
 # The daemon class and binary need the table (fp_table), the classifier loader (fp_loader)
 # and the workers (fp_worker). The ctrl-bridge server is optional: ctrl-bridge/ is
 # configured after fastpath/, so it is detected at generate time.
@@ -34,6 +41,12 @@ if(TARGET fastpathd)
   target_compile_definitions(forwarding_veth_test PRIVATE
                              FASTPATHD_PATH="$<TARGET_FILE:fastpathd>")
   add_dependencies(forwarding_veth_test fastpathd)
+
+  fp_add_test(forwarding_punt_limit_veth_test
+    SOURCES tests/forwarding_punt_limit_veth_test.cc
+    LIBS fp_daemon fp_test_netns
+    LABELS "privileged;netns"
+    TIMEOUT 120)
 endif()
 
 if(TARGET fp_worker AND TARGET fp_loader)

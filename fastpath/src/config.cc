@@ -35,6 +35,9 @@ const OptionSpec kOptions[] = {
     {"xdp-mode", true, "MODE     auto|native: auto falls back to generic XDP (default auto)"},
     {"no-xsk-policy", true, "P   pass|drop frames of queues without a socket (default pass)"},
     {"punt", true, "POLICY       control|drop: exceptions to the control channel or counted drop"},
+    {"punt-rate", true, "PPS    per port: punts/exceptions to the control channel per second;\n"
+                        "                   CONTROL frames are never limited; 0 = unlimited (default 10000)"},
+    {"punt-burst", true, "N     per port: punts allowed at once above --punt-rate (default 256)"},
     {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
     {"idle-poll-us", true, "N    poll() this long when idle; 0 = always spin (default 1000)"},
     {"rt-priority", true, "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
@@ -215,6 +218,14 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (v != "control" && v != "drop")
       return bad(origin, "--punt must be control or drop, not '" + v + "'");
     c->punt_to_control = v == "control";
+  } else if (name == "punt-rate") {
+    auto n = num(100000000);
+    if (!n) return n.error();
+    c->punt_rate = *n;
+  } else if (name == "punt-burst") {
+    auto n = num(1000000);
+    if (!n) return n.error();
+    c->punt_burst = uint32_t(*n);
   } else if (name == "busy-poll") {
     c->busy_poll = true;
   } else if (name == "idle-poll-us") {
@@ -369,6 +380,11 @@ Status validateConfig(const Config& c) {
   if (c.umem_frames && c.umem_frames < need)
     problems.push_back("--umem-frames " + std::to_string(c.umem_frames) +
                        " cannot keep every fill ring full: need at least " + std::to_string(need));
+  if (c.punt_rate && c.punt_burst == 0)
+    problems.push_back("--punt-burst must be at least 1 when --punt-rate limits punts");
+  if (c.punt_rate && c.punt_rate < c.queues)
+    problems.push_back("--punt-rate " + std::to_string(c.punt_rate) + " is below one frame/s per worker (" +
+                       std::to_string(c.queues) + " workers share it): raise it, or 0 for unlimited");
   if (c.busy_poll && c.idle_poll_us != 1000 && c.idle_poll_us != 0)
     problems.push_back("--busy-poll and --idle-poll-us contradict each other: busy polling spins");
   if (c.rt_priority > 0 && (c.idle_poll_us == 0 || c.busy_poll))

@@ -32,6 +32,10 @@ Result<std::unique_ptr<ControlChannel>> ControlChannel::create(PortId port,
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sndbuf, sizeof(sndbuf));
   }
+  // Capped by net.core.wmem_max (and doubled by the kernel): the workers' headroom for
+  // CONTROL frames is computed from what was granted.
+  socklen_t sl = sizeof(c->sndbuf_);
+  if (getsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &c->sndbuf_, &sl) != 0) c->sndbuf_ = 0;
   return c;
 }
 

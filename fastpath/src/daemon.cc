@@ -122,6 +122,9 @@ Status Daemon::startWorkers() {
     wo.rt_priority = std::max(config_.rt_priority, 0);
     wo.busy_poll = config_.busy_poll;
     wo.punt_to_control = config_.punt_to_control;
+    // Each worker limits its own queue: the port's rate and burst are shared out.
+    wo.punt_rate = config_.punt_rate / config_.queues;
+    wo.punt_burst = std::max<uint64_t>(1, config_.punt_burst / config_.queues);
     workers_.push_back(std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
                                                 fib_->view(), fib_->epoch()));
   }
@@ -374,6 +377,8 @@ std::vector<CounterSet> Daemon::stats() const {
       v.push_back({"drop_ctrl_oversize", ch.drop_oversize.load()});
       v.push_back({"drop_ctrl_runt", ch.drop_runt.load()});
     }
+    v.push_back({"punt_rate", config_.punt_rate});
+    v.push_back({"punt_burst", config_.punt_burst});
     v.push_back({"xsk_zerocopy", p.xsk_mode == "zerocopy" ? 1u : 0u});
     if (!workers_.empty()) v.push_back({"xsk_tx_budget", workers_[0]->socket(p.id).txBudget()});
     out.push_back(std::move(cs));

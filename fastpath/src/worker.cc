@@ -4,7 +4,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <cassert>
 #include <cerrno>
@@ -24,6 +27,8 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kPortDown: return "port_down";
     case WorkerDrop::kCtrlTxNoFrame: return "ctrl_tx_no_frame";
     case WorkerDrop::kCtrlTxRingFull: return "ctrl_tx_ring_full";
+    case WorkerDrop::kPuntRateLimited: return "punt_rate_limited";
+    case WorkerDrop::kPuntHeadroom: return "punt_headroom";
     case WorkerDrop::kMax: break;
   }
   return "unknown";
@@ -48,10 +53,16 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   for (auto& s : tx_stage_) s.descs.resize(options_.batch_size * 2);
   punt_addr_.resize(options_.batch_size);
   punt_len_.resize(options_.batch_size);
+  limited_addr_.resize(options_.batch_size);
+  limited_len_.resize(options_.batch_size);
   punt_msgs_.resize(options_.batch_size);
   punt_iov_.resize(options_.batch_size);
   tx_pending_.assign(np, 0);
   tx_out_.assign(np, 0);
+  punt_bucket_.assign(np, TokenBucket(options_.punt_rate, options_.punt_burst));
+  headroom_limit_.assign(np, 0);
+  for (PortId p = 0; p < PortId(np) && p < channels_.size(); ++p)
+    if (channels_[p] && options_.punt_headroom) headroom_limit_[p] = channels_[p]->sendBufferBytes() / 4 * 3;
   publishAccounting();
 }
 
@@ -182,51 +193,78 @@ void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& 
   else counters_.events_dropped.add(1);
 }
 
-void Worker::punt(PortId in, uint64_t addr, uint32_t len) {
+void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
   WorkerPortCounters& pc = port_counters_[in];
   FramePool& pool = umem_->pool();
   ControlChannel* ch = in < channels_.size() ? channels_[in] : nullptr;
-  if (!options_.punt_to_control || !ch || !ch->attached()) {
-    pc.drop[size_t(options_.punt_to_control ? WorkerDrop::kNoControlClient : WorkerDrop::kPuntPolicy)].add(1);
+  WorkerDrop why = WorkerDrop::kMax;
+  if (!options_.punt_to_control) why = WorkerDrop::kPuntPolicy;
+  else if (!ch || !ch->attached()) why = WorkerDrop::kNoControlClient;
+  else if (limited && !punt_bucket_[in].take()) why = WorkerDrop::kPuntRateLimited;
+  if (why != WorkerDrop::kMax) {
+    pc.drop[size_t(why)].add(1);
     pool.give(addr);
     book_.heldToFree(1);
     return;
   }
-  punt_addr_[punt_n_] = addr;
-  punt_len_[punt_n_] = len;
-  ++punt_n_;
+  // receive() handles at most batch_size frames between flushes.
+  if (limited) {
+    limited_addr_[limited_n_] = addr;
+    limited_len_[limited_n_++] = len;
+  } else {
+    punt_addr_[punt_n_] = addr;
+    punt_len_[punt_n_++] = len;
+  }
 }
 
 void Worker::flushPunts(PortId in) {
-  if (!punt_n_) return;
+  if (!punt_n_ && !limited_n_) return;
   WorkerPortCounters& pc = port_counters_[in];
   FramePool& pool = umem_->pool();
-  // One sendmmsg per batch: one message per frame on the SEQPACKET channel, never blocking.
+  const int fd = channels_[in]->daemonFd();
+  // Headroom for CONTROL frames: once the channel holds 3/4 of its buffer, punts are
+  // dropped so routing protocol and ARP frames still fit. One ioctl per batch with punts.
+  if (limited_n_ && headroom_limit_[in] > 0) {
+    int queued = 0;
+    if (ioctl(fd, SIOCOUTQ, &queued) == 0 && queued >= headroom_limit_[in]) {
+      pc.drop[size_t(WorkerDrop::kPuntHeadroom)].add(limited_n_);
+      for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
+      book_.heldToFree(limited_n_);
+      limited_n_ = 0;
+    }
+  }
+  const uint32_t total = punt_n_ + limited_n_;
+  if (!total) return;
+  // One sendmmsg per batch, CONTROL frames first: one message per frame on the SEQPACKET
+  // channel, never blocking.
   mmsghdr* msgs = punt_msgs_.data();
   iovec* iov = punt_iov_.data();
-  for (uint32_t i = 0; i < punt_n_; ++i) {
-    iov[i].iov_base = umem_->data(punt_addr_[i]);
-    iov[i].iov_len = punt_len_[i];
+  for (uint32_t i = 0; i < total; ++i) {
+    const bool c = i < punt_n_;
+    const uint32_t k = c ? i : i - punt_n_;
+    iov[i].iov_base = umem_->data(c ? punt_addr_[k] : limited_addr_[k]);
+    iov[i].iov_len = c ? punt_len_[k] : limited_len_[k];
     std::memset(&msgs[i], 0, sizeof(msgs[i]));
     msgs[i].msg_hdr.msg_iov = &iov[i];
     msgs[i].msg_hdr.msg_iovlen = 1;
   }
-  int sent = sendmmsg(channels_[in]->daemonFd(), msgs, punt_n_, MSG_DONTWAIT | MSG_NOSIGNAL);
-  int err = sent < 0 ? errno : (uint32_t(sent) < punt_n_ ? EAGAIN : 0);
+  int sent = sendmmsg(fd, msgs, total, MSG_DONTWAIT | MSG_NOSIGNAL);
+  int err = sent < 0 ? errno : (uint32_t(sent) < total ? EAGAIN : 0);
   if (sent < 0) sent = 0;
   uint64_t bytes = 0;
-  for (int i = 0; i < sent; ++i) bytes += punt_len_[i];
+  for (int i = 0; i < sent; ++i) bytes += iov[i].iov_len;
   pc.to_control.add(uint64_t(sent));
   pc.to_control_bytes.add(bytes);
-  if (uint32_t(sent) < punt_n_) {
+  if (uint32_t(sent) < total) {
     WorkerDrop why = (err == EAGAIN || err == ENOBUFS || err == EWOULDBLOCK)
                          ? WorkerDrop::kControlChannelFull
                          : WorkerDrop::kNoControlClient;
-    pc.drop[size_t(why)].add(punt_n_ - uint32_t(sent));
+    pc.drop[size_t(why)].add(total - uint32_t(sent));
   }
   for (uint32_t i = 0; i < punt_n_; ++i) pool.give(punt_addr_[i]);
-  book_.heldToFree(punt_n_);
-  punt_n_ = 0;
+  for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
+  book_.heldToFree(total);
+  punt_n_ = limited_n_ = 0;
 }
 
 namespace {
@@ -258,6 +296,7 @@ uint32_t Worker::receive(PortId p) {
     return 0;
   }
   book_.receivedFromRx(n);
+  punt_bucket_[p].refill(now_ns_);
   WorkerPortCounters& pc = port_counters_[p];
   FramePool& pool = umem_->pool();
   const FibView& fib = fib_;
@@ -279,12 +318,13 @@ uint32_t Worker::receive(PortId p) {
     std::memcpy(&meta, pkt - sizeof(meta), sizeof(meta));
     if (meta.magic != FP_META_MAGIC) {
       pc.no_meta.add(1);
-      punt(p, addr, len);
+      punt(p, addr, len, true);
       continue;
     }
     if (meta.verdict < FP_VERDICT_MAX) ++verdict_count[meta.verdict];
     if (meta.verdict != FP_VERDICT_DATA) {
-      punt(p, addr, len);
+      // Only CONTROL (routing protocol, ARP, ND, local addresses) bypasses the limiter.
+      punt(p, addr, len, meta.verdict != FP_VERDICT_CONTROL);
       continue;
     }
     const ForwardDecision dec = forwardFrame(pkt, len, meta, fib);
@@ -307,8 +347,9 @@ uint32_t Worker::receive(PortId p) {
         break;
       case ForwardResult::kPuntNoRoute: {
         IpAddress dst;
+        // The event is raised even when the limiter drops the frame: ns-3 learns the route.
         if (packetDestination(pkt, len, meta, &dst)) raiseEvent(FastPathEvent::Kind::kRouteMiss, p, dst);
-        punt(p, addr, len);
+        punt(p, addr, len, true);
         break;
       }
       case ForwardResult::kPuntNeighbourUnresolved: {
@@ -327,11 +368,11 @@ uint32_t Worker::receive(PortId p) {
           if (dec.entry) port = dec.entry->port;
         }
         if (have) raiseEvent(FastPathEvent::Kind::kNeighbourNeeded, port, nh);
-        punt(p, addr, len);
+        punt(p, addr, len, true);
         break;
       }
       default:
-        punt(p, addr, len);
+        punt(p, addr, len, true);
         break;
     }
   }
@@ -446,6 +487,10 @@ void Worker::run() {
   auto spinsBeforeSleep = [this] { return rt_.load(std::memory_order_relaxed) ? 16u : 256u; };
   while (!stop_.load(std::memory_order_relaxed)) {
     uint32_t work = 0;
+    // One clock read per loop (vDSO, no syscall) for the punt limiters.
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
     for (PortId p = 0; p < np; ++p) drainCompletions(p);
     for (PortId p = 0; p < np; ++p) refill(p);
     for (PortId p = 0; p < np; ++p) work += receive(p);

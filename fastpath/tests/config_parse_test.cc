@@ -74,6 +74,9 @@ TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
       {{"--busy-poll=1"}, "takes no value"},
       {{"--config", "/nonexistent/fastpathd.conf"}, "cannot open"},
       {{"stray"}, "unexpected argument"},
+      {{"--punt-rate", "fast"}, "non-negative integer"},
+      {{"--punt-rate", "100000001"}, "out of range"},
+      {{"--punt-burst", "1000001"}, "out of range"},
   };
   for (const auto& c : cases) {
     auto r = parse(c.args);
@@ -100,6 +103,8 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--xsk-mode", "zerocopy"}, "zerocopy needs"},
       {{"--port", "fp0", "--rt-priority", "51", "--idle-poll-us", "0"}, "starves the CPU"},
       {{"--port", "fp0", "--stats-interval", "1", "--log-level", "error"}, "hides it"},
+      {{"--port", "fp0", "--punt-burst", "0"}, "--punt-burst must be at least 1"},
+      {{"--port", "fp0", "--queues", "4", "--punt-rate", "3"}, "below one frame/s per worker"},
       {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=01:00:00:00:00:01,dev=fp0"}, "multicast"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0", "--neigh",
@@ -122,11 +127,30 @@ TEST(ConfigValidate, RepeatedIdenticalNeighbourIsAccepted) {
   EXPECT_TRUE(validateConfig(*c).ok()) << "one --neigh per route through it is how scripts write it";
 }
 
+TEST(ConfigParse, PuntLimiterFromFlagsAndFile) {
+  std::string path = ::testing::TempDir() + "fastpathd_punt.conf";
+  {
+    std::ofstream f(path);
+    f << "port fp0\npunt-rate 2000\npunt-burst 64\n";
+  }
+  auto c = parse({"--config", path, "--punt-burst", "32"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->punt_rate, 2000u);
+  EXPECT_EQ(c->punt_burst, 32u) << "the flag overrides the file";
+  EXPECT_TRUE(validateConfig(*c).ok());
+  std::remove(path.c_str());
+  auto off = parse({"--port", "fp0", "--punt-rate", "0", "--punt-burst", "0"});
+  ASSERT_TRUE(off.ok());
+  EXPECT_TRUE(validateConfig(*off).ok()) << "rate 0 = unlimited: the burst does not matter";
+}
+
 TEST(ConfigValidate, DefaultsAreSane) {
   auto c = parse({"--port", "fp0", "--port", "fp1"});
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->batch_size, 64u);
   EXPECT_EQ(c->control_socket, "/run/fastpathd/fastpathd.sock");
+  EXPECT_EQ(c->punt_rate, 10000u);
+  EXPECT_EQ(c->punt_burst, 256u);
   EXPECT_GE(c->effectiveUmemFrames(), 2 * 2 * c->ring_size);
   EXPECT_NE(usageText().find("--route"), std::string::npos);
 }

@@ -47,6 +47,10 @@ struct Config {
   std::string xdp_mode = "auto";      ///< "auto" (native, else generic) or "native"
   bool no_xsk_drop = false;           ///< frames on queues without XSK: drop (else to kernel)
   bool punt_to_control = true;        ///< exceptions to the control channel (else counted drop)
+  /// Per port: punts and forwarding exceptions handed to the control channel, frames/s
+  /// (0 = unlimited) and burst; CONTROL frames (routing protocol, ARP, ND) are never limited.
+  uint64_t punt_rate = 10000;
+  uint32_t punt_burst = 256;
   bool busy_poll = false;
   uint32_t idle_poll_us = 1000;       ///< sleep in poll() when idle; 0 = spin always
   /// SCHED_FIFO priority of the workers: N fixed, 0 off, kRtAuto = one above a real-time

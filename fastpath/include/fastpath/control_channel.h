@@ -42,6 +42,8 @@ class ControlChannel {
   const std::string& ifname() const { return ifname_; }
   /// fastpathd's end: workers send on it, the relay thread reads from it.
   int daemonFd() const { return daemon_fd_; }
+  /// The daemon end's send buffer as the kernel granted it (SO_SNDBUF read back).
+  int sendBufferBytes() const { return sndbuf_; }
   /// A fresh dup of the client end (close-on-exec); marks the channel attached, so workers
   /// start writing to it. The caller owns the returned fd.
   Result<int> clientFd();
@@ -62,6 +64,7 @@ class ControlChannel {
   std::string ifname_;
   int daemon_fd_ = -1;
   int client_fd_ = -1;
+  int sndbuf_ = 0;
   std::atomic<bool> attached_{false};
 };
 

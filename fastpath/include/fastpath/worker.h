@@ -25,6 +25,7 @@
 #include "fastpath/forward.h"
 #include "fastpath/frame_pool.h"
 #include "fastpath/spsc_ring.h"
+#include "fastpath/token_bucket.h"
 #include "fastpath/umem.h"
 #include "fastpath/xsk_port.h"
 #include "fp_abi.h"
@@ -42,6 +43,8 @@ enum class WorkerDrop : uint8_t {
   kPortDown,            ///< "port_down"
   kCtrlTxNoFrame,       ///< "ctrl_tx_no_frame": no free UMEM frame for a client's frame
   kCtrlTxRingFull,      ///< "ctrl_tx_ring_full"
+  kPuntRateLimited,     ///< "punt_rate_limited": over --punt-rate (never CONTROL frames)
+  kPuntHeadroom,        ///< "punt_headroom": channel 3/4 full, the rest kept for CONTROL
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);
@@ -86,6 +89,13 @@ struct WorkerOptions {
   int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
   bool busy_poll = false;
   bool punt_to_control = true;
+  /// Per port: punted and exception frames handed to the control channel at most at this
+  /// rate (frames/s, 0 = unlimited) with this burst; CONTROL-verdict frames never count.
+  uint64_t punt_rate = 0;
+  uint64_t punt_burst = 256;
+  /// Keep the last quarter of each channel's socket buffer for CONTROL frames (punts
+  /// above it are "punt_headroom" drops). One SIOCOUTQ per batch that has punts.
+  bool punt_headroom = true;
   uint32_t ctrl_tx_queue = 256;
   uint32_t event_queue = 1024;
 };
@@ -135,7 +145,9 @@ class Worker {
   /// the staging area is full).
   void stageTx(PortId egress, uint64_t addr, uint32_t len);
   void flushTx(PortId p);
-  void punt(PortId in, uint64_t addr, uint32_t len);
+  /// `limited`: a PUNT-class or exception frame (token bucket, headroom); otherwise a
+  /// CONTROL frame, sent first and never rate-limited.
+  void punt(PortId in, uint64_t addr, uint32_t len, bool limited);
   void flushPunts(PortId in);
   void raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a);
   void publishAccounting();
@@ -158,11 +170,17 @@ class Worker {
     uint32_t n = 0;
   };
   std::vector<Staged> tx_stage_;        // per egress port
-  std::vector<uint64_t> punt_addr_;     // frames waiting for sendmmsg
-  std::vector<uint32_t> punt_len_;
+  // Frames waiting for sendmmsg (a batch holds at most batch_size): CONTROL frames, then
+  // limited ones (punts and exceptions), each in arrival order.
+  std::vector<uint64_t> punt_addr_, limited_addr_;
+  std::vector<uint32_t> punt_len_, limited_len_;
   std::vector<mmsghdr> punt_msgs_;
   std::vector<iovec> punt_iov_;
   uint32_t punt_n_ = 0;
+  uint32_t limited_n_ = 0;
+  std::vector<TokenBucket> punt_bucket_;  // per ingress port
+  std::vector<int> headroom_limit_;       // per port: SIOCOUTQ bytes above which punts stop
+  uint64_t now_ns_ = 0;                   // CLOCK_MONOTONIC, read once per loop
   std::vector<uint8_t> tx_pending_;     // per port: TX ring may hold unsent entries
   std::vector<uint64_t> tx_out_;        // per port: frames lent for TX, not yet completed
   WorkerEvent last_event_;

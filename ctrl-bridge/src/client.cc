@@ -225,6 +225,7 @@ struct Client::Impl {
     h->mutable_version()->set_minor(opt.protocol_minor);
     h->set_node_name(node_name);
     h->set_client_name(opt.client_name);
+    h->set_route_grace_period_ms(opt.route_grace_period_ms);
     auto rep = callOnce(req);
     if (!rep) return rep.error();
     const auto& hr = rep->hello();

@@ -4,10 +4,12 @@
 #include "fastpath/ctrl/client.h"
 #include "fastpath/log.h"
 
+#include <algorithm>
+
 namespace fastpath::ctrl {
 
 Dispatcher::Dispatcher(ControlBackend& backend, DispatchOptions options)
-    : backend_(backend), opt_(std::move(options)) {}
+    : backend_(backend), opt_(std::move(options)), leases_(backend) {}
 
 v1::ServerMessage Dispatcher::errorMessage(uint64_t id, v1::ErrorCode code,
                                            const std::string& field, const std::string& message) {
@@ -31,6 +33,10 @@ void Dispatcher::setBackendError(Outcome& o, uint64_t id, const std::string& wha
 }
 
 void Dispatcher::disconnected(Session& s) {
+  if (!s.lease_owner.empty()) {
+    leases_.detach(s.lease_owner, RouteLeases::Clock::now());
+    s.lease_owner.clear();
+  }
   if (!s.txn) return;
   ++ctr_.transactions_aborted;
   pr_info("ctrl: %s: disconnected with transaction %llu open; discarded, nothing applied",
@@ -65,11 +71,28 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
         o.close_after = true;
         return o;
       }
+      uint32_t grace = std::min(h.route_grace_period_ms(), opt_.max_route_grace_period_ms);
+      if (grace > 0 && h.node_name().empty()) {
+        setError(o, id, v1::INVALID_ARGUMENT, "hello.route_grace_period_ms",
+                 "hello.route_grace_period_ms: a route lease needs an owner; set "
+                 "hello.node_name (or send route_grace_period_ms = 0 for permanent routes)");
+        return o;
+      }
+      std::string owner = grace > 0 ? h.node_name() : std::string();
+      if (owner != s.lease_owner) {
+        if (!s.lease_owner.empty()) leases_.detach(s.lease_owner, RouteLeases::Clock::now());
+        if (!owner.empty()) leases_.attach(owner, grace);
+        s.lease_owner = owner;
+      }
       s.hello = true;
       if (!h.client_name().empty() || !h.node_name().empty())
         s.who = h.client_name() + (h.node_name().empty() ? "" : "@" + h.node_name()) + " (pid " +
                 std::to_string(s.pid) + " uid " + std::to_string(s.uid) + ")";
-      pr_info("ctrl: %s said hello (protocol %u.%u)", s.who.c_str(), major, minor);
+      if (grace > 0)
+        pr_info("ctrl: %s said hello (protocol %u.%u, route grace period %u ms)", s.who.c_str(),
+                major, minor, grace);
+      else
+        pr_info("ctrl: %s said hello (protocol %u.%u)", s.who.c_str(), major, minor);
       auto* hr = rep->mutable_hello();
       hr->mutable_version()->set_major(kProtocolMajor);
       hr->mutable_version()->set_minor(kProtocolMinor);
@@ -103,6 +126,8 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
         setError(o, id, err);
       } else if (auto st = backend_.addNeighbour(n); !st) {
         setBackendError(o, id, "add_neighbour", st.error());
+      } else {
+        leases_.recordNeighbourAdd(s.lease_owner, n.ip, n.port);
       }
       return o;
     }
@@ -115,6 +140,8 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
         setError(o, id, err);
       } else if (auto st = backend_.deleteNeighbour(ip, port); !st) {
         setBackendError(o, id, "delete_neighbour", st.error());
+      } else {
+        leases_.recordNeighbourDelete(ip, port);
       }
       return o;
     }
@@ -208,7 +235,7 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
       setError(o, id, err);
       return;
     }
-    commit(id, batch, o);
+    commit(s, id, batch, o);
     return;
   }
   if (!s.txn) {
@@ -252,16 +279,17 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
     setError(o, id, err);
     return;
   }
-  commit(id, batch, o);
+  commit(s, id, batch, o);
 }
 
-void Dispatcher::commit(uint64_t id, const RouteBatch& batch, Outcome& o) {
+void Dispatcher::commit(const Session& s, uint64_t id, const RouteBatch& batch, Outcome& o) {
   // Returns once the workers can see the new table: only then is the reply sent.
   if (auto st = backend_.applyRoutes(batch); !st) {
     setBackendError(o, id, "apply_routes", st.error());
     return;
   }
   ++ctr_.batches_applied;
+  leases_.recordBatch(s.lease_owner, batch);
 }
 
 }  // namespace fastpath::ctrl

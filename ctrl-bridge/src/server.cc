@@ -87,6 +87,7 @@ struct ControlServer::Impl {
     d.route_page_size = o.route_page_size;
     d.daemon_name = o.daemon_name;
     d.node_name = o.node_name;
+    d.max_route_grace_period_ms = o.max_route_grace_period_ms;
     return d;
   }
 
@@ -209,6 +210,12 @@ struct ControlServer::Impl {
     bool any_closing = false;
     for (auto& [fd, c] : conns) any_closing |= c->closing;
     if (any_closing && (timeout_ms < 0 || timeout_ms > 100)) timeout_ms = 100;
+    if (auto deadline = dispatcher.nextLeaseDeadline()) {
+      // Wake up for a route lease running out (rounded up: never wake just before it).
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      int cap = static_cast<int>(std::max<long long>(0, std::min<long long>(left, 1 << 30)));
+      if (timeout_ms < 0 || timeout_ms > cap) timeout_ms = cap;
+    }
     epoll_event evs[64];
     int n = ::epoll_wait(epoll_fd, evs, 64, timeout_ms);
     if (n < 0) {
@@ -228,6 +235,7 @@ struct ControlServer::Impl {
       if (!c.dead && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) readFrom(c);
     }
     reap();
+    dispatcher.expireLeases(Clock::now());
     return n;
   }
 
@@ -537,7 +545,12 @@ struct ControlServer::Impl {
                   {"oversize_frames", ctr.oversize_frames},
                   {"send_queue_overflows", ctr.send_queue_overflows},
                   {"events_sent", ctr.events_sent},
-                  {"transactions_aborted", dispatcher.counters().transactions_aborted}};
+                  {"transactions_aborted", dispatcher.counters().transactions_aborted},
+                  {"leases_expired", dispatcher.leases().counters().expired},
+                  {"leases_cancelled", dispatcher.leases().counters().cancelled},
+                  {"lease_routes_withdrawn", dispatcher.leases().counters().routes_withdrawn},
+                  {"lease_neighbours_withdrawn",
+                   dispatcher.leases().counters().neighbours_withdrawn}};
     return s;
   }
 };
@@ -555,6 +568,11 @@ ServerCounters ControlServer::counters() const {
   c.requests = impl_->dispatcher.counters().requests;
   c.errors += impl_->dispatcher.counters().errors;
   c.transactions_aborted = impl_->dispatcher.counters().transactions_aborted;
+  const auto& l = impl_->dispatcher.leases().counters();
+  c.leases_expired = l.expired;
+  c.leases_cancelled = l.cancelled;
+  c.lease_routes_withdrawn = l.routes_withdrawn;
+  c.lease_neighbours_withdrawn = l.neighbours_withdrawn;
   return c;
 }
 

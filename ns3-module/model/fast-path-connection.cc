@@ -43,7 +43,16 @@ FastPathConnection::GetTypeId()
                           "Connection attempts (exponential backoff) per reconnect.",
                           UintegerValue(8),
                           MakeUintegerAccessor(&FastPathConnection::m_reconnectAttempts),
-                          MakeUintegerChecker<uint32_t>(1));
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RouteGracePeriod",
+                          "Route lease sent in Hello: when this simulation exits (its "
+                          "connection closes), fastpathd keeps forwarding with the routes "
+                          "and neighbours this node installed for this long, then withdraws "
+                          "them. Reconnecting within it (a restarted simulation with the "
+                          "same NodeName) keeps them. 0 = they stay forever.",
+                          TimeValue(Seconds(5)),
+                          MakeTimeAccessor(&FastPathConnection::m_routeGracePeriod),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)));
     return tid;
 }
 
@@ -68,6 +77,7 @@ FastPathConnection::Connect()
     fastpath::ctrl::ClientOptions opt;
     opt.node_name = m_nodeName;
     opt.client_name = "ns-3";
+    opt.route_grace_period_ms = static_cast<uint32_t>(m_routeGracePeriod.GetMilliSeconds());
     opt.reply_timeout_ms = 10000;
     opt.auto_reconnect = true;
     opt.reconnect_attempts = static_cast<int>(m_reconnectAttempts);

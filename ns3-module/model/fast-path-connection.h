@@ -94,6 +94,7 @@ class FastPathConnection : public Object
     std::string m_socketPath;
     std::string m_nodeName;
     Time m_heartbeat;
+    Time m_routeGracePeriod;
     uint32_t m_reconnectAttempts;
 
     std::unique_ptr<fastpath::ctrl::Client> m_client;

@@ -57,6 +57,9 @@ ReadReport(const std::string& path)
     return out;
 }
 
+/// The router's route lease in these tests (short, so the withdrawal test stays quick).
+constexpr int kGraceMs = 2000;
+
 class OlsrVethTest : public ::testing::Test
 {
   protected:
@@ -110,7 +113,9 @@ class OlsrVethTest : public ::testing::Test
                                          "--ports=r0,r1",
                                          "--addresses=198.18.1.1/24,198.18.2.1/24", "--name=R",
                                          "--duration=0", "--hello=0.2", "--tc=0.5",
-                                         "--report=" + dir_ + "/r.report"};
+                                         "--report=" + dir_ + "/r.report",
+                                         "--ns3::FastPathConnection::RouteGracePeriod=" +
+                                             std::to_string(kGraceMs) + "ms"};
         if (haveNobody_ && sh(std::string(kAsNobody) + " test -x " + OLSR_ROUTER_BIN) == 0)
         {
             sh("install -m 644 -o nobody /dev/null " + dir_ + "/r.report");
@@ -355,18 +360,49 @@ TEST_F(OlsrVethTest, FastpathdRestartReconnectsAndResyncs)
     EXPECT_GE(std::stoi(report["reconnects"].empty() ? "0" : report["reconnects"]), 1);
 }
 
-TEST_F(OlsrVethTest, RoutesOutliveTheSimulation)
+TEST_F(OlsrVethTest, RoutesOutliveTheSimulationForTheGracePeriodThenAreWithdrawn)
 {
-    // No route lease exists in the IPC schema yet: when ns-3 exits, fastpathd keeps the
-    // mirrored routes and neighbours and keeps forwarding (no withdrawal after a grace
-    // period: see docs/ns3-integration.md).
+    // The router says Hello with RouteGracePeriod = kGraceMs: when ns-3 exits, fastpathd
+    // keeps forwarding on the mirrored routes for that long, then withdraws them.
     ASSERT_TRUE(WaitFor([&] { return PingThroughR(); }, 20s)) << "no connectivity through R";
     topo_->stop(router_);
     router_ = -1;
+    const auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(RouteIn("198.18.20.1/32"), "via 198.18.2.3 port 1");
     uint64_t fwd0 = Counter("port r0", "forward");
     EXPECT_TRUE(PingThroughR()) << "fastpathd stopped forwarding when ns-3 exited";
     EXPECT_GT(Counter("port r0", "forward"), fwd0);
+    // Only meaningful while still inside the grace period (a loaded machine may be slow).
+    if (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(kGraceMs * 8 / 10))
+    {
+        EXPECT_FALSE(RouteIn("198.18.20.1/32").empty()) << "withdrawn before the grace period";
+    }
+
+    ASSERT_TRUE(WaitFor([&] { return RouteIn("198.18.20.1/32").empty(); },
+                        std::chrono::milliseconds(kGraceMs + 10000)))
+        << "routes of the exited simulation still installed long after the grace period";
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(kGraceMs - 100));
+    // Every route the node learned went with it (OLSR hosts, HNA networks, connected nets).
+    EXPECT_EQ(RouteIn("198.18.10.1/32"), "");
+    EXPECT_EQ(RouteIn("198.18.2.0/24"), "");
+    EXPECT_EQ(RouteIn("198.18.1.0/24"), "");
+    auto neighbours = Client().neighbours();
+    ASSERT_TRUE(neighbours.ok());
+    EXPECT_TRUE(neighbours.value().empty()) << "mirrored neighbours not withdrawn";
+    auto stats = Client().stats();
+    ASSERT_TRUE(stats.ok());
+    uint64_t expired = 0;
+    for (const auto& set : stats.value())
+    {
+        for (const auto& [name, value] : set.counters)
+        {
+            if (set.scope == "control-server" && name == "leases_expired")
+            {
+                expired = value;
+            }
+        }
+    }
+    EXPECT_EQ(expired, 1u);
 }
 
 } // namespace

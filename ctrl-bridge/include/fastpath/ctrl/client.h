@@ -24,7 +24,7 @@ namespace fastpath::ctrl {
 
 /// Protocol version spoken by this library (proto package fastpath.v1).
 inline constexpr uint32_t kProtocolMajor = 1;
-inline constexpr uint32_t kProtocolMinor = 0;
+inline constexpr uint32_t kProtocolMinor = 1;
 
 /// Where fastpathd listens unless told otherwise.
 inline constexpr const char* kDefaultSocketPath = "/run/fastpathd/fastpathd.sock";
@@ -39,6 +39,12 @@ struct ClientOptions {
   std::string node_name;
   /// What this client is ("ns-3", "fpctl"); logged by fastpathd.
   std::string client_name = "fastpath-client";
+  /// Route lease sent in Hello (protocol 1.1). 0 = the routes and neighbours this client
+  /// installs are permanent. > 0 (needs node_name): when this node's last connection
+  /// closes, fastpathd keeps them this many ms, then withdraws those this node still owns
+  /// (the last writer of a prefix owns it). Reconnecting in time (with auto_reconnect,
+  /// on_reconnect replays) cancels the withdrawal. See docs/ipc.md.
+  uint32_t route_grace_period_ms = 0;
   /// How long to wait for a reply, in ms; <= 0 waits forever.
   int reply_timeout_ms = 60000;
   /// Largest frame this client sends or accepts. Must not exceed the server's limit.

@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fastpath/control_backend.h"
+#include "fastpath/ctrl/route_lease.h"
 #include "fastpath/ctrl/translate.h"
 
 namespace fastpath::ctrl {
@@ -21,6 +23,8 @@ struct DispatchOptions {
   std::size_t route_page_size = 100000;
   std::string daemon_name = "fastpathd";
   std::string node_name;
+  /// Largest route_grace_period_ms a client may ask for (larger values are clamped).
+  uint32_t max_route_grace_period_ms = 3600u * 1000u;
 };
 
 /// Per-connection protocol state.
@@ -35,6 +39,7 @@ struct Session {
   uint64_t txn_id = 0;
   uint32_t next_chunk = 0;
   std::vector<Route> route_snapshot;  ///< for paged GetRoutes
+  std::string lease_owner;  ///< node_name holding a route lease (Hello with grace > 0)
   bool wants(FastPathEvent::Kind k) const {
     return subscribed && event_kinds[static_cast<int>(k)];
   }
@@ -61,6 +66,14 @@ class Dispatcher {
   /// The connection went away: discard an open transaction (nothing of it was applied).
   void disconnected(Session& s);
 
+  /// Withdraws the routes of owners whose grace period has ended (call from the poll loop).
+  void expireLeases(RouteLeases::Clock::time_point now) { leases_.expire(now); }
+  /// When expireLeases() next has work, if ever (bounds the poll loop's wait).
+  std::optional<RouteLeases::Clock::time_point> nextLeaseDeadline() const {
+    return leases_.nextDeadline();
+  }
+  const RouteLeases& leases() const { return leases_; }
+
   /// An error reply not tied to a request (bad frame): id 0.
   static v1::ServerMessage errorMessage(uint64_t id, v1::ErrorCode code, const std::string& field,
                                         const std::string& message);
@@ -76,11 +89,12 @@ class Dispatcher {
   }
   void setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e);
   void applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, Outcome& o);
-  void commit(uint64_t id, const RouteBatch& batch, Outcome& o);
+  void commit(const Session& s, uint64_t id, const RouteBatch& batch, Outcome& o);
 
   ControlBackend& backend_;
   DispatchOptions opt_;
   DispatchCounters ctr_;
+  RouteLeases leases_;
 };
 
 }  // namespace fastpath::ctrl

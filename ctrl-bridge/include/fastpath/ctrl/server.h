@@ -49,6 +49,9 @@ struct ServerOptions {
 
   std::string daemon_name = "fastpathd";
   std::string node_name;  ///< empty = host name
+  /// Route leases: a client's Hello.route_grace_period_ms is clamped to this. 0 disables
+  /// leases (every route is permanent whatever clients ask).
+  uint32_t max_route_grace_period_ms = 3600u * 1000u;
 };
 
 /// Counters of the server itself (also reported by GetStats under scope "control").
@@ -63,6 +66,12 @@ struct ServerCounters {
   uint64_t send_queue_overflows = 0;
   uint64_t events_sent = 0;
   uint64_t transactions_aborted = 0;
+  /// Route leases (Hello.route_grace_period_ms): owners whose grace period ran out, owners
+  /// that came back in time, and what the expiries withdrew.
+  uint64_t leases_expired = 0;
+  uint64_t leases_cancelled = 0;
+  uint64_t lease_routes_withdrawn = 0;
+  uint64_t lease_neighbours_withdrawn = 0;
 };
 
 class ControlServer {

@@ -36,6 +36,7 @@ set(_fuzz_srcs
   ${CMAKE_CURRENT_SOURCE_DIR}/src/framing.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/translate.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/dispatcher.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/route_lease.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/table_backend.cc)
 foreach(lib fp_table fp_common fp_log)
   get_target_property(_dir ${lib} SOURCE_DIR)

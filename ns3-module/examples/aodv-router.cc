@@ -11,7 +11,6 @@
 // --role=peer runs an AODV neighbour as plain emulation on a host interface, sharing the
 // host's address and MAC (it only sees ARP and AODV, never the host's data), so the host
 // becomes an AODV node for the router (run-aodv-demo.sh).
-#include "emu-devices.h"
 #include "example-common.h"
 
 #include "ns3/aodv-helper.h"
@@ -26,60 +25,26 @@ using namespace ns3::fastpathexamples;
 int
 main(int argc, char* argv[])
 {
-    std::string role = "router";
-    std::string interfaces;
-    std::string socketPath = "/run/fastpathd/fastpathd.sock";
-    std::string ports = "r0,r1";
-    std::string addresses = "198.18.1.1/24,198.18.2.1/24";
-    std::string report;
-    double duration = 60;
-    double revalidate = 1;
-
+    RouterOptions o;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("role", "router (fast path) or peer (plain emulation neighbour)", role);
-    cmd.AddValue("interfaces", "interfaces for AF_PACKET devices (peer)", interfaces);
-    cmd.AddValue("socket", "fastpathd's control socket", socketPath);
-    cmd.AddValue("ports", "fastpathd port names, one ns-3 device each", ports);
-    cmd.AddValue("addresses", "one address/len per port, in order", addresses);
-    cmd.AddValue("duration", "seconds to run (0: until SIGINT/SIGTERM)", duration);
-    cmd.AddValue("revalidate", "seconds between re-checks of resolve-on-miss routes",
-                 revalidate);
-    cmd.AddValue("report", "write key=value statistics to this file at exit", report);
+    AddRouterOptions(cmd,
+                     o,
+                     "router (fast path) or peer (plain emulation neighbour)",
+                     "interfaces for AF_PACKET devices (peer)");
     cmd.Parse(argc, argv);
-    if (role == "router")
-    {
-        CheckFastPathd("aodv-router", socketPath);
-    }
-    else if (role != "peer" || Split(interfaces).empty())
-    {
-        Fail("aodv-router", "--role must be router, or peer with --interfaces");
-    }
-
-    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RealtimeSimulatorImpl"));
-    GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
+    CheckRouterOptions("aodv-router", o, "peer");
 
     Ptr<Node> node = CreateObject<Node>();
-    Names::Add(role == "router" ? "R" : "peer", node);
-
+    Names::Add(o.role == "router" ? "R" : "peer", node);
     FastPathHelper fastPath;
-    NetDeviceContainer devices;
-    if (role == "router")
-    {
-        fastPath.SetSocketPath(socketPath);
-        fastPath.SetMirrorAttribute("RevalidateInterval", TimeValue(Seconds(revalidate)));
-        devices = fastPath.Install(node, Split(ports));
-    }
-    else
-    {
-        devices = InstallEmulationDevices("aodv-router", node, Split(interfaces), 654);
-    }
+    NetDeviceContainer devices = InstallRouterDevices("aodv-router", o, fastPath, node, 654);
 
     AodvHelper aodv;
     InternetStackHelper stack;
     stack.SetRoutingHelper(aodv);
     stack.Install(node);
-    AssignAddresses("aodv-router", node, devices, Split(addresses));
-    if (role == "peer")
+    AssignAddresses("aodv-router", node, devices, Split(o.addresses));
+    if (o.role == "peer")
     {
         // The host's kernel owns the data on this interface: never forward its frames.
         Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
@@ -89,14 +54,6 @@ main(int argc, char* argv[])
         }
     }
 
-    StopOnSignals();
-    if (duration > 0)
-    {
-        Simulator::Stop(Seconds(duration));
-    }
-    std::cout << "aodv-router: running" << std::endl;
-    Simulator::Run();
-    WriteReport(report, FastPathReport(fastPath, node));
-    Simulator::Destroy();
+    RunAndReport("aodv-router", o, fastPath, node);
     return 0;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Small shared parts of the fastpath examples: argument parsing, stop on SIGINT/SIGTERM,
-// the statistics report. Not part of the library.
+// the statistics report, the common frame of the single-node routers. Not part of the library.
 #pragma once
+
+#include "emu-devices.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fast-path-helper.h"
@@ -165,6 +167,92 @@ WriteReport(const std::string& path, const std::string& text)
     {
         std::ofstream(path) << text;
     }
+}
+
+/// The options aodv-router and rip-router share: a fast-path router on fastpathd's ports,
+/// or (`otherRole`) plain emulation devices on host interfaces.
+struct RouterOptions
+{
+    std::string role = "router";
+    std::string interfaces;
+    std::string socketPath = "/run/fastpathd/fastpathd.sock";
+    std::string ports = "r0,r1";
+    std::string addresses = "198.18.1.1/24,198.18.2.1/24";
+    std::string report;
+    double duration = 60;
+    double revalidate = 1;
+};
+
+/// Adds the RouterOptions to `cmd`; `roleHelp`/`interfacesHelp` name the other role.
+inline void
+AddRouterOptions(CommandLine& cmd,
+                 RouterOptions& o,
+                 const std::string& roleHelp,
+                 const std::string& interfacesHelp)
+{
+    cmd.AddValue("role", roleHelp, o.role);
+    cmd.AddValue("interfaces", interfacesHelp, o.interfaces);
+    cmd.AddValue("socket", "fastpathd's control socket", o.socketPath);
+    cmd.AddValue("ports", "fastpathd port names, one ns-3 device each", o.ports);
+    cmd.AddValue("addresses", "one address/len per port, in order", o.addresses);
+    cmd.AddValue("duration", "seconds to run (0: until SIGINT/SIGTERM)", o.duration);
+    cmd.AddValue("revalidate", "seconds between re-checks of resolve-on-miss routes",
+                 o.revalidate);
+    cmd.AddValue("report", "write key=value statistics to this file at exit", o.report);
+}
+
+/// After parsing: the role must be "router" (fastpathd's socket must exist) or
+/// `otherRole` with --interfaces. Also selects ns-3's real-time simulator with checksums
+/// (the peers are real hosts).
+inline void
+CheckRouterOptions(const std::string& program, const RouterOptions& o, const std::string& otherRole)
+{
+    if (o.role == "router")
+    {
+        CheckFastPathd(program, o.socketPath);
+    }
+    else if (o.role != otherRole || Split(o.interfaces).empty())
+    {
+        Fail(program, "--role must be router, or " + otherRole + " with --interfaces");
+    }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RealtimeSimulatorImpl"));
+    GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
+}
+
+/// The node's devices: one per fastpathd port (role router, resolve-on-miss entries
+/// re-checked every --revalidate seconds) or emulation devices on --interfaces.
+inline NetDeviceContainer
+InstallRouterDevices(const std::string& program,
+                     const RouterOptions& o,
+                     FastPathHelper& fastPath,
+                     Ptr<Node> node,
+                     uint16_t onlyUdpPort = 0)
+{
+    if (o.role == "router")
+    {
+        fastPath.SetSocketPath(o.socketPath);
+        fastPath.SetMirrorAttribute("RevalidateInterval", TimeValue(Seconds(o.revalidate)));
+        return fastPath.Install(node, Split(o.ports));
+    }
+    return InstallEmulationDevices(program, node, Split(o.interfaces), onlyUdpPort);
+}
+
+/// Runs the simulation for --duration (or until SIGINT/SIGTERM), then writes the report.
+inline void
+RunAndReport(const std::string& program,
+             const RouterOptions& o,
+             FastPathHelper& fastPath,
+             Ptr<Node> node)
+{
+    StopOnSignals();
+    if (o.duration > 0)
+    {
+        Simulator::Stop(Seconds(o.duration));
+    }
+    std::cout << program << ": running" << std::endl;
+    Simulator::Run();
+    WriteReport(o.report, FastPathReport(fastPath, node));
+    Simulator::Destroy();
 }
 
 } // namespace fastpathexamples

@@ -5,7 +5,6 @@
 // fastpathd by resolve-on-miss (ns-3's Rip does not expose its table).
 //
 //   rip-router --ports=r0,r1 --addresses=198.18.1.1/24,198.18.2.1/24 --duration=60
-#include "emu-devices.h"
 #include "example-common.h"
 
 #include "ns3/core-module.h"
@@ -21,39 +20,16 @@ using namespace ns3::fastpathexamples;
 int
 main(int argc, char* argv[])
 {
-    std::string role = "router";
-    std::string interfaces;
-    std::string socketPath = "/run/fastpathd/fastpathd.sock";
-    std::string ports = "r0,r1";
-    std::string addresses = "198.18.1.1/24,198.18.2.1/24";
-    std::string report;
-    double duration = 60;
+    RouterOptions o;
     double update = 2;
-    double revalidate = 1;
-
     CommandLine cmd(__FILE__);
-    cmd.AddValue("role", "router (fast path) or plain (ns-3 emulation baseline)", role);
-    cmd.AddValue("interfaces", "interfaces for AF_PACKET devices (plain)", interfaces);
-    cmd.AddValue("socket", "fastpathd's control socket", socketPath);
-    cmd.AddValue("ports", "fastpathd port names, one ns-3 device each", ports);
-    cmd.AddValue("addresses", "one address/len per port, in order", addresses);
-    cmd.AddValue("duration", "seconds to run (0: until SIGINT/SIGTERM)", duration);
+    AddRouterOptions(cmd,
+                     o,
+                     "router (fast path) or plain (ns-3 emulation baseline)",
+                     "interfaces for AF_PACKET devices (plain)");
     cmd.AddValue("update", "RIP unsolicited update interval in seconds", update);
-    cmd.AddValue("revalidate", "seconds between re-checks of resolve-on-miss routes",
-                 revalidate);
-    cmd.AddValue("report", "write key=value statistics to this file at exit", report);
     cmd.Parse(argc, argv);
-    if (role == "router")
-    {
-        CheckFastPathd("rip-router", socketPath);
-    }
-    else if (role != "plain" || Split(interfaces).empty())
-    {
-        Fail("rip-router", "--role must be router, or plain with --interfaces");
-    }
-
-    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RealtimeSimulatorImpl"));
-    GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
+    CheckRouterOptions("rip-router", o, "plain");
     Config::SetDefault("ns3::Rip::UnsolicitedRoutingUpdate", TimeValue(Seconds(update)));
     Config::SetDefault("ns3::Rip::StartupDelay", TimeValue(MilliSeconds(100)));
     Config::SetDefault("ns3::Rip::MinTriggeredCooldown", TimeValue(MilliSeconds(100)));
@@ -61,19 +37,8 @@ main(int argc, char* argv[])
 
     Ptr<Node> node = CreateObject<Node>();
     Names::Add("R", node);
-
     FastPathHelper fastPath;
-    NetDeviceContainer devices;
-    if (role == "router")
-    {
-        fastPath.SetSocketPath(socketPath);
-        fastPath.SetMirrorAttribute("RevalidateInterval", TimeValue(Seconds(revalidate)));
-        devices = fastPath.Install(node, Split(ports));
-    }
-    else
-    {
-        devices = InstallEmulationDevices("rip-router", node, Split(interfaces));
-    }
+    NetDeviceContainer devices = InstallRouterDevices("rip-router", o, fastPath, node);
 
     RipHelper rip;
     Ipv4StaticRoutingHelper staticRouting;
@@ -83,20 +48,12 @@ main(int argc, char* argv[])
     InternetStackHelper stack;
     stack.SetRoutingHelper(list);
     stack.Install(node);
-    AssignAddresses("rip-router", node, devices, Split(addresses));
+    AssignAddresses("rip-router", node, devices, Split(o.addresses));
 
-    StopOnSignals();
-    if (duration > 0)
-    {
-        Simulator::Stop(Seconds(duration));
-    }
-    std::cout << "rip-router: running" << std::endl;
-    Simulator::Schedule(Seconds(duration > 0 ? duration - 0.01 : 1e9), [node]() {
+    Simulator::Schedule(Seconds(o.duration > 0 ? o.duration - 0.01 : 1e9), [node]() {
         node->GetObject<Ipv4>()->GetRoutingProtocol()->PrintRoutingTable(
             Create<OutputStreamWrapper>(&std::cout));
     });
-    Simulator::Run();
-    WriteReport(report, FastPathReport(fastPath, node));
-    Simulator::Destroy();
+    RunAndReport("rip-router", o, fastPath, node);
     return 0;
 }

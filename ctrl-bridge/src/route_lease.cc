@@ -15,6 +15,15 @@ std::string RouteLeases::prefixKey(const IpPrefix& p) {
   return k;
 }
 
+std::size_t RouteLeases::PrefixHash::operator()(const IpPrefix& p) const noexcept {
+  // FNV-1a over the significant bytes; prefixes of one table differ mostly in a few bytes.
+  uint64_t h = 1469598103934665603ull ^ (static_cast<uint64_t>(p.length) << 8 |
+                                         static_cast<uint64_t>(p.address.family));
+  std::size_t n = p.address.family == Family::kIpv4 ? 4 : 16;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p.address.bytes[i]) * 1099511628211ull;
+  return static_cast<std::size_t>(h ^ (h >> 32));
+}
+
 std::string RouteLeases::neighbourKey(const IpAddress& ip, PortId port) {
   std::string k = prefixKey(IpPrefix{ip, 0});
   k.append(reinterpret_cast<const char*>(&port), sizeof(port));
@@ -54,19 +63,18 @@ void RouteLeases::recordBatch(const std::string& owner, const RouteBatch& batch)
   }
   if (batch.replace_all) {
     for (auto& [name, o] : owners_) o.prefixes.clear();
-    if (self)
-      for (const auto& r : batch.add) self->prefixes.emplace(prefixKey(r.prefix), r.prefix);
+    if (self) {
+      self->prefixes.reserve(batch.add.size());
+      for (const auto& r : batch.add) self->prefixes.insert(r.prefix);
+    }
     return;
   }
-  for (const auto& p : batch.remove) {
-    std::string k = prefixKey(p);
-    for (auto& [name, o] : owners_) o.prefixes.erase(k);
-  }
+  for (const auto& p : batch.remove)
+    for (auto& [name, o] : owners_) o.prefixes.erase(p);
   for (const auto& r : batch.add) {
-    std::string k = prefixKey(r.prefix);
     for (auto& [name, o] : owners_)
-      if (&o != self) o.prefixes.erase(k);
-    if (self) self->prefixes.emplace(std::move(k), r.prefix);
+      if (&o != self) o.prefixes.erase(r.prefix);
+    if (self) self->prefixes.insert(r.prefix);
   }
 }
 
@@ -91,7 +99,7 @@ void RouteLeases::withdraw(const std::string& name, Owner& o) {
   RouteBatch b;
   b.ignore_missing = true;
   b.remove.reserve(o.prefixes.size());
-  for (const auto& [k, p] : o.prefixes) b.remove.push_back(p);
+  b.remove.assign(o.prefixes.begin(), o.prefixes.end());
   std::size_t routes = 0;
   if (!b.remove.empty()) {
     if (auto st = backend_.applyRoutes(b); !st) {

@@ -54,12 +54,15 @@ class RouteLeases {
   const Counters& counters() const { return ctr_; }
 
  private:
+  struct PrefixHash {
+    std::size_t operator()(const IpPrefix& p) const noexcept;
+  };
   struct Owner {
     uint32_t grace_ms = 0;
     int connections = 0;
     bool pending = false;
     Clock::time_point deadline;
-    std::unordered_map<std::string, IpPrefix> prefixes;  // key: prefixKey()
+    std::unordered_set<IpPrefix, PrefixHash> prefixes;
     std::unordered_map<std::string, std::pair<IpAddress, PortId>> neighbours;
   };
   static std::string prefixKey(const IpPrefix& p);

@@ -595,8 +595,9 @@ TEST_F(ServerTest, LeasedRoutesOutliveTheOwnerForTheGracePeriodThenAreWithdrawn)
   a.reset();  // ns-3 exits
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   bool present = hasRoute(*admin, "198.18.2.0/24") && hasRoute(*admin, "2001:2:0:7::/64");
-  if (SteadyClock::now() - t0 < std::chrono::milliseconds(280))  // still inside the grace period
+  if (SteadyClock::now() - t0 < std::chrono::milliseconds(280)) {  // still inside the grace period
     EXPECT_TRUE(present) << "routes withdrawn before the grace period ended";
+  }
   EXPECT_TRUE(hasNeighbour(*admin, "198.18.1.2") ||
               SteadyClock::now() - t0 >= std::chrono::milliseconds(280));
 

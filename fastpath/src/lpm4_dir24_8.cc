@@ -49,29 +49,12 @@ Result<std::unique_ptr<Lpm4Dir24_8>> Lpm4Dir24_8::create(const LpmConfig& config
     return makeError(-ENOMEM, "lpm4: cannot map " +
                                   std::to_string((t->tbl24_bytes_ + t->tbl8_bytes_) >> 20) +
                                   " MiB for the tables; lower max_groups or raise the memory limit");
-  t->free_groups_.reserve(config.max_groups);
-  for (uint32_t g = config.max_groups; g-- > 0;) t->free_groups_.push_back(g);
+  t->groups_.reset(config.max_groups);
   t->rules_.reserve(std::min<size_t>(config.max_rules, 1u << 16));
   return t;
 }
 
-std::optional<uint32_t> Lpm4Dir24_8::allocGroup() {
-  if (free_groups_.empty()) return std::nullopt;
-  const uint32_t g = free_groups_.back();
-  free_groups_.pop_back();
-  ++groups_used_;
-  return g;
-}
-
-void Lpm4Dir24_8::retireGroup(uint32_t group) {
-  retired_groups_.push_back(group);
-  --groups_used_;
-}
-
-void Lpm4Dir24_8::releaseRetired() {
-  free_groups_.insert(free_groups_.end(), retired_groups_.begin(), retired_groups_.end());
-  retired_groups_.clear();
-}
+void Lpm4Dir24_8::releaseRetired() { groups_.releaseRetired(); }
 
 std::optional<std::pair<uint8_t, uint32_t>> Lpm4Dir24_8::coveringRule(uint32_t ip,
                                                                       uint8_t depth) const {
@@ -111,7 +94,7 @@ bool Lpm4Dir24_8::addBig(uint32_t ip, uint8_t depth, uint32_t entry) {
   if (e & kExt) {
     group = e & kValueMask;
   } else {
-    auto g = allocGroup();
+    auto g = groups_.alloc();
     if (!g) return false;
     group = *g;
     uint32_t* grp = tbl8_ + size_t{group} * kGroupEntries;
@@ -142,7 +125,7 @@ Status Lpm4Dir24_8::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
       return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": table full (" +
                                     std::to_string(config_.max_rules) +
                                     " rules); raise max_rules");
-    if (depth > 24 && !(tbl24_[ip >> 8] & kExt) && free_groups_.empty())
+    if (depth > 24 && !(tbl24_[ip >> 8] & kExt) && groups_.freeCount() == 0)
       return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) +
                                     ": all " + std::to_string(config_.max_groups) +
                                     " tbl8 groups in use; raise max_groups");
@@ -201,7 +184,7 @@ void Lpm4Dir24_8::removeBig(uint32_t ip, uint8_t depth, uint32_t replacement) {
   for (uint32_t j = 1; j < kGroupEntries; ++j)
     if (grp[j] != first_entry) return;
   store(&tbl24_[i], first_entry);
-  retireGroup(group);
+  groups_.retire(group);
 }
 
 Status Lpm4Dir24_8::remove(uint32_t ip, uint8_t depth) {
@@ -251,9 +234,9 @@ uint32_t Lpm4Dir24_8::groupsNeeded(const std::vector<std::pair<uint32_t, uint8_t
 LpmStats Lpm4Dir24_8::stats() const {
   LpmStats s;
   s.rules = rules_.size();
-  s.groups_used = groups_used_;
-  s.groups_free = static_cast<uint32_t>(free_groups_.size());
-  s.groups_retired = static_cast<uint32_t>(retired_groups_.size());
+  s.groups_used = groups_.used();
+  s.groups_free = groups_.freeCount();
+  s.groups_retired = groups_.retiredCount();
   s.memory_bytes = tbl24_bytes_ + tbl8_bytes_;
   return s;
 }

@@ -85,8 +85,7 @@ Result<std::unique_ptr<Lpm6Trie>> Lpm6Trie::create(const LpmConfig& config) {
     return makeError(-ENOMEM, "lpm6: cannot map " +
                                   std::to_string((t->tbl24_bytes_ + t->groups_bytes_) >> 20) +
                                   " MiB for the tables; lower max_groups or raise the memory limit");
-  t->free_groups_.reserve(config.max_groups);
-  for (uint32_t g = config.max_groups; g-- > 0;) t->free_groups_.push_back(g);
+  t->pool_.reset(config.max_groups);
   return t;
 }
 
@@ -94,24 +93,7 @@ uint32_t* Lpm6Trie::table(int level, uint32_t group) const {
   return level == 0 ? tbl24_ : groups_ + size_t{group} * kGroupEntries;
 }
 
-std::optional<uint32_t> Lpm6Trie::allocGroup() {
-  if (free_groups_.empty()) return std::nullopt;
-  const uint32_t g = free_groups_.back();
-  free_groups_.pop_back();
-  ++groups_used_;
-  return g;
-}
-
-void Lpm6Trie::retireGroupTree(uint32_t group) {
-  // Only leaf-only groups are folded (collapsible() requires it), so no subtree here.
-  retired_groups_.push_back(group);
-  --groups_used_;
-}
-
-void Lpm6Trie::releaseRetired() {
-  free_groups_.insert(free_groups_.end(), retired_groups_.begin(), retired_groups_.end());
-  retired_groups_.clear();
-}
+void Lpm6Trie::releaseRetired() { pool_.releaseRetired(); }
 
 std::optional<std::pair<uint8_t, uint32_t>> Lpm6Trie::coveringRule(const Address& ip,
                                                                    uint8_t depth) const {
@@ -155,7 +137,7 @@ bool Lpm6Trie::addAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth,
   if (e & kExt) {
     group = e & kValueMask;
   } else {
-    auto g = allocGroup();
+    auto g = pool_.alloc();
     if (!g) return false;  // add() checked capacity first, so this does not happen
     group = *g;
     uint32_t* child = table(level + 1, group);
@@ -177,10 +159,10 @@ Status Lpm6Trie::add(const uint8_t* ip_in, uint8_t depth, uint32_t next_hop) {
   if (it == rules_.end() && rules_.size() >= config_.max_rules)
     return makeError(-ENOSPC, "lpm6: cannot add " + prefixText(ip, depth) + ": table full (" +
                                   std::to_string(config_.max_rules) + " rules); raise max_rules");
-  if (const uint32_t need = groupsNeeded({{ip, depth}}); need > free_groups_.size())
+  if (const uint32_t need = groupsNeeded({{ip, depth}}); need > pool_.freeCount())
     return makeError(-ENOSPC, "lpm6: cannot add " + prefixText(ip, depth) + ": needs " +
                                   std::to_string(need) + " groups, " +
-                                  std::to_string(free_groups_.size()) +
+                                  std::to_string(pool_.freeCount()) +
                                   " free of " + std::to_string(config_.max_groups) +
                                   "; raise max_groups");
   const uint32_t entry = kValid | (uint32_t{depth} << kDepthShift) | next_hop;
@@ -217,7 +199,7 @@ void Lpm6Trie::removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t dep
         self(self, table(lvl + 1, child), lvl + 1, 0, kGroupEntries);
         if (auto v = collapsible(child, lvl + 1)) {
           store(&t[i], *v);
-          retireGroupTree(child);
+          pool_.retire(child);  // only leaf-only groups are folded: no subtree
         }
       } else if ((e & kValid) && (e & kDepthMask) == own) {
         store(&t[i], replacement);
@@ -237,7 +219,7 @@ void Lpm6Trie::removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t dep
   removeAt(table(level + 1, child), level + 1, ip, depth, replacement);
   if (auto v = collapsible(child, level + 1)) {
     store(&tbl[i], *v);
-    retireGroupTree(child);
+    pool_.retire(child);  // only leaf-only groups are folded: no subtree
   }
 }
 
@@ -325,9 +307,9 @@ void Lpm6Trie::lookupBulk(const uint8_t* const* ips, uint32_t* nhs, size_t n) co
 LpmStats Lpm6Trie::stats() const {
   LpmStats s;
   s.rules = rules_.size();
-  s.groups_used = groups_used_;
-  s.groups_free = static_cast<uint32_t>(free_groups_.size());
-  s.groups_retired = static_cast<uint32_t>(retired_groups_.size());
+  s.groups_used = pool_.used();
+  s.groups_free = pool_.freeCount();
+  s.groups_retired = pool_.retiredCount();
   s.memory_bytes = tbl24_bytes_ + groups_bytes_;
   return s;
 }

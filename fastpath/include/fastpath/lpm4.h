@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fastpath/lpm_common.h"
+#include "fastpath/lpm_group_pool.h"
 #include "fastpath/result.h"
 
 namespace fastpath {
@@ -72,8 +73,6 @@ class Lpm4Dir24_8 {
   bool addBig(uint32_t ip, uint8_t depth, uint32_t entry);
   void removeSmall(uint32_t ip, uint8_t depth, uint32_t replacement);
   void removeBig(uint32_t ip, uint8_t depth, uint32_t replacement);
-  std::optional<uint32_t> allocGroup();
-  void retireGroup(uint32_t group);
   std::optional<std::pair<uint8_t, uint32_t>> coveringRule(uint32_t ip, uint8_t depth) const;
 
   LpmConfig config_;
@@ -81,9 +80,7 @@ class Lpm4Dir24_8 {
   uint32_t* tbl8_ = nullptr;   // max_groups * 256 entries, mmap'd
   size_t tbl24_bytes_ = 0;
   size_t tbl8_bytes_ = 0;
-  std::vector<uint32_t> free_groups_;
-  std::vector<uint32_t> retired_groups_;
-  uint32_t groups_used_ = 0;
+  LpmGroupPool groups_;
   // Control-side rule store: key = (masked ip << 6) | depth.
   std::unordered_map<uint64_t, uint32_t> rules_;
   uint32_t rules_per_depth_[33] = {};

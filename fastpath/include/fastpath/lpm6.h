@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fastpath/lpm_common.h"
+#include "fastpath/lpm_group_pool.h"
 #include "fastpath/result.h"
 
 namespace fastpath {
@@ -83,8 +84,6 @@ class Lpm6Trie {
   void fillGroup(uint32_t group, uint8_t depth, uint32_t entry);
   void removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t replacement);
   std::optional<uint32_t> collapsible(uint32_t group, int level) const;
-  std::optional<uint32_t> allocGroup();
-  void retireGroupTree(uint32_t group);
   std::optional<std::pair<uint8_t, uint32_t>> coveringRule(const Address& ip, uint8_t depth) const;
 
   LpmConfig config_;
@@ -92,9 +91,7 @@ class Lpm6Trie {
   uint32_t* groups_ = nullptr;
   size_t tbl24_bytes_ = 0;
   size_t groups_bytes_ = 0;
-  std::vector<uint32_t> free_groups_;
-  std::vector<uint32_t> retired_groups_;
-  uint32_t groups_used_ = 0;
+  LpmGroupPool pool_;
   std::unordered_map<RuleKey, uint32_t, RuleKeyHash> rules_;
   uint32_t rules_per_depth_[129] = {};
 };

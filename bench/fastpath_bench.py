@@ -1057,6 +1057,16 @@ def find_tools(build_dir):
     return tools
 
 
+def read_autogroup_nice():
+    """The nice of this session's autogroup ("/autogroup-19 nice 0"), or None."""
+    try:
+        with open("/proc/self/autogroup") as f:
+            m = re.search(r"nice\s+(-?\d+)", f.read())
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -1136,15 +1146,18 @@ def main():
     # With sched_autogroup (on here), nice only counts within a session's group: other
     # sessions' builds each get a full group share whatever our processes' nice. Raise this
     # session's group weight for the run (restored at exit); children inherit the group.
-    autogroup_old = None
-    try:
-        with open("/proc/self/autogroup") as f:
-            autogroup_old = int(f.read().split()[-1])
-        with open("/proc/self/autogroup", "w") as f:
-            f.write(str(BENCH_NICE))
-        log(f"scheduler autogroup of this session set to nice {BENCH_NICE} for the run")
-    except (OSError, ValueError):
-        autogroup_old = None
+    # Kernels without autogroup (or containers) have no file or an empty one: skip quietly.
+    autogroup_old = read_autogroup_nice()
+    if autogroup_old is not None:
+        try:
+            with open("/proc/self/autogroup", "w") as f:
+                f.write(str(BENCH_NICE))
+            log(f"scheduler autogroup of this session set to nice {BENCH_NICE} for the run")
+        except OSError as e:
+            log(f"scheduler autogroup left as is ({e.strerror})")
+            autogroup_old = None
+    else:
+        log("scheduler autogroup not available here; left as is")
 
     def on_signal(sig, _frame):
         raise KeyboardInterrupt(f"signal {sig}")

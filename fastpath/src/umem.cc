@@ -11,7 +11,7 @@
 
 namespace fastpath {
 
-Result<std::unique_ptr<Umem>> Umem::create(const UmemOptions& options) {
+Result<std::unique_ptr<Umem>> Umem::map(const UmemOptions& options) {
   if (options.frames == 0 || (options.frame_size != 2048 && options.frame_size != 4096))
     return makeError(-EINVAL, "UMEM: frame size must be 2048 or 4096 and frames > 0");
   std::unique_ptr<Umem> u(new Umem());
@@ -23,6 +23,17 @@ Result<std::unique_ptr<Umem>> Umem::create(const UmemOptions& options) {
     return makeError(-errno, "UMEM: mmap of " + std::to_string(size) + " bytes failed: " +
                                  std::strerror(errno) + " (lower --umem-frames)");
   u->area_ = static_cast<uint8_t*>(area);
+  u->pool_.reset(options.frames, options.frame_size);
+  return u;
+}
+
+Result<std::unique_ptr<Umem>> Umem::createInMemory(const UmemOptions& options) { return map(options); }
+
+Result<std::unique_ptr<Umem>> Umem::create(const UmemOptions& options) {
+  auto mapped = map(options);
+  if (!mapped.ok()) return mapped;
+  std::unique_ptr<Umem> u = std::move(*mapped);
+  const uint64_t size = u->size();
   xsk_umem_config cfg{};
   cfg.fill_size = options.fill_size;
   cfg.comp_size = options.comp_size;
@@ -34,7 +45,6 @@ Result<std::unique_ptr<Umem>> Umem::create(const UmemOptions& options) {
     return makeError(err, std::string("UMEM: xsk_umem__create failed: ") + std::strerror(-err) +
                               " (needs CAP_NET_RAW and locked-memory allowance)");
   }
-  u->pool_.reset(options.frames, options.frame_size);
   return u;
 }
 

@@ -473,41 +473,48 @@ void Worker::kick(PortId p) {
   }
 }
 
+uint32_t Worker::pollOnce(bool* tx_pending) {
+  const PortId np = PortId(sockets_.size());
+  uint32_t work = 0;
+  // One clock read per loop (vDSO, no syscall) for the punt limiters.
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  for (PortId p = 0; p < np; ++p) drainCompletions(p);
+  for (PortId p = 0; p < np; ++p) refill(p);
+  for (PortId p = 0; p < np; ++p) work += receive(p);
+  work += transmitControl();
+  bool pending = false;
+  for (PortId p = 0; p < np; ++p) {
+    kick(p);
+    pending |= tx_pending_[p] != 0;
+  }
+  publishAccounting();
+#ifndef NDEBUG
+  {
+    FrameAccounting a = book_.snapshot();
+    assert(a.balanced());
+    assert(a.held == 0);
+  }
+#endif
+  *tx_pending = pending;
+  return work;
+}
+
 void Worker::run() {
   EpochReader reader(epoch_, "worker " + std::to_string(options_.index));
   if (!reader.ok()) {
     pr_err("worker %u: no epoch reader slot left; not forwarding", options_.index);
     return;
   }
-  const PortId np = PortId(sockets_.size());
   std::vector<pollfd> pfds;
   for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
   uint32_t idle = 0;
   // A real-time worker must give the CPU back quickly: fewer empty spins before sleeping.
   auto spinsBeforeSleep = [this] { return rt_.load(std::memory_order_relaxed) ? 16u : 256u; };
   while (!stop_.load(std::memory_order_relaxed)) {
-    uint32_t work = 0;
-    // One clock read per loop (vDSO, no syscall) for the punt limiters.
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-    for (PortId p = 0; p < np; ++p) drainCompletions(p);
-    for (PortId p = 0; p < np; ++p) refill(p);
-    for (PortId p = 0; p < np; ++p) work += receive(p);
-    work += transmitControl();
     bool pending = false;
-    for (PortId p = 0; p < np; ++p) {
-      kick(p);
-      pending |= tx_pending_[p] != 0;
-    }
-    publishAccounting();
-#ifndef NDEBUG
-    {
-      FrameAccounting a = book_.snapshot();
-      assert(a.balanced());
-      assert(a.held == 0);
-    }
-#endif
+    const uint32_t work = pollOnce(&pending);
     reader.quiescent();
     counters_.loops.add(1);
     if (work || pending) {

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "fastpath/log.h"
@@ -112,6 +113,82 @@ Result<std::unique_ptr<XskSocket>> XskSocket::create(Umem& umem, const XskOption
                                 std::strerror(-err));
   }
   return s;
+}
+
+// Ring memory of an in-memory socket, laid out like the kernel's struct xdp_ring: the
+// producer and the consumer (+ flags) words on their own cache lines, then the entries.
+struct XskSocket::RingMemory {
+  struct Block {
+    void* mem = nullptr;
+    ~Block() { std::free(mem); }
+  };
+  Block blocks[4];
+
+  template <typename Ring>
+  void init(Block& b, Ring& r, uint32_t size, size_t entry, bool producer_side) {
+    const size_t bytes = 128 + size_t(size) * entry;
+    b.mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    std::memset(b.mem, 0, bytes);
+    auto* base = static_cast<uint8_t*>(b.mem);
+    r.producer = reinterpret_cast<__u32*>(base);
+    r.consumer = reinterpret_cast<__u32*>(base + 64);
+    r.flags = reinterpret_cast<__u32*>(base + 68);
+    r.ring = base + 128;
+    r.mask = size - 1;
+    r.size = size;
+    r.cached_prod = 0;
+    // As libxdp's xsk_socket__create: a producer's cached consumer runs `size` ahead.
+    r.cached_cons = producer_side ? size : 0;
+  }
+};
+
+std::unique_ptr<XskSocket> XskSocket::createInMemory(const XskOptions& options,
+                                                     uint32_t fill_size, uint32_t comp_size) {
+  std::unique_ptr<XskSocket> s(new XskSocket());
+  s->options_ = options;
+  s->memory_ = std::make_unique<RingMemory>();
+  RingMemory& m = *s->memory_;
+  m.init(m.blocks[0], s->rx, options.rx_size, sizeof(xdp_desc), false);
+  m.init(m.blocks[1], s->tx, options.tx_size, sizeof(xdp_desc), true);
+  m.init(m.blocks[2], s->fill, fill_size, sizeof(uint64_t), true);
+  m.init(m.blocks[3], s->comp, comp_size, sizeof(uint64_t), false);
+  return s;
+}
+
+uint32_t kernelReceive(XskSocket& s, uint32_t max, uint32_t headroom,
+                       const std::function<uint32_t(uint64_t umem_addr)>& write) {
+  const uint32_t fcons = *s.fill.consumer;
+  const uint32_t fprod = __atomic_load_n(s.fill.producer, __ATOMIC_ACQUIRE);
+  const uint32_t rprod = *s.rx.producer;
+  const uint32_t rcons = __atomic_load_n(s.rx.consumer, __ATOMIC_ACQUIRE);
+  const uint32_t n = std::min({max, fprod - fcons, s.rx.size - (rprod - rcons)});
+  const auto* fill = static_cast<const uint64_t*>(s.fill.ring);
+  auto* rx = static_cast<xdp_desc*>(s.rx.ring);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t a = fill[(fcons + i) & s.fill.mask] + headroom;
+    rx[(rprod + i) & s.rx.mask] = xdp_desc{a, write(a), 0};
+  }
+  __atomic_store_n(s.fill.consumer, fcons + n, __ATOMIC_RELEASE);
+  __atomic_store_n(s.rx.producer, rprod + n, __ATOMIC_RELEASE);
+  return n;
+}
+
+uint32_t kernelTransmit(XskSocket& s, uint32_t max, const std::function<void(const xdp_desc&)>& sent) {
+  const uint32_t tcons = *s.tx.consumer;
+  const uint32_t tprod = __atomic_load_n(s.tx.producer, __ATOMIC_ACQUIRE);
+  const uint32_t cprod = *s.comp.producer;
+  const uint32_t ccons = __atomic_load_n(s.comp.consumer, __ATOMIC_ACQUIRE);
+  const uint32_t n = std::min({max, tprod - tcons, s.comp.size - (cprod - ccons)});
+  const auto* tx = static_cast<const xdp_desc*>(s.tx.ring);
+  auto* comp = static_cast<uint64_t*>(s.comp.ring);
+  for (uint32_t i = 0; i < n; ++i) {
+    const xdp_desc& d = tx[(tcons + i) & s.tx.mask];
+    if (sent) sent(d);
+    comp[(cprod + i) & s.comp.mask] = d.addr;
+  }
+  __atomic_store_n(s.tx.consumer, tcons + n, __ATOMIC_RELEASE);
+  __atomic_store_n(s.comp.producer, cprod + n, __ATOMIC_RELEASE);
+  return n;
 }
 
 XskSocket::~XskSocket() {

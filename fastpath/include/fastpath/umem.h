@@ -25,6 +25,9 @@ class Umem {
   /// Maps the packet area and registers it (creates the first AF_XDP socket fd). Needs
   /// CAP_NET_RAW; touches no interface.
   static Result<std::unique_ptr<Umem>> create(const UmemOptions& options);
+  /// The same packet area and frame pool, not registered with the kernel (handle() is
+  /// null): for sockets made with XskSocket::createInMemory (benchmarks, tests).
+  static Result<std::unique_ptr<Umem>> createInMemory(const UmemOptions& options);
   ~Umem();
   Umem(const Umem&) = delete;
   Umem& operator=(const Umem&) = delete;
@@ -46,6 +49,7 @@ class Umem {
 
  private:
   Umem() = default;
+  static Result<std::unique_ptr<Umem>> map(const UmemOptions& options);
   UmemOptions options_;
   uint8_t* area_ = nullptr;
   xsk_umem* umem_ = nullptr;

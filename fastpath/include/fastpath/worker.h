@@ -134,6 +134,14 @@ class Worker {
   /// plus the ring levels read now. balanced() must always hold.
   FrameAccounting accounting() const;
 
+  /// One pass of the worker loop, what the thread runs per loop: drain completions, refill
+  /// the fill rings, receive and forward/punt a batch per port, transmit client frames,
+  /// flush TX (syscall only when the kernel asks, need_wakeup), publish the accounting.
+  /// Also for tests and benchmarks on in-memory sockets (XskSocket::createInMemory), from
+  /// one thread and never while start()ed. Returns the frames handled; `tx_pending`: some
+  /// TX ring still holds frames the kernel has not taken.
+  uint32_t pollOnce(bool* tx_pending);
+
  private:
   void run();
   void drainCompletions(PortId p);

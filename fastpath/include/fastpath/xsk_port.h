@@ -8,6 +8,7 @@
 #include <xdp/xsk.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,12 @@ class XskSocket {
   /// Creates and binds the socket. The first socket on `umem` decides the mode for all
   /// (the kernel makes shared sockets inherit it); kAuto probes zero-copy first.
   static Result<std::unique_ptr<XskSocket>> create(Umem& umem, const XskOptions& options);
+  /// A socket with no kernel behind it (fd -1, flags word 0 so need_wakeup never asks for
+  /// a syscall): its four rings live in memory it owns, sized options.rx_size/tx_size and
+  /// `fill_size`/`comp_size` (powers of two). The caller plays the kernel with the
+  /// kernel*() functions below. For benchmarks and tests of the worker's real batch code.
+  static std::unique_ptr<XskSocket> createInMemory(const XskOptions& options, uint32_t fill_size,
+                                                   uint32_t comp_size);
   ~XskSocket();
   XskSocket(const XskSocket&) = delete;
   XskSocket& operator=(const XskSocket&) = delete;
@@ -59,6 +66,8 @@ class XskSocket {
 
  private:
   XskSocket() = default;
+  struct RingMemory;
+  std::unique_ptr<RingMemory> memory_;  // in-memory sockets only
   XskOptions options_;
   xsk_socket* xsk_ = nullptr;
   int fd_ = -1;
@@ -76,5 +85,19 @@ inline uint32_t ringLevel(const xsk_ring_cons& r) {
   return __atomic_load_n(r.producer, __ATOMIC_ACQUIRE) -
          __atomic_load_n(r.consumer, __ATOMIC_ACQUIRE);
 }
+
+// The kernel's side of an in-memory socket's rings (createInMemory), for tests and
+// benchmarks; the kernel does the same on a real socket (consume fill, produce RX; consume
+// TX, produce completions).
+
+/// Moves up to `max` frames fill -> RX: for each fill address `a`, `write(umem_addr)`
+/// stores the frame at umem_addr = a + `headroom` (metadata in front of it, as after
+/// bpf_xdp_adjust_meta) and returns its length. Returns the frames moved.
+uint32_t kernelReceive(XskSocket& s, uint32_t max, uint32_t headroom,
+                       const std::function<uint32_t(uint64_t umem_addr)>& write);
+/// Moves up to `max` descriptors TX -> completion, calling `sent` (may be empty) with each
+/// before its address is completed. Returns the descriptors moved.
+uint32_t kernelTransmit(XskSocket& s, uint32_t max,
+                        const std::function<void(const xdp_desc&)>& sent = {});
 
 }  // namespace fastpath

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The worker's real per-batch code (Worker::pollOnce) on in-memory AF_XDP rings
+// (XskSocket::createInMemory): the test plays the kernel (fill -> RX, TX -> completion)
+// and checks what comes out of the egress TX ring (port, rewritten MACs and TTL, order)
+// and the frame ledger (every frame free, lent or held; none lost) after every batch.
+// No sockets, no privileges: this is the code path fp_worker_bench measures.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "fastpath/checksum.h"
+#include "fastpath/fib.h"
+#include "fastpath/worker.h"
+
+namespace fastpath {
+namespace {
+
+constexpr uint32_t kHeadroom = 256;  // XDP_PACKET_HEADROOM: fp_xdp_meta sits in front of the frame
+constexpr uint32_t kFrameBytes = 160;
+constexpr uint8_t kPort1Mac[6] = {2, 0, 0, 0, 0, 2};
+constexpr uint8_t kGatewayMac[6] = {2, 0, 0, 0, 1, 1};
+
+enum class Kind { kV4, kV6, kNoRoute, kUnresolved };
+
+Kind kindOf(uint32_t seq) {
+  switch (seq % 8) {
+    case 5: return Kind::kV6;
+    case 6: return Kind::kNoRoute;
+    case 7: return Kind::kUnresolved;
+    default: return Kind::kV4;
+  }
+}
+
+// A 160-byte UDP frame carrying `seq` in its payload, with the classifier's metadata in
+// front of it (as bpf_xdp_adjust_meta leaves it).
+uint32_t writeFrame(uint8_t* f, uint32_t seq) {
+  const Kind k = kindOf(seq);
+  const bool v6 = k == Kind::kV6;
+  std::memset(f, 0, kFrameBytes);
+  std::memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x09\x09", 12);
+  f[12] = v6 ? 0x86 : 0x08;
+  f[13] = v6 ? 0xdd : 0x00;
+  uint8_t* ip = f + 14;
+  if (!v6) {
+    ip[0] = 0x45;
+    const uint16_t tot = htons(kFrameBytes - 14);
+    std::memcpy(ip + 2, &tot, 2);
+    ip[8] = 64;
+    ip[9] = 17;
+    const uint32_t sa = htonl(0xc6130001u);  // 198.19.0.1
+    const uint32_t da = htonl(k == Kind::kNoRoute ? 0xc6120909u       // 198.18.9.9: no route
+                              : k == Kind::kUnresolved ? 0xc6120305u  // 198.18.3.5: no MAC
+                                                       : 0xc6120200u + (seq & 0xff));
+    std::memcpy(ip + 12, &sa, 4);
+    std::memcpy(ip + 16, &da, 4);
+    const uint16_t c = ipv4HeaderChecksum(ip, 20);
+    std::memcpy(ip + 10, &c, 2);
+    std::memcpy(ip + 28, &seq, 4);
+  } else {
+    ip[0] = 0x60;
+    const uint16_t plen = htons(kFrameBytes - 14 - 40);
+    std::memcpy(ip + 4, &plen, 2);
+    ip[6] = 17;
+    ip[7] = 64;
+    const uint8_t src[16] = {0x20, 0x01, 0, 2, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    const uint8_t dst[16] = {0x20, 0x01, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+    std::memcpy(ip + 8, src, 16);
+    std::memcpy(ip + 24, dst, 16);
+    std::memcpy(ip + 48, &seq, 4);
+  }
+  fp_xdp_meta meta{};
+  meta.magic = FP_META_MAGIC;
+  meta.verdict = FP_VERDICT_DATA;
+  meta.l3_proto = v6 ? FP_L3_IPV6 : FP_L3_IPV4;
+  meta.l3_offset = 14;
+  std::memcpy(f - sizeof(meta), &meta, sizeof(meta));
+  return kFrameBytes;
+}
+
+class WorkerRingsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
+    p0.mac.bytes = {2, 0, 0, 0, 0, 1};
+    std::memcpy(p1.mac.bytes.data(), kPort1Mac, 6);
+    ASSERT_TRUE(fib_.setPorts({p0, p1}).ok());
+    RouteBatch b;
+    auto route = [&](const char* prefix, const char* gw) {
+      Route r;
+      r.prefix = IpPrefix::parse(prefix).value();
+      r.next_hop = IpAddress::parse(gw).value();
+      r.port = 1;
+      b.add.push_back(r);
+    };
+    route("198.18.2.0/24", "198.18.1.2");
+    route("198.18.3.0/24", "198.18.1.3");  // gateway without a neighbour entry
+    route("2001:2:2::/48", "2001:2:1::2");
+    ASSERT_TRUE(fib_.applyRoutes(b).ok());
+    MacAddress gw_mac;
+    std::memcpy(gw_mac.bytes.data(), kGatewayMac, 6);
+    ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("198.18.1.2").value(), 1, gw_mac}).ok());
+    ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("2001:2:1::2").value(), 1, gw_mac}).ok());
+
+    UmemOptions uo;
+    uo.frames = 1024;
+    uo.frame_size = 2048;
+    uo.fill_size = 256;
+    uo.comp_size = 256;
+    auto umem = Umem::createInMemory(uo);
+    ASSERT_TRUE(umem.ok());
+    umem_ = umem->get();
+    std::vector<std::unique_ptr<XskSocket>> sockets;
+    for (int p = 0; p < 2; ++p) {
+      XskOptions xo;
+      xo.rx_size = 256;
+      xo.tx_size = 256;
+      sockets.push_back(XskSocket::createInMemory(xo, uo.fill_size, uo.comp_size));
+      ASSERT_EQ(sockets.back()->fd(), -1);
+    }
+    in_ = sockets[0].get();
+    out_ = sockets[1].get();
+    WorkerOptions wo;
+    wo.batch_size = 64;
+    // No control channels: punted frames are counted "no_control_client" drops.
+    worker_ = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets),
+                                       std::vector<ControlChannel*>{nullptr, nullptr}, fib_.view(),
+                                       fib_.epoch());
+  }
+
+  // Kernel: up to `n` frames onto port 0's RX ring.
+  uint32_t deliver(uint32_t n) {
+    return kernelReceive(*in_, n, kHeadroom, [&](uint64_t a) { return writeFrame(umem_->data(a), next_seq_++); });
+  }
+
+  void expectBalanced(const char* where) {
+    const FrameAccounting a = worker_->accounting();
+    EXPECT_TRUE(a.balanced()) << where << ": free " << a.free << " lent_rx " << a.lent_rx
+                              << " lent_tx " << a.lent_tx << " held " << a.held << " total " << a.total;
+    EXPECT_EQ(a.held, 0u) << where;
+    // Nothing is inside a kernel here: every lent frame sits in one of the rings.
+    EXPECT_EQ(a.inKernel(), 0) << where;
+  }
+
+  FibManager fib_{1 << 16, 1 << 12};
+  Umem* umem_ = nullptr;
+  XskSocket* in_ = nullptr;
+  XskSocket* out_ = nullptr;
+  std::unique_ptr<Worker> worker_;
+  uint32_t next_seq_ = 0;
+};
+
+TEST_F(WorkerRingsTest, ForwardsRewritesAndAccountsEveryFrame) {
+  bool pending = false;
+  worker_->pollOnce(&pending);  // fills both fill rings
+  expectBalanced("after the first refill");
+  EXPECT_EQ(ringLevel(in_->fill), 256u);
+
+  constexpr uint32_t kFrames = 400;
+  uint32_t delivered = 0, forwarded = 0, expect_seq_index = 0;
+  std::vector<uint32_t> expected_seqs;
+  for (uint32_t s = 0; s < kFrames; ++s)
+    if (kindOf(s) == Kind::kV4 || kindOf(s) == Kind::kV6) expected_seqs.push_back(s);
+  while (delivered < kFrames) {
+    delivered += deliver(std::min<uint32_t>(kFrames - delivered, 37));  // batches that straddle 64
+    worker_->pollOnce(&pending);
+    expectBalanced("after a batch");
+    EXPECT_EQ(ringLevel(in_->rx), 0u) << "the worker left frames on the RX ring";
+    EXPECT_EQ(ringLevel(in_->tx), 0u) << "nothing may leave on the ingress port";
+    kernelTransmit(*out_, 1024, [&](const xdp_desc& d) {
+      ++forwarded;
+      ASSERT_EQ(d.len, kFrameBytes);
+      const uint8_t* f = umem_->data(d.addr);
+      EXPECT_EQ(std::memcmp(f, kGatewayMac, 6), 0) << "destination MAC = next hop";
+      EXPECT_EQ(std::memcmp(f + 6, kPort1Mac, 6), 0) << "source MAC = egress port";
+      const uint8_t* ip = f + 14;
+      uint32_t seq;
+      if (f[12] == 0x08) {
+        EXPECT_EQ(ip[8], 63) << "TTL decremented";
+        EXPECT_TRUE(ipv4HeaderChecksumOk(ip, 20)) << "checksum updated with the TTL";
+        std::memcpy(&seq, ip + 28, 4);
+      } else {
+        EXPECT_EQ(ip[7], 63) << "hop limit decremented";
+        std::memcpy(&seq, ip + 48, 4);
+      }
+      ASSERT_LT(expect_seq_index, expected_seqs.size());
+      EXPECT_EQ(seq, expected_seqs[expect_seq_index++]) << "forwarded out of order or a wrong frame";
+    });
+  }
+  // Completions drained on the next pass; the kernel holds nothing.
+  worker_->pollOnce(&pending);
+  EXPECT_FALSE(pending);
+  expectBalanced("at the end");
+  const FrameAccounting a = worker_->accounting();
+  EXPECT_EQ(a.lent_tx, 0u);
+  EXPECT_EQ(a.lent_rx, a.fill_ring);
+  EXPECT_EQ(a.free + a.fill_ring, a.total);
+
+  EXPECT_EQ(forwarded, expected_seqs.size());
+  const uint32_t punted = kFrames - forwarded;
+  const WorkerPortCounters& c0 = worker_->portCounters(0);
+  const WorkerPortCounters& c1 = worker_->portCounters(1);
+  EXPECT_EQ(c0.rx_packets.get(), kFrames);
+  EXPECT_EQ(c0.rx_bytes.get(), uint64_t(kFrames) * kFrameBytes);
+  EXPECT_EQ(c1.tx_packets.get(), forwarded);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kForward)].get(), forwarded);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntNoRoute)].get(), kFrames / 8);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntNeighbourUnresolved)].get(), kFrames / 8);
+  EXPECT_EQ(c0.drop[size_t(WorkerDrop::kNoControlClient)].get(), punted);
+  EXPECT_EQ(c0.verdict[FP_VERDICT_DATA].get(), kFrames);
+
+  // Route miss (198.18.9.9) and neighbour needed (198.18.1.3 on port 1) reached the control
+  // thread's queue.
+  bool miss = false, neigh = false;
+  while (WorkerEvent* e = worker_->events().front()) {
+    if (e->kind == FastPathEvent::Kind::kRouteMiss && e->address == IpAddress::parse("198.18.9.9").value())
+      miss = true;
+    if (e->kind == FastPathEvent::Kind::kNeighbourNeeded && e->port == 1 &&
+        e->address == IpAddress::parse("198.18.1.3").value())
+      neigh = true;
+    worker_->events().consume();
+  }
+  EXPECT_TRUE(miss);
+  EXPECT_TRUE(neigh);
+}
+
+TEST_F(WorkerRingsTest, FullTxRingDropsAndKeepsTheLedger) {
+  bool pending = false;
+  worker_->pollOnce(&pending);
+  // The "kernel" stops transmitting: the 256-entry TX ring fills, the rest are dropped and
+  // their frames go back to the pool.
+  uint32_t delivered = 0;
+  for (int round = 0; round < 12; ++round) {
+    delivered += deliver(64);
+    worker_->pollOnce(&pending);
+    expectBalanced("TX ring filling");
+  }
+  EXPECT_TRUE(pending);
+  EXPECT_EQ(ringLevel(out_->tx), 256u);
+  const uint32_t forwardable = [&] {
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < delivered; ++s) n += kindOf(s) == Kind::kV4 || kindOf(s) == Kind::kV6;
+    return n;
+  }();
+  const WorkerPortCounters& c1 = worker_->portCounters(1);
+  EXPECT_EQ(c1.tx_packets.get(), 256u);
+  EXPECT_EQ(c1.drop[size_t(WorkerDrop::kTxRingFull)].get(), forwardable - 256);
+  // The kernel catches up: every lent frame comes back.
+  EXPECT_EQ(kernelTransmit(*out_, 1024), 256u);
+  worker_->pollOnce(&pending);
+  EXPECT_FALSE(pending);
+  expectBalanced("after the TX ring drained");
+  EXPECT_EQ(worker_->accounting().lent_tx, 0u);
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// LPM and FIB figures: lookups/s with 1k and 1M IPv4 prefixes (random and sequential
-// destinations, single and bulk-with-prefetch), IPv6 lookups, single and batched route
-// updates, replace-all time. Run: fp_lpm_bench --benchmark_repetitions=3
+// LPM and FIB figures: lookups/s with 1k and 1M IPv4 prefixes for each IPv4 algorithm
+// (DIR-24-8, DXR; random and sequential destinations, single and bulk-with-prefetch),
+// IPv6 lookups, single and batched route updates, replace-all time (FIB: the Lpm4 in use). Run: fp_lpm_bench --benchmark_repetitions=3
 // --benchmark_report_aggregates_only=true (the machine is shared: compare minima).
 #include <benchmark/benchmark.h>
 
@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "fastpath/fib.h"
@@ -32,20 +33,24 @@ uint8_t bgpDepth(std::mt19937_64& rng) {
   return static_cast<uint8_t>(25 + rng() % 8);
 }
 
+// The same prefixes, next hops and address streams for every IPv4 algorithm (one seed
+// per table size); only the table type differs.
+template <typename T>
 struct Table4 {
-  std::unique_ptr<Lpm4> lpm;
+  std::unique_ptr<T> lpm;
   std::vector<std::pair<uint32_t, uint8_t>> prefixes;
   std::vector<uint32_t> random;      // random destinations inside random prefixes
   std::vector<uint32_t> sequential;  // runs of consecutive addresses
 };
 
-Table4& table4(size_t n) {
-  static std::map<size_t, std::unique_ptr<Table4>> cache;
+template <typename T>
+Table4<T>& table4(size_t n) {
+  static std::map<size_t, std::unique_ptr<Table4<T>>> cache;
   auto& slot = cache[n];
   if (slot) return *slot;
-  slot = std::make_unique<Table4>();
+  slot = std::make_unique<Table4<T>>();
   std::mt19937_64 rng(n);
-  slot->lpm = Lpm4::create(LpmConfig{static_cast<uint32_t>(n + 1024), 1u << 16}).value();
+  slot->lpm = T::create(LpmConfig{static_cast<uint32_t>(n + 1024), 1u << 16}).value();
   while (slot->prefixes.size() < n) {
     const uint8_t d = bgpDepth(rng);
     const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
@@ -53,6 +58,8 @@ Table4& table4(size_t n) {
     if (!slot->lpm->add(ip, d, static_cast<uint32_t>(rng() % 4096)).ok()) break;
     slot->prefixes.emplace_back(ip, d);
   }
+  // What the owner does after its epoch synchronize() (DXR: builds the compact chunks).
+  slot->lpm->releaseRetired();
   slot->random.resize(kAddrs);
   for (auto& a : slot->random) {
     const auto& [ip, d] = slot->prefixes[rng() % slot->prefixes.size()];
@@ -67,9 +74,20 @@ Table4& table4(size_t n) {
   return *slot;
 }
 
+template <typename T>
+void tableCounters(benchmark::State& state, const T& lpm) {
+  state.counters["memory_bytes"] = static_cast<double>(lpm.stats().memory_bytes);
+  if constexpr (std::is_same_v<T, Lpm4Dxr>) {
+    const auto s = lpm.dxrStats();
+    state.counters["hot_bytes"] = static_cast<double>(s.hot_bytes);
+    state.counters["fallback_chunks"] = s.fallback_chunks;
+  }
+}
+
 // args: prefixes, pattern (0 random, 1 sequential)
+template <typename T>
 void BM_Lpm4Lookup(benchmark::State& state) {
-  Table4& t = table4(static_cast<size_t>(state.range(0)));
+  Table4<T>& t = table4<T>(static_cast<size_t>(state.range(0)));
   const auto& addrs = state.range(1) == 0 ? t.random : t.sequential;
   size_t i = 0;
   uint32_t sum = 0;
@@ -80,11 +98,14 @@ void BM_Lpm4Lookup(benchmark::State& state) {
   benchmark::DoNotOptimize(sum);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 256);
   state.SetLabel(state.range(1) == 0 ? "random" : "sequential");
+  tableCounters(state, *t.lpm);
 }
-BENCHMARK(BM_Lpm4Lookup)->ArgsProduct({{1000, 1000000}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}});
 
+template <typename T>
 void BM_Lpm4LookupBulk(benchmark::State& state) {
-  Table4& t = table4(static_cast<size_t>(state.range(0)));
+  Table4<T>& t = table4<T>(static_cast<size_t>(state.range(0)));
   const auto& addrs = state.range(1) == 0 ? t.random : t.sequential;
   uint32_t out[64];
   size_t i = 0;
@@ -97,8 +118,29 @@ void BM_Lpm4LookupBulk(benchmark::State& state) {
   benchmark::DoNotOptimize(sum);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 64);
   state.SetLabel(state.range(1) == 0 ? "random, bulk 64" : "sequential, bulk 64");
+  tableCounters(state, *t.lpm);
 }
-BENCHMARK(BM_Lpm4LookupBulk)->ArgsProduct({{1000, 1000000}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}});
+
+// Building the 1M-prefix table from nothing with the raw LPM (no FIB), including the
+// final releaseRetired() (DXR: every chunk built once).
+template <typename T>
+void BM_Lpm4Build(benchmark::State& state) {
+  const auto& src = table4<Lpm4Dir24_8>(static_cast<size_t>(state.range(0)));
+  std::vector<uint32_t> nhs;
+  for (const auto& [ip, d] : src.prefixes) nhs.push_back(*src.lpm->find(ip, d));
+  for (auto _ : state) {
+    auto t = T::create(LpmConfig{static_cast<uint32_t>(src.prefixes.size() + 1024), 1u << 16}).value();
+    for (size_t k = 0; k < src.prefixes.size(); ++k)
+      (void)t->add(src.prefixes[k].first, src.prefixes[k].second, nhs[k]);
+    t->releaseRetired();
+    benchmark::DoNotOptimize(t->lookup(0));
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * src.prefixes.size()));
+}
+BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dir24_8)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dxr)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 // ---------------------------------------------------------------- IPv6
 struct Table6 {
@@ -174,21 +216,25 @@ void BM_Lpm6LookupBulk(benchmark::State& state) {
 BENCHMARK(BM_Lpm6LookupBulk)->Arg(1000)->Arg(65536);
 
 // ---------------------------------------------------------------- updates
-// One route added and removed per iteration on a 1M-prefix table (raw LPM).
+// One route added and removed per iteration on a 1M-prefix table (raw LPM), plus the
+// releaseRetired() an owner runs after each such update (DXR: rebuilds the chunks).
+template <typename T>
 void BM_Lpm4AddRemove(benchmark::State& state) {
-  Table4& t = table4(1000000);
+  Table4<T>& t = table4<T>(1000000);
   std::mt19937_64 rng(99);
   for (auto _ : state) {
     const uint8_t d = bgpDepth(rng);
     const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
     if (t.lpm->find(ip, d)) continue;
     benchmark::DoNotOptimize(t.lpm->add(ip, d, 1).ok());
+    t.lpm->releaseRetired();
     benchmark::DoNotOptimize(t.lpm->remove(ip, d).ok());
+    t.lpm->releaseRetired();
   }
-  t.lpm->releaseRetired();
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 2);
 }
-BENCHMARK(BM_Lpm4AddRemove);
+BENCHMARK_TEMPLATE(BM_Lpm4AddRemove, Lpm4Dir24_8);
+BENCHMARK_TEMPLATE(BM_Lpm4AddRemove, Lpm4Dxr);
 
 IpPrefix prefix4(uint32_t ip_host, uint8_t d) {
   IpPrefix p;

@@ -3,6 +3,7 @@
 # (next hops, neighbours, ports) and the per-packet forwarding decision.
 add_library(fp_table STATIC
   src/lpm4_dir24_8.cc
+  src/lpm4_dxr.cc
   src/lpm6_trie.cc
   src/lpm_memory.cc
   src/epoch.cc

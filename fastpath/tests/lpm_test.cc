@@ -5,12 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <set>
+#include <string>
+#include <type_traits>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "fastpath/epoch.h"
 #include "fastpath/lpm.h"
 
 namespace fastpath {
@@ -49,47 +55,79 @@ uint8_t randomDepth4(std::mt19937_64& rng) {
   return static_cast<uint8_t>(rng() % 8);  // 0..7: rare, as in real tables (each spans 2^17+ entries)
 }
 
-std::unique_ptr<Lpm4> makeLpm4(uint32_t max_rules = 1 << 20, uint32_t groups = 1 << 15) {
-  auto t = Lpm4::create(LpmConfig{max_rules, groups});
-  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
-  return std::move(t).value();
+// Every IPv4 algorithm runs the same checks. settle() is what the owner does after an
+// epoch synchronize(): for DXR it also rebuilds the compact chunks, so the checks below
+// see both its states (fallback right after a change, compact after settle()).
+template <typename T>
+class Lpm4Algo : public ::testing::Test {
+ protected:
+  static std::unique_ptr<T> make(uint32_t max_rules = 1 << 20, uint32_t groups = 1 << 15) {
+    auto t = T::create(LpmConfig{max_rules, groups});
+    EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+    return std::move(t).value();
+  }
+};
+using Lpm4Algos = ::testing::Types<Lpm4Dir24_8, Lpm4Dxr>;
+class Lpm4Names {
+ public:
+  template <typename T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, Lpm4Dxr> ? "Dxr" : "Dir24_8";
+  }
+};
+TYPED_TEST_SUITE(Lpm4Algo, Lpm4Algos, Lpm4Names);
+
+// Next hops mostly below 2^16 (DXR's compact range) with a few above (DXR fallback chunks).
+uint32_t randomNextHop(std::mt19937_64& rng) {
+  return rng() % 64 == 0 ? 0xffff + static_cast<uint32_t>(rng() % 100000)
+                         : static_cast<uint32_t>(rng() % 60000);
 }
 
-TEST(Lpm4, EmptyTableHasNoRoute) {
-  auto t = makeLpm4();
-  EXPECT_EQ(t->lookup(0), kLpmNoRoute);
-  EXPECT_EQ(t->lookup(0xc6120001), kLpmNoRoute);
-  EXPECT_EQ(t->lookup(0xffffffff), kLpmNoRoute);
+TYPED_TEST(Lpm4Algo, EmptyTableHasNoRoute) {
+  auto t = this->make();
+  for (int settled = 0; settled < 2; ++settled) {
+    EXPECT_EQ(t->lookup(0), kLpmNoRoute);
+    EXPECT_EQ(t->lookup(0xc6120001), kLpmNoRoute);
+    EXPECT_EQ(t->lookup(0xffffffff), kLpmNoRoute);
+    t->releaseRetired();
+  }
 }
 
-TEST(Lpm4, DefaultHostAndLongestMatch) {
-  auto t = makeLpm4();
+TYPED_TEST(Lpm4Algo, DefaultHostAndLongestMatch) {
+  auto t = this->make();
   ASSERT_TRUE(t->add(0, 0, 1).ok());
   ASSERT_TRUE(t->add(0xc6120000, 15, 2).ok());   // 198.18.0.0/15
   ASSERT_TRUE(t->add(0xc6120200, 24, 3).ok());   // 198.18.2.0/24
   ASSERT_TRUE(t->add(0xc6120280, 25, 4).ok());   // 198.18.2.128/25
   ASSERT_TRUE(t->add(0xc6120281, 32, 5).ok());   // 198.18.2.129/32
-  EXPECT_EQ(t->lookup(0x01020304), 1u);
-  EXPECT_EQ(t->lookup(0xc6130001), 2u);
-  EXPECT_EQ(t->lookup(0xc6120201), 3u);
-  EXPECT_EQ(t->lookup(0xc6120280), 4u);
-  EXPECT_EQ(t->lookup(0xc6120281), 5u);
-  EXPECT_EQ(t->lookup(0xc61202ff), 4u);
+  for (int settled = 0; settled < 2; ++settled) {
+    EXPECT_EQ(t->lookup(0x01020304), 1u);
+    EXPECT_EQ(t->lookup(0xc6130001), 2u);
+    EXPECT_EQ(t->lookup(0xc6120201), 3u);
+    EXPECT_EQ(t->lookup(0xc6120280), 4u);
+    EXPECT_EQ(t->lookup(0xc6120281), 5u);
+    EXPECT_EQ(t->lookup(0xc61202ff), 4u);
+    t->releaseRetired();
+  }
   // Host bits are ignored on add; replace changes the next hop only.
   ASSERT_TRUE(t->add(0xc61202ff, 24, 6).ok());
   EXPECT_EQ(t->lookup(0xc6120201), 6u);
+  t->releaseRetired();
+  EXPECT_EQ(t->lookup(0xc6120201), 6u);
+  EXPECT_EQ(t->lookup(0xc6120280), 4u);
   EXPECT_EQ(t->stats().rules, 5u);
   EXPECT_EQ(t->find(0xc6120200, 24).value_or(0), 6u);
   EXPECT_FALSE(t->find(0xc6120200, 23).has_value());
 }
 
-TEST(Lpm4, RemoveRestoresCoveringPrefix) {
-  auto t = makeLpm4();
+TYPED_TEST(Lpm4Algo, RemoveRestoresCoveringPrefix) {
+  auto t = this->make();
   ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());    // 10/8
   ASSERT_TRUE(t->add(0x0a010000, 16, 2).ok());   // 10.1/16
   ASSERT_TRUE(t->add(0x0a010100, 24, 3).ok());   // 10.1.1/24
   ASSERT_TRUE(t->add(0x0a010180, 26, 4).ok());   // 10.1.1.128/26
   ASSERT_TRUE(t->add(0x0a0101c1, 32, 5).ok());   // 10.1.1.193/32
+  t->releaseRetired();
   // Remove the middle ones: longer prefixes stay, covered space falls back.
   ASSERT_TRUE(t->remove(0x0a010100, 24).ok());
   EXPECT_EQ(t->lookup(0x0a010101), 2u);
@@ -108,15 +146,19 @@ TEST(Lpm4, RemoveRestoresCoveringPrefix) {
   EXPECT_EQ(t->stats().groups_retired, 1u);
   t->releaseRetired();
   EXPECT_EQ(t->stats().groups_retired, 0u);
+  EXPECT_EQ(t->lookup(0x0a0101c1), 1u);
+  EXPECT_EQ(t->lookup(0x0a010181), 1u);
   ASSERT_TRUE(t->remove(0x0a000000, 8).ok());
   EXPECT_EQ(t->lookup(0x0a0101c1), kLpmNoRoute);
   EXPECT_FALSE(t->remove(0x0a000000, 8).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->lookup(0x0a0101c1), kLpmNoRoute);
 }
 
-TEST(Lpm4, RejectsBadInputAndCapacity) {
-  auto t = makeLpm4(4, 1);
+TYPED_TEST(Lpm4Algo, RejectsBadInputAndCapacity) {
+  auto t = this->make(4, 1);
   EXPECT_FALSE(t->add(0, 33, 1).ok());
-  EXPECT_FALSE(t->add(0, 8, Lpm4::kMaxNextHop + 1).ok());
+  EXPECT_FALSE(t->add(0, 8, TypeParam::kMaxNextHop + 1).ok());
   ASSERT_TRUE(t->add(0x0a000080, 25, 1).ok());   // takes the only group
   auto full = t->add(0x0b000080, 25, 1);
   ASSERT_FALSE(full.ok());
@@ -129,11 +171,16 @@ TEST(Lpm4, RejectsBadInputAndCapacity) {
   ASSERT_FALSE(too_many.ok());
   EXPECT_NE(too_many.error().message.find("max_rules"), std::string::npos);
   EXPECT_EQ(t->groupsNeeded({{0x0b000080, 25}, {0x0b000000, 26}, {0x0a000000, 30}}), 1u);
+  t->releaseRetired();
+  EXPECT_EQ(t->lookup(0x0b000081), kLpmNoRoute);
+  EXPECT_EQ(t->lookup(0x0a000081), 1u);
+  EXPECT_EQ(t->lookup(0x0a000001), 2u);
+  EXPECT_EQ(t->lookup(0x0d000001), 4u);
 }
 
-TEST(Lpm4, RandomTableMatchesReference) {
+TYPED_TEST(Lpm4Algo, RandomTableMatchesReference) {
   std::mt19937_64 rng(0xfa57c1a5);
-  auto t = makeLpm4(1 << 20, 1 << 15);
+  auto t = this->make(1 << 20, 1 << 15);
   Ref4 ref;
   std::vector<std::pair<uint32_t, uint8_t>> present;
   auto randomAddr = [&](void) -> uint32_t {
@@ -147,7 +194,7 @@ TEST(Lpm4, RandomTableMatchesReference) {
   auto addRandom = [&]() {
     const uint8_t d = randomDepth4(rng);
     const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
-    const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
+    const uint32_t nh = randomNextHop(rng);
     ASSERT_TRUE(t->add(ip, d, nh).ok());
     if (!ref.rules_[d].count(ip)) present.emplace_back(ip, d);
     ref.add(ip, d, nh);
@@ -159,7 +206,9 @@ TEST(Lpm4, RandomTableMatchesReference) {
     }
   };
   for (int i = 0; i < 100000; ++i) addRandom();
-  check(300000);
+  check(200000);
+  t->releaseRetired();
+  check(200000);
   // Interleave: remove, add, replace; check as we go.
   for (int round = 0; round < 10; ++round) {
     for (int i = 0; i < 5000; ++i) {
@@ -173,7 +222,7 @@ TEST(Lpm4, RandomTableMatchesReference) {
         present.pop_back();
       } else if (op == 1 && !present.empty()) {
         const auto [ip, d] = present[rng() % present.size()];
-        const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
+        const uint32_t nh = randomNextHop(rng);
         ASSERT_TRUE(t->add(ip, d, nh).ok());
         ref.add(ip, d, nh);
       } else {
@@ -192,17 +241,136 @@ TEST(Lpm4, RandomTableMatchesReference) {
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(t->lookup(static_cast<uint32_t>(rng())), kLpmNoRoute);
 }
 
-TEST(Lpm4, BulkLookupMatchesSingle) {
+TYPED_TEST(Lpm4Algo, BulkLookupMatchesSingle) {
   std::mt19937_64 rng(7);
-  auto t = makeLpm4();
+  auto t = this->make();
   for (int i = 0; i < 5000; ++i) {
     const uint8_t d = randomDepth4(rng);
     ASSERT_TRUE(t->add(static_cast<uint32_t>(rng()), d, i).ok());
   }
-  std::vector<uint32_t> ips(1000), nhs(1000);
+  std::vector<uint32_t> ips(1001), nhs(1001);
   for (auto& a : ips) a = static_cast<uint32_t>(rng());
-  t->lookupBulk(ips.data(), nhs.data(), ips.size());
-  for (size_t i = 0; i < ips.size(); ++i) ASSERT_EQ(nhs[i], t->lookup(ips[i]));
+  for (int settled = 0; settled < 2; ++settled) {
+    t->lookupBulk(ips.data(), nhs.data(), ips.size());
+    for (size_t i = 0; i < ips.size(); ++i) ASSERT_EQ(nhs[i], t->lookup(ips[i]));
+    t->releaseRetired();
+  }
+}
+
+// ---------------------------------------------------------------- DXR specifics
+std::unique_ptr<Lpm4Dxr> makeDxr() {
+  auto t = Lpm4Dxr::create(LpmConfig{1 << 16, 1 << 10});
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return std::move(t).value();
+}
+
+TEST(Lpm4Dxr, ChunkFormatsAndFallback) {
+  auto t = makeDxr();
+  constexpr uint32_t kChunkSpan = 1u << Lpm4Dxr::kChunkBits;
+  ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());  // 10/8: whole chunks, leaves
+  const uint32_t c_short = 0x0a000000, c_long = 0x0a000000 + 4 * kChunkSpan,
+                 c_big = 0x0a000000 + 8 * kChunkSpan;
+  ASSERT_TRUE(t->add(c_short + 0x300, 24, 2).ok());    // /24-aligned: 8-bit starts
+  ASSERT_TRUE(t->add(c_long + 0x380, 25, 3).ok());     // /25: 16-bit starts
+  ASSERT_TRUE(t->add(c_big + 0x100, 24, 0x12345).ok());  // next hop > 16 bits
+  EXPECT_GT(t->dxrStats().pending_chunks, 0u);
+  EXPECT_EQ(t->lookup(c_big + 0x101), 0x12345u);  // correct before the rebuild too
+  t->releaseRetired();
+  const auto s = t->dxrStats();
+  EXPECT_EQ(s.pending_chunks, 0u);
+  EXPECT_EQ(s.short_chunks, 1u);
+  EXPECT_EQ(s.long_chunks, 1u);
+  EXPECT_EQ(s.fallback_chunks, 1u);
+  EXPECT_EQ(s.leaf_chunks, (1u << Lpm4Dxr::kDirectBits) - 3);
+  EXPECT_EQ(s.ranges, 3u + 3u);  // 1 | 2 | 1 in both
+  EXPECT_EQ(t->lookup(c_short + 0x2ff), 1u);
+  EXPECT_EQ(t->lookup(c_short + 0x300), 2u);
+  EXPECT_EQ(t->lookup(c_short + 0x3ff), 2u);
+  EXPECT_EQ(t->lookup(c_short + 0x400), 1u);
+  EXPECT_EQ(t->lookup(c_long + 0x37f), 1u);
+  EXPECT_EQ(t->lookup(c_long + 0x380), 3u);
+  EXPECT_EQ(t->lookup(c_long + 0x3ff), 3u);
+  EXPECT_EQ(t->lookup(c_long + 0x400), 1u);
+  EXPECT_EQ(t->lookup(c_big + 0x1ff), 0x12345u);
+  EXPECT_EQ(t->lookup(c_big + 0x200), 1u);
+  EXPECT_EQ(t->lookup(0x0b000000), kLpmNoRoute);
+  // The first and last range of a chunk, a chunk's first and last address.
+  ASSERT_TRUE(t->add(c_short, 32, 4).ok());
+  ASSERT_TRUE(t->add(c_short + kChunkSpan - 1, 32, 5).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->lookup(c_short), 4u);
+  EXPECT_EQ(t->lookup(c_short + 1), 1u);
+  EXPECT_EQ(t->lookup(c_short + kChunkSpan - 2), 1u);
+  EXPECT_EQ(t->lookup(c_short + kChunkSpan - 1), 5u);
+  EXPECT_EQ(t->lookup(c_short + kChunkSpan), 1u);
+  // Removing the big next hop makes its chunk a leaf again.
+  ASSERT_TRUE(t->remove(c_big + 0x100, 24).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->dxrStats().fallback_chunks, 0u);
+  EXPECT_EQ(t->lookup(c_big + 0x101), 1u);
+}
+
+// More than 256 ranges in one chunk: served by the DIR-24-8 fallback, still exact.
+TEST(Lpm4Dxr, DenseChunkFallsBack) {
+  auto t = makeDxr();
+  for (uint32_t i = 0; i < 300; ++i) ASSERT_TRUE(t->add(0x0a000000 + 2 * i, 32, 1 + i % 7).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->dxrStats().fallback_chunks, 1u);
+  for (uint32_t i = 0; i < 600; ++i)
+    ASSERT_EQ(t->lookup(0x0a000000 + i), i % 2 ? kLpmNoRoute : 1 + (i / 2) % 7) << i;
+}
+
+// Lookups on another thread while chunks are invalidated, rebuilt and their heap blocks
+// reused: every answer is the covering route or the probe's own /24 route, never another
+// chunk's next hop (which a block reused too early would produce).
+TEST(Lpm4Dxr, ConcurrentLookupsSeeOldOrNew) {
+  auto t = makeDxr();
+  constexpr uint32_t kChunkSpan = 1u << Lpm4Dxr::kChunkBits;
+  constexpr uint32_t kProbes = 256;
+  auto chunkBase = [](uint32_t i) { return 0x0a000000 + i * 4 * kChunkSpan; };
+  ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());
+  t->releaseRetired();
+  EpochDomain epoch;
+  auto id = epoch.registerReader("lpm-reader");
+  ASSERT_TRUE(id.ok());
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> bad{0}, lookups{0};
+  std::thread reader([&] {
+    std::vector<uint32_t> ips(kProbes * 8), nhs(kProbes * 8);
+    for (uint32_t i = 0; i < kProbes; ++i)
+      for (uint32_t k = 0; k < 8; ++k) ips[i * 8 + k] = chunkBase(i) + (k << 8) + 5 + (k << 4);
+    auto ok = [](uint32_t i, uint32_t v) { return v == 1 || v == 10 + i; };
+    while (!stop.load(std::memory_order_relaxed)) {
+      for (size_t j = 0; j < ips.size(); ++j)
+        if (!ok(static_cast<uint32_t>(j / 8), t->lookup(ips[j]))) bad.fetch_add(1);
+      t->lookupBulk(ips.data(), nhs.data(), ips.size());
+      for (size_t j = 0; j < ips.size(); ++j)
+        if (!ok(static_cast<uint32_t>(j / 8), nhs[j])) bad.fetch_add(1);
+      lookups.fetch_add(2 * ips.size(), std::memory_order_relaxed);
+      epoch.quiescent(*id);
+    }
+    epoch.offline(*id);
+  });
+  for (uint32_t round = 0; round < 200; ++round) {
+    // Round r: the /24 k = r % 8 (a /25 every third round: long format) of every probe
+    // chunk routes to 10 + i; the previous round's is removed.
+    const uint32_t k = round % 8, prev = (round + 7) % 8;
+    const uint8_t d = round % 3 == 0 ? 25 : 24, prev_d = (round + 2) % 3 == 0 ? 25 : 24;
+    for (uint32_t i = 0; i < kProbes; ++i) {
+      ASSERT_TRUE(t->add(chunkBase(i) + (k << 8), d, 10 + i).ok());
+      if (round > 0) {
+        ASSERT_TRUE(t->remove(chunkBase(i) + (prev << 8), prev_d).ok());
+      }
+    }
+    ASSERT_TRUE(epoch.synchronize(std::chrono::milliseconds(5000)));
+    t->releaseRetired();
+  }
+  stop = true;
+  reader.join();
+  epoch.unregisterReader(*id);
+  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_GT(lookups.load(), 0u);
+  EXPECT_EQ(t->dxrStats().pending_chunks, 0u);
 }
 
 // ---------------------------------------------------------------- IPv6 reference

@@ -5,6 +5,7 @@
 
 #include "fastpath/lpm_common.h"
 #include "fastpath/lpm4.h"
+#include "fastpath/lpm4_dxr.h"
 #include "fastpath/lpm6.h"
 
 namespace fastpath {
@@ -12,5 +13,7 @@ namespace fastpath {
 using Lpm4 = Lpm4Dir24_8;
 using Lpm6 = Lpm6Trie;
 static_assert(Lpm4Table<Lpm4>);
+static_assert(Lpm4Table<Lpm4Dir24_8>);
+static_assert(Lpm4Table<Lpm4Dxr>);
 static_assert(Lpm6Table<Lpm6>);
 }  // namespace fastpath

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -132,7 +133,8 @@ TEST_F(ServerTest, RoutesAppliedByOneClientAreSeenByAnother) {
   EXPECT_EQ(a->routes()->size(), 1u);
   auto st = b->deleteRoute(IpPrefix::parse("198.18.2.0/24").value());
   ASSERT_FALSE(st);
-  // FibManager reports a missing route as an invalid batch, naming the entry.
+  // A missing route is NOT_FOUND on the wire (ENOENT here), naming the entry.
+  EXPECT_EQ(st.error().code, -ENOENT) << st.error().message;
   EXPECT_NE(st.error().message.find("remove[0]: no route 198.18.2.0/24"), std::string::npos)
       << st.error().message;
   EXPECT_TRUE(b->deleteRoute(IpPrefix::parse("198.18.2.0/24").value(), /*ignore_missing=*/true));

@@ -506,9 +506,9 @@ Status FibManager::setLocalAddresses(const std::vector<IpAddress>& addresses) {
 
 Status FibManager::applyRoutes(const RouteBatch& batch) {
   Impl& m = *impl_;
-  auto reject = [&](const std::string& msg) -> Status {
+  auto reject = [&](const std::string& msg, int code = -EINVAL) -> Status {
     ++m.counters.batches_rejected;
-    return makeError(-EINVAL, msg);
+    return makeError(code, msg);
   };
   // ---- 1. validate everything before touching anything
   std::unordered_map<PrefixKey, size_t, PrefixKeyHash> in_add;
@@ -560,7 +560,7 @@ Status FibManager::applyRoutes(const RouteBatch& batch) {
       return reject(f + ": " + p.toString() + " listed twice");
     if (!m.user.count(k)) {
       if (batch.ignore_missing) continue;
-      return reject(f + ": no route " + p.toString() + " (set ignore_missing to skip)");
+      return reject(f + ": no route " + p.toString() + " (set ignore_missing to skip)", -ENOENT);
     }
     (p.address.family == Family::kIpv4 ? gone_v4 : gone_v6) += 1;
   }

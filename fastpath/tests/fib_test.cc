@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -107,7 +108,7 @@ TEST_F(FibTest, ValidationErrorsNameTheField) {
   }
   {
     RouteBatch b;
-    b.remove = {pfx("198.18.2.0/23")};
+    b.remove = {pfx("198.18.3.0/23")};
     cases.push_back({b, "remove[0]"});  // host bits set
   }
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -118,6 +119,9 @@ TEST_F(FibTest, ValidationErrorsNameTheField) {
   }
   EXPECT_TRUE(fib.routes().empty());
   EXPECT_EQ(fib.counters().batches_rejected, cases.size());
+  // A missing route is ENOENT (NOT_FOUND on the wire), malformed ones EINVAL.
+  EXPECT_EQ(fib.applyRoutes(cases[cases.size() - 3].batch).error().code, -ENOENT);
+  EXPECT_EQ(fib.applyRoutes(cases[cases.size() - 1].batch).error().code, -EINVAL);
   // ignore_missing turns the missing remove into a no-op.
   RouteBatch b;
   b.remove = {pfx("198.18.9.0/24")};

@@ -12,7 +12,7 @@
 // entries to "fallback" (lookups of those chunks go to the DIR-24-8 table, correct at once);
 // the compact chunks are rebuilt from it in releaseRetired(), which the owner calls after
 // an epoch synchronize() anyway. Chunks that cannot be encoded (a next hop > kMaxCompactNextHop,
-// more than 256 ranges, heap full) simply stay in fallback: never a capacity error.
+// more than 255 ranges, heap full) simply stay in fallback: never a capacity error.
 #pragma once
 
 #include <cstddef>
@@ -94,7 +94,8 @@ class Lpm4Dxr {
   static constexpr uint32_t kShort = 1u << 30;
   static constexpr unsigned kCountShift = 22;
   static constexpr uint32_t kOffsetMask = (1u << kCountShift) - 1;
-  static constexpr uint32_t kFallback = 0xffffffffu;
+  // A count no chunk uses (at most 255 ranges) and offset 0: prefetching it is harmless.
+  static constexpr uint32_t kFallback = kChunk | kShort | (0xffu << kCountShift);
   static constexpr uint32_t kLeafNoRoute = 0x7fffffffu;
   static constexpr uint16_t kNoRoute16 = 0xffff;
   static constexpr size_t kUnit = 8;

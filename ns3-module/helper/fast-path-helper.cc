@@ -6,6 +6,7 @@
 #include "ns3/fd-net-device.h"
 #include "ns3/global-value.h"
 #include "ns3/ipv4.h"
+#include "ns3/ipv6.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/names.h"
@@ -22,7 +23,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FastPathHelper");
 
 FastPathHelper::FastPathHelper()
-    : m_udpPorts{698, 520, 654}
+    : m_udpPorts{698, 520, 521, 654}
 {
     m_mirrorFactory.SetTypeId("ns3::FastPathRouteMirror");
     m_connectionFactory.SetTypeId("ns3::FastPathConnection");
@@ -185,30 +186,40 @@ FastPathHelper::Install(Ptr<Node> node, const std::vector<std::string>& ports)
 void
 FastPathHelper::StartNode(Ptr<Node> node, const PerNode& per, const std::vector<uint16_t>& udpPorts)
 {
-    // Frames for the router's own addresses and the routing protocols go to ns-3.
+    // Frames for the router's own addresses and the routing protocols go to ns-3 (ICMPv6
+    // neighbour discovery and link-local IPv6 go there without a rule).
     std::vector<fastpath::ControlRule> rules;
     Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    NS_ABORT_MSG_IF(!ipv4,
+    Ptr<Ipv6> ipv6 = node->GetObject<Ipv6>();
+    NS_ABORT_MSG_IF(!ipv4 && !ipv6,
                     "FastPathHelper: node " << node->GetId()
-                                            << " has no IPv4 stack at time 0; install it "
-                                               "before Simulator::Run()");
+                                            << " has no IPv4 or IPv6 stack at time 0; install "
+                                               "it before Simulator::Run()");
     fastpath::ControlRule arp;
     arp.kind = fastpath::ControlRule::Kind::kEtherType;
     arp.ethertype = 0x0806;
     rules.push_back(arp);
+    auto local = [&rules](const fastpath::IpAddress& address) {
+        fastpath::ControlRule r;
+        r.kind = fastpath::ControlRule::Kind::kLocalAddress;
+        r.address = address;
+        rules.push_back(r);
+    };
     for (const auto& kv : per.devices)
     {
-        int32_t iface = ipv4->GetInterfaceForDevice(kv.second);
-        if (iface < 0)
+        int32_t iface = ipv4 ? ipv4->GetInterfaceForDevice(kv.second) : -1;
+        for (uint32_t a = 0; iface >= 0 && a < ipv4->GetNAddresses(iface); ++a)
         {
-            continue;
+            local(ToFastPath(ipv4->GetAddress(iface, a).GetLocal()));
         }
-        for (uint32_t a = 0; a < ipv4->GetNAddresses(iface); ++a)
+        int32_t iface6 = ipv6 ? ipv6->GetInterfaceForDevice(kv.second) : -1;
+        for (uint32_t a = 0; iface6 >= 0 && a < ipv6->GetNAddresses(iface6); ++a)
         {
-            fastpath::ControlRule r;
-            r.kind = fastpath::ControlRule::Kind::kLocalAddress;
-            r.address = ToFastPath(ipv4->GetAddress(iface, a).GetLocal());
-            rules.push_back(r);
+            Ipv6Address address = ipv6->GetAddress(iface6, a).GetAddress();
+            if (!address.IsLinkLocal() && !address.IsAny())
+            {
+                local(ToFastPath(address));
+            }
         }
     }
     for (uint16_t p : udpPorts)

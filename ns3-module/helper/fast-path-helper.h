@@ -26,9 +26,12 @@ namespace ns3
  * is ports[i]. The device reads and writes that port's control-frame channel (a file
  * descriptor fastpathd hands over its control socket), carries the interface's real MAC
  * address, and so sees exactly the control frames (ARP, routing protocol, frames for the
- * router's own addresses) and the data frames fastpathd punts. Assign addresses to the
- * returned devices as in plain ns-3 emulation; the node's routing protocol is mirrored
- * into fastpathd from time 0 on (see FastPathRouteMirror).
+ * router's own addresses) and the data frames fastpathd punts. Assign IPv4 and/or IPv6
+ * addresses to the returned devices as in plain ns-3 emulation; the node's routing is
+ * mirrored into fastpathd from time 0 on (see FastPathRouteMirror). The control rules
+ * (frames for the node's own addresses go to ns-3) are taken from the addresses the
+ * devices have at time 0; link-local IPv6 and ICMPv6 neighbour discovery go to ns-3
+ * without a rule.
  *
  * Preconditions (checked, with a clear message): the realtime simulator
  * (SimulatorImplementationType = ns3::RealtimeSimulatorImpl) and ChecksumEnabled = true
@@ -47,7 +50,7 @@ class FastPathHelper
     /// Attributes of the ns3::FastPathConnection created per node.
     void SetConnectionAttribute(const std::string& name, const AttributeValue& value);
     /// UDP ports whose traffic is always sent to ns-3 (routing protocols). Default:
-    /// 698 (OLSR), 520 (RIP), 654 (AODV).
+    /// 698 (OLSR), 520 (RIP), 521 (RIPng), 654 (AODV).
     void SetControlUdpPorts(const std::vector<uint16_t>& ports);
 
     /**

@@ -10,7 +10,14 @@
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-table-entry.h"
 #include "ns3/ipv4-static-routing.h"
+#include "ns3/ipv6-interface.h"
+#include "ns3/ipv6-l3-protocol.h"
+#include "ns3/ipv6-list-routing.h"
+#include "ns3/ipv6-route.h"
+#include "ns3/ipv6-routing-table-entry.h"
+#include "ns3/ipv6-static-routing.h"
 #include "ns3/log.h"
+#include "ns3/ndisc-cache.h"
 #include "ns3/olsr-routing-protocol.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/simulator.h"
@@ -56,7 +63,7 @@ FastPathRouteMirror::GetTypeId()
                           MakeBooleanAccessor(&FastPathRouteMirror::m_resolveOnMiss),
                           MakeBooleanChecker())
             .AddAttribute("MirrorNeighbours",
-                          "Mirror the ARP caches of the mapped interfaces.",
+                          "Mirror the ARP and NDP caches of the mapped interfaces.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FastPathRouteMirror::m_mirrorNeighbours),
                           MakeBooleanChecker())
@@ -84,6 +91,7 @@ FastPathRouteMirror::DoDispose()
     Stop();
     m_node = nullptr;
     m_ipv4 = nullptr;
+    m_ipv6 = nullptr;
     m_ports.clear();
     m_sink = nullptr;
     Object::DoDispose();
@@ -120,9 +128,7 @@ FastPathRouteMirror::PortOfInterface(uint32_t interface) const
     {
         return std::nullopt;
     }
-    Ptr<Ipv4L3Protocol> l3 = DynamicCast<Ipv4L3Protocol>(m_ipv4);
-    Ptr<NetDevice> dev = l3 ? l3->GetInterface(interface)->GetDevice() : nullptr;
-    auto it = m_ports.find(dev);
+    auto it = m_ports.find(m_ipv4->GetNetDevice(interface));
     if (it == m_ports.end())
     {
         return std::nullopt;
@@ -130,44 +136,167 @@ FastPathRouteMirror::PortOfInterface(uint32_t interface) const
     return it->second;
 }
 
+std::optional<fastpath::PortId>
+FastPathRouteMirror::PortOfInterface6(uint32_t interface) const
+{
+    if (!m_ipv6 || interface >= m_ipv6->GetNInterfaces())
+    {
+        return std::nullopt;
+    }
+    auto it = m_ports.find(m_ipv6->GetNetDevice(interface));
+    if (it == m_ports.end())
+    {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+namespace
+{
+
+/// The protocols of a node, highest priority first (Ipv4ListRouting and Ipv6ListRouting
+/// keep theirs sorted that way); a single protocol when there is no list.
+template <class List, class Protocol>
+std::vector<Ptr<Protocol>>
+Flatten(Ptr<Protocol> top)
+{
+    std::vector<Ptr<Protocol>> out;
+    if (Ptr<List> list = DynamicCast<List>(top))
+    {
+        for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
+        {
+            int16_t priority;
+            out.push_back(list->GetRoutingProtocol(i, priority));
+        }
+    }
+    else if (top)
+    {
+        out.push_back(top);
+    }
+    return out;
+}
+
+std::vector<Ptr<Ipv4RoutingProtocol>>
+Ipv4Protocols(Ptr<Ipv4> ipv4)
+{
+    return ipv4 ? Flatten<Ipv4ListRouting>(ipv4->GetRoutingProtocol())
+                : std::vector<Ptr<Ipv4RoutingProtocol>>{};
+}
+
+std::vector<Ptr<Ipv6RoutingProtocol>>
+Ipv6Protocols(Ptr<Ipv6> ipv6)
+{
+    return ipv6 ? Flatten<Ipv6ListRouting>(ipv6->GetRoutingProtocol())
+                : std::vector<Ptr<Ipv6RoutingProtocol>>{};
+}
+
+/// Destinations that never go through the fast path: IPv4 loopback, multicast and limited
+/// broadcast; IPv6 loopback, multicast and link-local (fastpathd's classifier hands
+/// link-local and ND traffic to ns-3, and fe80::/64 exists once per interface).
+bool
+Skippable(const fastpath::IpAddress& dest, uint8_t length)
+{
+    const auto& b = dest.bytes;
+    if (dest.family == fastpath::Family::kIpv4)
+    {
+        return (b[0] == 127 && length >= 8) || (b[0] >= 224 && b[0] < 240 && length >= 4) ||
+               (b[0] == 255 && b[1] == 255 && b[2] == 255 && b[3] == 255);
+    }
+    bool loopback = length == 128 && dest == ToFastPath(Ipv6Address::GetLoopback());
+    bool multicast = b[0] == 0xff && length >= 8;
+    bool linkLocal = b[0] == 0xfe && (b[1] & 0xc0) == 0x80 && length >= 10;
+    return loopback || multicast || linkLocal;
+}
+
+/// A route in fastpathd's terms. The next hop is left unspecified (on-link) when the
+/// gateway is the unspecified address, or is the destination itself (a host route to a
+/// neighbour, as OLSR and AODV state it).
+fastpath::Route
+MakeRoute(const fastpath::IpAddress& dest,
+          uint8_t length,
+          const fastpath::IpAddress& gateway,
+          fastpath::PortId port,
+          uint32_t metric)
+{
+    fastpath::Route r;
+    r.prefix.address = dest;
+    r.prefix.length = length;
+    r.prefix = r.prefix.normalised();
+    const uint8_t max = dest.family == fastpath::Family::kIpv4 ? 32 : 128;
+    if (!gateway.isUnspecified() && !(length == max && gateway == dest))
+    {
+        r.next_hop = gateway;
+    }
+    r.port = port;
+    r.metric = metric;
+    return r;
+}
+
+/// The addresses a neighbour cache prints, one per line as the first word: ArpCache and
+/// NdiscCache have no iterator in ns-3 3.37, only a printout
+/// ("<ip> dev <dev> lladdr <mac> <STATE>") and Lookup by address.
+template <class Cache>
+std::vector<std::string>
+CachedAddresses(Ptr<Cache> cache, void (Cache::*print)(Ptr<OutputStreamWrapper>))
+{
+    std::ostringstream text;
+    ((*cache).*print)(Create<OutputStreamWrapper>(&text));
+    std::istringstream lines(text.str());
+    std::vector<std::string> out;
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        std::istringstream words(line);
+        std::string ip;
+        words >> ip;
+        if (!ip.empty())
+        {
+            out.push_back(ip);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 void
 FastPathRouteMirror::Start()
 {
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(!m_node, "FastPathRouteMirror::Start: no node set (call SetNode first)");
     m_ipv4 = m_node->GetObject<Ipv4>();
-    NS_ABORT_MSG_IF(!m_ipv4,
-                    "FastPathRouteMirror::Start: node " << m_node->GetId()
-                                                       << " has no Ipv4; install the internet "
-                                                          "stack before starting the mirror");
-    NS_ABORT_MSG_IF(!m_ipv4->GetRoutingProtocol(),
+    m_ipv6 = m_node->GetObject<Ipv6>();
+    NS_ABORT_MSG_IF(!m_ipv4 && !m_ipv6,
+                    "FastPathRouteMirror::Start: node "
+                        << m_node->GetId()
+                        << " has neither Ipv4 nor Ipv6; install the internet stack before "
+                           "starting the mirror");
+    NS_ABORT_MSG_IF(m_ipv4 && !m_ipv4->GetRoutingProtocol(),
                     "FastPathRouteMirror::Start: node " << m_node->GetId()
                                                        << " has no IPv4 routing protocol");
+    NS_ABORT_MSG_IF(m_ipv6 && !m_ipv6->GetRoutingProtocol(),
+                    "FastPathRouteMirror::Start: node " << m_node->GetId()
+                                                       << " has no IPv6 routing protocol");
     if (m_started)
     {
         return;
     }
     m_started = true;
-    m_ipv4->TraceConnectWithoutContext(
-        "UnicastForward",
-        MakeCallback(&FastPathRouteMirror::OnUnicastForward, this));
+    if (m_ipv4)
+    {
+        m_ipv4->TraceConnectWithoutContext(
+            "UnicastForward",
+            MakeCallback(&FastPathRouteMirror::OnUnicastForward, this));
+    }
+    if (m_ipv6)
+    {
+        m_ipv6->TraceConnectWithoutContext(
+            "UnicastForward",
+            MakeCallback(&FastPathRouteMirror::OnUnicastForward6, this));
+    }
 
     // Hook every protocol that reports table changes.
-    std::vector<Ptr<Ipv4RoutingProtocol>> protocols;
-    Ptr<Ipv4ListRouting> list = DynamicCast<Ipv4ListRouting>(m_ipv4->GetRoutingProtocol());
-    if (list)
-    {
-        for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
-        {
-            int16_t priority;
-            protocols.push_back(list->GetRoutingProtocol(i, priority));
-        }
-    }
-    else
-    {
-        protocols.push_back(m_ipv4->GetRoutingProtocol());
-    }
-    for (auto& p : protocols)
+    for (auto& p : Ipv4Protocols(m_ipv4))
     {
         if (DynamicCast<olsr::RoutingProtocol>(p))
         {
@@ -200,80 +329,42 @@ FastPathRouteMirror::Stop()
             "UnicastForward",
             MakeCallback(&FastPathRouteMirror::OnUnicastForward, this));
     }
+    if (m_ipv6)
+    {
+        m_ipv6->TraceDisconnectWithoutContext(
+            "UnicastForward",
+            MakeCallback(&FastPathRouteMirror::OnUnicastForward6, this));
+    }
 }
 
-static bool
-Skippable(Ipv4Address dest, uint8_t length)
+void
+FastPathRouteMirror::AddIpv4Routes(FastPathTable& table) const
 {
-    // Loopback, multicast and limited broadcast never go through the fast path.
-    return Ipv4Mask("255.0.0.0").IsMatch(dest, Ipv4Address("127.0.0.0")) ||
-           (dest.IsMulticast() && length >= 4) || dest.IsBroadcast();
-}
-
-static fastpath::Route
-MakeRoute(Ipv4Address dest, uint8_t length, Ipv4Address gateway, fastpath::PortId port,
-          uint32_t metric)
-{
-    fastpath::Route r;
-    r.prefix.address = ToFastPath(dest);
-    r.prefix.length = length;
-    r.prefix = r.prefix.normalised();
-    if (gateway != Ipv4Address::GetAny() && !(length == 32 && gateway == dest))
-    {
-        r.next_hop = ToFastPath(gateway);
-    }
-    r.port = port;
-    r.metric = metric;
-    return r;
-}
-
-FastPathTable
-FastPathRouteMirror::ComputeExactRoutes() const
-{
-    FastPathTable table;
-    if (!m_ipv4)
-    {
-        return table;
-    }
-    std::vector<Ptr<Ipv4RoutingProtocol>> protocols;
-    Ptr<Ipv4ListRouting> list = DynamicCast<Ipv4ListRouting>(m_ipv4->GetRoutingProtocol());
-    if (list)
-    {
-        // Ipv4ListRouting keeps its protocols sorted, highest priority first.
-        for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
-        {
-            int16_t priority;
-            protocols.push_back(list->GetRoutingProtocol(i, priority));
-        }
-    }
-    else
-    {
-        protocols.push_back(m_ipv4->GetRoutingProtocol());
-    }
-
     auto addEntry = [&](const Ipv4RoutingTableEntry& e, uint32_t metric) {
-        Ipv4Address dest = e.GetDest();
+        fastpath::IpAddress dest = ToFastPath(e.GetDest());
         uint8_t length = e.GetDestNetworkMask().GetPrefixLength();
         auto port = PortOfInterface(e.GetInterface());
         if (!port || Skippable(dest, length))
         {
             return;
         }
-        table.AddIfAbsent(MakeRoute(dest, length, e.GetGateway(), *port, metric));
+        table.AddIfAbsent(MakeRoute(dest, length, ToFastPath(e.GetGateway()), *port, metric));
     };
 
-    for (auto& p : protocols)
+    for (auto& p : Ipv4Protocols(m_ipv4))
     {
         if (auto olsrp = DynamicCast<olsr::RoutingProtocol>(p))
         {
             for (const auto& e : olsrp->GetRoutingTableEntries())
             {
+                fastpath::IpAddress dest = ToFastPath(e.destAddr);
                 auto port = PortOfInterface(e.interface);
-                if (!port || Skippable(e.destAddr, 32))
+                if (!port || Skippable(dest, 32))
                 {
                     continue;
                 }
-                table.AddIfAbsent(MakeRoute(e.destAddr, 32, e.nextAddr, *port, e.distance));
+                table.AddIfAbsent(
+                    MakeRoute(dest, 32, ToFastPath(e.nextAddr), *port, e.distance));
             }
         }
         else if (auto st = DynamicCast<Ipv4StaticRouting>(p))
@@ -291,29 +382,59 @@ FastPathRouteMirror::ComputeExactRoutes() const
             }
         }
     }
+}
+
+void
+FastPathRouteMirror::AddIpv6Routes(FastPathTable& table) const
+{
+    for (auto& p : Ipv6Protocols(m_ipv6))
+    {
+        auto st = DynamicCast<Ipv6StaticRouting>(p);
+        if (!st)
+        {
+            continue;
+        }
+        // The connected routes (one per address prefix, added by ns-3 when the address
+        // is set) are entries like any other: gateway :: means on-link.
+        for (uint32_t i = 0; i < st->GetNRoutes(); ++i)
+        {
+            Ipv6RoutingTableEntry e = st->GetRoute(i);
+            fastpath::IpAddress dest = ToFastPath(e.GetDestNetwork());
+            uint8_t length = e.GetDestNetworkPrefix().GetPrefixLength();
+            auto port = PortOfInterface6(e.GetInterface());
+            if (!port || Skippable(dest, length))
+            {
+                continue;
+            }
+            table.AddIfAbsent(
+                MakeRoute(dest, length, ToFastPath(e.GetGateway()), *port, st->GetMetric(i)));
+        }
+    }
+}
+
+FastPathTable
+FastPathRouteMirror::ComputeExactRoutes() const
+{
+    FastPathTable table;
+    AddIpv4Routes(table);
+    AddIpv6Routes(table);
     return table;
 }
 
 bool
 FastPathRouteMirror::HasOpaqueProtocol() const
 {
-    if (!m_ipv4)
+    for (auto& p : Ipv4Protocols(m_ipv4))
     {
-        return false;
+        if (!DynamicCast<olsr::RoutingProtocol>(p) && !DynamicCast<Ipv4StaticRouting>(p) &&
+            !DynamicCast<Ipv4GlobalRouting>(p))
+        {
+            return true;
+        }
     }
-    auto opaque = [](Ptr<Ipv4RoutingProtocol> p) {
-        return !DynamicCast<olsr::RoutingProtocol>(p) && !DynamicCast<Ipv4StaticRouting>(p) &&
-               !DynamicCast<Ipv4GlobalRouting>(p);
-    };
-    Ptr<Ipv4ListRouting> list = DynamicCast<Ipv4ListRouting>(m_ipv4->GetRoutingProtocol());
-    if (!list)
+    for (auto& p : Ipv6Protocols(m_ipv6))
     {
-        return opaque(m_ipv4->GetRoutingProtocol());
-    }
-    for (uint32_t i = 0; i < list->GetNRoutingProtocols(); ++i)
-    {
-        int16_t priority;
-        if (opaque(list->GetRoutingProtocol(i, priority)))
+        if (!DynamicCast<Ipv6StaticRouting>(p))
         {
             return true;
         }
@@ -321,14 +442,13 @@ FastPathRouteMirror::HasOpaqueProtocol() const
     return false;
 }
 
-FastPathNeighbours
-FastPathRouteMirror::ComputeNeighbours() const
+void
+FastPathRouteMirror::AddIpv4Neighbours(FastPathNeighbours& out) const
 {
-    FastPathNeighbours out;
     Ptr<Ipv4L3Protocol> l3 = DynamicCast<Ipv4L3Protocol>(m_ipv4);
-    if (!l3 || !m_mirrorNeighbours)
+    if (!l3)
     {
-        return out;
+        return;
     }
     for (uint32_t i = 0; i < l3->GetNInterfaces(); ++i)
     {
@@ -338,22 +458,10 @@ FastPathRouteMirror::ComputeNeighbours() const
         {
             continue;
         }
-        // ArpCache has no iterator in ns-3 3.37; its printout lists every address
-        // ("<ip> dev <dev> lladdr <mac> <STATE>"), then Lookup gives the entry itself.
-        std::ostringstream text;
-        cache->PrintArpCache(Create<OutputStreamWrapper>(&text));
-        std::istringstream lines(text.str());
-        std::string line;
-        while (std::getline(lines, line))
+        for (const auto& ip : CachedAddresses(cache, &ArpCache::PrintArpCache))
         {
-            std::istringstream words(line);
-            std::string ip;
-            words >> ip;
-            if (ip.empty())
-            {
-                continue;
-            }
-            ArpCache::Entry* e = cache->Lookup(Ipv4Address(ip.c_str()));
+            Ipv4Address address(ip.c_str());
+            ArpCache::Entry* e = cache->Lookup(address);
             if (!e || !(e->IsAlive() || e->IsPermanent()))
             {
                 continue;
@@ -363,12 +471,55 @@ FastPathRouteMirror::ComputeNeighbours() const
             {
                 continue;
             }
-            fastpath::Neighbour n;
-            n.ip = ToFastPath(Ipv4Address(ip.c_str()));
-            n.port = *port;
-            n.mac = ToFastPath(Mac48Address::ConvertFrom(a));
-            out.Add(n);
+            out.Add({ToFastPath(address), *port, ToFastPath(Mac48Address::ConvertFrom(a))});
         }
+    }
+}
+
+void
+FastPathRouteMirror::AddIpv6Neighbours(FastPathNeighbours& out) const
+{
+    Ptr<Ipv6L3Protocol> l3 = DynamicCast<Ipv6L3Protocol>(m_ipv6);
+    if (!l3)
+    {
+        return;
+    }
+    for (uint32_t i = 0; i < l3->GetNInterfaces(); ++i)
+    {
+        auto port = PortOfInterface6(i);
+        Ptr<NdiscCache> cache = l3->GetInterface(i)->GetNdiscCache();
+        if (!port || !cache)
+        {
+            continue;
+        }
+        for (const auto& ip : CachedAddresses(cache, &NdiscCache::PrintNdiscCache))
+        {
+            Ipv6Address address(ip.c_str());
+            NdiscCache::Entry* e = cache->Lookup(address);
+            // INCOMPLETE: no MAC yet. Every other state has one that ns-3 itself would use
+            // (STALE/DELAY/PROBE are being re-confirmed, not withdrawn).
+            if (!e || e->IsIncomplete())
+            {
+                continue;
+            }
+            Address a = e->GetMacAddress();
+            if (!Mac48Address::IsMatchingType(a))
+            {
+                continue;
+            }
+            out.Add({ToFastPath(address), *port, ToFastPath(Mac48Address::ConvertFrom(a))});
+        }
+    }
+}
+
+FastPathNeighbours
+FastPathRouteMirror::ComputeNeighbours() const
+{
+    FastPathNeighbours out;
+    if (m_mirrorNeighbours)
+    {
+        AddIpv4Neighbours(out);
+        AddIpv6Neighbours(out);
     }
     return out;
 }
@@ -396,7 +547,44 @@ FastPathRouteMirror::Probe(Ipv4Address destination) const
     {
         return std::nullopt; // loopback (AODV's "deferred" route) or an unmapped device
     }
-    return MakeRoute(destination, 32, route->GetGateway(), it->second, 0);
+    return MakeRoute(ToFastPath(destination), 32, ToFastPath(route->GetGateway()), it->second, 0);
+}
+
+std::optional<fastpath::Route>
+FastPathRouteMirror::Probe(Ipv6Address destination) const
+{
+    if (!m_ipv6)
+    {
+        return std::nullopt;
+    }
+    Ipv6Header header;
+    header.SetDestination(destination);
+    header.SetNextHeader(17);
+    Socket::SocketErrno err;
+    Ptr<Ipv6Route> route =
+        m_ipv6->GetRoutingProtocol()->RouteOutput(Create<Packet>(), header, nullptr, err);
+    if (!route || !route->GetOutputDevice())
+    {
+        return std::nullopt;
+    }
+    auto it = m_ports.find(route->GetOutputDevice());
+    if (it == m_ports.end())
+    {
+        return std::nullopt;
+    }
+    return MakeRoute(ToFastPath(destination),
+                     128,
+                     ToFastPath(route->GetGateway()),
+                     it->second,
+                     0);
+}
+
+std::optional<fastpath::Route>
+FastPathRouteMirror::ProbeAny(const fastpath::IpAddress& destination) const
+{
+    return destination.family == fastpath::Family::kIpv4
+               ? Probe(Ipv4FromFastPath(destination))
+               : Probe(Ipv6FromFastPath(destination));
 }
 
 void
@@ -432,26 +620,36 @@ FastPathRouteMirror::OnUnicastForward(const Ipv4Header& header,
                                       Ptr<const Packet> packet,
                                       uint32_t iface)
 {
-    if (!m_resolveOnMiss)
+    LearnForwarded(ToFastPath(header.GetDestination()), PortOfInterface(iface));
+}
+
+void
+FastPathRouteMirror::OnUnicastForward6(const Ipv6Header& header,
+                                       Ptr<const Packet> packet,
+                                       uint32_t iface)
+{
+    LearnForwarded(ToFastPath(header.GetDestination()), PortOfInterface6(iface));
+}
+
+void
+FastPathRouteMirror::LearnForwarded(const fastpath::IpAddress& dest,
+                                    std::optional<fastpath::PortId> egress)
+{
+    const uint8_t host = dest.family == fastpath::Family::kIpv4 ? 32 : 128;
+    if (!m_resolveOnMiss || Skippable(dest, host))
     {
         return;
     }
-    Ipv4Address dest = header.GetDestination();
-    if (Skippable(dest, 32))
-    {
-        return;
-    }
-    std::optional<fastpath::Route> decided = Probe(dest);
+    std::optional<fastpath::Route> decided = ProbeAny(dest);
     if (!decided)
     {
         // The protocol forwarded it but will not say how (e.g. a RouteInput-only route):
         // fall back to the interface it left by, on-link.
-        auto port = PortOfInterface(iface);
-        if (!port)
+        if (!egress)
         {
             return;
         }
-        decided = MakeRoute(dest, 32, Ipv4Address::GetAny(), *port, 0);
+        decided = MakeRoute(dest, host, fastpath::IpAddress{dest.family, {}}, *egress, 0);
     }
     // If the exactly-mirrored table already forwards it this way, nothing to learn: the
     // packet was punted for another reason (unresolved neighbour, TTL, ...).
@@ -460,14 +658,15 @@ FastPathRouteMirror::OnUnicastForward(const Ipv4Header& header,
     {
         return;
     }
-    auto it = m_resolved.find(dest.Get());
+    const FastPathTable::Key key = FastPathTable::KeyOf(decided->prefix);
+    auto it = m_resolved.find(key);
     if (it != m_resolved.end() && FastPathTable::SameRoute(it->second, *decided))
     {
         return;
     }
-    NS_LOG_INFO("resolve-on-miss: " << dest << " port " << decided->port << " via "
+    NS_LOG_INFO("resolve-on-miss: " << dest.toString() << " port " << decided->port << " via "
                                     << decided->next_hop.toString());
-    m_resolved[dest.Get()] = *decided;
+    m_resolved[key] = *decided;
     ScheduleSync();
 }
 
@@ -477,10 +676,10 @@ FastPathRouteMirror::Revalidate()
     bool changed = false;
     for (auto it = m_resolved.begin(); it != m_resolved.end();)
     {
-        std::optional<fastpath::Route> now = Probe(Ipv4Address(it->first));
+        std::optional<fastpath::Route> now = ProbeAny(it->second.prefix.address);
         if (!now)
         {
-            NS_LOG_INFO("resolve-on-miss: " << Ipv4Address(it->first) << " withdrawn");
+            NS_LOG_INFO("resolve-on-miss: " << it->second.prefix.toString() << " withdrawn");
             it = m_resolved.erase(it);
             changed = true;
             continue;
@@ -522,7 +721,7 @@ FastPathRouteMirror::SyncNow()
     // A resolved entry is dropped once an exact route covers it the same way.
     for (auto it = m_resolved.begin(); it != m_resolved.end();)
     {
-        const fastpath::Route* exact = desired.Lookup(Ipv4Address(it->first));
+        const fastpath::Route* exact = desired.Lookup(it->second.prefix.address);
         if (exact && exact->next_hop == it->second.next_hop && exact->port == it->second.port)
         {
             it = m_resolved.erase(it);

@@ -7,6 +7,8 @@
 #include "ns3/event-id.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4.h"
+#include "ns3/ipv6-header.h"
+#include "ns3/ipv6.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
@@ -46,21 +48,27 @@ struct FastPathUpdate
 
 /**
  * \ingroup fastpath
- * \brief Mirrors a node's IPv4 routing and ARP state into fastpathd's terms.
+ * \brief Mirrors a node's IPv4 and IPv6 routing and neighbour state into fastpathd's terms.
  *
  * Exact mirroring for protocols that expose their table: olsr::RoutingProtocol
  * (RoutingTableChanged trace + GetRoutingTableEntries), Ipv4StaticRouting (including the
- * connected routes ns-3 adds for each address) and Ipv4GlobalRouting; inside an
- * Ipv4ListRouting the higher-priority protocol wins for equal prefixes.
+ * connected routes ns-3 adds for each address), Ipv4GlobalRouting and Ipv6StaticRouting
+ * (idem; link-local, multicast and loopback prefixes are left out: fastpathd hands those
+ * to ns-3 anyway); inside an Ipv4ListRouting / Ipv6ListRouting the higher-priority
+ * protocol wins for equal prefixes. Static and global routing have no change trace: they
+ * are compared every PollInterval.
  *
- * Resolve-on-miss for every other protocol (RIP, AODV, DSDV, OLSR's HNA routes, ...): when
- * ns-3 forwards a packet (Ipv4L3Protocol "UnicastForward" trace; the packet was punted
- * by fastpathd) and fastpathd's table would not forward it the same way, the decision
- * ns-3 made (RouteOutput for that destination) is installed as a /32 host route. Such
- * entries are re-checked against the protocol every RevalidateInterval and whenever a
- * protocol with a change trace reports a change.
+ * Resolve-on-miss for every other protocol (RIP, RIPng, AODV, DSDV, OLSR's HNA routes,
+ * ...): when ns-3 forwards a packet (Ipv4L3Protocol / Ipv6L3Protocol "UnicastForward"
+ * trace; the packet was punted by fastpathd) and fastpathd's table would not forward it
+ * the same way, the decision ns-3 made (RouteOutput for that destination) is installed as
+ * a /32 or /128 host route. Such entries are re-checked against the protocol every
+ * RevalidateInterval and whenever a protocol with a change trace reports a change.
  *
- * Neighbours: alive and permanent entries of each mapped interface's ArpCache.
+ * Neighbours: alive and permanent entries of each mapped interface's ArpCache, and every
+ * NdiscCache entry of a mapped IPv6 interface that has a MAC address (REACHABLE, STALE,
+ * DELAY, PROBE, PERMANENT; not INCOMPLETE), link-local ones included (RIPng and other
+ * IPv6 protocols use link-local next hops).
  *
  * Only devices registered with AddPort take part; everything else (loopback, ...) is
  * left out. The mirror hands each non-empty change to a sink (the FastPathConnection),
@@ -81,8 +89,9 @@ class FastPathRouteMirror : public Object
     void AddPort(Ptr<NetDevice> device, fastpath::PortId port);
     void SetSink(Sink sink);
 
-    /// Hooks the traces and starts the periodic work. Call once the node's IPv4 and
-    /// routing are configured (e.g. schedule at time 0).
+    /// Hooks the traces and starts the periodic work. Call once the node's IPv4 / IPv6 and
+    /// routing are configured (e.g. schedule at time 0). The node needs at least one of
+    /// Ipv4 and Ipv6.
     void Start();
     void Stop();
 
@@ -93,10 +102,12 @@ class FastPathRouteMirror : public Object
 
     /// What exactly-mirrored protocols currently want (no resolve-on-miss entries).
     FastPathTable ComputeExactRoutes() const;
-    /// Alive ARP entries of the mapped interfaces.
+    /// Alive ARP and resolved NDP entries of the mapped interfaces.
     FastPathNeighbours ComputeNeighbours() const;
     /// What ns-3 would do for `destination`: a /32 route, or nothing.
     std::optional<fastpath::Route> Probe(Ipv4Address destination) const;
+    /// What ns-3 would do for `destination`: a /128 route, or nothing.
+    std::optional<fastpath::Route> Probe(Ipv6Address destination) const;
 
     /// Routes and neighbours as last handed to the sink.
     const FastPathTable& GetSentRoutes() const;
@@ -107,6 +118,8 @@ class FastPathRouteMirror : public Object
     bool HasOpaqueProtocol() const;
     /// The port of an ns-3 IPv4 interface index, if mapped.
     std::optional<fastpath::PortId> PortOfInterface(uint32_t interface) const;
+    /// The port of an ns-3 IPv6 interface index, if mapped.
+    std::optional<fastpath::PortId> PortOfInterface6(uint32_t interface) const;
 
   protected:
     void DoDispose() override;
@@ -117,10 +130,21 @@ class FastPathRouteMirror : public Object
     void PeriodicRevalidate();
     void OnRoutingTableChanged(uint32_t size);
     void OnUnicastForward(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t iface);
+    void OnUnicastForward6(const Ipv6Header& header, Ptr<const Packet> packet, uint32_t iface);
+    /// Resolve-on-miss for a destination ns-3 just forwarded out of `egress` (if mapped).
+    void LearnForwarded(const fastpath::IpAddress& destination,
+                        std::optional<fastpath::PortId> egress);
+    /// Probe() for either family.
+    std::optional<fastpath::Route> ProbeAny(const fastpath::IpAddress& destination) const;
+    void AddIpv4Neighbours(FastPathNeighbours& out) const;
+    void AddIpv6Neighbours(FastPathNeighbours& out) const;
+    void AddIpv4Routes(FastPathTable& table) const;
+    void AddIpv6Routes(FastPathTable& table) const;
     void NoteDecision();
 
     Ptr<Node> m_node;
-    Ptr<Ipv4> m_ipv4;
+    Ptr<Ipv4> m_ipv4; //!< nullptr on an IPv6-only node
+    Ptr<Ipv6> m_ipv6; //!< nullptr on an IPv4-only node
     std::map<Ptr<NetDevice>, fastpath::PortId> m_ports;
     Sink m_sink;
     bool m_started = false;
@@ -137,7 +161,8 @@ class FastPathRouteMirror : public Object
 
     FastPathTable m_sentRoutes;
     FastPathNeighbours m_sentNeighbours;
-    std::map<uint32_t, fastpath::Route> m_resolved; //!< destination (host order) -> route
+    /// Resolve-on-miss entries: key of the /32 or /128 destination -> route.
+    std::map<FastPathTable::Key, fastpath::Route> m_resolved;
     uint64_t m_sequence = 0;
     bool m_haveDecision = false;
     std::chrono::steady_clock::time_point m_firstDecision;

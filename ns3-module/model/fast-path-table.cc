@@ -12,6 +12,14 @@ ToFastPath(Ipv4Address address)
     return fastpath::IpAddress::v4(htonl(address.Get()));
 }
 
+fastpath::IpAddress
+ToFastPath(Ipv6Address address)
+{
+    std::array<uint8_t, 16> bytes{};
+    address.GetBytes(bytes.data());
+    return fastpath::IpAddress::v6(bytes);
+}
+
 fastpath::MacAddress
 ToFastPath(Mac48Address address)
 {
@@ -26,17 +34,38 @@ Ipv4FromFastPath(const fastpath::IpAddress& address)
     return Ipv4Address(ntohl(address.v4NetworkOrder()));
 }
 
-static uint32_t
-MaskOf(uint8_t length)
+Ipv6Address
+Ipv6FromFastPath(const fastpath::IpAddress& address)
 {
-    return length == 0 ? 0 : (length >= 32 ? 0xffffffffu : ~((1u << (32 - length)) - 1));
+    std::array<uint8_t, 16> bytes = address.bytes;
+    return Ipv6Address(bytes.data());
+}
+
+static uint8_t
+MaxLength(fastpath::Family family)
+{
+    return family == fastpath::Family::kIpv4 ? 32 : 128;
+}
+
+/// `bytes` with every bit from `length` on cleared.
+static std::array<uint8_t, 16>
+Masked(std::array<uint8_t, 16> bytes, uint8_t length)
+{
+    for (unsigned i = 0; i < bytes.size(); ++i)
+    {
+        unsigned keep = length > i * 8 ? length - i * 8 : 0;
+        if (keep < 8)
+        {
+            bytes[i] &= static_cast<uint8_t>(0xff00u >> keep);
+        }
+    }
+    return bytes;
 }
 
 FastPathTable::Key
 FastPathTable::KeyOf(const fastpath::IpPrefix& prefix)
 {
-    uint32_t host = ntohl(prefix.address.v4NetworkOrder());
-    return {host & MaskOf(prefix.length), prefix.length};
+    return {prefix.address.family, Masked(prefix.address.bytes, prefix.length), prefix.length};
 }
 
 bool
@@ -51,7 +80,7 @@ FastPathTable::Add(const fastpath::Route& route)
 {
     Key key = KeyOf(route.prefix);
     fastpath::Route r = route;
-    r.prefix.address = fastpath::IpAddress::v4(htonl(key.first));
+    r.prefix.address.bytes = std::get<1>(key);
     m_routes[key] = r;
 }
 
@@ -120,12 +149,11 @@ FastPathTable::ToVector() const
 }
 
 const fastpath::Route*
-FastPathTable::Lookup(Ipv4Address destination) const
+FastPathTable::Lookup(const fastpath::IpAddress& destination) const
 {
-    uint32_t d = destination.Get();
-    for (int len = 32; len >= 0; --len)
+    for (int len = MaxLength(destination.family); len >= 0; --len)
     {
-        auto it = m_routes.find({d & MaskOf(len), static_cast<uint8_t>(len)});
+        auto it = m_routes.find(KeyOf({destination, static_cast<uint8_t>(len)}));
         if (it != m_routes.end())
         {
             return &it->second;
@@ -135,9 +163,28 @@ FastPathTable::Lookup(Ipv4Address destination) const
 }
 
 const fastpath::Route*
+FastPathTable::Lookup(Ipv4Address destination) const
+{
+    return Lookup(ToFastPath(destination));
+}
+
+const fastpath::Route*
+FastPathTable::Lookup(Ipv6Address destination) const
+{
+    return Lookup(ToFastPath(destination));
+}
+
+const fastpath::Route*
 FastPathTable::Find(Ipv4Address network, uint8_t length) const
 {
-    auto it = m_routes.find({network.Get() & MaskOf(length), length});
+    auto it = m_routes.find(KeyOf({ToFastPath(network), length}));
+    return it == m_routes.end() ? nullptr : &it->second;
+}
+
+const fastpath::Route*
+FastPathTable::Find(Ipv6Address network, uint8_t length) const
+{
+    auto it = m_routes.find(KeyOf({ToFastPath(network), length}));
     return it == m_routes.end() ? nullptr : &it->second;
 }
 
@@ -163,16 +210,22 @@ FastPathTable::Diff(const FastPathTable& from, const FastPathTable& to)
     return batch;
 }
 
+FastPathNeighbours::Key
+FastPathNeighbours::KeyOf(const fastpath::IpAddress& address, fastpath::PortId port)
+{
+    return {address.family, address.bytes, port};
+}
+
 void
 FastPathNeighbours::Add(const fastpath::Neighbour& n)
 {
-    m_entries[{ntohl(n.ip.v4NetworkOrder()), n.port}] = n;
+    m_entries[KeyOf(n.ip, n.port)] = n;
 }
 
 void
 FastPathNeighbours::Remove(const fastpath::Neighbour& n)
 {
-    m_entries.erase({ntohl(n.ip.v4NetworkOrder()), n.port});
+    m_entries.erase(KeyOf(n.ip, n.port));
 }
 
 void

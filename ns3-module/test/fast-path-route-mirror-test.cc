@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The route mirror against pure ns-3 simulations (no fastpathd): OLSR, static and
-// connected routes are mirrored exactly, diffs compose to the table, link failures
-// withdraw routes, and resolve-on-miss learns AODV's decisions.
+// connected routes are mirrored exactly (IPv4 and IPv6), diffs compose to the table, link
+// failures withdraw routes, NDP entries become neighbours, and resolve-on-miss learns
+// AODV's decisions.
 #include "ns3/fast-path-route-mirror.h"
 
 #include "ns3/aodv-helper.h"
@@ -88,6 +89,92 @@ Has(const FastPathTable& t, const fastpath::Route& want)
     return ::testing::AssertionSuccess();
 }
 
+/// IPv6 A — B — C on two simple links: 2001:2:0:1::/64 (A ::1, B ::2) and 2001:2:0:2::/64
+/// (B ::1, C ::2); C also holds 2001:2:0:30::1/64. A and C route everything else via B.
+/// B runs Ipv6StaticRouting (the default Ipv6ListRouting) with a static route
+/// 2001:2:0:30::/64 via C.
+struct Line6
+{
+    NodeContainer nodes;
+    NetDeviceContainer ab;
+    NetDeviceContainer bc;
+    Ipv6InterfaceContainer abIf;
+    Ipv6InterfaceContainer bcIf;
+    Ptr<FastPathRouteMirror> mirror; // on B
+    FastPathTable applied;
+    std::vector<FastPathUpdate> updates;
+
+    void Build()
+    {
+        nodes.Create(3);
+        SimpleNetDeviceHelper simple;
+        ab = simple.Install(NodeContainer(nodes.Get(0), nodes.Get(1)));
+        bc = simple.Install(NodeContainer(nodes.Get(1), nodes.Get(2)));
+        InternetStackHelper stack;
+        stack.Install(nodes);
+        // Explicit addresses (Ipv6AddressHelper would derive them from the MACs).
+        abIf.Add(Assign(ab.Get(0), "2001:2:0:1::1"));
+        abIf.Add(Assign(ab.Get(1), "2001:2:0:1::2"));
+        bcIf.Add(Assign(bc.Get(0), "2001:2:0:2::1"));
+        bcIf.Add(Assign(bc.Get(1), "2001:2:0:2::2"));
+        abIf.SetForwarding(1, true);
+        bcIf.SetForwarding(0, true);
+        Ptr<Ipv6> c = nodes.Get(2)->GetObject<Ipv6>();
+        c->AddAddress(bcIf.GetInterfaceIndex(1),
+                      Ipv6InterfaceAddress(Ipv6Address("2001:2:0:30::1"), Ipv6Prefix(64)));
+
+        Ipv6StaticRoutingHelper helper;
+        helper.GetStaticRouting(nodes.Get(0)->GetObject<Ipv6>())
+            ->SetDefaultRoute(Ipv6Address("2001:2:0:1::2"), abIf.GetInterfaceIndex(0));
+        helper.GetStaticRouting(c)->AddNetworkRouteTo(Ipv6Address("2001:2:0:1::"),
+                                                      Ipv6Prefix(64),
+                                                      Ipv6Address("2001:2:0:2::1"),
+                                                      bcIf.GetInterfaceIndex(1));
+        helper.GetStaticRouting(nodes.Get(1)->GetObject<Ipv6>())
+            ->AddNetworkRouteTo(Ipv6Address("2001:2:0:30::"),
+                                Ipv6Prefix(64),
+                                Ipv6Address("2001:2:0:2::2"),
+                                bcIf.GetInterfaceIndex(0));
+
+        mirror = CreateObject<FastPathRouteMirror>();
+        mirror->SetNode(nodes.Get(1));
+        mirror->AddPort(ab.Get(1), 0);
+        mirror->AddPort(bc.Get(0), 1);
+        mirror->SetSink([this](const FastPathUpdate& u) {
+            updates.push_back(u);
+            applied.Apply(u.routes);
+        });
+        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+    }
+
+    static Ipv6InterfaceContainer Assign(Ptr<NetDevice> device, const char* address)
+    {
+        Ptr<Ipv6> ipv6 = device->GetNode()->GetObject<Ipv6>();
+        int32_t iface = ipv6->AddInterface(device);
+        ipv6->AddAddress(iface, Ipv6InterfaceAddress(Ipv6Address(address), Ipv6Prefix(64)));
+        ipv6->SetUp(iface);
+        Ipv6InterfaceContainer out;
+        out.Add(ipv6, iface);
+        return out;
+    }
+
+    /// UDP echo from A to `destination` (5 packets from t = 1 s).
+    void Ping(const char* destination)
+    {
+        UdpEchoServerHelper server(9);
+        server.Install(nodes.Get(2)).Start(Seconds(0.5));
+        UdpEchoClientHelper client(Ipv6Address(destination), 9);
+        client.SetAttribute("MaxPackets", UintegerValue(5));
+        client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+        client.Install(nodes.Get(0)).Start(Seconds(1));
+    }
+
+    fastpath::MacAddress Mac(Ptr<NetDevice> device) const
+    {
+        return ToFastPath(Mac48Address::ConvertFrom(device->GetAddress()));
+    }
+};
+
 class RouteMirrorTest : public ::testing::Test
 {
   protected:
@@ -130,6 +217,53 @@ TEST(FastPathTableTest, DiffComposesAndLookupIsLongestPrefix)
     EXPECT_EQ(b.Lookup(Ipv4Address("198.18.9.7"))->prefix.length, 32);
     EXPECT_EQ(b.Lookup(Ipv4Address("198.18.9.8"))->prefix.length, 24);
     EXPECT_EQ(b.Lookup(Ipv4Address("198.19.0.1")), nullptr);
+}
+
+TEST(FastPathTableTest, Ipv6DiffAndLookupAndFamiliesStayApart)
+{
+    FastPathTable a;
+    a.Add(R("2001:2:0:1::/64", "", 0));
+    a.Add(R("2001:2:0:20::/64", "2001:2:0:2::2", 1));
+    a.Add(R("198.18.0.0/16", "", 2)); // same leading bytes as c612::/16 below
+    FastPathTable b = a;
+    b.Add(R("2001:2:0:20::/64", "fe80::2", 1)); // changed next hop
+    b.Add(R("2001:2:0:20::7/128", "", 0));      // new host route
+    b.Add(R("c612::/16", "", 3));               // IPv6, not the IPv4 /16
+    b.Remove(R("2001:2:0:1::/64", "", 0).prefix);
+    fastpath::RouteBatch d = FastPathTable::Diff(a, b);
+    EXPECT_EQ(d.add.size(), 3u);
+    ASSERT_EQ(d.remove.size(), 1u);
+    EXPECT_EQ(d.remove[0].toString(), "2001:2:0:1::/64");
+    FastPathTable c = a;
+    c.Apply(d);
+    EXPECT_TRUE(FastPathTable::Diff(c, b).add.empty());
+    EXPECT_TRUE(FastPathTable::Diff(c, b).remove.empty());
+    EXPECT_EQ(c.Size(), 4u);
+    EXPECT_TRUE(Has(c, R("198.18.0.0/16", "", 2)));
+    EXPECT_TRUE(Has(c, R("c612::/16", "", 3)));
+    // Longest prefix within the family; host bits of added prefixes are cleared.
+    ASSERT_NE(c.Lookup(Ipv6Address("2001:2:0:20::7")), nullptr);
+    EXPECT_EQ(c.Lookup(Ipv6Address("2001:2:0:20::7"))->prefix.length, 128);
+    EXPECT_EQ(c.Lookup(Ipv6Address("2001:2:0:20::8"))->prefix.length, 64);
+    EXPECT_EQ(c.Lookup(Ipv6Address("2001:2:0:1::1")), nullptr);
+    EXPECT_EQ(c.Lookup(Ipv4Address("198.18.3.3"))->port, 2u);
+    EXPECT_EQ(c.Lookup(Ipv6Address("c612::1"))->port, 3u);
+    c.Add(R("2001:2:0:40::/62", "", 1));
+    ASSERT_NE(c.Find(Ipv6Address("2001:2:0:43::"), 62), nullptr);
+    EXPECT_EQ(c.Find(Ipv6Address("2001:2:0:43::"), 62)->prefix.toString(), "2001:2:0:40::/62");
+
+    FastPathNeighbours n1;
+    FastPathNeighbours n2;
+    fastpath::Neighbour v6{fastpath::IpAddress::parse("fe80::2").value(), 1, {}};
+    v6.mac.bytes = {2, 0, 0, 0, 0, 2};
+    n2.Add(v6);
+    v6.port = 0; // the same link-local address on another port is another neighbour
+    n2.Add(v6);
+    std::vector<fastpath::Neighbour> add;
+    std::vector<fastpath::Neighbour> remove;
+    FastPathNeighbours::Diff(n1, n2, add, remove);
+    EXPECT_EQ(add.size(), 2u);
+    EXPECT_TRUE(remove.empty());
 }
 
 TEST_F(RouteMirrorTest, OlsrAndConnectedRoutesAreMirroredExactly)
@@ -227,9 +361,12 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
     EXPECT_TRUE(Has(sent, R("198.18.1.1/32", "", 0)));
     // ns-3's ARP entries for both endpoints were mirrored.
     const auto& nb = line.mirror->GetSentNeighbours().Entries();
-    EXPECT_EQ(nb.count({Ipv4Address("198.18.2.2").Get(), 1}), 1u);
-    EXPECT_EQ(nb.count({Ipv4Address("198.18.1.1").Get(), 0}), 1u);
-    auto it = nb.find({Ipv4Address("198.18.2.2").Get(), 1});
+    auto key = [](const char* ip, fastpath::PortId port) {
+        return FastPathNeighbours::KeyOf(ToFastPath(Ipv4Address(ip)), port);
+    };
+    EXPECT_EQ(nb.count(key("198.18.2.2", 1)), 1u);
+    EXPECT_EQ(nb.count(key("198.18.1.1", 0)), 1u);
+    auto it = nb.find(key("198.18.2.2", 1));
     ASSERT_NE(it, nb.end());
     EXPECT_EQ(it->second.mac, ToFastPath(Mac48Address::ConvertFrom(line.bc.Get(1)->GetAddress())));
 }
@@ -269,4 +406,56 @@ TEST_F(RouteMirrorTest, ResolveOnMissEntryIsWithdrawnWhenTheProtocolLosesTheRout
     EXPECT_FALSE(Has(line.applied, R("198.18.2.2/32", "", 1)));
     std::cout << "withdrawn " << (withdrawnAt - Seconds(3)).GetMilliSeconds()
               << " ms after the neighbour went down\n";
+}
+
+TEST_F(RouteMirrorTest, Ipv6StaticAndConnectedRoutesAndNdpNeighboursAreMirrored)
+{
+    Config::SetDefault("ns3::Icmpv6L4Protocol::DAD", BooleanValue(false));
+    Line6 line;
+    line.Build();
+    line.Ping("2001:2:0:30::1");
+    bool hadStatic = false;
+    Simulator::Schedule(Seconds(2.5), [&]() {
+        hadStatic = Has(line.mirror->GetSentRoutes(), R("2001:2:0:30::/64", "2001:2:0:2::2", 1));
+        // The static route goes away: the next poll withdraws it.
+        Ptr<Ipv6StaticRouting> st = Ipv6StaticRoutingHelper().GetStaticRouting(
+            line.nodes.Get(1)->GetObject<Ipv6>());
+        for (uint32_t i = 0; i < st->GetNRoutes(); ++i)
+        {
+            if (st->GetRoute(i).GetDestNetwork() == Ipv6Address("2001:2:0:30::"))
+            {
+                st->RemoveRoute(i);
+                break;
+            }
+        }
+    });
+    Simulator::Stop(Seconds(3));
+    Simulator::Run();
+
+    EXPECT_TRUE(hadStatic);
+    const FastPathTable& sent = line.mirror->GetSentRoutes();
+    EXPECT_TRUE(Has(sent, R("2001:2:0:1::/64", "", 0)));
+    EXPECT_TRUE(Has(sent, R("2001:2:0:2::/64", "", 1)));
+    EXPECT_FALSE(Has(sent, R("2001:2:0:30::/64", "2001:2:0:2::2", 1)));
+    EXPECT_FALSE(Has(line.applied, R("2001:2:0:30::/64", "2001:2:0:2::2", 1)));
+    for (const auto& r : sent.ToVector())
+    {
+        const auto& b = r.prefix.address.bytes;
+        EXPECT_FALSE(r.prefix.address.family == fastpath::Family::kIpv6 &&
+                     (b[0] == 0xff || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)))
+            << "link-local or multicast prefix mirrored: " << r.prefix.toString();
+    }
+    EXPECT_EQ(line.mirror->GetResolvedCount(), 0u);
+    EXPECT_FALSE(line.mirror->HasOpaqueProtocol());
+    EXPECT_TRUE(FastPathTable::Diff(line.applied, sent).add.empty());
+    EXPECT_TRUE(FastPathTable::Diff(line.applied, sent).remove.empty());
+
+    // B resolved A and its static next hop C with NDP while forwarding the echoes.
+    const auto& nb = line.mirror->GetSentNeighbours().Entries();
+    auto a = nb.find(FastPathNeighbours::KeyOf(fastpath::IpAddress::parse("2001:2:0:1::1").value(), 0));
+    auto c = nb.find(FastPathNeighbours::KeyOf(fastpath::IpAddress::parse("2001:2:0:2::2").value(), 1));
+    ASSERT_NE(a, nb.end()) << "A's NDP entry not mirrored";
+    ASSERT_NE(c, nb.end()) << "C's NDP entry not mirrored";
+    EXPECT_EQ(a->second.mac, line.Mac(line.ab.Get(0)));
+    EXPECT_EQ(c->second.mac, line.Mac(line.bc.Get(1)));
 }

@@ -267,14 +267,35 @@ int main(int argc, char** argv) {
       p->tx_ns = now;
       if (++next_flow == (uint32_t)o.flows) next_flow = 0;
     }
-    int r = sendmmsg(fd, msgs, (unsigned)n, 0);
-    calls++;
-    if (r < 0) r = 0;
-    sent += (uint64_t)r;
-    if ((uint64_t)r < n) {
-      // Frames not accepted (e.g. ENOBUFS) count as errors; they still consumed sequence
-      // numbers, so the sink sees them as loss. Reported separately.
-      errors += n - (uint64_t)r;
+    // sendmmsg() stops at the first frame the device refuses (ENOBUFS: veth dropped it
+    // because the receiver's ring was full) and reports only the frames before it. That
+    // frame is lost, as on a wire; the frames after it were never offered, so they are
+    // sent now (each is dropped or accepted on its own) instead of being counted as lost
+    // with it — otherwise one ring-full drop would show up as up to a batch of loss.
+    uint64_t off = 0;
+    while (off < n) {
+      int r = sendmmsg(fd, msgs + off, (unsigned)(n - off), 0);
+      calls++;
+      if (r > 0) {
+        sent += (uint64_t)r;
+        off += (uint64_t)r;
+        if (off < n) {  // a short count: frame `off` was refused (its error is not returned)
+          ++errors;
+          ++off;
+        }
+        continue;
+      }
+      const int e = r < 0 ? errno : EIO;
+      if (e == EINTR && !g_stop) continue;
+      if (e == ENOBUFS || e == EAGAIN) {
+        ++errors;  // this frame was refused (dropped by the device); offer the next ones
+        ++off;
+        continue;
+      }
+      // Anything else (device down, ...): the rest of the batch is lost with it. The
+      // frames consumed sequence numbers, so the sink counts them as loss too.
+      errors += n - off;
+      break;
     }
   }
   const uint64_t stop = fb::monoNs();

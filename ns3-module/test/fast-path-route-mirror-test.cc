@@ -2,7 +2,7 @@
 // The route mirror against pure ns-3 simulations (no fastpathd): OLSR, static and
 // connected routes are mirrored exactly (IPv4 and IPv6), diffs compose to the table, link
 // failures withdraw routes, NDP entries become neighbours, and resolve-on-miss learns
-// AODV's decisions.
+// AODV's and RIPng's decisions.
 #include "ns3/fast-path-route-mirror.h"
 
 #include "ns3/aodv-helper.h"
@@ -10,6 +10,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/olsr-helper.h"
+#include "ns3/ripng-helper.h"
 #include "ns3/simple-net-device-helper.h"
 #include "ns3/udp-echo-helper.h"
 
@@ -92,7 +93,8 @@ Has(const FastPathTable& t, const fastpath::Route& want)
 /// IPv6 A — B — C on two simple links: 2001:2:0:1::/64 (A ::1, B ::2) and 2001:2:0:2::/64
 /// (B ::1, C ::2); C also holds 2001:2:0:30::1/64. A and C route everything else via B.
 /// B runs Ipv6StaticRouting (the default Ipv6ListRouting) with a static route
-/// 2001:2:0:30::/64 via C.
+/// 2001:2:0:30::/64 via C, or (ripng) RIPng next to static routing on B and C, B learning
+/// 2001:2:0:30::/64 from C.
 struct Line6
 {
     NodeContainer nodes;
@@ -104,14 +106,29 @@ struct Line6
     FastPathTable applied;
     std::vector<FastPathUpdate> updates;
 
-    void Build()
+    void Build(bool ripng = false)
     {
         nodes.Create(3);
         SimpleNetDeviceHelper simple;
         ab = simple.Install(NodeContainer(nodes.Get(0), nodes.Get(1)));
         bc = simple.Install(NodeContainer(nodes.Get(1), nodes.Get(2)));
         InternetStackHelper stack;
-        stack.Install(nodes);
+        if (!ripng)
+        {
+            stack.Install(nodes);
+        }
+        else
+        {
+            stack.Install(nodes.Get(0));
+            RipNgHelper rip;
+            Ipv6StaticRoutingHelper st;
+            Ipv6ListRoutingHelper list;
+            list.Add(rip, 0);
+            list.Add(st, 5);
+            InternetStackHelper withRip;
+            withRip.SetRoutingHelper(list);
+            withRip.Install(NodeContainer(nodes.Get(1), nodes.Get(2)));
+        }
         // Explicit addresses (Ipv6AddressHelper would derive them from the MACs).
         abIf.Add(Assign(ab.Get(0), "2001:2:0:1::1"));
         abIf.Add(Assign(ab.Get(1), "2001:2:0:1::2"));
@@ -130,11 +147,14 @@ struct Line6
                                                       Ipv6Prefix(64),
                                                       Ipv6Address("2001:2:0:2::1"),
                                                       bcIf.GetInterfaceIndex(1));
-        helper.GetStaticRouting(nodes.Get(1)->GetObject<Ipv6>())
-            ->AddNetworkRouteTo(Ipv6Address("2001:2:0:30::"),
-                                Ipv6Prefix(64),
-                                Ipv6Address("2001:2:0:2::2"),
-                                bcIf.GetInterfaceIndex(0));
+        if (!ripng)
+        {
+            helper.GetStaticRouting(nodes.Get(1)->GetObject<Ipv6>())
+                ->AddNetworkRouteTo(Ipv6Address("2001:2:0:30::"),
+                                    Ipv6Prefix(64),
+                                    Ipv6Address("2001:2:0:2::2"),
+                                    bcIf.GetInterfaceIndex(0));
+        }
 
         mirror = CreateObject<FastPathRouteMirror>();
         mirror->SetNode(nodes.Get(1));
@@ -458,4 +478,50 @@ TEST_F(RouteMirrorTest, Ipv6StaticAndConnectedRoutesAndNdpNeighboursAreMirrored)
     ASSERT_NE(c, nb.end()) << "C's NDP entry not mirrored";
     EXPECT_EQ(a->second.mac, line.Mac(line.ab.Get(0)));
     EXPECT_EQ(c->second.mac, line.Mac(line.bc.Get(1)));
+}
+
+TEST_F(RouteMirrorTest, ResolveOnMissLearnsRipngDecisionsWithLinkLocalNextHop)
+{
+    Config::SetDefault("ns3::Icmpv6L4Protocol::DAD", BooleanValue(false));
+    Config::SetDefault("ns3::RipNg::StartupDelay", TimeValue(MilliSeconds(10)));
+    Config::SetDefault("ns3::RipNg::UnsolicitedRoutingUpdate", TimeValue(Seconds(1)));
+    // C's extra prefix is on the interface facing B: ns-3's split horizon would poison it.
+    Config::SetDefault("ns3::RipNg::SplitHorizon", EnumValue(RipNg::NO_SPLIT_HORIZON));
+    Line6 line;
+    line.Build(true);
+    // From t = 3 s, past RIPng's first exchanges: 2001:2:0:30::/64 is known to B only
+    // through RIPng.
+    UdpEchoServerHelper server(9);
+    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
+    UdpEchoClientHelper client(Ipv6Address("2001:2:0:30::1"), 9);
+    client.SetAttribute("MaxPackets", UintegerValue(5));
+    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+    client.Install(line.nodes.Get(0)).Start(Seconds(3));
+    Simulator::Stop(Seconds(4));
+    Simulator::Run();
+
+    EXPECT_TRUE(line.mirror->HasOpaqueProtocol());
+    EXPECT_EQ(line.mirror->GetSentRoutes().Find(Ipv6Address("2001:2:0:30::"), 64), nullptr)
+        << "RIPng's table is private: no exact route expected";
+    EXPECT_EQ(line.mirror->GetResolvedCount(), 1u);
+    const fastpath::Route* r =
+        line.mirror->GetSentRoutes().Find(Ipv6Address("2001:2:0:30::1"), 128);
+    ASSERT_NE(r, nullptr) << "RIPng's decision for 2001:2:0:30::1 not installed";
+    EXPECT_EQ(r->port, 1u);
+    // RIPng routes via the neighbour's link-local address; that NDP entry is mirrored.
+    Ptr<Ipv6> c = line.nodes.Get(2)->GetObject<Ipv6>();
+    uint32_t ci = line.bcIf.GetInterfaceIndex(1);
+    fastpath::IpAddress cLinkLocal;
+    for (uint32_t i = 0; i < c->GetNAddresses(ci); ++i)
+    {
+        if (c->GetAddress(ci, i).GetAddress().IsLinkLocal())
+        {
+            cLinkLocal = ToFastPath(c->GetAddress(ci, i).GetAddress());
+        }
+    }
+    EXPECT_EQ(r->next_hop.toString(), cLinkLocal.toString());
+    const auto& nb = line.mirror->GetSentNeighbours().Entries();
+    auto it = nb.find(FastPathNeighbours::KeyOf(cLinkLocal, 1));
+    ASSERT_NE(it, nb.end()) << "C's link-local NDP entry not mirrored";
+    EXPECT_EQ(it->second.mac, line.Mac(line.bc.Get(1)));
 }

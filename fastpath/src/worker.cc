@@ -57,6 +57,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   limited_len_.resize(options_.batch_size);
   punt_msgs_.resize(options_.batch_size);
   punt_iov_.resize(options_.batch_size);
+  rx_batch_.resize(options_.batch_size);
   tx_pending_.assign(np, 0);
   tx_out_.assign(np, 0);
   punt_bucket_.assign(np, TokenBucket(options_.punt_rate, options_.punt_burst));
@@ -305,17 +306,39 @@ uint32_t Worker::receive(PortId p) {
   uint32_t result_count[size_t(ForwardResult::kMax)] = {};
   uint32_t verdict_count[FP_VERDICT_MAX] = {};
 
+  // Pass 1: descriptors, metadata and the route lookups of the whole batch. The lookups
+  // are independent, so the cache misses of a large table overlap instead of stalling
+  // each frame in turn; frames a few ahead are prefetched (metadata line and header line).
+  RxFrame* rx = rx_batch_.data();
+  constexpr uint32_t kAhead = 4;
+  auto prefetchFrame = [&](uint32_t i) {
+    const uint8_t* f = umem_->data(xsk_umem__add_offset_to_addr(xsk_ring_cons__rx_desc(&s.rx, idx + i)->addr));
+    __builtin_prefetch(f - sizeof(fp_xdp_meta));
+    __builtin_prefetch(f);
+  };
+  for (uint32_t i = 0; i < n && i < kAhead; ++i) prefetchFrame(i);
   for (uint32_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetchFrame(i + kAhead);
     const xdp_desc* d = xsk_ring_cons__rx_desc(&s.rx, idx + i);
-    const uint64_t addr = xsk_umem__add_offset_to_addr(d->addr);
-    const uint32_t len = d->len;
-    uint8_t* pkt = umem_->data(addr);
-    bytes += len;
-    if (i + 1 < n) __builtin_prefetch(umem_->data(xsk_ring_cons__rx_desc(&s.rx, idx + i + 1)->addr));
+    RxFrame& f = rx[i];
+    f.addr = xsk_umem__add_offset_to_addr(d->addr);
+    f.len = d->len;
+    bytes += f.len;
+    const uint8_t* pkt = umem_->data(f.addr);
     // The classifier wrote fp_xdp_meta with bpf_xdp_adjust_meta(); AF_XDP copied it just
     // in front of the frame, inside the kernel's XDP_PACKET_HEADROOM.
-    fp_xdp_meta meta;
-    std::memcpy(&meta, pkt - sizeof(meta), sizeof(meta));
+    std::memcpy(&f.meta, pkt - sizeof(f.meta), sizeof(f.meta));
+    f.route = f.meta.magic == FP_META_MAGIC ? lookupRoute(pkt, f.len, f.meta, fib) : nullptr;
+  }
+  // The descriptors are copied: the kernel may reuse the RX slots (the frames stay ours).
+  xsk_ring_cons__release(&s.rx, n);
+
+  // Pass 2: verdicts, decisions, rewrites, staging.
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t addr = rx[i].addr;
+    const uint32_t len = rx[i].len;
+    const fp_xdp_meta& meta = rx[i].meta;
+    uint8_t* pkt = umem_->data(addr);
     if (meta.magic != FP_META_MAGIC) {
       pc.no_meta.add(1);
       punt(p, addr, len, true);
@@ -327,7 +350,7 @@ uint32_t Worker::receive(PortId p) {
       punt(p, addr, len, meta.verdict != FP_VERDICT_CONTROL);
       continue;
     }
-    const ForwardDecision dec = forwardFrame(pkt, len, meta, fib);
+    const ForwardDecision dec = forwardFrameRouted(pkt, len, meta, rx[i].route);
     ++result_count[size_t(dec.result)];
     switch (dec.result) {
       case ForwardResult::kForward: {
@@ -376,7 +399,6 @@ uint32_t Worker::receive(PortId p) {
         break;
     }
   }
-  xsk_ring_cons__release(&s.rx, n);
   pc.rx_packets.add(n);
   pc.rx_bytes.add(bytes);
   for (size_t r = 0; r < size_t(ForwardResult::kMax); ++r)

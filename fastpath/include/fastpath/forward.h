@@ -43,4 +43,17 @@ struct ForwardDecision {
 ForwardDecision forwardFrame(uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
                              const FibView& fib) noexcept;
 
+/// The route forwardFrame looks up for this frame: the FIB entry for its destination, or
+/// nullptr (no route, or not a DATA IPv4/IPv6 frame long enough to carry a destination).
+/// The worker looks up a whole batch before deciding any frame: the lookups are
+/// independent, so the cache misses of a large table overlap instead of stalling each
+/// frame in turn.
+const FwdEntry* lookupRoute(const uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
+                            const FibView& fib) noexcept;
+
+/// forwardFrame with the route already looked up by lookupRoute (same frame, same epoch
+/// read-side section): the same checks, decision and rewrite.
+ForwardDecision forwardFrameRouted(uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
+                                   const FwdEntry* route) noexcept;
+
 }  // namespace fastpath

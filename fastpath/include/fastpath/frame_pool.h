@@ -14,13 +14,15 @@ namespace fastpath {
 class FramePool {
  public:
   FramePool() = default;
-  /// Holds `frames` frames of `frame_size` bytes; all free at start.
+  /// Holds `frames` frames of `frame_size` bytes (a power of two, as an aligned UMEM's);
+  /// all free at start.
   FramePool(uint32_t frames, uint32_t frame_size) { reset(frames, frame_size); }
   void reset(uint32_t frames, uint32_t frame_size) {
     stack_.assign(frames, 0);
     for (uint32_t i = 0; i < frames; ++i) stack_[i] = uint64_t(frames - 1 - i) * frame_size;
     top_ = frames;
     frame_size_ = frame_size;
+    frame_mask_ = ~uint64_t(frame_size - 1);
   }
   uint32_t capacity() const { return uint32_t(stack_.size()); }
   uint32_t available() const { return top_; }
@@ -35,7 +37,7 @@ class FramePool {
   /// frames than the pool holds is a bug; it is refused (false) instead of overflowing.
   bool give(uint64_t addr) {
     if (top_ == stack_.size()) return false;
-    stack_[top_++] = addr - addr % frame_size_;
+    stack_[top_++] = addr & frame_mask_;  // no division per frame
     return true;
   }
 
@@ -43,6 +45,7 @@ class FramePool {
   std::vector<uint64_t> stack_;
   uint32_t top_ = 0;
   uint32_t frame_size_ = 2048;
+  uint64_t frame_mask_ = ~uint64_t(2048 - 1);
 };
 
 /// Where the frames of one UMEM are. By construction

@@ -178,6 +178,14 @@ class Worker {
     uint32_t n = 0;
   };
   std::vector<Staged> tx_stage_;        // per egress port
+  // The received batch between receive()'s two passes (lookups first, then decisions).
+  struct RxFrame {
+    uint64_t addr;
+    const FwdEntry* route;  // lookupRoute's answer
+    uint32_t len;
+    fp_xdp_meta meta;
+  };
+  std::vector<RxFrame> rx_batch_;
   // Frames waiting for sendmmsg (a batch holds at most batch_size): CONTROL frames, then
   // limited ones (punts and exceptions), each in arrival order.
   std::vector<uint64_t> punt_addr_, limited_addr_;

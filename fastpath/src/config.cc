@@ -28,7 +28,7 @@ const OptionSpec kOptions[] = {
     {"socket-uid", true, "UID    peer uid allowed on the control socket besides root"},
     {"socket-gid", true, "GID    group owning the control socket (mode 0660)"},
     {"batch-size", true, "N      frames per ring operation (default 64, max ring size)"},
-    {"ring-size", true, "N       entries of each RX/TX/fill/completion ring (default 2048)"},
+    {"ring-size", true, "N       entries of each RX/TX/fill/completion ring (default 4096)"},
     {"umem-frames", true, "N     frames per worker UMEM (default: computed)"},
     {"frame-size", true, "N      2048 or 4096 (default 4096)"},
     {"xsk-mode", true, "MODE     auto|copy|zerocopy (default auto: zero-copy if offered)"},
@@ -42,6 +42,9 @@ const OptionSpec kOptions[] = {
     {"idle-poll-us", true, "N    poll() this long when idle; 0 = always spin (default 1000)"},
     {"rt-priority", true, "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
                           "                   NAPI thread of a served port on a worker's CPU (default auto)"},
+    {"rt-mode", true, "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
+                      "                   under that NAPI thread and go above it only while an RX ring is\n"
+                      "                   over 3/4 full; above: always above it (default adaptive)"},
     {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
     {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
     {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
@@ -240,6 +243,10 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     auto n = num(99);
     if (!n) return n.error();
     c->rt_priority = int(*n);
+  } else if (name == "rt-mode") {
+    if (v != "adaptive" && v != "above")
+      return bad(origin, "--rt-mode must be adaptive or above, not '" + v + "'");
+    c->rt_adaptive = v == "adaptive";
   } else if (name == "stats-interval") {
     auto n = num(86400);
     if (!n) return n.error();

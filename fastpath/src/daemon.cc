@@ -240,12 +240,22 @@ void Daemon::adjustRtPriority() {
         above = &t;
       }
     }
-    if (want == w->rtPriority()) continue;
-    if (auto st = w->setRtPriority(want); !st) {
+    // Adaptive: one below the NAPI thread while the RX rings have room (NAPI empties the
+    // driver's ring, e.g. veth's 256 entries, into the AF_XDP ring at once: bursts are
+    // absorbed there), one above it only while an RX ring is over 3/4 full.
+    const int below = (above && config_.rt_adaptive && above->priority > 1) ? above->priority - 1 : 0;
+    if (want == w->rtPriority() && below == w->rtBelow()) continue;
+    if (auto st = w->setRtPriority(want, below); !st) {
       pr_warn("%s", st.error().message.c_str());
       continue;
     }
-    if (above)
+    if (above && below)
+      pr_info("worker %u: SCHED_FIFO %d, under %s (pid %d, priority %d) that shares its CPU, "
+              "and %d (above it) while an RX ring is over 3/4 full: NAPI empties the driver's "
+              "ring at once, the worker is not starved under overload (--rt-mode above: always "
+              "above; --rt-priority 0: never real-time)",
+              w->options().index, below, above->comm.c_str(), int(above->pid), above->priority, want);
+    else if (above)
       pr_info("worker %u: SCHED_FIFO %d, above %s (pid %d, priority %d) that shares its CPU: "
               "the worker is woken to drain its rings instead of being starved (--rt-priority 0 "
               "disables this)",
@@ -395,6 +405,8 @@ std::vector<CounterSet> Daemon::stats() const {
                    {"events_dropped", c.events_dropped.get()},
                    {"cpu", uint64_t(int64_t(w->options().cpu))},
                    {"rt_priority", uint64_t(w->rtPriority())},
+                   {"rt_below", uint64_t(w->rtBelow())},
+                   {"rt_boosts", c.rt_boosts.get()},
                    {"umem_frames", a.total},
                    {"frames_free", a.free},
                    {"frames_fill_ring", a.fill_ring},

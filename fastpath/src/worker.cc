@@ -97,19 +97,53 @@ Status Worker::start() {
   return {};
 }
 
-Status Worker::setRtPriority(int priority) {
+Status Worker::setRtPriority(int priority, int below) {
   if (!thread_.joinable()) return makeError(-ESRCH, "worker not running");
   // Above the NAPI threads that fill our RX rings: woken by the kernel as soon as frames
   // are there, the worker drains them instead of being starved by the receive work
-  // (livelock); it sleeps in poll() when idle, which hands the CPU back.
+  // (livelock); it sleeps in poll() when idle, which hands the CPU back. Adaptive
+  // (`below`): under NAPI until the RX ring fills up (see run()).
+  if (below >= priority) below = 0;
+  const int now = below > 0 ? below : priority;
   sched_param sp{};
-  sp.sched_priority = priority;
-  int err = pthread_setschedparam(thread_.native_handle(), priority > 0 ? SCHED_FIFO : SCHED_OTHER, &sp);
+  sp.sched_priority = now;
+  int err = pthread_setschedparam(thread_.native_handle(), now > 0 ? SCHED_FIFO : SCHED_OTHER, &sp);
   if (err)
     return makeError(-err, "worker " + std::to_string(options_.index) + ": scheduling priority " +
-                               std::to_string(priority) + " refused: " + std::strerror(err));
+                               std::to_string(now) + " refused: " + std::strerror(err));
   rt_.store(priority, std::memory_order_relaxed);
+  rt_below_.store(below, std::memory_order_relaxed);
   return {};
+}
+
+void Worker::adaptRtPriority(int below) {
+  // The fullest RX ring decides. Over 3/4 full: NAPI (above us) fills it faster than we
+  // drain it, i.e. overload, where a worker under NAPI would only get the CPU NAPI leaves
+  // (receive livelock): go above NAPI. Back under it once the rings stayed under 1/4 for
+  // kRtHoldNs: while above NAPI the worker drains each NAPI batch at once, so the level
+  // says nothing about the load; the hold keeps an overload above NAPI (one boost per hold
+  // period, two syscalls) and lets NAPI have precedence again soon after a burst.
+  constexpr uint64_t kRtHoldNs = 100'000'000;
+  uint32_t level = 0, size = 0;
+  for (const auto& s : sockets_) {
+    level = std::max(level, ringLevel(s->rx));
+    size = std::max(size, s->rx.size);
+  }
+  bool boost;
+  if (rt_boosted_) {
+    if (level > size / 4) rt_hot_until_ns_ = now_ns_ + kRtHoldNs;
+    boost = now_ns_ < rt_hot_until_ns_;
+  } else {
+    boost = level >= size - size / 4;
+    if (boost) rt_hot_until_ns_ = now_ns_ + kRtHoldNs;
+  }
+  if (boost == rt_boosted_) return;
+  sched_param sp{};
+  sp.sched_priority = boost ? rt_.load(std::memory_order_relaxed) : below;
+  if (sp.sched_priority > 0 && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0) {
+    rt_boosted_ = boost;
+    if (boost) counters_.rt_boosts.add(1);
+  }
 }
 
 void Worker::stop() {
@@ -537,6 +571,8 @@ void Worker::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
     bool pending = false;
     const uint32_t work = pollOnce(&pending);
+    if (const int below = rt_below_.load(std::memory_order_relaxed); below > 0) adaptRtPriority(below);
+    else rt_boosted_ = false;
     reader.quiescent();
     counters_.loops.add(1);
     if (work || pending) {

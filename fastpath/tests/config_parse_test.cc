@@ -64,6 +64,7 @@ TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
       {{"--batch-size", "abc"}, "non-negative integer"},
       {{"--xsk-mode", "fast"}, "auto, copy or zerocopy"},
       {{"--xdp-mode", "generic"}, "auto or native"},
+      {{"--rt-mode", "below"}, "adaptive or above"},
       {{"--route", "198.18.2.0/33,dev=fp1"}, "route"},
       {{"--route", "198.18.2.1/24,dev=fp0"}, "host bits set"},
       {{"--route", "198.18.2.0/24,via=2001:2::1,dev=fp1"}, "family"},
@@ -95,7 +96,7 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--port", "fp0"}, "given twice"},
       {{"--port", "fp0", "--queues", "2", "--cores", "1"}, "one CPU each"},
       {{"--port", "fp0", "--cores", "4000"}, "does not exist"},
-      {{"--port", "fp0", "--batch-size", "4096"}, "--batch-size must be between"},
+      {{"--port", "fp0", "--batch-size", "8192"}, "--batch-size must be between"},
       {{"--port", "fp0", "--ring-size", "1000"}, "power of two"},
       {{"--port", "fp0", "--frame-size", "3000"}, "2048 or 4096"},
       {{"--port", "fp0", "--umem-frames", "100"}, "cannot keep every fill ring full"},
@@ -142,6 +143,24 @@ TEST(ConfigParse, PuntLimiterFromFlagsAndFile) {
   auto off = parse({"--port", "fp0", "--punt-rate", "0", "--punt-burst", "0"});
   ASSERT_TRUE(off.ok());
   EXPECT_TRUE(validateConfig(*off).ok()) << "rate 0 = unlimited: the burst does not matter";
+}
+
+TEST(ConfigParse, RtModeFromFlagAndFile) {
+  auto c = parse({"--port", "fp0"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->rt_adaptive) << "adaptive is the default";
+  auto above = parse({"--port", "fp0", "--rt-mode", "above"});
+  ASSERT_TRUE(above.ok()) << above.error().message;
+  EXPECT_FALSE(above->rt_adaptive);
+  std::string path = ::testing::TempDir() + "fastpathd_rt.conf";
+  {
+    std::ofstream f(path);
+    f << "port fp0\nrt-mode above\n";
+  }
+  auto file = parse({"--config", path, "--rt-mode", "adaptive"});
+  std::remove(path.c_str());
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_TRUE(file->rt_adaptive) << "the flag overrides the file";
 }
 
 TEST(ConfigValidate, DefaultsAreSane) {

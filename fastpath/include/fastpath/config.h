@@ -40,7 +40,7 @@ struct Config {
   gid_t control_gid = 0;              ///< group owning the socket (0660)
   bool control_gid_set = false;
   uint32_t batch_size = 64;
-  uint32_t ring_size = 2048;          ///< RX/TX/fill/completion ring entries (power of two)
+  uint32_t ring_size = 4096;          ///< RX/TX/fill/completion ring entries (power of two)
   uint32_t umem_frames = 0;           ///< 0: ports * (fill + tx) + slack, computed
   uint32_t frame_size = 4096;
   XskMode xsk_mode = XskMode::kAuto;
@@ -57,6 +57,10 @@ struct Config {
   /// NAPI thread of a served port that shares a worker's CPU (re-checked every second).
   int rt_priority = -1;
   static constexpr int kRtAuto = -1;
+  /// With kRtAuto: workers run one below the NAPI thread (it then empties the driver's
+  /// small RX ring into the large AF_XDP ring at once) and go one above it only while an
+  /// RX ring is more than 3/4 full (no receive livelock). false: always one above.
+  bool rt_adaptive = true;
   uint32_t stats_interval_s = 0;      ///< 0: no periodic stats line
   bool mount_bpffs = true;            ///< mount bpffs at /sys/fs/bpf if missing
   LogLevel log_level = LogLevel::kInfo;

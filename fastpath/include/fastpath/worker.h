@@ -71,6 +71,7 @@ struct alignas(64) WorkerPortCounters {
 
 struct alignas(64) WorkerCounters {
   Counter loops, busy_loops, idle_polls, events, events_dropped;
+  Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
 };
 
 /// An event for the control thread (route miss, neighbour needed).
@@ -118,8 +119,15 @@ class Worker {
   const WorkerOptions& options() const { return options_; }
   /// Switches the running worker to SCHED_FIFO `priority`, or back to SCHED_OTHER with 0.
   /// Any thread. A real-time worker sleeps after fewer empty loops.
-  Status setRtPriority(int priority);
+  /// `below` > 0 (adaptive): the worker normally runs at SCHED_FIFO `below` (under the
+  /// NAPI thread that fills its RX rings, so that thread empties the driver's small ring
+  /// into the large AF_XDP ring as soon as frames arrive), and raises itself to `priority`
+  /// when one of its RX rings is more than 3/4 full (overload: drain it instead of being
+  /// starved), back to `below` once the rings stayed under 1/4 for 100 ms.
+  Status setRtPriority(int priority, int below = 0);
   int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
+  /// The adaptive base priority (0: fixed priority).
+  int rtBelow() const { return rt_below_.load(std::memory_order_relaxed); }
   size_t portCount() const { return sockets_.size(); }
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
@@ -149,6 +157,8 @@ class Worker {
   uint32_t receive(PortId p);
   uint32_t transmitControl();
   void kick(PortId p);
+  /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
+  void adaptRtPriority(int below);
   /// Queues a held frame for the egress port's TX ring (flushed once per loop, or when
   /// the staging area is full).
   void stageTx(PortId egress, uint64_t addr, uint32_t len);
@@ -207,6 +217,9 @@ class Worker {
   std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0};
 
   std::atomic<int> rt_{0};
+  std::atomic<int> rt_below_{0};
+  bool rt_boosted_ = false;  // worker thread only: running at rt_ while rt_below_ > 0
+  uint64_t rt_hot_until_ns_ = 0;  // worker thread only: stay boosted until then
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -269,8 +269,12 @@ class OlsrVethTest : public ::testing::Test
 TEST_F(OlsrVethTest, OlsrRoutesReachFastPathAndDataTakesIt)
 {
     // OLSR's neighbours (exact mirror) and the connected networks appear in fastpathd.
-    ASSERT_TRUE(WaitFor([&] { return !RouteIn("198.18.2.3/32").empty(); }, 20s))
-        << "OLSR route to D's peer never reached fastpathd";
+    // S's and D's peers become OLSR neighbours independently (HELLO timing).
+    ASSERT_TRUE(WaitFor(
+        [&] { return !RouteIn("198.18.2.3/32").empty() && !RouteIn("198.18.1.3/32").empty(); },
+        20s))
+        << "OLSR routes to the peers never reached fastpathd: D's '" << RouteIn("198.18.2.3/32")
+        << "', S's '" << RouteIn("198.18.1.3/32") << "'";
     EXPECT_EQ(RouteIn("198.18.2.3/32"), "via on-link port 1");
     EXPECT_EQ(RouteIn("198.18.1.3/32"), "via on-link port 0");
     EXPECT_EQ(RouteIn("198.18.1.0/24"), "via on-link port 0");

@@ -226,7 +226,7 @@ Lpm4Dxr::DxrStats Lpm4Dxr::dxrStats() const {
 // prefetched, and lookup i is searched (its chunk is in L1 by then). The chunk prefetch is
 // branch-free.
 void Lpm4Dxr::lookupBulk(const uint32_t* ips, uint32_t* nhs, size_t n) const noexcept {
-  constexpr size_t kAhead = 8;
+  constexpr size_t kAhead = 12;  // measured: 6 < 8 < 12 (interleaved runs, 1M prefixes)
   constexpr size_t kRing = 16;  // power of two > kAhead
   const uint32_t* const direct = direct_;
   const uint8_t* const heap = heap_;

@@ -32,9 +32,8 @@ inline ForwardResult egressVerdict(const FwdEntry& e, unsigned ttl, uint32_t ip_
   return ForwardResult::kForward;
 }
 
-// `lookup(dst_be)` yields the route (the FIB, or the one lookupRoute found ahead).
-template <typename Lookup>
-ForwardDecision forwardIpv4(uint8_t* frame, uint32_t len, uint32_t l3, const Lookup& lookup) {
+// `e`: the route lookupRoute found for this frame (looked up ahead, before the checks).
+ForwardDecision forwardIpv4(uint8_t* frame, uint32_t len, uint32_t l3, const FwdEntry* e) {
   uint8_t* ip = frame + l3;
   const uint32_t avail = len - l3;
   // RFC 1812 5.2.2 IP Header Validation:
@@ -69,7 +68,6 @@ ForwardDecision forwardIpv4(uint8_t* frame, uint32_t len, uint32_t l3, const Loo
   if (s0 == 0 || s0 == 127 || s0 >= 224 || d0 == 0 || d0 == 127)
     return punt(ForwardResult::kPuntBadHeader);
 
-  const FwdEntry* e = lookup(dst_be);
   if (!e) return punt(ForwardResult::kPuntNoRoute);
   const ForwardResult r = egressVerdict(*e, ip[8], tot_len);
   if (r != ForwardResult::kForward) return punt(r, e);
@@ -82,8 +80,7 @@ ForwardDecision forwardIpv4(uint8_t* frame, uint32_t len, uint32_t l3, const Loo
   return ForwardDecision{ForwardResult::kForward, e->port, e};
 }
 
-template <typename Lookup>
-ForwardDecision forwardIpv6(uint8_t* frame, uint32_t len, uint32_t l3, const Lookup& lookup) {
+ForwardDecision forwardIpv6(uint8_t* frame, uint32_t len, uint32_t l3, const FwdEntry* e) {
   uint8_t* ip = frame + l3;
   if (len < l3 || len - l3 < kIpv6Header || (ip[0] >> 4) != 6)
     return punt(ForwardResult::kPuntBadHeader);
@@ -107,7 +104,6 @@ ForwardDecision forwardIpv6(uint8_t* frame, uint32_t len, uint32_t l3, const Loo
   if (s_hi == 0 && (s_lo == 0 || s_lo == __builtin_bswap64(1)))
     return punt(ForwardResult::kPuntBadHeader);
 
-  const FwdEntry* e = lookup(dst);
   if (!e) return punt(ForwardResult::kPuntNoRoute);
   // RFC 8200 3: hop limit "Decremented by 1 by each node that forwards the packet. ...
   // discarded if Hop Limit was zero when received or is decremented to zero."
@@ -140,18 +136,13 @@ ForwardDecision forwardFrame(uint8_t* frame, uint32_t len, const fp_xdp_meta& me
                              const FibView& fib) noexcept {
   // Only frames the classifier marked DATA are ours to decide; it already walked VLAN
   // tags and set l3_offset.
-  if (meta.verdict != FP_VERDICT_DATA) return punt(ForwardResult::kPuntClassifier);
-  if (meta.l3_proto == FP_L3_IPV4)
-    return forwardIpv4(frame, len, meta.l3_offset, [&](uint32_t dst) { return fib.lookup4(dst); });
-  if (meta.l3_proto == FP_L3_IPV6)
-    return forwardIpv6(frame, len, meta.l3_offset, [&](const uint8_t* dst) { return fib.lookup6(dst); });
-  return punt(ForwardResult::kPuntClassifier);
+  return forwardFrameRouted(frame, len, meta, lookupRoute(frame, len, meta, fib));
 }
 
 const FwdEntry* lookupRoute(const uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
                             const FibView& fib) noexcept {
-  // Exactly the lookups forwardIpv4/6 make, for every frame long enough to pass their
-  // length checks (the others are punted before any lookup).
+  // The destination's route, for every frame long enough to carry a destination; the
+  // checks come after (forwardIpv4/6): a bad frame is punted whatever its route.
   if (meta.verdict != FP_VERDICT_DATA) return nullptr;
   const uint32_t l3 = meta.l3_offset;
   if (meta.l3_proto == FP_L3_IPV4 && len >= l3 && len - l3 >= kIpv4MinHeader) {
@@ -166,10 +157,8 @@ const FwdEntry* lookupRoute(const uint8_t* frame, uint32_t len, const fp_xdp_met
 ForwardDecision forwardFrameRouted(uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
                                    const FwdEntry* route) noexcept {
   if (meta.verdict != FP_VERDICT_DATA) return punt(ForwardResult::kPuntClassifier);
-  if (meta.l3_proto == FP_L3_IPV4)
-    return forwardIpv4(frame, len, meta.l3_offset, [route](uint32_t) { return route; });
-  if (meta.l3_proto == FP_L3_IPV6)
-    return forwardIpv6(frame, len, meta.l3_offset, [route](const uint8_t*) { return route; });
+  if (meta.l3_proto == FP_L3_IPV4) return forwardIpv4(frame, len, meta.l3_offset, route);
+  if (meta.l3_proto == FP_L3_IPV6) return forwardIpv6(frame, len, meta.l3_offset, route);
   return punt(ForwardResult::kPuntClassifier);
 }
 

@@ -468,7 +468,8 @@ uint32_t Worker::transmitControl() {
   return n;
 }
 
-void Worker::stageTx(PortId egress, uint64_t addr, uint32_t len) {
+// Per forwarded frame: always inlined into receive().
+[[gnu::always_inline]] inline void Worker::stageTx(PortId egress, uint64_t addr, uint32_t len) {
   Staged& st = tx_stage_[egress];
   if (st.n == st.descs.size()) [[unlikely]] flushTx(egress);
   st.descs[st.n].addr = addr;

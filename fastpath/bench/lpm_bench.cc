@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // LPM and FIB figures: lookups/s with 1k and 1M IPv4 prefixes for each IPv4 algorithm
 // (DIR-24-8, DXR; random and sequential destinations, single and bulk-with-prefetch),
-// IPv6 lookups, single and batched route updates, replace-all time (FIB: the Lpm4 in use). Run: fp_lpm_bench --benchmark_repetitions=3
-// --benchmark_report_aggregates_only=true (the machine is shared: compare minima).
+// IPv6 lookups, single and batched route updates, replace-all time (FIB: the Lpm4 in use).
+// Run: fp_lpm_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+// (the machine is shared: interleaving spreads the noise over both algorithms).
 #include <benchmark/benchmark.h>
 
 #include <arpa/inet.h>

@@ -120,22 +120,29 @@ void Worker::adaptRtPriority(int below) {
   // The fullest RX ring decides. Over 3/4 full: NAPI (above us) fills it faster than we
   // drain it, i.e. overload, where a worker under NAPI would only get the CPU NAPI leaves
   // (receive livelock): go above NAPI. Back under it once the rings stayed under 1/4 for
-  // kRtHoldNs: while above NAPI the worker drains each NAPI batch at once, so the level
-  // says nothing about the load; the hold keeps an overload above NAPI (one boost per hold
-  // period, two syscalls) and lets NAPI have precedence again soon after a burst.
-  constexpr uint64_t kRtHoldNs = 100'000'000;
+  // the hold time: while above NAPI the worker drains each NAPI batch at once, so the
+  // level says nothing about the load. The hold starts at 100 ms and doubles (up to 6.4 s)
+  // each time a boost follows the previous unboost within one hold — a sustained overload,
+  // where every return under NAPI costs a starved period until the worker runs again to
+  // notice; an isolated burst resets it. Two syscalls per boost, none otherwise.
+  constexpr uint64_t kHoldMinNs = 100'000'000, kHoldMaxNs = 6'400'000'000;
   uint32_t level = 0, size = 0;
   for (const auto& s : sockets_) {
     level = std::max(level, ringLevel(s->rx));
     size = std::max(size, s->rx.size);
   }
+  if (!rt_hold_ns_) rt_hold_ns_ = kHoldMinNs;
   bool boost;
   if (rt_boosted_) {
-    if (level > size / 4) rt_hot_until_ns_ = now_ns_ + kRtHoldNs;
+    if (level > size / 4) rt_hot_until_ns_ = now_ns_ + rt_hold_ns_;
     boost = now_ns_ < rt_hot_until_ns_;
   } else {
     boost = level >= size - size / 4;
-    if (boost) rt_hot_until_ns_ = now_ns_ + kRtHoldNs;
+    if (boost) {
+      rt_hold_ns_ = now_ns_ - rt_unboost_ns_ < rt_hold_ns_ ? std::min(2 * rt_hold_ns_, kHoldMaxNs)
+                                                          : kHoldMinNs;
+      rt_hot_until_ns_ = now_ns_ + rt_hold_ns_;
+    }
   }
   if (boost == rt_boosted_) return;
   sched_param sp{};
@@ -143,6 +150,7 @@ void Worker::adaptRtPriority(int below) {
   if (sp.sched_priority > 0 && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0) {
     rt_boosted_ = boost;
     if (boost) counters_.rt_boosts.add(1);
+    else rt_unboost_ns_ = now_ns_;
   }
 }
 

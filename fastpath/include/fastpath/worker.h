@@ -123,7 +123,8 @@ class Worker {
   /// NAPI thread that fills its RX rings, so that thread empties the driver's small ring
   /// into the large AF_XDP ring as soon as frames arrive), and raises itself to `priority`
   /// when one of its RX rings is more than 3/4 full (overload: drain it instead of being
-  /// starved), back to `below` once the rings stayed under 1/4 for 100 ms.
+  /// starved), back to `below` once the rings stayed under 1/4 for a hold time (100 ms,
+  /// doubled up to 6.4 s while boosts follow each other: sustained overload).
   Status setRtPriority(int priority, int below = 0);
   int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
   /// The adaptive base priority (0: fixed priority).
@@ -220,6 +221,8 @@ class Worker {
   std::atomic<int> rt_below_{0};
   bool rt_boosted_ = false;  // worker thread only: running at rt_ while rt_below_ > 0
   uint64_t rt_hot_until_ns_ = 0;  // worker thread only: stay boosted until then
+  uint64_t rt_hold_ns_ = 0;       // worker thread only: current hold (doubles under overload)
+  uint64_t rt_unboost_ns_ = 0;    // worker thread only: when it last went back under NAPI
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -196,6 +196,18 @@ void Lpm4Dxr::releaseRetired() {
   dirty_.clear();
 }
 
+uint32_t Lpm4Dxr::resolveWide(uint32_t e, uint32_t ip) const noexcept {
+  if (e == kFallback) return dir_->lookup(ip);
+  const uint8_t* blk = heap_ + size_t{e & kOffsetMask} * kUnit;
+  const uint32_t n = ((e >> kCountShift) & 0xff) + 1;
+  if (e & kShort) {
+    const uint32_t idx = search(blk, n, (ip >> 8) & ((1u << (kChunkBits - 8)) - 1));
+    return nextHop(blk + ((n + 1) & ~1u) + 2 * idx);
+  }
+  const uint32_t idx = search(reinterpret_cast<const uint16_t*>(blk), n, ip & ((1u << kChunkBits) - 1));
+  return nextHop(blk + 2 * n + 2 * idx);
+}
+
 LpmStats Lpm4Dxr::stats() const {
   LpmStats s = dir_->stats();
   s.memory_bytes += direct_bytes_ + heap_bytes_;

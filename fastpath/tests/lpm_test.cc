@@ -77,10 +77,10 @@ class Lpm4Names {
 };
 TYPED_TEST_SUITE(Lpm4Algo, Lpm4Algos, Lpm4Names);
 
-// Next hops mostly below 2^16 (DXR's compact range) with a few above (DXR fallback chunks).
+// Next hops mostly in DXR's compact range with a few above (DXR fallback chunks).
 uint32_t randomNextHop(std::mt19937_64& rng) {
-  return rng() % 64 == 0 ? 0xffff + static_cast<uint32_t>(rng() % 100000)
-                         : static_cast<uint32_t>(rng() % 60000);
+  return rng() % 64 == 0 ? Lpm4Dxr::kMaxCompactNextHop + static_cast<uint32_t>(rng() % 100000)
+                         : static_cast<uint32_t>(rng() % (Lpm4Dxr::kMaxCompactNextHop + 1));
 }
 
 TYPED_TEST(Lpm4Algo, EmptyTableHasNoRoute) {
@@ -303,6 +303,16 @@ TEST(Lpm4Dxr, ChunkFormatsAndFallback) {
   EXPECT_EQ(t->lookup(c_short + kChunkSpan - 2), 1u);
   EXPECT_EQ(t->lookup(c_short + kChunkSpan - 1), 5u);
   EXPECT_EQ(t->lookup(c_short + kChunkSpan), 1u);
+  // The largest compact next hop stays compact; one more is a fallback chunk.
+  const uint32_t c_max = 0x0a000000 + 12 * kChunkSpan, c_over = 0x0a000000 + 16 * kChunkSpan;
+  ASSERT_TRUE(t->add(c_max + 0x200, 24, Lpm4Dxr::kMaxCompactNextHop).ok());
+  ASSERT_TRUE(t->add(c_over + 0x200, 24, Lpm4Dxr::kMaxCompactNextHop + 1).ok());
+  t->releaseRetired();
+  EXPECT_EQ(t->dxrStats().fallback_chunks, 2u);
+  EXPECT_EQ(t->lookup(c_max + 0x2ab), Lpm4Dxr::kMaxCompactNextHop);
+  EXPECT_EQ(t->lookup(c_max + 0x1ab), 1u);
+  EXPECT_EQ(t->lookup(c_over + 0x2ab), Lpm4Dxr::kMaxCompactNextHop + 1);
+  ASSERT_TRUE(t->remove(c_over + 0x200, 24).ok());
   // Removing the big next hop makes its chunk a leaf again.
   ASSERT_TRUE(t->remove(c_big + 0x100, 24).ok());
   t->releaseRetired();

@@ -9,8 +9,13 @@
 #include "fastpath/lpm6.h"
 
 namespace fastpath {
-/// The algorithms the forwarding table uses (swap here to try another implementation).
+/// The algorithms the forwarding table uses (swap here to try another implementation;
+/// -DFASTPATH_LPM4_DXR selects DXR for a whole build, to run every test and benchmark with it).
+#ifdef FASTPATH_LPM4_DXR
+using Lpm4 = Lpm4Dxr;
+#else
 using Lpm4 = Lpm4Dir24_8;
+#endif
 using Lpm6 = Lpm6Trie;
 static_assert(Lpm4Table<Lpm4>);
 static_assert(Lpm4Table<Lpm4Dir24_8>);

@@ -36,8 +36,10 @@ namespace fastpath {
 class Lpm4Dxr {
  public:
   static constexpr uint32_t kMaxNextHop = Lpm4Dir24_8::kMaxNextHop;
-  /// Chunks whose next hops are all <= this are compact; others are served by the DIR-24-8.
-  static constexpr uint32_t kMaxCompactNextHop = 0xfffe;
+  /// Chunks whose next hops are all <= this are compact (15 bits: sign extension decodes
+  /// "no route"); others are served by the DIR-24-8. FibManager hands out next-hop slots
+  /// lowest first, so this only matters beyond 32767 next hops in use.
+  static constexpr uint32_t kMaxCompactNextHop = 0x7ffe;
   static constexpr unsigned kDirectBits = 18;
   static constexpr unsigned kChunkBits = 32 - kDirectBits;
 
@@ -103,42 +105,38 @@ class Lpm4Dxr {
  private:
   explicit Lpm4Dxr(std::unique_ptr<Lpm4Dir24_8> dir);
 
+  // The common case inline and short: up to 16 ranges, one or two SSE2 compares (starts are
+  // sorted, starts[0] == 0, all < 2^14 so they compare as signed lanes; the bytes after
+  // the starts are masked), no dependent loads, no branch on the result. Wider chunks and
+  // kFallback (its count field reads as 256) take resolveWide().
   uint32_t resolve(uint32_t e, uint32_t ip) const noexcept {
-    if (__builtin_expect(e == kFallback, 0)) return dir_->lookup(ip);
-    const uint8_t* blk = heap_ + size_t{e & kOffsetMask} * kUnit;
     const uint32_t n = ((e >> kCountShift) & 0xff) + 1;
-    uint32_t idx;
-    const uint16_t* nhs;
+    if (__builtin_expect(n > 16, 0)) return resolveWide(e, ip);
+    const uint8_t* blk = heap_ + size_t{e & kOffsetMask} * kUnit;
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk));
+    uint32_t at;  // byte offset of the next hop in the block
     if (e & kShort) {
-      idx = searchShort(blk, n, (ip >> 8) & ((1u << (kChunkBits - 8)) - 1));
-      nhs = reinterpret_cast<const uint16_t*>(blk + ((n + 1) & ~1u));
+      const __m128i k = _mm_set1_epi8(static_cast<char>((ip >> 8) & ((1u << (kChunkBits - 8)) - 1)));
+      const uint32_t gt = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v0, k)));
+      at = ((n + 1) & ~1u) + 2 * (static_cast<uint32_t>(__builtin_ctz(gt | (1u << n))) - 1);
     } else {
-      const auto* starts = reinterpret_cast<const uint16_t*>(blk);
-      idx = searchLong(starts, n, ip & ((1u << kChunkBits) - 1));
-      nhs = starts + n;
+      const __m128i k = _mm_set1_epi16(static_cast<short>(ip & ((1u << kChunkBits) - 1)));
+      const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16));
+      const uint64_t gt =
+          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(v0, k))) |
+          (uint64_t{static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(v1, k)))} << 16);
+      at = 2 * n + (static_cast<uint32_t>(__builtin_ctzll(gt | (uint64_t{1} << (2 * n)))) & ~1u) - 2;
     }
-    const uint16_t v = nhs[idx];
-    return v == kNoRoute16 ? kLpmNoRoute : v;
+    return nextHop(blk + at);
   }
-  // Index of the last start <= key (starts are sorted, starts[0] == 0, all < 2^14 so they
-  // compare as signed SSE2 lanes). Up to 16 starts: one or two vector compares, no
-  // dependent loads; the bytes after the starts (next hops, the next block) are masked.
-  static uint32_t searchShort(const uint8_t* starts, uint32_t n, uint32_t key) noexcept {
-    if (__builtin_expect(n > 16, 0)) return search(starts, n, key);
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts));
-    const uint32_t gt = static_cast<uint32_t>(
-        _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(key)))));
-    return static_cast<uint32_t>(__builtin_ctz(gt | (1u << n))) - 1;
+  // Compact next hops are <= 0x7ffe and "none" is 0xffff: sign extension maps them to the
+  // next hop or kLpmNoRoute without a compare.
+  static uint32_t nextHop(const uint8_t* p) noexcept {
+    int16_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return static_cast<uint32_t>(static_cast<int32_t>(v));
   }
-  static uint32_t searchLong(const uint16_t* starts, uint32_t n, uint32_t key) noexcept {
-    if (__builtin_expect(n > 16, 0)) return search(starts, n, key);
-    const __m128i k = _mm_set1_epi16(static_cast<short>(key));
-    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts));
-    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(starts + 8));
-    const uint64_t gt = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(v0, k))) |
-                        (uint64_t{static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(v1, k)))} << 16);
-    return static_cast<uint32_t>(__builtin_ctzll(gt | (uint64_t{1} << (2 * n)))) / 2 - 1;
-  }
+  uint32_t resolveWide(uint32_t e, uint32_t ip) const noexcept;
   template <typename T>
   static uint32_t search(const T* starts, uint32_t n, uint32_t key) noexcept {
     const T* base = starts;

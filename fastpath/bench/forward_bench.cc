@@ -2,7 +2,7 @@
 // forwardFrame cost per packet: parse + RFC 1812 checks + LPM + next-hop entry + rewrite,
 // over bursts of 64 prebuilt frames (as a worker sees them), with a small table and with
 // 1M IPv4 routes and random destinations (cache-missing lookups). Ring operations are
-// the worker's (fastpath/xsk) and are not included.
+// the worker's and are not included: fp_worker_bench measures the whole batch path.
 #include <benchmark/benchmark.h>
 
 #include <arpa/inet.h>

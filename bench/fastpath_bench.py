@@ -731,6 +731,12 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
         "offered_mbps": rate_pps * 8 * payload / 1e6 if rate_pps is not None else "",
         "gen_pps": attempted / el,
         "gen_errors": g["errors"],
+        # Paced: most frames the generator offered back to back (catch-up after it lost
+        # its CPU) — bursts longer than the receiver's first ring are what overflow it.
+        "gen_max_burst": g.get("max_burst", 0),
+        # Frames the generator's schedule skipped because it had lost its CPU for more
+        # than 1 ms (fp-trafgen --max-lag-us): never offered, so neither loss nor offered.
+        "gen_skipped": g.get("skipped", 0),
         "rx_pps": s["packets"] / el,
         "rx_mbps": s["bytes"] * 8 / el / 1e6,
         "loss_pct": 100.0 * (attempted - s["packets"]) / attempted if attempted else float("nan"),

@@ -49,6 +49,7 @@ struct Options {
   uint64_t count = 0;  // 0: bounded by duration only
   int cpu = -1;
   int batch = 64;
+  double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
 };
 
 void usage(FILE* out) {
@@ -69,6 +70,10 @@ void usage(FILE* out) {
       "  --count N          stop after N packets (also bounded by --duration)\n"
       "  --cpu N            pin to this CPU\n"
       "  --batch N          frames per sendmmsg in flat-out / high-rate mode (default 64)\n"
+      "  --max-lag-us N     paced: when the generator fell further behind its schedule than\n"
+      "                     N us (it lost its CPU), the older frames are skipped (never\n"
+      "                     offered, reported as skipped) instead of being sent as one\n"
+      "                     full-speed burst; 0 = catch up on everything (default 1000)\n"
       "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}.\n",
       FP_BENCH_UDP_PORT, kSrcPortBase, sizeof(fp_bench_payload), FP_BENCH_MAX_FLOWS);
 }
@@ -82,7 +87,7 @@ bool parse(int argc, char** argv, Options* o) {
       {"pps", required_argument, nullptr, 'r'},     {"mbps", required_argument, nullptr, 'b'},
       {"flat-out", no_argument, nullptr, 'F'},      {"duration", required_argument, nullptr, 't'},
       {"count", required_argument, nullptr, 'n'},   {"cpu", required_argument, nullptr, 'c'},
-      {"batch", required_argument, nullptr, 'B'},   {"help", no_argument, nullptr, 'h'},
+      {"batch", required_argument, nullptr, 'B'},   {"max-lag-us", required_argument, nullptr, 'L'},   {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
@@ -106,6 +111,7 @@ bool parse(int argc, char** argv, Options* o) {
       case 'n': o->count = std::strtoull(optarg, nullptr, 10); break;
       case 'c': o->cpu = std::atoi(optarg); break;
       case 'B': o->batch = std::atoi(optarg); break;
+      case 'L': o->max_lag_us = std::atof(optarg); break;
       case 'h': usage(stdout); std::exit(0);
       default: usage(stderr); return false;
     }
@@ -227,6 +233,13 @@ int main(int argc, char** argv) {
   const uint64_t end = start + (uint64_t)(o.duration_s * 1e9);
   const uint64_t limit = o.count ? o.count : ~0ull;
   uint64_t sent = 0, errors = 0, calls = 0;
+  // Paced mode: the most frames offered back to back without sleeping (a catch-up burst
+  // after the generator lost its CPU), at the generator's full speed.
+  uint64_t burst = 0, max_burst = 0;
+  // Frames the schedule skipped (generator more than max_lag_us behind): never offered.
+  uint64_t skipped = 0;
+  uint64_t max_lag = o.max_lag_us > 0 ? (uint64_t)(o.pps * o.max_lag_us * 1e-6) : ~0ull;
+  if (max_lag < chunk) max_lag = chunk;
   uint64_t now = start;
   while (!g_stop && sent < limit) {
     now = fb::monoNs();
@@ -238,8 +251,12 @@ int main(int argc, char** argv) {
       // Wake up once per chunk (~kChunkNs of traffic) and send what is due: pacing stays
       // exact on average while the generator sleeps between chunks, leaving its CPU to
       // the sink that shares it. Spinning would starve the sink and distort the result.
-      const uint64_t done = sent + errors;
+      uint64_t done = sent + errors + skipped;
       uint64_t due = (uint64_t)((double)(now - start) * 1e-9 * o.pps) + 1;
+      if (due > done + max_lag) {  // lost the CPU: do not turn the debt into a burst
+        skipped += due - done - max_lag;
+        done = due - max_lag;
+      }
       if (due < done + chunk) {
         uint64_t next_ns = start + (uint64_t)((double)(done + chunk - 1) * 1e9 / o.pps);
         if (next_ns > end) next_ns = end;
@@ -247,6 +264,7 @@ int main(int argc, char** argv) {
           timespec ts{(time_t)((next_ns - now) / 1000000000ull),
                       (long)((next_ns - now) % 1000000000ull)};
           nanosleep(&ts, nullptr);
+          burst = 0;
         }
         now = fb::monoNs();
         if (now >= end) break;
@@ -257,6 +275,8 @@ int main(int argc, char** argv) {
       if (n > (uint64_t)batch) n = (uint64_t)batch;
     }
     if (n > limit - sent) n = limit - sent;
+    burst += n;
+    if (burst > max_burst) max_burst = burst;
     for (uint64_t i = 0; i < n; i++) {
       auto* p = reinterpret_cast<fp_bench_payload*>(&bufs[i * frame_len + hdr_len]);
       auto* u = reinterpret_cast<udphdr*>(&bufs[i * frame_len + sizeof(ethhdr) + sizeof(iphdr)]);
@@ -306,10 +326,11 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"sent\": %llu, \"errors\": %llu, \"elapsed_s\": %.6f, \"pps\": %.1f, \"mbps\": %.3f, "
       "\"offered_pps\": %.1f, \"flat_out\": %s, \"target_reached\": %s, \"payload\": %d, "
-      "\"flows\": %d, \"frame_bytes\": %zu, \"calls\": %llu, \"cpu\": %d}\n",
+      "\"flows\": %d, \"frame_bytes\": %zu, \"calls\": %llu, \"cpu\": %d, \"max_burst\": %llu, \"skipped\": %llu}\n",
       (unsigned long long)sent, (unsigned long long)errors, elapsed, pps,
       pps * 8.0 * o.payload / 1e6, offered, o.flat_out ? "true" : "false",
-      reached ? "true" : "false", o.payload, o.flows, frame_len, (unsigned long long)calls, o.cpu);
+      reached ? "true" : "false", o.payload, o.flows, frame_len, (unsigned long long)calls, o.cpu,
+      (unsigned long long)(o.flat_out ? 0 : max_burst), (unsigned long long)skipped);
   close(fd);
   return 0;
 }

@@ -37,6 +37,7 @@ FWD_CPU = 1
 # other work on the machine (builds) steals less of their CPU; printed in the placement.
 BENCH_NICE = -10
 NAPI_RT_PRIO = 50
+GEN_RT_PRIO = 40  # paced fp-trafgen: SCHED_FIFO below the NAPI threads
 FASTPATHD_EXTRA = []  # --fastpathd-args: extra flags for every fastpathd
 UDP_PORT = 9000
 TCP_PORT = 9100
@@ -269,7 +270,9 @@ class Topology:
             f"NAPI kthreads, which exist when XDP is attached, pinned with taskset)",
             f"priority: benchmark processes at nice {BENCH_NICE}, their scheduler autogroup "
             f"too (other sessions' builds share the CPUs); threaded NAPI kthreads "
-            f"SCHED_FIFO {NAPI_RT_PRIO} (the precedence softirq has without threading)",
+            f"SCHED_FIFO {NAPI_RT_PRIO} (the precedence softirq has without threading); the "
+            f"paced generator SCHED_FIFO {GEN_RT_PRIO} (it sleeps between 200 us chunks; "
+            f"flat-out at normal priority)",
             "veth steering: without it veth runs R's receive work on the sender's CPU; "
             "GRO/TSO/GSO and TX checksum offload off on all veths (MTU-sized frames with "
             "complete checksums, as on a wire)",
@@ -707,7 +710,11 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
             "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
             "--flows", str(flows), "--duration", str(duration), "--cpu", str(GEN_CPU),
             "--dst-port", str(UDP_PORT)]
-    argv += ["--flat-out"] if rate_pps is None else ["--pps", str(rate_pps)]
+    # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
+    # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
+    # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
+    argv += (["--flat-out"] if rate_pps is None
+             else ["--pps", str(rate_pps), "--rt-priority", str(GEN_RT_PRIO)])
     a = meter.snap()
     gen = CLEAN.spawn(topo.s, argv, name="trafgen")
     g = read_json_line(gen, duration + 10)

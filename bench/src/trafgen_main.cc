@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -50,6 +51,7 @@ struct Options {
   int cpu = -1;
   int batch = 64;
   double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
+  int rt_priority = 0;       // paced: SCHED_FIFO priority (0: normal scheduling)
 };
 
 void usage(FILE* out) {
@@ -74,6 +76,9 @@ void usage(FILE* out) {
       "                     N us (it lost its CPU), the older frames are skipped (never\n"
       "                     offered, reported as skipped) instead of being sent as one\n"
       "                     full-speed burst; 0 = catch up on everything (default 1000)\n"
+      "  --rt-priority N    paced: run SCHED_FIFO N so that other work on the CPU does not\n"
+      "                     stall the schedule (it sleeps between chunks); ignored with\n"
+      "                     --flat-out, which would starve the CPU (default 0: normal)\n"
       "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}.\n",
       FP_BENCH_UDP_PORT, kSrcPortBase, sizeof(fp_bench_payload), FP_BENCH_MAX_FLOWS);
 }
@@ -87,7 +92,8 @@ bool parse(int argc, char** argv, Options* o) {
       {"pps", required_argument, nullptr, 'r'},     {"mbps", required_argument, nullptr, 'b'},
       {"flat-out", no_argument, nullptr, 'F'},      {"duration", required_argument, nullptr, 't'},
       {"count", required_argument, nullptr, 'n'},   {"cpu", required_argument, nullptr, 'c'},
-      {"batch", required_argument, nullptr, 'B'},   {"max-lag-us", required_argument, nullptr, 'L'},   {"help", no_argument, nullptr, 'h'},
+      {"batch", required_argument, nullptr, 'B'},   {"max-lag-us", required_argument, nullptr, 'L'},
+      {"rt-priority", required_argument, nullptr, 'R'},   {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
@@ -112,6 +118,7 @@ bool parse(int argc, char** argv, Options* o) {
       case 'c': o->cpu = std::atoi(optarg); break;
       case 'B': o->batch = std::atoi(optarg); break;
       case 'L': o->max_lag_us = std::atof(optarg); break;
+      case 'R': o->rt_priority = std::atoi(optarg); break;
       case 'h': usage(stdout); std::exit(0);
       default: usage(stderr); return false;
     }
@@ -150,6 +157,15 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, &o)) return 2;
   std::signal(SIGINT, [](int) { g_stop = 1; });
   std::signal(SIGTERM, [](int) { g_stop = 1; });
+  bool rt_on = false;
+  if (o.rt_priority > 0 && !o.flat_out) {
+    sched_param sp{};
+    sp.sched_priority = o.rt_priority;
+    rt_on = sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+    if (!rt_on)
+      std::fprintf(stderr, "fp-trafgen: SCHED_FIFO %d: %s (continuing with normal scheduling)\n",
+                   o.rt_priority, std::strerror(errno));
+  }
   if (o.cpu >= 0 && !fb::pinToCpu(o.cpu)) {
     std::fprintf(stderr, "fp-trafgen: cannot pin to CPU %d: %s\n", o.cpu, std::strerror(errno));
     return 1;
@@ -241,9 +257,17 @@ int main(int argc, char** argv) {
   uint64_t max_lag = o.max_lag_us > 0 ? (uint64_t)(o.pps * o.max_lag_us * 1e-6) : ~0ull;
   if (max_lag < chunk) max_lag = chunk;
   uint64_t now = start;
+  uint64_t last_sleep_ns = start;
   while (!g_stop && sent < limit) {
     now = fb::monoNs();
     if (now >= end) break;
+    if (rt_on && now - last_sleep_ns > 10000000ull) {
+      // Not slept for 10 ms: the rate is above what this CPU can send. A real-time
+      // thread that never sleeps would starve everything else here: back to normal.
+      sched_param sp{};
+      sched_setscheduler(0, SCHED_OTHER, &sp);
+      rt_on = false;
+    }
     uint64_t n;
     if (o.flat_out) {
       n = (uint64_t)batch;
@@ -265,6 +289,7 @@ int main(int argc, char** argv) {
                       (long)((next_ns - now) % 1000000000ull)};
           nanosleep(&ts, nullptr);
           burst = 0;
+          last_sleep_ns = fb::monoNs();
         }
         now = fb::monoNs();
         if (now >= end) break;

@@ -147,11 +147,17 @@ void Worker::adaptRtPriority(int below) {
   if (boost == rt_boosted_) return;
   sched_param sp{};
   sp.sched_priority = boost ? rt_.load(std::memory_order_relaxed) : below;
-  if (sp.sched_priority > 0 && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0) {
-    rt_boosted_ = boost;
-    if (boost) counters_.rt_boosts.add(1);
-    else rt_unboost_ns_ = now_ns_;
+  if (sp.sched_priority <= 0) return;
+  if (const int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); err) {
+    // Refused once, refused every loop: stop adapting rather than retry a syscall per pass.
+    pr_warn("worker %u: SCHED_FIFO %d refused (%s); adaptive priority off", options_.index,
+            sp.sched_priority, std::strerror(err));
+    rt_below_.store(0, std::memory_order_relaxed);
+    return;
   }
+  rt_boosted_ = boost;
+  if (boost) counters_.rt_boosts.add(1);
+  else rt_unboost_ns_ = now_ns_;
 }
 
 void Worker::stop() {

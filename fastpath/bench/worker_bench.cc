@@ -35,6 +35,7 @@
 #include "fastpath/checksum.h"
 #include "fastpath/fib.h"
 #include "fastpath/worker.h"
+#include "classifier_frames.h"
 
 namespace fastpath {
 namespace {
@@ -133,34 +134,22 @@ void buildFrame(Prebuilt* pb, const Table& t, bool v6, std::mt19937_64& rng) {
   meta.l3_offset = 14;
   meta.l4_offset = v6 ? 54 : 34;
   std::memcpy(pb->bytes, &meta, sizeof(meta));
-  uint8_t* f = pb->bytes + sizeof(meta);
-  std::memset(f, 0, kFrameBytes);
-  std::memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x09\x09", 12);
-  f[12] = v6 ? 0x86 : 0x08;
-  f[13] = v6 ? 0xdd : 0x00;
-  uint8_t* ip = f + 14;
+  const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
+  testing::Bytes frame;
   if (!v6) {
-    ip[0] = 0x45;
-    const uint16_t tot = htons(kFrameBytes - 14);
-    std::memcpy(ip + 2, &tot, 2);
-    ip[8] = 64;
-    ip[9] = 17;
+    testing::V4 ip;
     const uint32_t sa = htonl(0xc6130000u | static_cast<uint32_t>(rng() & 0xffff));
     const uint32_t da = htonl(t.dst4[rng() % t.dst4.size()]);
-    std::memcpy(ip + 12, &sa, 4);
-    std::memcpy(ip + 16, &da, 4);
-    const uint16_t c = ipv4HeaderChecksum(ip, 20);
-    std::memcpy(ip + 10, &c, 2);
+    std::memcpy(ip.src.data(), &sa, 4);
+    std::memcpy(ip.dst.data(), &da, 4);
+    frame = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
   } else {
-    ip[0] = 0x60;
-    const uint16_t plen = htons(kFrameBytes - 14 - 40);
-    std::memcpy(ip + 4, &plen, 2);
-    ip[6] = 17;
-    ip[7] = 64;
-    const uint8_t src[16] = {0x20, 0x01, 0, 2, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-    std::memcpy(ip + 8, src, 16);
-    std::memcpy(ip + 24, t.dst6[rng() % t.dst6.size()].data(), 16);
+    testing::V6 ip;
+    ip.src = {0x20, 0x01, 0, 2, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    std::memcpy(ip.dst.data(), t.dst6[rng() % t.dst6.size()].data(), 16);
+    frame = testing::ipv6(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 40 - 8));
   }
+  std::memcpy(pb->bytes + sizeof(meta), frame.data(), kFrameBytes);
 }
 
 // User-space cycles and instructions of this thread (perf_event_open group), read around

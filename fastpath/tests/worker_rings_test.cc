@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "fastpath/checksum.h"
 #include "fastpath/fib.h"
 #include "fastpath/worker.h"
+#include "classifier_frames.h"
 
 namespace fastpath {
 namespace {
@@ -36,42 +38,30 @@ Kind kindOf(uint32_t seq) {
 }
 
 // A 160-byte UDP frame carrying `seq` in its payload, with the classifier's metadata in
-// front of it (as bpf_xdp_adjust_meta leaves it).
+// front of it (as bpf_xdp_adjust_meta leaves it). Built with the classifier tests' frame
+// builders.
 uint32_t writeFrame(uint8_t* f, uint32_t seq) {
   const Kind k = kindOf(seq);
   const bool v6 = k == Kind::kV6;
-  std::memset(f, 0, kFrameBytes);
-  std::memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x09\x09", 12);
-  f[12] = v6 ? 0x86 : 0x08;
-  f[13] = v6 ? 0xdd : 0x00;
-  uint8_t* ip = f + 14;
+  const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
+  constexpr size_t kUdpPayload4 = kFrameBytes - 14 - 20 - 8, kUdpPayload6 = kFrameBytes - 14 - 40 - 8;
+  testing::Bytes frame;
   if (!v6) {
-    ip[0] = 0x45;
-    const uint16_t tot = htons(kFrameBytes - 14);
-    std::memcpy(ip + 2, &tot, 2);
-    ip[8] = 64;
-    ip[9] = 17;
-    const uint32_t sa = htonl(0xc6130001u);  // 198.19.0.1
-    const uint32_t da = htonl(k == Kind::kNoRoute ? 0xc6120909u       // 198.18.9.9: no route
-                              : k == Kind::kUnresolved ? 0xc6120305u  // 198.18.3.5: no MAC
-                                                       : 0xc6120200u + (seq & 0xff));
-    std::memcpy(ip + 12, &sa, 4);
-    std::memcpy(ip + 16, &da, 4);
-    const uint16_t c = ipv4HeaderChecksum(ip, 20);
-    std::memcpy(ip + 10, &c, 2);
-    std::memcpy(ip + 28, &seq, 4);
+    testing::V4 ip;
+    ip.src = {198, 19, 0, 1};
+    ip.dst = k == Kind::kNoRoute      ? std::array<uint8_t, 4>{198, 18, 9, 9}  // no route
+             : k == Kind::kUnresolved ? std::array<uint8_t, 4>{198, 18, 3, 5}  // no MAC
+                                      : std::array<uint8_t, 4>{198, 18, 2, uint8_t(seq & 0xff)};
+    frame = testing::ipv4(l2, ip, testing::udp(1000, 2000, kUdpPayload4));
   } else {
-    ip[0] = 0x60;
-    const uint16_t plen = htons(kFrameBytes - 14 - 40);
-    std::memcpy(ip + 4, &plen, 2);
-    ip[6] = 17;
-    ip[7] = 64;
-    const uint8_t src[16] = {0x20, 0x01, 0, 2, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-    const uint8_t dst[16] = {0x20, 0x01, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
-    std::memcpy(ip + 8, src, 16);
-    std::memcpy(ip + 24, dst, 16);
-    std::memcpy(ip + 48, &seq, 4);
+    testing::V6 ip;
+    ip.src = {0x20, 0x01, 0, 2, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    ip.dst = {0x20, 0x01, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+    frame = testing::ipv6(l2, ip, testing::udp(1000, 2000, kUdpPayload6));
   }
+  EXPECT_EQ(frame.size(), kFrameBytes);
+  std::memcpy(f, frame.data(), kFrameBytes);
+  std::memcpy(f + testing::l3Offset(l2) + (v6 ? 40 : 20) + 8, &seq, 4);  // payload
   fp_xdp_meta meta{};
   meta.magic = FP_META_MAGIC;
   meta.verdict = FP_VERDICT_DATA;

@@ -15,3 +15,11 @@ if(TARGET fp_table)
   target_include_directories(fp_worker PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
   target_link_libraries(fp_worker PUBLIC fp_xsk fp_table Threads::Threads)
 endif()
+
+if(TARGET fp_worker)
+  fp_add_test(control_channel_test
+    SOURCES tests/control_channel_test.cc
+    LIBS fp_worker
+    LABELS unit
+    TIMEOUT 30)
+endif()

@@ -386,6 +386,7 @@ std::vector<CounterSet> Daemon::stats() const {
       v.push_back({"drop_ctrl_tx_queue_full", ch.drop_tx_queue_full.load()});
       v.push_back({"drop_ctrl_oversize", ch.drop_oversize.load()});
       v.push_back({"drop_ctrl_runt", ch.drop_runt.load()});
+      v.push_back({"drop_ctrl_stale_at_attach", ch.drop_stale_at_attach.load()});
     }
     v.push_back({"punt_rate", config_.punt_rate});
     v.push_back({"punt_burst", config_.punt_burst});

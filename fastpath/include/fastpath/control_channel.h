@@ -45,7 +45,8 @@ class ControlChannel {
   /// The daemon end's send buffer as the kernel granted it (SO_SNDBUF read back).
   int sendBufferBytes() const { return sndbuf_; }
   /// A fresh dup of the client end (close-on-exec); marks the channel attached, so workers
-  /// start writing to it. The caller owns the returned fd.
+  /// start writing to it. Frames queued for an earlier client are discarded first (counted
+  /// in drop_stale_at_attach). The caller owns the returned fd.
   Result<int> clientFd();
   /// True once a client fd was handed out. Before that, frames are counted drops
   /// ("no_control_client") and never written.
@@ -57,6 +58,8 @@ class ControlChannel {
   std::atomic<uint64_t> drop_tx_queue_full{0};  ///< worker's queue full
   std::atomic<uint64_t> drop_oversize{0};       ///< larger than kControlFrameMax
   std::atomic<uint64_t> drop_runt{0};           ///< shorter than an Ethernet header
+  /// Frames toward the client never read by an earlier client, discarded at a new attach.
+  std::atomic<uint64_t> drop_stale_at_attach{0};
 
  private:
   ControlChannel() = default;

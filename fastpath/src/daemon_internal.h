@@ -30,8 +30,10 @@ struct RtNapiThread {
   cpu_set_t cpus;
 };
 
-/// Threaded-NAPI kthreads of `ifnames` that run SCHED_FIFO/SCHED_RR. Names are global
-/// (not per network namespace), so an interface of the same name elsewhere matches too.
+/// Threaded-NAPI kthreads of the ports `ifnames` of the calling thread's network namespace
+/// that run SCHED_FIFO/SCHED_RR. Found over netdev netlink (exact); by thread name only on
+/// kernels before 6.8, where a same-named interface of another namespace matches too
+/// (logged). Logs the method, or the failure, when it changes.
 std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames);
 
 }  // namespace fastpath

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Prerequisites and interface facts (MAC, MTU, queues), read with ioctls so they reflect
-// the calling thread's network namespace (sysfs may belong to another one).
+// Prerequisites and interface facts (MAC, MTU, queues, real-time NAPI threads), read with
+// ioctls and netlink so they reflect the calling thread's network namespace (sysfs may
+// belong to another one).
 #include <linux/ethtool.h>
 #include <linux/magic.h>
 #include <linux/sockios.h>
@@ -14,10 +15,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <mutex>
 
 #include "daemon_internal.h"
 #include "fastpath/daemon.h"
 #include "fastpath/log.h"
+#include "napi_threads.h"
 
 namespace fastpath {
 namespace {
@@ -95,36 +99,36 @@ Status checkPrerequisites(const Config& config) {
   return {};
 }
 
-}  // namespace fastpath
-
-#include <dirent.h>
-
-#include <fstream>
-
-namespace fastpath {
-
 std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames) {
   std::vector<RtNapiThread> out;
-  DIR* d = opendir("/proc");
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/comm");
-    std::string comm;
-    if (!std::getline(f, comm) || comm.rfind("napi/", 0) != 0) continue;
-    bool ours = false;
-    for (const auto& ifname : ifnames) {
-      // comm is cut at 15 characters: compare what is left of "napi/<ifname>-".
-      std::string want = ("napi/" + ifname + "-").substr(0, comm.size());
-      ours |= comm.rfind(want, 0) == 0;
+  auto found = findNapiThreads(ifnames);
+  {
+    // Called every second: say how the threads were found (or why not) only on change.
+    static std::mutex mu;
+    static std::string last;
+    std::string now = found ? napiLookupMethodName(found->method) : found.error().message;
+    std::lock_guard<std::mutex> lock(mu);
+    if (now != last) {
+      last = now;
+      if (!found)
+        pr_warn("%s; real-time NAPI threads are not considered (--rt-priority N sets a fixed "
+                "priority instead)", now.c_str());
+      else if (found->method == NapiLookupMethod::kNetlink)
+        pr_info("NAPI threads of the ports: found over netdev netlink (this namespace only)");
+      else
+        pr_warn("NAPI threads of the ports: found by thread name, the kernel lacks netdev "
+                "netlink NAPI_GET (Linux < 6.8); a same-named interface in another network "
+                "namespace matches too (give ports unique names or use --rt-priority N|0)");
     }
-    if (!ours) continue;
-    pid_t pid = pid_t(std::atol(e->d_name));
+  }
+  if (!found) return out;
+  for (pid_t pid : found->pids) {
     int policy = sched_getscheduler(pid);
     if (policy != SCHED_FIFO && policy != SCHED_RR) continue;
     RtNapiThread t;
     t.pid = pid;
-    t.comm = comm;
+    std::ifstream f("/proc/" + std::to_string(pid) + "/comm");
+    if (!std::getline(f, t.comm)) continue;  // gone meanwhile
     sched_param sp{};
     if (sched_getparam(pid, &sp) != 0) continue;
     t.priority = sp.sched_priority;
@@ -132,7 +136,6 @@ std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifna
     if (sched_getaffinity(pid, sizeof(t.cpus), &t.cpus) != 0) continue;
     out.push_back(t);
   }
-  closedir(d);
   return out;
 }
 

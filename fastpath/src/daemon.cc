@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fastpath/daemon.h"
 
+#include <net/if.h>
 #include <poll.h>
 
 #include <cerrno>
@@ -43,8 +44,9 @@ Status Daemon::startPorts() {
     if (!p) return p.error();
     p->queues = config_.queues;
     ports_.push_back(*p);
-    fib_ports.push_back(PortConfig{PortId(i), p->mac, p->mtu, true});
+    fib_ports.push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
   }
+  port_gone_.assign(ports_.size(), false);
   fib_ = std::make_unique<FibManager>();
   if (auto st = fib_->setPorts(fib_ports); !st) return st;
   // Static neighbours first so the static routes are resolved when they appear.
@@ -267,15 +269,40 @@ void Daemon::adjustRtPriority() {
 }
 
 void Daemon::checkLinks() {
+  bool changed = false;
   for (auto& p : ports_) {
-    auto now = readPortInfo(p.ifname, p.id);
-    if (!now || now->up == p.up) continue;
-    p.up = now->up;
+    // A port whose name now resolves to no interface, or to another one, is gone for good:
+    // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
+    const int ifindex = int(if_nametoindex(p.ifname.c_str()));
+    bool up = false;
+    if (ifindex != p.ifindex) {
+      if (!port_gone_[p.id]) {
+        port_gone_[p.id] = true;
+        pr_err("port %u %s vanished (%s): frames routed to it are now counted drops "
+               "(drop_port_down); the other ports keep forwarding; restart fastpathd to serve "
+               "it again",
+               p.id, p.ifname.c_str(),
+               ifindex ? "replaced by another interface of that name" : "deleted or moved to another namespace");
+      }
+    } else {
+      auto now = readPortInfo(p.ifname, p.id);
+      if (!now) continue;  // a transient ioctl failure: look again in a second
+      up = now->up;
+    }
+    if (up == p.up) continue;
+    p.up = up;
+    changed = true;
     pr_info("port %u %s is %s", p.id, p.ifname.c_str(), p.up ? "up" : "down");
     ++events_delivered_;
     if (sink_)
       sink_(FastPathEvent{p.up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, p.id, {}});
   }
+  if (!changed) return;
+  // Routes through a down port become counted drops instead of frames stuck in its TX ring.
+  std::vector<PortConfig> fib_ports;
+  for (const auto& p : ports_) fib_ports.push_back(PortConfig{p.id, p.mac, p.mtu, p.up});
+  if (auto st = fib_->setPorts(fib_ports); !st)
+    pr_warn("ports: publishing up/down state failed: %s", st.error().message.c_str());
 }
 
 // ---- ControlBackend ----
@@ -304,6 +331,7 @@ std::vector<ControlRule> Daemon::controlRules() const { return rules_; }
 std::vector<PortInfo> Daemon::ports() const {
   std::vector<PortInfo> out = ports_;
   for (auto& p : out) {
+    if (port_gone_[p.id]) continue;  // stays down: its name may now be another interface
     auto now = readPortInfo(p.ifname, p.id);
     if (now) p.up = now->up;
   }
@@ -404,7 +432,6 @@ std::vector<CounterSet> Daemon::stats() const {
                    {"idle_polls", c.idle_polls.get()},
                    {"events", c.events.get()},
                    {"events_dropped", c.events_dropped.get()},
-                   {"cpu", uint64_t(int64_t(w->options().cpu))},
                    {"rt_priority", uint64_t(w->rtPriority())},
                    {"rt_below", uint64_t(w->rtBelow())},
                    {"rt_boosts", c.rt_boosts.get()},
@@ -417,6 +444,7 @@ std::vector<CounterSet> Daemon::stats() const {
                    {"frames_in_kernel", uint64_t(std::max<int64_t>(0, a.inKernel()))},
                    {"frames_held", a.held},
                    {"frames_balanced", a.balanced() ? 1u : 0u}};
+    if (w->options().cpu >= 0) cs.counters.push_back({"cpu", uint64_t(w->options().cpu)});  // pinned
     out.push_back(std::move(cs));
   }
   for (const auto& c : classifiers_) {

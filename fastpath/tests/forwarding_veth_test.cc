@@ -387,6 +387,48 @@ TEST_F(ForwardingVeth, PortDownAndUpAreEvents) {
   EXPECT_EQ(events[1].kind, FastPathEvent::Kind::kPortUp);
 }
 
+TEST_F(ForwardingVeth, APortThatVanishesGoesDownForGoodAndItsRoutesBecomeCountedDrops) {
+  startDaemon(baseConfig());
+  if (HasFatalFailure()) return;
+  std::vector<FastPathEvent> events;
+  daemon_->setEventSink([&](const FastPathEvent& e) { events.push_back(e); });
+  Capture warm(d_, "d0");
+  sendFrames(s_, "s0", {v4(64)}, 20, 2000, 3000);
+  ASSERT_TRUE(warm.waitFor(20, 3000)) << "forwarding works before the port goes";
+  warm.stopNow();
+
+  ASSERT_EQ(topo_->exec(r_, "ip link del fp1"), 0);
+  daemon_->checkLinks();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, FastPathEvent::Kind::kPortDown);
+  EXPECT_EQ(events[0].port, 1u);
+  // Frames routed to the vanished port: counted drops with their reason, none lost silently.
+  auto before = daemon_->stats();
+  sendFrames(s_, "s0", {v4(64)}, 100, 2000, 3000);
+  uint64_t dropped = 0;
+  for (int i = 0; i < 100 && dropped < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    dropped = counter(daemon_->stats(), "port fp0", "drop_port_down") -
+              counter(before, "port fp0", "drop_port_down");
+  }
+  EXPECT_EQ(dropped, 100u);
+
+  // Another interface taking the name does not bring the port back (its sockets were bound
+  // to the deleted one): no event, still down.
+  ASSERT_EQ(topo_->exec(r_, "ip link add fp1 type veth peer name fp9 && ip link set fp1 up"), 0);
+  daemon_->checkLinks();
+  EXPECT_EQ(events.size(), 1u);
+  for (const auto& p : daemon_->ports()) {
+    if (p.id == 1) {
+      EXPECT_FALSE(p.up);
+    }
+  }
+  daemon_->shutdown();  // detaches from fp0 and skips the gone fp1
+  EXPECT_EQ(topo_->execOutput(r_, "ip link show fp0").find("xdp"), std::string::npos);
+  EXPECT_EQ(topo_->execOutput(r_, "ip link show fp1").find("xdp"), std::string::npos)
+      << "nothing attached to the interface that took the name";
+}
+
 /// Two queues per port, one worker per queue: frames of many flows spread over both.
 class ForwardingVethTwoQueues : public ForwardingVeth {
  protected:

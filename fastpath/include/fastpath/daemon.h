@@ -43,7 +43,9 @@ class Daemon : public ControlBackend {
   Status run(const std::atomic<bool>& stop);
   /// Moves worker events to the event sink (deduplicated: one event per key per second).
   void drainEvents();
-  /// Emits port up/down events when a port's IFF_UP flag changed (run() does it every second).
+  /// Emits port up/down events when a port's IFF_UP flag changed or its interface vanished
+  /// (run() does it every second), and publishes the state to the FIB: routes through a
+  /// down port become counted drops (drop_port_down).
   void checkLinks();
   /// --rt-priority auto: puts each worker one priority above a real-time NAPI thread of a
   /// served port that can run on its CPU, or back to normal when there is none.
@@ -78,6 +80,7 @@ class Daemon : public ControlBackend {
 
   Config config_;
   std::vector<PortInfo> ports_;
+  std::vector<bool> port_gone_;  ///< interface deleted or replaced since start
   std::unique_ptr<FibManager> fib_;
   std::vector<std::unique_ptr<Classifier>> classifiers_;
   std::vector<std::unique_ptr<ControlChannel>> channels_;

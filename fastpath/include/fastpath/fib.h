@@ -73,6 +73,15 @@ class FibView {
   const FwdEntry* entry(uint32_t next_hop) const noexcept {
     return nh_[next_hop].load(std::memory_order_acquire);
   }
+  /// Next-hop indexes of n IPv4 destinations (host byte order) with one bulk LPM call
+  /// (its cache misses overlap); kLpmNoRoute where no prefix covers the address.
+  void nextHops4(const uint32_t* dst_host, uint32_t* next_hops, size_t n) const noexcept {
+    v4_.load(std::memory_order_acquire)->lookupBulk(dst_host, next_hops, n);
+  }
+  /// The entry of a next-hop index from nextHops4(); nullptr for kLpmNoRoute.
+  const FwdEntry* route(uint32_t next_hop) const noexcept {
+    return next_hop == kLpmNoRoute ? nullptr : nh_[next_hop].load(std::memory_order_acquire);
+  }
 
  private:
   friend class FibManager;

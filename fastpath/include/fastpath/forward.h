@@ -43,6 +43,21 @@ struct ForwardDecision {
 ForwardDecision forwardFrame(uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
                              const FibView& fib) noexcept;
 
+/// The IPv4 destination (host byte order) lookupRoute looks up for this frame: true for a
+/// DATA IPv4 frame long enough to carry a destination. The worker gathers these for a
+/// whole batch and looks them up with one FibView::nextHops4() call; lookupRoute gives
+/// every other frame's route (IPv6, or nullptr).
+inline bool routeDestination4(const uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
+                              uint32_t* dst_host) noexcept {
+  const uint32_t l3 = meta.l3_offset;
+  if (meta.verdict != FP_VERDICT_DATA || meta.l3_proto != FP_L3_IPV4 || len < l3 || len - l3 < 20)
+    return false;
+  uint32_t dst_be;
+  __builtin_memcpy(&dst_be, frame + l3 + 16, 4);
+  *dst_host = __builtin_bswap32(dst_be);
+  return true;
+}
+
 /// The route forwardFrame looks up for this frame: the FIB entry for its destination, or
 /// nullptr (no route, or not a DATA IPv4/IPv6 frame long enough to carry a destination).
 /// The worker looks up a whole batch before deciding any frame: the lookups are

@@ -192,11 +192,14 @@ class Worker {
   // The received batch between receive()'s two passes (lookups first, then decisions).
   struct RxFrame {
     uint64_t addr;
-    const FwdEntry* route;  // lookupRoute's answer
+    const FwdEntry* route;  // lookupRoute's (or the batch's nextHops4) answer
     uint32_t len;
     fp_xdp_meta meta;
   };
   std::vector<RxFrame> rx_batch_;
+  // The batch's IPv4 destinations (host order), their frames' batch indexes and next hops:
+  // one bulk LPM lookup per batch.
+  std::vector<uint32_t> dst4_, nh4_, idx4_;
   // Frames waiting for sendmmsg (a batch holds at most batch_size): CONTROL frames, then
   // limited ones (punts and exceptions), each in arrival order.
   std::vector<uint64_t> punt_addr_, limited_addr_;

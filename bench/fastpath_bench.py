@@ -20,6 +20,7 @@ Run as root:  python3 bench/fastpath_bench.py [--quick | --smoke] [--out DIR]
 """
 import argparse
 import csv
+import errno
 import json
 import math
 import os
@@ -27,6 +28,8 @@ import re
 import select
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -175,7 +178,7 @@ def mac_of(ns, ifname):
 
 
 def napi_threads():
-    """{pid: comm} of all napi/* kernel threads."""
+    """{pid: comm} of all napi/* kernel threads (names are global: every namespace's)."""
     res = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -188,6 +191,85 @@ def napi_threads():
         if comm.startswith("napi/"):
             res[int(d)] = comm
     return res
+
+
+# netdev generic netlink (kernel include/uapi/linux/netdev.h; Debian 12's headers are too
+# old to have it): NAPI_GET dump filtered by ifindex, Linux 6.8+.
+_GENL_ID_CTRL, _CTRL_CMD_GETFAMILY, _CTRL_ATTR_FAMILY_ID, _CTRL_ATTR_FAMILY_NAME = 16, 3, 1, 2
+_NETDEV_CMD_NAPI_GET, _NAPI_A_IFINDEX, _NAPI_A_ID, _NAPI_A_PID = 11, 1, 2, 4
+_NLM_F_REQUEST, _NLM_F_DUMP, _NLMSG_ERROR, _NLMSG_DONE = 1, 0x300, 2, 3
+
+
+def _netns_socket(ns, *args):
+    """A socket created inside network namespace ns; the caller's namespace is unchanged."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newnet = 0x40000000
+    with open("/proc/thread-self/ns/net") as home, open(f"/run/netns/{ns}") as there:
+        if libc.setns(there.fileno(), clone_newnet) != 0:
+            raise OSError(ctypes.get_errno(), f"setns into {ns}")
+        try:
+            return socket.socket(*args)
+        finally:
+            if libc.setns(home.fileno(), clone_newnet) != 0:
+                raise OSError(ctypes.get_errno(), "setns back to the harness's namespace")
+
+
+def _genl(sock, seq, msg_type, flags, cmd, attrs):
+    """Sends one genl request; returns the attribute dicts of its replies ({type: bytes})."""
+    payload = struct.pack("=BBH", cmd, 1, 0)
+    for t, v in attrs:
+        payload += struct.pack("=HH", 4 + len(v), t) + v + b"\0" * (-len(v) % 4)
+    sock.send(struct.pack("=IHHII", 16 + len(payload), msg_type, _NLM_F_REQUEST | flags, seq, 0)
+              + payload)
+    out = []
+    while True:
+        data = sock.recv(65536)
+        off = 0
+        while off + 16 <= len(data):
+            ln, typ, _, rseq, _ = struct.unpack_from("=IHHII", data, off)
+            if ln < 16:
+                return out
+            body = data[off + 16:off + ln]
+            off += (ln + 3) & ~3
+            if rseq != seq:
+                continue
+            if typ in (_NLMSG_ERROR, _NLMSG_DONE):
+                err = struct.unpack_from("=i", body)[0] if len(body) >= 4 else 0
+                if err < 0:
+                    raise OSError(-err, os.strerror(-err))
+                return out
+            attrs, a = {}, 4
+            while a + 4 <= len(body):
+                alen, atype = struct.unpack_from("=HH", body, a)
+                if alen < 4:
+                    break
+                attrs[atype & 0x3FFF] = body[a + 4:a + alen]
+                a += (alen + 3) & ~3
+            out.append(attrs)
+            if not flags & _NLM_F_DUMP:
+                return out
+
+
+def napi_thread_pids(ns, ifn):
+    """pids of the threaded-NAPI kthreads of interface ifn of namespace ns, exactly (netdev
+    netlink inside ns), or None when the kernel lacks NAPI_GET (before Linux 6.8)."""
+    ifindex = json.loads(sh(["ip", "-n", ns, "-j", "link", "show", ifn], capture=True))[0]["ifindex"]
+    with _netns_socket(ns, socket.AF_NETLINK, socket.SOCK_RAW, 16) as s:  # NETLINK_GENERIC
+        s.settimeout(2)
+        try:
+            fam = _genl(s, 1, _GENL_ID_CTRL, 0, _CTRL_CMD_GETFAMILY,
+                        [(_CTRL_ATTR_FAMILY_NAME, b"netdev\0")])
+            family = struct.unpack("=H", fam[0][_CTRL_ATTR_FAMILY_ID][:2])[0]
+            napis = _genl(s, 2, family, _NLM_F_DUMP, _NETDEV_CMD_NAPI_GET,
+                          [(_NAPI_A_IFINDEX, struct.pack("=I", ifindex))])
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.EOPNOTSUPP):
+                return None
+            raise
+    return sorted(struct.unpack("=I", a[_NAPI_A_PID][:4])[0] for a in napis
+                  if _NAPI_A_PID in a
+                  and struct.unpack("=I", a.get(_NAPI_A_IFINDEX, b"\0" * 4)[:4])[0] == ifindex)
 
 
 class Topology:
@@ -280,23 +362,34 @@ class Topology:
 
     def pin_napi(self):
         """Pins every NAPI kthread of this topology's veths (they come and go with XDP)."""
-        want = {}
-        for ns, ifn in self.interfaces():
-            want[f"napi/{ifn}-"] = (ns, ifn, GEN_CPU if ns in (self.s, self.d) else FWD_CPU)
         # threaded=1 only sticks while the veth has a NAPI (XDP attached): write it again.
         for ns, ifn in self.interfaces():
             sh(["ip", "netns", "exec", ns, "sh", "-c",
                 f"echo 1 > /sys/class/net/{ifn}/threaded"], check=False)
         self.napi = {}
-        for pid, comm in napi_threads().items():
-            for prefix, (ns, ifn, cpu) in want.items():
-                if comm.startswith(prefix):
-                    self.napi[(ns, ifn)] = (pid, cpu)
-                    sh(["taskset", "-pc", str(cpu), str(pid)], check=False)
-                    # SCHED_FIFO: a threaded NAPI gets the precedence softirq has without
-                    # threading; at nice 0 it waits behind other work and the sink, not the
-                    # forwarder, would become the limit.
-                    sh(["chrt", "-f", "-p", str(NAPI_RT_PRIO), str(pid)], check=False)
+        by_name = None
+        for ns, ifn in self.interfaces():
+            cpu = GEN_CPU if ns in (self.s, self.d) else FWD_CPU
+            # Exact over netlink: thread names ("napi/<ifname>-<id>") are global, and
+            # another run's namespaces use the same interface names.
+            pids = napi_thread_pids(ns, ifn)
+            if pids is None:
+                # Old kernel: by name, but only a name that matches one thread (these
+                # veths have one queue); anything else may be another namespace's.
+                by_name = napi_threads() if by_name is None else by_name
+                pids = [p for p, c in by_name.items() if c.startswith(f"napi/{ifn}-"[:15])]
+                if len(pids) > 1:
+                    log(f"NAPI threads of {ifn}: {len(pids)} threads named napi/{ifn}-* "
+                        f"(other namespaces'), kernel without netdev netlink NAPI_GET: "
+                        f"not pinned")
+                    pids = []
+            for pid in pids:
+                self.napi[(ns, ifn)] = (pid, cpu)
+                sh(["taskset", "-pc", str(cpu), str(pid)], check=False)
+                # SCHED_FIFO: a threaded NAPI gets the precedence softirq has without
+                # threading; at nice 0 it waits behind other work and the sink, not the
+                # forwarder, would become the limit.
+                sh(["chrt", "-f", "-p", str(NAPI_RT_PRIO), str(pid)], check=False)
 
     def router_napi_pids(self):
         return [pid for (ns, _), (pid, _) in self.napi.items() if ns in self.r]

@@ -7,7 +7,10 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <iterator>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "fastpath/daemon.h"
-#include "forwarding_veth_traffic.h"
+#include "forwarding_veth_fixture.h"
 #include "netns.h"
 
 namespace fastpath {
@@ -30,15 +30,6 @@ namespace {
 using testing::NetnsGuard;
 using testing::Topology;
 using namespace vethtest;
-
-uint64_t counter(const std::vector<CounterSet>& sets, const std::string& scope, const std::string& name) {
-  for (const auto& cs : sets)
-    if (cs.scope == scope)
-      for (const auto& [k, v] : cs.counters)
-        if (k == name) return v;
-  ADD_FAILURE() << "no counter " << scope << "/" << name;
-  return 0;
-}
 
 /// Reads a control channel in its own thread and sorts what arrives.
 class ChannelReader {
@@ -97,29 +88,14 @@ class ChannelReader {
   std::thread thread_;
 };
 
-class ForwardingPuntLimitVeth : public ::testing::Test {
+class ForwardingPuntLimitVeth : public SrdFixture {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
-    topo_ = std::make_unique<Topology>("fwg");
-    s_ = topo_->addNamespace("s");
-    r_ = topo_->addNamespace("r");
-    d_ = topo_->addNamespace("d");
-    topo_->addVeth(s_, "s0", r_, "fp0", 1);
-    topo_->addVeth(r_, "fp1", d_, "d0", 1);
-    s_mac_ = mac(topo_->mac(s_, "s0"));
-    r0_mac_ = mac(topo_->mac(r_, "fp0"));
-    d_mac_ = mac(topo_->mac(d_, "d0"));
+    makeTopology("fwg");
+    if (IsSkipped() || HasFatalFailure()) return;
     // No IPv6 chatter from S's kernel (MLD, ND): every frame reaching R is one we sent, so
     // the counts below are exact.
     ASSERT_EQ(topo_->exec(s_, "sh -c 'echo 1 > /proc/sys/net/ipv6/conf/s0/disable_ipv6'"), 0);
-  }
-
-  void TearDown() override {
-    daemon_.reset();
-    guard_.reset();
-    topo_.reset();
   }
 
   Config config(uint64_t punt_rate, uint32_t punt_burst) {
@@ -139,11 +115,8 @@ class ForwardingPuntLimitVeth : public ::testing::Test {
   }
 
   void startDaemon(Config c) {
-    guard_ = std::make_unique<NetnsGuard>(r_);
-    ASSERT_TRUE(guard_->ok());
-    daemon_ = std::make_unique<Daemon>(std::move(c));
-    auto st = daemon_->start();
-    ASSERT_TRUE(st.ok()) << st.error().message;
+    SrdFixture::startDaemon(std::move(c));
+    if (HasFatalFailure()) return;
     daemon_->setEventSink([this](const FastPathEvent& e) {
       if (e.kind == FastPathEvent::Kind::kRouteMiss) route_misses_.insert(e.address.toString());
     });
@@ -205,11 +178,6 @@ class ForwardingPuntLimitVeth : public ::testing::Test {
            counter(st, "port fp0", "xsk_rx_ring_full");
   }
 
-  std::unique_ptr<Topology> topo_;
-  std::unique_ptr<NetnsGuard> guard_;
-  std::unique_ptr<Daemon> daemon_;
-  std::string s_, r_, d_;
-  MacAddress s_mac_, r0_mac_, d_mac_;
   std::set<std::string> route_misses_;
 };
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "fastpath/daemon.h"
-#include "forwarding_veth_traffic.h"
+#include "forwarding_veth_fixture.h"
 #include "netns.h"
 
 namespace fastpath {
@@ -32,30 +32,9 @@ using testing::NetnsGuard;
 using testing::Topology;
 using namespace vethtest;
 
-uint64_t counter(const std::vector<CounterSet>& sets, const std::string& scope, const std::string& name) {
-  for (const auto& cs : sets)
-    if (cs.scope == scope)
-      for (const auto& [k, v] : cs.counters)
-        if (k == name) return v;
-  return ~uint64_t(0);
-}
-
-class ForwardingVeth : public ::testing::Test {
+class ForwardingVeth : public SrdFixture {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
-    topo_ = std::make_unique<Topology>("fwd");
-    s_ = topo_->addNamespace("s");
-    r_ = topo_->addNamespace("r");
-    d_ = topo_->addNamespace("d");
-    topo_->addVeth(s_, "s0", r_, "fp0", queues());
-    topo_->addVeth(r_, "fp1", d_, "d0", queues());
-    s_mac_ = mac(topo_->mac(s_, "s0"));
-    r0_mac_ = mac(topo_->mac(r_, "fp0"));
-    r1_mac_ = mac(topo_->mac(r_, "fp1"));
-    d_mac_ = mac(topo_->mac(d_, "d0"));
-  }
+  void SetUp() override { makeTopology("fwd", queues()); }
 
   virtual unsigned queues() const { return 1; }
 
@@ -83,33 +62,12 @@ class ForwardingVeth : public ::testing::Test {
     return c;
   }
 
-  /// Starts the daemon inside R (its threads and sockets live there).
-  void startDaemon(Config c) {
-    guard_ = std::make_unique<NetnsGuard>(r_);
-    ASSERT_TRUE(guard_->ok());
-    daemon_ = std::make_unique<Daemon>(std::move(c));
-    auto st = daemon_->start();
-    ASSERT_TRUE(st.ok()) << st.error().message;
-  }
-
-  void TearDown() override {
-    daemon_.reset();
-    guard_.reset();
-    topo_.reset();
-  }
-
   std::vector<uint8_t> v4(uint8_t ttl, const std::string& dip = "198.18.2.10", uint32_t seq = 0) {
     return buildFrame(r0_mac_, s_mac_, false, "198.18.0.1", dip, ttl, seq);
   }
   std::vector<uint8_t> v6(uint8_t hl, uint32_t seq = 0) {
     return buildFrame(r0_mac_, s_mac_, true, "2001:2::1", "2001:2:0:2::10", hl, seq);
   }
-
-  std::unique_ptr<Topology> topo_;
-  std::unique_ptr<NetnsGuard> guard_;
-  std::unique_ptr<Daemon> daemon_;
-  std::string s_, r_, d_;
-  MacAddress s_mac_, r0_mac_, r1_mac_, d_mac_;
 };
 
 TEST_F(ForwardingVeth, Ipv4AndIpv6ForwardedWithCorrectMacsAndTtl) {

@@ -44,14 +44,19 @@ struct Table4 {
   std::vector<uint32_t> sequential;  // runs of consecutive addresses
 };
 
+// `automatic`: DXR with its default structure choice (the DIR-24-8 answers below
+// Lpm4Dxr::kDefaultCompactMinRules rules); otherwise DXR always answers from its compact
+// structure, so "Lpm4Dxr" below is the algorithm itself.
 template <typename T>
-Table4<T>& table4(size_t n) {
-  static std::map<size_t, std::unique_ptr<Table4<T>>> cache;
-  auto& slot = cache[n];
+Table4<T>& table4(size_t n, bool automatic = false) {
+  static std::map<std::pair<size_t, bool>, std::unique_ptr<Table4<T>>> cache;
+  auto& slot = cache[{n, automatic}];
   if (slot) return *slot;
   slot = std::make_unique<Table4<T>>();
   std::mt19937_64 rng(n);
   slot->lpm = T::create(LpmConfig{static_cast<uint32_t>(n + 1024), 1u << 16}).value();
+  if constexpr (std::is_same_v<T, Lpm4Dxr>)
+    if (!automatic) slot->lpm->setCompactMinRules(0);
   while (slot->prefixes.size() < n) {
     const uint8_t d = bgpDepth(rng);
     const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
@@ -82,13 +87,14 @@ void tableCounters(benchmark::State& state, const T& lpm) {
     const auto s = lpm.dxrStats();
     state.counters["hot_bytes"] = static_cast<double>(s.hot_bytes);
     state.counters["fallback_chunks"] = s.fallback_chunks;
+    state.counters["compact"] = lpm.compactActive();
   }
 }
 
-// args: prefixes, pattern (0 random, 1 sequential)
+// args: prefixes, pattern (0 random, 1 sequential), automatic (DXR: 1 = default choice)
 template <typename T>
 void BM_Lpm4Lookup(benchmark::State& state) {
-  Table4<T>& t = table4<T>(static_cast<size_t>(state.range(0)));
+  Table4<T>& t = table4<T>(static_cast<size_t>(state.range(0)), state.range(2) != 0);
   const auto& addrs = state.range(1) == 0 ? t.random : t.sequential;
   size_t i = 0;
   uint32_t sum = 0;
@@ -101,12 +107,13 @@ void BM_Lpm4Lookup(benchmark::State& state) {
   state.SetLabel(state.range(1) == 0 ? "random" : "sequential");
   tableCounters(state, *t.lpm);
 }
-BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}});
-BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}, {0}});
+BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}, {0, 1}});
 
+// args: prefixes, pattern (0 random, 1 sequential), automatic (DXR: 1 = default choice)
 template <typename T>
 void BM_Lpm4LookupBulk(benchmark::State& state) {
-  Table4<T>& t = table4<T>(static_cast<size_t>(state.range(0)));
+  Table4<T>& t = table4<T>(static_cast<size_t>(state.range(0)), state.range(2) != 0);
   const auto& addrs = state.range(1) == 0 ? t.random : t.sequential;
   uint32_t out[64];
   size_t i = 0;
@@ -121,8 +128,19 @@ void BM_Lpm4LookupBulk(benchmark::State& state) {
   state.SetLabel(state.range(1) == 0 ? "random, bulk 64" : "sequential, bulk 64");
   tableCounters(state, *t.lpm);
 }
-BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}});
-BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}, {0}});
+BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}, {0, 1}});
+// Where DXR's compact structure starts to beat DIR-24-8 (random destinations, bulk 64):
+// the measurement behind Lpm4Dxr::kDefaultCompactMinRules. Run with
+// --benchmark_filter=Crossover --benchmark_enable_random_interleaving=true.
+template <typename T>
+void BM_Lpm4Crossover(benchmark::State& state) {
+  BM_Lpm4LookupBulk<T>(state);
+}
+BENCHMARK_TEMPLATE(BM_Lpm4Crossover, Lpm4Dir24_8)
+    ->ArgsProduct({{4000, 16000, 32000, 64000, 128000, 256000, 512000}, {0}, {0}});
+BENCHMARK_TEMPLATE(BM_Lpm4Crossover, Lpm4Dxr)
+    ->ArgsProduct({{4000, 16000, 32000, 64000, 128000, 256000, 512000}, {0}, {0}});
 
 // Building the 1M-prefix table from nothing with the raw LPM (no FIB), including the
 // final releaseRetired() (DXR: every chunk built once).

@@ -189,11 +189,23 @@ void Lpm4Dxr::releaseRetired() {
   dir_->releaseRetired();
   for (const auto& [off, units] : retired_) free_[units].push_back(off);
   retired_.clear();
-  for (uint32_t c : dirty_) {
-    dirty_flag_[c] = 0;
-    rebuild(c);
+  setCompactMinRules(compact_min_rules_);
+}
+
+// While the DIR-24-8 answers, changed chunks only wait in fallback: a small table's
+// updates cost what DIR-24-8's cost. They are built when the compact structure takes over
+// (once, bounded by the number of chunks) and from then on after every change.
+void Lpm4Dxr::setCompactMinRules(uint32_t rules) {
+  compact_min_rules_ = rules;
+  const uint32_t on = dir_->stats().rules >= rules ? 1 : 0;
+  if (on) {
+    for (uint32_t c : dirty_) {
+      dirty_flag_[c] = 0;
+      rebuild(c);
+    }
+    dirty_.clear();
   }
-  dirty_.clear();
+  if (on != compact_) __atomic_store_n(&compact_, on, __ATOMIC_RELAXED);
 }
 
 uint32_t Lpm4Dxr::resolveWide(uint32_t e, uint32_t ip) const noexcept {
@@ -238,6 +250,7 @@ Lpm4Dxr::DxrStats Lpm4Dxr::dxrStats() const {
 // prefetched, and lookup i is searched (its chunk is in L1 by then). The chunk prefetch is
 // branch-free.
 void Lpm4Dxr::lookupBulk(const uint32_t* ips, uint32_t* nhs, size_t n) const noexcept {
+  if (!compactActive()) return dir_->lookupBulk(ips, nhs, n);
   constexpr size_t kAhead = 12;  // measured: 6 < 8 < 12 (interleaved runs, 1M prefixes)
   constexpr size_t kRing = 16;  // power of two > kAhead
   const uint32_t* const direct = direct_;

@@ -64,6 +64,9 @@ class Lpm4Algo : public ::testing::Test {
   static std::unique_ptr<T> make(uint32_t max_rules = 1 << 20, uint32_t groups = 1 << 15) {
     auto t = T::create(LpmConfig{max_rules, groups});
     EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+    // DXR's own structure answers at every size here (by default small tables are
+    // answered by its DIR-24-8; Lpm4Dxr.AnswersFromEitherStructure covers the switch).
+    if constexpr (std::is_same_v<T, Lpm4Dxr>) t.value()->setCompactMinRules(0);
     return std::move(t).value();
   }
 };
@@ -261,7 +264,67 @@ TYPED_TEST(Lpm4Algo, BulkLookupMatchesSingle) {
 std::unique_ptr<Lpm4Dxr> makeDxr() {
   auto t = Lpm4Dxr::create(LpmConfig{1 << 16, 1 << 10});
   EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  t.value()->setCompactMinRules(0);
   return std::move(t).value();
+}
+
+// The default choice: below the threshold the DIR-24-8 answers, from it on the compact
+// structure; both give the reference's answers, single and bulk, before and after the
+// rebuild, and the choice follows removals back down.
+TEST(Lpm4Dxr, AnswersFromEitherStructure) {
+  auto t = Lpm4Dxr::create(LpmConfig{1 << 16, 1 << 10}).value();
+  EXPECT_FALSE(t->compactActive());  // empty: below the default threshold
+  t->setCompactMinRules(500);
+  std::mt19937_64 rng(11);
+  Ref4 ref;
+  std::vector<std::pair<uint32_t, uint8_t>> added;
+  std::vector<uint32_t> ips(4096), nhs(ips.size());
+  auto check = [&](bool compact) {
+    ASSERT_EQ(t->compactActive(), compact);
+    for (auto& a : ips) {
+      a = added.empty() || rng() % 4 == 0
+              ? static_cast<uint32_t>(rng())
+              : added[rng() % added.size()].first | static_cast<uint32_t>(rng() % 256);
+    }
+    t->lookupBulk(ips.data(), nhs.data(), ips.size());
+    for (size_t i = 0; i < ips.size(); ++i) {
+      ASSERT_EQ(nhs[i], ref.lookup(ips[i])) << std::hex << ips[i];
+      ASSERT_EQ(t->lookup(ips[i]), nhs[i]) << std::hex << ips[i];
+    }
+  };
+  auto addRandom = [&](int n) {
+    for (int i = 0; i < n;) {
+      const uint8_t d = randomDepth4(rng);
+      const uint32_t ip = static_cast<uint32_t>(rng()) & (d ? ~0u << (32 - d) : 0);
+      if (t->find(ip, d)) continue;
+      const uint32_t nh = randomNextHop(rng);
+      ASSERT_TRUE(t->add(ip, d, nh).ok());
+      ref.add(ip, d, nh);
+      added.emplace_back(ip, d);
+      ++i;
+    }
+  };
+  addRandom(499);
+  check(false);
+  t->releaseRetired();
+  check(false);
+  EXPECT_GT(t->dxrStats().pending_chunks, 0u);  // below the threshold: not built
+  addRandom(1);
+  check(false);  // the choice changes in releaseRetired(), once the chunks are built
+  t->releaseRetired();
+  EXPECT_EQ(t->dxrStats().pending_chunks, 0u);
+  EXPECT_GT(t->dxrStats().ranges, 0u);
+  check(true);
+  ASSERT_TRUE(t->remove(added.back().first, added.back().second).ok());
+  ref.remove(added.back().first, added.back().second);
+  added.pop_back();
+  check(true);  // the changed chunk answers from the DIR-24-8 (fallback)
+  t->releaseRetired();
+  check(false);
+  addRandom(20);  // changes while the DIR-24-8 answers, built when the choice turns
+  t->setCompactMinRules(0);
+  EXPECT_EQ(t->dxrStats().pending_chunks, 0u);
+  check(true);
 }
 
 TEST(Lpm4Dxr, ChunkFormatsAndFallback) {
@@ -374,6 +437,8 @@ TEST(Lpm4Dxr, ConcurrentLookupsSeeOldOrNew) {
     }
     ASSERT_TRUE(epoch.synchronize(std::chrono::milliseconds(5000)));
     t->releaseRetired();
+    // Readers also see the structure choice change under them.
+    if (round % 5 == 4) t->setCompactMinRules(t->compactActive() ? ~0u : 0);
   }
   stop = true;
   reader.join();

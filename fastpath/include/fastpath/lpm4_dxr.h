@@ -14,6 +14,10 @@
 // the compact chunks are rebuilt from it in releaseRetired(), which the owner calls after
 // an epoch synchronize() anyway. Chunks that cannot be encoded (a next hop > kMaxCompactNextHop,
 // more than 255 ranges, heap full) simply stay in fallback: never a capacity error.
+//
+// Small tables are answered by the DIR-24-8 table itself (setCompactMinRules()): while
+// both fit in the caches its one read beats DXR's search, so the compact structure only
+// takes over (and is only maintained) from kDefaultCompactMinRules rules on.
 #pragma once
 
 #include <cstddef>
@@ -82,8 +86,24 @@ class Lpm4Dxr {
   };
   DxrStats dxrStats() const;
 
+  /// Below this many rules lookups are answered by the DIR-24-8 table (see
+  /// setCompactMinRules()). Measured with fp_lpm_bench's BM_Lpm4Crossover: below it both
+  /// tables are cache-resident and DIR-24-8's one read beats DXR's ~40 instructions; above
+  /// it DIR-24-8's lookups miss in its 64 MiB first level, DXR's hot set stays small.
+  static constexpr uint32_t kDefaultCompactMinRules = 1u << 18;
+  /// Which structure answers lookups: the compact one once the table holds at least
+  /// `rules` rules (0: always, as the tests of the compact structure need), the DIR-24-8
+  /// table below that. Re-evaluated here and by every releaseRetired() (control thread).
+  /// Below the threshold changed chunks are not rebuilt (they answer from the DIR-24-8);
+  /// switching on rebuilds them first. Every direct entry is always correct (compact or
+  /// fallback), so readers may see the switch late.
+  void setCompactMinRules(uint32_t rules);
+  /// True while lookups are answered by the compact structure.
+  bool compactActive() const noexcept { return __atomic_load_n(&compact_, __ATOMIC_RELAXED) != 0; }
+
   /// Worker side: next hop of the longest prefix covering `ip`, or kLpmNoRoute.
   uint32_t lookup(uint32_t ip) const noexcept {
+    if (!compactActive()) return dir_->lookup(ip);
     const uint32_t e = __atomic_load_n(&direct_[ip >> kChunkBits], __ATOMIC_ACQUIRE);
     if (__builtin_expect(!(e & kChunk), 0)) return e == kLeafNoRoute ? kLpmNoRoute : e;
     return resolve(e, ip);
@@ -170,6 +190,8 @@ class Lpm4Dxr {
   // Rebuild scratch (control thread).
   std::vector<uint32_t> scratch_starts_;
   std::vector<uint32_t> scratch_nhs_;
+  uint32_t compact_min_rules_ = kDefaultCompactMinRules;
+  uint32_t compact_ = 0;  // read by workers (relaxed: either value gives correct answers)
 };
 
 }  // namespace fastpath

@@ -9,8 +9,7 @@
 // The test checks what reaches fastpathd (routes, NDP neighbours) through the client
 // library, and where UDP from S to 2001:2:0:20::1 went: fastpathd's counters, what D
 // received (hop limit 63 for 64 sent) and what ns-3's IPv6 layer received.
-#include "fastpath/ctrl/client.h"
-#include "netns.h"
+#include "fast-path-veth-fixture.h"
 
 #include <gtest/gtest.h>
 #include <arpa/inet.h>
@@ -32,38 +31,13 @@ using fastpath::testing::NetnsGuard;
 using fastpath::testing::sh;
 using fastpath::testing::Topology;
 using namespace std::chrono_literals;
+using namespace fastpath_ns3_test;
 
 namespace
 {
 
 constexpr uint16_t kUdpPort = 9000;
 constexpr const char* kDestination = "2001:2:0:20::1";
-
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::map<std::string, std::string>
-ReadReport(const std::string& path)
-{
-    std::map<std::string, std::string> out;
-    std::istringstream in(Slurp(path));
-    std::string line;
-    while (std::getline(in, line))
-    {
-        auto eq = line.find('=');
-        if (eq != std::string::npos && line.compare(0, 6, "route=") != 0)
-        {
-            out[line.substr(0, eq)] = line.substr(eq + 1);
-        }
-    }
-    return out;
-}
 
 /// A socket that closes itself.
 struct Fd
@@ -81,7 +55,7 @@ struct Fd
     }
 };
 
-class Ipv6VethTest : public ::testing::Test
+class Ipv6VethTest : public FastPathVethFixture
 {
   protected:
     void SetUp() override
@@ -164,126 +138,7 @@ class Ipv6VethTest : public ::testing::Test
 
     void TearDown() override
     {
-        client_.reset();
-        if (HasFailure() && !dir_.empty())
-        {
-            for (auto f : {"r.log", "fastpathd.log", "r.report"})
-            {
-                std::cerr << "---- " << f << "\n" << Slurp(dir_ + "/" + f).substr(0, 4000);
-            }
-        }
-        topo_.reset(); // stops fastpathd and the router, removes the namespaces
-        if (!dir_.empty())
-        {
-            sh("rm -rf " + dir_);
-        }
-    }
-
-    fastpath::ctrl::Client* Client()
-    {
-        if (!client_)
-        {
-            auto c = fastpath::ctrl::Client::connect(sock_);
-            if (!c.ok())
-            {
-                return nullptr;
-            }
-            client_ = std::move(c.value());
-        }
-        return client_.get();
-    }
-
-    /// The route fastpathd has for exactly `prefix`, as "via X port N", or "".
-    std::string RouteIn(const std::string& prefix)
-    {
-        auto* c = Client();
-        if (!c)
-        {
-            return "";
-        }
-        auto r = c->routes();
-        if (!r.ok())
-        {
-            client_.reset();
-            return "";
-        }
-        for (const auto& route : r.value())
-        {
-            if (route.prefix.toString() == prefix)
-            {
-                return "via " +
-                       (route.next_hop.isUnspecified() ? std::string("on-link")
-                                                       : route.next_hop.toString()) +
-                       " port " + std::to_string(route.port);
-            }
-        }
-        return "";
-    }
-
-    /// fastpathd's neighbour entry for `ip`, as "<mac> port N", or "".
-    std::string NeighbourIn(const std::string& ip)
-    {
-        auto* c = Client();
-        if (!c)
-        {
-            return "";
-        }
-        auto n = c->neighbours();
-        if (!n.ok())
-        {
-            client_.reset();
-            return "";
-        }
-        for (const auto& e : n.value())
-        {
-            if (e.ip.toString() == ip)
-            {
-                return e.mac.toString() + " port " + std::to_string(e.port);
-            }
-        }
-        return "";
-    }
-
-    uint64_t Counter(const std::string& scope, const std::string& name)
-    {
-        auto* c = Client();
-        if (!c)
-        {
-            return 0;
-        }
-        auto st = c->stats();
-        if (!st.ok())
-        {
-            return 0;
-        }
-        for (const auto& cs : st.value())
-        {
-            if (cs.scope == scope)
-            {
-                for (const auto& kv : cs.counters)
-                {
-                    if (kv.first == name)
-                    {
-                        return kv.second;
-                    }
-                }
-            }
-        }
-        return 0;
-    }
-
-    bool WaitFor(const std::function<bool()>& cond, std::chrono::milliseconds timeout)
-    {
-        auto end = std::chrono::steady_clock::now() + timeout;
-        while (std::chrono::steady_clock::now() < end)
-        {
-            if (cond())
-            {
-                return true;
-            }
-            std::this_thread::sleep_for(100ms);
-        }
-        return cond();
+        CleanUp({"r.log", "fastpathd.log", "r.report"});
     }
 
     void Send(int count, std::chrono::microseconds gap)
@@ -339,10 +194,7 @@ class Ipv6VethTest : public ::testing::Test
         return hopLimits;
     }
 
-    std::unique_ptr<Topology> topo_;
-    std::string S_, R_, D_, dir_, sock_;
     pid_t fastpathd_ = -1, router_ = -1;
-    std::unique_ptr<fastpath::ctrl::Client> client_;
     Fd rx_, tx_;
     sockaddr_in6 dst_{};
 };

@@ -8,8 +8,7 @@
 // R learns the networks behind S and D only from OLSR; the tests check what reaches
 // fastpathd (through the client library) and where the data went (fastpathd's counters,
 // the kernel's interface counters, what the ns-3 router received).
-#include "fastpath/ctrl/client.h"
-#include "netns.h"
+#include "fast-path-veth-fixture.h"
 
 #include <gtest/gtest.h>
 #include <grp.h>
@@ -27,40 +26,15 @@
 using fastpath::testing::sh;
 using fastpath::testing::Topology;
 using namespace std::chrono_literals;
+using namespace fastpath_ns3_test;
 
 namespace
 {
 
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::map<std::string, std::string>
-ReadReport(const std::string& path)
-{
-    std::map<std::string, std::string> out;
-    std::istringstream in(Slurp(path));
-    std::string line;
-    while (std::getline(in, line))
-    {
-        auto eq = line.find('=');
-        if (eq != std::string::npos && line.compare(0, 6, "route=") != 0)
-        {
-            out[line.substr(0, eq)] = line.substr(eq + 1);
-        }
-    }
-    return out;
-}
-
 /// The router's route lease in these tests (short, so the withdrawal test stays quick).
 constexpr int kGraceMs = 2000;
 
-class OlsrVethTest : public ::testing::Test
+class OlsrVethTest : public FastPathVethFixture
 {
   protected:
     void SetUp() override
@@ -132,19 +106,7 @@ class OlsrVethTest : public ::testing::Test
 
     void TearDown() override
     {
-        client_.reset();
-        if (HasFailure() && !dir_.empty())
-        {
-            for (auto f : {"r.log", "fastpathd.log", "s.log", "d.log"})
-            {
-                std::cerr << "---- " << f << "\n" << Slurp(dir_ + "/" + f).substr(0, 4000);
-            }
-        }
-        topo_.reset(); // stops every spawned process, removes the namespaces
-        if (!dir_.empty())
-        {
-            sh("rm -rf " + dir_);
-        }
+        CleanUp({"r.log", "fastpathd.log", "s.log", "d.log"});
     }
 
     void StartFastpathd()
@@ -167,79 +129,6 @@ class OlsrVethTest : public ::testing::Test
         client_.reset();
     }
 
-    fastpath::ctrl::Client& Client()
-    {
-        if (!client_)
-        {
-            auto c = fastpath::ctrl::Client::connect(sock_);
-            EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-            if (c.ok())
-            {
-                client_ = std::move(c.value());
-            }
-        }
-        return *client_;
-    }
-
-    /// The route fastpathd has for exactly `prefix`, as "via X port N", or "".
-    std::string RouteIn(const std::string& prefix)
-    {
-        auto r = Client().routes();
-        if (!r.ok())
-        {
-            client_.reset();
-            return "";
-        }
-        for (const auto& route : r.value())
-        {
-            if (route.prefix.toString() == prefix)
-            {
-                return "via " +
-                       (route.next_hop.isUnspecified() ? std::string("on-link")
-                                                       : route.next_hop.toString()) +
-                       " port " + std::to_string(route.port);
-            }
-        }
-        return "";
-    }
-
-    bool WaitFor(const std::function<bool()>& cond, std::chrono::milliseconds timeout)
-    {
-        auto end = std::chrono::steady_clock::now() + timeout;
-        while (std::chrono::steady_clock::now() < end)
-        {
-            if (cond())
-            {
-                return true;
-            }
-            std::this_thread::sleep_for(100ms);
-        }
-        return cond();
-    }
-
-    uint64_t Counter(const std::string& scope, const std::string& name)
-    {
-        auto st = Client().stats();
-        if (!st.ok())
-        {
-            return 0;
-        }
-        for (const auto& cs : st.value())
-        {
-            if (cs.scope == scope)
-            {
-                for (const auto& kv : cs.counters)
-                {
-                    if (kv.first == name)
-                    {
-                        return kv.second;
-                    }
-                }
-            }
-        }
-        return 0;
-    }
-
     bool PingThroughR()
     {
         return topo_->exec(S_, "ping -c1 -W1 -I 198.18.10.1 198.18.20.1 >/dev/null 2>&1") == 0;
@@ -260,10 +149,7 @@ class OlsrVethTest : public ::testing::Test
     static constexpr const char* kAsNobody =
         "setpriv --reuid=nobody --regid=nogroup --clear-groups";
     bool haveNobody_ = false;
-    std::unique_ptr<Topology> topo_;
-    std::string S_, R_, D_, dir_, sock_;
     pid_t fastpathd_ = -1, peerS_ = -1, peerD_ = -1, router_ = -1;
-    std::unique_ptr<fastpath::ctrl::Client> client_;
 };
 
 TEST_F(OlsrVethTest, OlsrRoutesReachFastPathAndDataTakesIt)
@@ -390,10 +276,11 @@ TEST_F(OlsrVethTest, RoutesOutliveTheSimulationForTheGracePeriodThenAreWithdrawn
     EXPECT_EQ(RouteIn("198.18.10.1/32"), "");
     EXPECT_EQ(RouteIn("198.18.2.0/24"), "");
     EXPECT_EQ(RouteIn("198.18.1.0/24"), "");
-    auto neighbours = Client().neighbours();
+    ASSERT_NE(Client(), nullptr);
+    auto neighbours = Client()->neighbours();
     ASSERT_TRUE(neighbours.ok());
     EXPECT_TRUE(neighbours.value().empty()) << "mirrored neighbours not withdrawn";
-    auto stats = Client().stats();
+    auto stats = Client()->stats();
     ASSERT_TRUE(stats.ok());
     uint64_t expired = 0;
     for (const auto& set : stats.value())

@@ -9,8 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
+
+#include "fp_bench.h"
 
 namespace fastpath::bench {
 
@@ -45,6 +48,64 @@ bool parseIpv4(const std::string& text, uint32_t* out_be) {
   if (inet_pton(AF_INET, text.c_str(), &a) != 1) return false;
   *out_be = a.s_addr;
   return true;
+}
+
+bool parseIpv6(const std::string& text, uint8_t out[16]) {
+  in6_addr a;
+  if (inet_pton(AF_INET6, text.c_str(), &a) != 1) return false;
+  std::memcpy(out, &a, 16);
+  return true;
+}
+
+uint32_t checksumAdd(const void* data, size_t len, uint32_t sum) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  uint64_t s = sum;
+  size_t i = 0;
+  for (; i + 1 < len; i += 2) {
+    uint16_t w;
+    std::memcpy(&w, p + i, 2);
+    s += w;
+  }
+  if (i < len) {  // odd tail: padded with a zero byte
+    uint8_t last[2] = {p[i], 0};
+    uint16_t w;
+    std::memcpy(&w, last, 2);
+    s += w;
+  }
+  while (s >> 32) s = (s & 0xffffffffull) + (s >> 32);
+  return (uint32_t)s;
+}
+
+uint16_t checksumFinish(uint32_t sum, bool udp) {
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  uint16_t c = (uint16_t)~sum;
+  return (udp && c == 0) ? 0xffff : c;
+}
+
+uint32_t ipv6PseudoSum(const uint8_t src[16], const uint8_t dst[16], uint32_t len,
+                       uint8_t next_header) {
+  uint32_t tail[2] = {htonl(len), htonl(next_header)};
+  uint32_t sum = checksumAdd(src, 16, 0);
+  sum = checksumAdd(dst, 16, sum);
+  return checksumAdd(tail, sizeof(tail), sum);
+}
+
+uint32_t benchUdp6BaseSum(const uint8_t src[16], const uint8_t dst[16], uint16_t dst_port_be,
+                          int payload) {
+  const uint32_t udp_len = 8 + (uint32_t)payload;
+  const uint16_t hdr[4] = {0, dst_port_be, htons((uint16_t)udp_len), 0};
+  const uint32_t magic = FP_BENCH_MAGIC;  // the rest of the payload: zeros, sum 0
+  uint32_t sum = ipv6PseudoSum(src, dst, udp_len, 17 /* IPPROTO_UDP */);
+  sum = checksumAdd(hdr, sizeof(hdr), sum);
+  return checksumAdd(&magic, sizeof(magic), sum);
+}
+
+uint16_t benchUdp6Checksum(uint32_t base, uint16_t src_port_be, const void* payload) {
+  static_assert(offsetof(fp_bench_payload, flow) == 4 && sizeof(fp_bench_payload) == 24,
+                "the per-frame sum covers bytes 4..23 of the payload");
+  uint32_t sum = checksumAdd(&src_port_be, 2, base);
+  sum = checksumAdd(static_cast<const uint8_t*>(payload) + 4, sizeof(fp_bench_payload) - 4, sum);
+  return checksumFinish(sum, true);
 }
 
 std::optional<StaticRoute> parseRoute(const std::string& text, std::string* error) {

@@ -5,6 +5,7 @@
 
 #include <netinet/in.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,30 @@ bool pinToCpu(int cpu);
 bool parseMac(const std::string& text, uint8_t out[6]);
 /// "198.18.0.1" -> address in network byte order.
 bool parseIpv4(const std::string& text, uint32_t* out_be);
+/// "2001:2::1" -> 16 bytes in network byte order.
+bool parseIpv6(const std::string& text, uint8_t out[16]);
+
+/// RFC 1071 one's complement sum of len bytes read as 16-bit words in memory order, added
+/// to sum and not folded. The sum is byte-order independent: a checksum folded from it
+/// and stored as a native 16-bit word has the right bytes. len must be even except for
+/// the last piece of a packet.
+uint32_t checksumAdd(const void* data, size_t len, uint32_t sum);
+/// Folds a checksumAdd() sum and complements it: the value to store (as a native 16-bit
+/// word) into a header checksum field. UDP's 0 (no checksum) is sent as 0xffff.
+uint16_t checksumFinish(uint32_t sum, bool udp);
+/// Sum of the IPv6 pseudo-header (RFC 8200 8.1) for an upper-layer packet of len bytes.
+uint32_t ipv6PseudoSum(const uint8_t src[16], const uint8_t dst[16], uint32_t len,
+                       uint8_t next_header);
+
+/// fp-trafgen's IPv6 UDP checksum, in two steps. The sum of everything that is the same in
+/// every generated frame: pseudo-header, UDP header without source port and checksum, a
+/// payload of `payload` bytes holding only FP_BENCH_MAGIC (the rest zero until the frame
+/// is filled in).
+uint32_t benchUdp6BaseSum(const uint8_t src[16], const uint8_t dst[16], uint16_t dst_port_be,
+                          int payload);
+/// The checksum of one frame: base plus its source port and the payload's bytes 4..23
+/// ({flow, seq, tx_ns}); all other payload bytes must still be as in benchUdp6BaseSum.
+uint16_t benchUdp6Checksum(uint32_t base, uint16_t src_port_be, const void* payload);
 
 /// One static route of the baseline forwarders: "PREFIX/LEN,IFNAME,NEXTHOP_MAC".
 struct StaticRoute {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// fp-trafgen: paced or flat-out UDP/IPv4 generator for the benchmark harness.
+// fp-trafgen: paced or flat-out UDP generator (IPv4, or IPv6 with --ipv6) for the
+// benchmark harness.
 // Prebuilt Ethernet frames are sent with sendmmsg() on an AF_PACKET socket with
 // PACKET_QDISC_BYPASS (the fastest sender available here without pktgen). Every payload
 // carries {magic, flow, per-flow sequence, CLOCK_MONOTONIC send time}, read by the XDP sink.
+// IPv6 frames carry a valid UDP checksum (mandatory there): summed once over everything
+// constant, then per frame only the words that change are added.
 // Prints one JSON line with what was actually sent and the achieved rate.
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -10,6 +13,7 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <netinet/ip.h>
+#include <netinet/ip6.h>
 #include <netinet/udp.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -23,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_common.h"
@@ -40,7 +45,10 @@ struct Options {
   std::string ifname;
   uint8_t src_mac[6] = {}, dst_mac[6] = {};
   bool have_src_mac = false, have_dst_mac = false;
+  bool ipv6 = false;
+  std::string src_text, dst_text;
   uint32_t src_ip = 0, dst_ip = 0;
+  uint8_t src_ip6[16] = {}, dst_ip6[16] = {};
   int dst_port = FP_BENCH_UDP_PORT;
   int payload = 160;
   int flows = 1;
@@ -61,9 +69,11 @@ void usage(FILE* out) {
       "  --ifname IF        interface to send on (AF_PACKET, qdisc bypass)\n"
       "  --src-mac MAC      default: the interface's MAC\n"
       "  --dst-mac MAC      next hop (the router's ingress MAC)\n"
-      "  --src-ip/--dst-ip  IPv4 addresses\n"
+      "  --src-ip/--dst-ip  IPv4 addresses (IPv6 with --ipv6)\n"
+      "  --ipv6             Ethernet + IPv6 + UDP (valid UDP checksum) instead of IPv4\n"
       "  --dst-port N       UDP destination port (default %d); source port = %d + flow\n"
-      "  --payload N        UDP payload bytes, >= %zu (default 160; thesis: 160, 1470)\n"
+      "  --payload N        UDP payload bytes, >= %zu (default 160; thesis: 160, 1470);\n"
+      "                     at most 1472 (IPv4) / 1452 (IPv6) in a 1500-byte MTU\n"
       "  --flows N          number of flows (source ports), 1..%d (default 1)\n"
       "  --pps N            offered rate in packets/s\n"
       "  --mbps N           offered rate in Mbit/s of UDP payload (iperf's convention)\n"
@@ -94,6 +104,7 @@ bool parse(int argc, char** argv, Options* o) {
       {"count", required_argument, nullptr, 'n'},   {"cpu", required_argument, nullptr, 'c'},
       {"batch", required_argument, nullptr, 'B'},   {"max-lag-us", required_argument, nullptr, 'L'},
       {"rt-priority", required_argument, nullptr, 'R'},   {"help", no_argument, nullptr, 'h'},
+      {"ipv6", no_argument, nullptr, '6'},
       {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
@@ -105,8 +116,9 @@ bool parse(int argc, char** argv, Options* o) {
       case 'M': o->have_dst_mac = fb::parseMac(optarg, o->dst_mac);
         if (!o->have_dst_mac) { std::fprintf(stderr, "fp-trafgen: bad --dst-mac '%s'\n", optarg); return false; }
         break;
-      case 's': if (!fb::parseIpv4(optarg, &o->src_ip)) { std::fprintf(stderr, "fp-trafgen: bad --src-ip '%s'\n", optarg); return false; } break;
-      case 'd': if (!fb::parseIpv4(optarg, &o->dst_ip)) { std::fprintf(stderr, "fp-trafgen: bad --dst-ip '%s'\n", optarg); return false; } break;
+      case 's': o->src_text = optarg; break;
+      case 'd': o->dst_text = optarg; break;
+      case '6': o->ipv6 = true; break;
       case 'P': o->dst_port = std::atoi(optarg); break;
       case 'l': o->payload = std::atoi(optarg); break;
       case 'f': o->flows = std::atoi(optarg); break;
@@ -123,12 +135,24 @@ bool parse(int argc, char** argv, Options* o) {
       default: usage(stderr); return false;
     }
   }
+  // Addresses are parsed after every option: --ipv6 may come after them.
+  for (auto [text, v4, v6, name] :
+       {std::tuple{&o->src_text, &o->src_ip, o->src_ip6, "--src-ip"},
+        std::tuple{&o->dst_text, &o->dst_ip, o->dst_ip6, "--dst-ip"}}) {
+    if (text->empty()) continue;
+    if (o->ipv6 ? !fb::parseIpv6(*text, v6) : !fb::parseIpv4(*text, v4)) {
+      std::fprintf(stderr, "fp-trafgen: bad %s '%s' (an IPv%d address%s)\n", name,
+                   text->c_str(), o->ipv6 ? 6 : 4, o->ipv6 ? "" : "; IPv6 needs --ipv6");
+      return false;
+    }
+  }
+  const int max_payload = o->ipv6 ? 1500 - 40 - 8 : 1500 - 20 - 8;
   const char* err = nullptr;
   if (o->ifname.empty()) err = "--ifname is required";
-  else if (!o->src_ip || !o->dst_ip) err = "--src-ip and --dst-ip are required";
+  else if (o->src_text.empty() || o->dst_text.empty()) err = "--src-ip and --dst-ip are required";
   else if (!o->have_dst_mac) err = "--dst-mac is required (the router's ingress MAC)";
-  else if (o->payload < (int)sizeof(fp_bench_payload) || o->payload > 1472)
-    err = "--payload must be 24..1472";
+  else if (o->payload < (int)sizeof(fp_bench_payload) || o->payload > max_payload)
+    err = o->ipv6 ? "--payload must be 24..1452 with --ipv6" : "--payload must be 24..1472";
   else if (o->flows < 1 || o->flows > FP_BENCH_MAX_FLOWS) err = "--flows must be 1..1024";
   else if ((o->pps > 0) + (o->mbps > 0) + o->flat_out != 1)
     err = "give exactly one of --pps, --mbps, --flat-out";
@@ -193,7 +217,7 @@ int main(int argc, char** argv) {
   setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
   sockaddr_ll sll{};
   sll.sll_family = AF_PACKET;
-  sll.sll_protocol = htons(ETH_P_IP);
+  sll.sll_protocol = htons(o.ipv6 ? ETH_P_IPV6 : ETH_P_IP);
   sll.sll_ifindex = (int)ifindex;
   if (bind(fd, reinterpret_cast<sockaddr*>(&sll), sizeof(sll)) != 0) {
     std::fprintf(stderr, "fp-trafgen: bind to %s: %s\n", o.ifname.c_str(), std::strerror(errno));
@@ -201,28 +225,45 @@ int main(int argc, char** argv) {
   }
 
   // One header template; flows differ only in the UDP source port.
-  const size_t hdr_len = sizeof(ethhdr) + sizeof(iphdr) + sizeof(udphdr);
+  const size_t l3_len = o.ipv6 ? sizeof(ip6_hdr) : sizeof(iphdr);
+  const size_t udp_off = sizeof(ethhdr) + l3_len;
+  const size_t hdr_len = udp_off + sizeof(udphdr);
   const size_t frame_len = hdr_len + (size_t)o.payload;
-  uint8_t tmpl[hdr_len];
+  const uint16_t udp_len = (uint16_t)(sizeof(udphdr) + o.payload);
+  uint8_t tmpl[sizeof(ethhdr) + sizeof(ip6_hdr) + sizeof(udphdr)] = {};
   auto* eth = reinterpret_cast<ethhdr*>(tmpl);
   std::memcpy(eth->h_dest, o.dst_mac, 6);
   std::memcpy(eth->h_source, o.src_mac, 6);
-  eth->h_proto = htons(ETH_P_IP);
-  auto* ip = reinterpret_cast<iphdr*>(tmpl + sizeof(ethhdr));
-  std::memset(ip, 0, sizeof(*ip));
-  ip->version = 4;
-  ip->ihl = 5;
-  ip->tot_len = htons((uint16_t)(sizeof(iphdr) + sizeof(udphdr) + o.payload));
-  ip->frag_off = htons(IP_DF);
-  ip->ttl = 64;
-  ip->protocol = IPPROTO_UDP;
-  ip->saddr = o.src_ip;
-  ip->daddr = o.dst_ip;
-  ip->check = ipChecksum(ip, sizeof(*ip));
-  auto* udp = reinterpret_cast<udphdr*>(tmpl + sizeof(ethhdr) + sizeof(iphdr));
+  eth->h_proto = htons(o.ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+  if (o.ipv6) {
+    auto* ip6 = reinterpret_cast<ip6_hdr*>(tmpl + sizeof(ethhdr));
+    ip6->ip6_flow = htonl(6u << 28);
+    ip6->ip6_plen = htons(udp_len);
+    ip6->ip6_nxt = IPPROTO_UDP;
+    ip6->ip6_hlim = 64;
+    std::memcpy(&ip6->ip6_src, o.src_ip6, 16);
+    std::memcpy(&ip6->ip6_dst, o.dst_ip6, 16);
+  } else {
+    auto* ip = reinterpret_cast<iphdr*>(tmpl + sizeof(ethhdr));
+    ip->version = 4;
+    ip->ihl = 5;
+    ip->tot_len = htons((uint16_t)(sizeof(iphdr) + udp_len));
+    ip->frag_off = htons(IP_DF);
+    ip->ttl = 64;
+    ip->protocol = IPPROTO_UDP;
+    ip->saddr = o.src_ip;
+    ip->daddr = o.dst_ip;
+    ip->check = ipChecksum(ip, sizeof(*ip));
+  }
+  auto* udp = reinterpret_cast<udphdr*>(tmpl + udp_off);
   udp->dest = htons((uint16_t)o.dst_port);
-  udp->len = htons((uint16_t)(sizeof(udphdr) + o.payload));
-  udp->check = 0;  // optional in IPv4; the payload changes every frame
+  udp->len = htons(udp_len);
+  udp->check = 0;  // IPv4: optional, left out; IPv6: filled in per frame below
+
+  // IPv6's UDP checksum (mandatory there): everything that is the same in every frame is
+  // summed once; per frame only the source port and {flow, seq, tx_ns} are added.
+  const uint32_t udp6_base =
+      o.ipv6 ? fb::benchUdp6BaseSum(o.src_ip6, o.dst_ip6, udp->dest, o.payload) : 0;
 
   const int batch = o.batch;
   std::vector<uint8_t> bufs((size_t)kMaxBatch * frame_len, 0);
@@ -304,12 +345,13 @@ int main(int argc, char** argv) {
     if (burst > max_burst) max_burst = burst;
     for (uint64_t i = 0; i < n; i++) {
       auto* p = reinterpret_cast<fp_bench_payload*>(&bufs[i * frame_len + hdr_len]);
-      auto* u = reinterpret_cast<udphdr*>(&bufs[i * frame_len + sizeof(ethhdr) + sizeof(iphdr)]);
+      auto* u = reinterpret_cast<udphdr*>(&bufs[i * frame_len + udp_off]);
       u->source = htons((uint16_t)(kSrcPortBase + next_flow));
       p->magic = FP_BENCH_MAGIC;
       p->flow = next_flow;
       p->seq = seq[next_flow]++;
       p->tx_ns = now;
+      if (o.ipv6) u->check = fb::benchUdp6Checksum(udp6_base, u->source, p);
       if (++next_flow == (uint32_t)o.flows) next_flow = 0;
     }
     // sendmmsg() stops at the first frame the device refuses (ENOBUFS: veth dropped it

@@ -46,6 +46,17 @@ UDP_PORT = 9000
 TCP_PORT = 9100
 S_IP, R_IN_IP, R_OUT_IP, D_IP = "198.18.0.2", "198.18.0.1", "198.18.1.1", "198.18.1.2"
 NET_S, NET_D = "198.18.0.0/24", "198.18.1.0/24"
+# IPv6 (--family 6), single router only: S, R's two interfaces and D on 2001:2:0:0::/64 and
+# 2001:2:0:1::/64; the traffic goes to 2001:2:0:2::1, an address of D inside
+# 2001:2:0:2::/64, which R routes via D.
+S_IP6, R_IN_IP6, R_OUT_IP6, D_IP6 = "2001:2::2", "2001:2::1", "2001:2:0:1::1", "2001:2:0:1::2"
+NET_S6, NET_D6, DST_IP6 = "2001:2::/64", "2001:2:0:2::/64", "2001:2:0:2::1"
+# Forwarders that forward IPv6, and why the others are skipped in IPv6 runs.
+V6_SKIP = {
+    "ns3": "fp-ns3-fdfwd sets up IPv4 interfaces and routes only",
+    "rawfwd": "fp-rawfwd's route table and TTL rewrite are IPv4 only",
+    "xdp": "fp_bench_xdpfwd.bpf.c routes IPv4 only",
+}
 ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "fastpathd"]
 LABELS = {
     "ns3": "ns-3 FdNetDevice",
@@ -275,8 +286,10 @@ def napi_thread_pids(ns, ifn):
 class Topology:
     """S -- R1 -- ... -- RN -- D. Router i has ingress r<i>a and egress r<i>b."""
 
-    def __init__(self, tag, routers):
+    def __init__(self, tag, routers, ipv6=False):
         self.n = routers
+        # IPv6 addresses, neighbours and routes next to the IPv4 ones (single router only).
+        self.ipv6 = ipv6 and routers == 1
         base = f"fp-bench-{os.getpid()}-{tag}"
         self.s, self.d = f"{base}-s", f"{base}-d"
         self.r = [f"{base}-r{i}" for i in range(1, routers + 1)]
@@ -310,8 +323,15 @@ class Topology:
             self.addr[(self.r[i + 1], self.r_in(i + 1))] = f"198.19.{i}.2"
         self.addr[(self.r[-1], self.r_out(self.n - 1))] = R_OUT_IP
         self.addr[(self.d, "fbd0")] = D_IP
+        self.addr6 = {}
+        if self.ipv6:
+            self.addr6 = {(self.s, "fbs0"): S_IP6, (self.r[0], self.r_in(0)): R_IN_IP6,
+                          (self.r[0], self.r_out(0)): R_OUT_IP6, (self.d, "fbd0"): D_IP6}
         for (ns, ifn), ip in self.addr.items():
             sh(["ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", ifn])
+            if (ns, ifn) in self.addr6:
+                sh(["ip", "-n", ns, "-6", "addr", "add", f"{self.addr6[(ns, ifn)]}/64", "dev",
+                    ifn, "nodad"])
             # GRO off: aggregated TCP would exceed the MTU in packet-socket forwarders.
             # TX checksum offload off: veth would pass TCP with a partial checksum that only
             # the kernel's skb metadata completes; XDP and packet sockets see raw bytes
@@ -330,6 +350,18 @@ class Topology:
         sh(["ip", "-n", self.d, "route", "add", "default", "via", R_OUT_IP])
         for ns in self.r:
             sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=0"])
+        if self.ipv6:
+            # Same as IPv4: static neighbours of the gateways, routes towards them; the
+            # destination address lives on D's loopback.
+            r0 = self.r[0]
+            sh(["ip", "-n", self.d, "-6", "addr", "add", f"{DST_IP6}/128", "dev", "lo"])
+            sh(["ip", "-n", self.s, "-6", "neigh", "replace", R_IN_IP6, "lladdr",
+                self.mac[(r0, self.r_in(0))], "dev", "fbs0", "nud", "permanent"])
+            sh(["ip", "-n", self.d, "-6", "neigh", "replace", R_OUT_IP6, "lladdr",
+                self.mac[(r0, self.r_out(0))], "dev", "fbd0", "nud", "permanent"])
+            sh(["ip", "-n", self.s, "-6", "route", "add", NET_D6, "via", R_IN_IP6])
+            sh(["ip", "-n", self.d, "-6", "route", "add", NET_S6, "via", R_OUT_IP6])
+            sh(["ip", "netns", "exec", r0, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=0"])
         self.steer()
 
     def interfaces(self):
@@ -401,6 +433,10 @@ class Topology:
                 if enabled:
                     sh(["ip", "-n", ns, "addr", "replace", f"{self.addr[(ns, ifn)]}/24",
                         "dev", ifn])
+                elif self.ipv6:
+                    # ns-3 forwards IPv4 only: its IPv4 addresses must not answer in the
+                    # kernel; the IPv6 ones stay for the IPv6 runs of the other forwarders.
+                    sh(["ip", "-n", ns, "-4", "addr", "flush", "dev", ifn])
                 else:
                     sh(["ip", "-n", ns, "addr", "flush", "dev", ifn])
 
@@ -414,6 +450,13 @@ class Topology:
             (NET_D, self.r_out(i), self.addr[(fwd_ns, fwd_if)], self.mac[(fwd_ns, fwd_if)]),
             (NET_S, self.r_in(i), self.addr[(back_ns, back_if)], self.mac[(back_ns, back_if)]),
         ]
+
+    def routes6(self):
+        """IPv6 static routes of the single router, like routes(): (prefix, out_if,
+        next_hop_ip, next_hop_mac). S's network is reached via S itself."""
+        r0, d, s = self.r[0], (self.d, "fbd0"), (self.s, "fbs0")
+        return [(NET_D6, self.r_out(0), D_IP6, self.mac[d]),
+                (NET_S6, self.r_in(0), S_IP6, self.mac[s])] if self.ipv6 else []
 
     def destroy(self):
         for ns in [self.s] + self.r + [self.d]:
@@ -437,6 +480,12 @@ class Forwarder:
                     if not (prefix == NET_D and i == t.n - 1) and not (prefix == NET_S and i == 0):
                         sh(["ip", "-n", ns, "route", "replace", prefix, "via", nh_ip,
                             "dev", out_if])
+            if t.ipv6:
+                sh(["ip", "netns", "exec", t.r[0], "sysctl", "-qw",
+                    "net.ipv6.conf.all.forwarding=1"])
+                # S's network is connected; D's destinations are behind D.
+                sh(["ip", "-n", t.r[0], "-6", "route", "replace", NET_D6, "via", D_IP6, "dev",
+                    t.r_out(0)])
         elif self.kind in ("xdp", "rawfwd"):
             for i, ns in enumerate(t.r):
                 argv = [self.tools[self.kind], "--ifname", t.r_in(i), "--ifname", t.r_out(i)]
@@ -456,7 +505,7 @@ class Forwarder:
                 argv = [self.tools["fastpathd"], "--port", t.r_in(i), "--port", t.r_out(i),
                         "--cores", str(FWD_CPU),
                         "--socket", f"/run/fp-bench-{os.getpid()}-r{i}.sock"]
-                for prefix, out_if, nh_ip, mac in t.routes(i):
+                for prefix, out_if, nh_ip, mac in t.routes(i) + t.routes6():
                     argv += ["--route", f"{prefix},via={nh_ip},dev={out_if}",
                              "--neigh", f"{nh_ip},mac={mac},dev={out_if}"]
                 if t.n > 1:
@@ -490,6 +539,9 @@ class Forwarder:
         # first measured frames do not wait in an ARP queue.
         sh(["ip", "netns", "exec", t.s, "ping", "-q", "-c", "3", "-i", "0.2", "-W", "2", D_IP],
            check=False)
+        if t.ipv6 and self.kind not in V6_SKIP:
+            sh(["ip", "netns", "exec", t.s, "ping", "-q", "-c", "3", "-i", "0.2", "-W", "2",
+                DST_IP6], check=False)
 
     def stop(self):
         t = self.topo
@@ -499,6 +551,9 @@ class Forwarder:
         if self.kind == "kernel":
             for ns in t.r:
                 sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=0"])
+            if t.ipv6:
+                sh(["ip", "netns", "exec", t.r[0], "sysctl", "-qw",
+                    "net.ipv6.conf.all.forwarding=0"])
         if self.kind == "ns3":
             t.set_kernel_ip(True)
 
@@ -789,20 +844,22 @@ def parse_ping(text):
 STAGE_LOG = []  # (point, counter deltas) of every UDP point with stage accounting
 
 
-def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None):
+def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
+                  family=4):
     """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load.
-    stages: a StageCounters snapshotted around the point (per-stage loss accounting)."""
+    stages: a StageCounters snapshotted around the point (per-stage loss accounting).
+    family 6: UDP/IPv6 from S to 2001:2:0:2::1 behind D (topology built with ipv6)."""
+    src, dst = (topo.udp_src, topo.udp_dst) if family == 4 else (S_IP6, DST_IP6)
     sink.cmd("reset")
     st_a = stages.snap() if stages else None
     count = max(2, int(duration / 0.2))
     ping = CLEAN.spawn(topo.s, ["ping", "-q", "-i", "0.2", "-c", str(count), "-w",
-                                str(int(duration) + 2)] + topo.ping_from + [topo.udp_dst],
+                                str(int(duration) + 2)] + topo.ping_from + [dst],
                        name="ping")
-    argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", topo.udp_src, "--dst-ip",
-            topo.udp_dst,
+    argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", src, "--dst-ip", dst,
             "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
             "--flows", str(flows), "--duration", str(duration), "--cpu", str(GEN_CPU),
-            "--dst-port", str(UDP_PORT)]
+            "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
     # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
     # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
     # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
@@ -997,7 +1054,7 @@ def _num(v):
     return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 
-def plot_all(out_dir, sweep, line, tcp_line, olsr):
+def plot_all(out_dir, sweep, line, tcp_line, olsr, suffix=""):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -1006,7 +1063,8 @@ def plot_all(out_dir, sweep, line, tcp_line, olsr):
         log("matplotlib missing (apt-get install python3-matplotlib): no PNG plots")
         return []
     files = []
-    sets = [(f"udp_sweep_{p}.png", f"UDP, {p}-byte payload, S - R - D", ALL_FORWARDERS,
+    fam = " (IPv6)" if suffix == "_ipv6" else ""
+    sets = [(f"udp_sweep_{p}{suffix}.png", f"UDP{fam}, {p}-byte payload, S - R - D", ALL_FORWARDERS,
              [r for r in sweep if r["payload"] == p]) for p in sorted({r["payload"] for r in sweep})]
     if olsr:
         sets.append(("olsr.png", "Routing scenario: ns-3 OLSR at R, UDP 160 B", OLSR_KINDS,
@@ -1118,7 +1176,10 @@ def ratios(summary):
 
 
 def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_sum, tcp_sum,
-                 tcp_line_sum, skipped, plots, started, rat):
+                 tcp_line_sum, skipped, plots, started, rat, sections=None):
+    """sections: [(title, sweep rows, ratios)] per address family ("IPv4", "IPv6"); one
+    untitled section (the whole run) without --family."""
+    sections = sections or [("", sweep_sum, rat)]
     L = []
     L.append("# ns3-fastpath benchmark results\n")
     L.append(f"Run: {started} UTC, {time.time() - args.t0:.0f} s; command: "
@@ -1151,44 +1212,47 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
     L.append("Saturation = highest mean received rate at any offered rate (incl. flat-out); "
              "loss-free = highest offered rate the generator really offered whose median "
              "repetition lost < 0.5 %.\n")
-    for payload, per in rat.items():
-        L.append(f"\n{payload}-byte payload:\n")
-        # CPU per packet at the offered rates every forwarder of the table ran at (the
-        # "no more CPU per packet than the kernel" question), and at saturation.
-        # Columns: the highest offered rates both fastpathd and the kernel ran at (the
-        # comparison that matters), else fastpathd's; "n/a" where a forwarder did not run.
-        def rates_of(fw):
-            v = per.get(fw, {}).get("cpu_ns_per_pkt_at", {})
-            return {k for k, x in v.items()
-                    if k != "flat-out" and isinstance(x, float) and not math.isnan(x)}
-        common = rates_of("fastpathd") & rates_of("kernel") or rates_of("fastpathd") or \
-            rates_of("kernel")
-        cols = sorted(common)[-3:]
-        L.append("| forwarder | saturation (pkt/s) | loss-free (pkt/s) | CPU ns/pkt at saturation"
-                 + "".join(f" | CPU ns/pkt at {c // 1000}k" for c in cols) + " |\n|---|---|---|---"
-                 + "|---" * len(cols) + "|")
-        for fw, v in per.items():
-            L.append(f"| {LABELS[fw]} | {fmt(v['saturation_pps'])} | {fmt(v['lossfree_pps'])} | "
-                     f"{fmt(v['cpu_ns_per_pkt_saturation'])}"
-                     + "".join(f" | {fmt(v['cpu_ns_per_pkt_at'].get(c))}" for c in cols) + " |")
-        L.append("\nCPU ns/pkt: forwarder CPU (userspace: process + NAPI threads, exact runtime; "
-                 "kernel/XDP: non-task time of the forwarder's CPU from exact idle time, plus "
-                 "NAPI threads) per received packet.")
-        fp = per.get("fastpathd")
-        L.append("")
-        for base in ("ns3", "kernel", "xdp"):
-            b = per.get(base)
-            if fp and b and b["saturation_pps"] > 0:
-                L.append(f"- fastpathd / {LABELS[base]}: saturation "
-                         f"{fp['saturation_pps'] / b['saturation_pps']:.2f}x, loss-free "
-                         + (f"{fp['lossfree_pps'] / b['lossfree_pps']:.2f}x"
-                            if b["lossfree_pps"] else "n/a"))
-            else:
-                L.append(f"- fastpathd / {LABELS[base]}: n/a (one of them was not measured)")
-        for a, b in (("rawfwd", "ns3"), ("kernel", "ns3"), ("xdp", "ns3")):
-            if a in per and b in per and per[b]["saturation_pps"] > 0:
-                L.append(f"- {LABELS[a]} / {LABELS[b]}: saturation "
-                         f"{per[a]['saturation_pps'] / per[b]['saturation_pps']:.2f}x")
+    for title, _, sec_rat in sections:
+        if title:
+            L.append(f"\n### {title}\n")
+        for payload, per in sec_rat.items():
+            L.append(f"\n{payload}-byte payload{', ' + title if title else ''}:\n")
+            # CPU per packet at the offered rates every forwarder of the table ran at (the
+            # "no more CPU per packet than the kernel" question), and at saturation.
+            # Columns: the highest offered rates both fastpathd and the kernel ran at (the
+            # comparison that matters), else fastpathd's; "n/a" where a forwarder did not run.
+            def rates_of(fw):
+                v = per.get(fw, {}).get("cpu_ns_per_pkt_at", {})
+                return {k for k, x in v.items()
+                        if k != "flat-out" and isinstance(x, float) and not math.isnan(x)}
+            common = rates_of("fastpathd") & rates_of("kernel") or rates_of("fastpathd") or \
+                rates_of("kernel")
+            cols = sorted(common)[-3:]
+            L.append("| forwarder | saturation (pkt/s) | loss-free (pkt/s) | CPU ns/pkt at saturation"
+                     + "".join(f" | CPU ns/pkt at {c // 1000}k" for c in cols) + " |\n|---|---|---|---"
+                     + "|---" * len(cols) + "|")
+            for fw, v in per.items():
+                L.append(f"| {LABELS[fw]} | {fmt(v['saturation_pps'])} | {fmt(v['lossfree_pps'])} | "
+                         f"{fmt(v['cpu_ns_per_pkt_saturation'])}"
+                         + "".join(f" | {fmt(v['cpu_ns_per_pkt_at'].get(c))}" for c in cols) + " |")
+            L.append("\nCPU ns/pkt: forwarder CPU (userspace: process + NAPI threads, exact runtime; "
+                     "kernel/XDP: non-task time of the forwarder's CPU from exact idle time, plus "
+                     "NAPI threads) per received packet.")
+            fp = per.get("fastpathd")
+            L.append("")
+            for base in ("ns3", "kernel", "xdp"):
+                b = per.get(base)
+                if fp and b and b["saturation_pps"] > 0:
+                    L.append(f"- fastpathd / {LABELS[base]}: saturation "
+                             f"{fp['saturation_pps'] / b['saturation_pps']:.2f}x, loss-free "
+                             + (f"{fp['lossfree_pps'] / b['lossfree_pps']:.2f}x"
+                                if b["lossfree_pps"] else "n/a"))
+                else:
+                    L.append(f"- fastpathd / {LABELS[base]}: n/a (one of them was not measured)")
+            for a, b in (("rawfwd", "ns3"), ("kernel", "ns3"), ("xdp", "ns3")):
+                if a in per and b in per and per[b]["saturation_pps"] > 0:
+                    L.append(f"- {LABELS[a]} / {LABELS[b]}: saturation "
+                             f"{per[a]['saturation_pps'] / per[b]['saturation_pps']:.2f}x")
     L.append("\n## Beside the thesis (Appendix A, 160-byte UDP; ratios, since hardware differs)\n")
     L.append("Thesis: Intel Atom N270, 100 Mbit/s Ethernet, rates in Mbit/s of UDP payload. "
              "'max received' = highest mean received rate over the sweep.\n")
@@ -1222,14 +1286,15 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
                  f"{per['ns3']['saturation_pps']:,.0f} pkt/s = "
                  f"{per['ns3']['saturation_pps'] * 8 * 160 / 1e6:.1f} Mbit/s | |")
     L.append("\n## UDP sweeps (mean ± 95% CI over repetitions; * = generator-limited)\n")
-    for payload in sorted({r["payload"] for r in sweep_sum}):
-        L.append(f"\n### {payload}-byte payload\n")
+    for (title, sec_rows, _), payload in [(sec, p) for sec in sections
+                                          for p in sorted({r["payload"] for r in sec[1]})]:
+        L.append(f"\n### {payload}-byte payload{', ' + title if title else ''}\n")
         L.append("| forwarder | offered (pkt/s) | offered (Mbit/s) | received (pkt/s) | "
                  "received (Mbit/s) | loss (%) | Jain | latency p50/p99 (µs) | RTT (ms) | "
                  "fwd CPU (%) | foreign load CPU1 (%) |")
         L.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for fw in ALL_FORWARDERS + OLSR_KINDS:
-            rs = [r for r in sweep_sum if r["payload"] == payload and r["forwarder"] == fw]
+            rs = [r for r in sec_rows if r["payload"] == payload and r["forwarder"] == fw]
             rs.sort(key=lambda r: float("inf") if r["offered_pps"] == "flat-out"
                     else r["offered_pps"])
             for r in rs:
@@ -1353,6 +1418,11 @@ def main():
                     "fastpathd counters; st_* columns, stages.jsonl); default on")
     ap.add_argument("--olsr", default="ns3-olsr,fastpathd-olsr",
                     help="routing scenario variants (ns3-olsr, fastpathd-olsr) or 'none'")
+    ap.add_argument("--family", default=None, choices=["4", "6", "4,6", "6,4"],
+                    help="IP version(s) of the S-R-D UDP sweeps: 4 (default), 6 or 4,6. With "
+                    "this option results carry a 'family' column and per-family sections; "
+                    "forwarders without IPv6 (ns-3, raw socket, XDP) are skipped for 6; the "
+                    "line, TCP and OLSR scenarios stay IPv4 (run only when 4 is included)")
     args = ap.parse_args()
     args.argv = ["python3", "bench/fastpath_bench.py"] + sys.argv[1:]
     args.t0 = time.time()
@@ -1389,6 +1459,15 @@ def main():
         line_ns = [] if args.line == "none" else [int(x) for x in args.line.split(",")]
 
     FASTPATHD_EXTRA[:] = args.fastpathd_args.split()
+    # --family: None keeps the IPv4-only run and its output exactly as before.
+    with_family = args.family is not None
+    families = sorted(int(x) for x in args.family.split(",")) if with_family else [4]
+    if 4 not in families:
+        if line_ns:
+            log("line scenario skipped: IPv4 only (--family 6)")
+        line_ns = []
+        args.no_tcp = True
+        log("TCP bulk skipped: IPv4 only (--family 6)")
     tools = find_tools(args.build_dir)
     for need in ("trafgen", "sink"):
         if need not in tools:
@@ -1432,7 +1511,9 @@ def main():
     sweep_rows, tcp_rows, line_rows, tcp_line_rows, ceilings = [], [], [], [], []
     olsr_rows = []
     olsr_kinds = []
-    if args.olsr != "none":
+    if args.olsr != "none" and 4 not in families:
+        log("routing scenario (OLSR) skipped: IPv4 only (--family 6)")
+    elif args.olsr != "none":
         for k in args.olsr.split(","):
             need = ["olsr"] + (["fastpathd"] if k == "fastpathd-olsr" else [])
             missing = [n for n in need if n not in tools]
@@ -1449,7 +1530,7 @@ def main():
     ceiling_pps = {}
     rc = 0
     try:
-        topo = Topology("m", 1)
+        topo = Topology("m", 1, ipv6=6 in families)
         topo.build()
         placement = topo.placement
         for p in placement:
@@ -1464,13 +1545,22 @@ def main():
                 f"received at R {c['received_at_r_pps']:,.0f} pkt/s")
         sink = Sink(tools, topo)
         for fw in forwarders:
+            fams = [fam for fam in families if fam == 4 or fw not in V6_SKIP]
+            for fam in families:
+                if fam not in fams:
+                    msg = f"{LABELS[fw]}, IPv6: skipped, {V6_SKIP[fw]}"
+                    skipped.append(msg)
+                    log("SKIP " + msg)
+            if not fams:
+                continue
             f = Forwarder(fw, tools, topo)
             try:
                 f.start()
                 meter = CpuMeter(f.pids(), topo.router_napi_pids(), fw)
                 stages = StageCounters(tools, topo, f.fpctl_sockets()) if args.stages else None
-                for payload in payloads:
+                for fam, payload in [(fam, p) for fam in fams for p in payloads]:
                     bad = 0
+                    fam_tag = f" IPv{fam}" if with_family else ""
                     for rate in rates:
                         if rate is not None and bad >= 2:
                             continue  # saturated twice: only the flat-out point is left
@@ -1478,12 +1568,17 @@ def main():
                             continue  # far above anything the generator offered here
                         for rep in range(reps):
                             row = run_udp_point(tools, topo, sink, meter, rate, payload,
-                                                args.flows, duration, stages)
+                                                args.flows, duration, stages, family=fam)
                             row.update({"forwarder": fw, "payload": payload, "rep": rep})
+                            if with_family:
+                                row["family"] = fam
                             if stages and STAGE_LOG:
                                 STAGE_LOG[-1].update({"forwarder": fw, "rep": rep})
+                                if with_family:
+                                    STAGE_LOG[-1]["family"] = fam
                             sweep_rows.append(row)
-                            log(f"{fw:9s} {payload:4d}B offered {row['offered_pps']!s:>8} "
+                            log(f"{fw:9s}{fam_tag} {payload:4d}B offered "
+                                f"{row['offered_pps']!s:>8} "
                                 f"rx {row['rx_pps']:>11,.0f} pkt/s loss {row['loss_pct']:6.2f}% "
                                 f"rtt {row['rtt_ms']:.3f} ms cpu {row['cpu_fwd_pct']:5.1f}%"
                                 f"{' GEN-LIMITED' if row['gen_limited'] else ''}")
@@ -1527,6 +1622,8 @@ def main():
                                     row = run_udp_point(tools, topo, sink, meter, rate, 160,
                                                         args.flows, duration)
                                     row.update({"forwarder": kind, "payload": 160, "rep": rep})
+                                    if with_family:
+                                        row["family"] = 4
                                     olsr_rows.append(row)
                                     log(f"{kind:14s} offered {row['offered_pps']!s:>8} rx "
                                         f"{row['rx_pps']:>11,.0f} pkt/s loss "
@@ -1582,8 +1679,9 @@ def main():
             except OSError:
                 pass
 
-    sweep_sum = summarize(sweep_rows, ["forwarder", "payload", "offered_pps"], METRICS)
-    olsr_sum = summarize(olsr_rows, ["forwarder", "payload", "offered_pps"], METRICS)
+    point_keys = ["forwarder", "payload", "offered_pps"] + (["family"] if with_family else [])
+    sweep_sum = summarize(sweep_rows, point_keys, METRICS)
+    olsr_sum = summarize(olsr_rows, point_keys, METRICS)
     tcp_sum = summarize(tcp_rows, ["forwarder"], ["tcp_mbps", "rtt_ms"])
     line_sum = summarize(line_rows, ["forwarder", "routers"], METRICS)
     tcp_line_sum = summarize(tcp_line_rows, ["forwarder", "routers"], ["tcp_mbps", "rtt_ms"])
@@ -1599,28 +1697,50 @@ def main():
         with open(os.path.join(args.out, "stages.jsonl"), "w") as f:
             for e in STAGE_LOG:
                 f.write(json.dumps(e, sort_keys=True) + "\n")
-    plots = plot_all(args.out, sweep_sum, line_sum, tcp_line_sum, olsr_sum)
-    rat = ratios(sweep_sum + olsr_sum)
+    def of_family(rows, fam):
+        return [r for r in rows if r.get("family", 4) == fam]
+    if with_family:
+        # One plot, ratio table and sweep section per family; IPv4's keep their names.
+        plots = []
+        for fam in families:
+            plots += plot_all(args.out, of_family(sweep_sum, fam),
+                              line_sum if fam == 4 else [], tcp_line_sum if fam == 4 else [],
+                              of_family(olsr_sum, fam), suffix="" if fam == 4 else "_ipv6")
+        rat_fam = {fam: ratios(of_family(sweep_sum + olsr_sum, fam)) for fam in families}
+        rat = rat_fam.get(4, {})
+        sections = [(f"IPv{fam}", of_family(sweep_sum + olsr_sum, fam), rat_fam[fam])
+                    for fam in families]
+    else:
+        plots = plot_all(args.out, sweep_sum, line_sum, tcp_line_sum, olsr_sum)
+        rat = ratios(sweep_sum + olsr_sum)
+        rat_fam = {4: rat}
+        sections = [("", sweep_sum + olsr_sum, rat)]
     skipped += [f"FAILED {f}" for f in failures]
     write_report(args.out, args, machine_info(), placement, ceilings, sweep_sum + olsr_sum, line_sum,
-                 tcp_sum, tcp_line_sum, skipped, plots, started, rat)
+                 tcp_sum, tcp_line_sum, skipped, plots, started, rat, sections)
     with open(os.path.join(args.out, "ratios.json"), "w") as f:
-        json.dump(rat, f, indent=1)
+        json.dump({f"ipv{k}": v for k, v in rat_fam.items()} if with_family else rat, f,
+                  indent=1)
     log(f"results in {os.path.abspath(args.out)} (results.md, *.csv, *.png)")
-    for payload, per in rat.items():
-        for fw, v in per.items():
-            log(f"summary {payload}B {fw:9s} saturation {v['saturation_pps']:,.0f} pkt/s, "
-                f"loss-free {v['lossfree_pps']:,} pkt/s")
+    for fam, fam_rat in rat_fam.items():
+        for payload, per in fam_rat.items():
+            for fw, v in per.items():
+                log(f"summary{f' IPv{fam}' if with_family else ''} {payload}B {fw:9s} "
+                    f"saturation {v['saturation_pps']:,.0f} pkt/s, "
+                    f"loss-free {v['lossfree_pps']:,} pkt/s")
 
     if args.smoke and rc == 0:
         # Every available forwarder must have produced numbers (no speed is asserted).
-        for fw in forwarders:
-            got = [r for r in sweep_rows if r["forwarder"] == fw]
+        for fw, fam in [(fw, fam) for fw in forwarders for fam in families]:
+            if fam == 6 and fw in V6_SKIP:
+                continue
+            name = f"{fw} IPv{fam}" if with_family else fw
+            got = [r for r in sweep_rows if r["forwarder"] == fw and r.get("family", 4) == fam]
             if not got or not all(isinstance(r["rx_pps"], float) for r in got):
-                failures.append(f"{fw}: no UDP numbers")
+                failures.append(f"{name}: no UDP numbers")
             elif sum(r["rx_pps"] for r in got) <= 0:
-                failures.append(f"{fw}: forwarded nothing at all")
-            if line_ns and not [r for r in line_rows if r["forwarder"] == fw]:
+                failures.append(f"{name}: forwarded nothing at all")
+            if fam == 4 and line_ns and not [r for r in line_rows if r["forwarder"] == fw]:
                 failures.append(f"{fw}: no line-scenario numbers")
         for kind in olsr_kinds:
             got = [r for r in olsr_rows if r["forwarder"] == kind]

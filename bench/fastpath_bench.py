@@ -55,7 +55,6 @@ NET_S6, NET_D6, DST_IP6 = "2001:2::/64", "2001:2:0:2::/64", "2001:2:0:2::1"
 V6_SKIP = {
     "ns3": "fp-ns3-fdfwd sets up IPv4 interfaces and routes only",
     "rawfwd": "fp-rawfwd's route table and TTL rewrite are IPv4 only",
-    "xdp": "fp_bench_xdpfwd.bpf.c routes IPv4 only",
 }
 ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "fastpathd"]
 LABELS = {
@@ -489,7 +488,8 @@ class Forwarder:
         elif self.kind in ("xdp", "rawfwd"):
             for i, ns in enumerate(t.r):
                 argv = [self.tools[self.kind], "--ifname", t.r_in(i), "--ifname", t.r_out(i)]
-                for prefix, out_if, _, mac in t.routes(i):
+                for prefix, out_if, _, mac in t.routes(i) + (t.routes6() if self.kind == "xdp"
+                                                             else []):
                     argv += ["--route", f"{prefix},{out_if},{mac}"]
                 if self.kind == "rawfwd":
                     argv += ["--cpu", str(FWD_CPU)]

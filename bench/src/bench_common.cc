@@ -118,19 +118,30 @@ std::optional<StaticRoute> parseRoute(const std::string& text, std::string* erro
     *error = "route '" + text + "': expected PREFIX/LEN,IFNAME,NEXTHOP_MAC";
     return std::nullopt;
   }
-  if (!parseIpv4(text.substr(0, slash), &r.prefix_be)) {
-    *error = "route '" + text + "': bad IPv4 prefix";
+  const std::string prefix = text.substr(0, slash);
+  r.family = prefix.find(':') == std::string::npos ? 4 : 6;
+  if (r.family == 4 ? !parseIpv4(prefix, &r.prefix_be) : !parseIpv6(prefix, r.prefix6)) {
+    *error = "route '" + text + "': bad IPv" + std::to_string(r.family) + " prefix";
     return std::nullopt;
   }
-  r.length = std::atoi(text.substr(slash + 1, c1 - slash - 1).c_str());
-  if (r.length < 0 || r.length > 32) {
-    *error = "route '" + text + "': prefix length must be 0..32";
+  const int max_len = r.family == 4 ? 32 : 128;
+  const std::string len_text = text.substr(slash + 1, c1 - slash - 1);
+  r.length = len_text.empty() ? -1 : std::atoi(len_text.c_str());
+  if (r.length < 0 || r.length > max_len) {
+    *error = "route '" + text + "': prefix length must be 0.." + std::to_string(max_len);
     return std::nullopt;
   }
   r.ifname = text.substr(c1 + 1, c2 - c1 - 1);
   if (!parseMac(text.substr(c2 + 1), r.next_hop_mac)) {
     *error = "route '" + text + "': bad next-hop MAC";
     return std::nullopt;
+  }
+  if (r.family == 6) {
+    for (int i = 0; i < 16; i++) {
+      const int bits = r.length - 8 * i;  // prefix bits in byte i
+      r.prefix6[i] &= bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+    }
+    return r;
   }
   uint32_t mask = r.length == 0 ? 0 : htonl(~0u << (32 - r.length));
   r.prefix_be &= mask;
@@ -140,6 +151,7 @@ std::optional<StaticRoute> parseRoute(const std::string& text, std::string* erro
 const StaticRoute* lookupRoute(const std::vector<StaticRoute>& routes, uint32_t dst_be) {
   const StaticRoute* best = nullptr;
   for (const auto& r : routes) {
+    if (r.family != 4) continue;
     uint32_t mask = r.length == 0 ? 0 : htonl(~0u << (32 - r.length));
     if ((dst_be & mask) == r.prefix_be && (!best || r.length > best->length)) best = &r;
   }

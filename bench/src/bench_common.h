@@ -46,15 +46,19 @@ uint32_t benchUdp6BaseSum(const uint8_t src[16], const uint8_t dst[16], uint16_t
 /// ({flow, seq, tx_ns}); all other payload bytes must still be as in benchUdp6BaseSum.
 uint16_t benchUdp6Checksum(uint32_t base, uint16_t src_port_be, const void* payload);
 
-/// One static route of the baseline forwarders: "PREFIX/LEN,IFNAME,NEXTHOP_MAC".
+/// One static route of the baseline forwarders: "PREFIX/LEN,IFNAME,NEXTHOP_MAC", the
+/// prefix IPv4 or IPv6.
 struct StaticRoute {
-  uint32_t prefix_be = 0;
+  int family = 4;           ///< 4 or 6
+  uint32_t prefix_be = 0;   ///< IPv4 prefix (family 4)
+  uint8_t prefix6[16] = {}; ///< IPv6 prefix (family 6), host bits cleared
   int length = 0;
   std::string ifname;
   uint8_t next_hop_mac[6] = {};
 };
 std::optional<StaticRoute> parseRoute(const std::string& text, std::string* error);
-/// Longest-prefix match over a small table (linear: the bench tables have 2 entries).
+/// Longest-prefix match of an IPv4 destination over a small table (linear: the bench
+/// tables have 2 entries); IPv6 routes are not considered.
 const StaticRoute* lookupRoute(const std::vector<StaticRoute>& routes, uint32_t dst_be);
 
 /// MAC address of a local interface (SIOCGIFHWADDR); false when it does not exist.

@@ -115,6 +115,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "fp-rawfwd: %s\n", err.c_str());
         return 2;
       }
+      if (r->family != 4) {
+        std::fprintf(stderr, "fp-rawfwd: route '%s': IPv4 only\n", optarg);
+        return 2;
+      }
       routes.push_back(*r);
     } else if (c == 'c') {
       cpu = std::atoi(optarg);

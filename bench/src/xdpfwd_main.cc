@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // fp-xdpfwd: the XDP-only baseline router of the benchmark (fp_bench_xdpfwd.bpf.c) —
-// LPM, MAC rewrite, TTL decrement, devmap redirect, all in XDP. Attaches on every
-// --ifname, installs the --route entries, runs until SIGINT/SIGTERM, then detaches.
+// LPM, MAC rewrite, TTL / hop-limit decrement, devmap redirect, all in XDP, IPv4 and IPv6.
+// Attaches on every --ifname, installs the --route entries (IPv4 or IPv6 prefixes), runs
+// until SIGINT/SIGTERM, then detaches.
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -28,6 +29,10 @@ volatile sig_atomic_t g_stop = 0;
 struct LpmKey {
   __u32 prefixlen;
   __u32 addr;
+};
+struct LpmKey6 {
+  __u32 prefixlen;
+  __u8 addr[16];
 };
 struct NextHop {
   __u32 port;
@@ -62,7 +67,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(c == 'h' ? stdout : stderr,
                    "usage: fp-xdpfwd --ifname IF... --route PREFIX/LEN,IFNAME,NEXTHOP_MAC...\n"
-                   "  XDP-only IPv4 forwarding between the given interfaces (native mode;\n"
+                   "  XDP-only IPv4/IPv6 forwarding between the given interfaces (native mode;\n"
                    "  --skb-mode for generic XDP). Frames it cannot forward go to the kernel.\n"
                    "  Runs until SIGINT/SIGTERM. The receiving veth peers need an XDP program.\n");
       return c == 'h' ? 0 : 2;
@@ -117,11 +122,15 @@ int main(int argc, char** argv) {
       break;
     }
     LpmKey key{(__u32)r.length, r.prefix_be};
+    LpmKey6 key6{(__u32)r.length, {}};
+    std::memcpy(key6.addr, r.prefix6, 16);
     NextHop nh{};
     nh.port = (__u32)port;
     std::memcpy(nh.dst_mac, r.next_hop_mac, 6);
-    if (!fb::interfaceMac(r.ifname, nh.src_mac) ||
-        bpf_map_update_elem(bpf_map__fd(skel->maps.fp_xdpfwd_routes), &key, &nh, BPF_ANY)) {
+    const int map = r.family == 4 ? bpf_map__fd(skel->maps.fp_xdpfwd_routes)
+                                  : bpf_map__fd(skel->maps.fp_xdpfwd_routes6);
+    const void* k = r.family == 4 ? static_cast<const void*>(&key) : &key6;
+    if (!fb::interfaceMac(r.ifname, nh.src_mac) || bpf_map_update_elem(map, k, &nh, BPF_ANY)) {
       std::fprintf(stderr, "fp-xdpfwd: installing route via %s failed\n", r.ifname.c_str());
       rc = 1;
     }

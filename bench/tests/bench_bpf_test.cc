@@ -307,6 +307,51 @@ TEST(BenchXdpFwd, RewritesLikeARouterOrPasses) {
   fp_bench_xdpfwd__destroy(skel);
 }
 
+TEST(BenchXdpFwd, Ipv6RewritesLikeARouterOrPasses) {
+  std::string why;
+  if (!canLoadBpf(&why)) GTEST_SKIP() << why;
+  fp_bench_xdpfwd* skel = fp_bench_xdpfwd__open_and_load();
+  ASSERT_NE(skel, nullptr) << "loading fp_bench_xdpfwd failed: " << strerror(errno);
+  int prog = bpf_program__fd(skel->progs.xdp_fp_bench_fwd);
+  std::string err;
+  auto r = fastpath::bench::parseRoute("2001:2:0:2::/64,fb1b,02:bb:00:00:00:02", &err);
+  ASSERT_TRUE(r) << err;
+  struct {
+    __u32 prefixlen;
+    __u8 addr[16];
+  } k{(__u32)r->length, {}};
+  std::memcpy(k.addr, r->prefix6, 16);
+  struct {
+    __u32 port;
+    __u8 src[6], dst[6];
+  } nh{1, {0x02, 0xaa, 0, 0, 0, 1}, {}};
+  std::memcpy(nh.dst, r->next_hop_mac, 6);
+  ASSERT_EQ(bpf_map_update_elem(bpf_map__fd(skel->maps.fp_xdpfwd_routes6), &k, &nh, BPF_ANY), 0);
+
+  auto f = udp6Frame(FP_BENCH_UDP_PORT, 0, 0, 0);  // to 2001:2:0:2::1, hop limit 64
+  const auto before = f;
+  int verdict = run(prog, f);
+  EXPECT_TRUE(verdict == XDP_REDIRECT || verdict == XDP_ABORTED) << verdict;
+  EXPECT_EQ(std::memcmp(&f[0], nh.dst, 6), 0);
+  EXPECT_EQ(std::memcmp(&f[6], nh.src, 6), 0);
+  EXPECT_EQ(f[21], 63);  // hop limit
+  EXPECT_EQ(std::memcmp(&f[22], &before[22], f.size() - 22), 0);  // nothing else changed
+  EXPECT_EQ(udp6Verify(f), 0xffff);  // the UDP checksum does not cover the hop limit
+
+  auto hop1 = udp6Frame(FP_BENCH_UDP_PORT, 0, 0, 0);
+  hop1[21] = 1;
+  EXPECT_EQ(run(prog, hop1), XDP_PASS);
+  EXPECT_EQ(hop1[21], 1);
+  auto noroute = udp6Frame(FP_BENCH_UDP_PORT, 0, 0, 0);
+  noroute[45] = 3;  // 2001:2:0:3::1
+  EXPECT_EQ(run(prog, noroute), XDP_PASS);
+  EXPECT_EQ(noroute[21], 64);
+  // An IPv4 frame to the same numbers is not routed by the IPv6 table.
+  auto v4 = udpFrame(FP_BENCH_UDP_PORT, 0, 0, 0, htonl(0xc6120102), 64);
+  EXPECT_EQ(run(prog, v4), XDP_PASS);
+  fp_bench_xdpfwd__destroy(skel);
+}
+
 TEST(BenchCommon, RouteParsingAndTtlChecksum) {
   std::string err;
   auto r = fastpath::bench::parseRoute("198.18.1.7/24,fb1b,02:00:00:00:00:09", &err);
@@ -320,6 +365,20 @@ TEST(BenchCommon, RouteParsingAndTtlChecksum) {
   auto def = fastpath::bench::parseRoute("0.0.0.0/0,fb1a,02:00:00:00:00:01", &err);
   table.push_back(*def);
   EXPECT_EQ(fastpath::bench::lookupRoute(table, htonl(0xc6120105))->ifname, "fb1b");
+  EXPECT_EQ(fastpath::bench::lookupRoute(table, htonl(0x0a000001))->ifname, "fb1a");
+  // IPv6 prefixes: host bits cleared, lengths to 128, never matched by the IPv4 lookup.
+  auto r6 = fastpath::bench::parseRoute("2001:2:0:2:ffff::1/61,fb1b,02:00:00:00:00:09", &err);
+  ASSERT_TRUE(r6) << err;
+  EXPECT_EQ(r6->family, 6);
+  const uint8_t want[16] = {0x20, 0x01, 0, 2, 0, 0, 0, 0};  // 2001:2:0:0::/61
+  EXPECT_EQ(std::memcmp(r6->prefix6, want, 16), 0);
+  EXPECT_TRUE(fastpath::bench::parseRoute("2001:2::1/128,x,02:00:00:00:00:09", &err));
+  EXPECT_FALSE(fastpath::bench::parseRoute("2001:2::/129,x,02:00:00:00:00:09", &err));
+  EXPECT_FALSE(fastpath::bench::parseRoute("2001:2::/,x,02:00:00:00:00:09", &err));
+  EXPECT_FALSE(fastpath::bench::parseRoute("2001:2::zz/64,x,02:00:00:00:00:09", &err));
+  auto any6 = fastpath::bench::parseRoute("::/0,fb1c,02:00:00:00:00:09", &err);
+  ASSERT_TRUE(any6) << err;
+  table.push_back(*any6);  // would win for every IPv4 destination if it were considered
   EXPECT_EQ(fastpath::bench::lookupRoute(table, htonl(0x0a000001))->ifname, "fb1a");
   for (uint8_t ttl : {64, 2, 255}) {
     auto f = udpFrame(FP_BENCH_UDP_PORT, 0, 0, 0, htonl(0xc6120102), ttl);

@@ -16,7 +16,10 @@ where XDP gives a veth a NAPI (XDP forwarder, fastpathd, the sink) NAPI runs thr
 and its kthread is pinned. GRO is off (TCP must stay MTU-sized for the packet-socket
 forwarders), TSO/GSO off.
 
-Run as root:  python3 bench/fastpath_bench.py [--quick | --smoke] [--out DIR]
+--family 6 (or 4,6) runs the S -- R -- D UDP sweeps in IPv6 (2001:2::/48) for the
+forwarders that forward IPv6 (kernel, XDP, fastpathd); results get a family column.
+
+Run as root:  python3 bench/fastpath_bench.py [--quick | --smoke] [--family 4,6] [--out DIR]
 """
 import argparse
 import csv

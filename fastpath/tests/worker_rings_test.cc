@@ -71,6 +71,41 @@ uint32_t writeFrame(uint8_t* f, uint32_t seq) {
   return kFrameBytes;
 }
 
+// Frames of MixedBatchRoutesLandOnTheirFrames: the worker gathers a batch's IPv4
+// destinations for one bulk lookup, so frames it does not look up that way (no metadata,
+// CONTROL, truncated, IPv6) sit between routed ones whose answers must land on the right
+// frame; routes A and B leave through different gateways (MACs).
+enum class Mixed { kRouteA, kNoMeta, kRouteB, kControl, kTruncated, kNoRoute, kV6 };
+constexpr uint32_t kMixedKinds = 7;
+constexpr uint8_t kGatewayMacB[6] = {2, 0, 0, 0, 1, 4};
+Mixed mixedOf(uint32_t seq) { return Mixed(seq % kMixedKinds); }
+
+uint32_t writeMixedFrame(uint8_t* f, uint32_t seq) {
+  const Mixed k = mixedOf(seq);
+  // writeFrame's IPv6 frame (kindOf(5)) or its IPv4 frame with another destination.
+  if (k == Mixed::kV6) {
+    const uint32_t len = writeFrame(f, 5);
+    std::memcpy(f + 14 + 40 + 8, &seq, 4);  // payload (UDP checksums are not checked)
+    return len;
+  }
+  uint32_t len = writeFrame(f, 0);
+  uint8_t* ip = f + 14;
+  ip[16] = 198, ip[17] = 18, ip[18] = 2, ip[19] = uint8_t(seq);
+  if (k == Mixed::kRouteB || k == Mixed::kControl) ip[18] = 4;
+  if (k == Mixed::kNoRoute) ip[18] = 9;
+  ip[10] = ip[11] = 0;
+  const uint16_t sum = ipv4HeaderChecksum(ip, 20);
+  std::memcpy(ip + 10, &sum, 2);
+  std::memcpy(ip + 28, &seq, 4);  // payload
+  fp_xdp_meta meta;
+  std::memcpy(&meta, f - sizeof(meta), sizeof(meta));
+  if (k == Mixed::kNoMeta) meta.magic = 0;
+  if (k == Mixed::kControl) meta.verdict = FP_VERDICT_CONTROL;
+  if (k == Mixed::kTruncated) len = 14 + 19;  // too short for an IPv4 header
+  std::memcpy(f - sizeof(meta), &meta, sizeof(meta));
+  return len;
+}
+
 class WorkerRingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -88,12 +123,15 @@ class WorkerRingsTest : public ::testing::Test {
     };
     route("198.18.2.0/24", "198.18.1.2");
     route("198.18.3.0/24", "198.18.1.3");  // gateway without a neighbour entry
+    route("198.18.4.0/24", "198.18.1.4");
     route("2001:2:2::/48", "2001:2:1::2");
     ASSERT_TRUE(fib_.applyRoutes(b).ok());
     MacAddress gw_mac;
     std::memcpy(gw_mac.bytes.data(), kGatewayMac, 6);
     ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("198.18.1.2").value(), 1, gw_mac}).ok());
     ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("2001:2:1::2").value(), 1, gw_mac}).ok());
+    std::memcpy(gw_mac.bytes.data(), kGatewayMacB, 6);
+    ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("198.18.1.4").value(), 1, gw_mac}).ok());
 
     UmemOptions uo;
     uo.frames = 1024;
@@ -123,7 +161,9 @@ class WorkerRingsTest : public ::testing::Test {
 
   // Kernel: up to `n` frames onto port 0's RX ring.
   uint32_t deliver(uint32_t n) {
-    return kernelReceive(*in_, n, kHeadroom, [&](uint64_t a) { return writeFrame(umem_->data(a), next_seq_++); });
+    return kernelReceive(*in_, n, kHeadroom, [&](uint64_t a) {
+      return mixed_ ? writeMixedFrame(umem_->data(a), next_seq_++) : writeFrame(umem_->data(a), next_seq_++);
+    });
   }
 
   void expectBalanced(const char* where) {
@@ -141,6 +181,7 @@ class WorkerRingsTest : public ::testing::Test {
   XskSocket* out_ = nullptr;
   std::unique_ptr<Worker> worker_;
   uint32_t next_seq_ = 0;
+  bool mixed_ = false;  // deliver() writes writeMixedFrame's frames
 };
 
 TEST_F(WorkerRingsTest, ForwardsRewritesAndAccountsEveryFrame) {
@@ -215,6 +256,50 @@ TEST_F(WorkerRingsTest, ForwardsRewritesAndAccountsEveryFrame) {
   }
   EXPECT_TRUE(miss);
   EXPECT_TRUE(neigh);
+}
+
+TEST_F(WorkerRingsTest, MixedBatchRoutesLandOnTheirFrames) {
+  mixed_ = true;
+  bool pending = false;
+  worker_->pollOnce(&pending);
+  constexpr uint32_t kFrames = 7 * 60;
+  uint32_t delivered = 0, forwarded = 0;
+  std::vector<uint32_t> expected_seqs;
+  uint32_t per_kind[kMixedKinds] = {};
+  for (uint32_t s = 0; s < kFrames; ++s) {
+    ++per_kind[s % kMixedKinds];
+    const Mixed k = mixedOf(s);
+    if (k == Mixed::kRouteA || k == Mixed::kRouteB || k == Mixed::kV6) expected_seqs.push_back(s);
+  }
+  size_t next = 0;
+  while (delivered < kFrames) {
+    delivered += deliver(std::min<uint32_t>(kFrames - delivered, 50));  // 50: kinds shift per batch
+    worker_->pollOnce(&pending);
+    expectBalanced("after a mixed batch");
+    kernelTransmit(*out_, 1024, [&](const xdp_desc& d) {
+      ++forwarded;
+      const uint8_t* f = umem_->data(d.addr);
+      uint32_t seq;
+      std::memcpy(&seq, f[12] == 0x08 ? f + 14 + 28 : f + 14 + 48, 4);
+      ASSERT_LT(next, expected_seqs.size());
+      ASSERT_EQ(seq, expected_seqs[next++]) << "a frame that should not leave, or out of order";
+      const bool b = mixedOf(seq) == Mixed::kRouteB;
+      EXPECT_EQ(std::memcmp(f, b ? kGatewayMacB : kGatewayMac, 6), 0)
+          << "frame " << seq << " left with another frame's next hop";
+      if (f[12] == 0x08) EXPECT_EQ(f[14 + 18], b ? 4 : 2);
+    });
+  }
+  EXPECT_EQ(forwarded, expected_seqs.size());
+  const WorkerPortCounters& c0 = worker_->portCounters(0);
+  EXPECT_EQ(c0.rx_packets.get(), kFrames);
+  EXPECT_EQ(c0.no_meta.get(), per_kind[size_t(Mixed::kNoMeta)]);
+  EXPECT_EQ(c0.verdict[FP_VERDICT_CONTROL].get(), per_kind[size_t(Mixed::kControl)]);
+  EXPECT_EQ(c0.verdict[FP_VERDICT_DATA].get(), kFrames - per_kind[size_t(Mixed::kNoMeta)] -
+                                                   per_kind[size_t(Mixed::kControl)]);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kForward)].get(), forwarded);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntBadHeader)].get(), per_kind[size_t(Mixed::kTruncated)]);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntNoRoute)].get(), per_kind[size_t(Mixed::kNoRoute)]);
+  EXPECT_EQ(c0.drop[size_t(WorkerDrop::kNoControlClient)].get(), kFrames - forwarded);
 }
 
 TEST_F(WorkerRingsTest, FullTxRingDropsAndKeepsTheLedger) {

@@ -60,14 +60,15 @@ inline bool routeDestination4(const uint8_t* frame, uint32_t len, const fp_xdp_m
 
 /// The route forwardFrame looks up for this frame: the FIB entry for its destination, or
 /// nullptr (no route, or not a DATA IPv4/IPv6 frame long enough to carry a destination).
-/// The worker looks up a whole batch before deciding any frame: the lookups are
-/// independent, so the cache misses of a large table overlap instead of stalling each
-/// frame in turn.
+/// The worker looks up a whole batch before deciding any frame (IPv4 destinations in one
+/// bulk call, see routeDestination4(); this for the rest): the lookups are independent, so
+/// the cache misses of a large table overlap instead of stalling each frame in turn.
 const FwdEntry* lookupRoute(const uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
                             const FibView& fib) noexcept;
 
-/// forwardFrame with the route already looked up by lookupRoute (same frame, same epoch
-/// read-side section): the same checks, decision and rewrite.
+/// forwardFrame with the route already looked up by lookupRoute, or by the bulk lookup of
+/// routeDestination4's address (same frame, same epoch read-side section): the same
+/// checks, decision and rewrite.
 ForwardDecision forwardFrameRouted(uint8_t* frame, uint32_t len, const fp_xdp_meta& meta,
                                    const FwdEntry* route) noexcept;
 

@@ -179,6 +179,7 @@ class Lpm4Dxr {
   std::unique_ptr<Lpm4Dir24_8> dir_;  // source of truth, fallback for lookups
   uint32_t* direct_ = nullptr;        // 2^kDirectBits entries, mmap'd
   uint8_t* heap_ = nullptr;           // range heap, mmap'd
+  uint32_t compact_ = 0;  // read by workers (relaxed: either value gives correct answers)
   size_t direct_bytes_ = 0;
   size_t heap_bytes_ = 0;
   uint32_t heap_units_ = 0;  // capacity
@@ -193,7 +194,6 @@ class Lpm4Dxr {
   std::vector<uint32_t> scratch_starts_;
   std::vector<uint32_t> scratch_nhs_;
   uint32_t compact_min_rules_ = kDefaultCompactMinRules;
-  uint32_t compact_ = 0;  // read by workers (relaxed: either value gives correct answers)
 };
 
 }  // namespace fastpath

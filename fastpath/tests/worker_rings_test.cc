@@ -72,19 +72,21 @@ uint32_t writeFrame(uint8_t* f, uint32_t seq) {
 }
 
 // Frames of MixedBatchRoutesLandOnTheirFrames: the worker gathers a batch's IPv4
-// destinations for one bulk lookup, so frames it does not look up that way (no metadata,
-// CONTROL, truncated, IPv6) sit between routed ones whose answers must land on the right
-// frame; routes A and B leave through different gateways (MACs).
-enum class Mixed { kRouteA, kNoMeta, kRouteB, kControl, kTruncated, kNoRoute, kV6 };
-constexpr uint32_t kMixedKinds = 7;
+// destinations for one bulk lookup (IPv6 ones one by one), so frames it does not look up
+// that way (no metadata, CONTROL, truncated, IPv6) sit between routed ones whose answers
+// must land on the right frame; routes A and B leave through different gateways (MACs),
+// in both families.
+enum class Mixed { kRouteA, kNoMeta, kRouteB, kControl, kTruncated, kNoRoute, kV6, kV6B, kV6NoRoute };
+constexpr uint32_t kMixedKinds = 9;
 constexpr uint8_t kGatewayMacB[6] = {2, 0, 0, 0, 1, 4};
 Mixed mixedOf(uint32_t seq) { return Mixed(seq % kMixedKinds); }
 
 uint32_t writeMixedFrame(uint8_t* f, uint32_t seq) {
   const Mixed k = mixedOf(seq);
   // writeFrame's IPv6 frame (kindOf(5)) or its IPv4 frame with another destination.
-  if (k == Mixed::kV6) {
+  if (k == Mixed::kV6 || k == Mixed::kV6B || k == Mixed::kV6NoRoute) {
     const uint32_t len = writeFrame(f, 5);
+    if (k != Mixed::kV6) f[14 + 24 + 5] = k == Mixed::kV6B ? 4 : 9;  // 2001:2:4:: / 2001:2:9::
     std::memcpy(f + 14 + 40 + 8, &seq, 4);  // payload (UDP checksums are not checked)
     return len;
   }
@@ -125,6 +127,7 @@ class WorkerRingsTest : public ::testing::Test {
     route("198.18.3.0/24", "198.18.1.3");  // gateway without a neighbour entry
     route("198.18.4.0/24", "198.18.1.4");
     route("2001:2:2::/48", "2001:2:1::2");
+    route("2001:2:4::/48", "2001:2:1::4");
     ASSERT_TRUE(fib_.applyRoutes(b).ok());
     MacAddress gw_mac;
     std::memcpy(gw_mac.bytes.data(), kGatewayMac, 6);
@@ -132,6 +135,7 @@ class WorkerRingsTest : public ::testing::Test {
     ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("2001:2:1::2").value(), 1, gw_mac}).ok());
     std::memcpy(gw_mac.bytes.data(), kGatewayMacB, 6);
     ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("198.18.1.4").value(), 1, gw_mac}).ok());
+    ASSERT_TRUE(fib_.addNeighbour({IpAddress::parse("2001:2:1::4").value(), 1, gw_mac}).ok());
 
     UmemOptions uo;
     uo.frames = 1024;
@@ -262,14 +266,15 @@ TEST_F(WorkerRingsTest, MixedBatchRoutesLandOnTheirFrames) {
   mixed_ = true;
   bool pending = false;
   worker_->pollOnce(&pending);
-  constexpr uint32_t kFrames = 7 * 60;
+  constexpr uint32_t kFrames = kMixedKinds * 50;
   uint32_t delivered = 0, forwarded = 0;
   std::vector<uint32_t> expected_seqs;
   uint32_t per_kind[kMixedKinds] = {};
   for (uint32_t s = 0; s < kFrames; ++s) {
     ++per_kind[s % kMixedKinds];
     const Mixed k = mixedOf(s);
-    if (k == Mixed::kRouteA || k == Mixed::kRouteB || k == Mixed::kV6) expected_seqs.push_back(s);
+    if (k == Mixed::kRouteA || k == Mixed::kRouteB || k == Mixed::kV6 || k == Mixed::kV6B)
+      expected_seqs.push_back(s);
   }
   size_t next = 0;
   while (delivered < kFrames) {
@@ -283,10 +288,10 @@ TEST_F(WorkerRingsTest, MixedBatchRoutesLandOnTheirFrames) {
       std::memcpy(&seq, f[12] == 0x08 ? f + 14 + 28 : f + 14 + 48, 4);
       ASSERT_LT(next, expected_seqs.size());
       ASSERT_EQ(seq, expected_seqs[next++]) << "a frame that should not leave, or out of order";
-      const bool b = mixedOf(seq) == Mixed::kRouteB;
+      const bool b = mixedOf(seq) == Mixed::kRouteB || mixedOf(seq) == Mixed::kV6B;
       EXPECT_EQ(std::memcmp(f, b ? kGatewayMacB : kGatewayMac, 6), 0)
           << "frame " << seq << " left with another frame's next hop";
-      if (f[12] == 0x08) EXPECT_EQ(f[14 + 18], b ? 4 : 2);
+      EXPECT_EQ(f[12] == 0x08 ? f[14 + 18] : f[14 + 24 + 5], b ? 4 : 2) << "frame " << seq;
     });
   }
   EXPECT_EQ(forwarded, expected_seqs.size());
@@ -298,7 +303,8 @@ TEST_F(WorkerRingsTest, MixedBatchRoutesLandOnTheirFrames) {
                                                    per_kind[size_t(Mixed::kControl)]);
   EXPECT_EQ(c0.result[size_t(ForwardResult::kForward)].get(), forwarded);
   EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntBadHeader)].get(), per_kind[size_t(Mixed::kTruncated)]);
-  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntNoRoute)].get(), per_kind[size_t(Mixed::kNoRoute)]);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntNoRoute)].get(),
+            per_kind[size_t(Mixed::kNoRoute)] + per_kind[size_t(Mixed::kV6NoRoute)]);
   EXPECT_EQ(c0.drop[size_t(WorkerDrop::kNoControlClient)].get(), kFrames - forwarded);
 }
 

@@ -67,6 +67,15 @@ FastPathRouteMirror::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&FastPathRouteMirror::m_mirrorNeighbours),
                           MakeBooleanChecker())
+            .AddAttribute("StaleNeighbourReconfirm",
+                          "How long an NDP entry may stay STALE before the mirror has ns-3 "
+                          "confirm it (DELAY, then unicast probes; RFC 4861 7.3.3), as ns-3 "
+                          "would if it still sent the traffic fastpathd now forwards. A "
+                          "neighbour that does not answer is removed from the cache and "
+                          "withdrawn from fastpathd. 0 disables it.",
+                          TimeValue(Seconds(30)),
+                          MakeTimeAccessor(&FastPathRouteMirror::m_staleReconfirm),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("Update",
                             "A route diff was handed to fastpathd: (routes added or "
                             "changed, routes removed).",
@@ -698,8 +707,48 @@ FastPathRouteMirror::Revalidate()
 }
 
 void
+FastPathRouteMirror::ReconfirmStaleNeighbours()
+{
+    Ptr<Ipv6L3Protocol> l3 = DynamicCast<Ipv6L3Protocol>(m_ipv6);
+    if (!l3 || !m_mirrorNeighbours || m_staleReconfirm.IsZero())
+    {
+        return;
+    }
+    std::map<std::pair<uint32_t, std::string>, Time> staleNow;
+    for (uint32_t i = 0; i < l3->GetNInterfaces(); ++i)
+    {
+        Ptr<NdiscCache> cache = l3->GetInterface(i)->GetNdiscCache();
+        if (!PortOfInterface6(i) || !cache)
+        {
+            continue;
+        }
+        for (const auto& ip : CachedAddresses(cache, &NdiscCache::PrintNdiscCache))
+        {
+            NdiscCache::Entry* e = cache->Lookup(Ipv6Address(ip.c_str()));
+            if (!e || !e->IsStale())
+            {
+                continue;
+            }
+            auto key = std::make_pair(i, ip);
+            auto seen = m_staleSince.find(key);
+            const Time since = seen == m_staleSince.end() ? Simulator::Now() : seen->second;
+            if (Simulator::Now() - since < m_staleReconfirm)
+            {
+                staleNow[key] = since;
+                continue;
+            }
+            // What Icmpv6L4Protocol::Lookup does when it sends on a STALE entry.
+            e->StartDelayTimer();
+            e->MarkDelay();
+        }
+    }
+    m_staleSince.swap(staleNow);
+}
+
+void
 FastPathRouteMirror::PeriodicPoll()
 {
+    ReconfirmStaleNeighbours();
     SyncNow();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
 }

@@ -68,7 +68,10 @@ struct FastPathUpdate
  * Neighbours: alive and permanent entries of each mapped interface's ArpCache, and every
  * NdiscCache entry of a mapped IPv6 interface that has a MAC address (REACHABLE, STALE,
  * DELAY, PROBE, PERMANENT; not INCOMPLETE), link-local ones included (RIPng and other
- * IPv6 protocols use link-local next hops).
+ * IPv6 protocols use link-local next hops). ns-3 confirms a STALE entry only when it sends
+ * to it, which it no longer does once fastpathd forwards the data: an entry STALE for
+ * StaleNeighbourReconfirm is put in DELAY as a send would, so a neighbour that left is
+ * probed, removed by ns-3 and withdrawn from fastpathd.
  *
  * Only devices registered with AddPort take part; everything else (loopback, ...) is
  * left out. The mirror hands each non-empty change to a sink (the FastPathConnection),
@@ -127,6 +130,9 @@ class FastPathRouteMirror : public Object
   private:
     void ScheduleSync();
     void PeriodicPoll();
+    /// Has ns-3 confirm NDP entries that stayed STALE for StaleNeighbourReconfirm: with the
+    /// data on the fast path, ns-3 no longer sends the packets that would do it.
+    void ReconfirmStaleNeighbours();
     void PeriodicRevalidate();
     void OnRoutingTableChanged(uint32_t size);
     void OnUnicastForward(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t iface);
@@ -152,6 +158,7 @@ class FastPathRouteMirror : public Object
     Time m_batchDelay;
     Time m_pollInterval;
     Time m_revalidateInterval;
+    Time m_staleReconfirm;
     bool m_resolveOnMiss = true;
     bool m_mirrorNeighbours = true;
 
@@ -163,6 +170,8 @@ class FastPathRouteMirror : public Object
     FastPathNeighbours m_sentNeighbours;
     /// Resolve-on-miss entries: key of the /32 or /128 destination -> route.
     std::map<FastPathTable::Key, fastpath::Route> m_resolved;
+    /// NDP entries seen STALE: (interface, address) -> since when.
+    std::map<std::pair<uint32_t, std::string>, Time> m_staleSince;
     uint64_t m_sequence = 0;
     bool m_haveDecision = false;
     std::chrono::steady_clock::time_point m_firstDecision;

@@ -480,6 +480,44 @@ TEST_F(RouteMirrorTest, Ipv6StaticAndConnectedRoutesAndNdpNeighboursAreMirrored)
     EXPECT_EQ(c->second.mac, line.Mac(line.bc.Get(1)));
 }
 
+// With the data on the fast path ns-3 stops sending to its IPv6 neighbours, so their NDP
+// entries would stay STALE (and mirrored) forever; the mirror has ns-3 confirm them: a
+// neighbour that answers stays, one that left is removed and withdrawn.
+TEST_F(RouteMirrorTest, StaleNdpNeighboursAreConfirmedAndAGoneOneIsWithdrawn)
+{
+    Config::SetDefault("ns3::Icmpv6L4Protocol::DAD", BooleanValue(false));
+    Line6 line;
+    line.Build();
+    line.mirror->SetAttribute("StaleNeighbourReconfirm", TimeValue(Seconds(10)));
+    line.Ping("2001:2:0:30::1");
+    const auto aKey =
+        FastPathNeighbours::KeyOf(fastpath::IpAddress::parse("2001:2:0:1::1").value(), 0);
+    const auto cKey =
+        FastPathNeighbours::KeyOf(fastpath::IpAddress::parse("2001:2:0:2::2").value(), 1);
+    bool aMirrored = false, cMirrored = false;
+    Simulator::Schedule(Seconds(2), [&]() {
+        const auto& nb = line.mirror->GetSentNeighbours().Entries();
+        aMirrored = nb.count(aKey) != 0;
+        cMirrored = nb.count(cKey) != 0;
+        // C leaves: its interface towards B goes down and answers nothing from now on.
+        line.nodes.Get(2)->GetObject<Ipv6>()->SetDown(line.bcIf.GetInterfaceIndex(1));
+    });
+    // ReachableTime (30 s) -> STALE, 10 s later DELAY (5 s), 3 unicast probes (1 s each).
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+
+    ASSERT_TRUE(aMirrored && cMirrored) << "NDP entries not mirrored after the pings";
+    const auto& nb = line.mirror->GetSentNeighbours().Entries();
+    EXPECT_EQ(nb.count(cKey), 0u) << "the neighbour that left is still in fastpathd";
+    EXPECT_EQ(nb.count(aKey), 1u) << "the neighbour that answers was withdrawn";
+    Ptr<Ipv6L3Protocol> b = line.nodes.Get(1)->GetObject<Ipv6L3Protocol>();
+    NdiscCache::Entry* a =
+        b->GetInterface(line.abIf.GetInterfaceIndex(1))->GetNdiscCache()->Lookup(
+            Ipv6Address("2001:2:0:1::1"));
+    ASSERT_NE(a, nullptr);
+    EXPECT_FALSE(a->IsStale()) << "A's entry was never confirmed again";
+}
+
 TEST_F(RouteMirrorTest, ResolveOnMissLearnsRipngDecisionsWithLinkLocalNextHop)
 {
     Config::SetDefault("ns3::Icmpv6L4Protocol::DAD", BooleanValue(false));

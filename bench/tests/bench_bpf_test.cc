@@ -117,6 +117,30 @@ int run(int prog_fd, std::vector<uint8_t>& frame) {
   return (int)opts.retval;
 }
 
+// The sink's per-flow record, its global counter `key`, and the frames at least 2^14 ns
+// (16 us) old in its latency histogram (plus the histogram's total in `total`).
+fp_bench_flow sinkFlow(const fp_bench_sink* skel, __u32 flow) {
+  fp_bench_flow fl{};
+  EXPECT_EQ(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &flow, &fl), 0);
+  return fl;
+}
+__u64 sinkCounter(const fp_bench_sink* skel, __u32 key) {
+  __u64 v = 0;
+  bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &key, &v);
+  return v;
+}
+uint64_t sinkAtLeast16us(const fp_bench_sink* skel, uint64_t* total = nullptr) {
+  uint64_t old = 0, all = 0;
+  for (__u32 b = 0; b < FP_BENCH_LAT_BUCKETS; b++) {
+    __u64 n = 0;
+    bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_latency), &b, &n);
+    all += n;
+    if ((b >> FP_BENCH_LAT_SUB_BITS) >= 14) old += n;
+  }
+  if (total) *total = all;
+  return old;
+}
+
 bool canLoadBpf(std::string* why) {
   if (geteuid() != 0) {
     *why = "needs root to load BPF programs";
@@ -153,37 +177,20 @@ TEST(BenchSink, CountsFlowsGapsReorderingAndLatency) {
   auto big = udpFrame(FP_BENCH_UDP_PORT, FP_BENCH_MAX_FLOWS + 1, 0, now);
   EXPECT_EQ(run(prog, big), XDP_DROP);
 
-  fp_bench_flow fl{};
-  __u32 key = 3;
-  ASSERT_EQ(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &key, &fl), 0);
+  fp_bench_flow fl = sinkFlow(skel, 3);
   EXPECT_EQ(fl.packets, 3u);
   EXPECT_EQ(fl.bytes, 3u * 160);
   EXPECT_EQ(fl.next_seq, 6u);
   EXPECT_EQ(fl.next_seq - fl.packets, 3u);  // seq 1, 3, 4 never arrived
   EXPECT_EQ(fl.reordered, 1u);
-  key = 7;
-  ASSERT_EQ(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &key, &fl), 0);
-  EXPECT_EQ(fl.packets, 1u);
-  __u64 v = 0;
-  key = FP_BENCH_CNT_MATCHED;
-  bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &key, &v);
-  EXPECT_EQ(v, 4u);
-  key = FP_BENCH_CNT_OTHER;
-  bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &key, &v);
-  EXPECT_EQ(v, 3u);
-  key = FP_BENCH_CNT_BAD_FLOW;
-  bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &key, &v);
-  EXPECT_EQ(v, 1u);
+  EXPECT_EQ(sinkFlow(skel, 7).packets, 1u);
+  EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_MATCHED), 4u);
+  EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_OTHER), 3u);
+  EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_BAD_FLOW), 1u);
   // The three flow-3 frames were >= 20 us old: their bucket is at or above 2^14 ns.
-  uint64_t at_least_16us = 0, total = 0;
-  for (__u32 b = 0; b < FP_BENCH_LAT_BUCKETS; b++) {
-    __u64 n = 0;
-    bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_latency), &b, &n);
-    total += n;
-    if ((b >> FP_BENCH_LAT_SUB_BITS) >= 14) at_least_16us += n;
-  }
+  uint64_t total = 0;
+  EXPECT_GE(sinkAtLeast16us(skel, &total), 3u);
   EXPECT_EQ(total, 4u);
-  EXPECT_GE(at_least_16us, 3u);
   fp_bench_sink__destroy(skel);
 }
 
@@ -217,30 +224,15 @@ TEST(BenchSink, CountsIpv6FramesLikeIpv4) {
   shortf.resize(14 + 40 + 8 + 10);  // payload cut before the end of fp_bench_payload
   EXPECT_EQ(run(prog, shortf), XDP_PASS);
 
-  fp_bench_flow fl{};
-  __u32 key = 2;
-  ASSERT_EQ(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &key, &fl), 0);
+  fp_bench_flow fl = sinkFlow(skel, 2);
   EXPECT_EQ(fl.packets, 3u);
   EXPECT_EQ(fl.bytes, 3u * 1452);
   EXPECT_EQ(fl.next_seq, 5u);
   EXPECT_EQ(fl.reordered, 1u);
-  key = 5;
-  ASSERT_EQ(bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &key, &fl), 0);
-  EXPECT_EQ(fl.packets, 1u);
-  __u64 v = 0;
-  key = FP_BENCH_CNT_MATCHED;
-  bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &key, &v);
-  EXPECT_EQ(v, 4u);
-  key = FP_BENCH_CNT_OTHER;
-  bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &key, &v);
-  EXPECT_EQ(v, 5u);
-  uint64_t at_least_16us = 0;
-  for (__u32 b = 0; b < FP_BENCH_LAT_BUCKETS; b++) {
-    __u64 n = 0;
-    bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_latency), &b, &n);
-    if ((b >> FP_BENCH_LAT_SUB_BITS) >= 14) at_least_16us += n;
-  }
-  EXPECT_GE(at_least_16us, 3u);
+  EXPECT_EQ(sinkFlow(skel, 5).packets, 1u);
+  EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_MATCHED), 4u);
+  EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_OTHER), 5u);
+  EXPECT_GE(sinkAtLeast16us(skel), 3u);
   fp_bench_sink__destroy(skel);
 }
 

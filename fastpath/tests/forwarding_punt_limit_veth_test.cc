@@ -27,8 +27,6 @@
 namespace fastpath {
 namespace {
 
-using testing::NetnsGuard;
-using testing::Topology;
 using namespace vethtest;
 
 /// Reads a control channel in its own thread and sorts what arrives.

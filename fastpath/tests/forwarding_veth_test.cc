@@ -28,8 +28,6 @@
 namespace fastpath {
 namespace {
 
-using testing::NetnsGuard;
-using testing::Topology;
 using namespace vethtest;
 
 class ForwardingVeth : public SrdFixture {
@@ -376,11 +374,10 @@ TEST_F(ForwardingVeth, APortThatVanishesGoesDownForGoodAndItsRoutesBecomeCounted
   ASSERT_EQ(topo_->exec(r_, "ip link add fp1 type veth peer name fp9 && ip link set fp1 up"), 0);
   daemon_->checkLinks();
   EXPECT_EQ(events.size(), 1u);
-  for (const auto& p : daemon_->ports()) {
-    if (p.id == 1) {
-      EXPECT_FALSE(p.up);
-    }
-  }
+  const auto ports = daemon_->ports();
+  ASSERT_EQ(ports.size(), 2u);
+  EXPECT_EQ(ports[1].id, 1u);
+  EXPECT_FALSE(ports[1].up) << "the vanished port came back with the new interface";
   daemon_->shutdown();  // detaches from fp0 and skips the gone fp1
   EXPECT_EQ(topo_->execOutput(r_, "ip link show fp0").find("xdp"), std::string::npos);
   EXPECT_EQ(topo_->execOutput(r_, "ip link show fp1").find("xdp"), std::string::npos)

@@ -168,6 +168,18 @@ TEST_F(NapiThreads, NoThreadsWithoutThreadedModeOrForAMissingPort) {
 }
 
 #ifdef FP_HAVE_DAEMON
+// From the current namespace, findRtNapiThreads() sees exactly `pids` (sorted), at
+// SCHED_FIFO `priority`.
+void expectRtThreads(const std::vector<pid_t>& pids, int priority) {
+  auto rt = findRtNapiThreads({kIf});
+  ASSERT_EQ(rt.size(), pids.size());
+  for (const auto& t : rt) {
+    EXPECT_TRUE(std::binary_search(pids.begin(), pids.end(), t.pid)) << t.pid;
+    EXPECT_EQ(t.priority, priority);
+    EXPECT_EQ(t.comm.rfind("napi/fpq0-", 0), 0u) << t.comm;
+  }
+}
+
 // The daemon's --rt-priority auto input: real-time NAPI threads of its ports. A real-time
 // thread of the other namespace's fpq0 must not count.
 TEST_F(NapiThreads, DaemonSeesOnlyItsOwnNamespacesRealTimeThreads) {
@@ -178,32 +190,22 @@ TEST_F(NapiThreads, DaemonSeesOnlyItsOwnNamespacesRealTimeThreads) {
   {
     NetnsGuard in(a_);
     ASSERT_TRUE(in.ok());
-    if (findNapiThreads({kIf})->method != NapiLookupMethod::kNetlink)
-      GTEST_SKIP() << "no netdev netlink NAPI_GET";
+    auto found = findNapiThreads({kIf});
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    if (found->method != NapiLookupMethod::kNetlink) GTEST_SKIP() << "no netdev netlink NAPI_GET";
     EXPECT_TRUE(findRtNapiThreads({kIf}).empty())
         << "b's real-time napi/fpq0-* threads were taken for a's";
   }
   {
     NetnsGuard in(b_);
     ASSERT_TRUE(in.ok());
-    auto rt = findRtNapiThreads({kIf});
-    ASSERT_EQ(rt.size(), 2u);
-    for (const auto& t : rt) {
-      EXPECT_TRUE(std::binary_search(b_threads_.begin(), b_threads_.end(), t.pid));
-      EXPECT_EQ(t.priority, 50);
-      EXPECT_EQ(t.comm.rfind("napi/fpq0-", 0), 0u) << t.comm;
-    }
+    expectRtThreads(b_threads_, 50);
   }
   for (pid_t p : a_threads_)
     ASSERT_EQ(testing::sh("chrt -f -p 40 " + std::to_string(p)), 0);
   NetnsGuard in(a_);
   ASSERT_TRUE(in.ok());
-  auto rt = findRtNapiThreads({kIf});
-  ASSERT_EQ(rt.size(), 2u);
-  for (const auto& t : rt) {
-    EXPECT_TRUE(std::binary_search(a_threads_.begin(), a_threads_.end(), t.pid));
-    EXPECT_EQ(t.priority, 40);
-  }
+  expectRtThreads(a_threads_, 40);
 }
 #endif
 

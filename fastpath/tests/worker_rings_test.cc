@@ -60,7 +60,7 @@ uint32_t writeFrame(uint8_t* f, uint32_t seq) {
     frame = testing::ipv6(l2, ip, testing::udp(1000, 2000, kUdpPayload6));
   }
   EXPECT_EQ(frame.size(), kFrameBytes);
-  std::memcpy(f, frame.data(), kFrameBytes);
+  std::memcpy(f, frame.data(), std::min<size_t>(frame.size(), kFrameBytes));
   std::memcpy(f + testing::l3Offset(l2) + (v6 ? 40 : 20) + 8, &seq, 4);  // payload
   fp_xdp_meta meta{};
   meta.magic = FP_META_MAGIC;

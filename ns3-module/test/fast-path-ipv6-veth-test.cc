@@ -20,11 +20,8 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <thread>
 
 using fastpath::testing::NetnsGuard;

@@ -18,6 +18,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 #include <thread>
 
 namespace fastpath_ns3_test
@@ -87,21 +89,30 @@ class FastPathVethFixture : public ::testing::Test
         return client_.get();
     }
 
-    /// The route fastpathd has for exactly `prefix`, as "via X port N", or "".
-    std::string RouteIn(const std::string& prefix)
+    /// `ask(client)` on a connected client, or `none` when fastpathd cannot be reached or
+    /// the request fails (the connection is dropped then, so the next call reconnects).
+    template <class T, class Ask>
+    T Query(Ask ask, T none)
     {
         auto* c = Client();
         if (!c)
         {
-            return "";
+            return none;
         }
-        auto r = c->routes();
+        auto r = ask(*c);
         if (!r.ok())
         {
             client_.reset();
-            return "";
+            return none;
         }
-        for (const auto& route : r.value())
+        return std::move(r.value());
+    }
+
+    /// The route fastpathd has for exactly `prefix`, as "via X port N", or "".
+    std::string RouteIn(const std::string& prefix)
+    {
+        auto routes = Query([](auto& c) { return c.routes(); }, std::vector<fastpath::Route>{});
+        for (const auto& route : routes)
         {
             if (route.prefix.toString() == prefix)
             {
@@ -117,18 +128,9 @@ class FastPathVethFixture : public ::testing::Test
     /// fastpathd's neighbour entry for `ip`, as "<mac> port N", or "".
     std::string NeighbourIn(const std::string& ip)
     {
-        auto* c = Client();
-        if (!c)
-        {
-            return "";
-        }
-        auto n = c->neighbours();
-        if (!n.ok())
-        {
-            client_.reset();
-            return "";
-        }
-        for (const auto& e : n.value())
+        auto neighbours =
+            Query([](auto& c) { return c.neighbours(); }, std::vector<fastpath::Neighbour>{});
+        for (const auto& e : neighbours)
         {
             if (e.ip.toString() == ip)
             {
@@ -141,17 +143,8 @@ class FastPathVethFixture : public ::testing::Test
     /// fastpathd's counter `name` in `scope` ("port r0", "control-server", ...), or 0.
     uint64_t Counter(const std::string& scope, const std::string& name)
     {
-        auto* c = Client();
-        if (!c)
-        {
-            return 0;
-        }
-        auto st = c->stats();
-        if (!st.ok())
-        {
-            return 0;
-        }
-        for (const auto& cs : st.value())
+        auto sets = Query([](auto& c) { return c.stats(); }, std::vector<fastpath::CounterSet>{});
+        for (const auto& cs : sets)
         {
             if (cs.scope == scope)
             {

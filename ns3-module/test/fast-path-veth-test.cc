@@ -17,10 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 #include <thread>
 
 using fastpath::testing::sh;

@@ -16,14 +16,26 @@ fp_add_test(worker_token_bucket_test
   LABELS unit
   TIMEOUT 30)
 
+# The kernel NAPI threads of the daemon's ports (netdev netlink, thread-name fallback),
+# used by fp_daemon's --rt-priority auto.
+add_library(fp_napi_threads STATIC src/napi_netlink.cc src/napi_threads.cc)
+target_link_libraries(fp_napi_threads PUBLIC fp_common)
+fp_add_test(napi_threads_test
+  SOURCES tests/napi_threads_test.cc
+  LIBS fp_napi_threads fp_test_netns $<TARGET_NAME_IF_EXISTS:fp_daemon>
+  LABELS "privileged;netns"
+  TIMEOUT 60)
+target_include_directories(napi_threads_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+
 # The daemon class and binary need the table (fp_table), the classifier loader (fp_loader)
 # and the workers (fp_worker). The ctrl-bridge server is optional: ctrl-bridge/ is
 # configured after fastpath/, so it is detected at generate time.
 if(TARGET fp_worker AND TARGET fp_loader)
   add_library(fp_daemon STATIC src/daemon.cc src/daemon_ports.cc)
   target_include_directories(fp_daemon PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-  target_link_libraries(fp_daemon PUBLIC fp_config fp_worker fp_loader
+  target_link_libraries(fp_daemon PUBLIC fp_config fp_worker fp_loader fp_napi_threads
                         $<TARGET_NAME_IF_EXISTS:fp_ctrl_server>)
+  target_compile_definitions(napi_threads_test PRIVATE FP_HAVE_DAEMON)
   target_compile_definitions(fp_daemon PRIVATE
                              $<$<TARGET_EXISTS:fp_ctrl_server>:FP_HAVE_CTRL_SERVER>)
 

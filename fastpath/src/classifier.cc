@@ -167,15 +167,11 @@ Status Classifier::attachMode(int xdp_mode) {
 
 void Classifier::detach() {
   if (!attached_) return;
-  if (if_nametoindex(ifname_.c_str()) != unsigned(ifindex_)) {
-    // The interface was deleted (its XDP program with it) or the name is another one's now.
+  char name[IF_NAMESIZE];
+  if (!if_indextoname(unsigned(ifindex_), name))
+    // The interface was deleted (its XDP program with it) or left the namespace.
     pr_info("classifier: %s (ifindex %d) is gone; nothing to detach", ifname_.c_str(), ifindex_);
-    attached_ = false;
-    if (!owner_file_.empty()) unlink(owner_file_.c_str());
-    return;
-  }
-  int err = xdp_program__detach(prog_, ifindex_, static_cast<xdp_attach_mode>(xdp_mode_), 0);
-  if (err)
+  else if (int err = xdp_program__detach(prog_, ifindex_, static_cast<xdp_attach_mode>(xdp_mode_), 0))
     pr_warn("classifier: detaching xdp_fp_classify from %s failed: %s", ifname_.c_str(),
             errnoText(err).c_str());
   attached_ = false;

@@ -47,8 +47,10 @@ ControlChannel::~ControlChannel() {
 Result<int> ControlChannel::clientFd() {
   // Frames still queued on the client end were written for an earlier client that is gone
   // (the daemon holds the client end too, so they stay until read): a new client must not
-  // start with stale ARP replies and routing messages. Counted, then discarded.
-  while (recv(client_fd_, nullptr, 0, MSG_DONTWAIT | MSG_TRUNC) >= 0)
+  // start with stale ARP replies and routing messages. Counted, then discarded; bounded by
+  // what the buffer can hold, as workers keep writing meanwhile.
+  for (int left = sndbuf_ / 60 + 1;
+       left > 0 && recv(client_fd_, nullptr, 0, MSG_DONTWAIT | MSG_TRUNC) >= 0; --left)
     drop_stale_at_attach.fetch_add(1, std::memory_order_relaxed);
   int fd = fcntl(client_fd_, F_DUPFD_CLOEXEC, 3);
   if (fd < 0)

@@ -299,8 +299,8 @@ void Daemon::checkLinks() {
   }
   if (!changed) return;
   // Routes through a down port become counted drops instead of frames stuck in its TX ring.
-  std::vector<PortConfig> fib_ports;
-  for (const auto& p : ports_) fib_ports.push_back(PortConfig{p.id, p.mac, p.mtu, p.up});
+  std::vector<PortConfig> fib_ports = fib_->ports();
+  for (auto& fp : fib_ports) fp.up = ports_[fp.id].up;
   if (auto st = fib_->setPorts(fib_ports); !st)
     pr_warn("ports: publishing up/down state failed: %s", st.error().message.c_str());
 }

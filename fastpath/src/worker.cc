@@ -553,7 +553,11 @@ void Worker::kick(PortId p) {
     pc.tx_kicks.add(1);
     if (sendto(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0) continue;
     if (errno == EAGAIN || errno == EBUSY) continue;
-    if (errno != ENOBUFS) pc.tx_kick_errors.add(1);
+    if (errno == ENOBUFS) return;  // the kernel is short of skbs: next loop
+    // The device is down or gone (ENETDOWN, ENXIO): the ring cannot drain, so the loop
+    // must not spin on it; the next frames staged for this port kick again.
+    pc.tx_kick_errors.add(1);
+    tx_pending_[p] = 0;
     return;
   }
 }

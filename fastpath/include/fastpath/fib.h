@@ -57,21 +57,14 @@ static_assert(sizeof(FwdEntry) == 36);
 class FibView {
  public:
   /// Entry for an IPv4 destination in network byte order; nullptr = no route.
-  const FwdEntry* lookup4(uint32_t dst_be) const noexcept {
-    const uint32_t nh = v4_.load(std::memory_order_acquire)->lookup(__builtin_bswap32(dst_be));
-    return nh == kLpmNoRoute ? nullptr : nh_[nh].load(std::memory_order_acquire);
-  }
+  const FwdEntry* lookup4(uint32_t dst_be) const noexcept { return route(nextHop4(dst_be)); }
   /// Entry for an IPv6 destination; nullptr = no route.
   const FwdEntry* lookup6(const uint8_t dst[16]) const noexcept {
-    const uint32_t nh = v6_.load(std::memory_order_acquire)->lookup(dst);
-    return nh == kLpmNoRoute ? nullptr : nh_[nh].load(std::memory_order_acquire);
+    return route(v6_.load(std::memory_order_acquire)->lookup(dst));
   }
-  /// Next-hop index for an IPv4 destination (network order) or kLpmNoRoute (benchmarks).
+  /// Next-hop index for an IPv4 destination (network order) or kLpmNoRoute.
   uint32_t nextHop4(uint32_t dst_be) const noexcept {
     return v4_.load(std::memory_order_acquire)->lookup(__builtin_bswap32(dst_be));
-  }
-  const FwdEntry* entry(uint32_t next_hop) const noexcept {
-    return nh_[next_hop].load(std::memory_order_acquire);
   }
   /// Next-hop indexes of n IPv4 destinations (host byte order) with one bulk LPM call
   /// (its cache misses overlap); kLpmNoRoute where no prefix covers the address.

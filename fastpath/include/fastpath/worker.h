@@ -162,7 +162,7 @@ class Worker {
   void adaptRtPriority(int below);
   /// Queues a held frame for the egress port's TX ring (flushed once per loop, or when
   /// the staging area is full).
-  void stageTx(PortId egress, uint64_t addr, uint32_t len);
+  inline void stageTx(PortId egress, uint64_t addr, uint32_t len);  // defined in worker.cc only
   void flushTx(PortId p);
   /// `limited`: a PUNT-class or exception frame (token bucket, headroom); otherwise a
   /// CONTROL frame, sent first and never rate-limited.

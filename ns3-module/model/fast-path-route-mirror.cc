@@ -329,6 +329,7 @@ FastPathRouteMirror::Stop()
         return;
     }
     m_started = false;
+    m_staleSince.clear();
     m_syncEvent.Cancel();
     m_pollEvent.Cancel();
     m_revalidateEvent.Cancel();
@@ -714,7 +715,7 @@ FastPathRouteMirror::ReconfirmStaleNeighbours()
     {
         return;
     }
-    std::map<std::pair<uint32_t, std::string>, Time> staleNow;
+    std::map<std::pair<uint32_t, Ipv6Address>, Time> staleNow;
     for (uint32_t i = 0; i < l3->GetNInterfaces(); ++i)
     {
         Ptr<NdiscCache> cache = l3->GetInterface(i)->GetNdiscCache();
@@ -724,12 +725,13 @@ FastPathRouteMirror::ReconfirmStaleNeighbours()
         }
         for (const auto& ip : CachedAddresses(cache, &NdiscCache::PrintNdiscCache))
         {
-            NdiscCache::Entry* e = cache->Lookup(Ipv6Address(ip.c_str()));
+            const Ipv6Address address(ip.c_str());
+            NdiscCache::Entry* e = cache->Lookup(address);
             if (!e || !e->IsStale())
             {
                 continue;
             }
-            auto key = std::make_pair(i, ip);
+            auto key = std::make_pair(i, address);
             auto seen = m_staleSince.find(key);
             const Time since = seen == m_staleSince.end() ? Simulator::Now() : seen->second;
             if (Simulator::Now() - since < m_staleReconfirm)
@@ -748,7 +750,6 @@ FastPathRouteMirror::ReconfirmStaleNeighbours()
 void
 FastPathRouteMirror::PeriodicPoll()
 {
-    ReconfirmStaleNeighbours();
     SyncNow();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
 }
@@ -757,6 +758,7 @@ void
 FastPathRouteMirror::PeriodicRevalidate()
 {
     Revalidate();
+    ReconfirmStaleNeighbours();
     m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
                                             &FastPathRouteMirror::PeriodicRevalidate,
                                             this);

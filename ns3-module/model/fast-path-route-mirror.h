@@ -170,8 +170,9 @@ class FastPathRouteMirror : public Object
     FastPathNeighbours m_sentNeighbours;
     /// Resolve-on-miss entries: key of the /32 or /128 destination -> route.
     std::map<FastPathTable::Key, fastpath::Route> m_resolved;
-    /// NDP entries seen STALE: (interface, address) -> since when.
-    std::map<std::pair<uint32_t, std::string>, Time> m_staleSince;
+    /// NDP entries seen STALE: (interface, address) -> since when (checked every
+    /// RevalidateInterval: second-level accuracy is enough).
+    std::map<std::pair<uint32_t, Ipv6Address>, Time> m_staleSince;
     uint64_t m_sequence = 0;
     bool m_haveDecision = false;
     std::chrono::steady_clock::time_point m_firstDecision;

@@ -209,7 +209,7 @@ def napi_threads():
 # netdev generic netlink (kernel include/uapi/linux/netdev.h; Debian 12's headers are too
 # old to have it): NAPI_GET dump filtered by ifindex, Linux 6.8+.
 _GENL_ID_CTRL, _CTRL_CMD_GETFAMILY, _CTRL_ATTR_FAMILY_ID, _CTRL_ATTR_FAMILY_NAME = 16, 3, 1, 2
-_NETDEV_CMD_NAPI_GET, _NAPI_A_IFINDEX, _NAPI_A_ID, _NAPI_A_PID = 11, 1, 2, 4
+_NETDEV_CMD_NAPI_GET, _NAPI_A_IFINDEX, _NAPI_A_PID = 11, 1, 4
 _NLM_F_REQUEST, _NLM_F_DUMP, _NLMSG_ERROR, _NLMSG_DONE = 1, 0x300, 2, 3
 
 
@@ -295,7 +295,7 @@ class Topology:
         base = f"fp-bench-{os.getpid()}-{tag}"
         self.s, self.d = f"{base}-s", f"{base}-d"
         self.r = [f"{base}-r{i}" for i in range(1, routers + 1)]
-        self.napi = {}  # (ns, ifname) -> (pid, cpu)
+        self.napi = {}  # (ns, ifname) -> [pid, ...] (pinned NAPI kthreads)
         self.placement = []
         # Endpoints of the measured traffic (the OLSR scenario uses hosts behind S and D).
         self.udp_src, self.udp_dst, self.ping_from = S_IP, D_IP, []
@@ -417,8 +417,8 @@ class Topology:
                         f"(other namespaces'), kernel without netdev netlink NAPI_GET: "
                         f"not pinned")
                     pids = []
+            self.napi[(ns, ifn)] = pids
             for pid in pids:
-                self.napi[(ns, ifn)] = (pid, cpu)
                 sh(["taskset", "-pc", str(cpu), str(pid)], check=False)
                 # SCHED_FIFO: a threaded NAPI gets the precedence softirq has without
                 # threading; at nice 0 it waits behind other work and the sink, not the
@@ -426,7 +426,7 @@ class Topology:
                 sh(["chrt", "-f", "-p", str(NAPI_RT_PRIO), str(pid)], check=False)
 
     def router_napi_pids(self):
-        return [pid for (ns, _), (pid, _) in self.napi.items() if ns in self.r]
+        return [pid for (ns, _), pids in self.napi.items() if ns in self.r for pid in pids]
 
     def set_kernel_ip(self, enabled):
         """ns-3 must be the only one answering on R's interfaces: remove kernel addresses."""
@@ -1424,7 +1424,7 @@ def main():
     ap.add_argument("--family", default=None, choices=["4", "6", "4,6", "6,4"],
                     help="IP version(s) of the S-R-D UDP sweeps: 4 (default), 6 or 4,6. With "
                     "this option results carry a 'family' column and per-family sections; "
-                    "forwarders without IPv6 (ns-3, raw socket, XDP) are skipped for 6; the "
+                    "forwarders without IPv6 (ns-3, raw socket) are skipped for 6; the "
                     "line, TCP and OLSR scenarios stay IPv4 (run only when 4 is included)")
     args = ap.parse_args()
     args.argv = ["python3", "bench/fastpath_bench.py"] + sys.argv[1:]

@@ -1370,9 +1370,9 @@ def find_tools(build_dir):
         "trafgen": ["bench/fp-trafgen"], "sink": ["bench/fp-sink"],
         "xdp": ["bench/fp-xdpfwd"], "rawfwd": ["bench/fp-rawfwd"],
         "ns3": ["bench/fp-ns3-fdfwd"],
-        "fastpathd": ["fastpath/fastpathd", "fastpathd"],
+        "fastpathd": ["fastpathd/fastpathd"],
         "olsr": ["ns3-module/examples/olsr-router"],
-        "fpctl": ["ctrl-bridge/fpctl"],
+        "fpctl": ["fpctl/fpctl"],
     }
     tools = {}
     for k, paths in cands.items():

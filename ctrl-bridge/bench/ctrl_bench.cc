@@ -7,7 +7,7 @@
 
 #include "fastpath/ctrl/client.h"
 #include "fastpath/log.h"
-#include "support/server_harness.h"
+#include "server_harness.h"
 
 namespace fastpath::ctrl {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "fastpath/ctrl/dispatcher.h"
-#include "fastpath/ctrl/framing.h"
+#include "dispatcher.h"
+#include "framing.h"
 #include "fastpath/log.h"
 #include "table_backend.h"
 

@@ -14,8 +14,8 @@
 #include <deque>
 #include <thread>
 
-#include "fastpath/ctrl/framing.h"
-#include "fastpath/ctrl/translate.h"
+#include "framing.h"
+#include "translate.h"
 #include "fastpath/log.h"
 
 namespace fastpath::ctrl {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "fastpath/ctrl/dispatcher.h"
+#include "dispatcher.h"
 
 #include "fastpath/ctrl/client.h"
 #include "fastpath/log.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "fastpath/ctrl/route_lease.h"
+#include "route_lease.h"
 
 #include <vector>
 

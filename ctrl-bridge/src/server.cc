@@ -16,9 +16,9 @@
 #include <deque>
 #include <unordered_map>
 
-#include "fastpath/ctrl/dispatcher.h"
-#include "fastpath/ctrl/framing.h"
-#include "fastpath/ctrl/translate.h"
+#include "dispatcher.h"
+#include "framing.h"
+#include "translate.h"
 #include "fastpath/log.h"
 
 namespace fastpath::ctrl {
@@ -57,8 +57,6 @@ struct Conn {
   }
   const std::string& who() const { return session.who; }
 };
-
-std::string errnoText(int e) { return std::strerror(e); }
 
 }  // namespace
 

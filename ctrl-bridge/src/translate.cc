@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "fastpath/ctrl/translate.h"
+#include "translate.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -2,7 +2,7 @@
 // Framing: length-delimited protobuf frames, limits, truncation and garbage.
 #include <gtest/gtest.h>
 
-#include "fastpath/ctrl/framing.h"
+#include "framing.h"
 #include "fastpath/v1/fastpath.pb.h"
 
 namespace fastpath::ctrl {

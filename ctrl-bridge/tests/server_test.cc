@@ -20,9 +20,9 @@
 #include <thread>
 
 #include "fastpath/ctrl/client.h"
-#include "fastpath/ctrl/framing.h"
-#include "fastpath/ctrl/translate.h"
-#include "support/server_harness.h"
+#include "framing.h"
+#include "translate.h"
+#include "server_harness.h"
 
 namespace fastpath::ctrl {
 namespace {

@@ -2,8 +2,8 @@
 // Wire -> domain translation and validation: every error names the offending field.
 #include <gtest/gtest.h>
 
-#include "fastpath/ctrl/translate.h"
-#include "support/table_backend.h"
+#include "translate.h"
+#include "table_backend.h"
 
 namespace fastpath::ctrl {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
-#include "fastpath/fib.h"
+#include "table/fib_manager.h"
 
 namespace fastpath::ctrl::testing {
 

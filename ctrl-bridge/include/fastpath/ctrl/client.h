@@ -17,20 +17,11 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
+#include "fastpath/ctrl/protocol.h"
 #include "fastpath/net_types.h"
 #include "fastpath/result.h"
 
 namespace fastpath::ctrl {
-
-/// Protocol version spoken by this library (proto package fastpath.v1).
-inline constexpr uint32_t kProtocolMajor = 1;
-inline constexpr uint32_t kProtocolMinor = 1;
-
-/// Where fastpathd listens unless told otherwise.
-inline constexpr const char* kDefaultSocketPath = "/run/fastpathd/fastpathd.sock";
-
-/// Largest frame either side accepts unless configured otherwise.
-inline constexpr std::size_t kDefaultMaxMessageBytes = 16u << 20;
 
 class Client;
 

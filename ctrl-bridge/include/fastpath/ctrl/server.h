@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
-#include "fastpath/ctrl/client.h"
+#include "fastpath/ctrl/protocol.h"
 #include "fastpath/result.h"
 
 namespace fastpath::ctrl {

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "daemon/config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fastpath {
+namespace {
+
+struct OptionSpec {
+  const char* name;
+  bool takes_value;
+  const char* help;
+};
+
+const OptionSpec kOptions[] = {
+    {"config", true, "FILE      read options from FILE (one option per line, no dashes)"},
+    {"port", true, "IFNAME      serve this interface (repeat; PortId = order given)"},
+    {"queues", true, "N         queues per port, one worker per queue (default 1)"},
+    {"cores", true, "LIST        CPU of each worker, e.g. 1 or 0,1 (default: not pinned)"},
+    {"socket", true, "PATH       control socket (default /run/fastpathd/fastpathd.sock)"},
+    {"socket-uid", true, "UID    peer uid allowed on the control socket besides root"},
+    {"socket-gid", true, "GID    group owning the control socket (mode 0660)"},
+    {"batch-size", true, "N      frames per ring operation (default 64, max ring size)"},
+    {"ring-size", true, "N       entries of each RX/TX/fill/completion ring (default 4096)"},
+    {"umem-frames", true, "N     frames per worker UMEM (default: computed)"},
+    {"frame-size", true, "N      2048 or 4096 (default 4096)"},
+    {"xsk-mode", true, "MODE     auto|copy|zerocopy (default auto: zero-copy if offered)"},
+    {"xdp-mode", true, "MODE     auto|native: auto falls back to generic XDP (default auto)"},
+    {"no-xsk-policy", true, "P   pass|drop frames of queues without a socket (default pass)"},
+    {"punt", true, "POLICY       control|drop: exceptions to the control channel or counted drop"},
+    {"punt-rate", true, "PPS    per port: punts/exceptions to the control channel per second;\n"
+                        "                   CONTROL frames are never limited; 0 = unlimited (default 10000)"},
+    {"punt-burst", true, "N     per port: punts allowed at once above --punt-rate (default 256)"},
+    {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
+    {"idle-poll-us", true, "N    poll() this long when idle; 0 = always spin (default 1000)"},
+    {"rt-priority", true, "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
+                          "                   NAPI thread of a served port on a worker's CPU (default auto)"},
+    {"rt-mode", true, "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
+                      "                   under that NAPI thread and go above it only while an RX ring is\n"
+                      "                   over 3/4 full; above: always above it (default adaptive)"},
+    {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
+    {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
+    {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
+    {"neigh", true, "SPEC       static neighbour: IP,mac=MAC,dev=IFNAME"},
+    {"log-level", true, "L      error|warn|info|debug (default info)"},
+    {"verbose", false, "        same as --log-level debug"},
+    {"help", false, "           this text"},
+};
+
+const OptionSpec* findOption(const std::string& name) {
+  for (const auto& o : kOptions)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+Error bad(const std::string& origin, const std::string& what) {
+  return makeError(-EINVAL, origin + ": " + what);
+}
+
+Result<uint64_t> parseUint(const std::string& origin, const std::string& name,
+                           const std::string& v, uint64_t max) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+    return bad(origin, "--" + name + " expects a non-negative integer, got '" + v + "'");
+  errno = 0;
+  unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
+  if (errno || x > max)
+    return bad(origin, "--" + name + " value " + v + " is out of range (max " +
+                           std::to_string(max) + ")");
+  return uint64_t(x);
+}
+
+/// "a,b=c d" -> tokens: splits on ',', '=' and spaces. Both `--route P,via=X,dev=Y` and the
+/// file's iproute2-like `route P via X dev Y` land here.
+std::vector<std::string> tokens(const std::string& spec) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : spec) {
+    if (c == ',' || c == '=' || c == ' ' || c == '\t') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+Status parseRoute(const std::string& origin, const std::string& spec, Config* c) {
+  auto t = tokens(spec);
+  if (t.empty()) return bad(origin, "--route needs PREFIX[,via=IP][,dev=IFNAME][,metric=N]");
+  auto prefix = IpPrefix::parse(t[0]);
+  if (!prefix) return bad(origin, "--route '" + spec + "': " + prefix.error().message);
+  RouteConfig r;
+  r.prefix = *prefix;
+  r.via.family = r.prefix.address.family;
+  bool have_via = false;
+  for (size_t i = 1; i < t.size(); i += 2) {
+    if (i + 1 >= t.size()) return bad(origin, "--route '" + spec + "': '" + t[i] + "' has no value");
+    const std::string& k = t[i];
+    const std::string& v = t[i + 1];
+    if (k == "via") {
+      auto ip = IpAddress::parse(v);
+      if (!ip) return bad(origin, "--route '" + spec + "': via: " + ip.error().message);
+      r.via = *ip;
+      have_via = true;
+    } else if (k == "dev") {
+      r.dev = v;
+    } else if (k == "metric") {
+      auto m = parseUint(origin, "route metric", v, UINT32_MAX);
+      if (!m) return m.error();
+      r.metric = uint32_t(*m);
+    } else {
+      return bad(origin, "--route '" + spec + "': unknown key '" + k + "' (via, dev, metric)");
+    }
+  }
+  if (have_via && r.via.family != r.prefix.address.family)
+    return bad(origin, "--route '" + spec + "': next hop family differs from the prefix's");
+  if (r.dev.empty()) return bad(origin, "--route '" + spec + "': dev=IFNAME is required");
+  c->routes.push_back(r);
+  return {};
+}
+
+Status parseNeigh(const std::string& origin, const std::string& spec, Config* c) {
+  auto t = tokens(spec);
+  if (t.empty()) return bad(origin, "--neigh needs IP,mac=MAC,dev=IFNAME");
+  auto ip = IpAddress::parse(t[0]);
+  if (!ip) return bad(origin, "--neigh '" + spec + "': " + ip.error().message);
+  NeighbourConfig n;
+  n.ip = *ip;
+  bool have_mac = false;
+  for (size_t i = 1; i < t.size(); i += 2) {
+    if (i + 1 >= t.size()) return bad(origin, "--neigh '" + spec + "': '" + t[i] + "' has no value");
+    const std::string& k = t[i];
+    const std::string& v = t[i + 1];
+    if (k == "mac" || k == "lladdr") {
+      auto m = MacAddress::parse(v);
+      if (!m) return bad(origin, "--neigh '" + spec + "': mac: " + m.error().message);
+      n.mac = *m;
+      have_mac = true;
+    } else if (k == "dev") {
+      n.dev = v;
+    } else {
+      return bad(origin, "--neigh '" + spec + "': unknown key '" + k + "' (mac, dev)");
+    }
+  }
+  if (!have_mac) return bad(origin, "--neigh '" + spec + "': mac=MAC is required");
+  if (n.dev.empty()) return bad(origin, "--neigh '" + spec + "': dev=IFNAME is required");
+  c->neighbours.push_back(n);
+  return {};
+}
+
+Status applyOption(const std::string& origin, const std::string& name, const std::string& v,
+                   Config* c) {
+  auto num = [&](uint64_t max) { return parseUint(origin, name, v, max); };
+  if (name == "port") {
+    if (v.empty() || v.size() >= 16) return bad(origin, "--port expects an interface name");
+    c->ports.push_back(v);
+  } else if (name == "queues") {
+    auto n = num(64);  // FP_MAX_QUEUES (bpf/fp_abi.h)
+    if (!n) return n.error();
+    c->queues = uint32_t(*n);
+  } else if (name == "cores") {
+    c->cores.clear();
+    for (const auto& t : tokens(v)) {
+      auto n = parseUint(origin, name, t, 4095);
+      if (!n) return n.error();
+      c->cores.push_back(int(*n));
+    }
+    if (c->cores.empty()) return bad(origin, "--cores expects a list such as 1 or 0,1");
+  } else if (name == "socket") {
+    if (v.empty() || v[0] != '/' || v.size() >= 108)
+      return bad(origin, "--socket expects an absolute path shorter than 108 bytes");
+    c->control_socket = v;
+  } else if (name == "socket-uid") {
+    auto n = num(UINT32_MAX - 1);
+    if (!n) return n.error();
+    c->control_uid = uid_t(*n);
+  } else if (name == "socket-gid") {
+    auto n = num(UINT32_MAX - 1);
+    if (!n) return n.error();
+    c->control_gid = gid_t(*n);
+    c->control_gid_set = true;
+  } else if (name == "batch-size") {
+    auto n = num(65536);
+    if (!n) return n.error();
+    c->batch_size = uint32_t(*n);
+  } else if (name == "ring-size") {
+    auto n = num(1u << 20);
+    if (!n) return n.error();
+    c->ring_size = uint32_t(*n);
+  } else if (name == "umem-frames") {
+    auto n = num(1u << 24);
+    if (!n) return n.error();
+    c->umem_frames = uint32_t(*n);
+  } else if (name == "frame-size") {
+    auto n = num(65536);
+    if (!n) return n.error();
+    c->frame_size = uint32_t(*n);
+  } else if (name == "xsk-mode") {
+    if (v == "auto") c->xsk_mode = XskMode::kAuto;
+    else if (v == "copy") c->xsk_mode = XskMode::kCopy;
+    else if (v == "zerocopy") c->xsk_mode = XskMode::kZeroCopy;
+    else return bad(origin, "--xsk-mode must be auto, copy or zerocopy, not '" + v + "'");
+  } else if (name == "xdp-mode") {
+    if (v != "native" && v != "auto")
+      return bad(origin, "--xdp-mode must be auto or native, not '" + v + "'");
+    c->xdp_mode = v;
+  } else if (name == "no-xsk-policy") {
+    if (v != "pass" && v != "drop")
+      return bad(origin, "--no-xsk-policy must be pass or drop, not '" + v + "'");
+    c->no_xsk_drop = v == "drop";
+  } else if (name == "punt") {
+    if (v != "control" && v != "drop")
+      return bad(origin, "--punt must be control or drop, not '" + v + "'");
+    c->punt_to_control = v == "control";
+  } else if (name == "punt-rate") {
+    auto n = num(100000000);
+    if (!n) return n.error();
+    c->punt_rate = *n;
+  } else if (name == "punt-burst") {
+    auto n = num(1000000);
+    if (!n) return n.error();
+    c->punt_burst = uint32_t(*n);
+  } else if (name == "busy-poll") {
+    c->busy_poll = true;
+  } else if (name == "idle-poll-us") {
+    auto n = num(1000000);
+    if (!n) return n.error();
+    c->idle_poll_us = uint32_t(*n);
+  } else if (name == "rt-priority") {
+    if (v == "auto") {
+      c->rt_priority = Config::kRtAuto;
+      return {};
+    }
+    auto n = num(99);
+    if (!n) return n.error();
+    c->rt_priority = int(*n);
+  } else if (name == "rt-mode") {
+    if (v != "adaptive" && v != "above")
+      return bad(origin, "--rt-mode must be adaptive or above, not '" + v + "'");
+    c->rt_adaptive = v == "adaptive";
+  } else if (name == "stats-interval") {
+    auto n = num(86400);
+    if (!n) return n.error();
+    c->stats_interval_s = uint32_t(*n);
+  } else if (name == "no-mount-bpffs") {
+    c->mount_bpffs = false;
+  } else if (name == "route") {
+    return parseRoute(origin, v, c);
+  } else if (name == "neigh") {
+    return parseNeigh(origin, v, c);
+  } else if (name == "log-level") {
+    if (v == "error") c->log_level = LogLevel::kError;
+    else if (v == "warn") c->log_level = LogLevel::kWarn;
+    else if (v == "info") c->log_level = LogLevel::kInfo;
+    else if (v == "debug") c->log_level = LogLevel::kDebug;
+    else return bad(origin, "--log-level must be error, warn, info or debug, not '" + v + "'");
+  } else if (name == "verbose") {
+    c->log_level = LogLevel::kDebug;
+  } else {
+    return bad(origin, "unknown option '" + name + "' (see --help)");
+  }
+  return {};
+}
+
+bool isPowerOfTwo(uint32_t x) { return x && !(x & (x - 1)); }
+
+}  // namespace
+
+uint32_t Config::effectiveUmemFrames() const {
+  if (umem_frames) return umem_frames;
+  // Every port's fill ring full plus every TX ring full, plus batches in flight.
+  return uint32_t(ports.size()) * ring_size * 2 + 4 * batch_size;
+}
+
+Status parseConfigText(const std::string& text, const std::string& origin, Config* config) {
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    auto e = line.find_last_not_of(" \t\r");
+    line = line.substr(b, e - b + 1);
+    auto sp = line.find_first_of(" \t");
+    std::string name = line.substr(0, sp);
+    std::string value;
+    if (sp != std::string::npos) value = line.substr(line.find_first_not_of(" \t", sp));
+    std::string where = origin + ":" + std::to_string(lineno);
+    const OptionSpec* o = findOption(name);
+    if (!o || name == "config" || name == "help")
+      return bad(where, "unknown directive '" + name + "'");
+    if (o->takes_value && value.empty()) return bad(where, "'" + name + "' needs a value");
+    if (!o->takes_value && !value.empty())
+      return bad(where, "'" + name + "' takes no value");
+    auto st = applyOption(where, name, value, config);
+    if (!st) return st;
+  }
+  return {};
+}
+
+Result<Config> parseCommandLine(int argc, char** argv, bool* help) {
+  Config c;
+  if (help) *help = false;
+  // --config first, so flags override the file whatever their order.
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string file;
+    if (a == "--config" && i + 1 < argc) file = argv[++i];
+    else if (a.rfind("--config=", 0) == 0) file = a.substr(9);
+    else continue;
+    std::ifstream f(file);
+    if (!f) return makeError(-ENOENT, "--config " + file + ": cannot open the file");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    auto st = parseConfigText(ss.str(), file, &c);
+    if (!st) return st.error();
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0)
+      return makeError(-EINVAL, "unexpected argument '" + a + "' (options start with --)");
+    std::string name = a.substr(2);
+    std::string value;
+    bool inline_value = false;
+    auto eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    const OptionSpec* o = findOption(name);
+    if (!o) return makeError(-EINVAL, "unknown option --" + name + " (see --help)");
+    if (o->takes_value && !inline_value) {
+      if (i + 1 >= argc) return makeError(-EINVAL, "--" + name + " needs a value");
+      value = argv[++i];
+    } else if (!o->takes_value && inline_value) {
+      return makeError(-EINVAL, "--" + name + " takes no value");
+    }
+    if (name == "config") continue;
+    if (name == "help") {
+      if (help) *help = true;
+      continue;
+    }
+    auto st = applyOption("command line", name, value, &c);
+    if (!st) return st.error();
+  }
+  return c;
+}
+
+Status validateConfig(const Config& c) {
+  std::vector<std::string> problems;
+  if (c.ports.empty()) problems.push_back("no port given: add --port IFNAME");
+  std::set<std::string> seen;
+  for (const auto& p : c.ports)
+    if (!seen.insert(p).second) problems.push_back("port " + p + " is given twice");
+  if (c.queues == 0) problems.push_back("--queues must be at least 1");
+  if (!c.cores.empty() && c.cores.size() != c.queues)
+    problems.push_back("--cores lists " + std::to_string(c.cores.size()) + " CPU(s) but there are " +
+                       std::to_string(c.queues) + " worker(s) (one per queue): give one CPU each");
+  std::set<int> cores(c.cores.begin(), c.cores.end());
+  if (cores.size() != c.cores.size()) problems.push_back("--cores lists a CPU twice");
+  long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+  for (int cpu : c.cores)
+    if (ncpu > 0 && cpu >= ncpu)
+      problems.push_back("--cores: CPU " + std::to_string(cpu) + " does not exist (this machine has " +
+                         std::to_string(ncpu) + ")");
+  if (!isPowerOfTwo(c.ring_size) || c.ring_size < 64)
+    problems.push_back("--ring-size must be a power of two >= 64");
+  if (c.batch_size == 0 || c.batch_size > c.ring_size)
+    problems.push_back("--batch-size must be between 1 and --ring-size (" +
+                       std::to_string(c.ring_size) + ")");
+  if (c.frame_size != 2048 && c.frame_size != 4096)
+    problems.push_back("--frame-size must be 2048 or 4096");
+  uint64_t need = uint64_t(c.ports.size()) * c.ring_size + c.batch_size;
+  if (c.umem_frames && c.umem_frames < need)
+    problems.push_back("--umem-frames " + std::to_string(c.umem_frames) +
+                       " cannot keep every fill ring full: need at least " + std::to_string(need));
+  if (c.punt_rate && c.punt_burst == 0)
+    problems.push_back("--punt-burst must be at least 1 when --punt-rate limits punts");
+  if (c.punt_rate && c.punt_rate < c.queues)
+    problems.push_back("--punt-rate " + std::to_string(c.punt_rate) + " is below one frame/s per worker (" +
+                       std::to_string(c.queues) + " workers share it): raise it, or 0 for unlimited");
+  if (c.busy_poll && c.idle_poll_us != 1000 && c.idle_poll_us != 0)
+    problems.push_back("--busy-poll and --idle-poll-us contradict each other: busy polling spins");
+  if (c.rt_priority > 0 && (c.idle_poll_us == 0 || c.busy_poll))
+    problems.push_back("--rt-priority needs workers that sleep when idle: it contradicts "
+                       "--busy-poll and --idle-poll-us 0 (a spinning real-time thread starves the CPU)");
+  if (c.xsk_mode == XskMode::kZeroCopy && c.xdp_mode != "native")
+    problems.push_back("--xsk-mode zerocopy needs --xdp-mode native (generic XDP always copies)");
+  if (c.stats_interval_s && c.log_level < LogLevel::kInfo)
+    problems.push_back("--stats-interval prints at level info but --log-level hides it");
+  if (c.control_socket.empty() || c.control_socket[0] != '/')
+    problems.push_back("--socket must be an absolute path");
+  std::set<std::string> ports(c.ports.begin(), c.ports.end());
+  std::set<std::string> prefixes;
+  for (const auto& r : c.routes) {
+    std::string name = "route " + r.prefix.toString();
+    if (!ports.count(r.dev)) problems.push_back(name + ": dev " + r.dev + " is not a --port");
+    if (r.prefix.hostBitsSet()) problems.push_back(name + ": host bits set (use " +
+                                                   r.prefix.normalised().toString() + ")");
+    if (!prefixes.insert(r.prefix.toString()).second)
+      problems.push_back(name + " is given twice");
+  }
+  std::map<std::string, std::string> neighs;  // ip%dev -> mac
+  for (const auto& n : c.neighbours) {
+    std::string name = "neighbour " + n.ip.toString();
+    if (!ports.count(n.dev)) problems.push_back(name + ": dev " + n.dev + " is not a --port");
+    if (n.mac.isZero()) problems.push_back(name + ": MAC 00:00:00:00:00:00 is not valid");
+    if (n.mac.bytes[0] & 1) problems.push_back(name + ": MAC " + n.mac.toString() + " is multicast");
+    // The same neighbour repeated (one --neigh per route using it) is fine; two MACs are not.
+    auto [it, fresh] = neighs.emplace(n.ip.toString() + "%" + n.dev, n.mac.toString());
+    if (!fresh && it->second != n.mac.toString())
+      problems.push_back(name + " on " + n.dev + " is given with two MACs (" + it->second +
+                         ", " + n.mac.toString() + ")");
+  }
+  if (problems.empty()) return {};
+  std::string msg = "invalid configuration:";
+  for (const auto& p : problems) msg += "\n  - " + p;
+  return makeError(-EINVAL, msg);
+}
+
+std::string usageText() {
+  std::string s =
+      "Usage: fastpathd --port IFNAME [--port IFNAME...] [options]\n"
+      "AF_XDP forwarder of ns3-fastpath. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF).\n\n"
+      "Options (each also valid in --config FILE as 'name value', without dashes):\n";
+  for (const auto& o : kOptions) s += std::string("  --") + o.name + " " + o.help + "\n";
+  s += "\nExample:\n  fastpathd --port fp0 --port fp1 --cores 1 \\\n"
+       "    --route 198.18.2.0/24,via=198.18.1.2,dev=fp1 --neigh 198.18.1.2,mac=02:00:00:00:01:02,dev=fp1\n";
+  return s;
+}
+
+}  // namespace fastpath

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fastpathd's configuration: one struct with defaults, filled from a file and/or flags,
+// validated completely before any interface is touched (l3fwd style: contradictory
+// options are rejected explicitly). See docs/fastpathd.md for the syntax.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fastpath/log.h"
+#include "fastpath/net_types.h"
+#include "fastpath/result.h"
+#include "xsk/xsk_port.h"
+
+namespace fastpath {
+
+/// A static route as written in the configuration: the port is named, resolved later.
+struct RouteConfig {
+  IpPrefix prefix;
+  IpAddress via;       ///< unspecified: on-link
+  std::string dev;
+  uint32_t metric = 0;
+};
+
+struct NeighbourConfig {
+  IpAddress ip;
+  MacAddress mac;
+  std::string dev;
+};
+
+struct Config {
+  std::vector<std::string> ports;     ///< interface names, PortId = position
+  uint32_t queues = 1;                ///< queues per port; one worker per queue
+  std::vector<int> cores;             ///< CPU of each worker; empty: not pinned
+  std::string control_socket = "/run/fastpathd/fastpathd.sock";
+  uid_t control_uid = 0;              ///< peer uid allowed on the control socket (and root)
+  gid_t control_gid = 0;              ///< group owning the socket (0660)
+  bool control_gid_set = false;
+  uint32_t batch_size = 64;
+  uint32_t ring_size = 4096;          ///< RX/TX/fill/completion ring entries (power of two)
+  uint32_t umem_frames = 0;           ///< 0: ports * (fill + tx) + slack, computed
+  uint32_t frame_size = 4096;
+  XskMode xsk_mode = XskMode::kAuto;
+  std::string xdp_mode = "auto";      ///< "auto" (native, else generic) or "native"
+  bool no_xsk_drop = false;           ///< frames on queues without XSK: drop (else to kernel)
+  bool punt_to_control = true;        ///< exceptions to the control channel (else counted drop)
+  /// Per port: punts and forwarding exceptions handed to the control channel, frames/s
+  /// (0 = unlimited) and burst; CONTROL frames (routing protocol, ARP, ND) are never limited.
+  uint64_t punt_rate = 10000;
+  uint32_t punt_burst = 256;
+  bool busy_poll = false;
+  uint32_t idle_poll_us = 1000;       ///< sleep in poll() when idle; 0 = spin always
+  /// SCHED_FIFO priority of the workers: N fixed, 0 off, kRtAuto = one above a real-time
+  /// NAPI thread of a served port that shares a worker's CPU (re-checked every second).
+  int rt_priority = -1;
+  static constexpr int kRtAuto = -1;
+  /// With kRtAuto: workers run one below the NAPI thread (it then empties the driver's
+  /// small RX ring into the large AF_XDP ring at once) and go one above it only while an
+  /// RX ring is more than 3/4 full (no receive livelock). false: always one above.
+  bool rt_adaptive = true;
+  uint32_t stats_interval_s = 0;      ///< 0: no periodic stats line
+  bool mount_bpffs = true;            ///< mount bpffs at /sys/fs/bpf if missing
+  LogLevel log_level = LogLevel::kInfo;
+  std::vector<RouteConfig> routes;
+  std::vector<NeighbourConfig> neighbours;
+
+  /// Frames per worker UMEM after defaults are applied.
+  uint32_t effectiveUmemFrames() const;
+};
+
+/// Parses command-line flags (argv[0] skipped). `--config FILE` is read first, wherever
+/// it appears; flags then override or extend it. Sets *help when --help was given.
+Result<Config> parseCommandLine(int argc, char** argv, bool* help = nullptr);
+/// Parses the configuration file syntax into `config` (adds to what it holds).
+Status parseConfigText(const std::string& text, const std::string& origin, Config* config);
+/// Checks the whole configuration; touches nothing. Returns every problem found.
+Status validateConfig(const Config& config);
+/// Usage text for --help.
+std::string usageText();
+
+}  // namespace fastpath

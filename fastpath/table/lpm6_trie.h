@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// IPv6 longest-prefix match: a multibit trie with a 2^24-entry first level (the top 24
+// address bits) and 256-entry groups for each further 8-bit stride (rte_lpm6 layout with
+// DIR-24-8's controlled prefix expansion at every level). A /48 is found in at most 4
+// reads, a /64 in at most 6, a /128 in at most 14.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "table/lpm_common.h"
+#include "table/lpm_group_pool.h"
+#include "fastpath/result.h"
+
+namespace fastpath {
+
+/// IPv6 multibit trie. See lpm_common.h for the threading contract. Addresses are 16
+/// bytes in network order; next hops must be <= kMaxNextHop.
+class Lpm6Trie {
+ public:
+  static constexpr uint32_t kMaxNextHop = (1u << 22) - 1;
+  using Address = std::array<uint8_t, 16>;
+
+  static Result<std::unique_ptr<Lpm6Trie>> create(const LpmConfig& config = {});
+  ~Lpm6Trie();
+  Lpm6Trie(const Lpm6Trie&) = delete;
+  Lpm6Trie& operator=(const Lpm6Trie&) = delete;
+
+  /// Adds `ip/depth` -> next_hop or replaces an existing rule's next hop; host bits are
+  /// ignored. Errors: depth > 128, next hop too large, rule or group capacity.
+  Status add(const uint8_t* ip, uint8_t depth, uint32_t next_hop);
+  /// Removes `ip/depth`, restoring the longest remaining covering prefix.
+  Status remove(const uint8_t* ip, uint8_t depth);
+  std::optional<uint32_t> find(const uint8_t* ip, uint8_t depth) const;
+  void forEachRule(const std::function<void(const Address&, uint8_t, uint32_t)>& fn) const;
+  /// See Lpm4Dir24_8::releaseRetired().
+  void releaseRetired();
+  /// Upper bound of groups that adding these prefixes could take.
+  uint32_t groupsNeeded(const std::vector<std::pair<Address, uint8_t>>& prefixes) const;
+  LpmStats stats() const;
+  /// Pre-sizes the control-side rule store (bulk loads: avoids rehashing).
+  void reserve(size_t rules) { rules_.reserve(rules); }
+
+  /// Worker side: next hop of the longest prefix covering `ip`, or kLpmNoRoute.
+  uint32_t lookup(const uint8_t* ip) const noexcept {
+    uint32_t e = __atomic_load_n(&tbl24_[(uint32_t{ip[0]} << 16) | (uint32_t{ip[1]} << 8) | ip[2]],
+                                 __ATOMIC_ACQUIRE);
+    unsigned byte = 3;
+    while (__builtin_expect(e & kExt, 0))
+      e = __atomic_load_n(&groups_[((e & kValueMask) << 8) | ip[byte++]], __ATOMIC_ACQUIRE);
+    return (e & kValid) ? (e & kValueMask) : kLpmNoRoute;
+  }
+
+  /// Worker side: n lookups walked level by level in lockstep, each level's reads
+  /// prefetched for the whole group first, so the cache misses of different addresses
+  /// overlap instead of forming one dependent chain per address.
+  void lookupBulk(const uint8_t* const* ips, uint32_t* next_hops, size_t n) const noexcept;
+
+  static constexpr uint32_t kValid = 1u << 31;
+  static constexpr uint32_t kExt = 1u << 30;
+  static constexpr uint32_t kDepthShift = 22;
+  static constexpr uint32_t kDepthMask = 0xffu << kDepthShift;
+  static constexpr uint32_t kValueMask = (1u << 22) - 1;
+
+ private:
+  struct RuleKey {
+    Address addr;
+    uint8_t depth;
+    bool operator==(const RuleKey& o) const { return depth == o.depth && addr == o.addr; }
+  };
+  struct RuleKeyHash {
+    size_t operator()(const RuleKey& k) const noexcept;
+  };
+
+  explicit Lpm6Trie(const LpmConfig& config);
+  uint32_t* table(int level, uint32_t group) const;
+  bool addAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t entry);
+  void fillGroup(uint32_t group, uint8_t depth, uint32_t entry);
+  void removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t replacement);
+  std::optional<uint32_t> collapsible(uint32_t group, int level) const;
+  std::optional<std::pair<uint8_t, uint32_t>> coveringRule(const Address& ip, uint8_t depth) const;
+
+  LpmConfig config_;
+  uint32_t* tbl24_ = nullptr;
+  uint32_t* groups_ = nullptr;
+  size_t tbl24_bytes_ = 0;
+  size_t groups_bytes_ = 0;
+  LpmGroupPool pool_;
+  std::unordered_map<RuleKey, uint32_t, RuleKeyHash> rules_;
+  uint32_t rules_per_depth_[129] = {};
+};
+
+}  // namespace fastpath

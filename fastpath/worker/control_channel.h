@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The control-frame channel of one port: a socketpair(AF_UNIX, SOCK_SEQPACKET), one frame
+// per message. Workers write frames the classifier marked control/punt (and forwarding
+// exceptions) to fastpathd's end without ever blocking; the client end (ns-3's
+// FdNetDevice) is handed out as a dup. Frames the client writes are read by the relay
+// thread and queued (bounded SPSC) to the worker that owns the port's TX ring.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fastpath/net_types.h"
+#include "fastpath/result.h"
+#include "worker/spsc_ring.h"
+
+namespace fastpath {
+
+/// Largest frame carried on a control channel (Ethernet + 1500 MTU + VLAN tags + slack).
+inline constexpr uint32_t kControlFrameMax = 2048 - 8;
+
+/// A frame from a client, on its way to a worker's TX ring.
+struct ControlTxFrame {
+  PortId port = 0;
+  uint32_t len = 0;
+  uint8_t data[kControlFrameMax];
+};
+
+class ControlChannel {
+ public:
+  /// Creates the socketpair (non-blocking, close-on-exec) with `sndbuf` bytes of buffer.
+  static Result<std::unique_ptr<ControlChannel>> create(PortId port, const std::string& ifname,
+                                                        int sndbuf = 1 << 20);
+  ~ControlChannel();
+  ControlChannel(const ControlChannel&) = delete;
+  ControlChannel& operator=(const ControlChannel&) = delete;
+
+  PortId port() const { return port_; }
+  const std::string& ifname() const { return ifname_; }
+  /// fastpathd's end: workers send on it, the relay thread reads from it.
+  int daemonFd() const { return daemon_fd_; }
+  /// The daemon end's send buffer as the kernel granted it (SO_SNDBUF read back).
+  int sendBufferBytes() const { return sndbuf_; }
+  /// A fresh dup of the client end (close-on-exec); marks the channel attached, so workers
+  /// start writing to it. Frames queued for an earlier client are discarded first (counted
+  /// in drop_stale_at_attach). The caller owns the returned fd.
+  Result<int> clientFd();
+  /// True once a client fd was handed out. Before that, frames are counted drops
+  /// ("no_control_client") and never written.
+  bool attached() const { return attached_.load(std::memory_order_acquire); }
+
+  /// Relay-side counters (frames from the client).
+  std::atomic<uint64_t> from_client{0};
+  std::atomic<uint64_t> from_client_bytes{0};
+  std::atomic<uint64_t> drop_tx_queue_full{0};  ///< worker's queue full
+  std::atomic<uint64_t> drop_oversize{0};       ///< larger than kControlFrameMax
+  std::atomic<uint64_t> drop_runt{0};           ///< shorter than an Ethernet header
+  /// Frames toward the client never read by an earlier client, discarded at a new attach.
+  std::atomic<uint64_t> drop_stale_at_attach{0};
+
+ private:
+  ControlChannel() = default;
+  PortId port_ = 0;
+  std::string ifname_;
+  int daemon_fd_ = -1;
+  int client_fd_ = -1;
+  int sndbuf_ = 0;
+  std::atomic<bool> attached_{false};
+};
+
+/// The relay thread: polls fastpathd's end of every channel and queues what clients write
+/// to the owning worker. One producer per queue (this thread), so the queues stay SPSC.
+class ControlRelay {
+ public:
+  struct Route {
+    ControlChannel* channel;
+    SpscRing<ControlTxFrame>* queue;  ///< the owning worker's control TX queue
+  };
+  explicit ControlRelay(std::vector<Route> routes);
+  ~ControlRelay();
+  Status start();
+  void stop();
+
+ private:
+  void run();
+  std::vector<Route> routes_;
+  int stop_fd_ = -1;  // eventfd
+  std::thread thread_;
+};
+
+}  // namespace fastpath

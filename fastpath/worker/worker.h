@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One forwarding worker: a thread (optionally pinned) that owns one UMEM and one AF_XDP
+// socket per port (same queue index on every port), and per batch: drains completions,
+// refills fill rings, receives, forwards DATA frames by moving their descriptor to the
+// egress port's TX ring (no payload copy), hands exceptions to the ingress port's control
+// channel, transmits frames queued by control clients, kicks TX only when the kernel asks
+// (need_wakeup), and passes an epoch quiescent state. No allocation, lock or syscall per
+// packet.
+#pragma once
+
+#include <linux/if_xdp.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fastpath/control_backend.h"
+#include "worker/control_channel.h"
+#include "table/epoch.h"
+#include "table/fib_manager.h"
+#include "table/forward.h"
+#include "xsk/frame_pool.h"
+#include "worker/spsc_ring.h"
+#include "worker/token_bucket.h"
+#include "xsk/umem.h"
+#include "xsk/xsk_port.h"
+#include "fp_abi.h"
+
+namespace fastpath {
+
+/// Why the worker itself dropped a frame (exceptions sent to the control channel are not
+/// drops). Stable names in workerDropName().
+enum class WorkerDrop : uint8_t {
+  kControlChannelFull,  ///< "control_channel_full": the client does not read fast enough
+  kNoControlClient,     ///< "no_control_client": nobody took the port's channel yet
+  kPuntPolicy,          ///< "punt_policy_drop": --punt drop
+  kTxRingFull,          ///< "tx_ring_full": the egress TX ring had no room
+  kNoEgress,            ///< "no_egress_socket": decision named a port this worker lacks
+  kPortDown,            ///< "port_down"
+  kCtrlTxNoFrame,       ///< "ctrl_tx_no_frame": no free UMEM frame for a client's frame
+  kCtrlTxRingFull,      ///< "ctrl_tx_ring_full"
+  kPuntRateLimited,     ///< "punt_rate_limited": over --punt-rate (never CONTROL frames)
+  kPuntHeadroom,        ///< "punt_headroom": channel 3/4 full, the rest kept for CONTROL
+  kMax,
+};
+const char* workerDropName(WorkerDrop drop);
+
+/// A counter written by one thread (the worker), read by others.
+struct Counter {
+  std::atomic<uint64_t> v{0};
+  void add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  uint64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+/// Per (worker, port) counters, one cache line aligned block each.
+struct alignas(64) WorkerPortCounters {
+  Counter rx_packets, rx_bytes;       ///< received on this port
+  Counter tx_packets, tx_bytes;       ///< forwarded out of this port (descriptor moves)
+  Counter to_control, to_control_bytes;  ///< written to this port's control channel
+  Counter ctrl_tx_packets;            ///< client frames transmitted on this port
+  Counter no_meta;                    ///< frames without classifier metadata (punted)
+  Counter verdict[FP_VERDICT_MAX];    ///< classifier verdicts seen
+  Counter result[size_t(ForwardResult::kMax)];  ///< forwarding decisions (DATA frames)
+  Counter drop[size_t(WorkerDrop::kMax)];
+  Counter tx_kicks, tx_kick_errors;
+};
+
+struct alignas(64) WorkerCounters {
+  Counter loops, busy_loops, idle_polls, events, events_dropped;
+  Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
+};
+
+/// An event for the control thread (route miss, neighbour needed).
+struct WorkerEvent {
+  FastPathEvent::Kind kind = FastPathEvent::Kind::kRouteMiss;
+  PortId port = 0;
+  IpAddress address;
+};
+
+struct WorkerOptions {
+  unsigned index = 0;
+  uint32_t queue = 0;
+  int cpu = -1;                ///< pin to this CPU; -1: not pinned
+  uint32_t batch_size = 64;
+  uint32_t idle_poll_us = 1000;  ///< 0: never sleep
+  int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
+  bool busy_poll = false;
+  bool punt_to_control = true;
+  /// Per port: punted and exception frames handed to the control channel at most at this
+  /// rate (frames/s, 0 = unlimited) with this burst; CONTROL-verdict frames never count.
+  uint64_t punt_rate = 0;
+  uint64_t punt_burst = 256;
+  /// Keep the last quarter of each channel's socket buffer for CONTROL frames (punts
+  /// above it are "punt_headroom" drops). One SIOCOUTQ per batch that has punts.
+  bool punt_headroom = true;
+  uint32_t ctrl_tx_queue = 256;
+  uint32_t event_queue = 1024;
+};
+
+class Worker {
+ public:
+  /// `sockets[p]` is this worker's socket on PortId p (all on `umem`); `channels[p]` the
+  /// port's control channel (shared by all workers).
+  Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
+         std::vector<std::unique_ptr<XskSocket>> sockets, std::vector<ControlChannel*> channels,
+         const FibView& fib, EpochDomain& epoch);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  Status start();
+  /// Stops and joins the thread (idempotent).
+  void stop();
+
+  const WorkerOptions& options() const { return options_; }
+  /// Switches the running worker to SCHED_FIFO `priority`, or back to SCHED_OTHER with 0.
+  /// Any thread. A real-time worker sleeps after fewer empty loops.
+  /// `below` > 0 (adaptive): the worker normally runs at SCHED_FIFO `below` (under the
+  /// NAPI thread that fills its RX rings, so that thread empties the driver's small ring
+  /// into the large AF_XDP ring as soon as frames arrive), and raises itself to `priority`
+  /// when one of its RX rings is more than 3/4 full (overload: drain it instead of being
+  /// starved), back to `below` once the rings stayed under 1/4 for a hold time (100 ms,
+  /// doubled up to 6.4 s while boosts follow each other: sustained overload).
+  Status setRtPriority(int priority, int below = 0);
+  int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
+  /// The adaptive base priority (0: fixed priority).
+  int rtBelow() const { return rt_below_.load(std::memory_order_relaxed); }
+  size_t portCount() const { return sockets_.size(); }
+  const XskSocket& socket(PortId p) const { return *sockets_[p]; }
+  const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
+  const WorkerCounters& counters() const { return counters_; }
+
+  /// Producer: the control relay thread. Frames to transmit on one of this worker's ports.
+  SpscRing<ControlTxFrame>& controlTxQueue() { return ctrl_tx_; }
+  /// Consumer: the control thread.
+  SpscRing<WorkerEvent>& events() { return events_; }
+
+  /// Where the UMEM's frames are, as last published by the worker (consistent snapshot)
+  /// plus the ring levels read now. balanced() must always hold.
+  FrameAccounting accounting() const;
+
+  /// One pass of the worker loop, what the thread runs per loop: drain completions, refill
+  /// the fill rings, receive and forward/punt a batch per port, transmit client frames,
+  /// flush TX (syscall only when the kernel asks, need_wakeup), publish the accounting.
+  /// Also for tests and benchmarks on in-memory sockets (XskSocket::createInMemory), from
+  /// one thread and never while start()ed. Returns the frames handled; `tx_pending`: some
+  /// TX ring still holds frames the kernel has not taken.
+  uint32_t pollOnce(bool* tx_pending);
+
+ private:
+  void run();
+  void drainCompletions(PortId p);
+  void refill(PortId p);
+  uint32_t receive(PortId p);
+  uint32_t transmitControl();
+  void kick(PortId p);
+  /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
+  void adaptRtPriority(int below);
+  /// Queues a held frame for the egress port's TX ring (flushed once per loop, or when
+  /// the staging area is full).
+  inline void stageTx(PortId egress, uint64_t addr, uint32_t len);  // defined in worker.cc only
+  void flushTx(PortId p);
+  /// `limited`: a PUNT-class or exception frame (token bucket, headroom); otherwise a
+  /// CONTROL frame, sent first and never rate-limited.
+  void punt(PortId in, uint64_t addr, uint32_t len, bool limited);
+  void flushPunts(PortId in);
+  void raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a);
+  void publishAccounting();
+
+  WorkerOptions options_;
+  std::unique_ptr<Umem> umem_;
+  std::vector<std::unique_ptr<XskSocket>> sockets_;
+  std::vector<ControlChannel*> channels_;
+  const FibView& fib_;
+  EpochDomain& epoch_;
+  FrameBook book_;
+  std::unique_ptr<WorkerPortCounters[]> port_counters_;
+  WorkerCounters counters_;
+  SpscRing<ControlTxFrame> ctrl_tx_;
+  SpscRing<WorkerEvent> events_;
+
+  // Per-batch staging, sized at construction (no allocation in the loop).
+  struct Staged {
+    std::vector<xdp_desc> descs;
+    uint32_t n = 0;
+  };
+  std::vector<Staged> tx_stage_;        // per egress port
+  // The received batch between receive()'s two passes (lookups first, then decisions).
+  struct RxFrame {
+    uint64_t addr;
+    const FwdEntry* route;  // lookupRoute's (or the batch's nextHops4) answer
+    uint32_t len;
+    fp_xdp_meta meta;
+  };
+  std::vector<RxFrame> rx_batch_;
+  // The batch's IPv4 destinations (host order), their frames' batch indexes and next hops:
+  // one bulk LPM lookup per batch.
+  std::vector<uint32_t> dst4_, nh4_, idx4_;
+  // Frames waiting for sendmmsg (a batch holds at most batch_size): CONTROL frames, then
+  // limited ones (punts and exceptions), each in arrival order.
+  std::vector<uint64_t> punt_addr_, limited_addr_;
+  std::vector<uint32_t> punt_len_, limited_len_;
+  std::vector<mmsghdr> punt_msgs_;
+  std::vector<iovec> punt_iov_;
+  uint32_t punt_n_ = 0;
+  uint32_t limited_n_ = 0;
+  std::vector<TokenBucket> punt_bucket_;  // per ingress port
+  std::vector<int> headroom_limit_;       // per port: SIOCOUTQ bytes above which punts stop
+  uint64_t now_ns_ = 0;                   // CLOCK_MONOTONIC, read once per loop
+  std::vector<uint8_t> tx_pending_;     // per port: TX ring may hold unsent entries
+  std::vector<uint64_t> tx_out_;        // per port: frames lent for TX, not yet completed
+  WorkerEvent last_event_;
+  bool have_last_event_ = false;
+
+  // Accounting snapshot (seqlock: the worker writes, anyone reads).
+  std::atomic<uint64_t> acct_seq_{0};
+  std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0};
+
+  std::atomic<int> rt_{0};
+  std::atomic<int> rt_below_{0};
+  bool rt_boosted_ = false;  // worker thread only: running at rt_ while rt_below_ > 0
+  uint64_t rt_hot_until_ns_ = 0;  // worker thread only: stay boosted until then
+  uint64_t rt_hold_ns_ = 0;       // worker thread only: current hold (doubles under overload)
+  uint64_t rt_unboost_ns_ = 0;    // worker thread only: when it last went back under NAPI
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace fastpath

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Maps of xdp_fp_classify. Keys and values are the types of fp_abi.h; userspace fills
- * the rule maps (fastpath/src/classifier_rules.cc) and reads the per-CPU counters.
+ * the rule maps (classifier/src/classifier_maps.cc) and reads the per-CPU counters.
  */
 #ifndef FP_CLASSIFY_MAPS_H
 #define FP_CLASSIFY_MAPS_H

@@ -164,7 +164,7 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (v.empty() || v.size() >= 16) return bad(origin, "--port expects an interface name");
     c->ports.push_back(v);
   } else if (name == "queues") {
-    auto n = num(64);  // FP_MAX_QUEUES (bpf/fp_abi.h)
+    auto n = num(64);  // FP_MAX_QUEUES (classifier/bpf/fp_abi.h)
     if (!n) return n.error();
     c->queues = uint32_t(*n);
   } else if (name == "cores") {

@@ -66,6 +66,7 @@ add_custom_command(
           "-I$<JOIN:$<TARGET_PROPERTY:fp_table,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
           "-I$<JOIN:$<TARGET_PROPERTY:fp_common,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
           "-I$<JOIN:$<TARGET_PROPERTY:fp_classifier_abi,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+          "-I$<JOIN:$<TARGET_PROPERTY:fp_table_testing,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
           -I${_proto_dir}/gen
           ${_fuzz_srcs} -o ${_fuzz_bin}
           -lprotobuf -lpthread

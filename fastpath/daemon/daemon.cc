@@ -43,7 +43,9 @@ Status Daemon::startPorts() {
     fib_ports.push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
   }
   port_gone_.assign(ports_.size(), false);
-  fib_ = std::make_unique<FibManager>();
+  auto fib = FibManager::create();
+  if (!fib) return fib.error();
+  fib_ = std::move(fib).value();
   if (auto st = fib_->setPorts(fib_ports); !st) return st;
   // Static neighbours first so the static routes are resolved when they appear.
   auto portId = [&](const std::string& dev) {

@@ -86,9 +86,10 @@ class FibView {
 /// Control-thread owner of the forwarding table. Not thread-safe: one control thread.
 class FibManager {
  public:
-  /// Reserves the tables (virtual memory). Throws std::bad_alloc only when the address
-  /// space cannot be reserved (fatal start-up misconfiguration).
-  explicit FibManager(size_t max_v4_routes = 1 << 20, size_t max_v6_routes = 1 << 16);
+  /// Reserves the tables (virtual memory) for up to max_v4_routes / max_v6_routes user
+  /// routes. Error when the address space cannot be reserved.
+  static Result<std::unique_ptr<FibManager>> create(size_t max_v4_routes = 1 << 20,
+                                                    size_t max_v6_routes = 1 << 16);
   ~FibManager();
   FibManager(const FibManager&) = delete;
   FibManager& operator=(const FibManager&) = delete;
@@ -138,8 +139,8 @@ class FibManager {
   Counters counters() const;
 
  private:
-  struct Impl;
-  Status replaceAll(const std::vector<Route>& routes);
+  struct Impl;  // fib_internal.h
+  FibManager();
   std::unique_ptr<Impl> impl_;
   FibView view_;
   EpochDomain epoch_;

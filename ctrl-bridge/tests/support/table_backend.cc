@@ -28,10 +28,10 @@ std::vector<PortInfo> TableBackend::defaultPorts(unsigned n) {
 }
 
 TableBackend::TableBackend(std::vector<PortInfo> ports, size_t max_v4, size_t max_v6)
-    : ports_(std::move(ports)), fib_(max_v4, max_v6) {
+    : ports_(std::move(ports)), fib_(fastpath::testing::createFib(max_v4, max_v6)) {
   std::vector<PortConfig> cfg;
   for (const auto& p : ports_) cfg.push_back(PortConfig{p.id, p.mac, p.mtu, p.up});
-  if (auto st = fib_.setPorts(cfg); !st)
+  if (auto st = fib_->setPorts(cfg); !st)
     throw std::runtime_error("TableBackend: setPorts: " + st.error().message);
 }
 
@@ -42,13 +42,13 @@ TableBackend::~TableBackend() {
   }
 }
 
-Status TableBackend::applyRoutes(const RouteBatch& batch) { return fib_.applyRoutes(batch); }
-std::vector<Route> TableBackend::routes() const { return fib_.routes(); }
-Status TableBackend::addNeighbour(const Neighbour& n) { return fib_.addNeighbour(n); }
+Status TableBackend::applyRoutes(const RouteBatch& batch) { return fib_->applyRoutes(batch); }
+std::vector<Route> TableBackend::routes() const { return fib_->routes(); }
+Status TableBackend::addNeighbour(const Neighbour& n) { return fib_->addNeighbour(n); }
 Status TableBackend::deleteNeighbour(const IpAddress& ip, PortId port) {
-  return fib_.deleteNeighbour(ip, port);
+  return fib_->deleteNeighbour(ip, port);
 }
-std::vector<Neighbour> TableBackend::neighbours() const { return fib_.neighbours(); }
+std::vector<Neighbour> TableBackend::neighbours() const { return fib_->neighbours(); }
 
 Status TableBackend::setControlRules(const std::vector<ControlRule>& rules) {
   rules_ = rules;
@@ -64,7 +64,7 @@ Result<PortId> TableBackend::portByName(const std::string& ifname) const {
 }
 
 std::vector<CounterSet> TableBackend::stats() const {
-  auto c = fib_.counters();
+  auto c = fib_->counters();
   CounterSet s;
   s.scope = "table";
   s.counters = {{"batches_applied", c.batches_applied}, {"batches_rejected", c.batches_rejected},

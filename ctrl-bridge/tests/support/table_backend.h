@@ -9,6 +9,7 @@
 
 #include "fastpath/control_backend.h"
 #include "table/fib_manager.h"
+#include "fib_testing.h"
 
 namespace fastpath::ctrl::testing {
 
@@ -38,11 +39,11 @@ class TableBackend : public ControlBackend {
   void emit(const FastPathEvent& e);
   /// fastpathd's end of a port's control channel (-1 before the first open).
   int daemonEnd(PortId port) const;
-  FibManager& fib() { return fib_; }
+  FibManager& fib() { return *fib_; }
 
  private:
   std::vector<PortInfo> ports_;
-  FibManager fib_;
+  std::unique_ptr<FibManager> fib_;
   std::vector<ControlRule> rules_;
   std::map<PortId, std::pair<int, int>> channels_;  // port -> (daemon end, client end)
   std::function<void(const FastPathEvent&)> sink_;

@@ -15,6 +15,7 @@
 
 #include "table/checksum.h"
 #include "table/forward.h"
+#include "fib_testing.h"
 
 namespace fastpath {
 namespace {
@@ -31,7 +32,7 @@ struct Setup {
 
 Setup makeSetup(size_t routes) {
   Setup s;
-  s.fib = std::make_unique<FibManager>(std::max<size_t>(routes, 1u << 16), 1u << 12);
+  s.fib = testing::createFib(std::max<size_t>(routes, 1u << 16), 1u << 12);
   PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
   p0.mac.bytes = {2, 0, 0, 0, 0, 1};
   p1.mac.bytes = {2, 0, 0, 0, 0, 2};

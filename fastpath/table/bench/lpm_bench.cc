@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "table/fib_manager.h"
+#include "fib_testing.h"
 #include "table/lpm.h"
 
 namespace fastpath {
@@ -263,7 +264,7 @@ IpPrefix prefix4(uint32_t ip_host, uint8_t d) {
 }
 
 std::unique_ptr<FibManager> makeFib(size_t v4 = 1u << 20) {
-  auto fib = std::make_unique<FibManager>(v4, 1u << 12);
+  auto fib = testing::createFib(v4, 1u << 12);
   PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
   p0.mac.bytes = {2, 0, 0, 0, 0, 1};
   p1.mac.bytes = {2, 0, 0, 0, 0, 2};

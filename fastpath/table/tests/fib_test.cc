@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 
 #include "table/fib_manager.h"
+#include "fib_testing.h"
 
 namespace fastpath {
 namespace {
@@ -56,7 +57,8 @@ class FibTest : public ::testing::Test {
     b.add = std::move(routes);
     return fib.applyRoutes(b);
   }
-  FibManager fib{1 << 16, 1 << 12};
+  std::unique_ptr<FibManager> fib_owner = testing::createFib(1 << 16, 1 << 12);
+  FibManager& fib = *fib_owner;
 };
 
 TEST_F(FibTest, ValidationErrorsNameTheField) {
@@ -317,7 +319,8 @@ TEST_F(FibTest, LocalAddressesWinAndPortsPropagate) {
 // torn or reclaimed-too-early read would break that.
 TEST(FibConcurrency, ReadersNeverSeeTornOrForeignEntries) {
   constexpr int kPrefixes = 64, kGateways = 16;
-  FibManager fib(1 << 12, 1 << 8);
+  auto fib_owner = testing::createFib(1 << 12, 1 << 8);
+  FibManager& fib = *fib_owner;
   ASSERT_TRUE(fib.setPorts({{0, mac(1), 1500, true}, {1, mac(2), 1500, true}}).ok());
   auto gw = [](int k) { return "198.18.1." + std::to_string(10 + k); };
   for (int k = 0; k < kGateways; ++k)

@@ -13,6 +13,7 @@
 
 #include "table/checksum.h"
 #include "table/forward.h"
+#include "fib_testing.h"
 
 namespace fastpath {
 namespace {
@@ -130,7 +131,8 @@ class ForwardTest : public ::testing::Test {
     }
     return d;
   }
-  FibManager fib{1 << 12, 1 << 10};
+  std::unique_ptr<FibManager> fib_owner = testing::createFib(1 << 12, 1 << 10);
+  FibManager& fib = *fib_owner;
   std::mt19937_64 rng{1812};
 };
 

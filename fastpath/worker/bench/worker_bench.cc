@@ -37,6 +37,7 @@
 #include "table/checksum.h"
 #include "table/fib_manager.h"
 #include "worker/worker.h"
+#include "fib_testing.h"
 #include "xsk_kernel_side.h"
 #include "classifier_frames.h"
 
@@ -60,7 +61,7 @@ struct Table {
 // 1000 IPv6 prefixes (/32-/64 inside 2001:2::/32 ... random) via one gateway.
 Table makeTable(size_t routes) {
   Table t;
-  t.fib = std::make_unique<FibManager>(std::max<size_t>(routes, 1u << 16), 1u << 12);
+  t.fib = testing::createFib(std::max<size_t>(routes, 1u << 16), 1u << 12);
   PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
   p0.mac.bytes = {2, 0, 0, 0, 0, 1};
   p1.mac.bytes = {2, 0, 0, 0, 0, 2};

@@ -16,6 +16,7 @@
 #include "table/checksum.h"
 #include "table/fib_manager.h"
 #include "worker/worker.h"
+#include "fib_testing.h"
 #include "xsk_kernel_side.h"
 #include "classifier_frames.h"
 
@@ -180,7 +181,8 @@ class WorkerRingsTest : public ::testing::Test {
     EXPECT_EQ(a.inKernel(), 0) << where;
   }
 
-  FibManager fib_{1 << 16, 1 << 12};
+  std::unique_ptr<FibManager> fib_owner_ = testing::createFib(1 << 16, 1 << 12);
+  FibManager& fib_ = *fib_owner_;
   Umem* umem_ = nullptr;
   XskSocket* in_ = nullptr;
   XskSocket* out_ = nullptr;

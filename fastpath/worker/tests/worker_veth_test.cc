@@ -7,6 +7,7 @@
 
 #include "fastpath/classifier.h"
 #include "worker/worker.h"
+#include "fib_testing.h"
 #include "forwarding_veth_traffic.h"
 #include "netns.h"
 
@@ -61,7 +62,8 @@ TEST(WorkerVeth, PuntsToTheControlChannelAndTransmitsClientFrames) {
     chan_ptrs.push_back(ch->get());
     chans.push_back(std::move(*ch));
   }
-  FibManager fib;
+  auto fib_owner = testing::createFib(1 << 20, 1 << 16);
+  FibManager& fib = *fib_owner;
   WorkerOptions wo;
   Worker worker(wo, std::move(*umem), std::move(socks), chan_ptrs, fib.view(), fib.epoch());
   ControlRelay relay({{chan_ptrs[0], &worker.controlTxQueue()}, {chan_ptrs[1], &worker.controlTxQueue()}});

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+// The worker's per-batch path: completions, fill, receive -> look up -> rewrite -> stage
+// for TX, frames ns-3 sends through a control channel, TX kicks, and the frame ledger.
+// When the loop runs is worker_schedule.cc; punts and events are worker_punt.cc.
 #include "worker/worker.h"
 
-#include <poll.h>
-#include <pthread.h>
-#include <sched.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -13,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "fastpath/log.h"
 
 namespace fastpath {
 
@@ -71,102 +68,6 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
 }
 
 Worker::~Worker() { stop(); }
-
-Status Worker::start() {
-  // Fill the fill rings before the thread exists (thread creation orders these writes
-  // before the worker's), so frames arriving as soon as start() returns find room.
-  for (PortId p = 0; p < PortId(sockets_.size()); ++p) refill(p);
-  publishAccounting();
-  thread_ = std::thread([this] { run(); });
-  if (options_.cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(options_.cpu, &set);
-    int err = pthread_setaffinity_np(thread_.native_handle(), sizeof(set), &set);
-    if (err) {
-      stop();
-      return makeError(-err, "worker " + std::to_string(options_.index) + ": pinning to CPU " +
-                                 std::to_string(options_.cpu) + " failed: " + std::strerror(err));
-    }
-  }
-  if (options_.rt_priority > 0) {
-    if (auto st = setRtPriority(options_.rt_priority); !st) {
-      stop();
-      return st;
-    }
-  }
-  std::string name = "fp-worker-" + std::to_string(options_.index);
-  pthread_setname_np(thread_.native_handle(), name.c_str());
-  return {};
-}
-
-Status Worker::setRtPriority(int priority, int below) {
-  if (!thread_.joinable()) return makeError(-ESRCH, "worker not running");
-  // Above the NAPI threads that fill our RX rings: woken by the kernel as soon as frames
-  // are there, the worker drains them instead of being starved by the receive work
-  // (livelock); it sleeps in poll() when idle, which hands the CPU back. Adaptive
-  // (`below`): under NAPI until the RX ring fills up (see run()).
-  if (below >= priority) below = 0;
-  const int now = below > 0 ? below : priority;
-  sched_param sp{};
-  sp.sched_priority = now;
-  int err = pthread_setschedparam(thread_.native_handle(), now > 0 ? SCHED_FIFO : SCHED_OTHER, &sp);
-  if (err)
-    return makeError(-err, "worker " + std::to_string(options_.index) + ": scheduling priority " +
-                               std::to_string(now) + " refused: " + std::strerror(err));
-  rt_.store(priority, std::memory_order_relaxed);
-  rt_below_.store(below, std::memory_order_relaxed);
-  return {};
-}
-
-void Worker::adaptRtPriority(int below) {
-  // The fullest RX ring decides. Over 3/4 full: NAPI (above us) fills it faster than we
-  // drain it, i.e. overload, where a worker under NAPI would only get the CPU NAPI leaves
-  // (receive livelock): go above NAPI. Back under it once the rings stayed under 1/4 for
-  // the hold time: while above NAPI the worker drains each NAPI batch at once, so the
-  // level says nothing about the load. The hold starts at 100 ms and doubles (up to 6.4 s)
-  // each time a boost follows the previous unboost within one hold — a sustained overload,
-  // where every return under NAPI costs a starved period until the worker runs again to
-  // notice; an isolated burst resets it. Two syscalls per boost, none otherwise.
-  constexpr uint64_t kHoldMinNs = 100'000'000, kHoldMaxNs = 6'400'000'000;
-  uint32_t level = 0, size = 0;
-  for (const auto& s : sockets_) {
-    level = std::max(level, ringLevel(s->rx));
-    size = std::max(size, s->rx.size);
-  }
-  if (!rt_hold_ns_) rt_hold_ns_ = kHoldMinNs;
-  bool boost;
-  if (rt_boosted_) {
-    if (level > size / 4) rt_hot_until_ns_ = now_ns_ + rt_hold_ns_;
-    boost = now_ns_ < rt_hot_until_ns_;
-  } else {
-    boost = level >= size - size / 4;
-    if (boost) {
-      rt_hold_ns_ = now_ns_ - rt_unboost_ns_ < rt_hold_ns_ ? std::min(2 * rt_hold_ns_, kHoldMaxNs)
-                                                          : kHoldMinNs;
-      rt_hot_until_ns_ = now_ns_ + rt_hold_ns_;
-    }
-  }
-  if (boost == rt_boosted_) return;
-  sched_param sp{};
-  sp.sched_priority = boost ? rt_.load(std::memory_order_relaxed) : below;
-  if (sp.sched_priority <= 0) return;
-  if (const int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); err) {
-    // Refused once, refused every loop: stop adapting rather than retry a syscall per pass.
-    pr_warn("worker %u: SCHED_FIFO %d refused (%s); adaptive priority off", options_.index,
-            sp.sched_priority, std::strerror(err));
-    rt_below_.store(0, std::memory_order_relaxed);
-    return;
-  }
-  rt_boosted_ = boost;
-  if (boost) counters_.rt_boosts.add(1);
-  else rt_unboost_ns_ = now_ns_;
-}
-
-void Worker::stop() {
-  stop_.store(true, std::memory_order_release);
-  if (thread_.joinable()) thread_.join();
-}
 
 void Worker::publishAccounting() {
   uint64_t s = acct_seq_.load(std::memory_order_relaxed);
@@ -232,91 +133,6 @@ void Worker::refill(PortId p) {
   xsk_ring_prod__submit(&s.fill, n);
   book_.lentForRx(n);
   if (xsk_ring_prod__needs_wakeup(&s.fill)) recvfrom(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
-}
-
-void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a) {
-  // Cheap de-duplication of bursts for one destination; the control thread rate-limits.
-  if (have_last_event_ && last_event_.kind == kind && last_event_.port == port &&
-      last_event_.address == a)
-    return;
-  last_event_ = WorkerEvent{kind, port, a};
-  have_last_event_ = true;
-  if (events_.push(last_event_)) counters_.events.add(1);
-  else counters_.events_dropped.add(1);
-}
-
-void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
-  WorkerPortCounters& pc = port_counters_[in];
-  FramePool& pool = umem_->pool();
-  ControlChannel* ch = in < channels_.size() ? channels_[in] : nullptr;
-  WorkerDrop why = WorkerDrop::kMax;
-  if (!options_.punt_to_control) why = WorkerDrop::kPuntPolicy;
-  else if (!ch || !ch->attached()) why = WorkerDrop::kNoControlClient;
-  else if (limited && !punt_bucket_[in].take()) why = WorkerDrop::kPuntRateLimited;
-  if (why != WorkerDrop::kMax) {
-    pc.drop[size_t(why)].add(1);
-    pool.give(addr);
-    book_.heldToFree(1);
-    return;
-  }
-  // receive() handles at most batch_size frames between flushes.
-  if (limited) {
-    limited_addr_[limited_n_] = addr;
-    limited_len_[limited_n_++] = len;
-  } else {
-    punt_addr_[punt_n_] = addr;
-    punt_len_[punt_n_++] = len;
-  }
-}
-
-void Worker::flushPunts(PortId in) {
-  if (!punt_n_ && !limited_n_) return;
-  WorkerPortCounters& pc = port_counters_[in];
-  FramePool& pool = umem_->pool();
-  const int fd = channels_[in]->daemonFd();
-  // Headroom for CONTROL frames: once the channel holds 3/4 of its buffer, punts are
-  // dropped so routing protocol and ARP frames still fit. One ioctl per batch with punts.
-  if (limited_n_ && headroom_limit_[in] > 0) {
-    int queued = 0;
-    if (ioctl(fd, SIOCOUTQ, &queued) == 0 && queued >= headroom_limit_[in]) {
-      pc.drop[size_t(WorkerDrop::kPuntHeadroom)].add(limited_n_);
-      for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
-      book_.heldToFree(limited_n_);
-      limited_n_ = 0;
-    }
-  }
-  const uint32_t total = punt_n_ + limited_n_;
-  if (!total) return;
-  // One sendmmsg per batch, CONTROL frames first: one message per frame on the SEQPACKET
-  // channel, never blocking.
-  mmsghdr* msgs = punt_msgs_.data();
-  iovec* iov = punt_iov_.data();
-  for (uint32_t i = 0; i < total; ++i) {
-    const bool c = i < punt_n_;
-    const uint32_t k = c ? i : i - punt_n_;
-    iov[i].iov_base = umem_->data(c ? punt_addr_[k] : limited_addr_[k]);
-    iov[i].iov_len = c ? punt_len_[k] : limited_len_[k];
-    std::memset(&msgs[i], 0, sizeof(msgs[i]));
-    msgs[i].msg_hdr.msg_iov = &iov[i];
-    msgs[i].msg_hdr.msg_iovlen = 1;
-  }
-  int sent = sendmmsg(fd, msgs, total, MSG_DONTWAIT | MSG_NOSIGNAL);
-  int err = sent < 0 ? errno : (uint32_t(sent) < total ? EAGAIN : 0);
-  if (sent < 0) sent = 0;
-  uint64_t bytes = 0;
-  for (int i = 0; i < sent; ++i) bytes += iov[i].iov_len;
-  pc.to_control.add(uint64_t(sent));
-  pc.to_control_bytes.add(bytes);
-  if (uint32_t(sent) < total) {
-    WorkerDrop why = (err == EAGAIN || err == ENOBUFS || err == EWOULDBLOCK)
-                         ? WorkerDrop::kControlChannelFull
-                         : WorkerDrop::kNoControlClient;
-    pc.drop[size_t(why)].add(total - uint32_t(sent));
-  }
-  for (uint32_t i = 0; i < punt_n_; ++i) pool.give(punt_addr_[i]);
-  for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
-  book_.heldToFree(total);
-  punt_n_ = limited_n_ = 0;
 }
 
 namespace {
@@ -588,41 +404,6 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
 #endif
   *tx_pending = pending;
   return work;
-}
-
-void Worker::run() {
-  EpochReader reader(epoch_, "worker " + std::to_string(options_.index));
-  if (!reader.ok()) {
-    pr_err("worker %u: no epoch reader slot left; not forwarding", options_.index);
-    return;
-  }
-  std::vector<pollfd> pfds;
-  for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
-  uint32_t idle = 0;
-  // A real-time worker must give the CPU back quickly: fewer empty spins before sleeping.
-  auto spinsBeforeSleep = [this] { return rt_.load(std::memory_order_relaxed) ? 16u : 256u; };
-  while (!stop_.load(std::memory_order_relaxed)) {
-    bool pending = false;
-    const uint32_t work = pollOnce(&pending);
-    if (const int below = rt_below_.load(std::memory_order_relaxed); below > 0) adaptRtPriority(below);
-    else rt_boosted_ = false;
-    reader.quiescent();
-    counters_.loops.add(1);
-    if (work || pending) {
-      idle = 0;
-      counters_.busy_loops.add(1);
-      continue;
-    }
-    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < spinsBeforeSleep()) continue;
-    // Idle: sleep in poll() until a frame arrives (or the timeout, which bounds the delay
-    // of client frames and of stop). Offline so route updates never wait for us.
-    reader.offline();
-    counters_.idle_polls.add(1);
-    int timeout_ms = int((options_.idle_poll_us + 999) / 1000);
-    poll(pfds.data(), pfds.size(), timeout_ms);
-    reader.online();
-  }
-  pr_debug("worker %u: stopped", options_.index);
 }
 
 }  // namespace fastpath

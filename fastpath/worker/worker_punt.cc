@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The worker's slow path: frames punted to the port's control channel (batched per port,
+// rate-limited, CONTROL frames before limited punts, headroom kept for routing protocol
+// frames) and the route-miss / neighbour events raised to the control thread. The
+// forwarding hot path, and the frames ns-3 sends out through a channel, are in worker.cc.
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "worker/worker.h"
+
+namespace fastpath {
+
+void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& a) {
+  // Cheap de-duplication of bursts for one destination; the control thread rate-limits.
+  if (have_last_event_ && last_event_.kind == kind && last_event_.port == port &&
+      last_event_.address == a)
+    return;
+  last_event_ = WorkerEvent{kind, port, a};
+  have_last_event_ = true;
+  if (events_.push(last_event_)) counters_.events.add(1);
+  else counters_.events_dropped.add(1);
+}
+
+void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
+  WorkerPortCounters& pc = port_counters_[in];
+  FramePool& pool = umem_->pool();
+  ControlChannel* ch = in < channels_.size() ? channels_[in] : nullptr;
+  WorkerDrop why = WorkerDrop::kMax;
+  if (!options_.punt_to_control) why = WorkerDrop::kPuntPolicy;
+  else if (!ch || !ch->attached()) why = WorkerDrop::kNoControlClient;
+  else if (limited && !punt_bucket_[in].take()) why = WorkerDrop::kPuntRateLimited;
+  if (why != WorkerDrop::kMax) {
+    pc.drop[size_t(why)].add(1);
+    pool.give(addr);
+    book_.heldToFree(1);
+    return;
+  }
+  // receive() handles at most batch_size frames between flushes.
+  if (limited) {
+    limited_addr_[limited_n_] = addr;
+    limited_len_[limited_n_++] = len;
+  } else {
+    punt_addr_[punt_n_] = addr;
+    punt_len_[punt_n_++] = len;
+  }
+}
+
+void Worker::flushPunts(PortId in) {
+  if (!punt_n_ && !limited_n_) return;
+  WorkerPortCounters& pc = port_counters_[in];
+  FramePool& pool = umem_->pool();
+  const int fd = channels_[in]->daemonFd();
+  // Headroom for CONTROL frames: once the channel holds 3/4 of its buffer, punts are
+  // dropped so routing protocol and ARP frames still fit. One ioctl per batch with punts.
+  if (limited_n_ && headroom_limit_[in] > 0) {
+    int queued = 0;
+    if (ioctl(fd, SIOCOUTQ, &queued) == 0 && queued >= headroom_limit_[in]) {
+      pc.drop[size_t(WorkerDrop::kPuntHeadroom)].add(limited_n_);
+      for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
+      book_.heldToFree(limited_n_);
+      limited_n_ = 0;
+    }
+  }
+  const uint32_t total = punt_n_ + limited_n_;
+  if (!total) return;
+  // One sendmmsg per batch, CONTROL frames first: one message per frame on the SEQPACKET
+  // channel, never blocking.
+  mmsghdr* msgs = punt_msgs_.data();
+  iovec* iov = punt_iov_.data();
+  for (uint32_t i = 0; i < total; ++i) {
+    const bool c = i < punt_n_;
+    const uint32_t k = c ? i : i - punt_n_;
+    iov[i].iov_base = umem_->data(c ? punt_addr_[k] : limited_addr_[k]);
+    iov[i].iov_len = c ? punt_len_[k] : limited_len_[k];
+    std::memset(&msgs[i], 0, sizeof(msgs[i]));
+    msgs[i].msg_hdr.msg_iov = &iov[i];
+    msgs[i].msg_hdr.msg_iovlen = 1;
+  }
+  int sent = sendmmsg(fd, msgs, total, MSG_DONTWAIT | MSG_NOSIGNAL);
+  int err = sent < 0 ? errno : (uint32_t(sent) < total ? EAGAIN : 0);
+  if (sent < 0) sent = 0;
+  uint64_t bytes = 0;
+  for (int i = 0; i < sent; ++i) bytes += iov[i].iov_len;
+  pc.to_control.add(uint64_t(sent));
+  pc.to_control_bytes.add(bytes);
+  if (uint32_t(sent) < total) {
+    WorkerDrop why = (err == EAGAIN || err == ENOBUFS || err == EWOULDBLOCK)
+                         ? WorkerDrop::kControlChannelFull
+                         : WorkerDrop::kNoControlClient;
+    pc.drop[size_t(why)].add(total - uint32_t(sent));
+  }
+  for (uint32_t i = 0; i < punt_n_; ++i) pool.give(punt_addr_[i]);
+  for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
+  book_.heldToFree(total);
+  punt_n_ = limited_n_ = 0;
+}
+
+}  // namespace fastpath

@@ -37,7 +37,11 @@ endif()
 set(_fuzz_srcs
   ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/control_fuzz.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/framing.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/translate.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/wire_error.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/wire_validate.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/route_batch.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/wire_encode.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/reply_decode.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/dispatcher.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/route_lease.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/table_backend.cc)

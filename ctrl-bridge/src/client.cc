@@ -15,7 +15,9 @@
 #include <thread>
 
 #include "framing.h"
-#include "translate.h"
+#include "reply_decode.h"
+#include "wire_encode.h"
+#include "wire_error.h"
 #include "fastpath/log.h"
 
 namespace fastpath::ctrl {
@@ -170,8 +172,7 @@ struct Client::Impl {
   }
 
   void bufferEvent(const v1::Event& e) {
-    FastPathEvent ev;
-    if (eventFromReply(e, &ev)) events.push_back(ev);
+    if (auto ev = eventFromReply(e)) events.push_back(*ev);
   }
 
   /// One request, one reply; events that arrive meanwhile are buffered.

@@ -3,6 +3,7 @@
 
 #include "fastpath/ctrl/client.h"
 #include "fastpath/log.h"
+#include "wire_encode.h"
 
 #include <algorithm>
 
@@ -56,7 +57,6 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
   }
   v1::Reply* rep = o.message.mutable_reply();
   rep->set_id(id);
-  WireError err;
   switch (req.body_case()) {
     case v1::Request::kHello: {
       const auto& h = req.hello();
@@ -120,28 +120,31 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
       return o;
     }
     case v1::Request::kAddNeighbour: {
-      Neighbour n;
-      if (!neighbourFromWire(req.add_neighbour(), "add_neighbour", PortDirectory(backend_.ports()),
-                             &n, &err)) {
-        setError(o, id, err);
-      } else if (auto st = backend_.addNeighbour(n); !st) {
+      auto n = neighbourFromWire(req.add_neighbour(), "add_neighbour",
+                                 PortDirectory(backend_.ports()));
+      if (!n) {
+        setError(o, id, n.error());
+      } else if (auto st = backend_.addNeighbour(*n); !st) {
         setBackendError(o, id, "add_neighbour", st.error());
       } else {
-        leases_.recordNeighbourAdd(s.lease_owner, n.ip, n.port);
+        leases_.recordNeighbourAdd(s.lease_owner, n->ip, n->port);
       }
       return o;
     }
     case v1::Request::kDeleteNeighbour: {
       const auto& d = req.delete_neighbour();
-      IpAddress ip;
-      PortId port = 0;
-      if (!addressFromWire(d.address(), "delete_neighbour.address", false, &ip, &err) ||
-          !PortDirectory(backend_.ports()).resolve(d.port(), "delete_neighbour.port", &port, &err)) {
-        setError(o, id, err);
-      } else if (auto st = backend_.deleteNeighbour(ip, port); !st) {
+      auto ip = addressFromWire(d.address(), "delete_neighbour.address", false);
+      if (!ip) {
+        setError(o, id, ip.error());
+        return o;
+      }
+      auto port = PortDirectory(backend_.ports()).resolve(d.port(), "delete_neighbour.port");
+      if (!port) {
+        setError(o, id, port.error());
+      } else if (auto st = backend_.deleteNeighbour(*ip, *port); !st) {
         setBackendError(o, id, "delete_neighbour", st.error());
       } else {
-        leases_.recordNeighbourDelete(ip, port);
+        leases_.recordNeighbourDelete(*ip, *port);
       }
       return o;
     }
@@ -156,10 +159,10 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
       return o;
     }
     case v1::Request::kSetControlRules: {
-      std::vector<ControlRule> rules;
-      if (!controlRulesFromWire(req.set_control_rules(), "set_control_rules", &rules, &err)) {
-        setError(o, id, err);
-      } else if (auto st = backend_.setControlRules(rules); !st) {
+      auto rules = controlRulesFromWire(req.set_control_rules(), "set_control_rules");
+      if (!rules) {
+        setError(o, id, rules.error());
+      } else if (auto st = backend_.setControlRules(*rules); !st) {
         setBackendError(o, id, "set_control_rules", st.error());
       }
       return o;
@@ -175,30 +178,30 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
       return o;
     }
     case v1::Request::kSubscribe: {
-      std::vector<FastPathEvent::Kind> kinds;
-      if (!subscriptionFromWire(req.subscribe(), "subscribe", &kinds, &err)) {
-        setError(o, id, err);
+      auto kinds = subscriptionFromWire(req.subscribe(), "subscribe");
+      if (!kinds) {
+        setError(o, id, kinds.error());
         return o;
       }
       for (bool& b : s.event_kinds) b = false;
-      for (auto k : kinds) s.event_kinds[static_cast<int>(k)] = true;
+      for (auto k : *kinds) s.event_kinds[static_cast<int>(k)] = true;
       s.subscribed = true;
       return o;
     }
     case v1::Request::kOpenControlChannel: {
-      PortId port = 0;
-      if (!PortDirectory(backend_.ports())
-               .resolve(req.open_control_channel().port(), "open_control_channel.port", &port, &err)) {
-        setError(o, id, err);
+      auto port = PortDirectory(backend_.ports())
+                      .resolve(req.open_control_channel().port(), "open_control_channel.port");
+      if (!port) {
+        setError(o, id, port.error());
         return o;
       }
-      auto fd = backend_.controlChannelFd(port);
+      auto fd = backend_.controlChannelFd(*port);
       if (!fd) {
         setBackendError(o, id, "open_control_channel", fd.error());
         return o;
       }
       o.fd = fd.value();
-      rep->mutable_control_channel()->set_port(port);
+      rep->mutable_control_channel()->set_port(*port);
       return o;
     }
     default:
@@ -211,7 +214,6 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
 }
 
 void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, Outcome& o) {
-  WireError err;
   const uint64_t tid = b.transaction_id();
   auto abortTxn = [&](const std::string& field, const std::string& why) {
     ++ctr_.transactions_aborted;
@@ -230,12 +232,16 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
       return;
     }
     BatchBuilder builder(PortDirectory(backend_.ports()), opt_.max_batch_routes);
-    RouteBatch batch;
-    if (!builder.addChunk(b, &err) || !builder.finish(&batch, &err)) {
-      setError(o, id, err);
+    if (auto st = builder.addChunk(b); !st) {
+      setError(o, id, st.error());
       return;
     }
-    commit(s, id, batch, o);
+    auto batch = builder.finish();
+    if (!batch) {
+      setError(o, id, batch.error());
+      return;
+    }
+    commit(s, id, *batch, o);
     return;
   }
   if (!s.txn) {
@@ -259,27 +265,27 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
                                              std::to_string(s.next_chunk) + ")");
     return;
   }
-  if (!s.txn->addChunk(b, &err)) {
+  if (auto st = s.txn->addChunk(b); !st) {
     ++ctr_.transactions_aborted;
     s.txn.reset();
     s.txn_id = 0;
     s.next_chunk = 0;
+    WireError err = st.error();
     err.message += "; transaction discarded, nothing applied";
     setError(o, id, err);
     return;
   }
   ++s.next_chunk;
   if (!b.final_chunk()) return;  // chunk accepted; applied with the final one
-  RouteBatch batch;
-  bool ok = s.txn->finish(&batch, &err);
+  auto batch = s.txn->finish();
   s.txn.reset();
   s.txn_id = 0;
   s.next_chunk = 0;
-  if (!ok) {
-    setError(o, id, err);
+  if (!batch) {
+    setError(o, id, batch.error());
     return;
   }
-  commit(s, id, batch, o);
+  commit(s, id, *batch, o);
 }
 
 void Dispatcher::commit(const Session& s, uint64_t id, const RouteBatch& batch, Outcome& o) {

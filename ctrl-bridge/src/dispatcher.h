@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
+#include "route_batch.h"
 #include "route_lease.h"
-#include "translate.h"
+#include "wire_error.h"
 
 namespace fastpath::ctrl {
 

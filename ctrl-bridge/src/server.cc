@@ -18,7 +18,7 @@
 
 #include "dispatcher.h"
 #include "framing.h"
-#include "translate.h"
+#include "wire_encode.h"
 #include "fastpath/log.h"
 
 namespace fastpath::ctrl {

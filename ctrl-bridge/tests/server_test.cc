@@ -21,7 +21,7 @@
 
 #include "fastpath/ctrl/client.h"
 #include "framing.h"
-#include "translate.h"
+#include "wire_encode.h"
 #include "server_harness.h"
 
 namespace fastpath::ctrl {

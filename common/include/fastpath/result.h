@@ -17,12 +17,14 @@ struct Error {
   std::string message;
 };
 
-/// Holds a T or an Error. Never thrown; check ok() before value().
-template <typename T>
+/// Holds a T or an E (by default an Error). Never thrown; check ok() before value().
+/// Another E carries another kind of error, e.g. ctrl-bridge's WireError (a wire error code
+/// and the offending field).
+template <typename T, typename E = Error>
 class Result {
  public:
   Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}        // NOLINT
+  Result(E error) : v_(std::move(error)) {}            // NOLINT
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() & { return std::get<0>(v_); }
@@ -31,24 +33,25 @@ class Result {
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
-  const Error& error() const { return std::get<1>(v_); }
+  const T& operator*() const& { return value(); }
+  const E& error() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
 /// Result of an operation with no value.
-template <>
-class Result<void> {
+template <typename E>
+class Result<void, E> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT
+  Result(E error) : error_(std::move(error)), ok_(false) {}  // NOLINT
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const { return error_; }
+  const E& error() const { return error_; }
 
  private:
-  Error error_;
+  E error_;
   bool ok_ = true;
 };
 

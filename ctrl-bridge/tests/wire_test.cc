@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Wire -> domain translation and validation: every error names the offending field.
+// Requests -> validated domain values (wire_validate, route_batch) and back (wire_encode,
+// reply_decode): every error names the offending field.
 #include <gtest/gtest.h>
 
-#include "translate.h"
+#include "reply_decode.h"
+#include "route_batch.h"
 #include "table_backend.h"
+#include "wire_encode.h"
+#include "wire_validate.h"
 
 namespace fastpath::ctrl {
 namespace {
@@ -33,11 +37,9 @@ class Translate : public ::testing::Test {
   /// Runs one batch through BatchBuilder; returns the error (code OK when accepted).
   WireError check(const v1::RouteBatch& b, size_t max = 1000) {
     BatchBuilder builder(ports_, max);
-    WireError err;
-    err.code = v1::OK;
-    RouteBatch out;
-    if (builder.addChunk(b, &err) && builder.finish(&out, &err)) err.code = v1::OK;
-    return err;
+    if (auto st = builder.addChunk(b); !st) return st.error();
+    if (auto out = builder.finish(); !out) return out.error();
+    return WireError{v1::OK, "", ""};
   }
 };
 
@@ -49,10 +51,11 @@ TEST_F(Translate, ValidBatchTranslates) {
   addRoute(&b, "2001:2:0:1::", 64, 2);
   *b.add_remove() = wirePrefix("198.18.9.0", 24);
   BatchBuilder builder(ports_, 100);
-  WireError err;
-  RouteBatch out;
-  ASSERT_TRUE(builder.addChunk(b, &err)) << err.message;
-  ASSERT_TRUE(builder.finish(&out, &err)) << err.message;
+  auto st = builder.addChunk(b);
+  ASSERT_TRUE(st) << st.error().message;
+  auto finished = builder.finish();
+  ASSERT_TRUE(finished) << finished.error().message;
+  const RouteBatch& out = *finished;
   ASSERT_EQ(out.add.size(), 2u);
   EXPECT_EQ(out.add[0].prefix.toString(), "198.18.2.0/24");
   EXPECT_EQ(out.add[0].next_hop.toString(), "198.18.1.2");
@@ -190,16 +193,16 @@ TEST_F(Translate, ReplaceAllWithRemovesIsRejected) {
 
 TEST_F(Translate, ChunkIndicesAreGlobal) {
   BatchBuilder builder(ports_, 100);
-  WireError err;
   v1::RouteBatch c0, c1;
   addRoute(&c0, "198.18.0.0", 24);
   addRoute(&c0, "198.18.1.0", 24);
   addRoute(&c1, "198.18.2.0", 24);
   addRoute(&c1, "198.18.0.0", 24);  // duplicate of chunk 0's first
-  ASSERT_TRUE(builder.addChunk(c0, &err));
-  ASSERT_TRUE(builder.addChunk(c1, &err));  // duplicates are checked over the whole transaction
-  RouteBatch out;
-  ASSERT_FALSE(builder.finish(&out, &err));
+  ASSERT_TRUE(builder.addChunk(c0));
+  ASSERT_TRUE(builder.addChunk(c1));  // duplicates are checked over the whole transaction
+  auto out = builder.finish();
+  ASSERT_FALSE(out);
+  const WireError& err = out.error();
   EXPECT_EQ(err.field, "apply_routes.add[3].prefix");
   EXPECT_NE(err.message.find("duplicates apply_routes.add[0]"), std::string::npos);
 }
@@ -211,35 +214,38 @@ TEST_F(Translate, UnknownEnumValuesNameTheField) {
   r0->set_ethertype(0x0806);
   auto* r1 = s.add_rules();
   r1->set_kind(static_cast<v1::ControlRule::Kind>(9));
-  std::vector<ControlRule> out;
-  WireError e;
-  ASSERT_FALSE(controlRulesFromWire(s, "set_control_rules", &out, &e));
-  EXPECT_EQ(e.message, "set_control_rules.rules[1].kind: unknown value 9");
+  auto rules = controlRulesFromWire(s, "set_control_rules");
+  ASSERT_FALSE(rules);
+  EXPECT_EQ(rules.error().message, "set_control_rules.rules[1].kind: unknown value 9");
 
   r1->set_kind(v1::ControlRule::KIND_L4_PORT);
   r1->set_ip_proto(17);
   r1->set_port(521);
   r1->set_action(static_cast<v1::ControlRule::Action>(5));
-  ASSERT_FALSE(controlRulesFromWire(s, "set_control_rules", &out, &e));
-  EXPECT_EQ(e.field, "set_control_rules.rules[1].action");
+  rules = controlRulesFromWire(s, "set_control_rules");
+  ASSERT_FALSE(rules);
+  EXPECT_EQ(rules.error().field, "set_control_rules.rules[1].action");
 
   r1->set_action(v1::ControlRule::ACTION_PASS);
-  ASSERT_TRUE(controlRulesFromWire(s, "set_control_rules", &out, &e)) << e.message;
+  rules = controlRulesFromWire(s, "set_control_rules");
+  ASSERT_TRUE(rules) << rules.error().message;
+  const std::vector<ControlRule>& out = *rules;
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].kind, ControlRule::Kind::kL4Port);
   EXPECT_EQ(out[1].port, 521);
   EXPECT_TRUE(out[1].pass_to_kernel);
 
   r1->set_ip_proto(1);
-  ASSERT_FALSE(controlRulesFromWire(s, "set_control_rules", &out, &e));
-  EXPECT_EQ(e.field, "set_control_rules.rules[1].ip_proto");
+  rules = controlRulesFromWire(s, "set_control_rules");
+  ASSERT_FALSE(rules);
+  EXPECT_EQ(rules.error().field, "set_control_rules.rules[1].ip_proto");
 
   v1::Subscribe sub;
   sub.add_kinds(v1::EVENT_KIND_PORT_UP);
   sub.add_kinds(static_cast<v1::EventKind>(42));
-  std::vector<FastPathEvent::Kind> kinds;
-  ASSERT_FALSE(subscriptionFromWire(sub, "subscribe", &kinds, &e));
-  EXPECT_EQ(e.field, "subscribe.kinds[1]");
+  auto kinds = subscriptionFromWire(sub, "subscribe");
+  ASSERT_FALSE(kinds);
+  EXPECT_EQ(kinds.error().field, "subscribe.kinds[1]");
 }
 
 TEST_F(Translate, NeighbourValidation) {
@@ -247,17 +253,18 @@ TEST_F(Translate, NeighbourValidation) {
   toWire(IpAddress::parse("198.18.1.2").value(), n.mutable_address());
   n.mutable_port()->set_name("fp1");
   n.set_mac(std::string("\x02\x00\x00\x00\x00\x09", 6));
-  Neighbour out;
-  WireError e;
-  ASSERT_TRUE(neighbourFromWire(n, "add_neighbour", ports_, &out, &e)) << e.message;
-  EXPECT_EQ(out.port, 1u);
-  EXPECT_EQ(out.mac.toString(), "02:00:00:00:00:09");
+  auto out = neighbourFromWire(n, "add_neighbour", ports_);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->port, 1u);
+  EXPECT_EQ(out->mac.toString(), "02:00:00:00:00:09");
   n.set_mac(std::string("\x02\x00", 2));
-  ASSERT_FALSE(neighbourFromWire(n, "add_neighbour", ports_, &out, &e));
-  EXPECT_EQ(e.message, "add_neighbour.mac: 2 bytes, expected 6");
+  out = neighbourFromWire(n, "add_neighbour", ports_);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message, "add_neighbour.mac: 2 bytes, expected 6");
   n.set_mac(std::string("\xff\xff\xff\xff\xff\xff", 6));
-  ASSERT_FALSE(neighbourFromWire(n, "add_neighbour", ports_, &out, &e));
-  EXPECT_EQ(e.field, "add_neighbour.mac");
+  out = neighbourFromWire(n, "add_neighbour", ports_);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().field, "add_neighbour.mac");
 }
 
 TEST_F(Translate, DomainWireRoundTrip) {

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "reply_decode.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "wire_validate.h"
+
+namespace fastpath::ctrl {
+
+IpAddress addressFromReply(const v1::IpAddress& in) {
+  // What is neither 4 nor 16 bytes reads as the unspecified address.
+  auto a = addressFromWire(in, "", true);
+  return a ? *a : IpAddress{};
+}
+
+IpPrefix prefixFromReply(const v1::Prefix& in) {
+  IpPrefix p;
+  p.address = addressFromReply(in.address());
+  p.length = static_cast<uint8_t>(std::min<uint32_t>(in.length(), 128));
+  return p;
+}
+
+Route routeFromReply(const v1::Route& in) {
+  Route r;
+  r.prefix = prefixFromReply(in.prefix());
+  r.next_hop = addressFromReply(in.next_hop());
+  if (in.next_hop().bytes().empty()) r.next_hop.family = r.prefix.address.family;
+  r.port = in.port().id();
+  r.metric = in.metric();
+  return r;
+}
+
+Neighbour neighbourFromReply(const v1::Neighbour& in) {
+  Neighbour n;
+  n.ip = addressFromReply(in.address());
+  n.port = in.port().id();
+  if (in.mac().size() == 6) std::memcpy(n.mac.bytes.data(), in.mac().data(), 6);
+  return n;
+}
+
+ControlRule controlRuleFromReply(const v1::ControlRule& in) {
+  ControlRule r;
+  r.pass_to_kernel = in.action() == v1::ControlRule::ACTION_PASS;
+  switch (in.kind()) {
+    case v1::ControlRule::KIND_IP_PROTO: r.kind = ControlRule::Kind::kIpProto; break;
+    case v1::ControlRule::KIND_L4_PORT: r.kind = ControlRule::Kind::kL4Port; break;
+    case v1::ControlRule::KIND_LOCAL_ADDRESS: r.kind = ControlRule::Kind::kLocalAddress; break;
+    default: r.kind = ControlRule::Kind::kEtherType; break;
+  }
+  r.ethertype = static_cast<uint16_t>(in.ethertype());
+  r.ip_proto = static_cast<uint8_t>(in.ip_proto());
+  r.port = static_cast<uint16_t>(in.port());
+  if (in.has_address()) r.address = addressFromReply(in.address());
+  return r;
+}
+
+PortInfo portFromReply(const v1::Port& in) {
+  PortInfo p;
+  p.id = in.id();
+  p.ifname = in.ifname();
+  p.ifindex = in.ifindex();
+  if (in.mac().size() == 6) std::memcpy(p.mac.bytes.data(), in.mac().data(), 6);
+  p.mtu = in.mtu();
+  p.up = in.up();
+  p.queues = in.queues();
+  p.xdp_mode = in.xdp_mode();
+  p.xsk_mode = in.xsk_mode();
+  return p;
+}
+
+CounterSet counterSetFromReply(const v1::CounterSet& in) {
+  CounterSet s;
+  s.scope = in.scope();
+  for (const auto& c : in.counters()) s.counters.emplace_back(c.name(), c.value());
+  return s;
+}
+
+std::optional<FastPathEvent> eventFromReply(const v1::Event& in) {
+  FastPathEvent out;
+  switch (in.kind()) {
+    case v1::EVENT_KIND_ROUTE_MISS: out.kind = FastPathEvent::Kind::kRouteMiss; break;
+    case v1::EVENT_KIND_PORT_UP: out.kind = FastPathEvent::Kind::kPortUp; break;
+    case v1::EVENT_KIND_PORT_DOWN: out.kind = FastPathEvent::Kind::kPortDown; break;
+    case v1::EVENT_KIND_NEIGHBOUR_NEEDED: out.kind = FastPathEvent::Kind::kNeighbourNeeded; break;
+    default: return std::nullopt;  // a newer server's event kind: skip it
+  }
+  out.port = in.port();
+  out.address = addressFromReply(in.address());
+  return out;
+}
+
+}  // namespace fastpath::ctrl

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The wire schema -> domain types for what a server sends (client side): lenient, since
+// the server validated it and a newer server may add values this client does not know.
+// Internal to ctrl-bridge.
+#pragma once
+
+#include <optional>
+
+#include "fastpath/control_backend.h"
+#include "fastpath/net_types.h"
+#include "fastpath/v1/fastpath.pb.h"
+
+namespace fastpath::ctrl {
+
+namespace v1 = ::fastpath::v1;
+
+IpAddress addressFromReply(const v1::IpAddress& in);
+IpPrefix prefixFromReply(const v1::Prefix& in);
+Route routeFromReply(const v1::Route& in);
+Neighbour neighbourFromReply(const v1::Neighbour& in);
+ControlRule controlRuleFromReply(const v1::ControlRule& in);
+PortInfo portFromReply(const v1::Port& in);
+CounterSet counterSetFromReply(const v1::CounterSet& in);
+/// Empty for an event kind this client does not know (sent by a newer server).
+std::optional<FastPathEvent> eventFromReply(const v1::Event& in);
+
+}  // namespace fastpath::ctrl

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "wire_validate.h"
+
+#include <cstring>
+
+namespace fastpath::ctrl {
+
+namespace {
+
+unsigned maxLen(Family f) { return f == Family::kIpv4 ? 32 : 128; }
+
+}  // namespace
+
+std::string elementField(const std::string& field, const char* name, std::size_t i) {
+  return field + "." + name + "[" + std::to_string(i) + "]";
+}
+
+PortDirectory::PortDirectory(const std::vector<PortInfo>& ports) {
+  for (const auto& p : ports) {
+    ids_.insert(p.id);
+    names_[p.ifname] = p.id;
+  }
+}
+
+WireResult<PortId> PortDirectory::resolve(const v1::PortRef& ref,
+                                          const std::string& field) const {
+  switch (ref.ref_case()) {
+    case v1::PortRef::kId:
+      if (!ids_.count(ref.id()))
+        return wireError(v1::NOT_FOUND, field,
+                    "no port with id " + std::to_string(ref.id()) + " (`fpctl ports` lists them)");
+      return PortId(ref.id());
+    case v1::PortRef::kName: {
+      auto it = names_.find(ref.name());
+      if (it == names_.end())
+        return wireError(v1::NOT_FOUND, field,
+                    "no port named '" + ref.name() + "' (`fpctl ports` lists them)");
+      return it->second;
+    }
+    default:
+      return wireError(v1::INVALID_ARGUMENT, field, "not set (give a port id or name)");
+  }
+}
+
+WireResult<IpAddress> addressFromWire(const v1::IpAddress& in, const std::string& field,
+                                      bool allow_empty) {
+  const std::string& b = in.bytes();
+  if (b.empty() && allow_empty) return IpAddress{};
+  if (b.size() == 4) {
+    IpAddress a;
+    a.family = Family::kIpv4;
+    std::memcpy(a.bytes.data(), b.data(), 4);
+    return a;
+  }
+  if (b.size() == 16) {
+    IpAddress a;
+    a.family = Family::kIpv6;
+    std::memcpy(a.bytes.data(), b.data(), 16);
+    return a;
+  }
+  return wireError(v1::INVALID_ARGUMENT, field,
+              std::to_string(b.size()) + " address bytes, expected 4 (IPv4) or 16 (IPv6)");
+}
+
+WireResult<IpPrefix> prefixFromWire(const v1::Prefix& in, const std::string& field) {
+  if (!in.has_address()) return wireError(v1::INVALID_ARGUMENT, field + ".address", "not set");
+  auto address = addressFromWire(in.address(), field + ".address", false);
+  if (!address) return address.error();
+  IpPrefix p;
+  p.address = *address;
+  unsigned max = maxLen(p.address.family);
+  if (in.length() > max)
+    return wireError(v1::INVALID_ARGUMENT, field + ".length",
+                std::to_string(in.length()) + " > " + std::to_string(max) +
+                    (max == 32 ? " (IPv4)" : " (IPv6)"));
+  p.length = static_cast<uint8_t>(in.length());
+  if (p.hostBitsSet())
+    return wireError(v1::INVALID_ARGUMENT, field,
+                p.address.toString() + "/" + std::to_string(p.length) +
+                    " has host bits set; send " + p.normalised().toString());
+  return p;
+}
+
+WireResult<Route> routeFromWire(const v1::Route& in, const std::string& field,
+                                const PortDirectory& ports) {
+  Route r;
+  if (!in.has_prefix()) return wireError(v1::INVALID_ARGUMENT, field + ".prefix", "not set");
+  auto prefix = prefixFromWire(in.prefix(), field + ".prefix");
+  if (!prefix) return prefix.error();
+  r.prefix = *prefix;
+  auto next_hop = addressFromWire(in.next_hop(), field + ".next_hop", true);
+  if (!next_hop) return next_hop.error();
+  r.next_hop = *next_hop;
+  if (in.next_hop().bytes().empty()) {
+    r.next_hop.family = r.prefix.address.family;
+  } else if (r.next_hop.family != r.prefix.address.family) {
+    return wireError(v1::INVALID_ARGUMENT, field + ".next_hop",
+                r.next_hop.toString() + " is not the prefix's address family");
+  }
+  auto port = ports.resolve(in.port(), field + ".port");
+  if (!port) return port.error();
+  r.port = *port;
+  r.metric = in.metric();
+  return r;
+}
+
+WireResult<Neighbour> neighbourFromWire(const v1::Neighbour& in, const std::string& field,
+                                        const PortDirectory& ports) {
+  Neighbour n;
+  if (!in.has_address()) return wireError(v1::INVALID_ARGUMENT, field + ".address", "not set");
+  auto ip = addressFromWire(in.address(), field + ".address", false);
+  if (!ip) return ip.error();
+  n.ip = *ip;
+  if (n.ip.isUnspecified())
+    return wireError(v1::INVALID_ARGUMENT, field + ".address", "unspecified address");
+  auto port = ports.resolve(in.port(), field + ".port");
+  if (!port) return port.error();
+  n.port = *port;
+  if (in.mac().size() != 6)
+    return wireError(v1::INVALID_ARGUMENT, field + ".mac",
+                std::to_string(in.mac().size()) + " bytes, expected 6");
+  std::memcpy(n.mac.bytes.data(), in.mac().data(), 6);
+  if (n.mac.isZero()) return wireError(v1::INVALID_ARGUMENT, field + ".mac", "all-zero MAC");
+  if (n.mac.bytes[0] & 1)
+    return wireError(v1::INVALID_ARGUMENT, field + ".mac",
+                n.mac.toString() + " is a multicast/broadcast address");
+  return n;
+}
+
+WireResult<std::vector<ControlRule>> controlRulesFromWire(const v1::SetControlRules& in,
+                                                          const std::string& field) {
+  std::vector<ControlRule> rules;
+  rules.reserve(in.rules_size());
+  for (int i = 0; i < in.rules_size(); ++i) {
+    const auto& w = in.rules(i);
+    std::string f = elementField(field, "rules", i);
+    ControlRule r;
+    switch (w.action()) {
+      case v1::ControlRule::ACTION_UNSPECIFIED:
+      case v1::ControlRule::ACTION_CONTROL:
+        r.pass_to_kernel = false;
+        break;
+      case v1::ControlRule::ACTION_PASS:
+        r.pass_to_kernel = true;
+        break;
+      default:
+        return wireError(v1::INVALID_ARGUMENT, f + ".action",
+                    "unknown value " + std::to_string(w.action()));
+    }
+    switch (w.kind()) {
+      case v1::ControlRule::KIND_ETHERTYPE:
+        r.kind = ControlRule::Kind::kEtherType;
+        if (w.ethertype() < 0x0600 || w.ethertype() > 0xffff)
+          return wireError(v1::INVALID_ARGUMENT, f + ".ethertype",
+                      std::to_string(w.ethertype()) + " is not an EtherType (0x0600..0xffff)");
+        r.ethertype = static_cast<uint16_t>(w.ethertype());
+        break;
+      case v1::ControlRule::KIND_IP_PROTO:
+        r.kind = ControlRule::Kind::kIpProto;
+        if (w.ip_proto() > 255)
+          return wireError(v1::INVALID_ARGUMENT, f + ".ip_proto",
+                      std::to_string(w.ip_proto()) + " > 255");
+        r.ip_proto = static_cast<uint8_t>(w.ip_proto());
+        break;
+      case v1::ControlRule::KIND_L4_PORT:
+        r.kind = ControlRule::Kind::kL4Port;
+        if (w.ip_proto() != 6 && w.ip_proto() != 17)
+          return wireError(v1::INVALID_ARGUMENT, f + ".ip_proto",
+                      std::to_string(w.ip_proto()) + ": must be 6 (TCP) or 17 (UDP)");
+        if (w.port() > 65535)
+          return wireError(v1::INVALID_ARGUMENT, f + ".port", std::to_string(w.port()) + " > 65535");
+        r.ip_proto = static_cast<uint8_t>(w.ip_proto());
+        r.port = static_cast<uint16_t>(w.port());
+        break;
+      case v1::ControlRule::KIND_LOCAL_ADDRESS:
+        r.kind = ControlRule::Kind::kLocalAddress;
+        if (auto a = addressFromWire(w.address(), f + ".address", false); a)
+          r.address = *a;
+        else
+          return a.error();
+        break;
+      case v1::ControlRule::KIND_UNSPECIFIED:
+        return wireError(v1::INVALID_ARGUMENT, f + ".kind", "not set");
+      default:
+        return wireError(v1::INVALID_ARGUMENT, f + ".kind",
+                    "unknown value " + std::to_string(w.kind()));
+    }
+    rules.push_back(r);
+  }
+  return rules;
+}
+
+WireResult<std::vector<FastPathEvent::Kind>> subscriptionFromWire(const v1::Subscribe& in,
+                                                                  const std::string& field) {
+  std::vector<FastPathEvent::Kind> kinds;
+  if (in.kinds_size() == 0) {
+    kinds = {FastPathEvent::Kind::kRouteMiss, FastPathEvent::Kind::kPortUp,
+             FastPathEvent::Kind::kPortDown, FastPathEvent::Kind::kNeighbourNeeded};
+  }
+  for (int i = 0; i < in.kinds_size(); ++i) {
+    switch (in.kinds(i)) {
+      case v1::EVENT_KIND_ROUTE_MISS: kinds.push_back(FastPathEvent::Kind::kRouteMiss); break;
+      case v1::EVENT_KIND_PORT_UP: kinds.push_back(FastPathEvent::Kind::kPortUp); break;
+      case v1::EVENT_KIND_PORT_DOWN: kinds.push_back(FastPathEvent::Kind::kPortDown); break;
+      case v1::EVENT_KIND_NEIGHBOUR_NEEDED:
+        kinds.push_back(FastPathEvent::Kind::kNeighbourNeeded);
+        break;
+      default:
+        return wireError(v1::INVALID_ARGUMENT, elementField(field, "kinds", i),
+                    "unknown event kind " + std::to_string(in.kinds(i)));
+    }
+  }
+  return kinds;
+}
+
+}  // namespace fastpath::ctrl

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What fpctl's commands share: exit codes, global options, error reporting, flag parsing
+// and the connection (Session). One file per object implements its command
+// (route.cc, neigh.cc, rules.cc, stats.cc, ports.cc, monitor.cc); main.cc dispatches.
+#pragma once
+
+#include <csignal>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastpath/ctrl/client.h"
+#include "route_spec.h"
+
+namespace fastpath::ctrl::fpctl {
+
+// Exit codes (documented in docs/fpctl.md and --help).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRejected = 1;    // fastpathd refused the request (bad field, not found, ...)
+inline constexpr int kExitUsage = 2;       // bad command line
+inline constexpr int kExitConnect = 3;     // cannot reach fastpathd / connection lost / timeout
+inline constexpr int kExitPermission = 4;  // not allowed to talk to fastpathd
+inline constexpr int kExitVersion = 5;     // protocol version mismatch
+
+struct Global {
+  std::string socket = kDefaultSocketPath;
+  bool json = false;
+  bool help = false;
+  int timeout_ms = 60000;
+  std::size_t chunk = 100000;
+  std::vector<std::string> args;  // positional and command-specific options
+};
+
+/// Set by SIGINT/SIGTERM: long-running commands (stats --watch, monitor) stop.
+extern volatile std::sig_atomic_t g_stop;
+
+/// The exit code for an error from the client library (`connected`: the request reached
+/// fastpathd, so "not found" is a refusal rather than a missing socket).
+int exitFor(const Error& e, bool connected);
+/// Prints the error and returns its exit code.
+int fail(const Error& e, bool connected);
+/// Prints `msg` and the command's help; returns kExitUsage.
+int usage(const std::string& msg, const char* help);
+/// Removes `--flag` (and its value when takes_value) from args; returns whether present.
+bool takeFlag(std::vector<std::string>& args, const std::string& flag,
+              std::string* value = nullptr, bool value_optional = false);
+/// "ok" for a command without output: nothing, or `what` (with the time) in text, or JSON.
+int printOk(const Global& g, const std::string& what, double seconds = -1);
+
+/// The connection to fastpathd for one command, with the port names it knows.
+class Session {
+ public:
+  explicit Session(const Global& g) : g_(g) {}
+
+  int connect();
+
+  Client& client() { return *client_; }
+
+  PortLookup portLookup();
+
+  std::string portName(PortId id);
+
+ private:
+  const Global& g_;
+  std::unique_ptr<Client> client_;
+  bool ports_loaded_ = false;
+  std::map<std::string, PortId> names_;
+  std::map<PortId, std::string> ids_;
+};
+
+int cmdRoute(const Global& g);
+int cmdNeigh(const Global& g);
+int cmdRules(const Global& g);
+int cmdStats(const Global& g);
+int cmdPorts(const Global& g);
+int cmdMonitor(const Global& g);
+
+}  // namespace fastpath::ctrl::fpctl

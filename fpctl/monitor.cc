@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fpctl monitor: fastpathd's events as they arrive.
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fpctl.h"
+#include "json.h"
+
+namespace fastpath::ctrl::fpctl {
+namespace {
+
+const char* kMonitorHelp =
+    R"(Usage: fpctl monitor [--count N] [--json]
+
+  Subscribes to fastpathd's events (route miss, port up/down, neighbour needed) and
+  prints them as they arrive; --count N exits after N events.
+)";
+
+}  // namespace
+
+namespace {
+
+const char* eventName(FastPathEvent::Kind k) {
+  switch (k) {
+    case FastPathEvent::Kind::kRouteMiss: return "route-miss";
+    case FastPathEvent::Kind::kPortUp: return "port-up";
+    case FastPathEvent::Kind::kPortDown: return "port-down";
+    case FastPathEvent::Kind::kNeighbourNeeded: return "neighbour-needed";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+int cmdMonitor(const Global& g) {
+  if (g.help) {
+    std::fputs(kMonitorHelp, stdout);
+    return kExitOk;
+  }
+  std::vector<std::string> a = g.args;
+  std::string count_s;
+  long count = takeFlag(a, "--count", &count_s) ? std::atol(count_s.c_str()) : -1;
+  if (!a.empty()) return usage("monitor: unexpected argument '" + a[0] + "'", kMonitorHelp);
+  Session s(g);
+  if (int rc = s.connect()) return rc;
+  if (auto st = s.client().subscribe(); !st) return fail(st.error(), true);
+  for (long n = 0; (count < 0 || n < count) && !g_stop;) {
+    auto e = s.client().nextEvent(200);
+    if (!e) return fail(e.error(), true);
+    if (!e.value()) continue;
+    const auto& ev = *e.value();
+    if (g.json) {
+      JsonWriter w;
+      w.beginObject().key("event").value(eventName(ev.kind)).key("dev").value(s.portName(ev.port))
+          .key("port").value(ev.port).key("address").value(ev.address.toString()).endObject();
+      std::printf("%s\n", w.str().c_str());
+    } else {
+      std::printf("%s dev %s %s\n", eventName(ev.kind), s.portName(ev.port).c_str(),
+                  ev.address.toString().c_str());
+    }
+    std::fflush(stdout);
+    ++n;
+  }
+  return kExitOk;
+}
+
+}  // namespace fastpath::ctrl::fpctl

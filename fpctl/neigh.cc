@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fpctl neigh: add, del, show.
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fpctl.h"
+#include "json.h"
+
+namespace fastpath::ctrl::fpctl {
+namespace {
+
+const char* kNeighHelp =
+    R"(Usage: fpctl neigh add ADDR lladdr MAC dev IFNAME
+       fpctl neigh del ADDR dev IFNAME
+       fpctl neigh show [--json]
+
+  Neighbours resolve next hops to MAC addresses on a port (like `ip neigh`).
+)";
+
+}  // namespace
+
+int cmdNeigh(const Global& g) {
+  std::vector<std::string> a = g.args;
+  if (g.help || a.empty()) {
+    std::fputs(kNeighHelp, g.help ? stdout : stderr);
+    return g.help ? kExitOk : kExitUsage;
+  }
+  std::string cmd = a[0];
+  a.erase(a.begin());
+  Session s(g);
+  if (cmd == "add" || cmd == "replace") {
+    if (a.empty()) return usage("neigh add: missing ADDR", kNeighHelp);
+    if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+      return usage(pre.error().message, kNeighHelp);
+    if (int rc = s.connect()) return rc;
+    auto n = parseNeighbour(a, s.portLookup());
+    if (!n) return n.error().code == -ENODEV ? fail(n.error(), true) : usage(n.error().message, kNeighHelp);
+    if (n->mac.isZero()) return usage("neigh add: missing 'lladdr MAC'", kNeighHelp);
+    if (auto st = s.client().addNeighbour(n.value()); !st) return fail(st.error(), true);
+    return printOk(g, "neighbour " + n->ip.toString() + " added");
+  }
+  if (cmd == "del" || cmd == "delete") {
+    if (a.empty()) return usage("neigh del: missing ADDR", kNeighHelp);
+    if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+      return usage(pre.error().message, kNeighHelp);
+    if (int rc = s.connect()) return rc;
+    auto n = parseNeighbour(a, s.portLookup());
+    if (!n) return n.error().code == -ENODEV ? fail(n.error(), true) : usage(n.error().message, kNeighHelp);
+    if (auto st = s.client().deleteNeighbour(n->ip, n->port); !st) return fail(st.error(), true);
+    return printOk(g, "neighbour " + n->ip.toString() + " deleted");
+  }
+  if (cmd == "show" || cmd == "list" || cmd == "ls") {
+    if (int rc = s.connect()) return rc;
+    auto ns = s.client().neighbours();
+    if (!ns) return fail(ns.error(), true);
+    if (g.json) {
+      JsonWriter w;
+      w.beginArray();
+      for (const auto& n : ns.value())
+        w.beginObject().key("address").value(n.ip.toString()).key("lladdr").value(n.mac.toString())
+            .key("dev").value(s.portName(n.port)).key("port").value(n.port).endObject();
+      w.endArray();
+      std::printf("%s\n", w.str().c_str());
+    } else {
+      for (const auto& n : ns.value())
+        std::printf("%s dev %s lladdr %s\n", n.ip.toString().c_str(), s.portName(n.port).c_str(),
+                    n.mac.toString().c_str());
+    }
+    return kExitOk;
+  }
+  return usage("neigh: unknown command '" + cmd + "'", kNeighHelp);
+}
+
+}  // namespace fastpath::ctrl::fpctl

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fpctl ports: fastpathd's ports.
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fpctl.h"
+#include "json.h"
+
+namespace fastpath::ctrl::fpctl {
+namespace {
+
+const char* kPortsHelp =
+    R"(Usage: fpctl ports [--json]
+
+  Lists fastpathd's ports: id, interface, MAC, MTU, state, queues, XDP and XSK modes.
+)";
+
+}  // namespace
+
+int cmdPorts(const Global& g) {
+  if (g.help) {
+    std::fputs(kPortsHelp, stdout);
+    return kExitOk;
+  }
+  if (!g.args.empty() && g.args[0] != "show" && g.args[0] != "list")
+    return usage("ports: unexpected argument '" + g.args[0] + "'", kPortsHelp);
+  Session s(g);
+  if (int rc = s.connect()) return rc;
+  auto ps = s.client().ports();
+  if (!ps) return fail(ps.error(), true);
+  if (g.json) {
+    JsonWriter w;
+    w.beginArray();
+    for (const auto& p : ps.value())
+      w.beginObject().key("id").value(p.id).key("ifname").value(p.ifname).key("ifindex").value(p.ifindex)
+          .key("mac").value(p.mac.toString()).key("mtu").value(p.mtu).key("up").value(p.up)
+          .key("queues").value(p.queues).key("xdp_mode").value(p.xdp_mode)
+          .key("xsk_mode").value(p.xsk_mode).endObject();
+    w.endArray();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("%-4s %-16s %-8s %-17s %-6s %-5s %-6s %-8s %s\n", "ID", "IFNAME", "IFINDEX", "MAC", "MTU",
+                "STATE", "QUEUES", "XDP", "XSK");
+    for (const auto& p : ps.value())
+      std::printf("%-4u %-16s %-8d %-17s %-6u %-5s %-6u %-8s %s\n", p.id, p.ifname.c_str(), p.ifindex,
+                  p.mac.toString().c_str(), p.mtu, p.up ? "up" : "down", p.queues, p.xdp_mode.c_str(),
+                  p.xsk_mode.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace fastpath::ctrl::fpctl

@@ -86,6 +86,14 @@ class FastPathRouteMirror : public Object
 
     using Sink = std::function<void(const FastPathUpdate&)>;
 
+    /**
+     * TracedCallback signature of the Update trace source.
+     *
+     * \param [in] added Routes added or changed by the update.
+     * \param [in] removed Routes removed by the update.
+     */
+    typedef void (*UpdateTracedCallback)(uint32_t added, uint32_t removed);
+
     void SetNode(Ptr<Node> node);
     Ptr<Node> GetNode() const;
     /// Declares that `device` (of this node) is fastpathd port `port`.

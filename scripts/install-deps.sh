@@ -14,6 +14,7 @@ packages=(
   iproute2 ethtool iputils-ping iputils-tracepath traceroute tcpdump
   bird2                                    # real RIP peer for the ns-3 RIP example
   python3 python3-matplotlib               # bench plots
+  python3-pyroute2 python3-pytest          # bench: netlink (NAPI threads), unit tests
 )
 
 if [ "$(id -u)" -ne 0 ]; then

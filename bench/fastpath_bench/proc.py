@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Running commands and child processes inside the benchmark's namespaces, and removing
+everything the harness created (Cleanup), also on error or Ctrl-C."""
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+
+from .settings import BENCH_NICE
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def sh(cmd, check=True, capture=False, timeout=60):
+    """Runs a command (list); raises with its stderr on failure when check."""
+    r = subprocess.run(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"command failed ({r.returncode}): {' '.join(cmd)}: {r.stderr.strip()}")
+    return r.stdout if capture else r.returncode
+
+
+class Cleanup:
+    """Everything the harness created, removed in reverse order, also on error/Ctrl-C."""
+
+    def __init__(self):
+        self.procs = []       # Popen objects we started (stopped by PID)
+        self.namespaces = []
+
+    def spawn(self, ns, argv, cpu=None, stdin=None, name=None, log_path=None):
+        cmd = ["ip", "netns", "exec", ns, "nice", "-n", str(BENCH_NICE)]
+        if cpu is not None:
+            cmd += ["taskset", "-c", str(cpu)]
+        cmd += argv
+        out = open(log_path, "w") if log_path else subprocess.DEVNULL
+        p = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=out, text=True,
+                             bufsize=1)
+        p.fp_name = name or os.path.basename(argv[0])
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, timeout=5.0):
+        if p.poll() is None:
+            try:
+                os.kill(p.pid, signal.SIGTERM)
+                p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(p.pid, signal.SIGKILL)
+                p.wait(timeout=2)
+            except ProcessLookupError:
+                pass
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def add_ns(self, ns):
+        sh(["ip", "netns", "add", ns])
+        self.namespaces.append(ns)
+        sh(["ip", "-n", ns, "link", "set", "lo", "up"])
+
+    def del_ns(self, ns):
+        sh(["ip", "netns", "del", ns], check=False)
+        if ns in self.namespaces:
+            self.namespaces.remove(ns)
+
+    def all(self):
+        for p in list(reversed(self.procs)):
+            try:
+                self.stop(p, timeout=3)
+            except Exception as e:  # keep cleaning
+                log(f"cleanup: stopping pid {p.pid}: {e}")
+        for ns in list(reversed(self.namespaces)):
+            self.del_ns(ns)
+
+
+def read_json_line(p, timeout):
+    """Next JSON line from a child's stdout, or None on timeout/EOF."""
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([p.stdout], [], [], max(0.0, end - time.time()))
+        if not r:
+            return None
+        line = p.stdout.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if line.startswith("{"):
+            return json.loads(line)
+    return None

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One measured point: a paced UDP run through R, a TCP bulk transfer, the generator's own
+ceiling, a point of the line scenario."""
+
+import os
+import subprocess
+import sys
+import time
+
+from .settings import DST_IP6, D_IP, GEN_CPU, GEN_RT_PRIO, S_IP, S_IP6, TCP_PORT, UDP_PORT
+from .proc import log, read_json_line
+from .meter import StageCounters, parse_ping
+
+
+def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
+                  family=4):
+    """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load.
+    stages: a StageCounters snapshotted around the point (per-stage loss accounting).
+    family 6: UDP/IPv6 from S to 2001:2:0:2::1 behind D (topology built with ipv6)."""
+    src, dst = (topo.udp_src, topo.udp_dst) if family == 4 else (S_IP6, DST_IP6)
+    sink.cmd("reset")
+    st_a = stages.snap() if stages else None
+    count = max(2, int(duration / 0.2))
+    ping = topo.clean.spawn(topo.s, ["ping", "-q", "-i", "0.2", "-c", str(count), "-w",
+                                str(int(duration) + 2)] + topo.ping_from + [dst],
+                       name="ping")
+    argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", src, "--dst-ip", dst,
+            "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
+            "--flows", str(flows), "--duration", str(duration), "--cpu", str(GEN_CPU),
+            "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
+    # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
+    # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
+    # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
+    argv += (["--flat-out"] if rate_pps is None
+             else ["--pps", str(rate_pps), "--rt-priority", str(GEN_RT_PRIO)])
+    a = meter.snap()
+    gen = topo.clean.spawn(topo.s, argv, name="trafgen")
+    g = read_json_line(gen, duration + 10)
+    b = meter.snap()
+    topo.clean.stop(gen)
+    if g is None:
+        raise RuntimeError("fp-trafgen printed no result")
+    time.sleep(0.3)  # let queued frames drain to the sink
+    s = sink.cmd(f"read {flows}")
+    st_d = StageCounters.delta(st_a, stages.snap()) if stages else None
+    try:
+        out, _ = ping.communicate(timeout=duration + 5)
+    except subprocess.TimeoutExpired:
+        out = ""
+    topo.clean.stop(ping)
+    rtt, ping_rx = parse_ping(out or "")
+    attempted = g["sent"] + g["errors"]
+    el = g["elapsed_s"]
+    row = {
+        "offered_pps": rate_pps if rate_pps is not None else "flat-out",
+        "offered_mbps": rate_pps * 8 * payload / 1e6 if rate_pps is not None else "",
+        "gen_pps": attempted / el,
+        "gen_errors": g["errors"],
+        # Paced: most frames the generator offered back to back (catch-up after it lost
+        # its CPU) — bursts longer than the receiver's first ring are what overflow it.
+        "gen_max_burst": g.get("max_burst", 0),
+        # Frames the generator's schedule skipped because it had lost its CPU for more
+        # than 1 ms (fp-trafgen --max-lag-us): never offered, so neither loss nor offered.
+        "gen_skipped": g.get("skipped", 0),
+        "rx_pps": s["packets"] / el,
+        "rx_mbps": s["bytes"] * 8 / el / 1e6,
+        "loss_pct": 100.0 * (attempted - s["packets"]) / attempted if attempted else float("nan"),
+        "gap_loss": s["gap_loss"],
+        "reordered": s["reordered"],
+        "jain": s["jain"],
+        "lat_p50_us": s["lat_p50_us"],
+        "lat_p99_us": s["lat_p99_us"],
+        "rtt_ms": rtt,
+        "ping_rx": ping_rx,
+    }
+    row.update(meter.delta(a, b))
+    # Forwarder CPU per forwarded packet (ns): the "no more CPU per packet than the kernel"
+    # comparison. Userspace: process + NAPI threads; kernel/XDP: softirq + NAPI threads.
+    row["cpu_ns_per_pkt"] = (row["cpu_fwd_pct"] / 100.0 * 1e9 / row["rx_pps"]
+                             if row["rx_pps"] > 0 else float("nan"))
+    if st_d is not None:
+        row.update(stages.summary(st_d))
+        stages.log.append({"offered_pps": row["offered_pps"], "payload": payload,
+                          "gen_sent": g["sent"], "gen_errors": g["errors"],
+                          "sink_packets": s["packets"], "counters": st_d})
+    # Generator-limited: it could not offer the requested rate, or (flat-out) the forwarder
+    # kept up with everything the generator produced.
+    if rate_pps is not None:
+        row["gen_limited"] = int(attempted / el < 0.98 * rate_pps)
+    else:
+        row["gen_limited"] = int(row["loss_pct"] < 1.0)
+    return row
+
+
+def run_tcp(tools, topo, duration):
+    """TCP bulk S -> D (fp_tcp_bulk.py), with ping under load."""
+    # bench/fp_tcp_bulk.py, next to this package.
+    helper = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "fp_tcp_bulk.py")
+    srv = topo.clean.spawn(topo.d, [sys.executable, helper, "server", D_IP, str(TCP_PORT),
+                               str(duration + 10)], cpu=GEN_CPU, name="tcp-server")
+    if read_json_line(srv, 5) is None:
+        raise RuntimeError("TCP receiver did not start")
+    count = max(2, int(duration / 0.2))
+    ping = topo.clean.spawn(topo.s, ["ping", "-q", "-i", "0.2", "-c", str(count), "-w",
+                                str(int(duration) + 2), D_IP], name="ping")
+    cli = topo.clean.spawn(topo.s, [sys.executable, helper, "client", D_IP, str(TCP_PORT),
+                               str(duration)], cpu=GEN_CPU, name="tcp-client")
+    c = read_json_line(cli, duration + 15)
+    r = read_json_line(srv, 10)
+    try:
+        out, _ = ping.communicate(timeout=duration + 5)
+    except subprocess.TimeoutExpired:
+        out = ""
+    for p in (cli, srv, ping):
+        topo.clean.stop(p)
+    rtt, _ = parse_ping(out or "")
+    if r is None or c is None:
+        return {"tcp_mbps": float("nan"), "rtt_ms": rtt, "tcp_error": (c or {}).get("error", "no result")}
+    return {"tcp_mbps": r["bytes"] * 8 / r["elapsed_s"] / 1e6, "rtt_ms": rtt, "tcp_error": ""}
+
+
+def generator_ceiling(tools, topo, payload, duration):
+    """Flat-out into an XDP sink on R's ingress (NAPI on FWD_CPU): what S can offer."""
+    p = topo.clean.spawn(topo.r[0], [tools["sink"], "--ifname", topo.r_in(0), "--port",
+                                str(UDP_PORT)], stdin=subprocess.PIPE, name="sink-r")
+    try:
+        if read_json_line(p, 10) is None:
+            raise RuntimeError("sink on R's ingress did not attach")
+        topo.pin_napi()
+        argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP, "--dst-ip", D_IP,
+                "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
+                "--flows", "16", "--duration", str(duration), "--cpu", str(GEN_CPU),
+                "--flat-out"]
+        p.stdin.write("reset\n")
+        p.stdin.flush()
+        read_json_line(p, 5)
+        gen = topo.clean.spawn(topo.s, argv, name="trafgen")
+        g = read_json_line(gen, duration + 10)
+        topo.clean.stop(gen)
+        time.sleep(0.2)
+        p.stdin.write("read 16\n")
+        p.stdin.flush()
+        s = read_json_line(p, 5)
+        return {"payload": payload, "sent_pps": g["sent"] / g["elapsed_s"],
+                "received_at_r_pps": s["packets"] / g["elapsed_s"]}
+    finally:
+        try:
+            p.stdin.write("quit\n")
+            p.stdin.flush()
+            p.wait(timeout=3)
+        except Exception:
+            pass
+        topo.clean.stop(p)
+
+
+def run_line_point(tools, topo, sink, meter, fwd, fw, n, args, reps, duration, tcp_dur,
+                   line_rows, tcp_line_rows):
+    for rep in range(reps):
+        row = run_udp_point(tools, topo, sink, meter, args.line_pps, 160, args.flows, duration)
+        row.update({"forwarder": fw, "routers": n, "rep": rep})
+        line_rows.append(row)
+        log(f"{fw:9s} line N={n:2d} rx {row['rx_pps']:>9,.0f} pkt/s loss {row['loss_pct']:6.2f}% "
+            f"rtt {row['rtt_ms']:.3f} ms")
+        if not args.no_tcp:
+            t = run_tcp(tools, topo, tcp_dur)
+            t.update({"forwarder": fw, "routers": n, "rep": rep})
+            tcp_line_rows.append(t)
+            log(f"{fw:9s} line N={n:2d} TCP {t['tcp_mbps']:.1f} Mbit/s")

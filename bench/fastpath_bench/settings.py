@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""CPU placement, priorities, addresses and the forwarders the harness knows; the
+thesis's Appendix A ratios it reports against."""
+
+
+GEN_CPU = 0
+
+
+FWD_CPU = 1
+
+
+# Benchmark processes and the NAPI kthreads they depend on run at this nice level so that
+# other work on the machine (builds) steals less of their CPU; printed in the placement.
+BENCH_NICE = -10
+
+
+NAPI_RT_PRIO = 50
+
+
+GEN_RT_PRIO = 40  # paced fp-trafgen: SCHED_FIFO below the NAPI threads
+
+
+UDP_PORT = 9000
+
+
+TCP_PORT = 9100
+
+
+S_IP, R_IN_IP, R_OUT_IP, D_IP = "198.18.0.2", "198.18.0.1", "198.18.1.1", "198.18.1.2"
+
+
+NET_S, NET_D = "198.18.0.0/24", "198.18.1.0/24"
+
+
+# IPv6 (--family 6), single router only: S, R's two interfaces and D on 2001:2:0:0::/64 and
+# 2001:2:0:1::/64; the traffic goes to 2001:2:0:2::1, an address of D inside
+# 2001:2:0:2::/64, which R routes via D.
+S_IP6, R_IN_IP6, R_OUT_IP6, D_IP6 = "2001:2::2", "2001:2::1", "2001:2:0:1::1", "2001:2:0:1::2"
+
+
+NET_S6, NET_D6, DST_IP6 = "2001:2::/64", "2001:2:0:2::/64", "2001:2:0:2::1"
+
+
+# Forwarders that forward IPv6, and why the others are skipped in IPv6 runs.
+V6_SKIP = {
+    "ns3": "fp-ns3-fdfwd sets up IPv4 interfaces and routes only",
+    "rawfwd": "fp-rawfwd's route table and TTL rewrite are IPv4 only",
+}
+
+
+ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "fastpathd"]
+
+
+LABELS = {
+    "ns3": "ns-3 FdNetDevice",
+    "rawfwd": "raw socket (userspace)",
+    "kernel": "Linux kernel",
+    "xdp": "XDP redirect (limit)",
+    "fastpathd": "fastpathd (AF_XDP)",
+    "ns3-olsr": "ns-3 OLSR, FdNetDevice",
+    "fastpathd-olsr": "fastpathd + ns-3 OLSR",
+}
+
+
+OLSR_KINDS = ["ns3-olsr", "fastpathd-olsr"]
+
+
+# Thesis Appendix A ratios (160-byte UDP): (label, thesis value, numerator, denominator,
+# key of ratios()). Max received rates: A.4 ns-3 14.38, A.5 userspace 31.67, A.6 kernel
+# 68.45 (link-limited), A.7 ns-3/WMRP 9.27 vs A.8 userspace data plane 43.84 at 70.8,
+# A.9 ns-3/OLSR 3.55 vs A.10 real routing 67.56 at 70.8 Mbit/s.
+THESIS_ROWS = [
+    ("userspace (raw socket) / ns-3, max received", "2.2x (A.5/A.4); 4.7x at 70.8 Mbit/s "
+     "(A.8/A.7)", "rawfwd", "ns3", "saturation_pps"),
+    ("kernel / ns-3, max received", "4.8x (A.6/A.4, 100 Mbit/s link-limited); 19x at "
+     "70.8 Mbit/s (A.10/A.9)", "kernel", "ns3", "saturation_pps"),
+    ("userspace / ns-3, loss-free rate", "2x (16 vs 8 Mbit/s, A.5/A.4)", "rawfwd", "ns3",
+     "lossfree_pps"),
+    ("kernel / ns-3, loss-free rate", ">= 4x (32 vs 8 Mbit/s, link-limited, A.6/A.4)",
+     "kernel", "ns3", "lossfree_pps"),
+    ("fastpathd / ns-3, max received", "(new; goal: beat 19x)", "fastpathd", "ns3",
+     "saturation_pps"),
+    ("fastpathd / kernel, max received", "(new)", "fastpathd", "kernel", "saturation_pps"),
+    ("fastpathd / XDP redirect, max received", "(new)", "fastpathd", "xdp", "saturation_pps"),
+    ("OLSR: fast data plane / ns-3 emulation, max received", "19x (A.10/A.9, real routing)",
+     "fastpathd-olsr", "ns3-olsr", "saturation_pps"),
+    ("OLSR: fast data plane / ns-3 emulation, loss-free", "8x (32 vs 4 Mbit/s, A.10/A.9)",
+     "fastpathd-olsr", "ns3-olsr", "lossfree_pps"),
+]

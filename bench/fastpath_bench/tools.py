@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Where the harness finds the programs it drives, in a CMake build directory."""
+
+import os
+
+
+# Tool -> its path in the build tree (the CMake targets' output locations).
+TOOL_PATHS = {
+    "trafgen": "bench/fp-trafgen", "sink": "bench/fp-sink",
+    "xdp": "bench/fp-xdpfwd", "rawfwd": "bench/fp-rawfwd",
+    "ns3": "bench/fp-ns3-fdfwd",
+    "fastpathd": "fastpathd/fastpathd",
+    "olsr": "ns3-module/examples/olsr-router",
+    "fpctl": "fpctl/fpctl",
+}
+
+
+def find_tools(build_dir):
+    """{tool: path} of the tools built in build_dir (executable files only)."""
+    tools = {}
+    for k, p in TOOL_PATHS.items():
+        full = os.path.join(build_dir, p)
+        if os.path.isfile(full) and os.access(full, os.X_OK):
+            tools[k] = full
+    return tools

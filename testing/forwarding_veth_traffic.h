@@ -31,7 +31,7 @@ using testing::Topology;
 using Clock = std::chrono::steady_clock;
 
 inline constexpr uint16_t kUdpPort = 9;           // discard
-inline constexpr uint32_t kFrameLen = 160;        // the 160-byte UDP frames
+inline constexpr uint32_t kFrameLen = 160;        // 160-byte UDP frames, the thesis's VoIP-sized packets
 inline constexpr uint32_t kMagic = 0x46505457;    // "FPTW" in the payload: our frames only
 inline const char* kOtherMac = "02:00:00:00:00:99";  // second next hop for the route change
 

@@ -10,7 +10,7 @@
 //
 // --role=peer runs an AODV neighbour as plain emulation on a host interface, sharing the
 // host's address and MAC (it only sees ARP and AODV, never the host's data), so the host
-// becomes an AODV node for the router (run-aodv-demo.sh).
+// becomes an AODV node for the router (demo/aodv.sh).
 #include "example-common.h"
 
 #include "ns3/aodv-helper.h"

@@ -9,7 +9,7 @@
 //                  interface with the host's kernel and can announce the host's networks
 //                  as OLSR HNA: the real host behind it becomes reachable through OLSR.
 //
-// Topology used by run-olsr-demo.sh and the veth test:
+// Topology used by demo/olsr.sh and the veth test:
 //
 //   [S: kernel + ns-3 peer] s0 --- r0 [R: fastpathd + ns-3 router] r1 --- d0 [D: same as S]
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // rip-router: an ns-3 RIP router whose data plane is fastpathd. Its neighbours can be
-// real RIP daemons (bird2 in run-rip-demo.sh): routes learned from them are installed in
+// real RIP daemons (bird2 in demo/rip.sh): routes learned from them are installed in
 // fastpathd by resolve-on-miss (ns-3's Rip does not expose its table).
 //
 //   rip-router --ports=r0,r1 --addresses=198.18.1.1/24,198.18.2.1/24 --duration=60

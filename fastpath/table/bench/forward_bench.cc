@@ -21,7 +21,7 @@ namespace fastpath {
 namespace {
 
 constexpr size_t kBurst = 64;
-constexpr size_t kFrameBytes = 160;  // the 160-byte UDP frames
+constexpr size_t kFrameBytes = 160;  // 160-byte UDP frames, the thesis's VoIP-sized packets
 
 uint32_t mask4(unsigned d) { return d == 0 ? 0 : ~0u << (32 - d); }
 

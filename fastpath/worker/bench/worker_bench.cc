@@ -45,7 +45,7 @@ namespace fastpath {
 namespace {
 
 constexpr uint32_t kBatch = 64;
-constexpr uint32_t kFrameBytes = 160;  // the 160-byte UDP frames
+constexpr uint32_t kFrameBytes = 160;  // 160-byte UDP frames, the thesis's VoIP-sized packets
 constexpr uint32_t kHeadroom = 256;    // XDP_PACKET_HEADROOM
 constexpr uint32_t kRing = 2048;       // as in the docs' measurements (fastpathd's default: 4096)
 

@@ -19,8 +19,7 @@ int exitFor(const Error& e, bool connected) {
     case EPERM: return kExitPermission;
     case EPROTONOSUPPORT: return kExitVersion;
     case ECONNREFUSED:
-    case ENOENT:
-      return connected ? kExitRejected : kExitConnect;
+    case ENOENT: return connected ? kExitRejected : kExitConnect;
     case EPIPE:
     case ECONNRESET:
     case ENOTCONN:
@@ -45,7 +44,8 @@ bool takeFlag(std::vector<std::string>& args, const std::string& flag, std::stri
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] != flag) continue;
     if (value) {
-      bool has = i + 1 < args.size() && (!value_optional || (!args[i + 1].empty() && args[i + 1][0] != '-'));
+      bool has = i + 1 < args.size() &&
+                 (!value_optional || (!args[i + 1].empty() && args[i + 1][0] != '-'));
       if (has) {
         *value = args[i + 1];
         args.erase(args.begin() + i, args.begin() + i + 2);
@@ -110,8 +110,8 @@ PortLookup Session::portLookup() {
       return static_cast<PortId>(id);
     std::string known;
     for (const auto& [n, i] : names_) known += (known.empty() ? "" : ", ") + n;
-    return makeError(-ENODEV, "no port '" + name + "' (fastpathd has: " +
-                                  (known.empty() ? "none" : known) + ")");
+    return makeError(-ENODEV, "no port '" + name +
+                                  "' (fastpathd has: " + (known.empty() ? "none" : known) + ")");
   };
 }
 

@@ -18,9 +18,10 @@ namespace fastpath::ctrl::fpctl {
 
 // Exit codes (documented in docs/fpctl.md and --help).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitRejected = 1;    // fastpathd refused the request (bad field, not found, ...)
-inline constexpr int kExitUsage = 2;       // bad command line
-inline constexpr int kExitConnect = 3;     // cannot reach fastpathd / connection lost / timeout
+inline constexpr int kExitRejected =
+    1;                                  // fastpathd refused the request (bad field, not found, ...)
+inline constexpr int kExitUsage = 2;    // bad command line
+inline constexpr int kExitConnect = 3;  // cannot reach fastpathd / connection lost / timeout
 inline constexpr int kExitPermission = 4;  // not allowed to talk to fastpathd
 inline constexpr int kExitVersion = 5;     // protocol version mismatch
 
@@ -44,8 +45,8 @@ int fail(const Error& e, bool connected);
 /// Prints `msg` and the command's help; returns kExitUsage.
 int usage(const std::string& msg, const char* help);
 /// Removes `--flag` (and its value when takes_value) from args; returns whether present.
-bool takeFlag(std::vector<std::string>& args, const std::string& flag,
-              std::string* value = nullptr, bool value_optional = false);
+bool takeFlag(std::vector<std::string>& args, const std::string& flag, std::string* value = nullptr,
+              bool value_optional = false);
 /// "ok" for a command without output: nothing, or `what` (with the time) in text, or JSON.
 int printOk(const Global& g, const std::string& what, double seconds = -1);
 

@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
     } else if (a == "-h" || a == "--help" || a == "help") {
       g.help = true;
     } else if (a == "-V" || a == "--version") {
-      std::printf("fpctl (ns3-fastpath) protocol fastpath.v1 %u.%u\n", kProtocolMajor, kProtocolMinor);
+      std::printf("fpctl (ns3-fastpath) protocol fastpath.v1 %u.%u\n", kProtocolMajor,
+                  kProtocolMinor);
       return kExitOk;
     } else {
       g.args.push_back(a);
@@ -94,7 +95,8 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   std::signal(SIGPIPE, SIG_IGN);
   if (object == "route" || object == "r" || object == "ro") return cmdRoute(g);
-  if (object == "neigh" || object == "neighbour" || object == "neighbor" || object == "n") return cmdNeigh(g);
+  if (object == "neigh" || object == "neighbour" || object == "neighbor" || object == "n")
+    return cmdNeigh(g);
   if (object == "rules" || object == "rule") return cmdRules(g);
   if (object == "stats" || object == "s") return cmdStats(g);
   if (object == "ports" || object == "port" || object == "p") return cmdPorts(g);

@@ -57,8 +57,16 @@ int cmdMonitor(const Global& g) {
     const auto& ev = *e.value();
     if (g.json) {
       JsonWriter w;
-      w.beginObject().key("event").value(eventName(ev.kind)).key("dev").value(s.portName(ev.port))
-          .key("port").value(ev.port).key("address").value(ev.address.toString()).endObject();
+      w.beginObject()
+          .key("event")
+          .value(eventName(ev.kind))
+          .key("dev")
+          .value(s.portName(ev.port))
+          .key("port")
+          .value(ev.port)
+          .key("address")
+          .value(ev.address.toString())
+          .endObject();
       std::printf("%s\n", w.str().c_str());
     } else {
       std::printf("%s dev %s %s\n", eventName(ev.kind), s.portName(ev.port).c_str(),

@@ -36,22 +36,30 @@ int cmdNeigh(const Global& g) {
   Session s(g);
   if (cmd == "add" || cmd == "replace") {
     if (a.empty()) return usage("neigh add: missing ADDR", kNeighHelp);
-    if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+    if (auto pre =
+            parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; });
+        !pre)
       return usage(pre.error().message, kNeighHelp);
     if (int rc = s.connect()) return rc;
     auto n = parseNeighbour(a, s.portLookup());
-    if (!n) return n.error().code == -ENODEV ? fail(n.error(), true) : usage(n.error().message, kNeighHelp);
+    if (!n)
+      return n.error().code == -ENODEV ? fail(n.error(), true)
+                                       : usage(n.error().message, kNeighHelp);
     if (n->mac.isZero()) return usage("neigh add: missing 'lladdr MAC'", kNeighHelp);
     if (auto st = s.client().addNeighbour(n.value()); !st) return fail(st.error(), true);
     return printOk(g, "neighbour " + n->ip.toString() + " added");
   }
   if (cmd == "del" || cmd == "delete") {
     if (a.empty()) return usage("neigh del: missing ADDR", kNeighHelp);
-    if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+    if (auto pre =
+            parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; });
+        !pre)
       return usage(pre.error().message, kNeighHelp);
     if (int rc = s.connect()) return rc;
     auto n = parseNeighbour(a, s.portLookup());
-    if (!n) return n.error().code == -ENODEV ? fail(n.error(), true) : usage(n.error().message, kNeighHelp);
+    if (!n)
+      return n.error().code == -ENODEV ? fail(n.error(), true)
+                                       : usage(n.error().message, kNeighHelp);
     if (auto st = s.client().deleteNeighbour(n->ip, n->port); !st) return fail(st.error(), true);
     return printOk(g, "neighbour " + n->ip.toString() + " deleted");
   }
@@ -63,8 +71,16 @@ int cmdNeigh(const Global& g) {
       JsonWriter w;
       w.beginArray();
       for (const auto& n : ns.value())
-        w.beginObject().key("address").value(n.ip.toString()).key("lladdr").value(n.mac.toString())
-            .key("dev").value(s.portName(n.port)).key("port").value(n.port).endObject();
+        w.beginObject()
+            .key("address")
+            .value(n.ip.toString())
+            .key("lladdr")
+            .value(n.mac.toString())
+            .key("dev")
+            .value(s.portName(n.port))
+            .key("port")
+            .value(n.port)
+            .endObject();
       w.endArray();
       std::printf("%s\n", w.str().c_str());
     } else {

@@ -38,19 +38,35 @@ int cmdPorts(const Global& g) {
     JsonWriter w;
     w.beginArray();
     for (const auto& p : ps.value())
-      w.beginObject().key("id").value(p.id).key("ifname").value(p.ifname).key("ifindex").value(p.ifindex)
-          .key("mac").value(p.mac.toString()).key("mtu").value(p.mtu).key("up").value(p.up)
-          .key("queues").value(p.queues).key("xdp_mode").value(p.xdp_mode)
-          .key("xsk_mode").value(p.xsk_mode).endObject();
+      w.beginObject()
+          .key("id")
+          .value(p.id)
+          .key("ifname")
+          .value(p.ifname)
+          .key("ifindex")
+          .value(p.ifindex)
+          .key("mac")
+          .value(p.mac.toString())
+          .key("mtu")
+          .value(p.mtu)
+          .key("up")
+          .value(p.up)
+          .key("queues")
+          .value(p.queues)
+          .key("xdp_mode")
+          .value(p.xdp_mode)
+          .key("xsk_mode")
+          .value(p.xsk_mode)
+          .endObject();
     w.endArray();
     std::printf("%s\n", w.str().c_str());
   } else {
-    std::printf("%-4s %-16s %-8s %-17s %-6s %-5s %-6s %-8s %s\n", "ID", "IFNAME", "IFINDEX", "MAC", "MTU",
-                "STATE", "QUEUES", "XDP", "XSK");
+    std::printf("%-4s %-16s %-8s %-17s %-6s %-5s %-6s %-8s %s\n", "ID", "IFNAME", "IFINDEX", "MAC",
+                "MTU", "STATE", "QUEUES", "XDP", "XSK");
     for (const auto& p : ps.value())
-      std::printf("%-4u %-16s %-8d %-17s %-6u %-5s %-6u %-8s %s\n", p.id, p.ifname.c_str(), p.ifindex,
-                  p.mac.toString().c_str(), p.mtu, p.up ? "up" : "down", p.queues, p.xdp_mode.c_str(),
-                  p.xsk_mode.c_str());
+      std::printf("%-4u %-16s %-8d %-17s %-6u %-5s %-6u %-8s %s\n", p.id, p.ifname.c_str(),
+                  p.ifindex, p.mac.toString().c_str(), p.mtu, p.up ? "up" : "down", p.queues,
+                  p.xdp_mode.c_str(), p.xsk_mode.c_str());
   }
   return kExitOk;
 }

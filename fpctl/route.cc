@@ -53,11 +53,14 @@ int cmdRoute(const Global& g) {
   if (cmd == "add" || cmd == "replace" || cmd == "change") {
     if (a.empty()) return usage("route " + cmd + ": missing PREFIX", kRouteHelp);
     // Check the syntax before connecting (ports are resolved by fastpathd afterwards).
-    if (auto pre = parseRoute(a, [](const std::string&) -> Result<PortId> { return PortId{0}; }); !pre)
+    if (auto pre = parseRoute(a, [](const std::string&) -> Result<PortId> { return PortId{0}; });
+        !pre)
       return usage(pre.error().message, kRouteHelp);
     if (int rc = s.connect()) return rc;
     auto r = parseRoute(a, s.portLookup());
-    if (!r) return r.error().code == -ENODEV ? fail(r.error(), true) : usage(r.error().message, kRouteHelp);
+    if (!r)
+      return r.error().code == -ENODEV ? fail(r.error(), true)
+                                       : usage(r.error().message, kRouteHelp);
     if (auto st = s.client().addRoute(r.value()); !st) return fail(st.error(), true);
     return printOk(g, "route " + r->prefix.toString() + " added");
   }
@@ -80,9 +83,17 @@ int cmdRoute(const Global& g) {
       w.beginArray();
       for (const auto& r : rs.value()) {
         w.beginObject().key("prefix").value(r.prefix.toString()).key("via");
-        if (r.next_hop.isUnspecified()) w.null(); else w.value(r.next_hop.toString());
-        w.key("dev").value(s.portName(r.port)).key("port").value(r.port)
-            .key("metric").value(r.metric).endObject();
+        if (r.next_hop.isUnspecified())
+          w.null();
+        else
+          w.value(r.next_hop.toString());
+        w.key("dev")
+            .value(s.portName(r.port))
+            .key("port")
+            .value(r.port)
+            .key("metric")
+            .value(r.metric)
+            .endObject();
       }
       w.endArray();
       std::printf("%s\n", w.str().c_str());
@@ -106,22 +117,30 @@ int cmdRoute(const Global& g) {
       return usage("route replace-all: give --file FILE and/or --generate N", kRouteHelp);
     std::string dev, via;
     for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i] == "dev" && i + 1 < a.size()) dev = a[++i];
-      else if (a[i] == "via" && i + 1 < a.size()) via = a[++i];
-      else return usage("route replace-all: unexpected argument '" + a[i] + "'", kRouteHelp);
+      if (a[i] == "dev" && i + 1 < a.size())
+        dev = a[++i];
+      else if (a[i] == "via" && i + 1 < a.size())
+        via = a[++i];
+      else
+        return usage("route replace-all: unexpected argument '" + a[i] + "'", kRouteHelp);
     }
-    if (has_gen && dev.empty()) return usage("route replace-all --generate needs dev IFNAME", kRouteHelp);
+    if (has_gen && dev.empty())
+      return usage("route replace-all --generate needs dev IFNAME", kRouteHelp);
     char* end = nullptr;
     unsigned long long count = has_gen ? std::strtoull(gen.c_str(), &end, 10) : 0;
-    if (has_gen && (gen.empty() || *end)) return usage("--generate: '" + gen + "' is not a count", kRouteHelp);
+    if (has_gen && (gen.empty() || *end))
+      return usage("--generate: '" + gen + "' is not a count", kRouteHelp);
     unsigned long long per = has_chunk ? std::strtoull(chunk.c_str(), &end, 10) : 100000;
-    if (has_chunk && (chunk.empty() || *end || per == 0)) return usage("--chunk: '" + chunk + "' is not a positive count", kRouteHelp);
+    if (has_chunk && (chunk.empty() || *end || per == 0))
+      return usage("--chunk: '" + chunk + "' is not a positive count", kRouteHelp);
     gc.chunk = static_cast<std::size_t>(per);
     if (int rc = s.connect()) return rc;
     std::vector<Route> table;
     if (has_file) {
       auto rs = readRouteFile(file, s.portLookup());
-      if (!rs) return rs.error().code == -ENODEV ? fail(rs.error(), true) : usage(rs.error().message, kRouteHelp);
+      if (!rs)
+        return rs.error().code == -ENODEV ? fail(rs.error(), true)
+                                          : usage(rs.error().message, kRouteHelp);
       table = std::move(rs).value();
     }
     if (has_gen) {
@@ -130,7 +149,8 @@ int cmdRoute(const Global& g) {
       IpAddress gw;
       if (!via.empty()) {
         auto v = IpAddress::parse(via);
-        if (!v || v->family != Family::kIpv4) return usage("via " + via + ": not an IPv4 address", kRouteHelp);
+        if (!v || v->family != Family::kIpv4)
+          return usage("via " + via + ": not an IPv4 address", kRouteHelp);
         gw = v.value();
       }
       auto rs = generateRoutes(count, port.value(), gw);

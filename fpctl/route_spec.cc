@@ -18,7 +18,8 @@ Result<uint64_t> parseNumber(const std::string& what, const std::string& text, u
   errno = 0;
   unsigned long long v = std::strtoull(text.c_str(), &end, 0);
   if (errno || *end != '\0' || text[0] == '-' || v > max)
-    return makeError(-EINVAL, what + ": '" + text + "' is not a number in 0.." + std::to_string(max));
+    return makeError(-EINVAL,
+                     what + ": '" + text + "' is not a number in 0.." + std::to_string(max));
   return static_cast<uint64_t>(v);
 }
 
@@ -72,9 +73,12 @@ Result<std::vector<Route>> readRouteFile(const std::string& path, const PortLook
     std::vector<std::string> words;
     for (std::string w; ss >> w;) words.push_back(w);
     if (words.empty()) continue;
-    if (words[0] == "route" && words.size() > 1 && words[1] == "add") words.erase(words.begin(), words.begin() + 2);
+    if (words[0] == "route" && words.size() > 1 && words[1] == "add")
+      words.erase(words.begin(), words.begin() + 2);
     auto r = parseRoute(words, ports);
-    if (!r) return makeError(r.error().code, path + ":" + std::to_string(lineno) + ": " + r.error().message);
+    if (!r)
+      return makeError(r.error().code,
+                       path + ":" + std::to_string(lineno) + ": " + r.error().message);
     out.push_back(r.value());
   }
   return out;
@@ -83,8 +87,8 @@ Result<std::vector<Route>> readRouteFile(const std::string& path, const PortLook
 Result<std::vector<Route>> generateRoutes(std::size_t count, PortId port, const IpAddress& via) {
   constexpr uint32_t kBase = 0x0b000000;  // 11.0.0.0
   if (count > (0xdf000000u - kBase) >> 8)
-    return makeError(-EINVAL, "--generate: at most " + std::to_string((0xdf000000u - kBase) >> 8) +
-                                  " routes");
+    return makeError(
+        -EINVAL, "--generate: at most " + std::to_string((0xdf000000u - kBase) >> 8) + " routes");
   std::vector<Route> out(count);
   for (std::size_t i = 0; i < count; ++i) {
     Route& r = out[i];
@@ -157,7 +161,8 @@ Result<std::vector<ControlRule>> parseRules(const std::vector<std::string>& args
       r.kind = ControlRule::Kind::kLocalAddress;
       r.address = a.value();
     } else {
-      return makeError(-EINVAL, "unknown rule '" + k + "' (expected ethertype, proto, udp, tcp, local)");
+      return makeError(-EINVAL,
+                       "unknown rule '" + k + "' (expected ethertype, proto, udp, tcp, local)");
     }
     if (i < args.size() && (args[i] == "pass" || args[i] == "control")) {
       r.pass_to_kernel = args[i] == "pass";

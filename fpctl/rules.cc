@@ -50,10 +50,24 @@ int cmdRules(const Global& g) {
       for (const auto& r : rs.value()) {
         w.beginObject();
         switch (r.kind) {
-          case ControlRule::Kind::kEtherType: w.key("kind").value("ethertype").key("ethertype").value(static_cast<uint32_t>(r.ethertype)); break;
-          case ControlRule::Kind::kIpProto: w.key("kind").value("proto").key("proto").value(static_cast<uint32_t>(r.ip_proto)); break;
-          case ControlRule::Kind::kL4Port: w.key("kind").value(r.ip_proto == 6 ? "tcp" : "udp").key("port").value(static_cast<uint32_t>(r.port)); break;
-          case ControlRule::Kind::kLocalAddress: w.key("kind").value("local").key("address").value(r.address.toString()); break;
+          case ControlRule::Kind::kEtherType:
+            w.key("kind")
+                .value("ethertype")
+                .key("ethertype")
+                .value(static_cast<uint32_t>(r.ethertype));
+            break;
+          case ControlRule::Kind::kIpProto:
+            w.key("kind").value("proto").key("proto").value(static_cast<uint32_t>(r.ip_proto));
+            break;
+          case ControlRule::Kind::kL4Port:
+            w.key("kind")
+                .value(r.ip_proto == 6 ? "tcp" : "udp")
+                .key("port")
+                .value(static_cast<uint32_t>(r.port));
+            break;
+          case ControlRule::Kind::kLocalAddress:
+            w.key("kind").value("local").key("address").value(r.address.toString());
+            break;
         }
         w.key("action").value(r.pass_to_kernel ? "pass" : "control").endObject();
       }

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
-#include <map>
 
 #include "fpctl.h"
 #include "json.h"
@@ -68,7 +68,8 @@ int cmdStats(const Global& g) {
           std::string key = set.scope + "/" + name;
           if (watch && round > 0 && prev.count(key)) {
             double rate = static_cast<double>(v - prev[key]) / interval;
-            std::printf("  %-28s %20llu  %12.0f/s\n", name.c_str(), static_cast<unsigned long long>(v), rate);
+            std::printf("  %-28s %20llu  %12.0f/s\n", name.c_str(),
+                        static_cast<unsigned long long>(v), rate);
           } else {
             std::printf("  %-28s %20llu\n", name.c_str(), static_cast<unsigned long long>(v));
           }

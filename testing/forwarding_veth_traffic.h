@@ -30,9 +30,9 @@ using testing::NetnsGuard;
 using testing::Topology;
 using Clock = std::chrono::steady_clock;
 
-inline constexpr uint16_t kUdpPort = 9;           // discard
-inline constexpr uint32_t kFrameLen = 160;        // 160-byte UDP frames, the thesis's VoIP-sized packets
-inline constexpr uint32_t kMagic = 0x46505457;    // "FPTW" in the payload: our frames only
+inline constexpr uint16_t kUdpPort = 9;     // discard
+inline constexpr uint32_t kFrameLen = 160;  // 160-byte UDP frames, the thesis's VoIP-sized packets
+inline constexpr uint32_t kMagic = 0x46505457;       // "FPTW" in the payload: our frames only
 inline const char* kOtherMac = "02:00:00:00:00:99";  // second next hop for the route change
 
 inline MacAddress mac(const std::string& s) { return MacAddress::parse(s).value(); }
@@ -46,8 +46,8 @@ inline uint16_t csum16(const uint8_t* p, size_t n, uint32_t sum = 0) {
 
 /// A 160-byte Ethernet/IP/UDP frame with `seq` in the payload.
 inline std::vector<uint8_t> buildFrame(const MacAddress& dst, const MacAddress& src, bool v6,
-                                const std::string& sip, const std::string& dip, uint8_t ttl,
-                                uint32_t seq) {
+                                       const std::string& sip, const std::string& dip, uint8_t ttl,
+                                       uint32_t seq) {
   std::vector<uint8_t> f(kFrameLen, 0);
   std::memcpy(&f[0], dst.bytes.data(), 6);
   std::memcpy(&f[6], src.bytes.data(), 6);
@@ -123,7 +123,8 @@ class Capture {
         if (::poll(&p, 1, 20) <= 0) continue;
         sockaddr_ll from{};
         socklen_t fl = sizeof(from);
-        ssize_t n = recvfrom(fd_, buf, sizeof(buf), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &fl);
+        ssize_t n =
+            recvfrom(fd_, buf, sizeof(buf), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &fl);
         if (n < 42 || from.sll_pkttype == PACKET_OUTGOING) continue;
         if (!isOurs(buf, size_t(n))) continue;
         std::lock_guard<std::mutex> l(mu_);
@@ -168,9 +169,12 @@ class Capture {
 
   static bool isOurs(const uint8_t* b, size_t n) {
     size_t udp;
-    if (b[12] == 0x08 && b[13] == 0x00) udp = 14 + size_t(b[14] & 0xf) * 4;
-    else if (b[12] == 0x86 && b[13] == 0xdd) udp = 14 + 40;
-    else return false;
+    if (b[12] == 0x08 && b[13] == 0x00)
+      udp = 14 + size_t(b[14] & 0xf) * 4;
+    else if (b[12] == 0x86 && b[13] == 0xdd)
+      udp = 14 + 40;
+    else
+      return false;
     if (n < udp + 16) return false;
     uint32_t m;
     std::memcpy(&m, b + udp + 8, 4);
@@ -199,8 +203,8 @@ struct SendResult {
 /// cpu >= 0 pins the sending thread: a packet socket with PACKET_QDISC_BYPASS transmits on
 /// queue (cpu % queues) of a device without XPS, which steers frames to a veth RX queue.
 inline SendResult sendFrames(const std::string& ns, const std::string& ifname,
-                      std::vector<std::vector<uint8_t>> frames, uint64_t count, uint64_t pps,
-                      int max_ms, int cpu = -1) {
+                             std::vector<std::vector<uint8_t>> frames, uint64_t count, uint64_t pps,
+                             int max_ms, int cpu = -1) {
   SendResult r;
   std::thread t([&] {
     if (cpu >= 0) {
@@ -237,8 +241,10 @@ inline SendResult sendFrames(const std::string& ns, const std::string& ifname,
         msgs[i].msg_hdr.msg_iovlen = 1;
       }
       int s = sendmmsg(fd, msgs, n, 0);
-      if (s > 0) r.sent += uint64_t(s);
-      else std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (s > 0)
+        r.sent += uint64_t(s);
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     close(fd);

@@ -64,10 +64,10 @@ std::string Topology::ns(const std::string& name) const { return prefix_ + name;
 
 void Topology::addVeth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
                        const std::string& if_b, unsigned queues) {
-  std::string q = " numtxqueues " + std::to_string(queues) + " numrxqueues " +
-                  std::to_string(queues);
-  sh("ip -n " + ns_a + " link add " + if_a + q + " type veth peer name " + if_b + q +
-     " netns " + ns_b);
+  std::string q =
+      " numtxqueues " + std::to_string(queues) + " numrxqueues " + std::to_string(queues);
+  sh("ip -n " + ns_a + " link add " + if_a + q + " type veth peer name " + if_b + q + " netns " +
+     ns_b);
   sh("ip -n " + ns_a + " link set " + if_a + " up");
   sh("ip -n " + ns_b + " link set " + if_b + " up");
 }
@@ -121,8 +121,8 @@ int Topology::stop(pid_t pid, int timeout_ms) {
 }
 
 std::string Topology::mac(const std::string& ns_name, const std::string& ifname) const {
-  std::string out = shOutput("ip netns exec " + ns_name + " cat /sys/class/net/" + ifname +
-                             "/address");
+  std::string out =
+      shOutput("ip netns exec " + ns_name + " cat /sys/class/net/" + ifname + "/address");
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
 }

@@ -33,8 +33,8 @@ bool pinToCpu(int cpu) {
 bool parseMac(const std::string& text, uint8_t out[6]) {
   unsigned v[6];
   char tail;
-  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4],
-                  &v[5], &tail) != 6)
+  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                  &tail) != 6)
     return false;
   for (int i = 0; i < 6; i++) {
     if (v[i] > 0xff) return false;

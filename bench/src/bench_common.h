@@ -49,9 +49,9 @@ uint16_t benchUdp6Checksum(uint32_t base, uint16_t src_port_be, const void* payl
 /// One static route of the baseline forwarders: "PREFIX/LEN,IFNAME,NEXTHOP_MAC", the
 /// prefix IPv4 or IPv6.
 struct StaticRoute {
-  int family = 4;           ///< 4 or 6
-  uint32_t prefix_be = 0;   ///< IPv4 prefix (family 4)
-  uint8_t prefix6[16] = {}; ///< IPv6 prefix (family 6), host bits cleared
+  int family = 4;            ///< 4 or 6
+  uint32_t prefix_be = 0;    ///< IPv4 prefix (family 4)
+  uint8_t prefix6[16] = {};  ///< IPv6 prefix (family 6), host bits cleared
   int length = 0;
   std::string ifname;
   uint8_t next_hop_mac[6] = {};

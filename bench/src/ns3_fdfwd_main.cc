@@ -28,7 +28,6 @@
 #include <cstring>
 #include <string>
 
-
 using namespace ns3;
 
 namespace {

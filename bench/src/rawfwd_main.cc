@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     fail += p.tx_fail;
     close(p.fd);
   }
-  std::fprintf(stderr, "fp-rawfwd: rx %llu tx %llu tx_fail %llu not_forwarded %llu\n", rx, tx,
-               fail, dropped);
+  std::fprintf(stderr, "fp-rawfwd: rx %llu tx %llu tx_fail %llu not_forwarded %llu\n", rx, tx, fail,
+               dropped);
   return 0;
 }

@@ -104,11 +104,11 @@ void printRead(fp_bench_sink* skel, int expect_flows) {
       "\"reordered\": %llu, \"jain\": %.4f, \"lat_p50_us\": %.2f, \"lat_p99_us\": %.2f, "
       "\"lat_mean_us\": %.2f, \"first_ns\": %llu, \"last_ns\": %llu, \"other\": %llu, "
       "\"bad_flow\": %llu}\n",
-      (unsigned long long)packets, (unsigned long long)bytes, seen,
-      (unsigned long long)gap_loss, (unsigned long long)reordered, jain,
-      percentile(0.50) / 1e3, percentile(0.99) / 1e3, total ? lat_sum / (double)total / 1e3 : 0.0,
-      (unsigned long long)(first == ~0ull ? 0 : first), (unsigned long long)last,
-      (unsigned long long)glob[FP_BENCH_CNT_OTHER], (unsigned long long)glob[FP_BENCH_CNT_BAD_FLOW]);
+      (unsigned long long)packets, (unsigned long long)bytes, seen, (unsigned long long)gap_loss,
+      (unsigned long long)reordered, jain, percentile(0.50) / 1e3, percentile(0.99) / 1e3,
+      total ? lat_sum / (double)total / 1e3 : 0.0, (unsigned long long)(first == ~0ull ? 0 : first),
+      (unsigned long long)last, (unsigned long long)glob[FP_BENCH_CNT_OTHER],
+      (unsigned long long)glob[FP_BENCH_CNT_BAD_FLOW]);
   std::fflush(stdout);
 }
 
@@ -125,9 +125,12 @@ int main(int argc, char** argv) {
                                     {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
-    if (c == 'i') ifname = optarg;
-    else if (c == 'p') pass_ifs.push_back(optarg);
-    else if (c == 'P') port = std::atoi(optarg);
+    if (c == 'i')
+      ifname = optarg;
+    else if (c == 'p')
+      pass_ifs.push_back(optarg);
+    else if (c == 'P')
+      port = std::atoi(optarg);
     else {
       std::fprintf(c == 'h' ? stdout : stderr,
                    "usage: fp-sink --ifname IF [--pass-ifname IF ...] [--port N]\n"

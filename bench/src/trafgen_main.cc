@@ -63,7 +63,8 @@ struct Options {
 };
 
 void usage(FILE* out) {
-  std::fprintf(out,
+  std::fprintf(
+      out,
       "usage: fp-trafgen --ifname IF --src-ip A --dst-ip B --dst-mac MAC\n"
       "                  (--pps N | --mbps N | --flat-out) [options]\n"
       "  --ifname IF        interface to send on (AF_PACKET, qdisc bypass)\n"
@@ -94,27 +95,43 @@ void usage(FILE* out) {
 }
 
 bool parse(int argc, char** argv, Options* o) {
-  static const option longopts[] = {
-      {"ifname", required_argument, nullptr, 'i'}, {"src-mac", required_argument, nullptr, 'm'},
-      {"dst-mac", required_argument, nullptr, 'M'}, {"src-ip", required_argument, nullptr, 's'},
-      {"dst-ip", required_argument, nullptr, 'd'}, {"dst-port", required_argument, nullptr, 'P'},
-      {"payload", required_argument, nullptr, 'l'}, {"flows", required_argument, nullptr, 'f'},
-      {"pps", required_argument, nullptr, 'r'},     {"mbps", required_argument, nullptr, 'b'},
-      {"flat-out", no_argument, nullptr, 'F'},      {"duration", required_argument, nullptr, 't'},
-      {"count", required_argument, nullptr, 'n'},   {"cpu", required_argument, nullptr, 'c'},
-      {"batch", required_argument, nullptr, 'B'},   {"max-lag-us", required_argument, nullptr, 'L'},
-      {"rt-priority", required_argument, nullptr, 'R'},   {"help", no_argument, nullptr, 'h'},
-      {"ipv6", no_argument, nullptr, '6'},
-      {nullptr, 0, nullptr, 0}};
+  static const option longopts[] = {{"ifname", required_argument, nullptr, 'i'},
+                                    {"src-mac", required_argument, nullptr, 'm'},
+                                    {"dst-mac", required_argument, nullptr, 'M'},
+                                    {"src-ip", required_argument, nullptr, 's'},
+                                    {"dst-ip", required_argument, nullptr, 'd'},
+                                    {"dst-port", required_argument, nullptr, 'P'},
+                                    {"payload", required_argument, nullptr, 'l'},
+                                    {"flows", required_argument, nullptr, 'f'},
+                                    {"pps", required_argument, nullptr, 'r'},
+                                    {"mbps", required_argument, nullptr, 'b'},
+                                    {"flat-out", no_argument, nullptr, 'F'},
+                                    {"duration", required_argument, nullptr, 't'},
+                                    {"count", required_argument, nullptr, 'n'},
+                                    {"cpu", required_argument, nullptr, 'c'},
+                                    {"batch", required_argument, nullptr, 'B'},
+                                    {"max-lag-us", required_argument, nullptr, 'L'},
+                                    {"rt-priority", required_argument, nullptr, 'R'},
+                                    {"help", no_argument, nullptr, 'h'},
+                                    {"ipv6", no_argument, nullptr, '6'},
+                                    {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
     switch (c) {
       case 'i': o->ifname = optarg; break;
-      case 'm': o->have_src_mac = fb::parseMac(optarg, o->src_mac);
-        if (!o->have_src_mac) { std::fprintf(stderr, "fp-trafgen: bad --src-mac '%s'\n", optarg); return false; }
+      case 'm':
+        o->have_src_mac = fb::parseMac(optarg, o->src_mac);
+        if (!o->have_src_mac) {
+          std::fprintf(stderr, "fp-trafgen: bad --src-mac '%s'\n", optarg);
+          return false;
+        }
         break;
-      case 'M': o->have_dst_mac = fb::parseMac(optarg, o->dst_mac);
-        if (!o->have_dst_mac) { std::fprintf(stderr, "fp-trafgen: bad --dst-mac '%s'\n", optarg); return false; }
+      case 'M':
+        o->have_dst_mac = fb::parseMac(optarg, o->dst_mac);
+        if (!o->have_dst_mac) {
+          std::fprintf(stderr, "fp-trafgen: bad --dst-mac '%s'\n", optarg);
+          return false;
+        }
         break;
       case 's': o->src_text = optarg; break;
       case 'd': o->dst_text = optarg; break;
@@ -136,28 +153,33 @@ bool parse(int argc, char** argv, Options* o) {
     }
   }
   // Addresses are parsed after every option: --ipv6 may come after them.
-  for (auto [text, v4, v6, name] :
-       {std::tuple{&o->src_text, &o->src_ip, o->src_ip6, "--src-ip"},
-        std::tuple{&o->dst_text, &o->dst_ip, o->dst_ip6, "--dst-ip"}}) {
+  for (auto [text, v4, v6, name] : {std::tuple{&o->src_text, &o->src_ip, o->src_ip6, "--src-ip"},
+                                    std::tuple{&o->dst_text, &o->dst_ip, o->dst_ip6, "--dst-ip"}}) {
     if (text->empty()) continue;
     if (o->ipv6 ? !fb::parseIpv6(*text, v6) : !fb::parseIpv4(*text, v4)) {
-      std::fprintf(stderr, "fp-trafgen: bad %s '%s' (an IPv%d address%s)\n", name,
-                   text->c_str(), o->ipv6 ? 6 : 4, o->ipv6 ? "" : "; IPv6 needs --ipv6");
+      std::fprintf(stderr, "fp-trafgen: bad %s '%s' (an IPv%d address%s)\n", name, text->c_str(),
+                   o->ipv6 ? 6 : 4, o->ipv6 ? "" : "; IPv6 needs --ipv6");
       return false;
     }
   }
   const int max_payload = o->ipv6 ? 1500 - 40 - 8 : 1500 - 20 - 8;
   const char* err = nullptr;
-  if (o->ifname.empty()) err = "--ifname is required";
-  else if (o->src_text.empty() || o->dst_text.empty()) err = "--src-ip and --dst-ip are required";
-  else if (!o->have_dst_mac) err = "--dst-mac is required (the router's ingress MAC)";
+  if (o->ifname.empty())
+    err = "--ifname is required";
+  else if (o->src_text.empty() || o->dst_text.empty())
+    err = "--src-ip and --dst-ip are required";
+  else if (!o->have_dst_mac)
+    err = "--dst-mac is required (the router's ingress MAC)";
   else if (o->payload < (int)sizeof(fp_bench_payload) || o->payload > max_payload)
     err = o->ipv6 ? "--payload must be 24..1452 with --ipv6" : "--payload must be 24..1472";
-  else if (o->flows < 1 || o->flows > FP_BENCH_MAX_FLOWS) err = "--flows must be 1..1024";
+  else if (o->flows < 1 || o->flows > FP_BENCH_MAX_FLOWS)
+    err = "--flows must be 1..1024";
   else if ((o->pps > 0) + (o->mbps > 0) + o->flat_out != 1)
     err = "give exactly one of --pps, --mbps, --flat-out";
-  else if (o->duration_s <= 0 || o->duration_s > 600) err = "--duration must be in (0, 600]";
-  else if (o->batch < 1 || o->batch > kMaxBatch) err = "--batch must be 1..256";
+  else if (o->duration_s <= 0 || o->duration_s > 600)
+    err = "--duration must be in (0, 600]";
+  else if (o->batch < 1 || o->batch > kMaxBatch)
+    err = "--batch must be 1..256";
   if (err) {
     std::fprintf(stderr, "fp-trafgen: %s (see --help)\n", err);
     return false;
@@ -393,7 +415,8 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"sent\": %llu, \"errors\": %llu, \"elapsed_s\": %.6f, \"pps\": %.1f, \"mbps\": %.3f, "
       "\"offered_pps\": %.1f, \"flat_out\": %s, \"target_reached\": %s, \"payload\": %d, "
-      "\"flows\": %d, \"frame_bytes\": %zu, \"calls\": %llu, \"cpu\": %d, \"max_burst\": %llu, \"skipped\": %llu}\n",
+      "\"flows\": %d, \"frame_bytes\": %zu, \"calls\": %llu, \"cpu\": %d, \"max_burst\": %llu, "
+      "\"skipped\": %llu}\n",
       (unsigned long long)sent, (unsigned long long)errors, elapsed, pps,
       pps * 8.0 * o.payload / 1e6, offered, o.flat_out ? "true" : "false",
       reached ? "true" : "false", o.payload, o.flows, frame_len, (unsigned long long)calls, o.cpu,

@@ -105,8 +105,7 @@ uint16_t udp6Verify(const std::vector<uint8_t>& f) {
 int run(int prog_fd, std::vector<uint8_t>& frame) {
   std::vector<uint8_t> out(frame.size() + 256);
   LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame.data(), .data_out = out.data(),
-              .data_size_in = (__u32)frame.size(), .data_size_out = (__u32)out.size(),
-              .repeat = 1);
+              .data_size_in = (__u32)frame.size(), .data_size_out = (__u32)out.size(), .repeat = 1);
   int err = bpf_prog_test_run_opts(prog_fd, &opts);
   if (err) return -1;
   out.resize(opts.data_size_out);
@@ -284,8 +283,8 @@ TEST(BenchXdpFwd, RewritesLikeARouterOrPasses) {
   EXPECT_TRUE(verdict == XDP_REDIRECT || verdict == XDP_ABORTED) << verdict;
   EXPECT_EQ(std::memcmp(&f[0], nh.dst, 6), 0);
   EXPECT_EQ(std::memcmp(&f[6], nh.src, 6), 0);
-  EXPECT_EQ(f[22], 63);                    // TTL
-  EXPECT_EQ(checksum(&f[14], 20), 0);      // header checksum still valid
+  EXPECT_EQ(f[22], 63);                // TTL
+  EXPECT_EQ(checksum(&f[14], 20), 0);  // header checksum still valid
 
   auto ttl1 = udpFrame(FP_BENCH_UDP_PORT, 0, 0, 0, htonl(0xc6120102), 1);
   EXPECT_EQ(run(prog, ttl1), XDP_PASS);

@@ -89,16 +89,17 @@ void bmClassify(benchmark::State& state, const Sample& sample, bool xsk) {
 int registerAll() {
   for (const Sample& s : kSamples)
     for (bool xsk : {true, false})
-      benchmark::RegisterBenchmark((std::string("classify/") + s.name + (xsk ? "/xsk" : "/no_xsk")).c_str(),
-                                   [&s, xsk](benchmark::State& st) { bmClassify(st, s, xsk); })
+      benchmark::RegisterBenchmark(
+          (std::string("classify/") + s.name + (xsk ? "/xsk" : "/no_xsk")).c_str(),
+          [&s, xsk](benchmark::State& st) { bmClassify(st, s, xsk); })
           ->UseManualTime()
           ->Iterations(50)  // manual time is ~tens of ns per iteration: fix the count
           // The machine is shared: the minimum over repetitions is the best estimate of the
           // program's own cost, the median shows the noise.
           ->Repetitions(7)
-          ->ComputeStatistics("min", [](const std::vector<double>& v) {
-            return *std::min_element(v.begin(), v.end());
-          })
+          ->ComputeStatistics(
+              "min",
+              [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
           ->ReportAggregatesOnly(true)
           ->Unit(benchmark::kNanosecond);
   return 0;

@@ -25,18 +25,15 @@ constexpr unsigned long kBpffsMagic = 0xcafe4a11;
 std::string advice(int err) {
   switch (err < 0 ? -err : err) {
     case EPERM:
-    case EACCES:
-      return "run as root (needs CAP_NET_ADMIN, CAP_BPF and CAP_SYS_ADMIN)";
-    case ENODEV:
-      return "the interface is gone; check `ip link` in this network namespace";
+    case EACCES: return "run as root (needs CAP_NET_ADMIN, CAP_BPF and CAP_SYS_ADMIN)";
+    case ENODEV: return "the interface is gone; check `ip link` in this network namespace";
     case ERANGE:
       return "the MTU is too large for native XDP on this driver (no multi-buffer support); "
              "lower the MTU or allow generic mode";
     case EBUSY:
     case EEXIST:
       return "another XDP program holds the interface; remove it or load it through libxdp";
-    default:
-      return "run with debug logging for libbpf/libxdp details";
+    default: return "run with debug logging for libbpf/libxdp details";
   }
 }
 
@@ -117,8 +114,7 @@ Result<std::unique_ptr<Classifier>> Classifier::attach(const ClassifierOptions& 
   std::unique_ptr<Classifier> c = std::move(opened.value());
   c->ifindex_ = ifindex;
   Status st = c->attachMode(XDP_MODE_NATIVE);
-  if (!st && options.allow_generic && st.error().code != -EPERM &&
-      st.error().code != -ENODEV) {
+  if (!st && options.allow_generic && st.error().code != -EPERM && st.error().code != -ENODEV) {
     // The object was loaded as a dispatcher extension for the failed attempt; start over.
     fp_classify__destroy(c->skel_);
     c->skel_ = nullptr;
@@ -128,8 +124,10 @@ Result<std::unique_ptr<Classifier>> Classifier::attach(const ClassifierOptions& 
     c = std::move(again.value());
     Status generic = c->attachMode(XDP_MODE_SKB);
     if (!generic) return generic.error();
-    pr_warn("classifier: native XDP refused on %s (%s); running in generic (skb) mode, "
-            "which is slower", ifname.c_str(), st.error().message.c_str());
+    pr_warn(
+        "classifier: native XDP refused on %s (%s); running in generic (skb) mode, "
+        "which is slower",
+        ifname.c_str(), st.error().message.c_str());
     st = generic;
   }
   if (!st) return st.error();
@@ -169,7 +167,8 @@ void Classifier::detach() {
   if (!if_indextoname(unsigned(ifindex_), name))
     // The interface was deleted (its XDP program with it) or left the namespace.
     pr_info("classifier: %s (ifindex %d) is gone; nothing to detach", ifname_.c_str(), ifindex_);
-  else if (int err = xdp_program__detach(prog_, ifindex_, static_cast<xdp_attach_mode>(xdp_mode_), 0))
+  else if (int err =
+               xdp_program__detach(prog_, ifindex_, static_cast<xdp_attach_mode>(xdp_mode_), 0))
     pr_warn("classifier: detaching xdp_fp_classify from %s failed: %s", ifname_.c_str(),
             errnoText(err).c_str());
   attached_ = false;

@@ -22,7 +22,9 @@ std::string mapError(const char* what, const char* map, int err) {
   return std::string("classifier: ") + what + " " + map + " failed: " + std::strerror(-err);
 }
 
-uint32_t actionOf(const ControlRule& r) { return r.pass_to_kernel ? FP_ACTION_PASS : FP_ACTION_CONTROL; }
+uint32_t actionOf(const ControlRule& r) {
+  return r.pass_to_kernel ? FP_ACTION_PASS : FP_ACTION_CONTROL;
+}
 
 fp_addr_key addrKey(const IpAddress& a) {
   fp_addr_key k{};
@@ -46,8 +48,7 @@ Status validate(const ControlRule& r) {
         return makeError(-EINVAL, "classifier: rule EtherType 0x" + std::to_string(r.ethertype) +
                                       " is a length, not an EtherType (must be >= 0x0600)");
       return {};
-    case ControlRule::Kind::kIpProto:
-      return {};
+    case ControlRule::Kind::kIpProto: return {};
     case ControlRule::Kind::kL4Port:
       if (r.ip_proto != IPPROTO_UDP && r.ip_proto != IPPROTO_TCP)
         return makeError(-EINVAL, "classifier: port rule with IP protocol " +
@@ -73,10 +74,10 @@ Status Classifier::setRules(const std::vector<ControlRule>& rules) {
   }
   if (n_eth > FP_MAX_ETHERTYPE_RULES || n_port > FP_MAX_L4_PORT_RULES ||
       n_addr > FP_MAX_LOCAL_ADDRS)
-    return makeError(-E2BIG, "classifier: too many rules (limits: " +
-                                 std::to_string(FP_MAX_ETHERTYPE_RULES) + " EtherTypes, " +
-                                 std::to_string(FP_MAX_L4_PORT_RULES) + " ports, " +
-                                 std::to_string(FP_MAX_LOCAL_ADDRS) + " local addresses)");
+    return makeError(
+        -E2BIG, "classifier: too many rules (limits: " + std::to_string(FP_MAX_ETHERTYPE_RULES) +
+                    " EtherTypes, " + std::to_string(FP_MAX_L4_PORT_RULES) + " ports, " +
+                    std::to_string(FP_MAX_LOCAL_ADDRS) + " local addresses)");
 
   MapKeys eth{skel_->maps.fp_ctrl_ethertypes, {}};
   MapKeys port{skel_->maps.fp_ctrl_l4_ports, {}};
@@ -95,9 +96,7 @@ Status Classifier::setRules(const std::vector<ControlRule>& rules) {
         key = raw(&k, sizeof(k));
         break;
       }
-      case ControlRule::Kind::kIpProto:
-        protos[r.ip_proto] = action;
-        continue;
+      case ControlRule::Kind::kIpProto: protos[r.ip_proto] = action; continue;
       case ControlRule::Kind::kL4Port: {
         fp_l4_port_key k{};
         k.l4_proto = r.ip_proto;
@@ -168,8 +167,9 @@ std::vector<ControlRule> Classifier::rules() const {
   });
   for (uint32_t p = 0; p < kIpProtos; ++p) {
     uint32_t action = 0;
-    if (bpf_map__lookup_elem(skel_->maps.fp_ctrl_ip_protos, &p, sizeof(p), &action,
-                             sizeof(action), 0) == 0 && action) {
+    if (bpf_map__lookup_elem(skel_->maps.fp_ctrl_ip_protos, &p, sizeof(p), &action, sizeof(action),
+                             0) == 0 &&
+        action) {
       ControlRule r;
       r.kind = ControlRule::Kind::kIpProto;
       r.ip_proto = static_cast<uint8_t>(p);

@@ -40,13 +40,13 @@ pid_t OwnerFile::readPid() const {
 
 Status OwnerFile::write() const {
   if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST)
-    return makeError(-errno, "classifier: cannot create " + dir_ + ": " +
-                                 std::strerror(errno) + "; check permissions or set run_dir");
+    return makeError(-errno, "classifier: cannot create " + dir_ + ": " + std::strerror(errno) +
+                                 "; check permissions or set run_dir");
   std::string tmp = path_ + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f)
-    return makeError(-errno, "classifier: cannot write owner file " + tmp + ": " +
-                                 std::strerror(errno));
+    return makeError(-errno,
+                     "classifier: cannot write owner file " + tmp + ": " + std::strerror(errno));
   std::fprintf(f, "%d\n", static_cast<int>(getpid()));
   std::fclose(f);
   if (std::rename(tmp.c_str(), path_.c_str()) != 0)
@@ -61,8 +61,8 @@ Status cleanStaleAttachment(int ifindex, const std::string& ifname, const OwnerF
   int err = libxdp_get_error(mp);
   if (!mp || err == -ENOENT) return {};  // nothing attached
   if (err)
-    return makeError(err, "classifier: cannot list the XDP programs on " + ifname + ": " +
-                              std::strerror(-err));
+    return makeError(
+        err, "classifier: cannot list the XDP programs on " + ifname + ": " + std::strerror(-err));
 
   Status result;
   std::vector<xdp_program*> ours;
@@ -72,13 +72,13 @@ Status cleanStaleAttachment(int ifindex, const std::string& ifname, const OwnerF
     if (main && std::strcmp(xdp_program__name(main), kProgName) == 0) {
       ours.push_back(main);
     } else {
-      result = makeError(
-          -EBUSY, "classifier: " + ifname + " already has XDP program '" +
-                      (main ? xdp_program__name(main) : "?") + "' (id " +
-                      std::to_string(main ? xdp_program__id(main) : 0) +
-                      ") attached without the libxdp dispatcher, so ours cannot coexist; "
-                      "remove it (`ip link set dev " + ifname +
-                      " xdp off`) or load it through libxdp");
+      result =
+          makeError(-EBUSY, "classifier: " + ifname + " already has XDP program '" +
+                                (main ? xdp_program__name(main) : "?") + "' (id " +
+                                std::to_string(main ? xdp_program__id(main) : 0) +
+                                ") attached without the libxdp dispatcher, so ours cannot coexist; "
+                                "remove it (`ip link set dev " +
+                                ifname + " xdp off`) or load it through libxdp");
     }
   } else {
     for (xdp_program* p = xdp_multiprog__next_prog(nullptr, mp); p;
@@ -101,8 +101,7 @@ Status cleanStaleAttachment(int ifindex, const std::string& ifname, const OwnerF
           result = makeError(derr, "classifier: cannot remove stale xdp_fp_classify (id " +
                                        std::to_string(id) + ") from " + ifname + ": " +
                                        std::strerror(-derr) +
-                                       "; remove it with `xdp-loader unload " + ifname +
-                                       " --all`");
+                                       "; remove it with `xdp-loader unload " + ifname + " --all`");
           break;
         }
         pr_warn("classifier: removed stale xdp_fp_classify (id %u) from %s, left by %s", id,

@@ -8,7 +8,7 @@ constexpr uint8_t kUdp = 17, kTcp = 6, kIcmp = 1, kIcmp6 = 58, kOspf = 89;
 constexpr std::array<uint8_t, 4> kLocal4 = {198, 18, 0, 254};
 constexpr std::array<uint8_t, 16> kLocal6 = {0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0,
                                              0,    0,    0,    0,    0, 0, 0, 0xfe};
-constexpr std::array<uint8_t, 16> kSolicitedNode = {0xff, 0x02, 0, 0, 0, 0, 0, 0,
+constexpr std::array<uint8_t, 16> kSolicitedNode = {0xff, 0x02, 0, 0, 0,    0, 0, 0,
                                                     0,    0,    0, 1, 0xff, 0, 0, 1};
 constexpr std::array<uint8_t, 16> kAllRouters6 = {0xff, 0x02, 0, 0, 0, 0, 0, 0,
                                                   0,    0,    0, 0, 0, 0, 0, 2};
@@ -64,77 +64,146 @@ std::vector<Fixture> fixtures() {
   constexpr uint8_t V4 = FP_L3_IPV4, V6 = FP_L3_IPV6;
 
   // --- data ---
-  add("ipv4 udp data", ipv4(plain, {}, udp(1000, 2000)), D, FP_REASON_DATA_IPV4, V4, kUdp, 14, v4l4);
-  add("ipv4 tcp data", ipv4(plain, {.proto = kTcp}, tcp(1000, 80)), D, FP_REASON_DATA_IPV4, V4, kTcp, 14, v4l4);
-  add("ipv4 icmp data", ipv4(plain, {.proto = kIcmp}, icmp(8)), D, FP_REASON_DATA_IPV4, V4, kIcmp, 14, v4l4);
-  add("ipv4 gre data (no transport parse)", ipv4(plain, {.proto = 47}, Bytes(24, 0)), D, FP_REASON_DATA_IPV4, V4, 47, 14, v4l4);
-  add("ipv4 ttl 2 data", ipv4(plain, {.ttl = 2}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 14, v4l4);
-  add("ipv4 DF set is not a fragment", ipv4(plain, {.frag_off = 0x4000}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 14, v4l4);
-  add("802.1Q ipv4 data", ipv4(dot1q, {}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 18, v4l4 + 4);
-  add("802.1ad+802.1Q ipv4 data", ipv4(qinq, {}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 22, v4l4 + 8);
-  add("ipv6 udp data", ipv6(plain, {}, udp(1000, 2000)), D, FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4);
-  add("ipv6 tcp data", ipv6(plain, {.proto = kTcp}, tcp(1000, 443)), D, FP_REASON_DATA_IPV6, V6, kTcp, 14, v6l4);
-  add("ipv6 icmpv6 echo data", ipv6(plain, {.proto = kIcmp6}, icmp(128)), D, FP_REASON_DATA_IPV6, V6, kIcmp6, 14, v6l4);
-  add("802.1Q ipv6 data", ipv6(dot1q, {}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6, kUdp, 18, v6l4 + 4);
-  add("ipv6 hop-by-hop + dest opts data", ipv6(plain, {.ext = {{0, 8}, {60, 16}}}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4 + 24);
-  add("ipv6 4 ext headers (max depth) data", ipv6(plain, {.ext = {{0, 8}, {60, 8}, {43, 24}, {51, 16}}}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4 + 56);
-  add("ipv6 hop limit 2 data", ipv6(plain, {.hop_limit = 2}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4);
+  add("ipv4 udp data", ipv4(plain, {}, udp(1000, 2000)), D, FP_REASON_DATA_IPV4, V4, kUdp, 14,
+      v4l4);
+  add("ipv4 tcp data", ipv4(plain, {.proto = kTcp}, tcp(1000, 80)), D, FP_REASON_DATA_IPV4, V4,
+      kTcp, 14, v4l4);
+  add("ipv4 icmp data", ipv4(plain, {.proto = kIcmp}, icmp(8)), D, FP_REASON_DATA_IPV4, V4, kIcmp,
+      14, v4l4);
+  add("ipv4 gre data (no transport parse)", ipv4(plain, {.proto = 47}, Bytes(24, 0)), D,
+      FP_REASON_DATA_IPV4, V4, 47, 14, v4l4);
+  add("ipv4 ttl 2 data", ipv4(plain, {.ttl = 2}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 14,
+      v4l4);
+  add("ipv4 DF set is not a fragment", ipv4(plain, {.frag_off = 0x4000}, udp(1, 2)), D,
+      FP_REASON_DATA_IPV4, V4, kUdp, 14, v4l4);
+  add("802.1Q ipv4 data", ipv4(dot1q, {}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 18,
+      v4l4 + 4);
+  add("802.1ad+802.1Q ipv4 data", ipv4(qinq, {}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 22,
+      v4l4 + 8);
+  add("ipv6 udp data", ipv6(plain, {}, udp(1000, 2000)), D, FP_REASON_DATA_IPV6, V6, kUdp, 14,
+      v6l4);
+  add("ipv6 tcp data", ipv6(plain, {.proto = kTcp}, tcp(1000, 443)), D, FP_REASON_DATA_IPV6, V6,
+      kTcp, 14, v6l4);
+  add("ipv6 icmpv6 echo data", ipv6(plain, {.proto = kIcmp6}, icmp(128)), D, FP_REASON_DATA_IPV6,
+      V6, kIcmp6, 14, v6l4);
+  add("802.1Q ipv6 data", ipv6(dot1q, {}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6, kUdp, 18,
+      v6l4 + 4);
+  add("ipv6 hop-by-hop + dest opts data", ipv6(plain, {.ext = {{0, 8}, {60, 16}}}, udp(1, 2)), D,
+      FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4 + 24);
+  add("ipv6 4 ext headers (max depth) data",
+      ipv6(plain, {.ext = {{0, 8}, {60, 8}, {43, 24}, {51, 16}}}, udp(1, 2)), D,
+      FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4 + 56);
+  add("ipv6 hop limit 2 data", ipv6(plain, {.hop_limit = 2}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6,
+      kUdp, 14, v6l4);
 
   // --- control ---
   add("arp request (broadcast)", arp(), C, FP_REASON_CTRL_ARP, FP_L3_ARP, 0, 14, 0);
   add("arp reply (unicast)", arp(plain), C, FP_REASON_CTRL_ARP, FP_L3_ARP, 0, 14, 0);
   add("802.1Q arp", arp(dot1q), C, FP_REASON_CTRL_ARP, FP_L3_ARP, 0, 18, 0);
-  add("ethertype rule LLDP", ethernet({{0x01, 0x80, 0xc2, 0, 0, 0x0e}, kSrcMac, {}}, 0x88cc, Bytes(40, 1)), C, FP_REASON_CTRL_ETHERTYPE, FP_L3_OTHER, 0, 14, 0);
-  add("ip proto rule OSPF 89", ipv4(plain, {.proto = kOspf}, Bytes(24, 0)), C, FP_REASON_CTRL_IP_PROTO, V4, kOspf, 14, 0);
-  add("udp port rule OLSR 698", ipv4(plain, {}, udp(698, 698)), C, FP_REASON_CTRL_L4_PORT, V4, kUdp, 14, v4l4);
-  add("udp port rule RIP 520 ttl 1", ipv4(plain, {.ttl = 1}, udp(520, 520)), C, FP_REASON_CTRL_L4_PORT, V4, kUdp, 14, v4l4);
-  add("udp port rule AODV 654 over 802.1Q", ipv4(dot1q, {}, udp(654, 654)), C, FP_REASON_CTRL_L4_PORT, V4, kUdp, 18, v4l4 + 4);
-  add("tcp port rule BGP 179", ipv4(plain, {.proto = kTcp}, tcp(40000, 179)), C, FP_REASON_CTRL_L4_PORT, V4, kTcp, 14, v4l4);
-  add("ipv6 udp port rule 698", ipv6(plain, {}, udp(698, 698)), C, FP_REASON_CTRL_L4_PORT, V6, kUdp, 14, v6l4);
-  add("ipv4 to local address", ipv4(plain, {.dst = kLocal4, .ttl = 1}, udp(1, 2)), C, FP_REASON_CTRL_LOCAL_ADDR, V4, kUdp, 14, 0);
-  add("ipv6 to local address", ipv6(plain, {.dst = kLocal6}, udp(1, 2)), C, FP_REASON_CTRL_LOCAL_ADDR, V6, kUdp, 14, v6l4);
-  add("ipv4 limited broadcast", ipv4({kBroadcastMac, kSrcMac, {}}, {.dst = {255, 255, 255, 255}}, udp(1, 2)), C, FP_REASON_CTRL_BROADCAST, V4, kUdp, 14, 0);
-  add("ipv4 unicast ip in broadcast mac", ipv4({kBroadcastMac, kSrcMac, {}}, {}, udp(1, 2)), C, FP_REASON_CTRL_BROADCAST, V4, kUdp, 14, 0);
-  add("ipv4 multicast 224.0.0.9", ipv4({kMulticastMac, kSrcMac, {}}, {.dst = {224, 0, 0, 9}, .ttl = 1}, udp(520, 520)), C, FP_REASON_CTRL_MULTICAST, V4, kUdp, 14, 0);
-  add("ipv6 multicast ff02::2", ipv6({{0x33, 0x33, 0, 0, 0, 2}, kSrcMac, {}}, {.dst = kAllRouters6}, udp(1, 2)), C, FP_REASON_CTRL_MULTICAST, V6, kUdp, 14, v6l4);
-  add("non-ip broadcast", ethernet({kBroadcastMac, kSrcMac, {}}, 0x9000, Bytes(46, 0)), C, FP_REASON_CTRL_BROADCAST, FP_L3_OTHER, 0, 14, 0);
-  add("icmpv6 neighbour solicitation", ipv6({{0x33, 0x33, 0xff, 0, 0, 1}, kSrcMac, {}}, {.dst = kSolicitedNode, .hop_limit = 255, .proto = kIcmp6}, icmp(135, 20)), C, FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4);
-  add("icmpv6 neighbour advertisement (unicast)", ipv6(plain, {.hop_limit = 255, .proto = kIcmp6}, icmp(136, 20)), C, FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4);
-  add("icmpv6 router solicitation", ipv6(plain, {.dst = kAllRouters6, .hop_limit = 255, .proto = kIcmp6}, icmp(133, 4)), C, FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4);
-  add("icmpv6 RA behind hop-by-hop", ipv6(plain, {.hop_limit = 255, .proto = kIcmp6, .ext = {{0, 8}}}, icmp(134, 12)), C, FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4 + 8);
+  add("ethertype rule LLDP",
+      ethernet({{0x01, 0x80, 0xc2, 0, 0, 0x0e}, kSrcMac, {}}, 0x88cc, Bytes(40, 1)), C,
+      FP_REASON_CTRL_ETHERTYPE, FP_L3_OTHER, 0, 14, 0);
+  add("ip proto rule OSPF 89", ipv4(plain, {.proto = kOspf}, Bytes(24, 0)), C,
+      FP_REASON_CTRL_IP_PROTO, V4, kOspf, 14, 0);
+  add("udp port rule OLSR 698", ipv4(plain, {}, udp(698, 698)), C, FP_REASON_CTRL_L4_PORT, V4, kUdp,
+      14, v4l4);
+  add("udp port rule RIP 520 ttl 1", ipv4(plain, {.ttl = 1}, udp(520, 520)), C,
+      FP_REASON_CTRL_L4_PORT, V4, kUdp, 14, v4l4);
+  add("udp port rule AODV 654 over 802.1Q", ipv4(dot1q, {}, udp(654, 654)), C,
+      FP_REASON_CTRL_L4_PORT, V4, kUdp, 18, v4l4 + 4);
+  add("tcp port rule BGP 179", ipv4(plain, {.proto = kTcp}, tcp(40000, 179)), C,
+      FP_REASON_CTRL_L4_PORT, V4, kTcp, 14, v4l4);
+  add("ipv6 udp port rule 698", ipv6(plain, {}, udp(698, 698)), C, FP_REASON_CTRL_L4_PORT, V6, kUdp,
+      14, v6l4);
+  add("ipv4 to local address", ipv4(plain, {.dst = kLocal4, .ttl = 1}, udp(1, 2)), C,
+      FP_REASON_CTRL_LOCAL_ADDR, V4, kUdp, 14, 0);
+  add("ipv6 to local address", ipv6(plain, {.dst = kLocal6}, udp(1, 2)), C,
+      FP_REASON_CTRL_LOCAL_ADDR, V6, kUdp, 14, v6l4);
+  add("ipv4 limited broadcast",
+      ipv4({kBroadcastMac, kSrcMac, {}}, {.dst = {255, 255, 255, 255}}, udp(1, 2)), C,
+      FP_REASON_CTRL_BROADCAST, V4, kUdp, 14, 0);
+  add("ipv4 unicast ip in broadcast mac", ipv4({kBroadcastMac, kSrcMac, {}}, {}, udp(1, 2)), C,
+      FP_REASON_CTRL_BROADCAST, V4, kUdp, 14, 0);
+  add("ipv4 multicast 224.0.0.9",
+      ipv4({kMulticastMac, kSrcMac, {}}, {.dst = {224, 0, 0, 9}, .ttl = 1}, udp(520, 520)), C,
+      FP_REASON_CTRL_MULTICAST, V4, kUdp, 14, 0);
+  add("ipv6 multicast ff02::2",
+      ipv6({{0x33, 0x33, 0, 0, 0, 2}, kSrcMac, {}}, {.dst = kAllRouters6}, udp(1, 2)), C,
+      FP_REASON_CTRL_MULTICAST, V6, kUdp, 14, v6l4);
+  add("non-ip broadcast", ethernet({kBroadcastMac, kSrcMac, {}}, 0x9000, Bytes(46, 0)), C,
+      FP_REASON_CTRL_BROADCAST, FP_L3_OTHER, 0, 14, 0);
+  add("icmpv6 neighbour solicitation",
+      ipv6({{0x33, 0x33, 0xff, 0, 0, 1}, kSrcMac, {}},
+           {.dst = kSolicitedNode, .hop_limit = 255, .proto = kIcmp6}, icmp(135, 20)),
+      C, FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4);
+  add("icmpv6 neighbour advertisement (unicast)",
+      ipv6(plain, {.hop_limit = 255, .proto = kIcmp6}, icmp(136, 20)), C, FP_REASON_CTRL_ICMPV6_ND,
+      V6, kIcmp6, 14, v6l4);
+  add("icmpv6 router solicitation",
+      ipv6(plain, {.dst = kAllRouters6, .hop_limit = 255, .proto = kIcmp6}, icmp(133, 4)), C,
+      FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4);
+  add("icmpv6 RA behind hop-by-hop",
+      ipv6(plain, {.hop_limit = 255, .proto = kIcmp6, .ext = {{0, 8}}}, icmp(134, 12)), C,
+      FP_REASON_CTRL_ICMPV6_ND, V6, kIcmp6, 14, v6l4 + 8);
 
   // --- punt ---
-  add("ipv4 options", ipv4(plain, {.ihl = 6}, udp(1, 2)), P, FP_REASON_PUNT_IPV4_OPTIONS, V4, kUdp, 14, v4l4 + 4);
-  add("ipv4 options ihl 15", ipv4(plain, {.ihl = 15}, udp(1, 2)), P, FP_REASON_PUNT_IPV4_OPTIONS, V4, kUdp, 14, 14 + 60);
-  add("ipv4 first fragment (MF)", ipv4(plain, {.frag_off = 0x2000}, udp(1, 2)), P, FP_REASON_PUNT_IPV4_FRAGMENT, V4, kUdp, 14, v4l4);
-  add("ipv4 later fragment (offset)", ipv4(plain, {.frag_off = 0x0010}, Bytes(16, 0)), P, FP_REASON_PUNT_IPV4_FRAGMENT, V4, kUdp, 14, 0);
-  add("ipv4 middle fragment (MF+offset)", ipv4(plain, {.frag_off = 0x2010}, Bytes(16, 0)), P, FP_REASON_PUNT_IPV4_FRAGMENT, V4, kUdp, 14, 0);
-  add("ipv4 ttl 1", ipv4(plain, {.ttl = 1}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V4, kUdp, 14, v4l4);
-  add("ipv4 ttl 0", ipv4(plain, {.ttl = 0}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V4, kUdp, 14, v4l4);
-  add("ipv4 bad ihl 4", ipv4(plain, {.ihl = 4}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0, 14, 0);
-  add("ipv4 bad version 5", ipv4(plain, {.version = 5}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0, 14, 0);
-  add("ipv4 total length < header", ipv4(plain, {}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0, 14, 0);
+  add("ipv4 options", ipv4(plain, {.ihl = 6}, udp(1, 2)), P, FP_REASON_PUNT_IPV4_OPTIONS, V4, kUdp,
+      14, v4l4 + 4);
+  add("ipv4 options ihl 15", ipv4(plain, {.ihl = 15}, udp(1, 2)), P, FP_REASON_PUNT_IPV4_OPTIONS,
+      V4, kUdp, 14, 14 + 60);
+  add("ipv4 first fragment (MF)", ipv4(plain, {.frag_off = 0x2000}, udp(1, 2)), P,
+      FP_REASON_PUNT_IPV4_FRAGMENT, V4, kUdp, 14, v4l4);
+  add("ipv4 later fragment (offset)", ipv4(plain, {.frag_off = 0x0010}, Bytes(16, 0)), P,
+      FP_REASON_PUNT_IPV4_FRAGMENT, V4, kUdp, 14, 0);
+  add("ipv4 middle fragment (MF+offset)", ipv4(plain, {.frag_off = 0x2010}, Bytes(16, 0)), P,
+      FP_REASON_PUNT_IPV4_FRAGMENT, V4, kUdp, 14, 0);
+  add("ipv4 ttl 1", ipv4(plain, {.ttl = 1}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V4, kUdp, 14,
+      v4l4);
+  add("ipv4 ttl 0", ipv4(plain, {.ttl = 0}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V4, kUdp, 14,
+      v4l4);
+  add("ipv4 bad ihl 4", ipv4(plain, {.ihl = 4}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0, 14,
+      0);
+  add("ipv4 bad version 5", ipv4(plain, {.version = 5}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER,
+      V4, 0, 14, 0);
+  add("ipv4 total length < header", ipv4(plain, {}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0,
+      14, 0);
   f.back().frame[16] = 0, f.back().frame[17] = 19;
-  add("ipv4 total length > frame", ipv4(plain, {.tot_len_delta = 100}, udp(1, 2)), P, FP_REASON_PUNT_TRUNCATED, V4, 0, 14, 0);
-  add("ipv4 udp header cut by total length", ipv4(plain, {.tot_len_delta = -24}, udp(1, 2, 20)), P, FP_REASON_PUNT_TRUNCATED, V4, kUdp, 14, v4l4);
-  add("ipv4 tcp data offset < 5", ipv4(plain, {.proto = kTcp}, tcp(1, 80)), P, FP_REASON_PUNT_BAD_HEADER, V4, kTcp, 14, v4l4);
+  add("ipv4 total length > frame", ipv4(plain, {.tot_len_delta = 100}, udp(1, 2)), P,
+      FP_REASON_PUNT_TRUNCATED, V4, 0, 14, 0);
+  add("ipv4 udp header cut by total length", ipv4(plain, {.tot_len_delta = -24}, udp(1, 2, 20)), P,
+      FP_REASON_PUNT_TRUNCATED, V4, kUdp, 14, v4l4);
+  add("ipv4 tcp data offset < 5", ipv4(plain, {.proto = kTcp}, tcp(1, 80)), P,
+      FP_REASON_PUNT_BAD_HEADER, V4, kTcp, 14, v4l4);
   f.back().frame[v4l4 + 12] = 4 << 4;
-  add("ipv6 hop limit 1", ipv6(plain, {.hop_limit = 1}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V6, kUdp, 14, v6l4);
-  add("ipv6 hop limit 0", ipv6(plain, {.hop_limit = 0}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V6, kUdp, 14, v6l4);
-  add("ipv6 5 ext headers (beyond depth)", ipv6(plain, {.ext = {{0, 8}, {60, 8}, {43, 8}, {60, 8}, {60, 8}}}, udp(1, 2)), P, FP_REASON_PUNT_IPV6_EXT_DEPTH, V6, 0, 14, 0);
-  add("ipv6 first fragment", ipv6(plain, {.ext = {{44, 8, 0x0001}}}, udp(1, 2)), P, FP_REASON_PUNT_IPV6_FRAGMENT, V6, kUdp, 14, v6l4 + 8);
-  add("ipv6 later fragment", ipv6(plain, {.ext = {{44, 8, 0x0100}}}, Bytes(16, 0)), P, FP_REASON_PUNT_IPV6_FRAGMENT, V6, 0, 14, 0);
-  add("ipv6 bad version", ipv6(plain, {.version = 4}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V6, 0, 14, 0);
-  add("ipv6 payload length > frame", ipv6(plain, {}, udp(1, 2)), P, FP_REASON_PUNT_TRUNCATED, V6, 0, 14, 0);
+  add("ipv6 hop limit 1", ipv6(plain, {.hop_limit = 1}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED,
+      V6, kUdp, 14, v6l4);
+  add("ipv6 hop limit 0", ipv6(plain, {.hop_limit = 0}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED,
+      V6, kUdp, 14, v6l4);
+  add("ipv6 5 ext headers (beyond depth)",
+      ipv6(plain, {.ext = {{0, 8}, {60, 8}, {43, 8}, {60, 8}, {60, 8}}}, udp(1, 2)), P,
+      FP_REASON_PUNT_IPV6_EXT_DEPTH, V6, 0, 14, 0);
+  add("ipv6 first fragment", ipv6(plain, {.ext = {{44, 8, 0x0001}}}, udp(1, 2)), P,
+      FP_REASON_PUNT_IPV6_FRAGMENT, V6, kUdp, 14, v6l4 + 8);
+  add("ipv6 later fragment", ipv6(plain, {.ext = {{44, 8, 0x0100}}}, Bytes(16, 0)), P,
+      FP_REASON_PUNT_IPV6_FRAGMENT, V6, 0, 14, 0);
+  add("ipv6 bad version", ipv6(plain, {.version = 4}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V6,
+      0, 14, 0);
+  add("ipv6 payload length > frame", ipv6(plain, {}, udp(1, 2)), P, FP_REASON_PUNT_TRUNCATED, V6, 0,
+      14, 0);
   f.back().frame[18] = 0x10;
-  add("ipv6 ext header longer than packet", ipv6(plain, {.ext = {{60, 8}}}, udp(1, 2)), P, FP_REASON_PUNT_TRUNCATED, V6, 0, 14, 0);
+  add("ipv6 ext header longer than packet", ipv6(plain, {.ext = {{60, 8}}}, udp(1, 2)), P,
+      FP_REASON_PUNT_TRUNCATED, V6, 0, 14, 0);
   f.back().frame[v6l4 + 1] = 200;
-  add("unknown ethertype", ethernet(plain, 0x9000, Bytes(46, 0)), P, FP_REASON_PUNT_UNKNOWN_L3, FP_L3_OTHER, 0, 14, 0);
-  add("three vlan tags", ipv4(triple, {}, udp(1, 2)), P, FP_REASON_PUNT_VLAN_DEPTH, FP_L3_OTHER, 0, 0, 0);
+  add("unknown ethertype", ethernet(plain, 0x9000, Bytes(46, 0)), P, FP_REASON_PUNT_UNKNOWN_L3,
+      FP_L3_OTHER, 0, 14, 0);
+  add("three vlan tags", ipv4(triple, {}, udp(1, 2)), P, FP_REASON_PUNT_VLAN_DEPTH, FP_L3_OTHER, 0,
+      0, 0);
 
   // --- pass by rule ---
-  add("tcp port rule PASS (ssh 22)", ipv4(plain, {.proto = kTcp}, tcp(40000, 22)), K, FP_REASON_PASS_RULE, V4, kTcp, 14, v4l4);
-  add("ethertype rule PASS", ethernet(plain, 0x88b5, Bytes(46, 0)), K, FP_REASON_PASS_RULE, FP_L3_OTHER, 0, 14, 0);
+  add("tcp port rule PASS (ssh 22)", ipv4(plain, {.proto = kTcp}, tcp(40000, 22)), K,
+      FP_REASON_PASS_RULE, V4, kTcp, 14, v4l4);
+  add("ethertype rule PASS", ethernet(plain, 0x88b5, Bytes(46, 0)), K, FP_REASON_PASS_RULE,
+      FP_L3_OTHER, 0, 14, 0);
   return f;
 }
 

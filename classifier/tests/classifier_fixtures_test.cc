@@ -118,7 +118,8 @@ TEST_F(ClassifierFixturesTest, ConfigChangesBroadcastAndMulticastActions) {
   r = runFrame(env.cls->progFd(), arp());
   ASSERT_TRUE(r.has_meta);
   EXPECT_EQ(r.meta.reason, FP_REASON_CTRL_ARP) << "ARP is control whatever the policy";
-  r = runFrame(env.cls->progFd(), ipv4({kMulticastMac, kSrcMac, {}}, {.dst = {224, 1, 2, 3}}, udp(1, 2)));
+  r = runFrame(env.cls->progFd(),
+               ipv4({kMulticastMac, kSrcMac, {}}, {.dst = {224, 1, 2, 3}}, udp(1, 2)));
   ASSERT_TRUE(r.has_meta);
   EXPECT_EQ(r.meta.reason, FP_REASON_DATA_IPV4);
 }

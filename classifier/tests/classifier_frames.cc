@@ -137,7 +137,8 @@ Bytes ipv6(const L2& l2, const V6& ip, const Bytes& l4) {
     }
     ext.push_back(static_cast<uint8_t>(e.type == 51 ? e.len / 4 - 2 : e.len / 8 - 1));
     ext.resize(start + e.len, 0);
-    if (e.len >= 8 && e.type != 51) ext[start + 2] = 1, ext[start + 3] = static_cast<uint8_t>(e.len - 4);  // PadN
+    if (e.len >= 8 && e.type != 51)
+      ext[start + 2] = 1, ext[start + 3] = static_cast<uint8_t>(e.len - 4);  // PadN
   }
   Bytes h;
   h.push_back(static_cast<uint8_t>(ip.version << 4));
@@ -158,11 +159,11 @@ RunResult runFrame(int prog_fd, const Bytes& frame, uint32_t repeat) {
   xdp_md ctx_in{};
   xdp_md ctx_out{};
   ctx_in.data_end = static_cast<uint32_t>(frame.size());
-  LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame.data(),
-              .data_out = out.data(), .data_size_in = static_cast<uint32_t>(frame.size()),
+  LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame.data(), .data_out = out.data(),
+              .data_size_in = static_cast<uint32_t>(frame.size()),
               .data_size_out = static_cast<uint32_t>(out.size()), .ctx_in = &ctx_in,
-              .ctx_out = &ctx_out, .ctx_size_in = sizeof(ctx_in),
-              .ctx_size_out = sizeof(ctx_out), .repeat = static_cast<int>(repeat));
+              .ctx_out = &ctx_out, .ctx_size_in = sizeof(ctx_in), .ctx_size_out = sizeof(ctx_out),
+              .repeat = static_cast<int>(repeat));
   int err = bpf_prog_test_run_opts(prog_fd, &opts);
   if (err) {
     r.err = -errno;
@@ -207,8 +208,8 @@ TestXsk::~TestXsk() {
 
 int TestXsk::fd() const { return xsk_socket__fd(r_->xsk); }
 
-std::unique_ptr<TestXsk> TestXsk::create(const std::string& ifname, uint32_t queue,
-                                         int xsks_map_fd, std::string* error) {
+std::unique_ptr<TestXsk> TestXsk::create(const std::string& ifname, uint32_t queue, int xsks_map_fd,
+                                         std::string* error) {
   std::unique_ptr<TestXsk> t(new TestXsk());
   t->size_ = static_cast<size_t>(kFrames) * kFrameSize;
   t->buffer_ = mmap(nullptr, t->size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -254,7 +255,8 @@ std::vector<TestXsk::Rx> TestXsk::receive(size_t max, int timeout_ms) {
     uint32_t n = xsk_ring_cons__peek(&r_->rx, 64, &idx);
     if (n == 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now()).count();
+                      deadline - std::chrono::steady_clock::now())
+                      .count();
       if (left <= 0) break;
       pollfd p{fd(), POLLIN, 0};
       poll(&p, 1, static_cast<int>(left < 50 ? left : 50));
@@ -273,7 +275,8 @@ std::vector<TestXsk::Rx> TestXsk::receive(size_t max, int timeout_ms) {
       rx.frame.assign(data, data + d->len);
       got.push_back(std::move(rx));
       // Recycle the chunk: its base address (unaligned mode is off).
-      *xsk_ring_prod__fill_addr(&r_->fq, fidx + i) = xsk_umem__extract_addr(d->addr) & ~(uint64_t{kFrameSize} - 1);
+      *xsk_ring_prod__fill_addr(&r_->fq, fidx + i) =
+          xsk_umem__extract_addr(d->addr) & ~(uint64_t{kFrameSize} - 1);
     }
     xsk_ring_cons__release(&r_->rx, n);
     xsk_ring_prod__submit(&r_->fq, n);

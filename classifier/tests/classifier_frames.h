@@ -37,15 +37,15 @@ struct V4 {
   uint8_t proto = 17;
   uint8_t ttl = 64;
   uint8_t version = 4;
-  uint8_t ihl = 5;           ///< option bytes (zeros) are added when > 5
-  uint16_t frag_off = 0;     ///< host order: flags + offset
-  int tot_len_delta = 0;     ///< added to the correct total length
+  uint8_t ihl = 5;        ///< option bytes (zeros) are added when > 5
+  uint16_t frag_off = 0;  ///< host order: flags + offset
+  int tot_len_delta = 0;  ///< added to the correct total length
 };
 
 struct Ext {
-  uint8_t type;         ///< 0 hop-by-hop, 43 routing, 60 dest opts, 44 fragment, 51 AH
-  uint16_t len = 8;     ///< bytes (multiple of 8; AH multiple of 4)
-  uint16_t frag = 0;    ///< fragment header: offset/flags field, host order
+  uint8_t type;       ///< 0 hop-by-hop, 43 routing, 60 dest opts, 44 fragment, 51 AH
+  uint16_t len = 8;   ///< bytes (multiple of 8; AH multiple of 4)
+  uint16_t frag = 0;  ///< fragment header: offset/flags field, host order
 };
 
 struct V6 {
@@ -59,7 +59,7 @@ struct V6 {
 
 Bytes udp(uint16_t sport, uint16_t dport, size_t payload = 18);
 Bytes tcp(uint16_t sport, uint16_t dport, size_t payload = 0);
-Bytes icmp(uint8_t type, size_t payload = 8);    ///< ICMPv4 or ICMPv6 (same layout)
+Bytes icmp(uint8_t type, size_t payload = 8);  ///< ICMPv4 or ICMPv6 (same layout)
 Bytes ethernet(const L2& l2, uint16_t ethertype, const Bytes& payload);
 Bytes arp(const L2& l2 = {kBroadcastMac, kSrcMac, {}});
 Bytes ipv4(const L2& l2, const V4& ip, const Bytes& l4);
@@ -75,7 +75,7 @@ struct RunResult {
   bool has_meta = false;  ///< the program put an fp_xdp_meta in front
   uint32_t meta_len = 0;
   fp_xdp_meta meta{};
-  Bytes out;              ///< frame after the metadata
+  Bytes out;  ///< frame after the metadata
 };
 RunResult runFrame(int prog_fd, const Bytes& frame, uint32_t repeat = 1);
 
@@ -83,8 +83,8 @@ RunResult runFrame(int prog_fd, const Bytes& frame, uint32_t repeat = 1);
 /// registered in xsks_map. No XDP program is loaded by it (INHIBIT_PROG_LOAD).
 class TestXsk {
  public:
-  static std::unique_ptr<TestXsk> create(const std::string& ifname, uint32_t queue,
-                                         int xsks_map_fd, std::string* error);
+  static std::unique_ptr<TestXsk> create(const std::string& ifname, uint32_t queue, int xsks_map_fd,
+                                         std::string* error);
   ~TestXsk();
   int fd() const;
 

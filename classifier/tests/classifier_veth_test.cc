@@ -44,7 +44,9 @@ class PacketSocket {
     if (fd_ >= 0) close(fd_);
   }
   bool ok() const { return fd_ >= 0; }
-  bool send(const Bytes& f) { return ::send(fd_, f.data(), f.size(), 0) == static_cast<ssize_t>(f.size()); }
+  bool send(const Bytes& f) {
+    return ::send(fd_, f.data(), f.size(), 0) == static_cast<ssize_t>(f.size());
+  }
   /// Incoming (not outgoing) frames seen within timeout_ms.
   std::vector<Bytes> receive(int timeout_ms) {
     std::vector<Bytes> got;
@@ -85,7 +87,8 @@ XdpState xdpQuery(const std::string& ifname) {
 }
 
 int countOurPrograms(const std::string& ifname) {
-  xdp_multiprog* mp = xdp_multiprog__get_from_ifindex(static_cast<int>(if_nametoindex(ifname.c_str())));
+  xdp_multiprog* mp =
+      xdp_multiprog__get_from_ifindex(static_cast<int>(if_nametoindex(ifname.c_str())));
   if (!mp || libxdp_get_error(mp)) return 0;
   int n = 0;
   if (xdp_multiprog__is_legacy(mp)) {
@@ -109,8 +112,9 @@ class ClassifierVethTest : public ::testing::Test {
     peer_ = topo_->addNamespace("peer");
     // No IPv6 on the link: the kernel's own ND/MLD would interleave with our frames.
     for (const std::string& ns : {dut_, peer_})
-      topo_->exec(ns, "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-                      "net.ipv6.conf.default.disable_ipv6=1");
+      topo_->exec(ns,
+                  "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
+                  "net.ipv6.conf.default.disable_ipv6=1");
     topo_->addVeth(dut_, "fp0", peer_, "peer0");
     options_.ifname = "fp0";
     options_.run_dir = "/run/fastpathd";

@@ -90,7 +90,11 @@ void BM_ReplaceAll(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
   state.counters["routes"] = n;
 }
-BENCHMARK(BM_ReplaceAll)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_ReplaceAll)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
     ->Iterations(3);
 
 // The same replace-all without IPC: what the table itself costs.
@@ -109,8 +113,12 @@ void BM_ReplaceAllDirect(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_ReplaceAllDirect)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)
-    ->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ReplaceAllDirect)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 // The same replace-all by a client holding a route lease (Hello.route_grace_period_ms):
 // the extra cost is the server's per-owner bookkeeping of the prefixes.
@@ -137,8 +145,12 @@ void BM_ReplaceAllLeased(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
   state.counters["routes"] = n;
 }
-BENCHMARK(BM_ReplaceAllLeased)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)
-    ->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ReplaceAllLeased)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 }  // namespace
 }  // namespace fastpath::ctrl

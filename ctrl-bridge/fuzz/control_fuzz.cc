@@ -10,8 +10,8 @@
 #include <cstring>
 
 #include "dispatcher.h"
-#include "framing.h"
 #include "fastpath/log.h"
+#include "framing.h"
 #include "table_backend.h"
 
 namespace {

@@ -14,11 +14,11 @@
 #include <deque>
 #include <thread>
 
+#include "fastpath/log.h"
 #include "framing.h"
 #include "reply_decode.h"
 #include "wire_encode.h"
 #include "wire_error.h"
-#include "fastpath/log.h"
 
 namespace fastpath::ctrl {
 
@@ -75,8 +75,8 @@ struct Client::Impl {
       int e = errno;
       ::close(s);
       std::string hint = e == ENOENT || e == ECONNREFUSED ? " (is fastpathd running?)"
-                         : e == EACCES                  ? " (are you in fastpathd's group?)"
-                                                        : "";
+                         : e == EACCES                    ? " (are you in fastpathd's group?)"
+                                                          : "";
       return makeError(-e, "connect to " + path + ": " + std::strerror(e) + hint);
     }
     fd = s;
@@ -148,8 +148,7 @@ struct Client::Impl {
     for (;;) {
       v1::ServerMessage m;
       switch (dec.next(&m)) {
-        case FrameDecoder::State::kFrame:
-          return std::optional<v1::ServerMessage>(std::move(m));
+        case FrameDecoder::State::kFrame: return std::optional<v1::ServerMessage>(std::move(m));
         case FrameDecoder::State::kTooLarge:
           closeFd();
           return makeError(-EMSGSIZE, "fastpathd sent a frame larger than max_message_bytes (" +
@@ -157,8 +156,7 @@ struct Client::Impl {
         case FrameDecoder::State::kMalformed:
           closeFd();
           return makeError(-EBADMSG, "undecodable frame from fastpathd");
-        case FrameDecoder::State::kNeedMore:
-          break;
+        case FrameDecoder::State::kNeedMore: break;
       }
       int wait = -1;
       if (timeout_ms >= 0) {
@@ -299,8 +297,7 @@ namespace {
 template <typename F>
 auto withReconnect(Client& c, const ClientOptions& opt, bool in_reconnect, F op) -> decltype(op()) {
   auto r = op();
-  if (r.ok() || !opt.auto_reconnect || in_reconnect || !isConnectionLoss(r.error().code))
-    return r;
+  if (r.ok() || !opt.auto_reconnect || in_reconnect || !isConnectionLoss(r.error().code)) return r;
   if (auto st = c.reconnect(); !st) return st.error();
   return op();
 }
@@ -470,8 +467,8 @@ Result<PortId> Client::portByName(const std::string& ifname) {
     if (p.ifname == ifname) return p.id;
   std::string known;
   for (const auto& p : list.value()) known += (known.empty() ? "" : ", ") + p.ifname;
-  return makeError(-ENOENT, "no port named '" + ifname + "' (fastpathd has: " +
-                                (known.empty() ? "none" : known) + ")");
+  return makeError(-ENOENT, "no port named '" + ifname +
+                                "' (fastpathd has: " + (known.empty() ? "none" : known) + ")");
 }
 
 Result<int> Client::openControlChannel(PortId port) {

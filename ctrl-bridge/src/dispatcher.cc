@@ -100,9 +100,7 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
       hr->set_node_name(opt_.node_name);
       return o;
     }
-    case v1::Request::kApplyRoutes:
-      applyRoutes(s, id, req.apply_routes(), o);
-      return o;
+    case v1::Request::kApplyRoutes: applyRoutes(s, id, req.apply_routes(), o); return o;
     case v1::Request::kGetRoutes: {
       const auto& g = req.get_routes();
       if (g.offset() == 0 || s.route_snapshot.empty()) s.route_snapshot = backend_.routes();
@@ -120,8 +118,8 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
       return o;
     }
     case v1::Request::kAddNeighbour: {
-      auto n = neighbourFromWire(req.add_neighbour(), "add_neighbour",
-                                 PortDirectory(backend_.ports()));
+      auto n =
+          neighbourFromWire(req.add_neighbour(), "add_neighbour", PortDirectory(backend_.ports()));
       if (!n) {
         setError(o, id, n.error());
       } else if (auto st = backend_.addNeighbour(*n); !st) {

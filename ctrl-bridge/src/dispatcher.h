@@ -40,10 +40,8 @@ struct Session {
   uint64_t txn_id = 0;
   uint32_t next_chunk = 0;
   std::vector<Route> route_snapshot;  ///< for paged GetRoutes
-  std::string lease_owner;  ///< node_name holding a route lease (Hello with grace > 0)
-  bool wants(FastPathEvent::Kind k) const {
-    return subscribed && event_kinds[static_cast<int>(k)];
-  }
+  std::string lease_owner;            ///< node_name holding a route lease (Hello with grace > 0)
+  bool wants(FastPathEvent::Kind k) const { return subscribed && event_kinds[static_cast<int>(k)]; }
 };
 
 struct DispatchCounters {

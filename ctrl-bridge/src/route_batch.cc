@@ -27,11 +27,12 @@ WireStatus BatchBuilder::addChunk(const v1::RouteBatch& chunk) {
   std::size_t incoming = static_cast<std::size_t>(chunk.add_size()) + chunk.remove_size();
   if (size() + incoming > max_routes_)
     return wireError(v1::RESOURCE_EXHAUSTED, field_,
-                "batch of " + std::to_string(size() + incoming) + " entries exceeds the limit of " +
-                    std::to_string(max_routes_) + "; split it into several transactions");
+                     "batch of " + std::to_string(size() + incoming) +
+                         " entries exceeds the limit of " + std::to_string(max_routes_) +
+                         "; split it into several transactions");
   if (batch_.replace_all && chunk.remove_size() > 0)
     return wireError(v1::INVALID_ARGUMENT, field_ + ".remove",
-                "must be empty with replace_all (the new table is `add`)");
+                     "must be empty with replace_all (the new table is `add`)");
   batch_.add.reserve(batch_.add.size() + chunk.add_size());
   add_keys_.reserve(add_keys_.size() + chunk.add_size());
   for (int i = 0; i < chunk.add_size(); ++i) {
@@ -69,7 +70,7 @@ bool keyEq(const K& a, const K& b) {
 WireResult<RouteBatch> BatchBuilder::finish() {
   if (!batch_.replace_all && batch_.add.empty() && batch_.remove.empty())
     return wireError(v1::INVALID_ARGUMENT, field_,
-                "empty batch (nothing to add or remove; use replace_all to clear the table)");
+                     "empty batch (nothing to add or remove; use replace_all to clear the table)");
   // Duplicates: sort by (prefix, index); report the smallest index that repeats an
   // earlier entry, naming that earlier entry.
   std::sort(add_keys_.begin(), add_keys_.end(), keyLess<Key>);
@@ -90,12 +91,13 @@ WireResult<RouteBatch> BatchBuilder::finish() {
   };
   uint32_t dup = 0, orig = 0;
   if (firstDuplicate(add_keys_, &dup, &orig))
-    return wireError(v1::INVALID_ARGUMENT, elementField(field_, "add", dup) + ".prefix",
-                batch_.add[dup].prefix.toString() + " duplicates " + elementField(field_, "add", orig));
+    return wireError(
+        v1::INVALID_ARGUMENT, elementField(field_, "add", dup) + ".prefix",
+        batch_.add[dup].prefix.toString() + " duplicates " + elementField(field_, "add", orig));
   if (firstDuplicate(remove_keys_, &dup, &orig))
     return wireError(v1::INVALID_ARGUMENT, elementField(field_, "remove", dup),
-                "duplicate delete of " + batch_.remove[dup].toString() + " (also " +
-                    elementField(field_, "remove", orig) + ")");
+                     "duplicate delete of " + batch_.remove[dup].toString() + " (also " +
+                         elementField(field_, "remove", orig) + ")");
   // A prefix both added and removed: ambiguous, refuse it.
   std::size_t a = 0, r = 0;
   bool both = false;
@@ -117,8 +119,9 @@ WireResult<RouteBatch> BatchBuilder::finish() {
     }
   }
   if (both)
-    return wireError(v1::INVALID_ARGUMENT, elementField(field_, "remove", ri),
-                batch_.remove[ri].toString() + " is also added by " + elementField(field_, "add", ai));
+    return wireError(
+        v1::INVALID_ARGUMENT, elementField(field_, "remove", ri),
+        batch_.remove[ri].toString() + " is also added by " + elementField(field_, "add", ai));
   return std::move(batch_);
 }
 

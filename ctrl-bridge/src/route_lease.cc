@@ -17,8 +17,8 @@ std::string RouteLeases::prefixKey(const IpPrefix& p) {
 
 std::size_t RouteLeases::PrefixHash::operator()(const IpPrefix& p) const noexcept {
   // FNV-1a over the significant bytes; prefixes of one table differ mostly in a few bytes.
-  uint64_t h = 1469598103934665603ull ^ (static_cast<uint64_t>(p.length) << 8 |
-                                         static_cast<uint64_t>(p.address.family));
+  uint64_t h = 1469598103934665603ull ^
+               (static_cast<uint64_t>(p.length) << 8 | static_cast<uint64_t>(p.address.family));
   std::size_t n = p.address.family == Family::kIpv4 ? 4 : 16;
   for (std::size_t i = 0; i < n; ++i) h = (h ^ p.address.bytes[i]) * 1099511628211ull;
   return static_cast<std::size_t>(h ^ (h >> 32));
@@ -103,9 +103,10 @@ void RouteLeases::withdraw(const std::string& name, Owner& o) {
   std::size_t routes = 0;
   if (!b.remove.empty()) {
     if (auto st = backend_.applyRoutes(b); !st) {
-      pr_warn("ctrl: withdrawing the %zu routes of %s after its grace period failed: %s; "
-              "they stay installed (remove them with fpctl)",
-              b.remove.size(), name.c_str(), st.error().message.c_str());
+      pr_warn(
+          "ctrl: withdrawing the %zu routes of %s after its grace period failed: %s; "
+          "they stay installed (remove them with fpctl)",
+          b.remove.size(), name.c_str(), st.error().message.c_str());
     } else {
       routes = b.remove.size();
     }

@@ -25,8 +25,8 @@ class RouteLeases {
   using Clock = std::chrono::steady_clock;
 
   struct Counters {
-    uint64_t expired = 0;              ///< leases that ran out (owner did not come back)
-    uint64_t cancelled = 0;            ///< owner said Hello again within the grace period
+    uint64_t expired = 0;    ///< leases that ran out (owner did not come back)
+    uint64_t cancelled = 0;  ///< owner said Hello again within the grace period
     uint64_t routes_withdrawn = 0;
     uint64_t neighbours_withdrawn = 0;
   };

@@ -17,9 +17,9 @@
 #include <unordered_map>
 
 #include "dispatcher.h"
+#include "fastpath/log.h"
 #include "framing.h"
 #include "wire_encode.h"
-#include "fastpath/log.h"
 
 namespace fastpath::ctrl {
 
@@ -103,7 +103,8 @@ struct ControlServer::Impl {
     group* res = nullptr;
     std::vector<char> buf(16384);
     if (getgrnam_r(g.c_str(), &grp, buf.data(), buf.size(), &res) != 0 || !res)
-      return makeError(-ENOENT, "socket group '" + g + "' does not exist (create it or fix --group)");
+      return makeError(-ENOENT,
+                       "socket group '" + g + "' does not exist (create it or fix --group)");
     *gid = res->gr_gid;
     return {};
   }
@@ -126,12 +127,13 @@ struct ControlServer::Impl {
 
     // A socket file may be left over from a crashed daemon; replace it unless a live
     // server still answers on it.
-    struct stat sb{};
+    struct stat sb {};
     if (::lstat(opt.socket_path.c_str(), &sb) == 0) {
       if (!S_ISSOCK(sb.st_mode))
         return makeError(-EEXIST, opt.socket_path + " exists and is not a socket; remove it");
       int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      bool live = probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+      bool live =
+          probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
       if (probe >= 0) ::close(probe);
       if (live)
         return makeError(-EADDRINUSE, "another server is listening on " + opt.socket_path +
@@ -261,9 +263,11 @@ struct ControlServer::Impl {
   bool credentialsAllowed(const ucred& cr, std::string* why) {
     if (cr.uid == 0) return true;
     if (opt.allow_same_uid && cr.uid == ::geteuid()) return true;
-    if (std::find(opt.allowed_uids.begin(), opt.allowed_uids.end(), cr.uid) != opt.allowed_uids.end())
+    if (std::find(opt.allowed_uids.begin(), opt.allowed_uids.end(), cr.uid) !=
+        opt.allowed_uids.end())
       return true;
-    if (std::find(opt.allowed_gids.begin(), opt.allowed_gids.end(), cr.gid) != opt.allowed_gids.end())
+    if (std::find(opt.allowed_gids.begin(), opt.allowed_gids.end(), cr.gid) !=
+        opt.allowed_gids.end())
       return true;
     *why = "uid " + std::to_string(cr.uid) + " gid " + std::to_string(cr.gid) +
            " is neither root, " + (opt.allow_same_uid ? "the daemon's uid, " : "") +
@@ -377,11 +381,8 @@ struct ControlServer::Impl {
     while (!c.dead && !c.closing) {
       v1::Request req;
       switch (c.dec.next(&req)) {
-        case FrameDecoder::State::kNeedMore:
-          return;
-        case FrameDecoder::State::kFrame:
-          handle(c, req);
-          break;
+        case FrameDecoder::State::kNeedMore: return;
+        case FrameDecoder::State::kFrame: handle(c, req); break;
         case FrameDecoder::State::kTooLarge:
           ++ctr.oversize_frames;
           pr_warn("ctrl: %s: frame of %llu bytes over the %zu-byte limit; closing", c.who().c_str(),
@@ -389,14 +390,16 @@ struct ControlServer::Impl {
                   opt.max_message_bytes);
           closeWithError(c, 0, v1::MESSAGE_TOO_LARGE, "",
                          "frame of " + std::to_string(c.dec.lastAnnouncedLength()) +
-                             " bytes exceeds the limit of " + std::to_string(opt.max_message_bytes) +
+                             " bytes exceeds the limit of " +
+                             std::to_string(opt.max_message_bytes) +
                              " bytes; split the batch into chunks (RouteBatch.transaction_id)");
           return;
         case FrameDecoder::State::kMalformed:
           ++ctr.malformed_frames;
           pr_warn("ctrl: %s: undecodable frame; closing", c.who().c_str());
-          closeWithError(c, 0, v1::MALFORMED, "",
-                         "undecodable frame (not a fastpath.v1.Request with a varint length prefix)");
+          closeWithError(
+              c, 0, v1::MALFORMED, "",
+              "undecodable frame (not a fastpath.v1.Request with a varint length prefix)");
           return;
       }
     }
@@ -494,7 +497,8 @@ struct ControlServer::Impl {
       c.dead = true;
       return;
     }
-    uint32_t want = (c.closing ? 0u : uint32_t{EPOLLIN}) | (c.out.empty() ? 0u : uint32_t{EPOLLOUT});
+    uint32_t want =
+        (c.closing ? 0u : uint32_t{EPOLLIN}) | (c.out.empty() ? 0u : uint32_t{EPOLLOUT});
     if (want != c.interest) {
       epoll_event ev{};
       ev.events = want;
@@ -533,22 +537,22 @@ struct ControlServer::Impl {
   CounterSet serverCounterSet() const {
     CounterSet s;
     s.scope = "control-server";
-    s.counters = {{"clients", conns.size()},
-                  {"accepted", ctr.accepted},
-                  {"refused_credentials", ctr.refused_credentials},
-                  {"refused_too_many", ctr.refused_too_many},
-                  {"requests", dispatcher.counters().requests},
-                  {"errors", dispatcher.counters().errors + ctr.errors},
-                  {"malformed_frames", ctr.malformed_frames},
-                  {"oversize_frames", ctr.oversize_frames},
-                  {"send_queue_overflows", ctr.send_queue_overflows},
-                  {"events_sent", ctr.events_sent},
-                  {"transactions_aborted", dispatcher.counters().transactions_aborted},
-                  {"leases_expired", dispatcher.leases().counters().expired},
-                  {"leases_cancelled", dispatcher.leases().counters().cancelled},
-                  {"lease_routes_withdrawn", dispatcher.leases().counters().routes_withdrawn},
-                  {"lease_neighbours_withdrawn",
-                   dispatcher.leases().counters().neighbours_withdrawn}};
+    s.counters = {
+        {"clients", conns.size()},
+        {"accepted", ctr.accepted},
+        {"refused_credentials", ctr.refused_credentials},
+        {"refused_too_many", ctr.refused_too_many},
+        {"requests", dispatcher.counters().requests},
+        {"errors", dispatcher.counters().errors + ctr.errors},
+        {"malformed_frames", ctr.malformed_frames},
+        {"oversize_frames", ctr.oversize_frames},
+        {"send_queue_overflows", ctr.send_queue_overflows},
+        {"events_sent", ctr.events_sent},
+        {"transactions_aborted", dispatcher.counters().transactions_aborted},
+        {"leases_expired", dispatcher.leases().counters().expired},
+        {"leases_cancelled", dispatcher.leases().counters().cancelled},
+        {"lease_routes_withdrawn", dispatcher.leases().counters().routes_withdrawn},
+        {"lease_neighbours_withdrawn", dispatcher.leases().counters().neighbours_withdrawn}};
     return s;
   }
 };

@@ -28,7 +28,7 @@ void toWire(const Neighbour& in, v1::Neighbour* out) {
 
 void toWire(const ControlRule& in, v1::ControlRule* out) {
   out->set_action(in.pass_to_kernel ? v1::ControlRule::ACTION_PASS
-                                     : v1::ControlRule::ACTION_CONTROL);
+                                    : v1::ControlRule::ACTION_CONTROL);
   switch (in.kind) {
     case ControlRule::Kind::kEtherType:
       out->set_kind(v1::ControlRule::KIND_ETHERTYPE);

@@ -26,16 +26,23 @@ int errnoForCode(v1::ErrorCode code) {
 v1::ErrorCode codeForErrno(int e) {
   switch (e) {
     case 0: return v1::OK;
-    case -EINVAL: case -EEXIST: return v1::INVALID_ARGUMENT;
-    case -ENOENT: case -ENODEV: case -ESRCH: return v1::NOT_FOUND;
+    case -EINVAL:
+    case -EEXIST: return v1::INVALID_ARGUMENT;
+    case -ENOENT:
+    case -ENODEV:
+    case -ESRCH: return v1::NOT_FOUND;
     case -EPROTONOSUPPORT: return v1::VERSION_MISMATCH;
     case -EBADE: return v1::FAILED_PRECONDITION;
-    case -EACCES: case -EPERM: return v1::PERMISSION_DENIED;
+    case -EACCES:
+    case -EPERM: return v1::PERMISSION_DENIED;
     case -EMSGSIZE: return v1::MESSAGE_TOO_LARGE;
     case -EBADMSG: return v1::MALFORMED;
     case -ECANCELED: return v1::ABORTED;
-    case -ENOSPC: case -E2BIG: case -ENOMEM: return v1::RESOURCE_EXHAUSTED;
-    case -ENOSYS: case -EOPNOTSUPP: return v1::UNIMPLEMENTED;
+    case -ENOSPC:
+    case -E2BIG:
+    case -ENOMEM: return v1::RESOURCE_EXHAUSTED;
+    case -ENOSYS:
+    case -EOPNOTSUPP: return v1::UNIMPLEMENTED;
     default: return v1::INTERNAL;
   }
 }

@@ -22,23 +22,22 @@ PortDirectory::PortDirectory(const std::vector<PortInfo>& ports) {
   }
 }
 
-WireResult<PortId> PortDirectory::resolve(const v1::PortRef& ref,
-                                          const std::string& field) const {
+WireResult<PortId> PortDirectory::resolve(const v1::PortRef& ref, const std::string& field) const {
   switch (ref.ref_case()) {
     case v1::PortRef::kId:
       if (!ids_.count(ref.id()))
-        return wireError(v1::NOT_FOUND, field,
-                    "no port with id " + std::to_string(ref.id()) + " (`fpctl ports` lists them)");
+        return wireError(
+            v1::NOT_FOUND, field,
+            "no port with id " + std::to_string(ref.id()) + " (`fpctl ports` lists them)");
       return PortId(ref.id());
     case v1::PortRef::kName: {
       auto it = names_.find(ref.name());
       if (it == names_.end())
         return wireError(v1::NOT_FOUND, field,
-                    "no port named '" + ref.name() + "' (`fpctl ports` lists them)");
+                         "no port named '" + ref.name() + "' (`fpctl ports` lists them)");
       return it->second;
     }
-    default:
-      return wireError(v1::INVALID_ARGUMENT, field, "not set (give a port id or name)");
+    default: return wireError(v1::INVALID_ARGUMENT, field, "not set (give a port id or name)");
   }
 }
 
@@ -59,7 +58,7 @@ WireResult<IpAddress> addressFromWire(const v1::IpAddress& in, const std::string
     return a;
   }
   return wireError(v1::INVALID_ARGUMENT, field,
-              std::to_string(b.size()) + " address bytes, expected 4 (IPv4) or 16 (IPv6)");
+                   std::to_string(b.size()) + " address bytes, expected 4 (IPv4) or 16 (IPv6)");
 }
 
 WireResult<IpPrefix> prefixFromWire(const v1::Prefix& in, const std::string& field) {
@@ -71,13 +70,13 @@ WireResult<IpPrefix> prefixFromWire(const v1::Prefix& in, const std::string& fie
   unsigned max = maxLen(p.address.family);
   if (in.length() > max)
     return wireError(v1::INVALID_ARGUMENT, field + ".length",
-                std::to_string(in.length()) + " > " + std::to_string(max) +
-                    (max == 32 ? " (IPv4)" : " (IPv6)"));
+                     std::to_string(in.length()) + " > " + std::to_string(max) +
+                         (max == 32 ? " (IPv4)" : " (IPv6)"));
   p.length = static_cast<uint8_t>(in.length());
   if (p.hostBitsSet())
     return wireError(v1::INVALID_ARGUMENT, field,
-                p.address.toString() + "/" + std::to_string(p.length) +
-                    " has host bits set; send " + p.normalised().toString());
+                     p.address.toString() + "/" + std::to_string(p.length) +
+                         " has host bits set; send " + p.normalised().toString());
   return p;
 }
 
@@ -95,7 +94,7 @@ WireResult<Route> routeFromWire(const v1::Route& in, const std::string& field,
     r.next_hop.family = r.prefix.address.family;
   } else if (r.next_hop.family != r.prefix.address.family) {
     return wireError(v1::INVALID_ARGUMENT, field + ".next_hop",
-                r.next_hop.toString() + " is not the prefix's address family");
+                     r.next_hop.toString() + " is not the prefix's address family");
   }
   auto port = ports.resolve(in.port(), field + ".port");
   if (!port) return port.error();
@@ -118,12 +117,12 @@ WireResult<Neighbour> neighbourFromWire(const v1::Neighbour& in, const std::stri
   n.port = *port;
   if (in.mac().size() != 6)
     return wireError(v1::INVALID_ARGUMENT, field + ".mac",
-                std::to_string(in.mac().size()) + " bytes, expected 6");
+                     std::to_string(in.mac().size()) + " bytes, expected 6");
   std::memcpy(n.mac.bytes.data(), in.mac().data(), 6);
   if (n.mac.isZero()) return wireError(v1::INVALID_ARGUMENT, field + ".mac", "all-zero MAC");
   if (n.mac.bytes[0] & 1)
     return wireError(v1::INVALID_ARGUMENT, field + ".mac",
-                n.mac.toString() + " is a multicast/broadcast address");
+                     n.mac.toString() + " is a multicast/broadcast address");
   return n;
 }
 
@@ -137,38 +136,35 @@ WireResult<std::vector<ControlRule>> controlRulesFromWire(const v1::SetControlRu
     ControlRule r;
     switch (w.action()) {
       case v1::ControlRule::ACTION_UNSPECIFIED:
-      case v1::ControlRule::ACTION_CONTROL:
-        r.pass_to_kernel = false;
-        break;
-      case v1::ControlRule::ACTION_PASS:
-        r.pass_to_kernel = true;
-        break;
+      case v1::ControlRule::ACTION_CONTROL: r.pass_to_kernel = false; break;
+      case v1::ControlRule::ACTION_PASS: r.pass_to_kernel = true; break;
       default:
         return wireError(v1::INVALID_ARGUMENT, f + ".action",
-                    "unknown value " + std::to_string(w.action()));
+                         "unknown value " + std::to_string(w.action()));
     }
     switch (w.kind()) {
       case v1::ControlRule::KIND_ETHERTYPE:
         r.kind = ControlRule::Kind::kEtherType;
         if (w.ethertype() < 0x0600 || w.ethertype() > 0xffff)
           return wireError(v1::INVALID_ARGUMENT, f + ".ethertype",
-                      std::to_string(w.ethertype()) + " is not an EtherType (0x0600..0xffff)");
+                           std::to_string(w.ethertype()) + " is not an EtherType (0x0600..0xffff)");
         r.ethertype = static_cast<uint16_t>(w.ethertype());
         break;
       case v1::ControlRule::KIND_IP_PROTO:
         r.kind = ControlRule::Kind::kIpProto;
         if (w.ip_proto() > 255)
           return wireError(v1::INVALID_ARGUMENT, f + ".ip_proto",
-                      std::to_string(w.ip_proto()) + " > 255");
+                           std::to_string(w.ip_proto()) + " > 255");
         r.ip_proto = static_cast<uint8_t>(w.ip_proto());
         break;
       case v1::ControlRule::KIND_L4_PORT:
         r.kind = ControlRule::Kind::kL4Port;
         if (w.ip_proto() != 6 && w.ip_proto() != 17)
           return wireError(v1::INVALID_ARGUMENT, f + ".ip_proto",
-                      std::to_string(w.ip_proto()) + ": must be 6 (TCP) or 17 (UDP)");
+                           std::to_string(w.ip_proto()) + ": must be 6 (TCP) or 17 (UDP)");
         if (w.port() > 65535)
-          return wireError(v1::INVALID_ARGUMENT, f + ".port", std::to_string(w.port()) + " > 65535");
+          return wireError(v1::INVALID_ARGUMENT, f + ".port",
+                           std::to_string(w.port()) + " > 65535");
         r.ip_proto = static_cast<uint8_t>(w.ip_proto());
         r.port = static_cast<uint16_t>(w.port());
         break;
@@ -183,7 +179,7 @@ WireResult<std::vector<ControlRule>> controlRulesFromWire(const v1::SetControlRu
         return wireError(v1::INVALID_ARGUMENT, f + ".kind", "not set");
       default:
         return wireError(v1::INVALID_ARGUMENT, f + ".kind",
-                    "unknown value " + std::to_string(w.kind()));
+                         "unknown value " + std::to_string(w.kind()));
     }
     rules.push_back(r);
   }
@@ -207,7 +203,7 @@ WireResult<std::vector<FastPathEvent::Kind>> subscriptionFromWire(const v1::Subs
         break;
       default:
         return wireError(v1::INVALID_ARGUMENT, elementField(field, "kinds", i),
-                    "unknown event kind " + std::to_string(in.kinds(i)));
+                         "unknown event kind " + std::to_string(in.kinds(i)));
     }
   }
   return kinds;

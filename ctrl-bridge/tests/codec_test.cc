@@ -2,8 +2,8 @@
 // Framing: length-delimited protobuf frames, limits, truncation and garbage.
 #include <gtest/gtest.h>
 
-#include "framing.h"
 #include "fastpath/v1/fastpath.pb.h"
+#include "framing.h"
 
 namespace fastpath::ctrl {
 namespace {

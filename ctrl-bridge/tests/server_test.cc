@@ -21,8 +21,8 @@
 
 #include "fastpath/ctrl/client.h"
 #include "framing.h"
-#include "wire_encode.h"
 #include "server_harness.h"
+#include "wire_encode.h"
 
 namespace fastpath::ctrl {
 namespace {
@@ -101,7 +101,7 @@ class ServerTest : public ::testing::Test {
 };
 
 TEST_F(ServerTest, SocketIsCreated0660) {
-  struct stat sb{};
+  struct stat sb {};
   ASSERT_EQ(::stat(h_.socketPath().c_str(), &sb), 0);
   EXPECT_TRUE(S_ISSOCK(sb.st_mode));
   EXPECT_EQ(sb.st_mode & 0777, 0660u);
@@ -126,7 +126,8 @@ TEST_F(ServerTest, RoutesAppliedByOneClientAreSeenByAnother) {
   ASSERT_EQ(rs->size(), 2u);
   // And the table behind the server really has them (a lookup, not just a list).
   auto nh = h_.onServer([&] {
-    return h_.backend().fib().view().nextHop4(IpAddress::parse("198.18.2.77").value().v4NetworkOrder());
+    return h_.backend().fib().view().nextHop4(
+        IpAddress::parse("198.18.2.77").value().v4NetworkOrder());
   });
   EXPECT_NE(nh, kLpmNoRoute);
   ASSERT_TRUE(b->deleteRoute(IpPrefix::parse("198.18.2.0/24").value()));
@@ -144,11 +145,13 @@ TEST_F(ServerTest, ValidationErrorNamesFieldAndLeavesTableUntouched) {
   auto c = connectOk(h_);
   ASSERT_TRUE(c->addRoute(route("198.18.50.0/24", "", 0)));
   RouteBatch b;
-  b.add = {route("198.18.2.0/24", "", 1), route("198.18.3.0/24", "", 1), route("198.18.4.0/24", "", 7)};
+  b.add = {route("198.18.2.0/24", "", 1), route("198.18.3.0/24", "", 1),
+           route("198.18.4.0/24", "", 7)};
   auto st = c->applyRoutes(b);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code, -ENOENT);
-  EXPECT_NE(st.error().message.find("apply_routes.add[2].port: no port with id 7"), std::string::npos)
+  EXPECT_NE(st.error().message.find("apply_routes.add[2].port: no port with id 7"),
+            std::string::npos)
       << st.error().message;
   EXPECT_EQ(c->routes()->size(), 1u);  // all-or-nothing
 }
@@ -162,7 +165,8 @@ TEST_F(ServerTest, NeighboursRulesPortsStats) {
   EXPECT_EQ(c->portByName("fp2").value(), 2u);
   EXPECT_EQ(c->portByName("nope").error().code, -ENOENT);
 
-  Neighbour n{IpAddress::parse("198.18.1.2").value(), 1, MacAddress::parse("02:aa:00:00:00:01").value()};
+  Neighbour n{IpAddress::parse("198.18.1.2").value(), 1,
+              MacAddress::parse("02:aa:00:00:00:01").value()};
   ASSERT_TRUE(c->addNeighbour(n));
   auto ns = c->neighbours();
   ASSERT_TRUE(ns);
@@ -379,7 +383,9 @@ TEST(ServerSlowReader, ClientThatStopsReadingIsDisconnectedOthersAreServed) {
   ASSERT_TRUE(h.start());
   auto fast = connectOk(h);
   std::vector<Route> table;
-  for (uint32_t i = 0; i < 2000; ++i) table.push_back(route("198.18." + std::to_string(i / 256) + "." + std::to_string(i % 256) + "/32", "", 1));
+  for (uint32_t i = 0; i < 2000; ++i)
+    table.push_back(
+        route("198.18." + std::to_string(i / 256) + "." + std::to_string(i % 256) + "/32", "", 1));
   ASSERT_TRUE(fast->replaceAllRoutes(table));
 
   int s = rawConnect(h.socketPath());
@@ -402,7 +408,8 @@ TEST(ServerSlowReader, ClientThatStopsReadingIsDisconnectedOthersAreServed) {
       ASSERT_TRUE(fast->ports());
       EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
     }
-    if (h.onServer([&] { return h.server().counters().send_queue_overflows; }) > 0) disconnected = true;
+    if (h.onServer([&] { return h.server().counters().send_queue_overflows; }) > 0)
+      disconnected = true;
   }
   EXPECT_TRUE(disconnected);
   EXPECT_EQ(h.onServer([&] { return h.server().counters().send_queue_overflows; }), 1u);
@@ -528,7 +535,6 @@ TEST(ServerStart, RefusesWhenAnotherServerListens) {
   EXPECT_EQ(st.error().code, -EADDRINUSE);
 }
 
-
 // ---------------------------------------------------------------- route leases
 
 using SteadyClock = std::chrono::steady_clock;
@@ -552,7 +558,8 @@ bool hasNeighbour(Client& c, const std::string& ip) {
   return false;
 }
 
-std::unique_ptr<Client> connectLeased(ServerHarness& h, const std::string& node, uint32_t grace_ms) {
+std::unique_ptr<Client> connectLeased(ServerHarness& h, const std::string& node,
+                                      uint32_t grace_ms) {
   ClientOptions o;
   o.node_name = node;
   o.client_name = "ns-3";
@@ -606,7 +613,8 @@ TEST_F(ServerTest, LeasedRoutesOutliveTheOwnerForTheGracePeriodThenAreWithdrawn)
   auto gone = waitGone(*admin, "198.18.2.0/24", t0);
   ASSERT_TRUE(gone) << "routes of the departed owner still present 5 s after it left";
   EXPECT_GE(gone->count(), 300);
-  std::this_thread::sleep_for(std::chrono::milliseconds(600) - std::min(*gone, std::chrono::milliseconds(600)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600) -
+                              std::min(*gone, std::chrono::milliseconds(600)));
   EXPECT_FALSE(hasRoute(*admin, "2001:2:0:7::/64"));
   EXPECT_FALSE(hasNeighbour(*admin, "198.18.1.2"));
   // Untouched: fpctl's own route, the prefix it took over, its neighbour.
@@ -659,8 +667,8 @@ TEST_F(ServerTest, ReplaceAllByAnOwnerReplacesItsLeasedSetAndOthersLoseTheirs) {
   ASSERT_TRUE(bb->addRoute(route("198.18.9.0/24", "198.18.1.2", 1)));
   ASSERT_TRUE(a->addRoute(route("198.18.2.0/24", "198.18.1.2", 1)));
   // A's replace-all: the table (and A's set) is exactly these two; B owns nothing now.
-  ASSERT_TRUE(a->replaceAllRoutes({route("198.18.5.0/24", "198.18.1.2", 1),
-                                   route("198.18.9.0/24", "198.18.1.3", 1)}));
+  ASSERT_TRUE(a->replaceAllRoutes(
+      {route("198.18.5.0/24", "198.18.1.2", 1), route("198.18.9.0/24", "198.18.1.3", 1)}));
   ASSERT_TRUE(observer->addRoute(route("198.18.6.0/24", "", 2)));
   EXPECT_EQ(h_.onServer([&] { return h_.server().counters().leases_expired; }), 0u);
   const auto t0 = SteadyClock::now();

@@ -35,16 +35,19 @@ const OptionSpec kOptions[] = {
     {"xdp-mode", true, "MODE     auto|native: auto falls back to generic XDP (default auto)"},
     {"no-xsk-policy", true, "P   pass|drop frames of queues without a socket (default pass)"},
     {"punt", true, "POLICY       control|drop: exceptions to the control channel or counted drop"},
-    {"punt-rate", true, "PPS    per port: punts/exceptions to the control channel per second;\n"
-                        "                   CONTROL frames are never limited; 0 = unlimited (default 10000)"},
+    {"punt-rate", true,
+     "PPS    per port: punts/exceptions to the control channel per second;\n"
+     "                   CONTROL frames are never limited; 0 = unlimited (default 10000)"},
     {"punt-burst", true, "N     per port: punts allowed at once above --punt-rate (default 256)"},
     {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
     {"idle-poll-us", true, "N    poll() this long when idle; 0 = always spin (default 1000)"},
-    {"rt-priority", true, "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
-                          "                   NAPI thread of a served port on a worker's CPU (default auto)"},
-    {"rt-mode", true, "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
-                      "                   under that NAPI thread and go above it only while an RX ring is\n"
-                      "                   over 3/4 full; above: always above it (default adaptive)"},
+    {"rt-priority", true,
+     "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
+     "                   NAPI thread of a served port on a worker's CPU (default auto)"},
+    {"rt-mode", true,
+     "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
+     "                   under that NAPI thread and go above it only while an RX ring is\n"
+     "                   over 3/4 full; above: always above it (default adaptive)"},
     {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
     {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
     {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
@@ -64,15 +67,15 @@ Error bad(const std::string& origin, const std::string& what) {
   return makeError(-EINVAL, origin + ": " + what);
 }
 
-Result<uint64_t> parseUint(const std::string& origin, const std::string& name,
-                           const std::string& v, uint64_t max) {
+Result<uint64_t> parseUint(const std::string& origin, const std::string& name, const std::string& v,
+                           uint64_t max) {
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
     return bad(origin, "--" + name + " expects a non-negative integer, got '" + v + "'");
   errno = 0;
   unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
   if (errno || x > max)
-    return bad(origin, "--" + name + " value " + v + " is out of range (max " +
-                           std::to_string(max) + ")");
+    return bad(origin,
+               "--" + name + " value " + v + " is out of range (max " + std::to_string(max) + ")");
   return uint64_t(x);
 }
 
@@ -103,7 +106,8 @@ Status parseRoute(const std::string& origin, const std::string& spec, Config* c)
   r.via.family = r.prefix.address.family;
   bool have_via = false;
   for (size_t i = 1; i < t.size(); i += 2) {
-    if (i + 1 >= t.size()) return bad(origin, "--route '" + spec + "': '" + t[i] + "' has no value");
+    if (i + 1 >= t.size())
+      return bad(origin, "--route '" + spec + "': '" + t[i] + "' has no value");
     const std::string& k = t[i];
     const std::string& v = t[i + 1];
     if (k == "via") {
@@ -137,7 +141,8 @@ Status parseNeigh(const std::string& origin, const std::string& spec, Config* c)
   n.ip = *ip;
   bool have_mac = false;
   for (size_t i = 1; i < t.size(); i += 2) {
-    if (i + 1 >= t.size()) return bad(origin, "--neigh '" + spec + "': '" + t[i] + "' has no value");
+    if (i + 1 >= t.size())
+      return bad(origin, "--neigh '" + spec + "': '" + t[i] + "' has no value");
     const std::string& k = t[i];
     const std::string& v = t[i + 1];
     if (k == "mac" || k == "lladdr") {
@@ -205,10 +210,14 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (!n) return n.error();
     c->frame_size = uint32_t(*n);
   } else if (name == "xsk-mode") {
-    if (v == "auto") c->xsk_mode = XskMode::kAuto;
-    else if (v == "copy") c->xsk_mode = XskMode::kCopy;
-    else if (v == "zerocopy") c->xsk_mode = XskMode::kZeroCopy;
-    else return bad(origin, "--xsk-mode must be auto, copy or zerocopy, not '" + v + "'");
+    if (v == "auto")
+      c->xsk_mode = XskMode::kAuto;
+    else if (v == "copy")
+      c->xsk_mode = XskMode::kCopy;
+    else if (v == "zerocopy")
+      c->xsk_mode = XskMode::kZeroCopy;
+    else
+      return bad(origin, "--xsk-mode must be auto, copy or zerocopy, not '" + v + "'");
   } else if (name == "xdp-mode") {
     if (v != "native" && v != "auto")
       return bad(origin, "--xdp-mode must be auto or native, not '" + v + "'");
@@ -258,11 +267,16 @@ Status applyOption(const std::string& origin, const std::string& name, const std
   } else if (name == "neigh") {
     return parseNeigh(origin, v, c);
   } else if (name == "log-level") {
-    if (v == "error") c->log_level = LogLevel::kError;
-    else if (v == "warn") c->log_level = LogLevel::kWarn;
-    else if (v == "info") c->log_level = LogLevel::kInfo;
-    else if (v == "debug") c->log_level = LogLevel::kDebug;
-    else return bad(origin, "--log-level must be error, warn, info or debug, not '" + v + "'");
+    if (v == "error")
+      c->log_level = LogLevel::kError;
+    else if (v == "warn")
+      c->log_level = LogLevel::kWarn;
+    else if (v == "info")
+      c->log_level = LogLevel::kInfo;
+    else if (v == "debug")
+      c->log_level = LogLevel::kDebug;
+    else
+      return bad(origin, "--log-level must be error, warn, info or debug, not '" + v + "'");
   } else if (name == "verbose") {
     c->log_level = LogLevel::kDebug;
   } else {
@@ -302,8 +316,7 @@ Status parseConfigText(const std::string& text, const std::string& origin, Confi
     if (!o || name == "config" || name == "help")
       return bad(where, "unknown directive '" + name + "'");
     if (o->takes_value && value.empty()) return bad(where, "'" + name + "' needs a value");
-    if (!o->takes_value && !value.empty())
-      return bad(where, "'" + name + "' takes no value");
+    if (!o->takes_value && !value.empty()) return bad(where, "'" + name + "' takes no value");
     auto st = applyOption(where, name, value, config);
     if (!st) return st;
   }
@@ -317,9 +330,12 @@ Result<Config> parseCommandLine(int argc, char** argv, bool* help) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     std::string file;
-    if (a == "--config" && i + 1 < argc) file = argv[++i];
-    else if (a.rfind("--config=", 0) == 0) file = a.substr(9);
-    else continue;
+    if (a == "--config" && i + 1 < argc)
+      file = argv[++i];
+    else if (a.rfind("--config=", 0) == 0)
+      file = a.substr(9);
+    else
+      continue;
     std::ifstream f(file);
     if (!f) return makeError(-ENOENT, "--config " + file + ": cannot open the file");
     std::stringstream ss;
@@ -367,15 +383,16 @@ Status validateConfig(const Config& c) {
     if (!seen.insert(p).second) problems.push_back("port " + p + " is given twice");
   if (c.queues == 0) problems.push_back("--queues must be at least 1");
   if (!c.cores.empty() && c.cores.size() != c.queues)
-    problems.push_back("--cores lists " + std::to_string(c.cores.size()) + " CPU(s) but there are " +
-                       std::to_string(c.queues) + " worker(s) (one per queue): give one CPU each");
+    problems.push_back("--cores lists " + std::to_string(c.cores.size()) +
+                       " CPU(s) but there are " + std::to_string(c.queues) +
+                       " worker(s) (one per queue): give one CPU each");
   std::set<int> cores(c.cores.begin(), c.cores.end());
   if (cores.size() != c.cores.size()) problems.push_back("--cores lists a CPU twice");
   long ncpu = sysconf(_SC_NPROCESSORS_CONF);
   for (int cpu : c.cores)
     if (ncpu > 0 && cpu >= ncpu)
-      problems.push_back("--cores: CPU " + std::to_string(cpu) + " does not exist (this machine has " +
-                         std::to_string(ncpu) + ")");
+      problems.push_back("--cores: CPU " + std::to_string(cpu) +
+                         " does not exist (this machine has " + std::to_string(ncpu) + ")");
   if (!isPowerOfTwo(c.ring_size) || c.ring_size < 64)
     problems.push_back("--ring-size must be a power of two >= 64");
   if (c.batch_size == 0 || c.batch_size > c.ring_size)
@@ -390,13 +407,15 @@ Status validateConfig(const Config& c) {
   if (c.punt_rate && c.punt_burst == 0)
     problems.push_back("--punt-burst must be at least 1 when --punt-rate limits punts");
   if (c.punt_rate && c.punt_rate < c.queues)
-    problems.push_back("--punt-rate " + std::to_string(c.punt_rate) + " is below one frame/s per worker (" +
-                       std::to_string(c.queues) + " workers share it): raise it, or 0 for unlimited");
+    problems.push_back("--punt-rate " + std::to_string(c.punt_rate) +
+                       " is below one frame/s per worker (" + std::to_string(c.queues) +
+                       " workers share it): raise it, or 0 for unlimited");
   if (c.busy_poll && c.idle_poll_us != 1000 && c.idle_poll_us != 0)
     problems.push_back("--busy-poll and --idle-poll-us contradict each other: busy polling spins");
   if (c.rt_priority > 0 && (c.idle_poll_us == 0 || c.busy_poll))
-    problems.push_back("--rt-priority needs workers that sleep when idle: it contradicts "
-                       "--busy-poll and --idle-poll-us 0 (a spinning real-time thread starves the CPU)");
+    problems.push_back(
+        "--rt-priority needs workers that sleep when idle: it contradicts "
+        "--busy-poll and --idle-poll-us 0 (a spinning real-time thread starves the CPU)");
   if (c.xsk_mode == XskMode::kZeroCopy && c.xdp_mode != "native")
     problems.push_back("--xsk-mode zerocopy needs --xdp-mode native (generic XDP always copies)");
   if (c.stats_interval_s && c.log_level < LogLevel::kInfo)
@@ -408,22 +427,22 @@ Status validateConfig(const Config& c) {
   for (const auto& r : c.routes) {
     std::string name = "route " + r.prefix.toString();
     if (!ports.count(r.dev)) problems.push_back(name + ": dev " + r.dev + " is not a --port");
-    if (r.prefix.hostBitsSet()) problems.push_back(name + ": host bits set (use " +
-                                                   r.prefix.normalised().toString() + ")");
-    if (!prefixes.insert(r.prefix.toString()).second)
-      problems.push_back(name + " is given twice");
+    if (r.prefix.hostBitsSet())
+      problems.push_back(name + ": host bits set (use " + r.prefix.normalised().toString() + ")");
+    if (!prefixes.insert(r.prefix.toString()).second) problems.push_back(name + " is given twice");
   }
   std::map<std::string, std::string> neighs;  // ip%dev -> mac
   for (const auto& n : c.neighbours) {
     std::string name = "neighbour " + n.ip.toString();
     if (!ports.count(n.dev)) problems.push_back(name + ": dev " + n.dev + " is not a --port");
     if (n.mac.isZero()) problems.push_back(name + ": MAC 00:00:00:00:00:00 is not valid");
-    if (n.mac.bytes[0] & 1) problems.push_back(name + ": MAC " + n.mac.toString() + " is multicast");
+    if (n.mac.bytes[0] & 1)
+      problems.push_back(name + ": MAC " + n.mac.toString() + " is multicast");
     // The same neighbour repeated (one --neigh per route using it) is fine; two MACs are not.
     auto [it, fresh] = neighs.emplace(n.ip.toString() + "%" + n.dev, n.mac.toString());
     if (!fresh && it->second != n.mac.toString())
-      problems.push_back(name + " on " + n.dev + " is given with two MACs (" + it->second +
-                         ", " + n.mac.toString() + ")");
+      problems.push_back(name + " on " + n.dev + " is given with two MACs (" + it->second + ", " +
+                         n.mac.toString() + ")");
   }
   if (problems.empty()) return {};
   std::string msg = "invalid configuration:";
@@ -438,7 +457,8 @@ std::string usageText() {
       "Options (each also valid in --config FILE as 'name value', without dashes):\n";
   for (const auto& o : kOptions) s += std::string("  --") + o.name + " " + o.help + "\n";
   s += "\nExample:\n  fastpathd --port fp0 --port fp1 --cores 1 \\\n"
-       "    --route 198.18.2.0/24,via=198.18.1.2,dev=fp1 --neigh 198.18.1.2,mac=02:00:00:00:01:02,dev=fp1\n";
+       "    --route 198.18.2.0/24,via=198.18.1.2,dev=fp1 --neigh "
+       "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1\n";
   return s;
 }
 

@@ -20,7 +20,7 @@ namespace fastpath {
 /// A static route as written in the configuration: the port is named, resolved later.
 struct RouteConfig {
   IpPrefix prefix;
-  IpAddress via;       ///< unspecified: on-link
+  IpAddress via;  ///< unspecified: on-link
   std::string dev;
   uint32_t metric = 0;
 };
@@ -32,27 +32,27 @@ struct NeighbourConfig {
 };
 
 struct Config {
-  std::vector<std::string> ports;     ///< interface names, PortId = position
-  uint32_t queues = 1;                ///< queues per port; one worker per queue
-  std::vector<int> cores;             ///< CPU of each worker; empty: not pinned
+  std::vector<std::string> ports;  ///< interface names, PortId = position
+  uint32_t queues = 1;             ///< queues per port; one worker per queue
+  std::vector<int> cores;          ///< CPU of each worker; empty: not pinned
   std::string control_socket = "/run/fastpathd/fastpathd.sock";
-  uid_t control_uid = 0;              ///< peer uid allowed on the control socket (and root)
-  gid_t control_gid = 0;              ///< group owning the socket (0660)
+  uid_t control_uid = 0;  ///< peer uid allowed on the control socket (and root)
+  gid_t control_gid = 0;  ///< group owning the socket (0660)
   bool control_gid_set = false;
   uint32_t batch_size = 64;
-  uint32_t ring_size = 4096;          ///< RX/TX/fill/completion ring entries (power of two)
-  uint32_t umem_frames = 0;           ///< 0: ports * (fill + tx) + slack, computed
+  uint32_t ring_size = 4096;  ///< RX/TX/fill/completion ring entries (power of two)
+  uint32_t umem_frames = 0;   ///< 0: ports * (fill + tx) + slack, computed
   uint32_t frame_size = 4096;
   XskMode xsk_mode = XskMode::kAuto;
-  std::string xdp_mode = "auto";      ///< "auto" (native, else generic) or "native"
-  bool no_xsk_drop = false;           ///< frames on queues without XSK: drop (else to kernel)
-  bool punt_to_control = true;        ///< exceptions to the control channel (else counted drop)
+  std::string xdp_mode = "auto";  ///< "auto" (native, else generic) or "native"
+  bool no_xsk_drop = false;       ///< frames on queues without XSK: drop (else to kernel)
+  bool punt_to_control = true;    ///< exceptions to the control channel (else counted drop)
   /// Per port: punts and forwarding exceptions handed to the control channel, frames/s
   /// (0 = unlimited) and burst; CONTROL frames (routing protocol, ARP, ND) are never limited.
   uint64_t punt_rate = 10000;
   uint32_t punt_burst = 256;
   bool busy_poll = false;
-  uint32_t idle_poll_us = 1000;       ///< sleep in poll() when idle; 0 = spin always
+  uint32_t idle_poll_us = 1000;  ///< sleep in poll() when idle; 0 = spin always
   /// SCHED_FIFO priority of the workers: N fixed, 0 off, kRtAuto = one above a real-time
   /// NAPI thread of a served port that shares a worker's CPU (re-checked every second).
   int rt_priority = -1;
@@ -61,8 +61,8 @@ struct Config {
   /// small RX ring into the large AF_XDP ring at once) and go one above it only while an
   /// RX ring is more than 3/4 full (no receive livelock). false: always one above.
   bool rt_adaptive = true;
-  uint32_t stats_interval_s = 0;      ///< 0: no periodic stats line
-  bool mount_bpffs = true;            ///< mount bpffs at /sys/fs/bpf if missing
+  uint32_t stats_interval_s = 0;  ///< 0: no periodic stats line
+  bool mount_bpffs = true;        ///< mount bpffs at /sys/fs/bpf if missing
   LogLevel log_level = LogLevel::kInfo;
   std::vector<RouteConfig> routes;
   std::vector<NeighbourConfig> neighbours;

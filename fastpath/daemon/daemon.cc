@@ -10,7 +10,6 @@
 #include "daemon/daemon_internal.h"
 #include "fastpath/log.h"
 
-
 namespace fastpath {
 
 Daemon::Daemon(Config config) : config_(std::move(config)) {}
@@ -55,11 +54,13 @@ Status Daemon::startPorts() {
   };
   for (const auto& n : config_.neighbours) {
     if (auto st = fib_->addNeighbour(Neighbour{n.ip, portId(n.dev), n.mac}); !st)
-      return makeError(st.error().code, "static neighbour " + n.ip.toString() + ": " + st.error().message);
+      return makeError(st.error().code,
+                       "static neighbour " + n.ip.toString() + ": " + st.error().message);
   }
   if (!config_.routes.empty()) {
     RouteBatch batch;
-    for (const auto& r : config_.routes) batch.add.push_back(Route{r.prefix, r.via, portId(r.dev), r.metric});
+    for (const auto& r : config_.routes)
+      batch.add.push_back(Route{r.prefix, r.via, portId(r.dev), r.metric});
     if (auto st = fib_->applyRoutes(batch); !st)
       return makeError(st.error().code, "static routes: " + st.error().message);
   }
@@ -136,10 +137,11 @@ Status Daemon::startWorkers() {
   if (auto st = relay_->start(); !st) return st;
   for (auto& w : workers_)
     if (auto st = w->start(); !st) return st;
-  pr_info("fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
-          "batch %u, %u UMEM frames/worker",
-          np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
-          config_.batch_size, config_.effectiveUmemFrames());
+  pr_info(
+      "fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
+      "batch %u, %u UMEM frames/worker",
+      np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
+      config_.batch_size, config_.effectiveUmemFrames());
   return {};
 }
 
@@ -147,8 +149,8 @@ void Daemon::shutdown() {
   for (auto& w : workers_) w->stop();
   if (relay_) relay_->stop();
   relay_.reset();
-  workers_.clear();       // closes the AF_XDP sockets, then frees the UMEMs
-  classifiers_.clear();   // detaches XDP
+  workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
+  classifiers_.clear();  // detaches XDP
   channels_.clear();
   fib_.reset();
   started_ = false;
@@ -187,8 +189,8 @@ void Daemon::drainEvents() {
   for (auto& w : workers_) {
     WorkerEvent e;
     for (int i = 0; i < 4096 && w->events().pop(&e); ++i) {
-      std::string key = std::to_string(int(e.kind)) + "/" + std::to_string(e.port) + "/" +
-                        e.address.toString();
+      std::string key =
+          std::to_string(int(e.kind)) + "/" + std::to_string(e.port) + "/" + e.address.toString();
       auto it = recent_events_.find(key);
       if (it != recent_events_.end() && now - it->second < std::chrono::seconds(1)) {
         ++events_suppressed_;
@@ -221,23 +223,26 @@ void Daemon::adjustRtPriority() {
     // Adaptive: one below the NAPI thread while the RX rings have room (NAPI empties the
     // driver's ring, e.g. veth's 256 entries, into the AF_XDP ring at once: bursts are
     // absorbed there), one above it only while an RX ring is over 3/4 full.
-    const int below = (above && config_.rt_adaptive && above->priority > 1) ? above->priority - 1 : 0;
+    const int below =
+        (above && config_.rt_adaptive && above->priority > 1) ? above->priority - 1 : 0;
     if (want == w->rtPriority() && below == w->rtBelow()) continue;
     if (auto st = w->setRtPriority(want, below); !st) {
       pr_warn("%s", st.error().message.c_str());
       continue;
     }
     if (above && below)
-      pr_info("worker %u: SCHED_FIFO %d, under %s (pid %d, priority %d) that shares its CPU, "
-              "and %d (above it) while an RX ring is over 3/4 full: NAPI empties the driver's "
-              "ring at once, the worker is not starved under overload (--rt-mode above: always "
-              "above; --rt-priority 0: never real-time)",
-              w->options().index, below, above->comm.c_str(), int(above->pid), above->priority, want);
+      pr_info(
+          "worker %u: SCHED_FIFO %d, under %s (pid %d, priority %d) that shares its CPU, "
+          "and %d (above it) while an RX ring is over 3/4 full: NAPI empties the driver's "
+          "ring at once, the worker is not starved under overload (--rt-mode above: always "
+          "above; --rt-priority 0: never real-time)",
+          w->options().index, below, above->comm.c_str(), int(above->pid), above->priority, want);
     else if (above)
-      pr_info("worker %u: SCHED_FIFO %d, above %s (pid %d, priority %d) that shares its CPU: "
-              "the worker is woken to drain its rings instead of being starved (--rt-priority 0 "
-              "disables this)",
-              w->options().index, want, above->comm.c_str(), int(above->pid), above->priority);
+      pr_info(
+          "worker %u: SCHED_FIFO %d, above %s (pid %d, priority %d) that shares its CPU: "
+          "the worker is woken to drain its rings instead of being starved (--rt-priority 0 "
+          "disables this)",
+          w->options().index, want, above->comm.c_str(), int(above->pid), above->priority);
     else
       pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU)",
               w->options().index);
@@ -254,11 +259,13 @@ void Daemon::checkLinks() {
     if (ifindex != p.ifindex) {
       if (!port_gone_[p.id]) {
         port_gone_[p.id] = true;
-        pr_err("port %u %s vanished (%s): frames routed to it are now counted drops "
-               "(drop_port_down); the other ports keep forwarding; restart fastpathd to serve "
-               "it again",
-               p.id, p.ifname.c_str(),
-               ifindex ? "replaced by another interface of that name" : "deleted or moved to another namespace");
+        pr_err(
+            "port %u %s vanished (%s): frames routed to it are now counted drops "
+            "(drop_port_down); the other ports keep forwarding; restart fastpathd to serve "
+            "it again",
+            p.id, p.ifname.c_str(),
+            ifindex ? "replaced by another interface of that name"
+                    : "deleted or moved to another namespace");
       }
     } else {
       auto now = readPortInfo(p.ifname, p.id);
@@ -271,7 +278,8 @@ void Daemon::checkLinks() {
     pr_info("port %u %s is %s", p.id, p.ifname.c_str(), p.up ? "up" : "down");
     ++events_delivered_;
     if (sink_)
-      sink_(FastPathEvent{p.up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, p.id, {}});
+      sink_(FastPathEvent{
+          p.up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, p.id, {}});
   }
   if (!changed) return;
   // Routes through a down port become counted drops instead of frames stuck in its TX ring.
@@ -317,11 +325,12 @@ std::vector<PortInfo> Daemon::ports() const {
 Result<PortId> Daemon::portByName(const std::string& ifname) const {
   for (const auto& p : ports_)
     if (p.ifname == ifname) return p.id;
-  return makeError(-ENODEV, "no port named " + ifname + " (fastpathd serves: " + [&] {
-    std::string s;
-    for (const auto& p : ports_) s += (s.empty() ? "" : ", ") + p.ifname;
-    return s;
-  }() + ")");
+  return makeError(
+      -ENODEV, "no port named " + ifname + " (fastpathd serves: " + [&] {
+        std::string s;
+        for (const auto& p : ports_) s += (s.empty() ? "" : ", ") + p.ifname;
+        return s;
+      }() + ")");
 }
 
 Result<int> Daemon::controlChannelFd(PortId port) {
@@ -331,14 +340,17 @@ Result<int> Daemon::controlChannelFd(PortId port) {
   return channels_[port]->clientFd();
 }
 
-void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) { sink_ = std::move(sink); }
+void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
+  sink_ = std::move(sink);
+}
 
 std::vector<CounterSet> Daemon::stats() const {
   std::vector<CounterSet> out;
   for (const auto& p : ports_) {
     CounterSet cs;
     cs.scope = "port " + p.ifname;
-    uint64_t rx = 0, rxb = 0, tx = 0, txb = 0, toc = 0, tocb = 0, ctx = 0, nometa = 0, kicks = 0, kick_err = 0;
+    uint64_t rx = 0, rxb = 0, tx = 0, txb = 0, toc = 0, tocb = 0, ctx = 0, nometa = 0, kicks = 0,
+             kick_err = 0;
     uint64_t verdict[FP_VERDICT_MAX] = {};
     uint64_t result[size_t(ForwardResult::kMax)] = {};
     uint64_t drop[size_t(WorkerDrop::kMax)] = {};
@@ -368,10 +380,12 @@ std::vector<CounterSet> Daemon::stats() const {
       }
     }
     auto& v = cs.counters;
-    v = {{"rx_packets", rx}, {"rx_bytes", rxb}, {"tx_packets", tx}, {"tx_bytes", txb},
-         {"to_control", toc}, {"to_control_bytes", tocb}, {"ctrl_tx_packets", ctx},
-         {"no_meta", nometa}, {"tx_kicks", kicks}, {"tx_kick_errors", kick_err}};
-    for (size_t i = 0; i < FP_VERDICT_MAX; ++i) v.push_back({std::string("verdict_") + verdictName(unsigned(i)), verdict[i]});
+    v = {{"rx_packets", rx},          {"rx_bytes", rxb},   {"tx_packets", tx},
+         {"tx_bytes", txb},           {"to_control", toc}, {"to_control_bytes", tocb},
+         {"ctrl_tx_packets", ctx},    {"no_meta", nometa}, {"tx_kicks", kicks},
+         {"tx_kick_errors", kick_err}};
+    for (size_t i = 0; i < FP_VERDICT_MAX; ++i)
+      v.push_back({std::string("verdict_") + verdictName(unsigned(i)), verdict[i]});
     for (size_t i = 0; i < size_t(ForwardResult::kMax); ++i)
       v.push_back({forwardResultName(ForwardResult(i)), result[i]});
     for (size_t i = 0; i < size_t(WorkerDrop::kMax); ++i)
@@ -420,7 +434,8 @@ std::vector<CounterSet> Daemon::stats() const {
                    {"frames_in_kernel", uint64_t(std::max<int64_t>(0, a.inKernel()))},
                    {"frames_held", a.held},
                    {"frames_balanced", a.balanced() ? 1u : 0u}};
-    if (w->options().cpu >= 0) cs.counters.push_back({"cpu", uint64_t(w->options().cpu)});  // pinned
+    if (w->options().cpu >= 0)
+      cs.counters.push_back({"cpu", uint64_t(w->options().cpu)});  // pinned
     out.push_back(std::move(cs));
   }
   for (const auto& c : classifiers_) {
@@ -446,7 +461,8 @@ std::vector<CounterSet> Daemon::stats() const {
                               {"route_updates", fc.route_updates},
                               {"sync_timeouts", fc.sync_timeouts}}});
   }
-  out.push_back(CounterSet{"events", {{"delivered", events_delivered_}, {"suppressed", events_suppressed_}}});
+  out.push_back(
+      CounterSet{"events", {{"delivered", events_delivered_}, {"suppressed", events_suppressed_}}});
   return out;
 }
 
@@ -456,10 +472,14 @@ std::string Daemon::statsLine() {
     if (cs.scope.rfind("port ", 0) != 0) continue;
     uint64_t rx = 0, tx = 0, toc = 0, drops = 0;
     for (const auto& [k, v] : cs.counters) {
-      if (k == "rx_packets") rx = v;
-      else if (k == "tx_packets") tx = v;
-      else if (k == "to_control") toc = v;
-      else if (k.rfind("drop_", 0) == 0) drops += v;
+      if (k == "rx_packets")
+        rx = v;
+      else if (k == "tx_packets")
+        tx = v;
+      else if (k == "to_control")
+        toc = v;
+      else if (k.rfind("drop_", 0) == 0)
+        drops += v;
     }
     s += " " + cs.scope.substr(5) + " rx=" + std::to_string(rx) + " tx=" + std::to_string(tx) +
          " ctrl=" + std::to_string(toc) + " drop=" + std::to_string(drops) + ";";

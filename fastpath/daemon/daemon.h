@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "fastpath/classifier.h"
 #include "daemon/config.h"
+#include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
-#include "worker/control_channel.h"
 #include "table/fib_manager.h"
+#include "worker/control_channel.h"
 #include "worker/worker.h"
 
 namespace fastpath {

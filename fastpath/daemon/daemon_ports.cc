@@ -18,10 +18,10 @@
 #include <fstream>
 #include <mutex>
 
-#include "daemon/daemon_internal.h"
 #include "daemon/daemon.h"
-#include "fastpath/log.h"
+#include "daemon/daemon_internal.h"
 #include "daemon/napi_threads.h"
+#include "fastpath/log.h"
 
 namespace fastpath {
 namespace {
@@ -59,24 +59,28 @@ Result<PortInfo> readPortInfo(const std::string& ifname, PortId id) {
   p.ifname = ifname;
   p.ifindex = int(if_nametoindex(ifname.c_str()));
   if (p.ifindex == 0)
-    return makeError(-ENODEV, "port " + ifname + " does not exist in this network namespace "
-                              "(check the name with 'ip link')");
+    return makeError(-ENODEV, "port " + ifname +
+                                  " does not exist in this network namespace "
+                                  "(check the name with 'ip link')");
   Fd s{socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
   if (s.fd < 0) return makeError(-errno, std::string("socket: ") + std::strerror(errno));
   ifreq ifr{};
   std::strncpy(ifr.ifr_name, ifname.c_str(), IFNAMSIZ - 1);
   if (ioctl(s.fd, SIOCGIFHWADDR, &ifr) != 0)
-    return makeError(-errno, "port " + ifname + ": reading its MAC failed: " + std::strerror(errno));
+    return makeError(-errno,
+                     "port " + ifname + ": reading its MAC failed: " + std::strerror(errno));
   std::memcpy(p.mac.bytes.data(), ifr.ifr_hwaddr.sa_data, 6);
   if (ioctl(s.fd, SIOCGIFMTU, &ifr) != 0)
-    return makeError(-errno, "port " + ifname + ": reading its MTU failed: " + std::strerror(errno));
+    return makeError(-errno,
+                     "port " + ifname + ": reading its MTU failed: " + std::strerror(errno));
   p.mtu = uint32_t(ifr.ifr_mtu);
   if (ioctl(s.fd, SIOCGIFFLAGS, &ifr) == 0) p.up = (ifr.ifr_flags & IFF_UP) != 0;
   ethtool_channels ch{};
   ch.cmd = ETHTOOL_GCHANNELS;
   ifr.ifr_data = reinterpret_cast<char*>(&ch);
   if (ioctl(s.fd, SIOCETHTOOL, &ifr) == 0)
-    p.queues = std::max(ch.combined_count, ch.rx_count) ? std::max(ch.combined_count, ch.rx_count) : 1;
+    p.queues =
+        std::max(ch.combined_count, ch.rx_count) ? std::max(ch.combined_count, ch.rx_count) : 1;
   else
     p.queues = 1;
   return p;
@@ -84,8 +88,9 @@ Result<PortInfo> readPortInfo(const std::string& ifname, PortId id) {
 
 Status checkPrerequisites(const Config& config) {
   if (geteuid() != 0)
-    return makeError(-EPERM, "fastpathd must run as root (it attaches XDP programs and "
-                             "creates AF_XDP sockets): run it with sudo");
+    return makeError(-EPERM,
+                     "fastpathd must run as root (it attaches XDP programs and "
+                     "creates AF_XDP sockets): run it with sudo");
   if (auto st = checkBpffs(config.mount_bpffs); !st) return st;
   for (size_t i = 0; i < config.ports.size(); ++i) {
     auto p = readPortInfo(config.ports[i], PortId(i));
@@ -111,14 +116,17 @@ std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifna
     if (now != last) {
       last = now;
       if (!found)
-        pr_warn("%s; real-time NAPI threads are not considered (--rt-priority N sets a fixed "
-                "priority instead)", now.c_str());
+        pr_warn(
+            "%s; real-time NAPI threads are not considered (--rt-priority N sets a fixed "
+            "priority instead)",
+            now.c_str());
       else if (found->method == NapiLookupMethod::kNetlink)
         pr_info("NAPI threads of the ports: found over netdev netlink (this namespace only)");
       else
-        pr_warn("NAPI threads of the ports: found by thread name, the kernel lacks netdev "
-                "netlink NAPI_GET (Linux < 6.8); a same-named interface in another network "
-                "namespace matches too (give ports unique names or use --rt-priority N|0)");
+        pr_warn(
+            "NAPI threads of the ports: found by thread name, the kernel lacks netdev "
+            "netlink NAPI_GET (Linux < 6.8); a same-named interface in another network "
+            "namespace matches too (give ports unique names or use --rt-priority N|0)");
     }
   }
   if (!found) return out;

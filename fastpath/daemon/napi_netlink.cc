@@ -155,15 +155,21 @@ Result<std::vector<NapiInstance>> netlinkNapiInstances(int ifindex) {
   s.put(kNapiAttrIfindex, &want, sizeof(want));
   std::vector<NapiInstance> out;
   NapiInstance cur;
-  err = s.transact(true, [&](uint16_t type, const uint8_t* d, size_t n) {
-    if (type == kNapiAttrIfindex) cur.ifindex = int(readU32(d, n));
-    else if (type == kNapiAttrId) cur.napi_id = readU32(d, n);
-    else if (type == kNapiAttrPid) cur.pid = pid_t(readU32(d, n));
-  }, [&] {
-    // The filter is the kernel's; checking again costs nothing.
-    if (cur.ifindex == ifindex && cur.napi_id != 0) out.push_back(cur);
-    cur = NapiInstance{};
-  });
+  err = s.transact(
+      true,
+      [&](uint16_t type, const uint8_t* d, size_t n) {
+        if (type == kNapiAttrIfindex)
+          cur.ifindex = int(readU32(d, n));
+        else if (type == kNapiAttrId)
+          cur.napi_id = readU32(d, n);
+        else if (type == kNapiAttrPid)
+          cur.pid = pid_t(readU32(d, n));
+      },
+      [&] {
+        // The filter is the kernel's; checking again costs nothing.
+        if (cur.ifindex == ifindex && cur.napi_id != 0) out.push_back(cur);
+        cur = NapiInstance{};
+      });
   if (err < 0)
     return makeError(err, "netdev netlink NAPI_GET on ifindex " + std::to_string(ifindex) + ": " +
                               std::strerror(-err) +

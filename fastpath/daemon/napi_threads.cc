@@ -41,8 +41,8 @@ Result<NapiThreadSet> findNapiThreads(const std::vector<std::string>& ifnames) {
         set.pids = napiThreadsByName(ifnames);
         return set;
       }
-      return makeError(napis.error().code, "finding the NAPI threads of port " + ifname +
-                                               ": " + napis.error().message);
+      return makeError(napis.error().code,
+                       "finding the NAPI threads of port " + ifname + ": " + napis.error().message);
     }
     for (const auto& n : *napis)
       if (n.pid > 0) set.pids.push_back(n.pid);

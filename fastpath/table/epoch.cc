@@ -50,10 +50,12 @@ bool EpochDomain::synchronize(std::chrono::milliseconds timeout) {
       if (++spins < 64) continue;
       if (std::chrono::steady_clock::now() >= deadline) {
         ++counters_.timeouts;
-        std::lock_guard<std::mutex> lock(register_mutex_);  // name may be rewritten by a re-register
-        pr_warn("epoch: reader '%s' has not passed a quiescent state for %lld ms; %zu "
-                "retired objects stay pending (is the worker stuck without going offline?)",
-                s.name.c_str(), static_cast<long long>(timeout.count()), retired_.size());
+        std::lock_guard<std::mutex> lock(
+            register_mutex_);  // name may be rewritten by a re-register
+        pr_warn(
+            "epoch: reader '%s' has not passed a quiescent state for %lld ms; %zu "
+            "retired objects stay pending (is the worker stuck without going offline?)",
+            s.name.c_str(), static_cast<long long>(timeout.count()), retired_.size());
         return false;
       }
       std::this_thread::yield();

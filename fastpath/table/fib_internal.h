@@ -67,7 +67,9 @@ struct PrefixKeyHash {
   }
 };
 
-inline PrefixKey keyOf(const IpPrefix& p) { return PrefixKey{p.address.family, p.length, p.address.bytes}; }
+inline PrefixKey keyOf(const IpPrefix& p) {
+  return PrefixKey{p.address.family, p.length, p.address.bytes};
+}
 
 inline PrefixKey masked(const IpAddress& a, unsigned len) {
   IpPrefix p{a, static_cast<uint8_t>(len)};

@@ -10,8 +10,7 @@
 
 namespace fastpath {
 
-Result<std::unique_ptr<FibManager>> FibManager::create(size_t max_v4_routes,
-                                                       size_t max_v6_routes) {
+Result<std::unique_ptr<FibManager>> FibManager::create(size_t max_v4_routes, size_t max_v6_routes) {
   std::unique_ptr<FibManager> fib(new FibManager());
   auto impl = std::make_unique<Impl>(*fib, max_v4_routes, max_v6_routes);
   auto t4 = impl->newLpm4();
@@ -128,8 +127,7 @@ Status FibManager::setPorts(const std::vector<PortConfig>& ports) {
       return makeError(-EINVAL, field + ".mac: " + p.mac.toString() +
                                     " is not a unicast MAC; give the interface's address");
     if (p.mtu < 68 || p.mtu > 65535)
-      return makeError(-EINVAL, field + ".mtu: " + std::to_string(p.mtu) +
-                                    " outside 68..65535");
+      return makeError(-EINVAL, field + ".mtu: " + std::to_string(p.mtu) + " outside 68..65535");
   }
   for (const auto& [k, r] : m.user)
     if (!next.count(r.port))
@@ -137,8 +135,8 @@ Status FibManager::setPorts(const std::vector<PortConfig>& ports) {
                                    r.prefix.toString() + "; remove the route first");
   for (const auto& [n, mac] : m.neighbours)
     if (!next.count(n.port))
-      return makeError(-EBUSY, "ports: port " + std::to_string(n.port) +
-                                   " has neighbours; delete them first");
+      return makeError(
+          -EBUSY, "ports: port " + std::to_string(n.port) + " has neighbours; delete them first");
   m.ports.swap(next);
   for (uint32_t idx = 0; idx < m.nh.size(); ++idx)
     if (m.nh[idx].entry && m.nh[idx].refs > 0) m.republish(idx);
@@ -186,9 +184,8 @@ std::vector<Route> FibManager::routes() const {
   out.reserve(impl_->user.size());
   for (const auto& [k, r] : impl_->user) out.push_back(r);
   // Stable, readable order for fpctl and tests: family, address, length.
-  std::sort(out.begin(), out.end(), [](const Route& a, const Route& b) {
-    return keyOf(a.prefix) < keyOf(b.prefix);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const Route& a, const Route& b) { return keyOf(a.prefix) < keyOf(b.prefix); });
   return out;
 }
 

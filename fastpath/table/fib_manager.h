@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "table/epoch.h"
-#include "table/lpm.h"
 #include "fastpath/net_types.h"
 #include "fastpath/result.h"
+#include "table/epoch.h"
+#include "table/lpm.h"
 
 namespace fastpath {
 
@@ -35,7 +35,8 @@ struct PortConfig {
 /// FwdEntry::flags
 inline constexpr uint8_t kFwdResolved = 1u << 0;  ///< dst_mac is valid: forward
 inline constexpr uint8_t kFwdLocal = 1u << 1;     ///< destination is the node itself
-inline constexpr uint8_t kFwdGlean = 1u << 2;     ///< on-link: the packet's destination needs resolving
+inline constexpr uint8_t kFwdGlean = 1u
+                                     << 2;  ///< on-link: the packet's destination needs resolving
 inline constexpr uint8_t kFwdPortDown = 1u << 3;  ///< egress port administratively down
 
 /// What a worker needs for one egress, precomputed so the per-packet path is one lookup
@@ -47,8 +48,8 @@ struct FwdEntry {
   PortId port;
   uint16_t mtu;
   uint8_t flags;
-  uint8_t family;          ///< 4 or 6: family of next_hop
-  uint8_t next_hop[16];    ///< gateway or neighbour address (IPv4 in [0..3]); zero for glean/local
+  uint8_t family;        ///< 4 or 6: family of next_hop
+  uint8_t next_hop[16];  ///< gateway or neighbour address (IPv4 in [0..3]); zero for glean/local
 };
 static_assert(sizeof(FwdEntry) == 36);
 
@@ -123,9 +124,9 @@ class FibManager {
   EpochDomain& epoch() { return epoch_; }
 
   struct Counters {
-    uint64_t batches_applied = 0;   ///< successful applyRoutes
+    uint64_t batches_applied = 0;  ///< successful applyRoutes
     uint64_t batches_rejected = 0;
-    uint64_t route_updates = 0;     ///< LPM rule adds/replaces/removes performed
+    uint64_t route_updates = 0;       ///< LPM rule adds/replaces/removes performed
     uint64_t versions_published = 0;  ///< table pointer swaps (replace-all) + entry swaps
     uint64_t neighbour_updates = 0;
     uint64_t sync_timeouts = 0;

@@ -30,7 +30,8 @@ bool FibManager::Impl::wantsHostRoute(const NeighbourKey& n) const {
 Status FibManager::Impl::syncHostRoutes() {
   std::map<PrefixKey, PortId> want;
   for (const auto& [n, mac] : neighbours)
-    if (wantsHostRoute(n)) want.emplace(PrefixKey{n.family, static_cast<uint8_t>(maxLen(n.family)), n.ip}, n.port);
+    if (wantsHostRoute(n))
+      want.emplace(PrefixKey{n.family, static_cast<uint8_t>(maxLen(n.family)), n.ip}, n.port);
   std::vector<PrefixKey> changed;
   for (const auto& [p, port] : host_routes) {
     auto it = want.find(p);
@@ -111,8 +112,8 @@ Status FibManager::deleteNeighbour(const IpAddress& ip, PortId port) {
   Impl& m = *impl_;
   const NeighbourKey key{ip.family, ip.bytes, port};
   if (!m.neighbours.erase(key))
-    return makeError(-ENOENT, "neighbour: no neighbour " + ip.toString() + " on port " +
-                                  std::to_string(port));
+    return makeError(
+        -ENOENT, "neighbour: no neighbour " + ip.toString() + " on port " + std::to_string(port));
   if (auto it = m.nh_index.find(NhKey{NhKind::kAddr, port, ip.family, ip.bytes});
       it != m.nh_index.end())
     m.republish(it->second);

@@ -145,8 +145,10 @@ const FwdEntry* lookupRoute(const uint8_t* frame, uint32_t len, const fp_xdp_met
   // checks come after (forwardIpv4/6): a bad frame is punted whatever its route.
   if (meta.verdict != FP_VERDICT_DATA) return nullptr;
   const uint32_t l3 = meta.l3_offset;
-  if (uint32_t dst; routeDestination4(frame, len, meta, &dst)) return fib.lookup4(__builtin_bswap32(dst));
-  if (meta.l3_proto == FP_L3_IPV6 && len >= l3 && len - l3 >= kIpv6Header) return fib.lookup6(frame + l3 + 24);
+  if (uint32_t dst; routeDestination4(frame, len, meta, &dst))
+    return fib.lookup4(__builtin_bswap32(dst));
+  if (meta.l3_proto == FP_L3_IPV6 && len >= l3 && len - l3 >= kIpv6Header)
+    return fib.lookup6(frame + l3 + 24);
   return nullptr;
 }
 

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "table/fib_manager.h"
 #include "fp_abi.h"
+#include "table/fib_manager.h"
 
 namespace fastpath {
 

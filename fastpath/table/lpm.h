@@ -3,10 +3,10 @@
 // one file per algorithm (DPDK l3fwd style), and the choice the forwarding table uses.
 #pragma once
 
-#include "table/lpm_common.h"
 #include "table/lpm4_dir24_8.h"
 #include "table/lpm4_dxr.h"
 #include "table/lpm6_trie.h"
+#include "table/lpm_common.h"
 
 namespace fastpath {
 /// The algorithms the forwarding table uses (swap here to try another implementation;

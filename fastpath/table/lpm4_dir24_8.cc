@@ -46,9 +46,9 @@ Result<std::unique_ptr<Lpm4Dir24_8>> Lpm4Dir24_8::create(const LpmConfig& config
   t->tbl24_ = static_cast<uint32_t*>(detail::mapTable(t->tbl24_bytes_));
   t->tbl8_ = static_cast<uint32_t*>(detail::mapTable(t->tbl8_bytes_));
   if (!t->tbl24_ || !t->tbl8_)
-    return makeError(-ENOMEM, "lpm4: cannot map " +
-                                  std::to_string((t->tbl24_bytes_ + t->tbl8_bytes_) >> 20) +
-                                  " MiB for the tables; lower max_groups or raise the memory limit");
+    return makeError(
+        -ENOMEM, "lpm4: cannot map " + std::to_string((t->tbl24_bytes_ + t->tbl8_bytes_) >> 20) +
+                     " MiB for the tables; lower max_groups or raise the memory limit");
   t->groups_.reset(config.max_groups);
   t->rules_.reserve(std::min<size_t>(config.max_rules, 1u << 16));
   return t;
@@ -60,7 +60,8 @@ std::optional<std::pair<uint8_t, uint32_t>> Lpm4Dir24_8::coveringRule(uint32_t i
                                                                       uint8_t depth) const {
   for (int d = depth - 1; d >= 0; --d) {
     if (rules_per_depth_[d] == 0) continue;
-    auto it = rules_.find(ruleKey(ip & depthMask(static_cast<uint8_t>(d)), static_cast<uint8_t>(d)));
+    auto it =
+        rules_.find(ruleKey(ip & depthMask(static_cast<uint8_t>(d)), static_cast<uint8_t>(d)));
     if (it != rules_.end()) return std::make_pair(static_cast<uint8_t>(d), it->second);
   }
   return std::nullopt;
@@ -123,18 +124,18 @@ Status Lpm4Dir24_8::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
   if (it == rules_.end()) {
     if (rules_.size() >= config_.max_rules)
       return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": table full (" +
-                                    std::to_string(config_.max_rules) +
-                                    " rules); raise max_rules");
+                                    std::to_string(config_.max_rules) + " rules); raise max_rules");
     if (depth > 24 && !(tbl24_[ip >> 8] & kExt) && groups_.freeCount() == 0)
-      return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) +
-                                    ": all " + std::to_string(config_.max_groups) +
+      return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": all " +
+                                    std::to_string(config_.max_groups) +
                                     " tbl8 groups in use; raise max_groups");
   }
   const uint32_t entry = kValid | (uint32_t{depth} << kDepthShift) | next_hop;
   if (depth <= 24) {
     addSmall(ip, depth, entry);
   } else if (!addBig(ip, depth, entry)) {
-    return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": tbl8 groups exhausted");
+    return makeError(-ENOSPC,
+                     "lpm4: cannot add " + prefixText(ip, depth) + ": tbl8 groups exhausted");
   }
   if (it == rules_.end()) {
     rules_.emplace(key, next_hop);
@@ -178,9 +179,7 @@ void Lpm4Dir24_8::removeBig(uint32_t ip, uint8_t depth, uint32_t replacement) {
   // Recycle (rte_lpm tbl8_recycle_check): a group whose 256 entries are all invalid, or all
   // the same rule of depth <= 24, is folded back into its tbl24 entry and retired.
   const uint32_t first_entry = grp[0];
-  if ((first_entry & kValid) &&
-      ((first_entry & kDepthMask) >> kDepthShift) > 24)
-    return;
+  if ((first_entry & kValid) && ((first_entry & kDepthMask) >> kDepthShift) > 24) return;
   for (uint32_t j = 1; j < kGroupEntries; ++j)
     if (grp[j] != first_entry) return;
   store(&tbl24_[i], first_entry);
@@ -218,7 +217,8 @@ void Lpm4Dir24_8::forEachRule(const std::function<void(uint32_t, uint8_t, uint32
     fn(static_cast<uint32_t>(key >> 6), static_cast<uint8_t>(key & 0x3f), nh);
 }
 
-uint32_t Lpm4Dir24_8::groupsNeeded(const std::vector<std::pair<uint32_t, uint8_t>>& prefixes) const {
+uint32_t Lpm4Dir24_8::groupsNeeded(
+    const std::vector<std::pair<uint32_t, uint8_t>>& prefixes) const {
   // Each distinct /24 that gets a longer prefix and has no group yet needs one.
   std::unordered_map<uint32_t, bool> seen;
   uint32_t n = 0;

@@ -48,9 +48,10 @@ Result<std::unique_ptr<Lpm4Dxr>> Lpm4Dxr::create(const LpmConfig& config) {
   t->direct_ = static_cast<uint32_t*>(detail::mapTable(t->direct_bytes_));
   t->heap_ = static_cast<uint8_t*>(detail::mapTable(t->heap_bytes_));
   if (!t->direct_ || !t->heap_)
-    return makeError(-ENOMEM, "lpm4 dxr: cannot map " +
-                                  std::to_string((t->direct_bytes_ + t->heap_bytes_) >> 20) +
-                                  " MiB for the direct table and range heap; raise the memory limit");
+    return makeError(-ENOMEM,
+                     "lpm4 dxr: cannot map " +
+                         std::to_string((t->direct_bytes_ + t->heap_bytes_) >> 20) +
+                         " MiB for the direct table and range heap; raise the memory limit");
   std::fill(t->direct_, t->direct_ + kChunks, kLeafNoRoute);
   t->free_.resize(kMaxChunkUnits + 1);
   t->dirty_flag_.assign(kChunks, 0);
@@ -216,7 +217,8 @@ uint32_t Lpm4Dxr::resolveWide(uint32_t e, uint32_t ip) const noexcept {
     const uint32_t idx = search(blk, n, (ip >> 8) & ((1u << (kChunkBits - 8)) - 1));
     return nextHop(blk + ((n + 1) & ~1u) + 2 * idx);
   }
-  const uint32_t idx = search(reinterpret_cast<const uint16_t*>(blk), n, ip & ((1u << kChunkBits) - 1));
+  const uint32_t idx =
+      search(reinterpret_cast<const uint16_t*>(blk), n, ip & ((1u << kChunkBits) - 1));
   return nextHop(blk + 2 * n + 2 * idx);
 }
 
@@ -252,7 +254,7 @@ Lpm4Dxr::DxrStats Lpm4Dxr::dxrStats() const {
 void Lpm4Dxr::lookupBulk(const uint32_t* ips, uint32_t* nhs, size_t n) const noexcept {
   if (!compactActive()) return dir_->lookupBulk(ips, nhs, n);
   constexpr size_t kAhead = 12;  // measured: 6 < 8 < 12 (interleaved runs, 1M prefixes)
-  constexpr size_t kRing = 16;  // power of two > kAhead
+  constexpr size_t kRing = 16;   // power of two > kAhead
   const uint32_t* const direct = direct_;
   const uint8_t* const heap = heap_;
   uint32_t ent[kRing];
@@ -264,7 +266,8 @@ void Lpm4Dxr::lookupBulk(const uint32_t* ips, uint32_t* nhs, size_t n) const noe
     __builtin_prefetch(heap + off);
     __builtin_prefetch(heap + off + ((((e >> kCountShift) & 0xff) >= 16) ? 64 : 0));
   };
-  for (size_t i = 0; i < n && i < 2 * kAhead; ++i) __builtin_prefetch(&direct[ips[i] >> kChunkBits]);
+  for (size_t i = 0; i < n && i < 2 * kAhead; ++i)
+    __builtin_prefetch(&direct[ips[i] >> kChunkBits]);
   for (size_t i = 0; i < n && i < kAhead; ++i) stage(i);
   for (size_t i = 0; i < n; ++i) {
     if (i + 2 * kAhead < n) __builtin_prefetch(&direct[ips[i + 2 * kAhead] >> kChunkBits]);

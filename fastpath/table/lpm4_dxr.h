@@ -21,18 +21,18 @@
 // rules on.
 #pragma once
 
+#include <emmintrin.h>
 #include <cstddef>
 #include <cstdint>
-#include <emmintrin.h>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "fastpath/result.h"
 #include "table/lpm4_dir24_8.h"
 #include "table/lpm_common.h"
-#include "fastpath/result.h"
 
 namespace fastpath {
 
@@ -82,8 +82,8 @@ class Lpm4Dxr {
     uint32_t fallback_chunks = 0;  ///< served by the DIR-24-8 table
     uint32_t pending_chunks = 0;   ///< changed, rebuilt by the next releaseRetired()
     size_t ranges = 0;
-    size_t heap_bytes_used = 0;    ///< heap high-water mark (live + free + retired)
-    size_t hot_bytes = 0;          ///< direct table + heap high-water mark
+    size_t heap_bytes_used = 0;  ///< heap high-water mark (live + free + retired)
+    size_t hot_bytes = 0;        ///< direct table + heap high-water mark
   };
   DxrStats dxrStats() const;
 
@@ -139,7 +139,8 @@ class Lpm4Dxr {
     const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk));
     uint32_t at;  // byte offset of the next hop in the block
     if (e & kShort) {
-      const __m128i k = _mm_set1_epi8(static_cast<char>((ip >> 8) & ((1u << (kChunkBits - 8)) - 1)));
+      const __m128i k =
+          _mm_set1_epi8(static_cast<char>((ip >> 8) & ((1u << (kChunkBits - 8)) - 1)));
       const uint32_t gt = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi8(v0, k)));
       at = ((n + 1) & ~1u) + 2 * (static_cast<uint32_t>(__builtin_ctz(gt | (1u << n))) - 1);
     } else {
@@ -148,7 +149,8 @@ class Lpm4Dxr {
       const uint64_t gt =
           static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(v0, k))) |
           (uint64_t{static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpgt_epi16(v1, k)))} << 16);
-      at = 2 * n + (static_cast<uint32_t>(__builtin_ctzll(gt | (uint64_t{1} << (2 * n)))) & ~1u) - 2;
+      at =
+          2 * n + (static_cast<uint32_t>(__builtin_ctzll(gt | (uint64_t{1} << (2 * n)))) & ~1u) - 2;
     }
     return nextHop(blk + at);
   }
@@ -182,9 +184,9 @@ class Lpm4Dxr {
   uint32_t compact_ = 0;  // read by workers (relaxed: either value gives correct answers)
   size_t direct_bytes_ = 0;
   size_t heap_bytes_ = 0;
-  uint32_t heap_units_ = 0;  // capacity
-  uint32_t bump_ = 0;        // first never-used unit
-  std::vector<std::vector<uint32_t>> free_;          // free blocks by size in units
+  uint32_t heap_units_ = 0;                             // capacity
+  uint32_t bump_ = 0;                                   // first never-used unit
+  std::vector<std::vector<uint32_t>> free_;             // free blocks by size in units
   std::vector<std::pair<uint32_t, uint32_t>> retired_;  // (offset, units)
   std::vector<uint32_t> dirty_;
   std::vector<uint8_t> dirty_flag_;

@@ -34,8 +34,10 @@ Lpm6Trie::Address masked(const uint8_t* ip, unsigned depth) {
   Lpm6Trie::Address r{};
   for (unsigned i = 0; i < 16; ++i) {
     const int bits = static_cast<int>(depth) - static_cast<int>(i * 8);
-    if (bits >= 8) r[i] = ip[i];
-    else if (bits > 0) r[i] = static_cast<uint8_t>(ip[i] & (0xff00u >> bits));
+    if (bits >= 8)
+      r[i] = ip[i];
+    else if (bits > 0)
+      r[i] = static_cast<uint8_t>(ip[i] & (0xff00u >> bits));
   }
   return r;
 }
@@ -48,7 +50,9 @@ std::string prefixText(const Lpm6Trie::Address& a, unsigned depth) {
   return buf;
 }
 
-inline unsigned entryDepth(uint32_t e) { return (e & Lpm6Trie::kDepthMask) >> Lpm6Trie::kDepthShift; }
+inline unsigned entryDepth(uint32_t e) {
+  return (e & Lpm6Trie::kDepthMask) >> Lpm6Trie::kDepthShift;
+}
 
 }  // namespace
 
@@ -82,9 +86,9 @@ Result<std::unique_ptr<Lpm6Trie>> Lpm6Trie::create(const LpmConfig& config) {
   t->tbl24_ = static_cast<uint32_t*>(detail::mapTable(t->tbl24_bytes_));
   t->groups_ = static_cast<uint32_t*>(detail::mapTable(t->groups_bytes_));
   if (!t->tbl24_ || !t->groups_)
-    return makeError(-ENOMEM, "lpm6: cannot map " +
-                                  std::to_string((t->tbl24_bytes_ + t->groups_bytes_) >> 20) +
-                                  " MiB for the tables; lower max_groups or raise the memory limit");
+    return makeError(
+        -ENOMEM, "lpm6: cannot map " + std::to_string((t->tbl24_bytes_ + t->groups_bytes_) >> 20) +
+                     " MiB for the tables; lower max_groups or raise the memory limit");
   t->pool_.reset(config.max_groups);
   return t;
 }
@@ -99,7 +103,8 @@ std::optional<std::pair<uint8_t, uint32_t>> Lpm6Trie::coveringRule(const Address
                                                                    uint8_t depth) const {
   for (int d = depth - 1; d >= 0; --d) {
     if (rules_per_depth_[d] == 0) continue;
-    auto it = rules_.find(RuleKey{masked(ip.data(), static_cast<unsigned>(d)), static_cast<uint8_t>(d)});
+    auto it =
+        rules_.find(RuleKey{masked(ip.data(), static_cast<unsigned>(d)), static_cast<uint8_t>(d)});
     if (it != rules_.end()) return std::make_pair(static_cast<uint8_t>(d), it->second);
   }
   return std::nullopt;
@@ -162,9 +167,8 @@ Status Lpm6Trie::add(const uint8_t* ip_in, uint8_t depth, uint32_t next_hop) {
   if (const uint32_t need = groupsNeeded({{ip, depth}}); need > pool_.freeCount())
     return makeError(-ENOSPC, "lpm6: cannot add " + prefixText(ip, depth) + ": needs " +
                                   std::to_string(need) + " groups, " +
-                                  std::to_string(pool_.freeCount()) +
-                                  " free of " + std::to_string(config_.max_groups) +
-                                  "; raise max_groups");
+                                  std::to_string(pool_.freeCount()) + " free of " +
+                                  std::to_string(config_.max_groups) + "; raise max_groups");
   const uint32_t entry = kValid | (uint32_t{depth} << kDepthShift) | next_hop;
   addAt(tbl24_, 0, ip, depth, entry);
   if (it == rules_.end()) {
@@ -300,7 +304,8 @@ void Lpm6Trie::lookupBulk(const uint8_t* const* ips, uint32_t* nhs, size_t n) co
         pending |= e[i] & kExt;
       }
     }
-    for (size_t i = 0; i < m; ++i) nhs[base + i] = (e[i] & kValid) ? (e[i] & kValueMask) : kLpmNoRoute;
+    for (size_t i = 0; i < m; ++i)
+      nhs[base + i] = (e[i] & kValid) ? (e[i] & kValueMask) : kLpmNoRoute;
   }
 }
 

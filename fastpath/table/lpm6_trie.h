@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fastpath/result.h"
 #include "table/lpm_common.h"
 #include "table/lpm_group_pool.h"
-#include "fastpath/result.h"
 
 namespace fastpath {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Types shared by the longest-prefix-match algorithms: the one LPM interface of the forwarding table (DPDK l3fwd style: one
-// interface, one file per algorithm). Lookups return a next-hop index; the index means
-// whatever the owner (FibManager) decides, here a slot of the next-hop table.
+// Types shared by the longest-prefix-match algorithms: the one LPM interface of the forwarding
+// table (DPDK l3fwd style: one interface, one file per algorithm). Lookups return a next-hop index;
+// the index means whatever the owner (FibManager) decides, here a slot of the next-hop table.
 //
 // Concurrency contract shared by every algorithm:
 //  - add()/remove()/releaseRetired() run on ONE control thread;
@@ -45,8 +45,8 @@ concept Lpm4Table = requires(T& t, const T& ct, uint32_t ip, uint8_t depth, uint
                              const uint32_t* ips, uint32_t* nhs, size_t n) {
   { ct.lookup(ip) } -> std::same_as<uint32_t>;
   { ct.lookupBulk(ips, nhs, n) } -> std::same_as<void>;
-  { t.add(ip, depth, nh) };
-  { t.remove(ip, depth) };
+  {t.add(ip, depth, nh)};
+  {t.remove(ip, depth)};
   { t.releaseRetired() } -> std::same_as<void>;
   { ct.stats() } -> std::same_as<LpmStats>;
 };
@@ -55,8 +55,8 @@ concept Lpm4Table = requires(T& t, const T& ct, uint32_t ip, uint8_t depth, uint
 template <typename T>
 concept Lpm6Table = requires(T& t, const T& ct, const uint8_t* ip, uint8_t depth, uint32_t nh) {
   { ct.lookup(ip) } -> std::same_as<uint32_t>;
-  { t.add(ip, depth, nh) };
-  { t.remove(ip, depth) };
+  {t.add(ip, depth, nh)};
+  {t.remove(ip, depth)};
   { t.releaseRetired() } -> std::same_as<void>;
   { ct.stats() } -> std::same_as<LpmStats>;
 };

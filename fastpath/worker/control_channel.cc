@@ -19,7 +19,8 @@ Result<std::unique_ptr<ControlChannel>> ControlChannel::create(PortId port,
                                                                int sndbuf) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0)
-    return makeError(-errno, "control channel of " + ifname + ": socketpair: " + std::strerror(errno));
+    return makeError(-errno,
+                     "control channel of " + ifname + ": socketpair: " + std::strerror(errno));
   std::unique_ptr<ControlChannel> c(new ControlChannel());
   c->port_ = port;
   c->ifname_ = ifname;
@@ -68,7 +69,8 @@ ControlRelay::~ControlRelay() {
 
 Status ControlRelay::start() {
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (stop_fd_ < 0) return makeError(-errno, std::string("control relay: eventfd: ") + std::strerror(errno));
+  if (stop_fd_ < 0)
+    return makeError(-errno, std::string("control relay: eventfd: ") + std::strerror(errno));
   thread_ = std::thread([this] { run(); });
   return {};
 }
@@ -76,7 +78,8 @@ Status ControlRelay::start() {
 void ControlRelay::stop() {
   if (!thread_.joinable()) return;
   uint64_t one = 1;
-  if (write(stop_fd_, &one, sizeof(one)) < 0) pr_warn("control relay: eventfd write: %s", std::strerror(errno));
+  if (write(stop_fd_, &one, sizeof(one)) < 0)
+    pr_warn("control relay: eventfd write: %s", std::strerror(errno));
   thread_.join();
 }
 

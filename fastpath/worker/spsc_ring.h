@@ -30,7 +30,9 @@ class SpscRing {
     }
     return &slots_[head & mask_];
   }
-  void publish() { head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  void publish() {
+    head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
   bool push(const T& v) {
     T* s = claim();
     if (!s) return false;
@@ -48,7 +50,9 @@ class SpscRing {
     }
     return &slots_[tail & mask_];
   }
-  void consume() { tail_.store(tail_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  void consume() {
+    tail_.store(tail_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
   bool pop(T* out) {
     T* s = front();
     if (!s) return false;

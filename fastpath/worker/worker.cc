@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 
-
 namespace fastpath {
 
 const char* workerDropName(WorkerDrop drop) {
@@ -63,7 +62,8 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   punt_bucket_.assign(np, TokenBucket(options_.punt_rate, options_.punt_burst));
   headroom_limit_.assign(np, 0);
   for (PortId p = 0; p < PortId(np) && p < channels_.size(); ++p)
-    if (channels_[p] && options_.punt_headroom) headroom_limit_[p] = channels_[p]->sendBufferBytes() / 4 * 3;
+    if (channels_[p] && options_.punt_headroom)
+      headroom_limit_[p] = channels_[p]->sendBufferBytes() / 4 * 3;
   publishAccounting();
 }
 
@@ -132,7 +132,8 @@ void Worker::refill(PortId p) {
   }
   xsk_ring_prod__submit(&s.fill, n);
   book_.lentForRx(n);
-  if (xsk_ring_prod__needs_wakeup(&s.fill)) recvfrom(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
+  if (xsk_ring_prod__needs_wakeup(&s.fill))
+    recvfrom(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
 }
 
 namespace {
@@ -181,7 +182,8 @@ uint32_t Worker::receive(PortId p) {
   uint32_t n4 = 0;
   constexpr uint32_t kAhead = 4;
   auto prefetchFrame = [&](uint32_t i) {
-    const uint8_t* f = umem_->data(xsk_umem__add_offset_to_addr(xsk_ring_cons__rx_desc(&s.rx, idx + i)->addr));
+    const uint8_t* f =
+        umem_->data(xsk_umem__add_offset_to_addr(xsk_ring_cons__rx_desc(&s.rx, idx + i)->addr));
     __builtin_prefetch(f - sizeof(fp_xdp_meta));
     __builtin_prefetch(f);
   };
@@ -249,7 +251,8 @@ uint32_t Worker::receive(PortId p) {
       case ForwardResult::kPuntNoRoute: {
         IpAddress dst;
         // The event is raised even when the limiter drops the frame: ns-3 learns the route.
-        if (packetDestination(pkt, len, meta, &dst)) raiseEvent(FastPathEvent::Kind::kRouteMiss, p, dst);
+        if (packetDestination(pkt, len, meta, &dst))
+          raiseEvent(FastPathEvent::Kind::kRouteMiss, p, dst);
         punt(p, addr, len, true);
         break;
       }
@@ -272,9 +275,7 @@ uint32_t Worker::receive(PortId p) {
         punt(p, addr, len, true);
         break;
       }
-      default:
-        punt(p, addr, len, true);
-        break;
+      default: punt(p, addr, len, true); break;
     }
   }
   pc.rx_packets.add(n);
@@ -315,7 +316,8 @@ uint32_t Worker::transmitControl() {
 // Per forwarded frame: always inlined into receive().
 [[gnu::always_inline]] inline void Worker::stageTx(PortId egress, uint64_t addr, uint32_t len) {
   Staged& st = tx_stage_[egress];
-  if (st.n == st.descs.size()) [[unlikely]] flushTx(egress);
+  if (st.n == st.descs.size()) [[unlikely]]
+    flushTx(egress);
   st.descs[st.n].addr = addr;
   st.descs[st.n].len = len;
   st.descs[st.n].options = 0;

@@ -19,16 +19,16 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
-#include "worker/control_channel.h"
+#include "fp_abi.h"
 #include "table/epoch.h"
 #include "table/fib_manager.h"
 #include "table/forward.h"
-#include "xsk/frame_pool.h"
+#include "worker/control_channel.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
+#include "xsk/frame_pool.h"
 #include "xsk/umem.h"
 #include "xsk/xsk_port.h"
-#include "fp_abi.h"
 
 namespace fastpath {
 
@@ -52,18 +52,20 @@ const char* workerDropName(WorkerDrop drop);
 /// A counter written by one thread (the worker), read by others.
 struct Counter {
   std::atomic<uint64_t> v{0};
-  void add(uint64_t n) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void add(uint64_t n) {
+    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   uint64_t get() const { return v.load(std::memory_order_relaxed); }
 };
 
 /// Per (worker, port) counters, one cache line aligned block each.
 struct alignas(64) WorkerPortCounters {
-  Counter rx_packets, rx_bytes;       ///< received on this port
-  Counter tx_packets, tx_bytes;       ///< forwarded out of this port (descriptor moves)
-  Counter to_control, to_control_bytes;  ///< written to this port's control channel
-  Counter ctrl_tx_packets;            ///< client frames transmitted on this port
-  Counter no_meta;                    ///< frames without classifier metadata (punted)
-  Counter verdict[FP_VERDICT_MAX];    ///< classifier verdicts seen
+  Counter rx_packets, rx_bytes;                 ///< received on this port
+  Counter tx_packets, tx_bytes;                 ///< forwarded out of this port (descriptor moves)
+  Counter to_control, to_control_bytes;         ///< written to this port's control channel
+  Counter ctrl_tx_packets;                      ///< client frames transmitted on this port
+  Counter no_meta;                              ///< frames without classifier metadata (punted)
+  Counter verdict[FP_VERDICT_MAX];              ///< classifier verdicts seen
   Counter result[size_t(ForwardResult::kMax)];  ///< forwarding decisions (DATA frames)
   Counter drop[size_t(WorkerDrop::kMax)];
   Counter tx_kicks, tx_kick_errors;
@@ -84,7 +86,7 @@ struct WorkerEvent {
 struct WorkerOptions {
   unsigned index = 0;
   uint32_t queue = 0;
-  int cpu = -1;                ///< pin to this CPU; -1: not pinned
+  int cpu = -1;  ///< pin to this CPU; -1: not pinned
   uint32_t batch_size = 64;
   uint32_t idle_poll_us = 1000;  ///< 0: never sleep
   int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
@@ -188,7 +190,7 @@ class Worker {
     std::vector<xdp_desc> descs;
     uint32_t n = 0;
   };
-  std::vector<Staged> tx_stage_;        // per egress port
+  std::vector<Staged> tx_stage_;  // per egress port
   // The received batch between receive()'s two passes (lookups first, then decisions).
   struct RxFrame {
     uint64_t addr;
@@ -211,8 +213,8 @@ class Worker {
   std::vector<TokenBucket> punt_bucket_;  // per ingress port
   std::vector<int> headroom_limit_;       // per port: SIOCOUTQ bytes above which punts stop
   uint64_t now_ns_ = 0;                   // CLOCK_MONOTONIC, read once per loop
-  std::vector<uint8_t> tx_pending_;     // per port: TX ring may hold unsent entries
-  std::vector<uint64_t> tx_out_;        // per port: frames lent for TX, not yet completed
+  std::vector<uint8_t> tx_pending_;       // per port: TX ring may hold unsent entries
+  std::vector<uint64_t> tx_out_;          // per port: frames lent for TX, not yet completed
   WorkerEvent last_event_;
   bool have_last_event_ = false;
 
@@ -222,7 +224,7 @@ class Worker {
 
   std::atomic<int> rt_{0};
   std::atomic<int> rt_below_{0};
-  bool rt_boosted_ = false;  // worker thread only: running at rt_ while rt_below_ > 0
+  bool rt_boosted_ = false;       // worker thread only: running at rt_ while rt_below_ > 0
   uint64_t rt_hot_until_ns_ = 0;  // worker thread only: stay boosted until then
   uint64_t rt_hold_ns_ = 0;       // worker thread only: current hold (doubles under overload)
   uint64_t rt_unboost_ns_ = 0;    // worker thread only: when it last went back under NAPI

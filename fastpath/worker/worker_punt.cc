@@ -21,8 +21,10 @@ void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& 
     return;
   last_event_ = WorkerEvent{kind, port, a};
   have_last_event_ = true;
-  if (events_.push(last_event_)) counters_.events.add(1);
-  else counters_.events_dropped.add(1);
+  if (events_.push(last_event_))
+    counters_.events.add(1);
+  else
+    counters_.events_dropped.add(1);
 }
 
 void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
@@ -30,9 +32,12 @@ void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
   FramePool& pool = umem_->pool();
   ControlChannel* ch = in < channels_.size() ? channels_[in] : nullptr;
   WorkerDrop why = WorkerDrop::kMax;
-  if (!options_.punt_to_control) why = WorkerDrop::kPuntPolicy;
-  else if (!ch || !ch->attached()) why = WorkerDrop::kNoControlClient;
-  else if (limited && !punt_bucket_[in].take()) why = WorkerDrop::kPuntRateLimited;
+  if (!options_.punt_to_control)
+    why = WorkerDrop::kPuntPolicy;
+  else if (!ch || !ch->attached())
+    why = WorkerDrop::kNoControlClient;
+  else if (limited && !punt_bucket_[in].take())
+    why = WorkerDrop::kPuntRateLimited;
   if (why != WorkerDrop::kMax) {
     pc.drop[size_t(why)].add(1);
     pool.give(addr);

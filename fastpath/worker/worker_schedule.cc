@@ -87,7 +87,7 @@ void Worker::adaptRtPriority(int below) {
     boost = level >= size - size / 4;
     if (boost) {
       rt_hold_ns_ = now_ns_ - rt_unboost_ns_ < rt_hold_ns_ ? std::min(2 * rt_hold_ns_, kHoldMaxNs)
-                                                          : kHoldMinNs;
+                                                           : kHoldMinNs;
       rt_hot_until_ns_ = now_ns_ + rt_hold_ns_;
     }
   }
@@ -103,8 +103,10 @@ void Worker::adaptRtPriority(int below) {
     return;
   }
   rt_boosted_ = boost;
-  if (boost) counters_.rt_boosts.add(1);
-  else rt_unboost_ns_ = now_ns_;
+  if (boost)
+    counters_.rt_boosts.add(1);
+  else
+    rt_unboost_ns_ = now_ns_;
 }
 
 void Worker::stop() {
@@ -126,8 +128,10 @@ void Worker::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
     bool pending = false;
     const uint32_t work = pollOnce(&pending);
-    if (const int below = rt_below_.load(std::memory_order_relaxed); below > 0) adaptRtPriority(below);
-    else rt_boosted_ = false;
+    if (const int below = rt_below_.load(std::memory_order_relaxed); below > 0)
+      adaptRtPriority(below);
+    else
+      rt_boosted_ = false;
     reader.quiescent();
     counters_.loops.add(1);
     if (work || pending) {

@@ -55,13 +55,13 @@ class FramePool {
 struct FrameAccounting {
   uint64_t total = 0;
   uint64_t free = 0;
-  uint64_t lent_rx = 0;   ///< produced on fill rings, not yet consumed from RX rings
-  uint64_t lent_tx = 0;   ///< produced on TX rings, not yet consumed from completion rings
-  uint64_t held = 0;      ///< taken by the worker and not yet given back or lent
-  uint64_t fill_ring = 0; ///< entries sitting in fill rings (kernel has not taken them)
-  uint64_t rx_ring = 0;   ///< entries sitting in RX rings
-  uint64_t tx_ring = 0;   ///< entries sitting in TX rings
-  uint64_t comp_ring = 0; ///< entries sitting in completion rings
+  uint64_t lent_rx = 0;    ///< produced on fill rings, not yet consumed from RX rings
+  uint64_t lent_tx = 0;    ///< produced on TX rings, not yet consumed from completion rings
+  uint64_t held = 0;       ///< taken by the worker and not yet given back or lent
+  uint64_t fill_ring = 0;  ///< entries sitting in fill rings (kernel has not taken them)
+  uint64_t rx_ring = 0;    ///< entries sitting in RX rings
+  uint64_t tx_ring = 0;    ///< entries sitting in TX rings
+  uint64_t comp_ring = 0;  ///< entries sitting in completion rings
   /// Frames inside the kernel (taken from fill/TX, not yet on RX/completion).
   int64_t inKernel() const {
     return int64_t(lent_rx + lent_tx) - int64_t(fill_ring + rx_ring + tx_ring + comp_ring);
@@ -78,9 +78,15 @@ class FrameBook {
   /// n frames taken from the pool and produced on a fill ring.
   void lentForRx(uint32_t n) { lent_rx_ += n; }
   /// n frames consumed from an RX ring: now held by the worker.
-  void receivedFromRx(uint32_t n) { lent_rx_ -= n; held_ += n; }
+  void receivedFromRx(uint32_t n) {
+    lent_rx_ -= n;
+    held_ += n;
+  }
   /// A held frame put on a TX ring.
-  void heldToTx(uint32_t n) { held_ -= n; lent_tx_ += n; }
+  void heldToTx(uint32_t n) {
+    held_ -= n;
+    lent_tx_ += n;
+  }
   /// Free frames taken from the pool by the worker (e.g. to copy a client's frame in).
   void takenFromPool(uint32_t n) { held_ += n; }
   /// n frames consumed from a completion ring: back to free (caller gives them).

@@ -17,8 +17,8 @@ Result<std::unique_ptr<Umem>> Umem::map(const UmemOptions& options) {
   std::unique_ptr<Umem> u(new Umem());
   u->options_ = options;
   uint64_t size = u->size();
-  void* area = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                    -1, 0);
+  void* area = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (area == MAP_FAILED)
     return makeError(-errno, "UMEM: mmap of " + std::to_string(size) + " bytes failed: " +
                                  std::strerror(errno) + " (lower --umem-frames)");
@@ -27,7 +27,9 @@ Result<std::unique_ptr<Umem>> Umem::map(const UmemOptions& options) {
   return u;
 }
 
-Result<std::unique_ptr<Umem>> Umem::createInMemory(const UmemOptions& options) { return map(options); }
+Result<std::unique_ptr<Umem>> Umem::createInMemory(const UmemOptions& options) {
+  return map(options);
+}
 
 Result<std::unique_ptr<Umem>> Umem::create(const UmemOptions& options) {
   auto mapped = map(options);

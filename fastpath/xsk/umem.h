@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "xsk/frame_pool.h"
 #include "fastpath/result.h"
+#include "xsk/frame_pool.h"
 
 namespace fastpath {
 

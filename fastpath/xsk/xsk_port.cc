@@ -3,8 +3,8 @@
 
 #include <sys/socket.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -109,8 +109,8 @@ Result<std::unique_ptr<XskSocket>> XskSocket::create(Umem& umem, const XskOption
     err = xsk_socket__update_xskmap(s->xsk_, options.xsks_map_fd);
     if (err)
       return makeError(err, "registering the AF_XDP socket of " + options.ifname + " queue " +
-                                std::to_string(options.queue) + " in xsks_map failed: " +
-                                std::strerror(-err));
+                                std::to_string(options.queue) +
+                                " in xsks_map failed: " + std::strerror(-err));
   }
   return s;
 }
@@ -142,8 +142,8 @@ struct XskSocket::RingMemory {
   }
 };
 
-std::unique_ptr<XskSocket> XskSocket::createInMemory(const XskOptions& options,
-                                                     uint32_t fill_size, uint32_t comp_size) {
+std::unique_ptr<XskSocket> XskSocket::createInMemory(const XskOptions& options, uint32_t fill_size,
+                                                     uint32_t comp_size) {
   std::unique_ptr<XskSocket> s(new XskSocket());
   s->options_ = options;
   s->memory_ = std::make_unique<RingMemory>();
@@ -163,8 +163,8 @@ Result<xdp_statistics> XskSocket::statistics() const {
   xdp_statistics st{};
   socklen_t len = sizeof(st);
   if (getsockopt(fd_, SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
-    return makeError(-errno, std::string("XDP_STATISTICS on ") + options_.ifname + ": " +
-                                 std::strerror(errno));
+    return makeError(
+        -errno, std::string("XDP_STATISTICS on ") + options_.ifname + ": " + std::strerror(errno));
   return st;
 }
 

@@ -24,10 +24,10 @@ struct XskOptions {
   uint32_t rx_size = 2048;
   uint32_t tx_size = 2048;
   XskMode mode = XskMode::kAuto;
-  bool busy_poll = false;        ///< SO_PREFER_BUSY_POLL + SO_BUSY_POLL(_BUDGET)
+  bool busy_poll = false;  ///< SO_PREFER_BUSY_POLL + SO_BUSY_POLL(_BUDGET)
   uint32_t busy_poll_usecs = 20;
   uint32_t busy_poll_budget = 64;
-  int xsks_map_fd = -1;          ///< classifier's xsks_map; -1: do not register
+  int xsks_map_fd = -1;  ///< classifier's xsks_map; -1: do not register
 };
 
 /// Result of probing a device/queue for AF_XDP zero-copy support.

@@ -9,8 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -51,9 +51,9 @@ class ChannelReader {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
-  uint64_t ours() const { return ours_; }       ///< our UDP frames (punted)
-  uint64_t arp() const { return arp_; }         ///< our ARP frames (CONTROL)
-  uint64_t others() const { return others_; }   ///< anything else (e.g. S's kernel's ND)
+  uint64_t ours() const { return ours_; }      ///< our UDP frames (punted)
+  uint64_t arp() const { return arp_; }        ///< our ARP frames (CONTROL)
+  uint64_t others() const { return others_; }  ///< anything else (e.g. S's kernel's ND)
 
  private:
   void run() {
@@ -71,9 +71,13 @@ class ChannelReader {
         ssize_t n = recv(fd_, buf, sizeof(buf), MSG_DONTWAIT);
         if (n <= 0) break;
         last_rx_ = Clock::now();
-        if (Capture::isOurs(buf, size_t(n))) ++ours_;
-        else if (n >= 42 && buf[12] == 0x08 && buf[13] == 0x06 && std::memcmp(buf + 22, sender_, 6) == 0) ++arp_;
-        else ++others_;
+        if (Capture::isOurs(buf, size_t(n)))
+          ++ours_;
+        else if (n >= 42 && buf[12] == 0x08 && buf[13] == 0x06 &&
+                 std::memcmp(buf + 22, sender_, 6) == 0)
+          ++arp_;
+        else
+          ++others_;
       }
     }
   }
@@ -202,12 +206,12 @@ TEST_F(ForwardingPuntLimitVeth, FloodIsLimitedToRateTimesTimePlusBurstAndControl
   uint64_t no_route = counter(st, "port fp0", "punt_no_route");
   uint64_t control = counter(st, "port fp0", "verdict_control");
   uint64_t lost = lostBeforeWorker(st);
-  std::printf("[ measure  ] %lu frames in %.2f s: punts delivered %lu (limit %.0f), rate-limited %lu, "
-              "ARP delivered %lu of %lu, other control %lu, lost before the worker %lu\n",
-              (unsigned long)sent.sent, sent.seconds, (unsigned long)reader.ours(),
-              double(kRate) * elapsed + double(kBurst), (unsigned long)limited,
-              (unsigned long)reader.arp(), (unsigned long)kArp, (unsigned long)reader.others(),
-              (unsigned long)lost);
+  std::printf(
+      "[ measure  ] %lu frames in %.2f s: punts delivered %lu (limit %.0f), rate-limited %lu, "
+      "ARP delivered %lu of %lu, other control %lu, lost before the worker %lu\n",
+      (unsigned long)sent.sent, sent.seconds, (unsigned long)reader.ours(),
+      double(kRate) * elapsed + double(kBurst), (unsigned long)limited, (unsigned long)reader.arp(),
+      (unsigned long)kArp, (unsigned long)reader.others(), (unsigned long)lost);
   // CONTROL frames are never limited and never crowded out by punts.
   EXPECT_EQ(counter(st, "port fp0", "drop_control_channel_full"), 0u);
   EXPECT_GE(reader.arp() + reader.others(), control) << "every CONTROL frame reached the client";
@@ -228,7 +232,8 @@ TEST_F(ForwardingPuntLimitVeth, FloodIsLimitedToRateTimesTimePlusBurstAndControl
   expectEveryFrameAccounted(st);
   // Route misses are raised for every destination, rate-limited frames included.
   for (int i = 1; i <= 64; ++i)
-    EXPECT_TRUE(route_misses_.count("198.18.99." + std::to_string(i))) << "no route-miss for 198.18.99." << i;
+    EXPECT_TRUE(route_misses_.count("198.18.99." + std::to_string(i)))
+        << "no route-miss for 198.18.99." << i;
 }
 
 TEST_F(ForwardingPuntLimitVeth, RateLimitedFramesStillRaiseRouteMissEvents) {
@@ -251,7 +256,9 @@ TEST_F(ForwardingPuntLimitVeth, RateLimitedFramesStillRaiseRouteMissEvents) {
   EXPECT_LE(reader.ours(), 2u + uint64_t(elapsed)) << "elapsed " << elapsed << " s";
   EXPECT_EQ(reader.ours() + counter(st, "port fp0", "drop_punt_rate_limited"),
             counter(st, "port fp0", "punt_no_route"));
-  EXPECT_GE(counter(st, "port fp0", "drop_punt_rate_limited") + std::min<uint64_t>(18, uint64_t(elapsed)), 18u);
+  EXPECT_GE(
+      counter(st, "port fp0", "drop_punt_rate_limited") + std::min<uint64_t>(18, uint64_t(elapsed)),
+      18u);
   daemon_->drainEvents();
   EXPECT_TRUE(route_misses_.count("198.18.99.1"));
   for (int i = 1; i <= 20; ++i)
@@ -277,10 +284,11 @@ TEST_F(ForwardingPuntLimitVeth, AFullChannelKeepsHeadroomForControlFrames) {
   auto st = daemon_->stats();
   uint64_t headroom = counter(st, "port fp0", "drop_punt_headroom");
   uint64_t lost = lostBeforeWorker(st);
-  std::printf("[ measure  ] stalled client: punts queued %lu, held back %lu, ARP delivered %lu of %lu, "
-              "lost before the worker %lu\n",
-              (unsigned long)reader.ours(), (unsigned long)headroom, (unsigned long)reader.arp(),
-              (unsigned long)kArp, (unsigned long)lost);
+  std::printf(
+      "[ measure  ] stalled client: punts queued %lu, held back %lu, ARP delivered %lu of %lu, "
+      "lost before the worker %lu\n",
+      (unsigned long)reader.ours(), (unsigned long)headroom, (unsigned long)reader.arp(),
+      (unsigned long)kArp, (unsigned long)lost);
   EXPECT_GT(headroom, 0u) << "punts stop at 3/4 of the channel's buffer";
   EXPECT_GT(reader.ours(), 0u);
   EXPECT_EQ(counter(st, "port fp0", "drop_control_channel_full"), 0u)

@@ -49,8 +49,10 @@ class ForwardingVeth : public SrdFixture {
       auto r = parseCommandLine(3, argv);
       EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
       if (!r.ok()) return;
-      if (kind == "route") c.routes.push_back(r->routes[0]);
-      else c.neighbours.push_back(r->neighbours[0]);
+      if (kind == "route")
+        c.routes.push_back(r->routes[0]);
+      else
+        c.neighbours.push_back(r->neighbours[0]);
     };
     add("198.18.2.0/24,via=198.18.1.2,dev=fp1", "route");
     add("2001:2:0:2::/64,via=2001:2:0:1::2,dev=fp1", "route");
@@ -121,8 +123,10 @@ TEST_F(ForwardingVeth, TtlOneAndNoRouteArePuntedToTheControlChannel) {
     ++got;
     EXPECT_EQ(size_t(n), kFrameLen) << "frames go to the channel unmodified";
     EXPECT_EQ(0, std::memcmp(buf, r0_mac_.bytes.data(), 6));
-    if ((buf[12] == 0x08 && buf[14 + 8] == 1) || (buf[12] == 0x86 && buf[14 + 7] == 1)) ++ttl1;
-    else ++noroute;
+    if ((buf[12] == 0x08 && buf[14 + 8] == 1) || (buf[12] == 0x86 && buf[14 + 7] == 1))
+      ++ttl1;
+    else
+      ++noroute;
   }
   close(*fd);
   EXPECT_EQ(got, 30u);
@@ -152,9 +156,9 @@ TEST_F(ForwardingVeth, ClientFramesAreTransmittedAndNoClientIsACountedDrop) {
   // the meantime, and that must be a counted drop as well.
   auto before = daemon_->stats();
   EXPECT_EQ(counter(before, "port fp0", "verdict_punt"), 5u);
-  EXPECT_EQ(counter(before, "port fp0", "drop_no_control_client"),
-            counter(before, "port fp0", "verdict_punt") +
-                counter(before, "port fp0", "verdict_control"));
+  EXPECT_EQ(
+      counter(before, "port fp0", "drop_no_control_client"),
+      counter(before, "port fp0", "verdict_punt") + counter(before, "port fp0", "verdict_control"));
   // A frame written by the client on fp1's channel leaves through fp1 towards D.
   auto fd = daemon_->controlChannelFd(1);
   ASSERT_TRUE(fd.ok());
@@ -206,7 +210,8 @@ TEST_F(ForwardingVeth, RouteChangeWhileTrafficFlowsMovesTrafficToTheNewNextHop) 
   });
   ASSERT_TRUE(cap.waitFor(5000, 5000));
   RouteBatch b;
-  b.add.push_back(Route{IpPrefix::parse("198.18.2.0/24").value(), IpAddress::parse("198.18.1.3").value(), 1, 0});
+  b.add.push_back(Route{IpPrefix::parse("198.18.2.0/24").value(),
+                        IpAddress::parse("198.18.1.3").value(), 1, 0});
   uint64_t before = cap.count();
   auto st = daemon_->applyRoutes(b);
   ASSERT_TRUE(st.ok()) << st.error().message;
@@ -244,9 +249,11 @@ TEST_F(ForwardingVeth, MillionPacketsKeepTheFrameLedgerExact) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the rings drain
   auto st = daemon_->stats();
   uint64_t rx = counter(st, "port fp0", "rx_packets"), tx = counter(st, "port fp1", "tx_packets");
-  std::printf("[ measure  ] sent %lu frames in %.2f s (%.0f pps offered); fastpathd received %lu, "
-              "forwarded %lu\n", (unsigned long)sent.sent, sent.seconds, double(sent.sent) / sent.seconds,
-              (unsigned long)rx, (unsigned long)tx);
+  std::printf(
+      "[ measure  ] sent %lu frames in %.2f s (%.0f pps offered); fastpathd received %lu, "
+      "forwarded %lu\n",
+      (unsigned long)sent.sent, sent.seconds, double(sent.sent) / sent.seconds, (unsigned long)rx,
+      (unsigned long)tx);
   for (const auto& cs : st)
     if (cs.scope.rfind("port", 0) == 0 || cs.scope.rfind("classifier", 0) == 0) {
       std::string line;
@@ -290,7 +297,8 @@ TEST_F(ForwardingVeth, WorkerGoesAboveARealTimeNapiThreadOnItsCpu) {
   // A name no other namespace uses: NAPI thread names ("napi/<ifname>-<id>") are global.
   const std::string in = "frt" + std::to_string(getpid() % 1000000);
   ASSERT_EQ(topo_->exec(r_, "sh -c 'ip link set fp0 down && ip link set fp0 name " + in +
-                                " && ip link set " + in + " up'"), 0);
+                                " && ip link set " + in + " up'"),
+            0);
   Config c = baseConfig();
   c.ports[0] = in;
   c.cores = {0};
@@ -303,12 +311,15 @@ TEST_F(ForwardingVeth, WorkerGoesAboveARealTimeNapiThreadOnItsCpu) {
   ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 1 > /sys/class/net/" + in + "/threaded'"), 0);
   std::string pid;
   for (int i = 0; i < 50 && pid.empty(); ++i) {
-    pid = testing::shOutput("for p in /proc/[0-9]*; do "
-                            "case \"$(cat $p/comm 2>/dev/null)\" in napi/" + in + "-*) echo ${p#/proc/};; esac; done | head -1");
+    pid = testing::shOutput(
+        "for p in /proc/[0-9]*; do "
+        "case \"$(cat $p/comm 2>/dev/null)\" in napi/" +
+        in + "-*) echo ${p#/proc/};; esac; done | head -1");
     while (!pid.empty() && pid.back() == '\n') pid.pop_back();
     if (pid.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (pid.empty()) GTEST_SKIP() << "no napi/" << in << "-* kthread appeared (threaded NAPI unsupported?)";
+  if (pid.empty())
+    GTEST_SKIP() << "no napi/" << in << "-* kthread appeared (threaded NAPI unsupported?)";
   ASSERT_EQ(testing::sh("chrt -f -p 50 " + pid + " && taskset -p 1 " + pid + " >/dev/null"), 0);
   daemon_->adjustRtPriority();
   EXPECT_EQ(w->rtPriority(), 51);
@@ -410,8 +421,10 @@ TEST_F(ForwardingVethTwoQueues, TwoWorkersForwardTheirQueues) {
   for (int round = 0; round < 8; ++round)
     total += sendFrames(s_, "s0", frames, 64, 5000, 2000, round % 2).sent;
   EXPECT_TRUE(cap.waitFor(total, 3000)) << "got " << cap.count() << " of " << total;
-  uint64_t w0 = daemon_->workers()[0]->portCounters(0).result[size_t(ForwardResult::kForward)].get();
-  uint64_t w1 = daemon_->workers()[1]->portCounters(0).result[size_t(ForwardResult::kForward)].get();
+  uint64_t w0 =
+      daemon_->workers()[0]->portCounters(0).result[size_t(ForwardResult::kForward)].get();
+  uint64_t w1 =
+      daemon_->workers()[1]->portCounters(0).result[size_t(ForwardResult::kForward)].get();
   EXPECT_EQ(w0 + w1, total);
   std::printf("[ measure  ] worker 0 forwarded %lu, worker 1 forwarded %lu\n", (unsigned long)w0,
               (unsigned long)w1);
@@ -424,11 +437,12 @@ TEST_F(ForwardingVeth, DaemonBinaryStartsForwardsAndLeavesNoXdpBehind) {
   std::string bin = FASTPATHD_PATH;
   std::string sock = "/tmp/fp-fwd-" + std::to_string(getpid()) + "-bin.sock";
   std::string log = ::testing::TempDir() + "fastpathd-fwd.log";
-  pid_t pid = topo_->spawn(r_, {bin, "--port", "fp0", "--port", "fp1", "--socket", sock,
-                                "--route", "198.18.2.0/24,via=198.18.1.2,dev=fp1", "--neigh",
-                                "198.18.1.2,mac=" + d_mac_.toString() + ",dev=fp1",
-                                "--stats-interval", "1"},
-                           log);
+  pid_t pid =
+      topo_->spawn(r_,
+                   {bin, "--port", "fp0", "--port", "fp1", "--socket", sock, "--route",
+                    "198.18.2.0/24,via=198.18.1.2,dev=fp1", "--neigh",
+                    "198.18.1.2,mac=" + d_mac_.toString() + ",dev=fp1", "--stats-interval", "1"},
+                   log);
   ASSERT_GT(pid, 0);
   bool attached = false;
   for (int i = 0; i < 100 && !attached; ++i) {
@@ -440,8 +454,10 @@ TEST_F(ForwardingVeth, DaemonBinaryStartsForwardsAndLeavesNoXdpBehind) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // sockets bound after attach
   Capture cap(d_, "d0");
   sendFrames(s_, "s0", {v4(64)}, 100, 2000, 3000);
-  EXPECT_TRUE(cap.waitFor(100, 3000)) << "got " << cap.count() << "\n" << testing::shOutput("cat " + log);
-  EXPECT_EQ(topo_->stop(pid, 5000), 0) << "SIGTERM ends fastpathd cleanly\n" << testing::shOutput("cat " + log);
+  EXPECT_TRUE(cap.waitFor(100, 3000)) << "got " << cap.count() << "\n"
+                                      << testing::shOutput("cat " + log);
+  EXPECT_EQ(topo_->stop(pid, 5000), 0) << "SIGTERM ends fastpathd cleanly\n"
+                                       << testing::shOutput("cat " + log);
   EXPECT_EQ(topo_->execOutput(r_, "ip link show fp0").find("xdp"), std::string::npos);
   EXPECT_EQ(topo_->execOutput(r_, "ip link show fp1").find("xdp"), std::string::npos);
   struct stat sb;
@@ -455,7 +471,8 @@ TEST_F(ForwardingVeth, DaemonRefusesAMissingPortBeforeTouchingAnything) {
   // and returns the exit status.
   for (int i = 0; i < 200; ++i) {
     siginfo_t info{};
-    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
+    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+      break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   int status = topo_->stop(pid, 1000);

@@ -86,11 +86,18 @@ TEST(FpctlCli, HelpAndUsageErrors) {
   // Syntax errors are found before connecting (no daemon needed: exit 2, not 3).
   auto ha = fpctl({"-s", "/tmp/fp-ctl-none.sock", "route", "add", "198.18.2.1/24", "dev", "fp1"});
   EXPECT_EQ(ha.exit_code, 2) << ha.err;
-  EXPECT_EQ(fpctl({"-s", "/tmp/fp-ctl-none.sock", "route", "add", "198.18.2.0/24", "via", "2001:2::1", "dev", "fp1"}).exit_code, 2);
-  EXPECT_EQ(fpctl({"-s", "/tmp/fp-ctl-none.sock", "neigh", "add", "198.18.1.300", "lladdr", "02:00:00:00:00:01", "dev", "fp1"}).exit_code, 2);
+  EXPECT_EQ(fpctl({"-s", "/tmp/fp-ctl-none.sock", "route", "add", "198.18.2.0/24", "via",
+                   "2001:2::1", "dev", "fp1"})
+                .exit_code,
+            2);
+  EXPECT_EQ(fpctl({"-s", "/tmp/fp-ctl-none.sock", "neigh", "add", "198.18.1.300", "lladdr",
+                   "02:00:00:00:00:01", "dev", "fp1"})
+                .exit_code,
+            2);
   auto hb = fpctl({"route", "del", "198.18.2.1/24"});
   EXPECT_EQ(hb.exit_code, 2);
-  EXPECT_NE(hb.err.find("host bits set (did you mean 198.18.2.0/24?)"), std::string::npos) << hb.err;
+  EXPECT_NE(hb.err.find("host bits set (did you mean 198.18.2.0/24?)"), std::string::npos)
+      << hb.err;
 }
 
 TEST(FpctlCli, UnreachableDaemonIsExit3) {
@@ -100,19 +107,23 @@ TEST(FpctlCli, UnreachableDaemonIsExit3) {
 }
 
 TEST_F(Fpctl, RouteAddShowDelete) {
-  auto add = run({"route", "add", "198.18.2.0/24", "via", "198.18.1.2", "dev", "fp1", "metric", "7"});
+  auto add =
+      run({"route", "add", "198.18.2.0/24", "via", "198.18.1.2", "dev", "fp1", "metric", "7"});
   ASSERT_EQ(add.exit_code, 0) << add.err;
   ASSERT_EQ(run({"route", "add", "2001:2:0:9::/64", "dev", "fp2"}).exit_code, 0);
   auto show = run({"--json", "route", "show"});
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_NE(show.out.find(R"({"prefix":"198.18.2.0/24","via":"198.18.1.2","dev":"fp1","port":1,"metric":7})"),
+  EXPECT_NE(show.out.find(
+                R"({"prefix":"198.18.2.0/24","via":"198.18.1.2","dev":"fp1","port":1,"metric":7})"),
             std::string::npos)
       << show.out;
-  EXPECT_NE(show.out.find(R"({"prefix":"2001:2:0:9::/64","via":null,"dev":"fp2","port":2,"metric":0})"),
-            std::string::npos)
+  EXPECT_NE(
+      show.out.find(R"({"prefix":"2001:2:0:9::/64","via":null,"dev":"fp2","port":2,"metric":0})"),
+      std::string::npos)
       << show.out;
   auto text = run({"route", "show"});
-  EXPECT_NE(text.out.find("198.18.2.0/24 via 198.18.1.2 dev fp1 metric 7\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("198.18.2.0/24 via 198.18.1.2 dev fp1 metric 7\n"), std::string::npos)
+      << text.out;
 
   ASSERT_EQ(run({"route", "del", "198.18.2.0/24"}).exit_code, 0);
   auto again = run({"route", "del", "198.18.2.0/24"});
@@ -128,10 +139,12 @@ TEST_F(Fpctl, RouteAddShowDelete) {
 TEST_F(Fpctl, ReplaceAllFromFileAndGenerated) {
   char path[] = "/tmp/fp-ctl-routes-XXXXXX";
   int fd = ::mkstemp(path);
-  std::string body = "# test table\n198.18.2.0/24 via 198.18.1.2 dev fp1\n\n198.18.3.0/24 dev fp2 metric 3\n";
+  std::string body =
+      "# test table\n198.18.2.0/24 via 198.18.1.2 dev fp1\n\n198.18.3.0/24 dev fp2 metric 3\n";
   ASSERT_EQ(::write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
   ::close(fd);
-  auto r = run({"--json", "route", "replace-all", "--file", path, "--generate", "5000", "dev", "fp0"});
+  auto r =
+      run({"--json", "route", "replace-all", "--file", path, "--generate", "5000", "dev", "fp0"});
   ::unlink(path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(R"("ok":true)"), std::string::npos);
@@ -151,20 +164,28 @@ TEST_F(Fpctl, ReplaceAllFromFileAndGenerated) {
 }
 
 TEST_F(Fpctl, NeighboursRulesPortsStats) {
-  ASSERT_EQ(run({"neigh", "add", "198.18.1.2", "lladdr", "02:aa:bb:cc:dd:ee", "dev", "fp1"}).exit_code, 0);
+  ASSERT_EQ(
+      run({"neigh", "add", "198.18.1.2", "lladdr", "02:aa:bb:cc:dd:ee", "dev", "fp1"}).exit_code,
+      0);
   auto n = run({"neigh", "show", "--json"});
-  EXPECT_EQ(n.out, "[{\"address\":\"198.18.1.2\",\"lladdr\":\"02:aa:bb:cc:dd:ee\",\"dev\":\"fp1\",\"port\":1}]\n");
+  EXPECT_EQ(n.out,
+            "[{\"address\":\"198.18.1.2\",\"lladdr\":\"02:aa:bb:cc:dd:ee\",\"dev\":\"fp1\","
+            "\"port\":1}]\n");
   ASSERT_EQ(run({"neigh", "del", "198.18.1.2", "dev", "fp1"}).exit_code, 0);
   EXPECT_EQ(run({"neigh", "del", "198.18.1.2", "dev", "fp1"}).exit_code, 1);
 
-  ASSERT_EQ(run({"rules", "set", "ethertype", "0x0806", "udp", "698", "local", "198.18.1.1", "pass"}).exit_code, 0);
+  ASSERT_EQ(
+      run({"rules", "set", "ethertype", "0x0806", "udp", "698", "local", "198.18.1.1", "pass"})
+          .exit_code,
+      0);
   auto rules = run({"rules", "show"});
   EXPECT_EQ(rules.out, "ethertype 0x0806 control\nudp 698 control\nlocal 198.18.1.1 pass\n");
   EXPECT_EQ(run({"rules", "set", "udp", "99999"}).exit_code, 2);
 
   auto ports = run({"ports", "--json"});
   ASSERT_EQ(ports.exit_code, 0);
-  EXPECT_NE(ports.out.find(R"({"id":0,"ifname":"fp0","ifindex":100,"mac":"02:00:00:00:00:01")"), std::string::npos)
+  EXPECT_NE(ports.out.find(R"({"id":0,"ifname":"fp0","ifindex":100,"mac":"02:00:00:00:00:01")"),
+            std::string::npos)
       << ports.out;
 
   auto stats = run({"stats", "--json"});

@@ -63,8 +63,9 @@ class FpctlVeth : public ::testing::Test {
     d_mac_ = mac(topo_->mac(d_, "d0"));
     sock_ = "/tmp/fp-ctl-" + std::to_string(::getpid()) + ".sock";
     log_ = ::testing::TempDir() + "fastpathd-ctl.log";
-    pid_ = topo_->spawn(r_, {FASTPATHD_PATH, "--port", "fp0", "--port", "fp1", "--socket", sock_,
-                             "--neigh", "198.18.1.2,mac=" + d_mac_.toString() + ",dev=fp1"},
+    pid_ = topo_->spawn(r_,
+                        {FASTPATHD_PATH, "--port", "fp0", "--port", "fp1", "--socket", sock_,
+                         "--neigh", "198.18.1.2,mac=" + d_mac_.toString() + ",dev=fp1"},
                         log_);
     ASSERT_GT(pid_, 0);
     // Ready when fpctl gets an answer and both ports have XDP attached.
@@ -134,10 +135,15 @@ TEST_F(FpctlVeth, RouteAddedWithFpctlForwardsAndDeletedIsPunted) {
   EXPECT_EQ(cap.count(), 0u);
 
   std::string out;
-  ASSERT_EQ(runFpctl({"-s", sock_, "route", "add", "198.18.2.0/24", "via", "198.18.1.2", "dev", "fp1"}, &out), 0)
+  ASSERT_EQ(
+      runFpctl({"-s", sock_, "route", "add", "198.18.2.0/24", "via", "198.18.1.2", "dev", "fp1"},
+               &out),
+      0)
       << out;
   ASSERT_EQ(runFpctl({"-s", sock_, "--json", "route", "show"}, &out), 0);
-  EXPECT_NE(out.find(R"("prefix":"198.18.2.0/24","via":"198.18.1.2","dev":"fp1")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("prefix":"198.18.2.0/24","via":"198.18.1.2","dev":"fp1")"),
+            std::string::npos)
+      << out;
   ASSERT_EQ(sendFrames(s_, "s0", {frame()}, 100, 2000, 3000).sent, 100u);
   EXPECT_TRUE(cap.waitFor(100, 3000)) << "forwarded " << cap.count() << " of 100";
 
@@ -176,8 +182,9 @@ TEST_F(FpctlVeth, ReplaceAllOf10kRoutesWhileTrafficFlowsLosesNothing) {
       while (updates && sending) {
         std::string out;
         // The kept route plus 10000 synthetic /24s, as one transaction.
-        int rc = runFpctl({"-s", sock_, "route", "replace-all", "--file", path, "--generate", "10000",
-                           "dev", "fp1"}, &out);
+        int rc = runFpctl({"-s", sock_, "route", "replace-all", "--file", path, "--generate",
+                           "10000", "dev", "fp1"},
+                          &out);
         EXPECT_EQ(rc, 0) << out;
         if (rc != 0) break;
         ++*replaced;
@@ -194,9 +201,10 @@ TEST_F(FpctlVeth, ReplaceAllOf10kRoutesWhileTrafficFlowsLosesNothing) {
   auto [sent0, got0, punt0] = run(false, &none);
   auto [sent1, got1, punt1] = run(true, &replaced);
   ::unlink(path);
-  std::printf("[ measure  ] baseline: %lu sent, %lu forwarded; with %u replace-alls of 10001 routes: "
-              "%lu sent, %lu forwarded, %lu punted as no-route\n",
-              sent0, got0, none + replaced, sent1, got1, punt1);
+  std::printf(
+      "[ measure  ] baseline: %lu sent, %lu forwarded; with %u replace-alls of 10001 routes: "
+      "%lu sent, %lu forwarded, %lu punted as no-route\n",
+      sent0, got0, none + replaced, sent1, got1, punt1);
   EXPECT_GE(replaced, 2u) << "the table must have been replaced while traffic flowed";
   EXPECT_EQ(punt1, 0u) << "a packet saw no route during a replace-all";
   EXPECT_EQ(punt0, 0u);

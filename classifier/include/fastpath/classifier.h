@@ -24,9 +24,9 @@ struct ClassifierOptions {
   /// Try native (driver) XDP first; if the driver refuses, use generic (skb) mode with one
   /// log line. false: fail instead.
   bool allow_generic = true;
-  uint32_t no_xsk_policy = FP_NO_XSK_PASS;         ///< enum fp_no_xsk_policy
-  uint32_t broadcast_action = FP_ACTION_CONTROL;   ///< enum fp_rule_action, 0 = no rule
-  uint32_t multicast_action = FP_ACTION_CONTROL;   ///< enum fp_rule_action, 0 = no rule
+  uint32_t no_xsk_policy = FP_NO_XSK_PASS;        ///< enum fp_no_xsk_policy
+  uint32_t broadcast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
+  uint32_t multicast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
   /// Where the owner file of each attachment lives (<run_dir>/xdp-<netns>-<ifname>.pid):
   /// a later start uses it to tell a crashed run's leftover from a live owner.
   std::string run_dir = "/run/fastpathd";
@@ -91,8 +91,8 @@ class Classifier {
   std::string ifname_;
   int ifindex_ = 0;
   bool attached_ = false;
-  int xdp_mode_ = 0;          // enum xdp_attach_mode once attached
-  std::string owner_file_;    // removed on detach
+  int xdp_mode_ = 0;        // enum xdp_attach_mode once attached
+  std::string owner_file_;  // removed on detach
 };
 
 }  // namespace fastpath

@@ -23,8 +23,8 @@ struct PortInfo {
   uint32_t mtu = 1500;
   bool up = false;
   uint32_t queues = 1;
-  std::string xdp_mode;   ///< "native" or "generic"
-  std::string xsk_mode;   ///< "zerocopy" or "copy"
+  std::string xdp_mode;  ///< "native" or "generic"
+  std::string xsk_mode;  ///< "zerocopy" or "copy"
 };
 
 /// Named counters, so the wire format need not change when a counter is added.
@@ -36,10 +36,10 @@ struct CounterSet {
 struct ControlRule {
   enum class Kind : uint8_t { kEtherType, kIpProto, kL4Port, kLocalAddress };
   Kind kind = Kind::kEtherType;
-  uint16_t ethertype = 0;   ///< kEtherType, host order
-  uint8_t ip_proto = 0;     ///< kIpProto, kL4Port (17 or 6)
-  uint16_t port = 0;        ///< kL4Port, host order
-  IpAddress address;        ///< kLocalAddress
+  uint16_t ethertype = 0;       ///< kEtherType, host order
+  uint8_t ip_proto = 0;         ///< kIpProto, kL4Port (17 or 6)
+  uint16_t port = 0;            ///< kL4Port, host order
+  IpAddress address;            ///< kLocalAddress
   bool pass_to_kernel = false;  ///< action PASS instead of CONTROL
 };
 

@@ -72,9 +72,9 @@ struct Neighbour {
 
 /// One transaction on the table. Validated whole before anything is applied.
 struct RouteBatch {
-  std::vector<Route> add;          ///< add or replace (same prefix replaces)
-  std::vector<IpPrefix> remove;    ///< must exist unless ignore_missing
-  bool replace_all = false;        ///< `add` becomes the whole table
+  std::vector<Route> add;        ///< add or replace (same prefix replaces)
+  std::vector<IpPrefix> remove;  ///< must exist unless ignore_missing
+  bool replace_all = false;      ///< `add` becomes the whole table
   bool ignore_missing = false;
 };
 

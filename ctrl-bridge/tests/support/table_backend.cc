@@ -67,9 +67,12 @@ std::vector<CounterSet> TableBackend::stats() const {
   auto c = fib_->counters();
   CounterSet s;
   s.scope = "table";
-  s.counters = {{"batches_applied", c.batches_applied}, {"batches_rejected", c.batches_rejected},
-                {"route_updates", c.route_updates},     {"routes_v4", c.routes_v4},
-                {"routes_v6", c.routes_v6},             {"neighbours", c.neighbours}};
+  s.counters = {{"batches_applied", c.batches_applied},
+                {"batches_rejected", c.batches_rejected},
+                {"route_updates", c.route_updates},
+                {"routes_v4", c.routes_v4},
+                {"routes_v6", c.routes_v6},
+                {"neighbours", c.neighbours}};
   std::vector<CounterSet> out{s};
   for (const auto& p : ports_) out.push_back(CounterSet{"port " + p.ifname, {{"rx_packets", 0}}});
   return out;

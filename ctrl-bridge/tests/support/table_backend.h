@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
-#include "table/fib_manager.h"
 #include "fib_testing.h"
+#include "table/fib_manager.h"
 
 namespace fastpath::ctrl::testing {
 

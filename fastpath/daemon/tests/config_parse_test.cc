@@ -19,10 +19,10 @@ Result<Config> parse(std::vector<std::string> args) {
 }
 
 TEST(ConfigParse, FlagsWithRoutesAndNeighbours) {
-  auto c = parse({"--port", "fp0", "--port=fp1", "--cores", "1", "--batch-size", "32",
-                  "--route", "198.18.2.0/24,via=198.18.1.2,dev=fp1",
-                  "--route", "2001:2:0:2::/64,via=2001:2:0:1::2,dev=fp1,metric=5",
-                  "--neigh", "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1", "--stats-interval", "2"});
+  auto c = parse({"--port", "fp0", "--port=fp1", "--cores", "1", "--batch-size", "32", "--route",
+                  "198.18.2.0/24,via=198.18.1.2,dev=fp1", "--route",
+                  "2001:2:0:2::/64,via=2001:2:0:1::2,dev=fp1,metric=5", "--neigh",
+                  "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1", "--stats-interval", "2"});
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->ports, (std::vector<std::string>{"fp0", "fp1"}));
   EXPECT_EQ(c->batch_size, 32u);
@@ -109,7 +109,8 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=01:00:00:00:00:01,dev=fp0"}, "multicast"},
       {{"--port", "fp0", "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0", "--neigh",
-        "198.18.1.2,mac=02:00:00:00:00:02,dev=fp0"}, "two MACs"},
+        "198.18.1.2,mac=02:00:00:00:00:02,dev=fp0"},
+       "two MACs"},
   };
   for (const auto& c : cases) {
     auto r = parse(c.args);
@@ -122,10 +123,11 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
 }
 
 TEST(ConfigValidate, RepeatedIdenticalNeighbourIsAccepted) {
-  auto c = parse({"--port", "fp0", "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0",
-                  "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0"});
+  auto c = parse({"--port", "fp0", "--neigh", "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0", "--neigh",
+                  "198.18.1.2,mac=02:00:00:00:00:01,dev=fp0"});
   ASSERT_TRUE(c.ok());
-  EXPECT_TRUE(validateConfig(*c).ok()) << "one --neigh per route through it is how scripts write it";
+  EXPECT_TRUE(validateConfig(*c).ok())
+      << "one --neigh per route through it is how scripts write it";
 }
 
 TEST(ConfigParse, PuntLimiterFromFlagsAndFile) {

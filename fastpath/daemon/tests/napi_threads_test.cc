@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/daemon_internal.h"
 #include "daemon/napi_netlink.h"
 #include "daemon/napi_threads.h"
 #include "netns.h"
-#include "daemon/daemon_internal.h"
 
 namespace fastpath {
 namespace {
@@ -79,7 +79,8 @@ class NapiThreads : public ::testing::Test {
       EXPECT_EQ(topo_->exec(ns, "ethtool -K fpq0 gro on >/dev/null"), 0);
     }
     EXPECT_EQ(topo_->exec(ns, std::string("sh -c 'echo ") + (on ? "1" : "0") +
-                                  " > /sys/class/net/fpq0/threaded'"), 0);
+                                  " > /sys/class/net/fpq0/threaded'"),
+              0);
     std::vector<pid_t> added;
     for (int i = 0; i < 50; ++i) {
       added = minus(threadsNamedNapiFpq0(), before);
@@ -93,7 +94,8 @@ class NapiThreads : public ::testing::Test {
   // which they appeared). Skips when the kernel cannot do it.
   void bothThreaded() {
     a_threads_ = setThreaded(a_, true);
-    if (a_threads_.empty()) GTEST_SKIP() << "no napi/fpq0-* kthread appeared (threaded NAPI unsupported?)";
+    if (a_threads_.empty())
+      GTEST_SKIP() << "no napi/fpq0-* kthread appeared (threaded NAPI unsupported?)";
     b_threads_ = setThreaded(b_, true);
     ASSERT_FALSE(b_threads_.empty());
     ASSERT_EQ(a_threads_.size(), 2u) << "one kthread per veth queue";
@@ -182,8 +184,7 @@ void expectRtThreads(const std::vector<pid_t>& pids, int priority) {
 TEST_F(NapiThreads, DaemonSeesOnlyItsOwnNamespacesRealTimeThreads) {
   bothThreaded();
   if (HasFatalFailure() || IsSkipped()) return;
-  for (pid_t p : b_threads_)
-    ASSERT_EQ(testing::sh("chrt -f -p 50 " + std::to_string(p)), 0);
+  for (pid_t p : b_threads_) ASSERT_EQ(testing::sh("chrt -f -p 50 " + std::to_string(p)), 0);
   {
     NetnsGuard in(a_);
     ASSERT_TRUE(in.ok());
@@ -198,8 +199,7 @@ TEST_F(NapiThreads, DaemonSeesOnlyItsOwnNamespacesRealTimeThreads) {
     ASSERT_TRUE(in.ok());
     expectRtThreads(b_threads_, 50);
   }
-  for (pid_t p : a_threads_)
-    ASSERT_EQ(testing::sh("chrt -f -p 40 " + std::to_string(p)), 0);
+  for (pid_t p : a_threads_) ASSERT_EQ(testing::sh("chrt -f -p 40 " + std::to_string(p)), 0);
   NetnsGuard in(a_);
   ASSERT_TRUE(in.ok());
   expectRtThreads(a_threads_, 40);

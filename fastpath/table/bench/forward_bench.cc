@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fib_testing.h"
 #include "table/checksum.h"
 #include "table/forward.h"
-#include "fib_testing.h"
 
 namespace fastpath {
 namespace {
@@ -43,8 +43,9 @@ Setup makeSetup(size_t routes) {
   std::unordered_map<uint64_t, bool> seen;
   while (b.add.size() < routes) {
     const unsigned r = rng() % 100;
-    const uint8_t d = r < 60 ? 24 : r < 97 ? static_cast<uint8_t>(16 + rng() % 8)
-                                           : static_cast<uint8_t>(8 + rng() % 8);
+    const uint8_t d = r < 60   ? 24
+                      : r < 97 ? static_cast<uint8_t>(16 + rng() % 8)
+                               : static_cast<uint8_t>(8 + rng() % 8);
     uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
     if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 24) >= 224) continue;
     if (!seen.emplace((uint64_t{ip} << 6) | d, true).second) continue;
@@ -78,7 +79,8 @@ void buildFrame(uint8_t* f, uint32_t dst_host, bool v6, std::mt19937_64& rng) {
     std::memcpy(ip + 2, &tot, 2);
     ip[8] = 255;
     ip[9] = 17;
-    const uint32_t sa = htonl(0xc6130000u | static_cast<uint32_t>(rng() & 0xffff)), da = htonl(dst_host);
+    const uint32_t sa = htonl(0xc6130000u | static_cast<uint32_t>(rng() & 0xffff)),
+                   da = htonl(dst_host);
     std::memcpy(ip + 12, &sa, 4);
     std::memcpy(ip + 16, &da, 4);
     const uint16_t c = ipv4HeaderChecksum(ip, 20);
@@ -90,8 +92,8 @@ void buildFrame(uint8_t* f, uint32_t dst_host, bool v6, std::mt19937_64& rng) {
     ip[6] = 17;
     ip[7] = 255;
     const uint8_t src[16] = {0x20, 0x01, 0, 2, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-    const uint8_t dst[16] = {0x20, 0x01, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                             static_cast<uint8_t>(2 + rng() % 200)};
+    const uint8_t dst[16] = {0x20, 0x01, 0, 2, 0, 2, 0, 0,
+                             0,    0,    0, 0, 0, 0, 0, static_cast<uint8_t>(2 + rng() % 200)};
     std::memcpy(ip + 8, src, 16);
     std::memcpy(ip + 24, dst, 16);
   }
@@ -120,7 +122,8 @@ void BM_ForwardFrame(benchmark::State& state) {
   const size_t kFrames = 4096;  // distinct frames cycled through, like UMEM frames
   std::vector<uint8_t> pool(kFrames * kFrameBytes), pristine;
   for (size_t i = 0; i < kFrames; ++i) {
-    const uint32_t dst = state.range(1) == 1 ? s.dst_pool[0] : s.dst_pool[rng() % s.dst_pool.size()];
+    const uint32_t dst =
+        state.range(1) == 1 ? s.dst_pool[0] : s.dst_pool[rng() % s.dst_pool.size()];
     buildFrame(&pool[i * kFrameBytes], dst, v6, rng);
   }
   pristine = pool;
@@ -143,9 +146,11 @@ void BM_ForwardFrame(benchmark::State& state) {
       state.ResumeTiming();
     }
   }
-  if (forwarded != state.iterations() * kBurst) state.SkipWithError("not every frame was forwarded");
+  if (forwarded != state.iterations() * kBurst)
+    state.SkipWithError("not every frame was forwarded");
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kBurst));
-  state.SetLabel(std::string(v6 ? "ipv6" : "ipv4") + (state.range(1) == 1 ? ", one flow" : ", random dst"));
+  state.SetLabel(std::string(v6 ? "ipv6" : "ipv4") +
+                 (state.range(1) == 1 ? ", one flow" : ", random dst"));
 }
 BENCHMARK(BM_ForwardFrame)
     ->Args({1000, 1, 0})

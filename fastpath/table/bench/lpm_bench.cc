@@ -15,8 +15,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "table/fib_manager.h"
 #include "fib_testing.h"
+#include "table/fib_manager.h"
 #include "table/lpm.h"
 
 namespace fastpath {
@@ -151,7 +151,8 @@ void BM_Lpm4Build(benchmark::State& state) {
   std::vector<uint32_t> nhs;
   for (const auto& [ip, d] : src.prefixes) nhs.push_back(*src.lpm->find(ip, d));
   for (auto _ : state) {
-    auto t = T::create(LpmConfig{static_cast<uint32_t>(src.prefixes.size() + 1024), 1u << 16}).value();
+    auto t =
+        T::create(LpmConfig{static_cast<uint32_t>(src.prefixes.size() + 1024), 1u << 16}).value();
     for (size_t k = 0; k < src.prefixes.size(); ++k)
       (void)t->add(src.prefixes[k].first, src.prefixes[k].second, nhs[k]);
     t->releaseRetired();
@@ -159,8 +160,14 @@ void BM_Lpm4Build(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * src.prefixes.size()));
 }
-BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dir24_8)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dxr)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dir24_8)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dxr)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
 
 // ---------------------------------------------------------------- IPv6
 struct Table6 {
@@ -337,7 +344,11 @@ void BM_FibReplaceAll(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
-BENCHMARK(BM_FibReplaceAll)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_FibReplaceAll)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
 
 }  // namespace
 }  // namespace fastpath

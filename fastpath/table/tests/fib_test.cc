@@ -12,8 +12,8 @@
 
 #include <arpa/inet.h>
 
-#include "table/fib_manager.h"
 #include "fib_testing.h"
+#include "table/fib_manager.h"
 
 namespace fastpath {
 namespace {
@@ -148,7 +148,8 @@ TEST_F(FibTest, BatchIsAllOrNothing) {
 }
 
 TEST_F(FibTest, GatewayRouteResolvesThroughNeighbour) {
-  ASSERT_TRUE(add({route("198.18.2.0/24", "198.18.1.2", 1), route("0.0.0.0/0", "198.18.1.2", 1)}).ok());
+  ASSERT_TRUE(
+      add({route("198.18.2.0/24", "198.18.1.2", 1), route("0.0.0.0/0", "198.18.1.2", 1)}).ok());
   const FwdEntry* e = fib.view().lookup4(be("198.18.2.5"));
   ASSERT_NE(e, nullptr);
   EXPECT_FALSE(e->flags & kFwdResolved);
@@ -252,7 +253,8 @@ TEST_F(FibTest, Ipv6RoutesAndNeighbours) {
 
 TEST_F(FibTest, ReplaceAllSwapsTheWholeTable) {
   ASSERT_TRUE(add({route("198.18.2.0/24", "198.18.1.2", 1), route("198.18.3.0/24", "198.18.1.2", 1),
-                   route("2001:2:2::/48", "2001:2:1::2", 1)}).ok());
+                   route("2001:2:2::/48", "2001:2:1::2", 1)})
+                  .ok());
   ASSERT_TRUE(fib.addNeighbour({ip("198.18.1.2"), 1, mac(0x22)}).ok());
   RouteBatch b;
   b.replace_all = true;
@@ -354,7 +356,10 @@ TEST(FibConcurrency, ReadersNeverSeeTornOrForeignEntries) {
       for (int j = 0; j < 64; ++j, ++n) {
         const int i = cls[j];
         const FwdEntry* e = held[j];
-        if (!e) { ++bad; continue; }
+        if (!e) {
+          ++bad;
+          continue;
+        }
         const int k = e->next_hop[3] - 10;
         const bool resolved = e->flags & kFwdResolved;
         if (k < 0 || k >= kGateways || k % 4 != i % 4 || (resolved && e->dst_mac[5] != k) ||

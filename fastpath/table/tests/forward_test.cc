@@ -11,9 +11,9 @@
 #include <set>
 #include <vector>
 
+#include "fib_testing.h"
 #include "table/checksum.h"
 #include "table/forward.h"
-#include "fib_testing.h"
 
 namespace fastpath {
 namespace {
@@ -58,7 +58,8 @@ Frame build(const Spec& s, std::mt19937_64& rng) {
     b.insert(b.end(), tag, tag + 4);
   }
   const uint16_t et = htons(s.v6 ? 0x86dd : 0x0800);
-  b.insert(b.end(), reinterpret_cast<const uint8_t*>(&et), reinterpret_cast<const uint8_t*>(&et) + 2);
+  b.insert(b.end(), reinterpret_cast<const uint8_t*>(&et),
+           reinterpret_cast<const uint8_t*>(&et) + 2);
   const size_t l3 = b.size();
   if (!s.v6) {
     const size_t ihl = 20 + 4 * s.options_words;
@@ -107,11 +108,15 @@ class ForwardTest : public ::testing::Test {
     ASSERT_TRUE(fib.setPorts({{0, mac(0xa0, 1), 1500, true},
                               {1, mac(0xa1, 1), 1500, true},
                               {2, mac(0xa2, 1), 1500, false},
-                              {3, mac(0xa3, 1), 576, true}}).ok());
+                              {3, mac(0xa3, 1), 576, true}})
+                    .ok());
     RouteBatch b;
-    b.add = {route("198.18.2.0/24", "198.18.1.2", 1),      route("2001:2:2::/48", "2001:2:1::2", 1),
-             route("198.18.3.0/24", "198.18.1.3", 1),      route("198.18.4.0/24", "198.18.4.2", 2),
-             route("198.18.5.0/24", "198.18.5.2", 3),      route("2001:2:5::/48", "2001:2:5::2", 3),
+    b.add = {route("198.18.2.0/24", "198.18.1.2", 1),
+             route("2001:2:2::/48", "2001:2:1::2", 1),
+             route("198.18.3.0/24", "198.18.1.3", 1),
+             route("198.18.4.0/24", "198.18.4.2", 2),
+             route("198.18.5.0/24", "198.18.5.2", 3),
+             route("2001:2:5::/48", "2001:2:5::2", 3),
              route("198.18.0.0/24", "", 0)};
     ASSERT_TRUE(fib.applyRoutes(b).ok());
     ASSERT_TRUE(fib.addNeighbour({ip("198.18.1.2"), 1, mac(0xbb, 2)}).ok());
@@ -145,7 +150,8 @@ TEST_F(ForwardTest, RandomHeadersRewriteExactly) {
     s.payload = rng() % 400;
     char buf[64];
     if (s.v6) {
-      std::snprintf(buf, sizeof buf, "2001:2:2:%x::%x", unsigned(rng() & 0xffff), unsigned(2 + rng() % 0xfff0));
+      std::snprintf(buf, sizeof buf, "2001:2:2:%x::%x", unsigned(rng() & 0xffff),
+                    unsigned(2 + rng() % 0xfff0));
       s.dst = buf;
       std::snprintf(buf, sizeof buf, "2001:2:9::%x", unsigned(1 + rng() % 0xfff0));
       s.src = buf;
@@ -190,7 +196,8 @@ TEST_F(ForwardTest, TtlExpiredIsPuntedNotForwarded) {
         s.dst = "2001:2:2::7";
       }
       Frame f = build(s, rng);
-      EXPECT_EQ(run(f).result, ForwardResult::kPuntTtlExpired) << "v6=" << v6 << " ttl=" << int(ttl);
+      EXPECT_EQ(run(f).result, ForwardResult::kPuntTtlExpired)
+          << "v6=" << v6 << " ttl=" << int(ttl);
     }
   }
   // TTL 2 leaves with 1: forwarded.
@@ -254,7 +261,8 @@ TEST_F(ForwardTest, EveryPuntReason) {
 
 TEST_F(ForwardTest, BadHeadersAndClassifierPunts) {
   Spec s;
-  auto expectBad = [&](const char* what, auto mutate, ForwardResult want = ForwardResult::kPuntBadHeader) {
+  auto expectBad = [&](const char* what, auto mutate,
+                       ForwardResult want = ForwardResult::kPuntBadHeader) {
     Frame f = build(s, rng);
     mutate(f);
     EXPECT_EQ(run(f).result, want) << what;
@@ -278,11 +286,14 @@ TEST_F(ForwardTest, BadHeadersAndClassifierPunts) {
     Frame f = build(m, rng);
     EXPECT_EQ(run(f).result, ForwardResult::kPuntBadHeader) << "martian source " << src;
   }
-  expectBad("control verdict", [&](Frame& f) { f.meta.verdict = FP_VERDICT_CONTROL; },
-            ForwardResult::kPuntClassifier);
-  expectBad("punt verdict", [&](Frame& f) { f.meta.verdict = FP_VERDICT_PUNT; },
-            ForwardResult::kPuntClassifier);
-  expectBad("ARP", [&](Frame& f) { f.meta.l3_proto = FP_L3_ARP; }, ForwardResult::kPuntClassifier);
+  expectBad(
+      "control verdict", [&](Frame& f) { f.meta.verdict = FP_VERDICT_CONTROL; },
+      ForwardResult::kPuntClassifier);
+  expectBad(
+      "punt verdict", [&](Frame& f) { f.meta.verdict = FP_VERDICT_PUNT; },
+      ForwardResult::kPuntClassifier);
+  expectBad(
+      "ARP", [&](Frame& f) { f.meta.l3_proto = FP_L3_ARP; }, ForwardResult::kPuntClassifier);
   expectBad("l3_offset past the end", [&](Frame& f) { f.meta.l3_offset = 4000; });
 }
 

@@ -11,8 +11,8 @@
 #include <random>
 #include <set>
 #include <string>
-#include <type_traits>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -50,9 +50,10 @@ class Ref4 {
 uint8_t randomDepth4(std::mt19937_64& rng) {
   const unsigned r = rng() % 100;
   if (r < 50) return 24;
-  if (r < 85) return static_cast<uint8_t>(8 + rng() % 16);   // 8..23
+  if (r < 85) return static_cast<uint8_t>(8 + rng() % 16);                // 8..23
   if (r < 99 || rng() % 64) return static_cast<uint8_t>(25 + rng() % 8);  // 25..32
-  return static_cast<uint8_t>(rng() % 8);  // 0..7: rare, as in real tables (each spans 2^17+ entries)
+  return static_cast<uint8_t>(rng() %
+                              8);  // 0..7: rare, as in real tables (each spans 2^17+ entries)
 }
 
 // Every IPv4 algorithm runs the same checks. settle() is what the owner does after an
@@ -99,10 +100,10 @@ TYPED_TEST(Lpm4Algo, EmptyTableHasNoRoute) {
 TYPED_TEST(Lpm4Algo, DefaultHostAndLongestMatch) {
   auto t = this->make();
   ASSERT_TRUE(t->add(0, 0, 1).ok());
-  ASSERT_TRUE(t->add(0xc6120000, 15, 2).ok());   // 198.18.0.0/15
-  ASSERT_TRUE(t->add(0xc6120200, 24, 3).ok());   // 198.18.2.0/24
-  ASSERT_TRUE(t->add(0xc6120280, 25, 4).ok());   // 198.18.2.128/25
-  ASSERT_TRUE(t->add(0xc6120281, 32, 5).ok());   // 198.18.2.129/32
+  ASSERT_TRUE(t->add(0xc6120000, 15, 2).ok());  // 198.18.0.0/15
+  ASSERT_TRUE(t->add(0xc6120200, 24, 3).ok());  // 198.18.2.0/24
+  ASSERT_TRUE(t->add(0xc6120280, 25, 4).ok());  // 198.18.2.128/25
+  ASSERT_TRUE(t->add(0xc6120281, 32, 5).ok());  // 198.18.2.129/32
   for (int settled = 0; settled < 2; ++settled) {
     EXPECT_EQ(t->lookup(0x01020304), 1u);
     EXPECT_EQ(t->lookup(0xc6130001), 2u);
@@ -125,11 +126,11 @@ TYPED_TEST(Lpm4Algo, DefaultHostAndLongestMatch) {
 
 TYPED_TEST(Lpm4Algo, RemoveRestoresCoveringPrefix) {
   auto t = this->make();
-  ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());    // 10/8
-  ASSERT_TRUE(t->add(0x0a010000, 16, 2).ok());   // 10.1/16
-  ASSERT_TRUE(t->add(0x0a010100, 24, 3).ok());   // 10.1.1/24
-  ASSERT_TRUE(t->add(0x0a010180, 26, 4).ok());   // 10.1.1.128/26
-  ASSERT_TRUE(t->add(0x0a0101c1, 32, 5).ok());   // 10.1.1.193/32
+  ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());   // 10/8
+  ASSERT_TRUE(t->add(0x0a010000, 16, 2).ok());  // 10.1/16
+  ASSERT_TRUE(t->add(0x0a010100, 24, 3).ok());  // 10.1.1/24
+  ASSERT_TRUE(t->add(0x0a010180, 26, 4).ok());  // 10.1.1.128/26
+  ASSERT_TRUE(t->add(0x0a0101c1, 32, 5).ok());  // 10.1.1.193/32
   t->releaseRetired();
   // Remove the middle ones: longer prefixes stay, covered space falls back.
   ASSERT_TRUE(t->remove(0x0a010100, 24).ok());
@@ -162,7 +163,7 @@ TYPED_TEST(Lpm4Algo, RejectsBadInputAndCapacity) {
   auto t = this->make(4, 1);
   EXPECT_FALSE(t->add(0, 33, 1).ok());
   EXPECT_FALSE(t->add(0, 8, TypeParam::kMaxNextHop + 1).ok());
-  ASSERT_TRUE(t->add(0x0a000080, 25, 1).ok());   // takes the only group
+  ASSERT_TRUE(t->add(0x0a000080, 25, 1).ok());  // takes the only group
   auto full = t->add(0x0b000080, 25, 1);
   ASSERT_FALSE(full.ok());
   EXPECT_NE(full.error().message.find("tbl8"), std::string::npos) << full.error().message;
@@ -333,8 +334,8 @@ TEST(Lpm4Dxr, ChunkFormatsAndFallback) {
   ASSERT_TRUE(t->add(0x0a000000, 8, 1).ok());  // 10/8: whole chunks, leaves
   const uint32_t c_short = 0x0a000000, c_long = 0x0a000000 + 4 * kChunkSpan,
                  c_big = 0x0a000000 + 8 * kChunkSpan;
-  ASSERT_TRUE(t->add(c_short + 0x300, 24, 2).ok());    // /24-aligned: 8-bit starts
-  ASSERT_TRUE(t->add(c_long + 0x380, 25, 3).ok());     // /25: 16-bit starts
+  ASSERT_TRUE(t->add(c_short + 0x300, 24, 2).ok());      // /24-aligned: 8-bit starts
+  ASSERT_TRUE(t->add(c_long + 0x380, 25, 3).ok());       // /25: 16-bit starts
   ASSERT_TRUE(t->add(c_big + 0x100, 24, 0x12345).ok());  // next hop > 16 bits
   EXPECT_GT(t->dxrStats().pending_chunks, 0u);
   EXPECT_EQ(t->lookup(c_big + 0x101), 0x12345u);  // correct before the rebuild too
@@ -455,8 +456,10 @@ A6 mask6(const A6& a, unsigned d) {  // a with all bits after the first d cleare
   A6 r{};
   for (unsigned i = 0; i < 16; ++i) {
     const int bits = static_cast<int>(d) - static_cast<int>(i * 8);
-    if (bits >= 8) r[i] = a[i];
-    else if (bits > 0) r[i] = static_cast<uint8_t>(a[i] & (0xff00u >> bits));
+    if (bits >= 8)
+      r[i] = a[i];
+    else if (bits > 0)
+      r[i] = static_cast<uint8_t>(a[i] & (0xff00u >> bits));
   }
   return r;
 }
@@ -528,7 +531,8 @@ class Ref6 {
 // around it, so the reference (one hash probe per length in use) stays fast.
 uint8_t randomDepth6(std::mt19937_64& rng) {
   static constexpr uint8_t kCommon[] = {32, 40, 44, 48, 48, 48, 48, 52, 56, 56, 60, 64, 64, 64, 64};
-  static constexpr uint8_t kLong[] = {23, 24, 25, 31, 33, 65, 72, 79, 80, 81, 96, 104, 112, 120, 127, 128};
+  static constexpr uint8_t kLong[] = {23, 24, 25, 31,  33,  65,  72,  79,
+                                      80, 81, 96, 104, 112, 120, 127, 128};
   const unsigned r = rng() % 100;
   if (r < 75) return kCommon[rng() % std::size(kCommon)];
   if (r < 99 || rng() % 64) return kLong[rng() % std::size(kLong)];
@@ -561,11 +565,11 @@ TEST(Lpm6, LongestMatchAndRemoveRestoresCover) {
   auto t = makeLpm6();
   const A6 p16 = a6({0x20, 0x01, 0x00, 0x02});
   ASSERT_TRUE(t->add(A6{}.data(), 0, 1).ok());
-  ASSERT_TRUE(t->add(p16.data(), 48, 2).ok());          // 2001:2::/48
-  ASSERT_TRUE(t->add(p16.data(), 64, 3).ok());          // 2001:2::/64
+  ASSERT_TRUE(t->add(p16.data(), 48, 2).ok());  // 2001:2::/48
+  ASSERT_TRUE(t->add(p16.data(), 64, 3).ok());  // 2001:2::/64
   A6 host = p16;
   host[15] = 1;
-  ASSERT_TRUE(t->add(host.data(), 128, 4).ok());        // 2001:2::1/128
+  ASSERT_TRUE(t->add(host.data(), 128, 4).ok());  // 2001:2::1/128
   A6 other = p16;
   other[6] = 7;  // inside the /48, outside the /64
   EXPECT_EQ(t->lookup(host.data()), 4u);

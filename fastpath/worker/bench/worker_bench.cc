@@ -21,8 +21,8 @@
 #include <immintrin.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -34,12 +34,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "classifier_frames.h"
+#include "fib_testing.h"
 #include "table/checksum.h"
 #include "table/fib_manager.h"
 #include "worker/worker.h"
-#include "fib_testing.h"
 #include "xsk_kernel_side.h"
-#include "classifier_frames.h"
 
 namespace fastpath {
 namespace {
@@ -72,8 +72,9 @@ Table makeTable(size_t routes) {
   std::unordered_set<uint64_t> seen;
   while (t.dst4.size() < routes) {
     const unsigned r = rng() % 100;
-    const uint8_t d = r < 60 ? 24 : r < 97 ? static_cast<uint8_t>(16 + rng() % 8)
-                                           : static_cast<uint8_t>(8 + rng() % 8);
+    const uint8_t d = r < 60   ? 24
+                      : r < 97 ? static_cast<uint8_t>(16 + rng() % 8)
+                               : static_cast<uint8_t>(8 + rng() % 8);
     const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
     if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 24) >= 224) continue;
     if (!seen.insert((uint64_t{ip} << 6) | d).second) continue;
@@ -91,7 +92,8 @@ Table makeTable(size_t routes) {
     const uint8_t len = static_cast<uint8_t>(32 + rng() % 33);
     for (int k = 4; k < 16; ++k) a[size_t(k)] = static_cast<uint8_t>(rng());
     std::array<uint8_t, 16> p = a;
-    for (unsigned bit = len; bit < 128; ++bit) p[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+    for (unsigned bit = len; bit < 128; ++bit)
+      p[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
     if (!seen6.insert({p, len}).second) continue;
     Route rt;
     rt.prefix.address = IpAddress::v6(p);
@@ -112,7 +114,8 @@ Table makeTable(size_t routes) {
     n.mac.bytes = {2, 0, 0, 0, 1, static_cast<uint8_t>(k)};
     (void)t.fib->addNeighbour(n);
   }
-  (void)t.fib->addNeighbour({IpAddress::parse("2001:2:1::2").value(), 1, t.fib->neighbours().front().mac});
+  (void)t.fib->addNeighbour(
+      {IpAddress::parse("2001:2:1::2").value(), 1, t.fib->neighbours().front().mac});
   return t;
 }
 
@@ -275,10 +278,11 @@ void BM_WorkerBatch(benchmark::State& state) {
   }
   if (!worker.accounting().balanced()) state.SkipWithError("frame accounting not balanced");
   state.SetItemsProcessed(int64_t(received));
-  state.counters["ns_per_pkt"] =
-      benchmark::Counter(double(received), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_pkt"] = benchmark::Counter(
+      double(received), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   std::nth_element(batch_ns.begin(), batch_ns.begin() + batch_ns.size() / 2, batch_ns.end());
-  state.counters["p50_ns_per_pkt"] = benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / per_loop);
+  state.counters["p50_ns_per_pkt"] =
+      benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / per_loop);
   if (pmu.ok() && cycles) {
     state.counters["cycles_per_pkt"] = benchmark::Counter(double(cycles) / double(received));
     state.counters["instr_per_pkt"] = benchmark::Counter(double(instructions) / double(received));

@@ -13,12 +13,12 @@
 #include <memory>
 #include <vector>
 
+#include "classifier_frames.h"
+#include "fib_testing.h"
 #include "table/checksum.h"
 #include "table/fib_manager.h"
 #include "worker/worker.h"
-#include "fib_testing.h"
 #include "xsk_kernel_side.h"
-#include "classifier_frames.h"
 
 namespace fastpath {
 namespace {
@@ -46,7 +46,8 @@ uint32_t writeFrame(uint8_t* f, uint32_t seq) {
   const Kind k = kindOf(seq);
   const bool v6 = k == Kind::kV6;
   const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
-  constexpr size_t kUdpPayload4 = kFrameBytes - 14 - 20 - 8, kUdpPayload6 = kFrameBytes - 14 - 40 - 8;
+  constexpr size_t kUdpPayload4 = kFrameBytes - 14 - 20 - 8,
+                   kUdpPayload6 = kFrameBytes - 14 - 40 - 8;
   testing::Bytes frame;
   if (!v6) {
     testing::V4 ip;
@@ -78,7 +79,17 @@ uint32_t writeFrame(uint8_t* f, uint32_t seq) {
 // that way (no metadata, CONTROL, truncated, IPv6) sit between routed ones whose answers
 // must land on the right frame; routes A and B leave through different gateways (MACs),
 // in both families.
-enum class Mixed { kRouteA, kNoMeta, kRouteB, kControl, kTruncated, kNoRoute, kV6, kV6B, kV6NoRoute };
+enum class Mixed {
+  kRouteA,
+  kNoMeta,
+  kRouteB,
+  kControl,
+  kTruncated,
+  kNoRoute,
+  kV6,
+  kV6B,
+  kV6NoRoute
+};
 constexpr uint32_t kMixedKinds = 9;
 constexpr uint8_t kGatewayMacB[6] = {2, 0, 0, 0, 1, 4};
 Mixed mixedOf(uint32_t seq) { return Mixed(seq % kMixedKinds); }
@@ -168,14 +179,16 @@ class WorkerRingsTest : public ::testing::Test {
   // Kernel: up to `n` frames onto port 0's RX ring.
   uint32_t deliver(uint32_t n) {
     return kernelReceive(*in_, n, kHeadroom, [&](uint64_t a) {
-      return mixed_ ? writeMixedFrame(umem_->data(a), next_seq_++) : writeFrame(umem_->data(a), next_seq_++);
+      return mixed_ ? writeMixedFrame(umem_->data(a), next_seq_++)
+                    : writeFrame(umem_->data(a), next_seq_++);
     });
   }
 
   void expectBalanced(const char* where) {
     const FrameAccounting a = worker_->accounting();
     EXPECT_TRUE(a.balanced()) << where << ": free " << a.free << " lent_rx " << a.lent_rx
-                              << " lent_tx " << a.lent_tx << " held " << a.held << " total " << a.total;
+                              << " lent_tx " << a.lent_tx << " held " << a.held << " total "
+                              << a.total;
     EXPECT_EQ(a.held, 0u) << where;
     // Nothing is inside a kernel here: every lent frame sits in one of the rings.
     EXPECT_EQ(a.inKernel(), 0) << where;
@@ -225,7 +238,8 @@ TEST_F(WorkerRingsTest, ForwardsRewritesAndAccountsEveryFrame) {
         std::memcpy(&seq, ip + 48, 4);
       }
       ASSERT_LT(expect_seq_index, expected_seqs.size());
-      EXPECT_EQ(seq, expected_seqs[expect_seq_index++]) << "forwarded out of order or a wrong frame";
+      EXPECT_EQ(seq, expected_seqs[expect_seq_index++])
+          << "forwarded out of order or a wrong frame";
     });
   }
   // Completions drained on the next pass; the kernel holds nothing.
@@ -254,7 +268,8 @@ TEST_F(WorkerRingsTest, ForwardsRewritesAndAccountsEveryFrame) {
   // thread's queue.
   bool miss = false, neigh = false;
   while (WorkerEvent* e = worker_->events().front()) {
-    if (e->kind == FastPathEvent::Kind::kRouteMiss && e->address == IpAddress::parse("198.18.9.9").value())
+    if (e->kind == FastPathEvent::Kind::kRouteMiss &&
+        e->address == IpAddress::parse("198.18.9.9").value())
       miss = true;
     if (e->kind == FastPathEvent::Kind::kNeighbourNeeded && e->port == 1 &&
         e->address == IpAddress::parse("198.18.1.3").value())
@@ -302,10 +317,11 @@ TEST_F(WorkerRingsTest, MixedBatchRoutesLandOnTheirFrames) {
   EXPECT_EQ(c0.rx_packets.get(), kFrames);
   EXPECT_EQ(c0.no_meta.get(), per_kind[size_t(Mixed::kNoMeta)]);
   EXPECT_EQ(c0.verdict[FP_VERDICT_CONTROL].get(), per_kind[size_t(Mixed::kControl)]);
-  EXPECT_EQ(c0.verdict[FP_VERDICT_DATA].get(), kFrames - per_kind[size_t(Mixed::kNoMeta)] -
-                                                   per_kind[size_t(Mixed::kControl)]);
+  EXPECT_EQ(c0.verdict[FP_VERDICT_DATA].get(),
+            kFrames - per_kind[size_t(Mixed::kNoMeta)] - per_kind[size_t(Mixed::kControl)]);
   EXPECT_EQ(c0.result[size_t(ForwardResult::kForward)].get(), forwarded);
-  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntBadHeader)].get(), per_kind[size_t(Mixed::kTruncated)]);
+  EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntBadHeader)].get(),
+            per_kind[size_t(Mixed::kTruncated)]);
   EXPECT_EQ(c0.result[size_t(ForwardResult::kPuntNoRoute)].get(),
             per_kind[size_t(Mixed::kNoRoute)] + per_kind[size_t(Mixed::kV6NoRoute)]);
   EXPECT_EQ(c0.drop[size_t(WorkerDrop::kNoControlClient)].get(), kFrames - forwarded);

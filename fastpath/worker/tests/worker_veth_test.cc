@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "fastpath/classifier.h"
-#include "worker/worker.h"
 #include "fib_testing.h"
 #include "forwarding_veth_traffic.h"
 #include "netns.h"
+#include "worker/worker.h"
 
 namespace fastpath {
 namespace {
@@ -66,7 +66,8 @@ TEST(WorkerVeth, PuntsToTheControlChannelAndTransmitsClientFrames) {
   FibManager& fib = *fib_owner;
   WorkerOptions wo;
   Worker worker(wo, std::move(*umem), std::move(socks), chan_ptrs, fib.view(), fib.epoch());
-  ControlRelay relay({{chan_ptrs[0], &worker.controlTxQueue()}, {chan_ptrs[1], &worker.controlTxQueue()}});
+  ControlRelay relay(
+      {{chan_ptrs[0], &worker.controlTxQueue()}, {chan_ptrs[1], &worker.controlTxQueue()}});
   ASSERT_TRUE(relay.start().ok());
   ASSERT_TRUE(worker.start().ok());
 
@@ -86,7 +87,8 @@ TEST(WorkerVeth, PuntsToTheControlChannelAndTransmitsClientFrames) {
   }
   EXPECT_EQ(got, 50u) << "punted frames reach the channel unmodified";
   EXPECT_GE(worker.portCounters(0).verdict[FP_VERDICT_PUNT].get(), 50u);
-  EXPECT_EQ(worker.portCounters(0).no_meta.get(), 0u) << "fp_xdp_meta found in front of every frame";
+  EXPECT_EQ(worker.portCounters(0).no_meta.get(), 0u)
+      << "fp_xdp_meta found in front of every frame";
 
   // Client frames on fp1's channel leave through fp1.
   Capture cap(d, "d0");

@@ -53,8 +53,8 @@ TEST(FrameBook, SyntheticBurstsKeepTheLedgerBalanced) {
       a.tx_ring += p.tx.size();
       a.comp_ring += p.comp.size();
     }
-    ASSERT_TRUE(a.balanced()) << "step " << step << ": free " << a.free << " lent_rx "
-                              << a.lent_rx << " lent_tx " << a.lent_tx << " held " << a.held;
+    ASSERT_TRUE(a.balanced()) << "step " << step << ": free " << a.free << " lent_rx " << a.lent_rx
+                              << " lent_tx " << a.lent_tx << " held " << a.held;
     uint64_t in_kernel = 0;
     for (auto& p : ports) in_kernel += p.kernel_rx.size() + p.kernel_tx.size();
     ASSERT_EQ(a.inKernel(), int64_t(in_kernel)) << "step " << step;

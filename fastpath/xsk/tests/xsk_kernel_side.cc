@@ -23,7 +23,8 @@ uint32_t kernelReceive(XskSocket& s, uint32_t max, uint32_t headroom,
   return n;
 }
 
-uint32_t kernelTransmit(XskSocket& s, uint32_t max, const std::function<void(const xdp_desc&)>& sent) {
+uint32_t kernelTransmit(XskSocket& s, uint32_t max,
+                        const std::function<void(const xdp_desc&)>& sent) {
   const uint32_t tcons = *s.tx.consumer;
   const uint32_t tprod = __atomic_load_n(s.tx.producer, __ATOMIC_ACQUIRE);
   const uint32_t cprod = *s.comp.producer;

@@ -34,6 +34,11 @@ int fail(const Error& e, bool connected) {
   return exitFor(e, connected);
 }
 
+int printHelp(const Global& g, const char* help) {
+  std::fputs(help, g.help ? stdout : stderr);
+  return g.help ? kExitOk : kExitUsage;
+}
+
 int usage(const std::string& msg, const char* help) {
   std::fprintf(stderr, "fpctl: %s\n\n%s", msg.c_str(), help);
   return kExitUsage;

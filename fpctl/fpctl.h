@@ -42,6 +42,9 @@ extern volatile std::sig_atomic_t g_stop;
 int exitFor(const Error& e, bool connected);
 /// Prints the error and returns its exit code.
 int fail(const Error& e, bool connected);
+/// The command's help: on stdout with exit 0 when asked for (--help), else on stderr with
+/// kExitUsage (the command was given without arguments).
+int printHelp(const Global& g, const char* help);
 /// Prints `msg` and the command's help; returns kExitUsage.
 int usage(const std::string& msg, const char* help);
 /// Removes `--flag` (and its value when takes_value) from args; returns whether present.

@@ -39,10 +39,7 @@ const char* eventName(FastPathEvent::Kind k) {
 }  // namespace
 
 int cmdMonitor(const Global& g) {
-  if (g.help) {
-    std::fputs(kMonitorHelp, stdout);
-    return kExitOk;
-  }
+  if (g.help) return printHelp(g, kMonitorHelp);
   std::vector<std::string> a = g.args;
   std::string count_s;
   long count = takeFlag(a, "--count", &count_s) ? std::atol(count_s.c_str()) : -1;

@@ -23,43 +23,42 @@ const char* kNeighHelp =
   Neighbours resolve next hops to MAC addresses on a port (like `ip neigh`).
 )";
 
+// Parses `ADDR [lladdr MAC] dev IFNAME` after connecting (the port name is fastpathd's);
+// the syntax is checked before, so a typo is a usage error even without a daemon.
+Result<Neighbour> neighbourArgs(const std::vector<std::string>& a, Session& s) {
+  if (auto pre = parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; });
+      !pre)
+    return makeError(-EINVAL, pre.error().message);
+  if (int rc = s.connect()) return makeError(rc, "");
+  return parseNeighbour(a, s.portLookup());
+}
+
+// The exit code for neighbourArgs()'s error.
+int neighbourArgsError(const Error& e) {
+  if (e.code > 0) return e.code;  // connect() printed why
+  return e.code == -ENODEV ? fail(e, true) : usage(e.message, kNeighHelp);
+}
+
 }  // namespace
 
 int cmdNeigh(const Global& g) {
   std::vector<std::string> a = g.args;
-  if (g.help || a.empty()) {
-    std::fputs(kNeighHelp, g.help ? stdout : stderr);
-    return g.help ? kExitOk : kExitUsage;
-  }
+  if (g.help || a.empty()) return printHelp(g, kNeighHelp);
   std::string cmd = a[0];
   a.erase(a.begin());
   Session s(g);
   if (cmd == "add" || cmd == "replace") {
     if (a.empty()) return usage("neigh add: missing ADDR", kNeighHelp);
-    if (auto pre =
-            parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; });
-        !pre)
-      return usage(pre.error().message, kNeighHelp);
-    if (int rc = s.connect()) return rc;
-    auto n = parseNeighbour(a, s.portLookup());
-    if (!n)
-      return n.error().code == -ENODEV ? fail(n.error(), true)
-                                       : usage(n.error().message, kNeighHelp);
+    auto n = neighbourArgs(a, s);
+    if (!n) return neighbourArgsError(n.error());
     if (n->mac.isZero()) return usage("neigh add: missing 'lladdr MAC'", kNeighHelp);
     if (auto st = s.client().addNeighbour(n.value()); !st) return fail(st.error(), true);
     return printOk(g, "neighbour " + n->ip.toString() + " added");
   }
   if (cmd == "del" || cmd == "delete") {
     if (a.empty()) return usage("neigh del: missing ADDR", kNeighHelp);
-    if (auto pre =
-            parseNeighbour(a, [](const std::string&) -> Result<PortId> { return PortId{0}; });
-        !pre)
-      return usage(pre.error().message, kNeighHelp);
-    if (int rc = s.connect()) return rc;
-    auto n = parseNeighbour(a, s.portLookup());
-    if (!n)
-      return n.error().code == -ENODEV ? fail(n.error(), true)
-                                       : usage(n.error().message, kNeighHelp);
+    auto n = neighbourArgs(a, s);
+    if (!n) return neighbourArgsError(n.error());
     if (auto st = s.client().deleteNeighbour(n->ip, n->port); !st) return fail(st.error(), true);
     return printOk(g, "neighbour " + n->ip.toString() + " deleted");
   }

@@ -24,10 +24,7 @@ const char* kPortsHelp =
 }  // namespace
 
 int cmdPorts(const Global& g) {
-  if (g.help) {
-    std::fputs(kPortsHelp, stdout);
-    return kExitOk;
-  }
+  if (g.help) return printHelp(g, kPortsHelp);
   if (!g.args.empty() && g.args[0] != "show" && g.args[0] != "list")
     return usage("ports: unexpected argument '" + g.args[0] + "'", kPortsHelp);
   Session s(g);

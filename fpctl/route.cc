@@ -42,10 +42,7 @@ const char* kRouteHelp =
 
 int cmdRoute(const Global& g) {
   std::vector<std::string> a = g.args;
-  if (g.help || a.empty()) {
-    std::fputs(kRouteHelp, g.help ? stdout : stderr);
-    return g.help ? kExitOk : kExitUsage;
-  }
+  if (g.help || a.empty()) return printHelp(g, kRouteHelp);
   std::string cmd = a[0];
   a.erase(a.begin());
   Global gc = g;

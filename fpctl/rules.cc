@@ -33,10 +33,7 @@ const char* kRulesHelp =
 
 int cmdRules(const Global& g) {
   std::vector<std::string> a = g.args;
-  if (g.help || a.empty()) {
-    std::fputs(kRulesHelp, g.help ? stdout : stderr);
-    return g.help ? kExitOk : kExitUsage;
-  }
+  if (g.help || a.empty()) return printHelp(g, kRulesHelp);
   std::string cmd = a[0];
   a.erase(a.begin());
   Session s(g);

@@ -28,10 +28,7 @@ const char* kStatsHelp =
 }  // namespace
 
 int cmdStats(const Global& g) {
-  if (g.help) {
-    std::fputs(kStatsHelp, stdout);
-    return kExitOk;
-  }
+  if (g.help) return printHelp(g, kStatsHelp);
   std::vector<std::string> a = g.args;
   std::string interval_s, count_s;
   bool watch = takeFlag(a, "--watch", &interval_s, /*value_optional=*/true) ||

@@ -191,13 +191,18 @@ class Sink:
 
     def close(self):
         for p in (self.p, self.ps):
-            try:
-                p.stdin.write("quit\n")
-                p.stdin.flush()
-                p.wait(timeout=3)
-            except Exception:
-                pass
-            self.clean.stop(p)
+            stop_sink(self.clean, p)
+
+
+def stop_sink(clean, p):
+    """Asks an fp-sink reader to quit (it detaches its XDP program), then makes sure."""
+    try:
+        p.stdin.write("quit\n")
+        p.stdin.flush()
+        p.wait(timeout=3)
+    except Exception:
+        pass
+    clean.stop(p)
 
 
 def parse_ping(text):

@@ -9,7 +9,7 @@ import time
 
 from .settings import DST_IP6, D_IP, GEN_CPU, GEN_RT_PRIO, S_IP, S_IP6, TCP_PORT, UDP_PORT
 from .proc import log, read_json_line
-from .meter import StageCounters, parse_ping
+from .meter import StageCounters, parse_ping, stop_sink
 
 
 def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
@@ -145,13 +145,7 @@ def generator_ceiling(tools, topo, payload, duration):
         return {"payload": payload, "sent_pps": g["sent"] / g["elapsed_s"],
                 "received_at_r_pps": s["packets"] / g["elapsed_s"]}
     finally:
-        try:
-            p.stdin.write("quit\n")
-            p.stdin.flush()
-            p.wait(timeout=3)
-        except Exception:
-            pass
-        topo.clean.stop(p)
+        stop_sink(topo.clean, p)
 
 
 def run_line_point(tools, topo, sink, meter, fwd, fw, n, args, reps, duration, tcp_dur,

@@ -183,6 +183,9 @@ struct FibManager::Impl {
   Status syncHostRoutesIn(const std::vector<PrefixKey>& changed);
   /// One neighbour added or removed: its host route follows.
   Status syncNeighbour(const NeighbourKey& n);
+  /// After a neighbour was added, changed or removed: its next hops, its host route,
+  /// publication and reclamation.
+  Status neighbourChanged(const NeighbourKey& n);
 
   // Route batches (fib_apply_routes.cc).
   /// Everything that can be refused is refused here, before anything changes.

@@ -85,6 +85,17 @@ Status FibManager::Impl::syncNeighbour(const NeighbourKey& n) {
   return refresh(hk);
 }
 
+Status FibManager::Impl::neighbourChanged(const NeighbourKey& n) {
+  // Next hops through it are republished (resolved or not) without touching the LPM.
+  if (auto it = nh_index.find(NhKey{NhKind::kAddr, n.port, n.family, n.ip}); it != nh_index.end())
+    republish(it->second);
+  if (auto st = syncNeighbour(n); !st.ok()) return st;
+  ++counters.neighbour_updates;
+  ++counters.versions_published;
+  reclaim();
+  return {};
+}
+
 Status FibManager::addNeighbour(const Neighbour& n) {
   Impl& m = *impl_;
   if (n.ip.isUnspecified()) return makeError(-EINVAL, "neighbour.ip: unspecified address");
@@ -98,14 +109,7 @@ Status FibManager::addNeighbour(const Neighbour& n) {
   if (fresh && n.ip.family == Family::kIpv4 && m.lpm4->stats().groups_free == 0)
     return makeError(-ENOSPC, "neighbour: IPv4 LPM groups exhausted");
   m.neighbours[key] = n.mac;
-  if (auto it = m.nh_index.find(NhKey{NhKind::kAddr, n.port, n.ip.family, n.ip.bytes});
-      it != m.nh_index.end())
-    m.republish(it->second);
-  if (auto st = m.syncNeighbour(key); !st.ok()) return st;
-  ++m.counters.neighbour_updates;
-  ++m.counters.versions_published;
-  m.reclaim();
-  return {};
+  return m.neighbourChanged(key);
 }
 
 Status FibManager::deleteNeighbour(const IpAddress& ip, PortId port) {
@@ -114,14 +118,7 @@ Status FibManager::deleteNeighbour(const IpAddress& ip, PortId port) {
   if (!m.neighbours.erase(key))
     return makeError(
         -ENOENT, "neighbour: no neighbour " + ip.toString() + " on port " + std::to_string(port));
-  if (auto it = m.nh_index.find(NhKey{NhKind::kAddr, port, ip.family, ip.bytes});
-      it != m.nh_index.end())
-    m.republish(it->second);
-  if (auto st = m.syncNeighbour(key); !st.ok()) return st;
-  ++m.counters.neighbour_updates;
-  ++m.counters.versions_published;
-  m.reclaim();
-  return {};
+  return m.neighbourChanged(key);
 }
 
 std::vector<Neighbour> FibManager::neighbours() const {

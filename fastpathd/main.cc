@@ -22,7 +22,11 @@ void onSignal(int) { g_stop.store(true); }
 fastpath::ctrl::ServerOptions serverOptions(const fastpath::Config& config) {
   fastpath::ctrl::ServerOptions so;
   so.socket_path = config.control_socket;
-  if (config.control_uid) so.allowed_uids.push_back(config.control_uid);
+  if (config.control_uid) {
+    // The socket belongs to that user (mode 0660), so that it can connect at all.
+    so.socket_owner = config.control_uid;
+    so.allowed_uids.push_back(config.control_uid);
+  }
   if (config.control_gid_set) {
     so.socket_group = std::to_string(config.control_gid);
     so.allowed_gids.push_back(config.control_gid);

@@ -32,6 +32,7 @@ const char* eventName(FastPathEvent::Kind k) {
     case FastPathEvent::Kind::kPortUp: return "port-up";
     case FastPathEvent::Kind::kPortDown: return "port-down";
     case FastPathEvent::Kind::kNeighbourNeeded: return "neighbour-needed";
+    case FastPathEvent::Kind::kEventsDropped: return "events-dropped";
   }
   return "unknown";
 }
@@ -52,7 +53,14 @@ int cmdMonitor(const Global& g) {
     if (!e) return fail(e.error(), true);
     if (!e.value()) continue;
     const auto& ev = *e.value();
-    if (g.json) {
+    if (ev.kind == FastPathEvent::Kind::kEventsDropped) {
+      // fastpathd could not queue these for us while we were not reading.
+      if (g.json)
+        std::printf("{\"event\":\"events-dropped\",\"dropped\":%llu}\n",
+                    static_cast<unsigned long long>(ev.dropped));
+      else
+        std::printf("events-dropped %llu\n", static_cast<unsigned long long>(ev.dropped));
+    } else if (g.json) {
       JsonWriter w;
       w.beginObject()
           .key("event")

@@ -89,10 +89,10 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
         s.who = h.client_name() + (h.node_name().empty() ? "" : "@" + h.node_name()) + " (pid " +
                 std::to_string(s.pid) + " uid " + std::to_string(s.uid) + ")";
       if (grace > 0)
-        pr_info("ctrl: %s said hello (protocol %u.%u, route grace period %u ms)", s.who.c_str(),
-                major, minor, grace);
+        pr_info_ratelimited("ctrl: %s said hello (protocol %u.%u, route grace period %u ms)",
+                            s.who.c_str(), major, minor, grace);
       else
-        pr_info("ctrl: %s said hello (protocol %u.%u)", s.who.c_str(), major, minor);
+        pr_info_ratelimited("ctrl: %s said hello (protocol %u.%u)", s.who.c_str(), major, minor);
       auto* hr = rep->mutable_hello();
       hr->mutable_version()->set_major(kProtocolMajor);
       hr->mutable_version()->set_minor(kProtocolMinor);

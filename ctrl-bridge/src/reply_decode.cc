@@ -83,6 +83,10 @@ std::optional<FastPathEvent> eventFromReply(const v1::Event& in) {
     case v1::EVENT_KIND_PORT_UP: out.kind = FastPathEvent::Kind::kPortUp; break;
     case v1::EVENT_KIND_PORT_DOWN: out.kind = FastPathEvent::Kind::kPortDown; break;
     case v1::EVENT_KIND_NEIGHBOUR_NEEDED: out.kind = FastPathEvent::Kind::kNeighbourNeeded; break;
+    case v1::EVENT_KIND_EVENTS_DROPPED:
+      out.kind = FastPathEvent::Kind::kEventsDropped;
+      out.dropped = in.dropped();
+      return out;
     default: return std::nullopt;  // a newer server's event kind: skip it
   }
   out.port = in.port();

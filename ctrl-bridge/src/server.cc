@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -19,6 +20,7 @@
 #include "dispatcher.h"
 #include "fastpath/log.h"
 #include "framing.h"
+#include "peer_policy.h"
 #include "wire_encode.h"
 
 namespace fastpath::ctrl {
@@ -31,6 +33,12 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kReadBudget = 4u << 20;
 /// How long a connection being closed after an error may take to drain its last reply.
 constexpr auto kCloseGrace = std::chrono::milliseconds(1000);
+/// After accept() failed for want of resources (descriptors, memory), the listening socket
+/// rests this long instead of waking the loop again at once.
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(200);
+/// Descriptors kept for the rest of the daemon (its sockets, logs, netlink, a restart of a
+/// port) when the server sizes its own use against RLIMIT_NOFILE.
+constexpr std::size_t kReservedFds = 256;
 
 struct OutFrame {
   std::string data;
@@ -38,13 +46,24 @@ struct OutFrame {
   int fd = -1;  // passed with SCM_RIGHTS on the frame's first byte
 };
 
+/// What a queued frame costs in memory: the string's allocation plus the frame's own
+/// bookkeeping (the deque's share and the allocator's header), so that many small event
+/// frames are counted as what they really take, not as their few bytes of payload.
+std::size_t frameCost(const OutFrame& f) {
+  return sizeof(OutFrame) + 16 + (f.data.capacity() > 15 ? f.data.capacity() + 16 : 0);
+}
+
 struct Conn {
   int fd = -1;
-  ucred cred{};
+  PeerCredentials cred;
   Session session;
   FrameDecoder dec;
   std::deque<OutFrame> out;
-  std::size_t out_bytes = 0;
+  std::size_t queued_cost = 0;  ///< frameCost() of everything in `out`
+  std::size_t queued_fds = 0;   ///< descriptors in `out` not handed over yet
+  uint64_t events_dropped = 0;  ///< since the last EVENTS_DROPPED marker
+  Clock::time_point accepted_at;
+  Clock::time_point last_rx;
   uint32_t interest = 0;
   bool closing = false;
   bool dead = false;
@@ -70,6 +89,11 @@ struct ControlServer::Impl {
   std::unordered_map<int, std::unique_ptr<Conn>> conns;
   ServerCounters ctr;
   Dispatcher dispatcher;
+  PeerPolicy policy{opt};
+  std::size_t total_cost = 0;  ///< queued_cost over all connections
+  std::size_t total_fds = 0;   ///< queued_fds over all connections
+  bool listen_paused = false;
+  Clock::time_point listen_resume;
 
   Impl(ControlBackend& b, ServerOptions o)
       : backend(b), opt(std::move(o)), dispatcher(b, dispatchOptions(opt)) {}
@@ -151,12 +175,12 @@ struct ControlServer::Impl {
     }
     // Permissions are fixed before listen(): nobody can connect in between.
     if (::chmod(opt.socket_path.c_str(), opt.socket_mode) < 0 ||
-        (gid != static_cast<gid_t>(-1) &&
-         ::chown(opt.socket_path.c_str(), static_cast<uid_t>(-1), gid) < 0)) {
+        ((gid != static_cast<gid_t>(-1) || opt.socket_owner != static_cast<uid_t>(-1)) &&
+         ::chown(opt.socket_path.c_str(), opt.socket_owner, gid) < 0)) {
       int e = errno;
       closeListen();
       ::unlink(opt.socket_path.c_str());
-      return makeError(-e, "set mode/group of " + opt.socket_path + ": " + errnoText(e));
+      return makeError(-e, "set mode/owner/group of " + opt.socket_path + ": " + errnoText(e));
     }
     if (::listen(listen_fd, 64) < 0) {
       int e = errno;
@@ -178,10 +202,41 @@ struct ControlServer::Impl {
     backend.setEventSink([this](const FastPathEvent& e) { onEvent(e); });
     sink_set = true;
     started = true;
+    fitDescriptorBudget();
     pr_info("ctrl: listening on %s (mode %04o%s%s)", opt.socket_path.c_str(),
             static_cast<unsigned>(opt.socket_mode), opt.socket_group.empty() ? "" : ", group ",
             opt.socket_group.c_str());
     return {};
+  }
+
+  /// Sizes the server's own descriptors (connections, descriptors queued for clients)
+  /// below RLIMIT_NOFILE with kReservedFds to spare, raising the soft limit to the hard one
+  /// first: forwarding must never run out of descriptors because of the control plane.
+  void fitDescriptorBudget() {
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    if (rl.rlim_cur < rl.rlim_max) {
+      rlimit raised = rl;
+      raised.rlim_cur = rl.rlim_max;
+      if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+    }
+    const std::size_t limit =
+        rl.rlim_cur == RLIM_INFINITY ? std::size_t(1) << 20 : std::size_t(rl.rlim_cur);
+    const std::size_t want = opt.max_clients + opt.reserved_clients + opt.max_queued_fds;
+    if (limit >= want + kReservedFds) return;
+    const std::size_t have = limit > kReservedFds ? limit - kReservedFds : 0;
+    // Queued descriptors give way first, then connections; at least a few of each.
+    opt.max_queued_fds = std::max<std::size_t>(4, std::min(opt.max_queued_fds, have / 4));
+    opt.max_queued_fds_per_client = std::min(opt.max_queued_fds_per_client, opt.max_queued_fds);
+    const std::size_t conns_room = have > opt.max_queued_fds ? have - opt.max_queued_fds : 8;
+    opt.reserved_clients = std::max<std::size_t>(2, std::min(opt.reserved_clients, conns_room / 8));
+    opt.max_clients = std::max<std::size_t>(
+        2, std::min(opt.max_clients,
+                    conns_room > opt.reserved_clients ? conns_room - opt.reserved_clients : 2));
+    pr_warn(
+        "ctrl: RLIMIT_NOFILE is %zu: serving at most %zu clients (+%zu for operators) "
+        "and %zu queued control channels, keeping %zu descriptors for the data plane",
+        limit, opt.max_clients, opt.reserved_clients, opt.max_queued_fds, kReservedFds);
   }
 
   void closeListen() {
@@ -194,6 +249,7 @@ struct ControlServer::Impl {
     sink_set = false;
     for (auto& [fd, c] : conns) ::close(fd);
     conns.clear();
+    total_cost = total_fds = 0;
     if (epoll_fd >= 0) ::close(epoll_fd);
     epoll_fd = -1;
     if (listen_fd >= 0) {
@@ -207,9 +263,12 @@ struct ControlServer::Impl {
 
   Result<int> poll(int timeout_ms) {
     if (epoll_fd < 0) return makeError(-EBADF, "control server not started");
-    bool any_closing = false;
-    for (auto& [fd, c] : conns) any_closing |= c->closing;
-    if (any_closing && (timeout_ms < 0 || timeout_ms > 100)) timeout_ms = 100;
+    // Wake up in time for connections being closed, waiting for their Hello or sitting in
+    // a frame, and for a listening socket resting after accept() failed.
+    bool watch = listen_paused;
+    for (auto& [fd, c] : conns) watch |= c->closing || !c->session.hello || c->dec.buffered();
+    if (watch && (timeout_ms < 0 || timeout_ms > 100)) timeout_ms = 100;
+    if (listen_paused && Clock::now() >= listen_resume) setListening(true);
     if (auto deadline = dispatcher.nextLeaseDeadline()) {
       // Wake up for a route lease running out (rounded up: never wake just before it).
       auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
@@ -239,10 +298,19 @@ struct ControlServer::Impl {
     return n;
   }
 
+  void setListening(bool on) {
+    epoll_event ev{};
+    ev.events = on ? uint32_t{EPOLLIN} : 0u;
+    ev.data.fd = listen_fd;
+    ::epoll_ctl(epoll_fd, EPOLL_CTL_MOD, listen_fd, &ev);
+    listen_paused = !on;
+  }
+
   void reap() {
     auto now = Clock::now();
     for (auto it = conns.begin(); it != conns.end();) {
       Conn& c = *it->second;
+      closeIfIdle(c, now);
       if (c.closing && !c.dead && now > c.close_deadline) {
         pr_warn("ctrl: %s: closing without delivering the last reply (peer not reading)",
                 c.who().c_str());
@@ -250,6 +318,8 @@ struct ControlServer::Impl {
       }
       if (c.dead) {
         dispatcher.disconnected(c.session);
+        total_cost -= c.queued_cost;
+        total_fds -= c.queued_fds;
         ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
         ::close(c.fd);
         pr_debug("ctrl: %s: closed", c.who().c_str());
@@ -260,19 +330,48 @@ struct ControlServer::Impl {
     }
   }
 
-  bool credentialsAllowed(const ucred& cr, std::string* why) {
-    if (cr.uid == 0) return true;
-    if (opt.allow_same_uid && cr.uid == ::geteuid()) return true;
-    if (std::find(opt.allowed_uids.begin(), opt.allowed_uids.end(), cr.uid) !=
-        opt.allowed_uids.end())
-      return true;
-    if (std::find(opt.allowed_gids.begin(), opt.allowed_gids.end(), cr.gid) !=
-        opt.allowed_gids.end())
-      return true;
-    *why = "uid " + std::to_string(cr.uid) + " gid " + std::to_string(cr.gid) +
-           " is neither root, " + (opt.allow_same_uid ? "the daemon's uid, " : "") +
-           "nor an allowed uid/gid";
-    return false;
+  /// A connection that never said Hello, or that stopped in the middle of a frame, holds
+  /// a slot (and possibly 16 MiB of buffer) for nothing: it is closed after its timeout.
+  void closeIfIdle(Conn& c, Clock::time_point now) {
+    if (c.dead || c.closing) return;
+    using std::chrono::milliseconds;
+    if (!c.session.hello && now - c.accepted_at > milliseconds(opt.hello_timeout_ms)) {
+      ++ctr.closed_no_hello;
+      pr_warn_ratelimited("ctrl: %s: no Hello within %d ms; closing", c.who().c_str(),
+                          opt.hello_timeout_ms);
+      closeWithError(c, 0, v1::FAILED_PRECONDITION, "hello",
+                     "hello: none within " + std::to_string(opt.hello_timeout_ms) +
+                         " ms of connecting; closing");
+    } else if (c.dec.buffered() > 0 && now - c.last_rx > milliseconds(opt.frame_stall_timeout_ms)) {
+      ++ctr.closed_stalled;
+      pr_warn_ratelimited(
+          "ctrl: %s: %zu bytes of an unfinished frame, nothing more for %d ms; "
+          "closing",
+          c.who().c_str(), c.dec.buffered(), opt.frame_stall_timeout_ms);
+      closeWithError(c, 0, v1::MALFORMED, "",
+                     "unfinished frame: no byte for " + std::to_string(opt.frame_stall_timeout_ms) +
+                         " ms; closing");
+    }
+  }
+
+  /// Empty when a peer with these credentials may have one more connection.
+  std::string admissionRefusal(const PeerCredentials& p) const {
+    const bool op = policy.isOperator(p);
+    std::size_t same_uid = 0, same_pid = 0;
+    for (const auto& [fd, c] : conns) {
+      same_uid += c->cred.uid == p.uid;
+      same_pid += c->cred.pid == p.pid;
+    }
+    const std::size_t cap = opt.max_clients + (op ? opt.reserved_clients : 0);
+    if (conns.size() >= cap)
+      return "too many clients (" + std::to_string(conns.size()) + "); try again later";
+    if (!op && same_uid >= opt.max_clients_per_uid)
+      return "uid " + std::to_string(p.uid) + " already has " + std::to_string(same_uid) +
+             " connections (limit " + std::to_string(opt.max_clients_per_uid) + ")";
+    if (p.uid != 0 && same_pid >= opt.max_clients_per_pid)
+      return "pid " + std::to_string(p.pid) + " already has " + std::to_string(same_pid) +
+             " connections (limit " + std::to_string(opt.max_clients_per_pid) + ")";
+    return {};
   }
 
   /// Best-effort single reply on a connection being refused at accept time.
@@ -293,36 +392,40 @@ struct ControlServer::Impl {
       int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EINTR) continue;
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-          pr_warn("ctrl: accept on %s: %s", opt.socket_path.c_str(), errnoText(errno).c_str());
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        // Out of descriptors or memory: pending connections stay in the backlog; the
+        // listening socket rests instead of waking the loop again at once.
+        ++ctr.accept_errors;
+        pr_warn_ratelimited("ctrl: accept on %s: %s; not accepting for %lld ms",
+                            opt.socket_path.c_str(), errnoText(errno).c_str(),
+                            static_cast<long long>(kAcceptBackoff.count()));
+        listen_resume = Clock::now() + kAcceptBackoff;
+        setListening(false);
         return;
       }
-      ucred cr{};
-      socklen_t len = sizeof(cr);
-      if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
-        pr_warn("ctrl: SO_PEERCRED: %s; refusing connection", errnoText(errno).c_str());
+      auto cred = peerCredentials(fd);
+      if (!cred) {
+        pr_warn_ratelimited("ctrl: %s; refusing connection", cred.error().message.c_str());
         ::close(fd);
         continue;
       }
-      std::string why;
-      if (!credentialsAllowed(cr, &why)) {
+      const PeerCredentials& cr = *cred;
+      if (std::string why = policy.refusal(cr); !why.empty()) {
         ++ctr.refused_credentials;
-        pr_warn("ctrl: refused connection from pid %d: %s", cr.pid, why.c_str());
-        refuse(fd, v1::PERMISSION_DENIED,
-               "permission denied: " + why + " (ask the admin to add you to fastpathd's group)");
+        pr_warn_ratelimited("ctrl: refused connection from pid %d: %s", int(cr.pid), why.c_str());
+        refuse(fd, v1::PERMISSION_DENIED, "permission denied: " + why);
         continue;
       }
-      if (conns.size() >= opt.max_clients) {
+      if (std::string why = admissionRefusal(cr); !why.empty()) {
         ++ctr.refused_too_many;
-        pr_warn("ctrl: refused connection from pid %d: %zu clients already connected", cr.pid,
-                conns.size());
-        refuse(fd, v1::RESOURCE_EXHAUSTED,
-               "too many clients (" + std::to_string(conns.size()) + "); try again later");
+        pr_warn_ratelimited("ctrl: refused connection from pid %d: %s", int(cr.pid), why.c_str());
+        refuse(fd, v1::RESOURCE_EXHAUSTED, why);
         continue;
       }
       auto c = std::make_unique<Conn>(opt.max_message_bytes);
       c->fd = fd;
       c->cred = cr;
+      c->accepted_at = c->last_rx = Clock::now();
       c->session.who = "client pid " + std::to_string(cr.pid) + " uid " + std::to_string(cr.uid);
       c->session.pid = static_cast<uint32_t>(cr.pid);
       c->session.uid = cr.uid;
@@ -355,6 +458,7 @@ struct ControlServer::Impl {
         return;
       }
       c.dec.commit(static_cast<std::size_t>(n));
+      if (n > 0) c.last_rx = Clock::now();
       if (n == 0) {
         if (c.dec.buffered() > 0) {
           ++ctr.malformed_frames;
@@ -442,16 +546,34 @@ struct ControlServer::Impl {
       f.data.clear();
       (void)encodeFrame(err, opt.max_message_bytes, &f.data);
     }
-    c.out_bytes += f.data.size();
-    c.out.push_back(std::move(f));
-    if (c.out_bytes > opt.max_send_queue_bytes) {
+    const std::size_t cost = frameCost(f);
+    if (c.queued_cost + cost > opt.max_send_queue_bytes ||
+        total_cost + cost > opt.max_total_send_queue_bytes) {
       ++ctr.send_queue_overflows;
-      pr_warn("ctrl: %s: send queue over %zu bytes (client not reading); disconnecting",
-              c.who().c_str(), opt.max_send_queue_bytes);
+      pr_warn_ratelimited(
+          "ctrl: %s: send queue over %zu bytes (%zu for all clients; client "
+          "not reading); disconnecting",
+          c.who().c_str(), opt.max_send_queue_bytes, opt.max_total_send_queue_bytes);
+      if (f.fd >= 0) ::close(f.fd);
       c.dead = true;
       return;
     }
+    c.queued_cost += cost;
+    total_cost += cost;
+    if (f.fd >= 0) {
+      ++c.queued_fds;
+      ++total_fds;
+    }
+    c.out.push_back(std::move(f));
     flush(c);
+  }
+
+  /// The frame at the head of c.out was sent whole.
+  void popFrame(Conn& c) {
+    const std::size_t cost = frameCost(c.out.front());
+    c.queued_cost -= cost;
+    total_cost -= cost;
+    c.out.pop_front();
   }
 
   void flush(Conn& c) {
@@ -477,6 +599,8 @@ struct ControlServer::Impl {
         if (n > 0) {
           ::close(f.fd);  // the peer holds its own reference now
           f.fd = -1;
+          --c.queued_fds;
+          --total_fds;
         }
       } else {
         n = ::send(c.fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -489,8 +613,18 @@ struct ControlServer::Impl {
         return;
       }
       f.off += static_cast<std::size_t>(n);
-      c.out_bytes -= static_cast<std::size_t>(n);
-      if (f.off == f.data.size()) c.out.pop_front();
+      if (f.off == f.data.size()) popFrame(c);
+    }
+    if (c.events_dropped && c.queued_cost < opt.max_event_queue_bytes / 2 && !c.closing) {
+      // Caught up: say how much was missed (enqueue() flushes it in turn).
+      FastPathEvent marker;
+      marker.kind = FastPathEvent::Kind::kEventsDropped;
+      marker.dropped = c.events_dropped;
+      c.events_dropped = 0;
+      v1::ServerMessage m;
+      toWire(marker, m.mutable_event());
+      enqueue(c, m);
+      return;
     }
     if (c.out.empty() && c.closing) {
       ::shutdown(c.fd, SHUT_WR);
@@ -515,6 +649,14 @@ struct ControlServer::Impl {
     toWire(e, m.mutable_event());
     for (auto& [fd, c] : conns) {
       if (c->dead || c->closing || !c->session.wants(e.kind)) continue;
+      // A client that is not reading gets no more events, only their count later: a
+      // flood of route misses must not grow its queue (or the daemon's memory).
+      if (c->queued_cost >= opt.max_event_queue_bytes ||
+          total_cost >= opt.max_total_send_queue_bytes / 2) {
+        ++c->events_dropped;
+        ++ctr.events_dropped;
+        continue;
+      }
       ++ctr.events_sent;
       enqueue(*c, m);
     }
@@ -523,6 +665,24 @@ struct ControlServer::Impl {
   // ------------------------------------------------------------ requests
 
   void handle(Conn& c, const v1::Request& req) {
+    if (req.body_case() == v1::Request::kOpenControlChannel && c.session.hello &&
+        (c.queued_fds >= opt.max_queued_fds_per_client || total_fds >= opt.max_queued_fds)) {
+      // Every reply holds a duplicated descriptor until the client reads it: bounded, so
+      // that clients can never exhaust the daemon's descriptors.
+      ++ctr.refused_fds;
+      ++ctr.errors;
+      pr_warn_ratelimited(
+          "ctrl: %s: %zu control channels queued and not read (%zu in all); "
+          "refusing more",
+          c.who().c_str(), c.queued_fds, total_fds);
+      enqueue(c, Dispatcher::errorMessage(req.id(), v1::RESOURCE_EXHAUSTED, "open_control_channel",
+                                          "open_control_channel: " + std::to_string(c.queued_fds) +
+                                              " control channels are queued for this connection (" +
+                                              std::to_string(total_fds) +
+                                              " for all) and not read yet; read the "
+                                              "replies first"));
+      return;
+    }
     auto out = dispatcher.handle(c.session, req);
     if (req.body_case() == v1::Request::kGetStats && !out.message.reply().has_error())
       toWire(serverCounterSet(), out.message.mutable_reply()->mutable_stats()->add_sets());
@@ -542,6 +702,13 @@ struct ControlServer::Impl {
         {"accepted", ctr.accepted},
         {"refused_credentials", ctr.refused_credentials},
         {"refused_too_many", ctr.refused_too_many},
+        {"accept_errors", ctr.accept_errors},
+        {"closed_no_hello", ctr.closed_no_hello},
+        {"closed_stalled", ctr.closed_stalled},
+        {"refused_fds", ctr.refused_fds},
+        {"events_dropped", ctr.events_dropped},
+        {"queued_fds", total_fds},
+        {"queued_bytes", total_cost},
         {"requests", dispatcher.counters().requests},
         {"errors", dispatcher.counters().errors + ctr.errors},
         {"malformed_frames", ctr.malformed_frames},

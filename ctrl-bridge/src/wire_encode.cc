@@ -79,6 +79,10 @@ void toWire(const FastPathEvent& in, v1::Event* out) {
     case FastPathEvent::Kind::kNeighbourNeeded:
       out->set_kind(v1::EVENT_KIND_NEIGHBOUR_NEEDED);
       break;
+    case FastPathEvent::Kind::kEventsDropped:
+      out->set_kind(v1::EVENT_KIND_EVENTS_DROPPED);
+      out->set_dropped(in.dropped);
+      return;
   }
   out->set_port(in.port);
   if (!in.address.isUnspecified() || in.kind == FastPathEvent::Kind::kRouteMiss ||

@@ -22,12 +22,14 @@
 #include "fastpath/ctrl/client.h"
 #include "framing.h"
 #include "server_harness.h"
+#include "wire_client.h"
 #include "wire_encode.h"
 
 namespace fastpath::ctrl {
 namespace {
 
 using testing::ServerHarness;
+using namespace testing::wire;
 
 Route route(const std::string& prefix, const std::string& via, PortId port, uint32_t metric = 0) {
   Route r;
@@ -37,61 +39,6 @@ Route route(const std::string& prefix, const std::string& via, PortId port, uint
   r.port = port;
   r.metric = metric;
   return r;
-}
-
-std::unique_ptr<Client> connectOk(ServerHarness& h, ClientOptions opt = {}) {
-  if (opt.node_name.empty()) opt.node_name = "test-node";
-  auto c = Client::connect(h.socketPath(), opt);
-  EXPECT_TRUE(c) << (c ? "" : c.error().message);
-  return c ? std::move(c).value() : nullptr;
-}
-
-/// A raw connection for sending hand-made bytes.
-int rawConnect(const std::string& path) {
-  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
-  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof(a)) < 0) {
-    ::close(s);
-    return -1;
-  }
-  return s;
-}
-
-void sendFrame(int s, const google::protobuf::MessageLite& m) {
-  std::string w;
-  ASSERT_TRUE(encodeFrame(m, 64u << 20, &w));
-  ASSERT_EQ(::send(s, w.data(), w.size(), MSG_NOSIGNAL), static_cast<ssize_t>(w.size()));
-}
-
-void sendHello(int s) {
-  v1::Request r;
-  r.set_id(1);
-  r.mutable_hello()->mutable_version()->set_major(kProtocolMajor);
-  sendFrame(s, r);
-}
-
-/// Reads until EOF (or 5 s); returns the decoded server messages and whether EOF came.
-std::vector<v1::ServerMessage> readUntilEof(int s, bool* eof) {
-  std::vector<v1::ServerMessage> out;
-  FrameDecoder dec(64u << 20);
-  *eof = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd p{s, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    char buf[4096];
-    ssize_t n = ::recv(s, buf, sizeof(buf), 0);
-    if (n <= 0) {
-      *eof = true;
-      break;
-    }
-    dec.append(buf, n);
-    v1::ServerMessage m;
-    while (dec.next(&m) == FrameDecoder::State::kFrame) out.push_back(m);
-  }
-  return out;
 }
 
 class ServerTest : public ::testing::Test {
@@ -200,7 +147,8 @@ TEST_F(ServerTest, VersionMismatchIsRefusedNamingBothVersions) {
   auto c = Client::connect(h_.socketPath(), o);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().code, -EPROTONOSUPPORT);
-  EXPECT_NE(c.error().message.find("client speaks protocol 2.3, fastpathd speaks 1.1"),
+  EXPECT_NE(c.error().message.find("client speaks protocol 2.3, fastpathd speaks 1." +
+                                   std::to_string(kProtocolMinor)),
             std::string::npos)
       << c.error().message;
 }

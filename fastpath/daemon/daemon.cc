@@ -255,6 +255,13 @@ void Daemon::checkLinks() {
     // A port whose name now resolves to no interface, or to another one, is gone for good:
     // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
     const int ifindex = int(if_nametoindex(p.ifname.c_str()));
+    if (ifindex == 0 && errno != ENODEV && errno != ENXIO) {
+      // Not an answer about the interface (if_nametoindex needs a socket: EMFILE, ENFILE,
+      // ENOBUFS): the port keeps its state and forwarding goes on; look again next time.
+      pr_warn_ratelimited("port %u %s: cannot check it (%s); keeping its state", p.id,
+                          p.ifname.c_str(), errnoText(errno).c_str());
+      continue;
+    }
     bool up = false;
     if (ifindex != p.ifindex) {
       if (!port_gone_[p.id]) {

@@ -43,12 +43,14 @@ struct ControlRule {
   bool pass_to_kernel = false;  ///< action PASS instead of CONTROL
 };
 
-/// Events fastpathd sends to subscribers.
+/// Events fastpathd sends to subscribers. kEventsDropped comes from the control socket's
+/// server, not the data plane: a client that stopped reading missed `dropped` events.
 struct FastPathEvent {
-  enum class Kind : uint8_t { kRouteMiss, kPortUp, kPortDown, kNeighbourNeeded };
+  enum class Kind : uint8_t { kRouteMiss, kPortUp, kPortDown, kNeighbourNeeded, kEventsDropped };
   Kind kind = Kind::kRouteMiss;
   PortId port = 0;
-  IpAddress address;  ///< destination (route miss) or next hop (neighbour needed)
+  IpAddress address;     ///< destination (route miss) or next hop (neighbour needed)
+  uint64_t dropped = 0;  ///< kEventsDropped
 };
 
 class ControlBackend {

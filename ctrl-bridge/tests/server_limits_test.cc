@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The server against hostile but permitted peers: it bounds what each client may hold
+// (descriptors, queued events, connections, time without Hello or progress) so that no
+// client exhausts the daemon or locks the operators out; and its access options do what
+// they say for real unprivileged users.
+#include <arpa/inet.h>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "server_harness.h"
+#include "wire_client.h"
+
+namespace fastpath::ctrl {
+namespace {
+
+using testing::ServerHarness;
+using namespace testing::wire;
+
+constexpr uid_t kNobody = 65534;
+constexpr gid_t kNogroup = 65534;
+
+ServerCounters countersOf(ServerHarness& h) {
+  return h.onServer([&] { return h.server().counters(); });
+}
+
+/// Resident memory of this process (the server runs in it), in KiB.
+long rssKiB() {
+  std::ifstream f("/proc/self/status");
+  std::string k;
+  long v = 0;
+  while (f >> k)
+    if (k == "VmRSS:" && f >> v) return v;
+  return -1;
+}
+
+int openFds() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+TEST(ServerLimits, ConnectionWithoutHelloIsClosed) {
+  ServerOptions o;
+  o.hello_timeout_ms = 200;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  int s = rawConnect(h.socketPath());
+  ASSERT_GE(s, 0);
+  bool eof = false;
+  auto msgs = readUntilEof(s, &eof);
+  EXPECT_TRUE(eof) << "an idle connection without Hello must be closed";
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].reply().error().code(), v1::FAILED_PRECONDITION);
+  EXPECT_EQ(countersOf(h).closed_no_hello, 1u);
+  ::close(s);
+  // A client that says Hello in time is unaffected.
+  auto c = connectOk(h);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_TRUE(c->ports());
+}
+
+TEST(ServerLimits, UnfinishedFrameWithoutProgressIsClosed) {
+  ServerOptions o;
+  o.frame_stall_timeout_ms = 200;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  int s = rawConnect(h.socketPath());
+  ASSERT_GE(s, 0);
+  sendHello(s);
+  // A frame announcing 1 MiB (varint length), then 3 bytes of it, then nothing.
+  const char partial[] = {char(0x80), char(0x80), char(0x40), 1, 2, 3};
+  ASSERT_EQ(::send(s, partial, sizeof(partial), MSG_NOSIGNAL), ssize_t(sizeof(partial)));
+  bool eof = false;
+  auto msgs = readUntilEof(s, &eof);
+  EXPECT_TRUE(eof);
+  ASSERT_GE(msgs.size(), 2u);  // the Hello reply, then the error
+  EXPECT_EQ(msgs.back().reply().error().code(), v1::MALFORMED);
+  EXPECT_EQ(countersOf(h).closed_stalled, 1u);
+  ::close(s);
+}
+
+TEST(ServerLimits, QueuedControlChannelDescriptorsAreBounded) {
+  ServerOptions o;
+  o.max_queued_fds_per_client = 8;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  auto first = connectOk(h);  // opens the channel once, so its daemon end exists
+  ASSERT_TRUE(first->openControlChannel(0));
+  const int fds_before = openFds();
+  int s = rawConnect(h.socketPath());
+  ASSERT_GE(s, 0);
+  int small = 4096;
+  ::setsockopt(s, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sendHello(s);
+  // 2,000 requests in one write, and never a byte read.
+  std::string burst;
+  for (int i = 0; i < 2000; ++i) {
+    v1::Request r;
+    r.set_id(10 + i);
+    r.mutable_open_control_channel()->mutable_port()->set_id(0);
+    std::string w;
+    ASSERT_TRUE(encodeFrame(r, 1 << 20, &w));
+    burst += w;
+  }
+  ASSERT_EQ(::send(s, burst.data(), burst.size(), MSG_NOSIGNAL), ssize_t(burst.size()));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  // Requests handled: two Hellos, one channel opened, then the 2,000 (refused ones never
+  // reach the dispatcher).
+  auto handled = [&] {
+    ServerCounters k = countersOf(h);
+    return k.requests + k.refused_fds;
+  };
+  while (std::chrono::steady_clock::now() < deadline && handled() < 2003)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ServerCounters c = countersOf(h);
+  // Beyond the bound requests are refused. Some replies fit into the socket buffers before
+  // they filled: their descriptors are in flight, held by the kernel, not by the daemon.
+  EXPECT_GT(c.refused_fds, 1000u);
+  // The daemon holds at most the bound of duplicated descriptors for this client (plus
+  // the connection itself), not one per request.
+  EXPECT_LE(openFds() - fds_before, 8 + 1 + 2);
+  // Reading the replies hands the descriptors over; the client can then ask again.
+  bool eof = false;
+  ::shutdown(s, SHUT_WR);
+  auto msgs = readUntilEof(s, &eof);
+  size_t refused = 0;
+  for (const auto& m : msgs) refused += m.reply().error().code() == v1::RESOURCE_EXHAUSTED;
+  EXPECT_EQ(refused, c.refused_fds);
+  ::close(s);
+  EXPECT_TRUE(first->openControlChannel(0)) << "the others are not affected";
+}
+
+TEST(ServerLimits, EventsForAClientThatStopsReadingAreDroppedCountedAndReported) {
+  ServerOptions o;
+  o.max_event_queue_bytes = 64 << 10;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ClientOptions co;
+  co.node_name = "slow";
+  auto slow = connectOk(h, co);
+  ASSERT_TRUE(slow->subscribe());
+  const long rss_before = rssKiB();
+  constexpr uint64_t kEvents = 400000;
+  h.onServer([&] {
+    FastPathEvent e;
+    e.kind = FastPathEvent::Kind::kRouteMiss;
+    e.port = 1;
+    for (uint64_t i = 0; i < kEvents; ++i) {
+      e.address = IpAddress::v4(htonl(0xc6120000u + uint32_t(i)));
+      h.backend().emit(e);
+    }
+    return 0;
+  });
+  const long rss_after = rssKiB();
+  ServerCounters c = countersOf(h);
+  EXPECT_GT(c.events_dropped, 0u);
+  EXPECT_EQ(c.events_sent + c.events_dropped, kEvents);
+  // 400k queued events would take tens of MiB; bounded, the queue stays at its limit.
+  EXPECT_LT(rss_after - rss_before, 16 * 1024) << "KiB";
+  EXPECT_EQ(c.send_queue_overflows, 0u) << "dropping events does not disconnect";
+  // The client reads what was queued, then one marker with the number it missed.
+  uint64_t got = 0, dropped = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (dropped == 0 && std::chrono::steady_clock::now() < deadline) {
+    auto e = slow->nextEvent(500);
+    ASSERT_TRUE(e) << e.error().message;
+    if (!e.value()) continue;
+    if (e.value()->kind == FastPathEvent::Kind::kEventsDropped)
+      dropped = e.value()->dropped;
+    else
+      ++got;
+  }
+  EXPECT_EQ(dropped, c.events_dropped);
+  EXPECT_EQ(got, c.events_sent);
+}
+
+// Runs `f` in a child process with the given credentials; returns its exit status.
+template <typename F>
+int asUser(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, F f) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
+      _exit(100);
+    _exit(f());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+}
+
+TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
+  ServerOptions o;
+  o.socket_mode = 0666;
+  o.allow_same_uid = false;
+  o.allowed_gids = {kNogroup};     // nobody may talk, but is not an operator
+  o.allowed_uids = {kNobody - 1};  // the operator
+  o.max_clients = 4;
+  o.reserved_clients = 2;
+  o.max_clients_per_uid = 2;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  // nobody opens connections and keeps them: the third is refused (per uid).
+  int to_child[2], from_child[2];
+  ASSERT_EQ(::pipe(to_child), 0);
+  ASSERT_EQ(::pipe(from_child), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(kNogroup) != 0 || ::setuid(kNobody) != 0)
+      _exit(100);
+    std::vector<std::unique_ptr<Client>> held;
+    char result[3];
+    for (int i = 0; i < 3; ++i) {
+      auto c = Client::connect(h.socketPath(), {});
+      result[i] = c ? 'y' : (c.error().code == -ENOSPC ? 'n' : '?');
+      if (c) held.push_back(std::move(c).value());
+    }
+    (void)!::write(from_child[1], result, 3);
+    char done;
+    (void)!::read(to_child[0], &done, 1);  // hold them until the parent has checked
+    _exit(0);
+  }
+  char result[3] = {};
+  ASSERT_EQ(::read(from_child[0], result, 3), 3);
+  EXPECT_EQ(std::string(result, 3), "yyn") << "y = accepted, n = refused (limit per uid)";
+  // Two more connections fill max_clients: another user in the allowed group.
+  EXPECT_EQ(asUser(kNobody - 2, kNogroup, {},
+                   [&] {
+                     auto a = Client::connect(h.socketPath(), {});
+                     auto b = Client::connect(h.socketPath(), {});
+                     auto c = Client::connect(h.socketPath(), {});  // over max_clients: refused
+                     return (a && b && !c) ? 0 : 1;
+                   }),
+            0);
+  // The others' connections are gone with that child, nobody still holds two: fill up.
+  auto filler = Client::connect(h.socketPath(), {});  // root
+  ASSERT_TRUE(filler);
+  auto filler2 = Client::connect(h.socketPath(), {});
+  ASSERT_TRUE(filler2);
+  // Full for ordinary peers, but the operator and root still get in.
+  EXPECT_EQ(asUser(kNobody - 2, kNogroup, {},
+                   [&] { return Client::connect(h.socketPath(), {}) ? 1 : 0; }),
+            0)
+      << "an ordinary peer is refused when max_clients is reached";
+  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
+                   [&] { return Client::connect(h.socketPath(), {}) ? 0 : 1; }),
+            0)
+      << "the operator uses a reserved slot";
+  EXPECT_TRUE(Client::connect(h.socketPath(), {})) << "root uses a reserved slot";
+  (void)!::write(to_child[1], "x", 1);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_GE(countersOf(h).refused_too_many, 3u);
+}
+
+TEST(ServerAccess, SocketOwnerAloneLetsThatUserIn) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as other users";
+  ServerOptions o;  // as fastpathd --socket-uid 65534: owner of the 0660 socket
+  o.socket_owner = kNobody;
+  o.allowed_uids = {kNobody};
+  o.allow_same_uid = false;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  struct stat st {};
+  ASSERT_EQ(::stat(h.socketPath().c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, kNobody);
+  EXPECT_EQ(st.st_mode & 0777, 0660u);
+  EXPECT_EQ(asUser(kNobody, kNogroup, {},
+                   [&] {
+                     auto c = Client::connect(h.socketPath(), {});
+                     return c && c.value()->ports() ? 0 : 1;
+                   }),
+            0);
+  // Another unprivileged user cannot even open the socket file.
+  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
+                   [&] {
+                     auto c = Client::connect(h.socketPath(), {});
+                     return !c && c.error().code == -EACCES ? 0 : 1;
+                   }),
+            0);
+}
+
+TEST(ServerAccess, SupplementaryGroupIsEnough) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as other users";
+  constexpr gid_t kGroup = 4242;
+  ServerOptions o;  // as fastpathd --socket-gid 4242
+  o.socket_group = std::to_string(kGroup);
+  o.allow_same_uid = false;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  // The group only as a supplementary group: passes the file check and the server's.
+  EXPECT_EQ(asUser(kNobody, kNogroup, {kGroup},
+                   [&] {
+                     auto c = Client::connect(h.socketPath(), {});
+                     return c && c.value()->ports() ? 0 : 1;
+                   }),
+            0);
+  // Without the group: the file check refuses (0660, other group).
+  EXPECT_EQ(asUser(kNobody, kNogroup, {},
+                   [&] {
+                     auto c = Client::connect(h.socketPath(), {});
+                     return !c && c.error().code == -EACCES ? 0 : 1;
+                   }),
+            0);
+}
+
+TEST(ServerAccess, RefusalSaysWhatToAskFor) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as other users";
+  constexpr gid_t kGroup = 4242;
+  ServerOptions o;
+  o.socket_mode = 0666;  // reach the credential check
+  o.socket_group = std::to_string(kGroup);
+  o.allow_same_uid = false;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  EXPECT_EQ(asUser(kNobody, kNogroup, {},
+                   [&] {
+                     auto c = Client::connect(h.socketPath(), {});
+                     if (c || c.error().code != -EACCES) return 1;
+                     return c.error().message.find("group 4242") != std::string::npos ? 0 : 2;
+                   }),
+            0);
+}
+
+}  // namespace
+}  // namespace fastpath::ctrl

@@ -34,6 +34,14 @@ void Dispatcher::setBackendError(Outcome& o, uint64_t id, const std::string& wha
 }
 
 void Dispatcher::disconnected(Session& s) {
+  // The channel goes with the last connection that opened it: a client process that
+  // exited (or crashed) no longer reads its frames.
+  for (PortId port : s.channels)
+    if (--channel_holders_[port] == 0) {
+      channel_holders_.erase(port);
+      backend_.releaseControlChannel(port);
+    }
+  s.channels.clear();
   if (!s.lease_owner.empty()) {
     leases_.detach(s.lease_owner, RouteLeases::Clock::now());
     s.lease_owner.clear();
@@ -200,6 +208,10 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
       }
       o.fd = fd.value();
       rep->mutable_control_channel()->set_port(*port);
+      if (std::find(s.channels.begin(), s.channels.end(), *port) == s.channels.end()) {
+        s.channels.push_back(*port);
+        ++channel_holders_[*port];
+      }
       return o;
     }
     default:

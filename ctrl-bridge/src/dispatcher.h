@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@ struct Session {
   uint32_t next_chunk = 0;
   std::vector<Route> route_snapshot;  ///< for paged GetRoutes
   std::string lease_owner;            ///< node_name holding a route lease (Hello with grace > 0)
+  std::vector<PortId> channels;       ///< control channels this connection opened
   bool wants(FastPathEvent::Kind k) const { return subscribed && event_kinds[static_cast<int>(k)]; }
 };
 
@@ -94,6 +96,7 @@ class Dispatcher {
   DispatchOptions opt_;
   DispatchCounters ctr_;
   RouteLeases leases_;
+  std::map<PortId, std::size_t> channel_holders_;  ///< connections holding each channel
 };
 
 }  // namespace fastpath::ctrl

@@ -423,6 +423,26 @@ TEST_F(ServerTest, ControlChannelFdIsPassedWithScmRights) {
   EXPECT_TRUE(c->ports());  // connection still in sync after the error
 }
 
+TEST_F(ServerTest, ChannelIsReleasedWhenTheLastConnectionHoldingItCloses) {
+  auto a = connectOk(h_);
+  auto b = connectOk(h_);
+  auto fa = a->openControlChannel(1);
+  ASSERT_TRUE(fa) << fa.error().message;
+  auto fb = b->openControlChannel(1);
+  ASSERT_TRUE(fb) << fb.error().message;
+  ::close(*fa);
+  ::close(*fb);
+  auto released = [&] { return h_.onServer([&] { return h_.backend().released(); }); };
+  a.reset();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(released().empty()) << "b still holds the channel";
+  b.reset();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (released().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(released(), std::vector<PortId>{1});
+}
+
 TEST_F(ServerTest, EventsReachSubscribersOnly) {
   auto sub = connectOk(h_);
   auto other = connectOk(h_);

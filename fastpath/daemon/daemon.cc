@@ -347,6 +347,15 @@ Result<int> Daemon::controlChannelFd(PortId port) {
   return channels_[port]->clientFd();
 }
 
+void Daemon::releaseControlChannel(PortId port) {
+  if (port >= channels_.size()) return;
+  channels_[port]->detach();
+  pr_info(
+      "port %u %s: its control client is gone; frames for it are counted drops "
+      "(drop_no_control_client) until a client opens the channel again",
+      port, channels_[port]->ifname().c_str());
+}
+
 void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
   sink_ = std::move(sink);
 }

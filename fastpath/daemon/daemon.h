@@ -69,6 +69,7 @@ class Daemon : public ControlBackend {
   Result<PortId> portByName(const std::string& ifname) const override;
   std::vector<CounterSet> stats() const override;
   Result<int> controlChannelFd(PortId port) override;
+  void releaseControlChannel(PortId port) override;
   void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
 
   // For tests and the stats line.

@@ -48,8 +48,11 @@ class ControlChannel {
   /// start writing to it. Frames queued for an earlier client are discarded first (counted
   /// in drop_stale_at_attach). The caller owns the returned fd.
   Result<int> clientFd();
-  /// True once a client fd was handed out. Before that, frames are counted drops
-  /// ("no_control_client") and never written.
+  /// No client holds the channel any more (the control connection that opened it is
+  /// gone): workers stop writing to it, as before the first clientFd().
+  void detach() { attached_.store(false, std::memory_order_release); }
+  /// True while a client holds the channel (from clientFd() to detach()). Otherwise
+  /// frames are counted drops ("no_control_client") and never written.
   bool attached() const { return attached_.load(std::memory_order_acquire); }
 
   /// Relay-side counters (frames from the client).

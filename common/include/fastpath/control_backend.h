@@ -75,6 +75,10 @@ class ControlBackend {
   /// The client end of the port's control-frame channel (SOCK_SEQPACKET, one frame per
   /// message). A fresh dup each call; the caller passes it on (SCM_RIGHTS) and closes it.
   virtual Result<int> controlChannelFd(PortId port) = 0;
+  /// The last client that opened the port's channel is gone (its control connection
+  /// closed): frames for the port are counted drops (no_control_client) instead of
+  /// filling a channel nobody reads, until a client opens it again.
+  virtual void releaseControlChannel(PortId port) = 0;
 
   /// Called (on the control thread) for every event; set once by the server.
   virtual void setEventSink(std::function<void(const FastPathEvent&)> sink) = 0;

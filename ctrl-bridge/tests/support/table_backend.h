@@ -33,6 +33,9 @@ class TableBackend : public ControlBackend {
   Result<PortId> portByName(const std::string& ifname) const override;
   std::vector<CounterSet> stats() const override;
   Result<int> controlChannelFd(PortId port) override;
+  void releaseControlChannel(PortId port) override { released_.push_back(port); }
+  /// Ports released so far, in order.
+  const std::vector<PortId>& released() const { return released_; }
   void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
 
   /// Sends an event to the sink (call on the server's thread).
@@ -47,6 +50,7 @@ class TableBackend : public ControlBackend {
   std::vector<ControlRule> rules_;
   std::map<PortId, std::pair<int, int>> channels_;  // port -> (daemon end, client end)
   std::function<void(const FastPathEvent&)> sink_;
+  std::vector<PortId> released_;
 };
 
 }  // namespace fastpath::ctrl::testing

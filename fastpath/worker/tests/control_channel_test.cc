@@ -52,5 +52,21 @@ TEST(ControlChannel, FramesQueuedForAClientThatLeftAreDiscardedAndCountedAtTheNe
   close(*second);
 }
 
+TEST(ControlChannel, AttachedOnlyWhileAClientHoldsIt) {
+  auto ch = ControlChannel::create(1, "fp1");
+  ASSERT_TRUE(ch.ok()) << ch.error().message;
+  EXPECT_FALSE((*ch)->attached()) << "no client yet: workers count drops";
+  auto fd = (*ch)->clientFd();
+  ASSERT_TRUE(fd.ok());
+  EXPECT_TRUE((*ch)->attached());
+  close(*fd);
+  (*ch)->detach();  // the control connection that opened it is gone
+  EXPECT_FALSE((*ch)->attached()) << "nobody reads: frames are drops, not a filling buffer";
+  auto again = (*ch)->clientFd();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE((*ch)->attached());
+  close(*again);
+}
+
 }  // namespace
 }  // namespace fastpath

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "classifier_owner.h"
+#include "fastpath/libbpf_log.h"
 #include "fastpath/log.h"
 #include "fp_classify.skel.h"
 
@@ -148,7 +149,14 @@ Status Classifier::attachMode(int xdp_mode) {
     prog_ = nullptr;
     return makeError(err, "classifier: libxdp cannot use the embedded object: " + errnoText(err));
   }
-  int err = xdp_program__attach(prog_, ifindex_, static_cast<xdp_attach_mode>(xdp_mode), 0);
+  int err;
+  {
+    // libxdp first tries its dispatcher and, where the kernel refuses it, reports the
+    // failed probe load at warning level before attaching the program alone; the result
+    // is said in one line by open() (or by the error below).
+    QuietLibbpfLogs quiet;
+    err = xdp_program__attach(prog_, ifindex_, static_cast<xdp_attach_mode>(xdp_mode), 0);
+  }
   if (err) {
     xdp_program__close(prog_);
     prog_ = nullptr;

@@ -8,4 +8,15 @@ namespace fastpath {
 
 void routeLibbpfLogs();
 
+/// While one exists, libbpf's and libxdp's messages go to the debug level only: for
+/// probes whose failure is expected and explained by the caller in one line of its own
+/// (libxdp trying its dispatcher on a kernel that refuses it prints several warnings).
+class QuietLibbpfLogs {
+ public:
+  QuietLibbpfLogs();
+  ~QuietLibbpfLogs();
+  QuietLibbpfLogs(const QuietLibbpfLogs&) = delete;
+  QuietLibbpfLogs& operator=(const QuietLibbpfLogs&) = delete;
+};
+
 }  // namespace fastpath

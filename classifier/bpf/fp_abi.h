@@ -34,18 +34,23 @@ enum fp_reason {
 	FP_REASON_PUNT_IPV4_OPTIONS,
 	FP_REASON_PUNT_IPV4_FRAGMENT,
 	FP_REASON_PUNT_TTL_EXPIRED,   /* TTL or hop limit <= 1 */
-	FP_REASON_PUNT_TRUNCATED,     /* headers cut short */
-	FP_REASON_PUNT_BAD_HEADER,    /* bad version, IHL < 5, bad lengths */
+	FP_REASON_DROP_TRUNCATED,     /* headers cut short: dropped, nothing can use it */
+	FP_REASON_DROP_BAD_HEADER,    /* bad version, IHL < 5, bad lengths: dropped */
 	FP_REASON_PUNT_IPV6_EXT_DEPTH, /* more extension headers than we parse */
 	FP_REASON_PUNT_IPV6_FRAGMENT,
 	FP_REASON_PUNT_UNKNOWN_L3,    /* EtherType we do not forward and no rule names */
-	FP_REASON_PUNT_VLAN_DEPTH,    /* more than two VLAN tags */
+	FP_REASON_DROP_VLAN,          /* 802.1Q/802.1ad tagged: the port serves no VLAN */
 	FP_REASON_PASS_RULE,          /* a rule's action was PASS */
 	FP_REASON_NO_XSK_PASS,        /* no XSK bound for the queue: fell back to kernel */
 	FP_REASON_NO_XSK_DROP,        /* no XSK bound for the queue: dropped by policy */
 	/* Not a classification: counted in addition to the frame's reason when
 	 * bpf_xdp_adjust_meta() failed; the frame is still delivered, without metadata. */
 	FP_REASON_META_FAILED,
+	/* Frames this router must not route, dropped before they take an AF_XDP ring slot
+	 * (fp_config.port_mac_set): */
+	FP_REASON_DROP_OTHER_HOST,    /* unicast to another host's MAC (shared segment, promisc) */
+	FP_REASON_DROP_OWN_SOURCE,    /* sent from this port's own MAC: a reflection or a loop */
+	FP_REASON_DROP_BAD_CHECKSUM,  /* IPv4 header checksum wrong (RFC 1812 5.2.2) */
 	FP_REASON_MAX,
 };
 
@@ -106,7 +111,9 @@ struct fp_config {
 	__u32 no_xsk_policy;        /* enum fp_no_xsk_policy */
 	__u32 broadcast_action;     /* enum fp_rule_action, 0 = treat as data/punt rules */
 	__u32 multicast_action;     /* enum fp_rule_action, 0 = ditto */
-	__u32 pad;
+	__u32 port_mac_set;         /* 1: port_mac is the port's MAC, frames are checked against it */
+	__u8 port_mac[6];
+	__u16 pad;
 };
 
 /* Value of fp_verdict_stats and fp_reason_stats (per-CPU arrays). */

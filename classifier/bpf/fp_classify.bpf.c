@@ -5,10 +5,14 @@
  * struct fp_xdp_meta in front (bpf_xdp_adjust_meta), so fastpathd never parses twice.
  *
  * Order of decisions (first match wins):
- *   L2: truncated Ethernet/VLAN -> PUNT; >2 VLAN tags -> PUNT; ARP -> CONTROL;
+ *   L2: truncated Ethernet -> DROP; source MAC = the port's -> DROP; unicast to
+ *       another MAC than the port's -> DROP (both with fp_config.port_mac_set);
+ *       802.1Q/802.1ad tagged -> DROP (the port serves no VLAN); ARP -> CONTROL;
  *       EtherType rule; IPv4/IPv6 below; other EtherTypes: broadcast/multicast
  *       destination MAC per fp_config, else PUNT unknown_l3.
- *   IP: bad/truncated header -> PUNT; (IPv6: extension headers walked, ND -> CONTROL);
+ *   IP: bad/truncated header, bad IPv4 header checksum -> DROP (junk is dropped here,
+ *       before it takes a slot in the AF_XDP ring that valid frames need);
+ *       (IPv6: extension headers walked, ND -> CONTROL);
  *       destination = local address; broadcast; multicast (IP or MAC); IP protocol rule;
  *       fragment -> PUNT; transport header truncated -> PUNT; UDP/TCP port rule;
  *       IPv4 options / IPv6 extension depth -> PUNT; TTL/hop limit <= 1 -> PUNT; DATA.
@@ -39,6 +43,27 @@ struct {
 	__uint(priority, 10);
 	__uint(XDP_PASS, 1);
 } XDP_RUN_CONFIG(xdp_fp_classify);
+
+static __always_inline int mac_eq(const __u8 *a, const __u8 *b)
+{
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]) |
+		(a[5] ^ b[5])) == 0;
+}
+
+/* RFC 1071 sum of a 20-byte IPv4 header: 0xffff when its checksum is right. */
+static __always_inline int ipv4_csum_ok(const struct iphdr *iph)
+{
+	const __u16 *w = (const __u16 *)iph;
+	__u32 s = 0;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < 10; i++)
+		s += w[i];
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
 
 static __always_inline int addr_rule(struct fp_cls *c, __u32 family, const void *addr,
 				     __u32 len)
@@ -76,16 +101,19 @@ static __always_inline int classify_ipv4(const struct fp_frame *f, const struct 
 
 	c->l3 = FP_L3_IPV4;
 	if (!iph)
-		return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 	if (iph->version != 4 || iph->ihl < 5)
-		return fp_punt(c, FP_REASON_PUNT_BAD_HEADER);
+		return fp_drop(c, FP_REASON_DROP_BAD_HEADER);
 	hlen = iph->ihl * 4;
 	tot = bpf_ntohs(iph->tot_len);
 	if (tot < hlen)
-		return fp_punt(c, FP_REASON_PUNT_BAD_HEADER);
+		return fp_drop(c, FP_REASON_DROP_BAD_HEADER);
 	ip_end = off + tot; /* Ethernet padding may follow */
 	if (ip_end > f->len)
-		return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		return fp_drop(c, FP_REASON_DROP_TRUNCATED);
+	/* With options the slow path checks it (the frame is punted below). */
+	if (hlen == sizeof(*iph) && !ipv4_csum_ok(iph))
+		return fp_drop(c, FP_REASON_DROP_BAD_CHECKSUM);
 	c->l4_proto = iph->protocol;
 
 	dst = iph->daddr;
@@ -126,12 +154,12 @@ static __always_inline int classify_ipv6(const struct fp_frame *f, const struct 
 
 	c->l3 = FP_L3_IPV6;
 	if (!ip6)
-		return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 	if (ip6->version != 6)
-		return fp_punt(c, FP_REASON_PUNT_BAD_HEADER);
+		return fp_drop(c, FP_REASON_DROP_BAD_HEADER);
 	ip_end = off + sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
 	if (ip_end > f->len)
-		return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 
 	nh = ip6->nexthdr;
 	pos = off + sizeof(*ip6);
@@ -142,10 +170,10 @@ static __always_inline int classify_ipv6(const struct fp_frame *f, const struct 
 		if (!fp_ipv6_is_ext(nh))
 			break;
 		if (pos + 8 > ip_end)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		h = fp_at(f, pos, 8);
 		if (!h)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		if (nh == IPPROTO_FRAGMENT) {
 			frag = 1;
 			nh = h[0];
@@ -166,7 +194,7 @@ static __always_inline int classify_ipv6(const struct fp_frame *f, const struct 
 	if (!frag_later && fp_ipv6_is_ext(nh))
 		too_deep = 1;
 	if (pos > ip_end)
-		return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 	if (!too_deep && !frag_later) {
 		c->l4_proto = nh;
 		c->l4_off = pos;
@@ -178,10 +206,10 @@ static __always_inline int classify_ipv6(const struct fp_frame *f, const struct 
 		__u8 *icmp6;
 
 		if (pos + 4 > ip_end)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		icmp6 = fp_at(f, pos, 4);
 		if (!icmp6)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		if (icmp6[0] >= 133 && icmp6[0] <= 137)
 			return fp_set(c, FP_VERDICT_CONTROL, FP_REASON_CTRL_ICMPV6_ND);
 	}
@@ -209,30 +237,32 @@ static __always_inline void classify(const struct fp_frame *f, const struct fp_c
 	struct ethhdr *eth = fp_at(f, 0, sizeof(*eth));
 	__be16 proto;
 	__u32 off;
-	int i;
 
 	if (!eth) {
-		fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		return;
+	}
+	if (cfg->port_mac_set) {
+		const __u8 *m = cfg->port_mac;
+
+		if (mac_eq(eth->h_source, m)) {
+			fp_drop(c, FP_REASON_DROP_OWN_SOURCE);
+			return;
+		}
+		/* Only frames addressed to this port are routed; broadcast and multicast go
+		 * to the rules below. */
+		if (!f->l2_bcast && !f->l2_mcast && !mac_eq(eth->h_dest, m)) {
+			fp_drop(c, FP_REASON_DROP_OTHER_HOST);
+			return;
+		}
 	}
 	proto = eth->h_proto;
 	off = sizeof(*eth);
-#pragma unroll
-	for (i = 0; i < 2; i++) {
-		struct fp_vlan_hdr *vh;
-
-		if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD))
-			break;
-		vh = fp_at(f, off, sizeof(*vh));
-		if (!vh) {
-			fp_punt(c, FP_REASON_PUNT_TRUNCATED);
-			return;
-		}
-		proto = vh->proto;
-		off += sizeof(*vh);
-	}
+	/* The port serves no VLAN: a tagged frame would be routed out untagged, hopping
+	 * VLANs. A per-port VLAN (tagged frames of that VLAN as data, the egress tagging its
+	 * own) would be decided here. */
 	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)) {
-		fp_punt(c, FP_REASON_PUNT_VLAN_DEPTH);
+		fp_drop(c, FP_REASON_DROP_VLAN);
 		return;
 	}
 	c->l3_off = off;
@@ -240,7 +270,7 @@ static __always_inline void classify(const struct fp_frame *f, const struct fp_c
 	if (proto == bpf_htons(ETH_P_ARP)) {
 		c->l3 = FP_L3_ARP;
 		if (!fp_at(f, off, 8)) /* fixed part of the ARP header */
-			fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		else
 			fp_set(c, FP_VERDICT_CONTROL, FP_REASON_CTRL_ARP);
 		return;
@@ -282,6 +312,10 @@ static __always_inline int deliver(struct xdp_md *ctx, const struct fp_config *c
 	if (c->verdict == FP_VERDICT_PASS) {
 		fp_count(FP_VERDICT_PASS, c->reason, bytes);
 		return XDP_PASS;
+	}
+	if (c->verdict == FP_VERDICT_DROP) {
+		fp_count(FP_VERDICT_DROP, c->reason, bytes);
+		return XDP_DROP;
 	}
 	/* XSKMAP lookups from XDP (kernel >= 5.3) tell us whether a socket is bound, so the
 	 * fallback is decided and counted here instead of vanishing in bpf_redirect_map. */

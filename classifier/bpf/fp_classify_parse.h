@@ -36,11 +36,6 @@ struct fp_cls {
 	__u16 l4_off;
 };
 
-struct fp_vlan_hdr {
-	__be16 tci;
-	__be16 proto;
-};
-
 /* The parts of the frame every rule looks at. */
 struct fp_frame {
 	void *data;
@@ -60,6 +55,13 @@ static __always_inline int fp_set(struct fp_cls *c, __u8 verdict, __u8 reason)
 static __always_inline int fp_punt(struct fp_cls *c, __u8 reason)
 {
 	return fp_set(c, FP_VERDICT_PUNT, reason);
+}
+
+/* Malformed: nothing downstream (fastpathd, ns-3) could use it; dropped in XDP so that it
+ * never takes a slot in the AF_XDP ring. */
+static __always_inline int fp_drop(struct fp_cls *c, __u8 reason)
+{
+	return fp_set(c, FP_VERDICT_DROP, reason);
 }
 
 /* Applies a rule's action; returns 0 (rule ignored) for anything but CONTROL or PASS. */
@@ -134,7 +136,7 @@ static __always_inline int fp_l4(const struct fp_frame *f, struct fp_cls *c, __u
 		return 0;
 	}
 	if (l4_off + need > ip_end)
-		return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+		return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
 		return 0;
 	p = fp_at(f, l4_off, 20);
@@ -142,16 +144,16 @@ static __always_inline int fp_l4(const struct fp_frame *f, struct fp_cls *c, __u
 		__u32 doff;
 
 		if (!p)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		doff = (p[12] >> 4) * 4;
 		if (doff < 20)
-			return fp_punt(c, FP_REASON_PUNT_BAD_HEADER);
+			return fp_drop(c, FP_REASON_DROP_BAD_HEADER);
 		if (l4_off + doff > ip_end)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 	} else {
 		p = fp_at(f, l4_off, 8);
 		if (!p)
-			return fp_punt(c, FP_REASON_PUNT_TRUNCATED);
+			return fp_drop(c, FP_REASON_DROP_TRUNCATED);
 	}
 	key.l4_proto = proto;
 	key.port = *(__be16 *)(p + 2); /* destination port, same place in UDP and TCP */

@@ -4,11 +4,14 @@
 
 #include <bpf/libbpf.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -67,7 +70,27 @@ fp_config makeConfig(const ClassifierOptions& o) {
   cfg.no_xsk_policy = o.no_xsk_policy;
   cfg.broadcast_action = o.broadcast_action;
   cfg.multicast_action = o.multicast_action;
+  if (o.port_mac) {
+    cfg.port_mac_set = 1;
+    std::memcpy(cfg.port_mac, o.port_mac->bytes.data(), 6);
+  }
   return cfg;
+}
+
+/// The interface's MAC (SIOCGIFHWADDR).
+Result<MacAddress> interfaceMac(const std::string& ifname) {
+  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return makeError(-errno, "classifier: socket: " + errnoText(errno));
+  ifreq ifr{};
+  std::snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname.c_str());
+  const int rc = ::ioctl(s, SIOCGIFHWADDR, &ifr);
+  const int err = errno;
+  ::close(s);
+  if (rc != 0)
+    return makeError(-err, "classifier: reading the MAC of " + ifname + ": " + errnoText(err));
+  MacAddress m;
+  std::memcpy(m.bytes.data(), ifr.ifr_hwaddr.sa_data, 6);
+  return m;
 }
 
 }  // namespace
@@ -132,7 +155,13 @@ Result<std::unique_ptr<Classifier>> Classifier::attach(const ClassifierOptions& 
     st = generic;
   }
   if (!st) return st.error();
-  if (Status s = c->setConfig(makeConfig(options)); !s) return s.error();
+  ClassifierOptions with_mac = options;
+  if (!with_mac.port_mac) {
+    auto mac = interfaceMac(ifname);
+    if (!mac) return mac.error();
+    with_mac.port_mac = *mac;
+  }
+  if (Status s = c->setConfig(makeConfig(with_mac)); !s) return s.error();
   if (Status s = owner.write(); !s) return s.error();
   c->owner_file_ = owner.path();
   pr_info("classifier: xdp_fp_classify attached to %s (ifindex %d, %s mode, %s)", ifname.c_str(),

@@ -10,12 +10,13 @@ static_assert(sizeof(kVerdictNames) / sizeof(kVerdictNames[0]) == FP_VERDICT_MAX
               "one name per enum fp_verdict");
 
 constexpr const char* kReasonNames[] = {
-    "data_ipv4",          "data_ipv6",       "ctrl_arp",          "ctrl_ethertype",
-    "ctrl_ip_proto",      "ctrl_l4_port",    "ctrl_local_addr",   "ctrl_broadcast",
-    "ctrl_multicast",     "ctrl_icmpv6_nd",  "punt_ipv4_options", "punt_ipv4_fragment",
-    "punt_ttl_expired",   "punt_truncated",  "punt_bad_header",   "punt_ipv6_ext_depth",
-    "punt_ipv6_fragment", "punt_unknown_l3", "punt_vlan_depth",   "pass_rule",
-    "no_xsk_pass",        "no_xsk_drop",     "meta_failed",
+    "data_ipv4",          "data_ipv6",         "ctrl_arp",          "ctrl_ethertype",
+    "ctrl_ip_proto",      "ctrl_l4_port",      "ctrl_local_addr",   "ctrl_broadcast",
+    "ctrl_multicast",     "ctrl_icmpv6_nd",    "punt_ipv4_options", "punt_ipv4_fragment",
+    "punt_ttl_expired",   "drop_truncated",    "drop_bad_header",   "punt_ipv6_ext_depth",
+    "punt_ipv6_fragment", "punt_unknown_l3",   "drop_vlan",         "pass_rule",
+    "no_xsk_pass",        "no_xsk_drop",       "meta_failed",       "drop_other_host",
+    "drop_own_source",    "drop_bad_checksum",
 };
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == FP_REASON_MAX,
               "one name per enum fp_reason");

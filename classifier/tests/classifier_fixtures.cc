@@ -60,7 +60,8 @@ std::vector<Fixture> fixtures() {
     f.push_back(Fixture{std::move(d), std::move(frame), v, r, l3, l4, l3o, l4o});
   };
   constexpr uint8_t D = FP_VERDICT_DATA, C = FP_VERDICT_CONTROL, P = FP_VERDICT_PUNT,
-                    K = FP_VERDICT_PASS;
+                    K = FP_VERDICT_PASS, X = FP_VERDICT_DROP;
+  constexpr uint8_t O = FP_L3_OTHER;
   constexpr uint8_t V4 = FP_L3_IPV4, V6 = FP_L3_IPV6;
 
   // --- data ---
@@ -76,18 +77,14 @@ std::vector<Fixture> fixtures() {
       v4l4);
   add("ipv4 DF set is not a fragment", ipv4(plain, {.frag_off = 0x4000}, udp(1, 2)), D,
       FP_REASON_DATA_IPV4, V4, kUdp, 14, v4l4);
-  add("802.1Q ipv4 data", ipv4(dot1q, {}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 18,
-      v4l4 + 4);
-  add("802.1ad+802.1Q ipv4 data", ipv4(qinq, {}, udp(1, 2)), D, FP_REASON_DATA_IPV4, V4, kUdp, 22,
-      v4l4 + 8);
+
   add("ipv6 udp data", ipv6(plain, {}, udp(1000, 2000)), D, FP_REASON_DATA_IPV6, V6, kUdp, 14,
       v6l4);
   add("ipv6 tcp data", ipv6(plain, {.proto = kTcp}, tcp(1000, 443)), D, FP_REASON_DATA_IPV6, V6,
       kTcp, 14, v6l4);
   add("ipv6 icmpv6 echo data", ipv6(plain, {.proto = kIcmp6}, icmp(128)), D, FP_REASON_DATA_IPV6,
       V6, kIcmp6, 14, v6l4);
-  add("802.1Q ipv6 data", ipv6(dot1q, {}, udp(1, 2)), D, FP_REASON_DATA_IPV6, V6, kUdp, 18,
-      v6l4 + 4);
+
   add("ipv6 hop-by-hop + dest opts data", ipv6(plain, {.ext = {{0, 8}, {60, 16}}}, udp(1, 2)), D,
       FP_REASON_DATA_IPV6, V6, kUdp, 14, v6l4 + 24);
   add("ipv6 4 ext headers (max depth) data",
@@ -99,7 +96,7 @@ std::vector<Fixture> fixtures() {
   // --- control ---
   add("arp request (broadcast)", arp(), C, FP_REASON_CTRL_ARP, FP_L3_ARP, 0, 14, 0);
   add("arp reply (unicast)", arp(plain), C, FP_REASON_CTRL_ARP, FP_L3_ARP, 0, 14, 0);
-  add("802.1Q arp", arp(dot1q), C, FP_REASON_CTRL_ARP, FP_L3_ARP, 0, 18, 0);
+
   add("ethertype rule LLDP",
       ethernet({{0x01, 0x80, 0xc2, 0, 0, 0x0e}, kSrcMac, {}}, 0x88cc, Bytes(40, 1)), C,
       FP_REASON_CTRL_ETHERTYPE, FP_L3_OTHER, 0, 14, 0);
@@ -109,8 +106,7 @@ std::vector<Fixture> fixtures() {
       14, v4l4);
   add("udp port rule RIP 520 ttl 1", ipv4(plain, {.ttl = 1}, udp(520, 520)), C,
       FP_REASON_CTRL_L4_PORT, V4, kUdp, 14, v4l4);
-  add("udp port rule AODV 654 over 802.1Q", ipv4(dot1q, {}, udp(654, 654)), C,
-      FP_REASON_CTRL_L4_PORT, V4, kUdp, 18, v4l4 + 4);
+
   add("tcp port rule BGP 179", ipv4(plain, {.proto = kTcp}, tcp(40000, 179)), C,
       FP_REASON_CTRL_L4_PORT, V4, kTcp, 14, v4l4);
   add("ipv6 udp port rule 698", ipv6(plain, {}, udp(698, 698)), C, FP_REASON_CTRL_L4_PORT, V6, kUdp,
@@ -161,19 +157,23 @@ std::vector<Fixture> fixtures() {
       v4l4);
   add("ipv4 ttl 0", ipv4(plain, {.ttl = 0}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED, V4, kUdp, 14,
       v4l4);
-  add("ipv4 bad ihl 4", ipv4(plain, {.ihl = 4}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0, 14,
+  // --- dropped in XDP: malformed, or not for this router (no metadata: never delivered) ---
+  add("ipv4 bad ihl 4", ipv4(plain, {.ihl = 4}, udp(1, 2)), X, FP_REASON_DROP_BAD_HEADER, O, 0, 0,
       0);
-  add("ipv4 bad version 5", ipv4(plain, {.version = 5}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER,
-      V4, 0, 14, 0);
-  add("ipv4 total length < header", ipv4(plain, {}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V4, 0,
-      14, 0);
+  add("ipv4 bad version 5", ipv4(plain, {.version = 5}, udp(1, 2)), X, FP_REASON_DROP_BAD_HEADER, O,
+      0, 0, 0);
+  add("ipv4 total length < header", ipv4(plain, {}, udp(1, 2)), X, FP_REASON_DROP_BAD_HEADER, O, 0,
+      0, 0);
   f.back().frame[16] = 0, f.back().frame[17] = 19;
-  add("ipv4 total length > frame", ipv4(plain, {.tot_len_delta = 100}, udp(1, 2)), P,
-      FP_REASON_PUNT_TRUNCATED, V4, 0, 14, 0);
-  add("ipv4 udp header cut by total length", ipv4(plain, {.tot_len_delta = -24}, udp(1, 2, 20)), P,
-      FP_REASON_PUNT_TRUNCATED, V4, kUdp, 14, v4l4);
-  add("ipv4 tcp data offset < 5", ipv4(plain, {.proto = kTcp}, tcp(1, 80)), P,
-      FP_REASON_PUNT_BAD_HEADER, V4, kTcp, 14, v4l4);
+  add("ipv4 total length > frame", ipv4(plain, {.tot_len_delta = 100}, udp(1, 2)), X,
+      FP_REASON_DROP_TRUNCATED, O, 0, 0, 0);
+  add("ipv4 udp header cut by total length", ipv4(plain, {.tot_len_delta = -24}, udp(1, 2, 20)), X,
+      FP_REASON_DROP_TRUNCATED, O, 0, 0, 0);
+  add("ipv4 bad header checksum", ipv4(plain, {}, udp(1, 2)), X, FP_REASON_DROP_BAD_CHECKSUM, O, 0,
+      0, 0);
+  f.back().frame[14 + 10] ^= 0xff;
+  add("ipv4 tcp data offset < 5", ipv4(plain, {.proto = kTcp}, tcp(1, 80)), X,
+      FP_REASON_DROP_BAD_HEADER, O, 0, 0, 0);
   f.back().frame[v4l4 + 12] = 4 << 4;
   add("ipv6 hop limit 1", ipv6(plain, {.hop_limit = 1}, udp(1, 2)), P, FP_REASON_PUNT_TTL_EXPIRED,
       V6, kUdp, 14, v6l4);
@@ -186,18 +186,33 @@ std::vector<Fixture> fixtures() {
       FP_REASON_PUNT_IPV6_FRAGMENT, V6, kUdp, 14, v6l4 + 8);
   add("ipv6 later fragment", ipv6(plain, {.ext = {{44, 8, 0x0100}}}, Bytes(16, 0)), P,
       FP_REASON_PUNT_IPV6_FRAGMENT, V6, 0, 14, 0);
-  add("ipv6 bad version", ipv6(plain, {.version = 4}, udp(1, 2)), P, FP_REASON_PUNT_BAD_HEADER, V6,
-      0, 14, 0);
-  add("ipv6 payload length > frame", ipv6(plain, {}, udp(1, 2)), P, FP_REASON_PUNT_TRUNCATED, V6, 0,
-      14, 0);
+  add("ipv6 bad version", ipv6(plain, {.version = 4}, udp(1, 2)), X, FP_REASON_DROP_BAD_HEADER, O,
+      0, 0, 0);
+  add("ipv6 payload length > frame", ipv6(plain, {}, udp(1, 2)), X, FP_REASON_DROP_TRUNCATED, O, 0,
+      0, 0);
   f.back().frame[18] = 0x10;
-  add("ipv6 ext header longer than packet", ipv6(plain, {.ext = {{60, 8}}}, udp(1, 2)), P,
-      FP_REASON_PUNT_TRUNCATED, V6, 0, 14, 0);
+  add("ipv6 ext header longer than packet", ipv6(plain, {.ext = {{60, 8}}}, udp(1, 2)), X,
+      FP_REASON_DROP_TRUNCATED, O, 0, 0, 0);
   f.back().frame[v6l4 + 1] = 200;
   add("unknown ethertype", ethernet(plain, 0x9000, Bytes(46, 0)), P, FP_REASON_PUNT_UNKNOWN_L3,
       FP_L3_OTHER, 0, 14, 0);
-  add("three vlan tags", ipv4(triple, {}, udp(1, 2)), P, FP_REASON_PUNT_VLAN_DEPTH, FP_L3_OTHER, 0,
+  // The port serves no VLAN: tagged frames would be routed out untagged (VLAN hopping).
+  add("802.1Q ipv4", ipv4(dot1q, {}, udp(1, 2)), X, FP_REASON_DROP_VLAN, O, 0, 0, 0);
+  add("802.1ad+802.1Q ipv4", ipv4(qinq, {}, udp(1, 2)), X, FP_REASON_DROP_VLAN, O, 0, 0, 0);
+  add("802.1Q ipv6", ipv6(dot1q, {}, udp(1, 2)), X, FP_REASON_DROP_VLAN, O, 0, 0, 0);
+  add("802.1Q arp", arp(dot1q), X, FP_REASON_DROP_VLAN, O, 0, 0, 0);
+  add("802.1Q udp port rule AODV 654", ipv4(dot1q, {}, udp(654, 654)), X, FP_REASON_DROP_VLAN, O, 0,
       0, 0);
+  add("three vlan tags", ipv4(triple, {}, udp(1, 2)), X, FP_REASON_DROP_VLAN, O, 0, 0, 0);
+  // Only frames addressed to the port (kDstMac in the test environment) are routed.
+  add("ipv4 to another host's MAC", ipv4({kOtherHostMac, kSrcMac, {}}, {}, udp(1, 2)), X,
+      FP_REASON_DROP_OTHER_HOST, O, 0, 0, 0);
+  add("arp reply to another host's MAC", arp({kOtherHostMac, kSrcMac, {}}), X,
+      FP_REASON_DROP_OTHER_HOST, O, 0, 0, 0);
+  add("ipv4 from the port's own MAC", ipv4({kDstMac, kDstMac, {}}, {}, udp(1, 2)), X,
+      FP_REASON_DROP_OWN_SOURCE, O, 0, 0, 0);
+  add("broadcast arp from the port's own MAC", arp({kBroadcastMac, kDstMac, {}}), X,
+      FP_REASON_DROP_OWN_SOURCE, O, 0, 0, 0);
 
   // --- pass by rule ---
   add("tcp port rule PASS (ssh 22)", ipv4(plain, {.proto = kTcp}, tcp(40000, 22)), K,
@@ -210,6 +225,7 @@ std::vector<Fixture> fixtures() {
 std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy) {
   ClassifierOptions o;
   o.no_xsk_policy = no_xsk_policy;
+  o.port_mac = MacAddress{kDstMac};
   auto c = Classifier::openForTest(o);
   if (!c) return c.error().message;
   cls = std::move(c.value());

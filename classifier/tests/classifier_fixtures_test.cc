@@ -21,7 +21,8 @@ class ClassifierFixturesTest : public ::testing::Test {
 };
 
 uint32_t expectedAction(uint8_t verdict) {
-  return verdict == FP_VERDICT_PASS ? XDP_PASS : XDP_REDIRECT;
+  if (verdict == FP_VERDICT_PASS) return XDP_PASS;
+  return verdict == FP_VERDICT_DROP ? XDP_DROP : XDP_REDIRECT;
 }
 
 TEST_F(ClassifierFixturesTest, EveryFixtureGetsItsVerdictReasonAndMetadata) {
@@ -37,8 +38,8 @@ TEST_F(ClassifierFixturesTest, EveryFixtureGetsItsVerdictReasonAndMetadata) {
     verdicts[fx.verdict]++;
     verdict_bytes[fx.verdict] += fx.frame.size();
     reasons[fx.reason]++;
-    if (fx.verdict == FP_VERDICT_PASS) {
-      EXPECT_FALSE(r.has_meta) << "frames for the kernel carry no metadata";
+    if (fx.verdict == FP_VERDICT_PASS || fx.verdict == FP_VERDICT_DROP) {
+      EXPECT_FALSE(r.has_meta) << "only frames for the AF_XDP socket carry metadata";
       EXPECT_EQ(r.out, fx.frame);
       continue;
     }
@@ -65,13 +66,18 @@ TEST_F(ClassifierFixturesTest, EveryFixtureGetsItsVerdictReasonAndMetadata) {
 TEST_F(ClassifierFixturesTest, NoSocketPassPolicyHandsEveryXskFrameToTheKernel) {
   ClassifierEnv env;
   ASSERT_EQ(env.open(false, FP_NO_XSK_PASS), "");
-  uint64_t to_xsk = 0, by_rule = 0;
+  uint64_t to_xsk = 0, by_rule = 0, dropped = 0;
   for (const Fixture& fx : fixtures()) {
     SCOPED_TRACE(fx.description);
     RunResult r = runFrame(env.cls->progFd(), fx.frame);
     ASSERT_EQ(r.err, 0);
-    EXPECT_EQ(r.retval, XDP_PASS);
     EXPECT_FALSE(r.has_meta);
+    if (fx.verdict == FP_VERDICT_DROP) {  // dropped in XDP whatever the socket policy
+      EXPECT_EQ(r.retval, XDP_DROP);
+      dropped++;
+      continue;
+    }
+    EXPECT_EQ(r.retval, XDP_PASS);
     (fx.verdict == FP_VERDICT_PASS ? by_rule : to_xsk)++;
   }
   auto stats = env.cls->readStats();
@@ -79,13 +85,13 @@ TEST_F(ClassifierFixturesTest, NoSocketPassPolicyHandsEveryXskFrameToTheKernel) 
   EXPECT_EQ(stats->verdict[FP_VERDICT_PASS].packets, to_xsk + by_rule);
   EXPECT_EQ(stats->reason[FP_REASON_NO_XSK_PASS].packets, to_xsk);
   EXPECT_EQ(stats->reason[FP_REASON_PASS_RULE].packets, by_rule);
-  EXPECT_EQ(stats->verdict[FP_VERDICT_DROP].packets, 0u);
+  EXPECT_EQ(stats->verdict[FP_VERDICT_DROP].packets, dropped);
 }
 
 TEST_F(ClassifierFixturesTest, NoSocketDropPolicyDropsAndCountsButRulePassStillPasses) {
   ClassifierEnv env;
   ASSERT_EQ(env.open(false, FP_NO_XSK_DROP), "");
-  uint64_t to_xsk = 0, by_rule = 0;
+  uint64_t to_xsk = 0, by_rule = 0, dropped = 0;
   for (const Fixture& fx : fixtures()) {
     SCOPED_TRACE(fx.description);
     RunResult r = runFrame(env.cls->progFd(), fx.frame);
@@ -95,12 +101,12 @@ TEST_F(ClassifierFixturesTest, NoSocketDropPolicyDropsAndCountsButRulePassStillP
       by_rule++;
     } else {
       EXPECT_EQ(r.retval, XDP_DROP);
-      to_xsk++;
+      (fx.verdict == FP_VERDICT_DROP ? dropped : to_xsk)++;
     }
   }
   auto stats = env.cls->readStats();
   ASSERT_TRUE(stats);
-  EXPECT_EQ(stats->verdict[FP_VERDICT_DROP].packets, to_xsk);
+  EXPECT_EQ(stats->verdict[FP_VERDICT_DROP].packets, to_xsk + dropped);
   EXPECT_EQ(stats->reason[FP_REASON_NO_XSK_DROP].packets, to_xsk);
   EXPECT_EQ(stats->verdict[FP_VERDICT_PASS].packets, by_rule);
 }
@@ -153,7 +159,8 @@ TEST_F(ClassifierFixturesTest, RulesReadBackAndReplaceAtomically) {
 }
 
 // Every fixture cut at every length the kernel accepts (>= 14 bytes): a defined verdict,
-// and never DATA unless the whole IP packet is in the frame.
+// never DATA unless the whole IP packet is in the frame, and a cut DATA frame is dropped in
+// XDP (drop_truncated) before it takes a slot in the AF_XDP ring.
 TEST_F(ClassifierFixturesTest, TruncatedFramesNeverBecomeData) {
   ClassifierEnv env;
   ASSERT_EQ(env.open(true), "");
@@ -174,7 +181,10 @@ TEST_F(ClassifierFixturesTest, TruncatedFramesNeverBecomeData) {
       }
       ASSERT_EQ(r.err, 0);
       ++runs;
-      if (r.retval == XDP_PASS) {
+      if (fx.verdict == FP_VERDICT_DATA && len < ip_end) {
+        EXPECT_EQ(r.retval, XDP_DROP);
+      }
+      if (r.retval == XDP_PASS || r.retval == XDP_DROP) {
         EXPECT_FALSE(r.has_meta);
         continue;
       }
@@ -182,10 +192,6 @@ TEST_F(ClassifierFixturesTest, TruncatedFramesNeverBecomeData) {
       ASSERT_TRUE(r.has_meta);
       ASSERT_LT(r.meta.verdict, FP_VERDICT_PASS);
       ASSERT_LT(r.meta.reason, FP_REASON_MAX);
-      if (fx.verdict == FP_VERDICT_DATA && len < ip_end) {
-        EXPECT_EQ(r.meta.verdict, FP_VERDICT_PUNT);
-        EXPECT_STREQ(reasonName(r.meta.reason), "punt_truncated");
-      }
       if (r.meta.verdict == FP_VERDICT_DATA) {
         EXPECT_GE(len, ip_end);
       }
@@ -196,7 +202,7 @@ TEST_F(ClassifierFixturesTest, TruncatedFramesNeverBecomeData) {
   uint64_t sum = 0;
   for (const fp_counter& c : stats->verdict) sum += c.packets;
   EXPECT_EQ(sum, runs);
-  EXPECT_GT(stats->reason[FP_REASON_PUNT_TRUNCATED].packets, 0u);
+  EXPECT_GT(stats->reason[FP_REASON_DROP_TRUNCATED].packets, 0u);
 }
 
 TEST(ClassifierNames, EveryEnumValueHasAName) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct ClassifierOptions {
   uint32_t no_xsk_policy = FP_NO_XSK_PASS;        ///< enum fp_no_xsk_policy
   uint32_t broadcast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
   uint32_t multicast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
+  /// The port's own MAC: unicast frames to another MAC, and frames from this one, are
+  /// dropped and counted. attach() reads the interface's MAC when this is empty;
+  /// openForTest() checks nothing without it.
+  std::optional<MacAddress> port_mac;
   /// Where the owner file of each attachment lives (<run_dir>/xdp-<netns>-<ifname>.pid):
   /// a later start uses it to tell a crashed run's leftover from a live owner.
   std::string run_dir = "/run/fastpathd";

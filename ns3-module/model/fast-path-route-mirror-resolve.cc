@@ -159,9 +159,46 @@ FastPathRouteMirror::LearnForwarded(const fastpath::IpAddress& dest,
 void
 FastPathRouteMirror::Revalidate()
 {
+    RevalidateSome(m_resolved.size());
+}
+
+void
+FastPathRouteMirror::PeriodicRevalidate()
+{
+    // Often (a withdrawn route must leave fastpathd within tens of milliseconds, as exactly
+    // mirrored protocols' do), but bounded: a probe is a RouteOutput call per entry.
+    constexpr std::size_t kRevalidateBatch = 512;
+    RevalidateSome(kRevalidateBatch);
+    m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
+                                            &FastPathRouteMirror::PeriodicRevalidate,
+                                            this);
+}
+
+void
+FastPathRouteMirror::PeriodicNeighbourCheck()
+{
+    ReconfirmStaleNeighbours();
+    m_neighbourCheckEvent = Simulator::Schedule(m_neighbourCheckInterval,
+                                                &FastPathRouteMirror::PeriodicNeighbourCheck,
+                                                this);
+}
+
+void
+FastPathRouteMirror::RevalidateSome(std::size_t limit)
+{
+    const bool all = limit >= m_resolved.size();
     bool changed = false;
-    for (auto it = m_resolved.begin(); it != m_resolved.end();)
+    auto it = all ? m_resolved.begin() : m_resolved.lower_bound(m_revalidateCursor);
+    for (std::size_t n = 0; n < limit && !m_resolved.empty(); ++n)
     {
+        if (it == m_resolved.end())
+        {
+            if (all)
+            {
+                break;
+            }
+            it = m_resolved.begin();
+        }
         std::optional<fastpath::Route> now = ProbeAny(it->second.prefix.address);
         if (!now)
         {
@@ -177,20 +214,11 @@ FastPathRouteMirror::Revalidate()
         }
         ++it;
     }
+    m_revalidateCursor = it == m_resolved.end() ? FastPathTable::Key{} : it->first;
     if (changed)
     {
         ScheduleSync();
     }
-}
-
-void
-FastPathRouteMirror::PeriodicRevalidate()
-{
-    Revalidate();
-    ReconfirmStaleNeighbours();
-    m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
-                                            &FastPathRouteMirror::PeriodicRevalidate,
-                                            this);
 }
 
 } // namespace ns3

@@ -58,10 +58,18 @@ FastPathRouteMirror::GetTypeId()
                           MakeTimeChecker(MilliSeconds(1)))
             .AddAttribute("RevalidateInterval",
                           "Period at which resolve-on-miss entries are re-checked against "
-                          "the routing protocol: the bound on how long a stale entry lives.",
-                          TimeValue(Seconds(1)),
+                          "the routing protocol (RouteOutput), at most 512 per period, "
+                          "round-robin: how long an entry the protocol dropped stays in "
+                          "fastpathd (with up to 512 entries; proportionally more beyond).",
+                          TimeValue(MilliSeconds(20)),
                           MakeTimeAccessor(&FastPathRouteMirror::m_revalidateInterval),
                           MakeTimeChecker(MilliSeconds(1)))
+            .AddAttribute("NeighbourCheckInterval",
+                          "Period at which NDP entries are checked for staying STALE "
+                          "(StaleNeighbourReconfirm).",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&FastPathRouteMirror::m_neighbourCheckInterval),
+                          MakeTimeChecker(MilliSeconds(10)))
             .AddAttribute("ResolveOnMiss",
                           "Install ns-3's forwarding decisions for packets fastpathd punted "
                           "as /32 host routes.",
@@ -217,6 +225,9 @@ FastPathRouteMirror::Start()
     m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
                                             &FastPathRouteMirror::PeriodicRevalidate,
                                             this);
+    m_neighbourCheckEvent = Simulator::Schedule(m_neighbourCheckInterval,
+                                                &FastPathRouteMirror::PeriodicNeighbourCheck,
+                                                this);
 }
 
 void
@@ -231,6 +242,7 @@ FastPathRouteMirror::Stop()
     m_syncEvent.Cancel();
     m_pollEvent.Cancel();
     m_revalidateEvent.Cancel();
+    m_neighbourCheckEvent.Cancel();
     if (m_ipv4)
     {
         m_ipv4->TraceDisconnectWithoutContext(

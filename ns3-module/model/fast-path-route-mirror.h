@@ -142,6 +142,9 @@ class FastPathRouteMirror : public Object
     /// data on the fast path, ns-3 no longer sends the packets that would do it.
     void ReconfirmStaleNeighbours();
     void PeriodicRevalidate();
+    void PeriodicNeighbourCheck();
+    /// Re-checks up to `limit` resolve-on-miss entries from the cursor on.
+    void RevalidateSome(std::size_t limit);
     void OnRoutingTableChanged(uint32_t size);
     void OnUnicastForward(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t iface);
     void OnUnicastForward6(const Ipv6Header& header, Ptr<const Packet> packet, uint32_t iface);
@@ -166,6 +169,7 @@ class FastPathRouteMirror : public Object
     Time m_batchDelay;
     Time m_pollInterval;
     Time m_revalidateInterval;
+    Time m_neighbourCheckInterval;
     Time m_staleReconfirm;
     bool m_resolveOnMiss = true;
     bool m_mirrorNeighbours = true;
@@ -173,13 +177,17 @@ class FastPathRouteMirror : public Object
     EventId m_syncEvent;
     EventId m_pollEvent;
     EventId m_revalidateEvent;
+    EventId m_neighbourCheckEvent;
 
     FastPathTable m_sentRoutes;
     FastPathNeighbours m_sentNeighbours;
     /// Resolve-on-miss entries: key of the /32 or /128 destination -> route.
     std::map<FastPathTable::Key, fastpath::Route> m_resolved;
+    /// Where the next periodic revalidation continues (it checks at most
+    /// kRevalidateBatch entries per period, round-robin).
+    FastPathTable::Key m_revalidateCursor{};
     /// NDP entries seen STALE: (interface, address) -> since when (checked every
-    /// RevalidateInterval: second-level accuracy is enough).
+    /// NeighbourCheckInterval: second-level accuracy is enough).
     std::map<std::pair<uint32_t, Ipv6Address>, Time> m_staleSince;
     uint64_t m_sequence = 0;
     bool m_haveDecision = false;

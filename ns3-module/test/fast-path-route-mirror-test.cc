@@ -428,6 +428,57 @@ TEST_F(RouteMirrorTest, ResolveOnMissEntryIsWithdrawnWhenTheProtocolLosesTheRout
               << " ms after the neighbour went down\n";
 }
 
+// How long a route the protocol dropped stays in fastpathd, counted from the moment the
+// protocol itself stops answering for it (sampled every millisecond of simulated time).
+TEST_F(RouteMirrorTest, ResolveOnMissWithdrawalFollowsTheProtocolWithin50Ms)
+{
+    Line line;
+    AodvHelper aodv;
+    line.Build(aodv); // default RevalidateInterval
+    UdpEchoServerHelper server(9);
+    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
+    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
+    client.SetAttribute("MaxPackets", UintegerValue(10));
+    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Simulator::Schedule(Seconds(3), [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
+    Ptr<Ipv4> b = line.nodes.Get(1)->GetObject<Ipv4>();
+    auto protocolRoutes = [b]() {
+        Ipv4Header h;
+        h.SetDestination(Ipv4Address("198.18.2.2"));
+        h.SetProtocol(17);
+        Socket::SocketErrno err;
+        Ptr<Ipv4Route> r = b->GetRoutingProtocol()->RouteOutput(Create<Packet>(), h, nullptr, err);
+        // AODV answers a destination it has no route for with a loopback ("deferred") route.
+        return r && r->GetOutputDevice() && r->GetOutputDevice() != b->GetNetDevice(0);
+    };
+    bool learned = false;
+    Time protocolDropped;
+    Time withdrawn;
+    std::function<void()> watch = [&]() {
+        const bool sent = Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
+        learned |= sent;
+        if (learned && protocolDropped.IsZero() && !protocolRoutes())
+        {
+            protocolDropped = Simulator::Now();
+        }
+        if (!protocolDropped.IsZero() && withdrawn.IsZero() && !sent)
+        {
+            withdrawn = Simulator::Now();
+        }
+        Simulator::Schedule(MilliSeconds(1), watch);
+    };
+    Simulator::Schedule(Seconds(2.9), watch);
+    Simulator::Stop(Seconds(12));
+    Simulator::Run();
+    ASSERT_TRUE(learned);
+    ASSERT_FALSE(protocolDropped.IsZero()) << "AODV never dropped the route";
+    ASSERT_FALSE(withdrawn.IsZero()) << "the resolve-on-miss entry was never withdrawn";
+    EXPECT_LE((withdrawn - protocolDropped).GetMilliSeconds(), 50);
+    std::cout << "withdrawn " << (withdrawn - protocolDropped).GetMilliSeconds()
+              << " ms after the protocol dropped the route\n";
+}
+
 TEST_F(RouteMirrorTest, Ipv6StaticAndConnectedRoutesAndNdpNeighboursAreMirrored)
 {
     Config::SetDefault("ns3::Icmpv6L4Protocol::DAD", BooleanValue(false));

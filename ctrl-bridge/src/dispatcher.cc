@@ -50,8 +50,14 @@ void Dispatcher::disconnected(Session& s) {
   ++ctr_.transactions_aborted;
   pr_info("ctrl: %s: disconnected with transaction %llu open; discarded, nothing applied",
           s.who.c_str(), static_cast<unsigned long long>(s.txn_id));
+  dropTxn(s);
+}
+
+void Dispatcher::dropTxn(Session& s) {
+  if (s.txn) pending_routes_ -= s.txn->size();
   s.txn.reset();
   s.txn_id = 0;
+  s.next_chunk = 0;
 }
 
 Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
@@ -228,9 +234,7 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
   auto abortTxn = [&](const std::string& field, const std::string& why) {
     ++ctr_.transactions_aborted;
     uint64_t old = s.txn_id;
-    s.txn.reset();
-    s.txn_id = 0;
-    s.next_chunk = 0;
+    dropTxn(s);
     setError(o, id, v1::ABORTED, field,
              field + ": " + why + "; transaction " + std::to_string(old ? old : tid) +
                  " discarded, nothing applied (start again at chunk_index 0)");
@@ -275,8 +279,20 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
                                              std::to_string(s.next_chunk) + ")");
     return;
   }
+  // What open transactions hold waits in memory (about 140 bytes a route): bounded over
+  // all clients, not only per transaction.
+  const std::size_t incoming = std::size_t(b.add_size()) + std::size_t(b.remove_size());
+  if (pending_routes_ + incoming > opt_.max_pending_routes) {
+    abortTxn("apply_routes", "open transactions of all clients would hold " +
+                                 std::to_string(pending_routes_ + incoming) +
+                                 " routes not yet applied (limit " +
+                                 std::to_string(opt_.max_pending_routes) + ")");
+    return;
+  }
+  const std::size_t held = s.txn->size();
   if (auto st = s.txn->addChunk(b); !st) {
     ++ctr_.transactions_aborted;
+    pending_routes_ -= held;  // what the failed chunk appended was never counted
     s.txn.reset();
     s.txn_id = 0;
     s.next_chunk = 0;
@@ -285,8 +301,10 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, O
     setError(o, id, err);
     return;
   }
+  pending_routes_ += s.txn->size() - held;
   ++s.next_chunk;
   if (!b.final_chunk()) return;  // chunk accepted; applied with the final one
+  pending_routes_ -= s.txn->size();
   auto batch = s.txn->finish();
   s.txn.reset();
   s.txn_id = 0;

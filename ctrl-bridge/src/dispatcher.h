@@ -22,6 +22,8 @@ namespace fastpath::ctrl {
 
 struct DispatchOptions {
   std::size_t max_batch_routes = 4u << 20;
+  /// Routes held by all open chunked transactions together.
+  std::size_t max_pending_routes = 4u << 20;
   std::size_t route_page_size = 100000;
   std::string daemon_name = "fastpathd";
   std::string node_name;
@@ -91,12 +93,15 @@ class Dispatcher {
   void setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e);
   void applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, Outcome& o);
   void commit(const Session& s, uint64_t id, const RouteBatch& batch, Outcome& o);
+  /// Discards the session's open transaction, if any.
+  void dropTxn(Session& s);
 
   ControlBackend& backend_;
   DispatchOptions opt_;
   DispatchCounters ctr_;
   RouteLeases leases_;
   std::map<PortId, std::size_t> channel_holders_;  ///< connections holding each channel
+  std::size_t pending_routes_ = 0;                 ///< routes in all open transactions
 };
 
 }  // namespace fastpath::ctrl

@@ -106,6 +106,7 @@ struct ControlServer::Impl {
     }
     DispatchOptions d;
     d.max_batch_routes = o.max_batch_routes;
+    d.max_pending_routes = o.max_pending_routes;
     d.route_page_size = o.route_page_size;
     d.daemon_name = o.daemon_name;
     d.node_name = o.node_name;

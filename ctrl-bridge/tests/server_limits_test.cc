@@ -185,6 +185,61 @@ TEST(ServerLimits, EventsForAClientThatStopsReadingAreDroppedCountedAndReported)
   EXPECT_EQ(got, c.events_sent);
 }
 
+TEST(ServerLimits, OpenTransactionsOfAllClientsAreBoundedTogether) {
+  ServerOptions o;
+  o.max_pending_routes = 1000;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  // Two clients each open a transaction with a 600-route chunk and never finish it.
+  auto chunk = [](int s, uint64_t txn, int base) {
+    v1::Request r;
+    r.set_id(100 + base);
+    auto* b = r.mutable_apply_routes();
+    b->set_transaction_id(txn);
+    b->set_chunk_index(0);
+    for (int i = 0; i < 600; ++i) {
+      auto* rt = b->add_add();
+      rt->mutable_prefix()->mutable_address()->set_bytes(
+          std::string{char(198), char(18), char((base + i) >> 8), char(base + i)});
+      rt->mutable_prefix()->set_length(32);
+      rt->mutable_port()->set_id(1);
+    }
+    sendFrame(s, r);
+  };
+  int a = rawConnect(h.socketPath()), b = rawConnect(h.socketPath());
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  sendHello(a);
+  sendHello(b);
+  chunk(a, 1, 0);
+  chunk(b, 2, 1000);  // 600 + 600 > 1000: aborted
+  ::shutdown(b, SHUT_WR);
+  bool eof = false;
+  auto msgs = readUntilEof(b, &eof);
+  ASSERT_EQ(msgs.size(), 2u);  // Hello, then the refusal
+  EXPECT_EQ(msgs[1].reply().error().code(), v1::ABORTED);
+  EXPECT_NE(msgs[1].reply().error().message().find("limit 1000"), std::string::npos)
+      << msgs[1].reply().error().message();
+  // When the first client leaves, its routes no longer count.
+  ::close(a);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  int c2 = rawConnect(h.socketPath());
+  sendHello(c2);
+  chunk(c2, 3, 2000);
+  v1::Request fin;
+  fin.set_id(9);
+  fin.mutable_apply_routes()->set_transaction_id(3);
+  fin.mutable_apply_routes()->set_chunk_index(1);
+  fin.mutable_apply_routes()->set_final_chunk(true);
+  sendFrame(c2, fin);
+  ::shutdown(c2, SHUT_WR);
+  msgs = readUntilEof(c2, &eof);
+  ASSERT_EQ(msgs.size(), 3u);
+  EXPECT_FALSE(msgs[2].reply().has_error()) << msgs[2].reply().error().message();
+  ::close(b);
+  ::close(c2);
+}
+
 // Runs `f` in a child process with the given credentials; returns its exit status.
 template <typename F>
 int asUser(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, F f) {

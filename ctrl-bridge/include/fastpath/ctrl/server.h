@@ -69,6 +69,9 @@ struct ServerOptions {
   int frame_stall_timeout_ms = 10000;
   /// Largest route transaction (adds + removes, over all chunks).
   std::size_t max_batch_routes = 4u << 20;
+  /// Routes held by the open chunked transactions of all clients together (about 140
+  /// bytes each until applied): a transaction that would go beyond is aborted.
+  std::size_t max_pending_routes = 4u << 20;
   /// Routes per GetRoutes page when the client does not say.
   std::size_t route_page_size = 100000;
 

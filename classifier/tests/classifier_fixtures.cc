@@ -222,6 +222,32 @@ std::vector<Fixture> fixtures() {
   return f;
 }
 
+void mutatedFrame(std::mt19937_64& rng, const std::vector<Fixture>& fx, Bytes* out) {
+  constexpr std::array<uint16_t, 6> kTypes = {0x0800, 0x86dd, 0x8100, 0x88a8, 0x0806, 0x88cc};
+  Bytes& frame = *out;
+  uint64_t pick = rng();
+  if (pick % 4 < 3) {  // mutate a fixture: 1-4 bytes, mostly in the headers, maybe cut
+    frame = fx[(pick >> 8) % fx.size()].frame;
+    int flips = 1 + static_cast<int>((pick >> 32) % 4);
+    for (int k = 0; k < flips; ++k) {
+      uint64_t x = rng();
+      size_t span = (x & 1) ? std::min<size_t>(frame.size(), 100) : frame.size();
+      frame[(x >> 8) % span] = static_cast<uint8_t>(x >> 40);
+    }
+    if ((pick >> 40) % 4 == 0) frame.resize(14 + (rng() % (frame.size() - 13)));
+  } else {  // random bytes behind a plausible (or random) EtherType
+    frame.resize(14 + rng() % 300);
+    for (uint8_t& b : frame) b = static_cast<uint8_t>(rng());
+    if ((pick >> 8) % 2) {
+      uint16_t t = kTypes[(pick >> 16) % kTypes.size()];
+      frame[12] = static_cast<uint8_t>(t >> 8);
+      frame[13] = static_cast<uint8_t>(t);
+      if (t == 0x0800) frame[14] = 0x45;
+      if (t == 0x86dd) frame[14] = 0x60;
+    }
+  }
+}
+
 std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy) {
   ClassifierOptions o;
   o.no_xsk_policy = no_xsk_policy;

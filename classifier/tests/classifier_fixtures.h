@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct Fixture {
 /// broadcast/multicast actions CONTROL.
 std::vector<Fixture> fixtures();
 std::vector<ControlRule> fixtureRules();
+
+/// One fuzzed frame into *frame: 3 times in 4 a fixture with 1-4 bytes changed (mostly in
+/// the headers) and maybe cut, else random bytes behind a plausible (or random)
+/// EtherType. Deterministic for a given rng state.
+void mutatedFrame(std::mt19937_64& rng, const std::vector<Fixture>& fx, Bytes* frame);
 
 struct ClassifierEnv {
   std::unique_ptr<Topology> topo;

@@ -63,33 +63,12 @@ TEST(ClassifierFuzzTest, MillionRandomFramesAllDefinedAndCounted) {
   ASSERT_EQ(env.open(true), "");
   const std::vector<Fixture> fx = fixtures();
   std::mt19937_64 rng(kSeed);
-  constexpr std::array<uint16_t, 6> kTypes = {0x0800, 0x86dd, 0x8100, 0x88a8, 0x0806, 0x88cc};
   std::array<uint64_t, FP_VERDICT_MAX> seen{};
   uint64_t bytes = 0;
   Bytes frame;
   frame.reserve(512);
   for (size_t i = 0; i < kFrames; ++i) {
-    uint64_t pick = rng();
-    if (pick % 4 < 3) {  // mutate a fixture: 1-4 bytes, mostly in the headers, maybe cut
-      frame = fx[(pick >> 8) % fx.size()].frame;
-      int flips = 1 + static_cast<int>((pick >> 32) % 4);
-      for (int k = 0; k < flips; ++k) {
-        uint64_t x = rng();
-        size_t span = (x & 1) ? std::min<size_t>(frame.size(), 100) : frame.size();
-        frame[(x >> 8) % span] = static_cast<uint8_t>(x >> 40);
-      }
-      if ((pick >> 40) % 4 == 0) frame.resize(14 + (rng() % (frame.size() - 13)));
-    } else {  // random bytes behind a plausible (or random) EtherType
-      frame.resize(14 + rng() % 300);
-      for (uint8_t& b : frame) b = static_cast<uint8_t>(rng());
-      if ((pick >> 8) % 2) {
-        uint16_t t = kTypes[(pick >> 16) % kTypes.size()];
-        frame[12] = static_cast<uint8_t>(t >> 8);
-        frame[13] = static_cast<uint8_t>(t);
-        if (t == 0x0800) frame[14] = 0x45;
-        if (t == 0x86dd) frame[14] = 0x60;
-      }
-    }
+    mutatedFrame(rng, fx, &frame);
     RunResult r = runFrame(env.cls->progFd(), frame);
     ASSERT_EQ(r.err, 0) << "frame " << i;
     bytes += frame.size();
@@ -126,7 +105,9 @@ TEST(ClassifierFuzzTest, MillionRandomFramesAllDefinedAndCounted) {
   EXPECT_EQ(counted_bytes, bytes);
   EXPECT_EQ(stats->reason[FP_REASON_META_FAILED].packets, 0u);
   for (unsigned v = 0; v < FP_VERDICT_MAX; ++v) {
-    if (v != FP_VERDICT_PASS) EXPECT_GT(seen[v], 0u) << verdictName(v);
+    if (v != FP_VERDICT_PASS) {
+      EXPECT_GT(seen[v], 0u) << verdictName(v);
+    }
   }
   for (unsigned v = 0; v < FP_VERDICT_MAX; ++v)
     std::printf("  %-8s %8llu\n", verdictName(v), static_cast<unsigned long long>(seen[v]));

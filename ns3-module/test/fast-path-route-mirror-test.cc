@@ -391,25 +391,34 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
     EXPECT_EQ(it->second.mac, ToFastPath(Mac48Address::ConvertFrom(line.bc.Get(1)->GetAddress())));
 }
 
-TEST_F(RouteMirrorTest, ResolveOnMissEntryIsWithdrawnWhenTheProtocolLosesTheRoute)
+/// Echo traffic A -> C from 1 s (so that B resolves C on a miss), then C's interface goes
+/// down at 3 s: the protocol loses the route.
+void
+StartEchoThenTakeCDown(Line& line)
 {
-    Line line;
-    AodvHelper aodv;
-    line.Build(aodv);
-    line.mirror->SetAttribute("RevalidateInterval", TimeValue(MilliSeconds(500)));
     UdpEchoServerHelper server(9);
     server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
     UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
     client.SetAttribute("MaxPackets", UintegerValue(10));
     client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
     client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Simulator::Schedule(Seconds(3),
+                        [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
+}
+
+TEST_F(RouteMirrorTest, ResolveOnMissEntryIsWithdrawnWhenTheProtocolLosesTheRoute)
+{
+    Line line;
+    AodvHelper aodv;
+    line.Build(aodv);
+    line.mirror->SetAttribute("RevalidateInterval", TimeValue(MilliSeconds(500)));
+    StartEchoThenTakeCDown(line);
     bool learned = false;
     Simulator::Schedule(Seconds(2.9), [&]() {
         learned = Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
     });
-    // C disappears: AODV notices through missing HELLOs and invalidates the route; the
+    // C disappears at 3 s: AODV notices through missing HELLOs and invalidates the route; the
     // next revalidation withdraws the fast-path entry even though no packet asks.
-    Simulator::Schedule(Seconds(3), [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
     Time withdrawnAt;
     std::function<void()> watch = [&]() {
         if (withdrawnAt.IsZero() && !Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1)))
@@ -435,13 +444,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissWithdrawalFollowsTheProtocolWithin50Ms)
     Line line;
     AodvHelper aodv;
     line.Build(aodv); // default RevalidateInterval
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(10));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(1));
-    Simulator::Schedule(Seconds(3), [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
+    StartEchoThenTakeCDown(line);
     Ptr<Ipv4> b = line.nodes.Get(1)->GetObject<Ipv4>();
     auto protocolRoutes = [b]() {
         Ipv4Header h;

@@ -15,9 +15,17 @@
 
 namespace fastpath {
 
+/// Limits of one fastpathd (the topology file, the IPC and the daemon enforce them).
+inline constexpr size_t kMaxNodes = 4096;
+inline constexpr size_t kMaxLinks = 8192;
+inline constexpr size_t kMaxInterfacePorts = 256;
+/// The node that exists in every daemon: --port interfaces belong to it, and a client that
+/// names no node talks to it.
+inline constexpr const char* kDefaultNodeName = "default";
+
 struct PortInfo {
-  PortId id = 0;
-  std::string ifname;
+  PortId id = 0;   ///< unique in the daemon; a node only accepts its own ports
+  std::string ifname;  ///< interface name, or the link port's name inside its node
   int ifindex = 0;
   MacAddress mac;
   uint32_t mtu = 1500;
@@ -25,6 +33,52 @@ struct PortInfo {
   uint32_t queues = 1;
   std::string xdp_mode;  ///< "native" or "generic"
   std::string xsk_mode;  ///< "zerocopy" or "copy"
+  std::string node;      ///< the node the port belongs to
+  std::string link;      ///< link ports: the link's name; empty for interface ports
+};
+
+/// A node to create: a forwarding context of its own (tables, neighbours, ports, rules,
+/// control channels, lease, counters). `host` names the machine that runs it ("local").
+struct NodeSpec {
+  std::string name;
+  std::string host = "local";
+};
+
+struct NodeInfo {
+  std::string name;
+  std::string host = "local";
+  uint32_t id = 0;
+  uint32_t worker = 0;  ///< the worker that serves its ports and links
+  std::vector<PortId> ports;
+  size_t routes = 0;
+  size_t neighbours = 0;
+};
+
+/// One end of a point-to-point link between two nodes of the daemon.
+struct LinkEndSpec {
+  std::string node;
+  std::string port;  ///< the link port's name inside `node` (unique there)
+  MacAddress mac;    ///< zero: generated (locally administered, unique in the daemon)
+  uint32_t mtu = 1500;
+};
+
+struct LinkSpec {
+  std::string name;
+  LinkEndSpec a, b;
+  bool up = true;
+};
+
+struct LinkInfo {
+  std::string name;
+  bool up = true;
+  struct End {
+    std::string node;
+    std::string port;
+    PortId id = 0;
+    MacAddress mac;
+    uint32_t mtu = 1500;
+  };
+  End a, b;
 };
 
 /// Named counters, so the wire format need not change when a counter is added.
@@ -51,6 +105,7 @@ struct FastPathEvent {
   PortId port = 0;
   IpAddress address;     ///< destination (route miss) or next hop (neighbour needed)
   uint64_t dropped = 0;  ///< kEventsDropped
+  std::string node;      ///< the node of `port` (empty: the default node)
 };
 
 class ControlBackend {
@@ -80,8 +135,29 @@ class ControlBackend {
   /// filling a channel nobody reads, until a client opens it again.
   virtual void releaseControlChannel(PortId port) = 0;
 
-  /// Called (on the control thread) for every event; set once by the server.
+  /// Called (on the control thread) for every event; set once by the server, on the
+  /// daemon's top-level backend (events of every node arrive there, FastPathEvent::node
+  /// says whose).
   virtual void setEventSink(std::function<void(const FastPathEvent&)> sink) = 0;
+
+  // ---- Many nodes in one daemon. The defaults describe a data plane with one node,
+  // kDefaultNodeName, that is this backend itself.
+
+  /// The backend scoped to one node: routes, neighbours, rules, ports, stats and control
+  /// channels of that node only. "" and kDefaultNodeName give the default node. Error
+  /// (ENOENT, naming the node) when there is no such node. The pointer stays valid until
+  /// the node is deleted.
+  virtual Result<ControlBackend*> node(const std::string& name);
+  virtual Status createNode(const NodeSpec& spec);
+  /// Deletes a node with its links; error when it still has interface ports.
+  virtual Status deleteNode(const std::string& name);
+  virtual std::vector<NodeInfo> nodes() const;
+  virtual Status createLink(const LinkSpec& spec);
+  virtual Status deleteLink(const std::string& name);
+  /// Down: both ends stop passing frames (counted) and both nodes' clients get a port
+  /// down event for their end.
+  virtual Status setLinkState(const std::string& name, bool up);
+  virtual std::vector<LinkInfo> links() const;
 };
 
 }  // namespace fastpath

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A topology file: the nodes of one fastpathd, their interface ports, the links between
+// them, static routes and neighbours — for use without ns-3 and for tests
+// (`fastpathd --topology FILE`). YAML (JSON is YAML too), read with yaml-cpp, validated
+// whole before any interface is touched: every problem is reported with its line.
+// Syntax and an example: docs/fastpathd.md, "Topology files".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon/config.h"
+#include "fastpath/control_backend.h"
+#include "fastpath/result.h"
+
+namespace fastpath {
+
+struct TopologyNode {
+  NodeSpec spec;                          ///< name, host
+  std::vector<std::string> interfaces;    ///< interface ports (NIC or veth names)
+  std::vector<RouteConfig> routes;        ///< `dev`: an interface or a link port of this node
+  std::vector<NeighbourConfig> neighbours;
+  int line = 0;  ///< where the node is defined (1-based; 0: not from a file)
+};
+
+struct TopologyLink {
+  LinkSpec spec;
+  int line = 0;
+};
+
+struct Topology {
+  std::vector<TopologyNode> nodes;
+  std::vector<TopologyLink> links;
+};
+
+/// Parses and validates (validateTopology) a topology document; `origin` names it in
+/// messages ("topo.yaml"). Every error message starts with "origin:LINE: ".
+Result<Topology> parseTopologyText(const std::string& text, const std::string& origin);
+/// Reads and parses a file.
+Result<Topology> parseTopologyFile(const std::string& path);
+/// The checks that need no system access: names unique and well-formed, links between two
+/// different known nodes, port names unique per node, an interface in one node only, route
+/// devices known to their node, at most kMaxNodes nodes and kMaxLinks links. Returns all
+/// problems found, one per line.
+Status validateTopology(const Topology& topology, const std::string& origin);
+/// Every interface named exists in the current network namespace (a clear error naming
+/// the interface, the node and the line otherwise). Touches nothing.
+Status checkTopologyInterfaces(const Topology& topology, const std::string& origin);
+
+}  // namespace fastpath

@@ -9,6 +9,7 @@ packages=(
   clang llvm libclang-rt-14-dev            # BPF objects; libFuzzer runtime
   libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
   libprotobuf-dev protobuf-compiler
+  libyaml-cpp-dev                          # fastpathd --topology files
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev                    # ns-3 3.37; gsl is needed to link it
   iproute2 ethtool iputils-ping iputils-tracepath traceroute tcpdump

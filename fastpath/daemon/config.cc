@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace fastpath {
 namespace {
@@ -22,6 +23,9 @@ struct OptionSpec {
 const OptionSpec kOptions[] = {
     {"config", true, "FILE      read options from FILE (one option per line, no dashes)"},
     {"port", true, "IFNAME      serve this interface (repeat; PortId = order given)"},
+    {"topology", true,
+     "FILE    nodes, their interfaces, the links between them, their routes and\n"
+     "                   neighbours (YAML or JSON; --port interfaces are node default)"},
     {"queues", true, "N         queues per port, one worker per queue (default 1)"},
     {"cores", true, "LIST        CPU of each worker, e.g. 1 or 0,1 (default: not pinned)"},
     {"socket", true, "PATH       control socket (default /run/fastpathd/fastpathd.sock)"},
@@ -168,6 +172,14 @@ Status applyOption(const std::string& origin, const std::string& name, const std
   if (name == "port") {
     if (v.empty() || v.size() >= 16) return bad(origin, "--port expects an interface name");
     c->ports.push_back(v);
+  } else if (name == "topology") {
+    // Read and validated here, so that a bad file stops fastpathd before anything is touched.
+    if (v.empty()) return bad(origin, "--topology expects a file name");
+    auto t = parseTopologyFile(v);
+    if (!t)
+      return makeError(t.error().code, origin + ": --topology " + v + ":\n" + t.error().message);
+    c->topology_file = v;
+    c->topology = std::move(*t);
   } else if (name == "queues") {
     auto n = num(64);  // FP_MAX_QUEUES (classifier/bpf/fp_abi.h)
     if (!n) return n.error();
@@ -377,10 +389,49 @@ Result<Config> parseCommandLine(int argc, char** argv, bool* help) {
 
 Status validateConfig(const Config& c) {
   std::vector<std::string> problems;
-  if (c.ports.empty()) problems.push_back("no port given: add --port IFNAME");
+  const Topology& topo = c.topology;
+  bool have_topology = !c.topology_file.empty() || !topo.nodes.empty() || !topo.links.empty();
+  if (c.ports.empty() && topo.links.empty() &&
+      std::all_of(topo.nodes.begin(), topo.nodes.end(),
+                  [](const TopologyNode& n) { return n.interfaces.empty(); }))
+    problems.push_back("no port given: add --port IFNAME or --topology FILE");
   std::set<std::string> seen;
   for (const auto& p : c.ports)
     if (!seen.insert(p).second) problems.push_back("port " + p + " is given twice");
+  // The default node's ports: --port, and its interfaces and link ports in the topology.
+  std::set<std::string> ports(c.ports.begin(), c.ports.end());
+  if (have_topology) {
+    std::string origin = c.topology_file.empty() ? "topology" : c.topology_file;
+    auto where = [&](int line) { return origin + (line > 0 ? ":" + std::to_string(line) : ""); };
+    auto st = validateTopology(topo, origin);
+    if (!st) {
+      std::istringstream lines(st.error().message);
+      for (std::string l; std::getline(lines, l);) problems.push_back(l);
+    }
+    size_t interfaces = c.ports.size();
+    for (const auto& n : topo.nodes) {
+      interfaces += n.interfaces.size();
+      for (const auto& ifname : n.interfaces) {
+        if (seen.count(ifname))
+          problems.push_back("port " + ifname + " is given with --port (node " + kDefaultNodeName +
+                             ") and as an interface of node " + n.spec.name + " (" + where(n.line) +
+                             "): an interface belongs to one node, name it once");
+        if (n.spec.name == kDefaultNodeName) ports.insert(ifname);
+      }
+    }
+    if (interfaces > kMaxInterfacePorts)
+      problems.push_back(std::to_string(interfaces) + " interfaces with --port and --topology: " +
+                         "a fastpathd serves at most " + std::to_string(kMaxInterfacePorts));
+    for (const auto& l : topo.links)
+      for (const LinkEndSpec* e : {&l.spec.a, &l.spec.b}) {
+        if (e->node != kDefaultNodeName) continue;
+        if (seen.count(e->port))
+          problems.push_back("port " + e->port + " is a --port and the name of link " +
+                             l.spec.name + "'s port in node " + kDefaultNodeName + " (" +
+                             where(l.line) + "): give the link end another 'port:'");
+        ports.insert(e->port);
+      }
+  }
   if (c.queues == 0) problems.push_back("--queues must be at least 1");
   if (!c.cores.empty() && c.cores.size() != c.queues)
     problems.push_back("--cores lists " + std::to_string(c.cores.size()) +
@@ -422,11 +473,13 @@ Status validateConfig(const Config& c) {
     problems.push_back("--stats-interval prints at level info but --log-level hides it");
   if (c.control_socket.empty() || c.control_socket[0] != '/')
     problems.push_back("--socket must be an absolute path");
-  std::set<std::string> ports(c.ports.begin(), c.ports.end());
+  const std::string not_port = have_topology
+                                   ? " is not a --port (nor a port of node default in the topology)"
+                                   : " is not a --port";
   std::set<std::string> prefixes;
   for (const auto& r : c.routes) {
     std::string name = "route " + r.prefix.toString();
-    if (!ports.count(r.dev)) problems.push_back(name + ": dev " + r.dev + " is not a --port");
+    if (!ports.count(r.dev)) problems.push_back(name + ": dev " + r.dev + not_port);
     if (r.prefix.hostBitsSet())
       problems.push_back(name + ": host bits set (use " + r.prefix.normalised().toString() + ")");
     if (!prefixes.insert(r.prefix.toString()).second) problems.push_back(name + " is given twice");
@@ -434,7 +487,7 @@ Status validateConfig(const Config& c) {
   std::map<std::string, std::string> neighs;  // ip%dev -> mac
   for (const auto& n : c.neighbours) {
     std::string name = "neighbour " + n.ip.toString();
-    if (!ports.count(n.dev)) problems.push_back(name + ": dev " + n.dev + " is not a --port");
+    if (!ports.count(n.dev)) problems.push_back(name + ": dev " + n.dev + not_port);
     if (n.mac.isZero()) problems.push_back(name + ": MAC 00:00:00:00:00:00 is not valid");
     if (n.mac.bytes[0] & 1)
       problems.push_back(name + ": MAC " + n.mac.toString() + " is multicast");
@@ -453,12 +506,14 @@ Status validateConfig(const Config& c) {
 std::string usageText() {
   std::string s =
       "Usage: fastpathd --port IFNAME [--port IFNAME...] [options]\n"
+      "       fastpathd --topology FILE [--port IFNAME...] [options]\n"
       "AF_XDP forwarder of ns3-fastpath. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF).\n\n"
       "Options (each also valid in --config FILE as 'name value', without dashes):\n";
   for (const auto& o : kOptions) s += std::string("  --") + o.name + " " + o.help + "\n";
   s += "\nExample:\n  fastpathd --port fp0 --port fp1 --cores 1 \\\n"
        "    --route 198.18.2.0/24,via=198.18.1.2,dev=fp1 --neigh "
-       "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1\n";
+       "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1\n"
+       "  fastpathd --topology /etc/fastpathd/topology.yaml   # syntax: docs/fastpathd.md\n";
   return s;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/route_config.h"
+#include "daemon/topology.h"
 #include "fastpath/log.h"
 #include "fastpath/net_types.h"
 #include "fastpath/result.h"
@@ -17,24 +19,14 @@
 
 namespace fastpath {
 
-/// A static route as written in the configuration: the port is named, resolved later.
-struct RouteConfig {
-  IpPrefix prefix;
-  IpAddress via;  ///< unspecified: on-link
-  std::string dev;
-  uint32_t metric = 0;
-};
-
-struct NeighbourConfig {
-  IpAddress ip;
-  MacAddress mac;
-  std::string dev;
-};
-
 struct Config {
-  std::vector<std::string> ports;  ///< interface names, PortId = position
-  uint32_t queues = 1;             ///< queues per port; one worker per queue
-  std::vector<int> cores;          ///< CPU of each worker; empty: not pinned
+  std::vector<std::string> ports;  ///< interface names, PortId = position; node "default"
+  /// --topology FILE: more nodes, their interfaces, the links between them, their static
+  /// routes and neighbours. Read and validated by parseCommandLine (errors name the line).
+  std::string topology_file;
+  Topology topology;
+  uint32_t queues = 1;     ///< queues per port; one worker per queue
+  std::vector<int> cores;  ///< CPU of each worker; empty: not pinned
   std::string control_socket = "/run/fastpathd/fastpathd.sock";
   uid_t control_uid = 0;  ///< peer uid allowed on the control socket (and root)
   gid_t control_gid = 0;  ///< group owning the socket (0660)

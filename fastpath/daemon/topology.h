@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/config.h"
+#include "daemon/route_config.h"
 #include "fastpath/control_backend.h"
 #include "fastpath/result.h"
 

@@ -48,6 +48,7 @@ struct Client::Impl {
   uint64_t next_txn = 1;
   ServerInfo info;
   bool subscribed = false;
+  Subscription subscription;
   bool in_reconnect = false;
 
   Impl(std::string p, ClientOptions o)
@@ -217,7 +218,7 @@ struct Client::Impl {
     }
   }
 
-  Status doHello(const std::string& node_name) {
+  Status doHello(const std::string& node_name, const std::string& node) {
     v1::Request req;
     auto* h = req.mutable_hello();
     h->mutable_version()->set_major(opt.protocol_major);
@@ -225,6 +226,7 @@ struct Client::Impl {
     h->set_node_name(node_name);
     h->set_client_name(opt.client_name);
     h->set_route_grace_period_ms(opt.route_grace_period_ms);
+    h->set_node(node);
     auto rep = callOnce(req);
     if (!rep) return rep.error();
     const auto& hr = rep->hello();
@@ -232,16 +234,27 @@ struct Client::Impl {
     info.minor = hr.version().minor();
     info.daemon_name = hr.daemon_name();
     info.node_name = hr.node_name();
+    info.node = hr.node();
     opt.node_name = node_name;
+    opt.node = node;
     return {};
   }
 
-  Status doSubscribe() {
+  Status doSubscribe(const Subscription& what) {
     v1::Request req;
-    req.mutable_subscribe();
+    req.set_node(what.node);
+    req.mutable_subscribe()->set_all_nodes(what.all_nodes);
     auto rep = callOnce(req);
     if (!rep) return rep.error();
     subscribed = true;
+    subscription = what;
+    return {};
+  }
+
+  /// One request without a body to return (a status).
+  Status call(v1::Request& req) {
+    auto rep = callOnce(req);
+    if (!rep) return rep.error();
     return {};
   }
 };
@@ -253,7 +266,7 @@ Result<std::unique_ptr<Client>> Client::connect(const std::string& socket_path,
                                                 const ClientOptions& options) {
   auto impl = std::make_unique<Impl>(socket_path, options);
   if (auto st = impl->connectSocket(); !st) return st.error();
-  if (auto st = impl->doHello(options.node_name); !st) return st.error();
+  if (auto st = impl->doHello(options.node_name, options.node); !st) return st.error();
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
 
@@ -271,10 +284,10 @@ Status Client::reconnect() {
     }
     last = d.connectSocket();
     if (!last) continue;
-    last = d.doHello(d.opt.node_name);
+    last = d.doHello(d.opt.node_name, d.opt.node);
     if (!last) continue;
     if (d.subscribed) {
-      last = d.doSubscribe();
+      last = d.doSubscribe(d.subscription);
       if (!last) continue;
     }
     if (d.opt.on_reconnect) {
@@ -307,26 +320,31 @@ auto withReconnect(Client& c, const ClientOptions& opt, bool in_reconnect, F op)
 #define FP_CALL(...) withReconnect(*this, impl_->opt, impl_->in_reconnect, [&]() __VA_ARGS__)
 
 Status Client::hello(const std::string& node_name) {
-  return FP_CALL({ return impl_->doHello(node_name); });
+  return FP_CALL({ return impl_->doHello(node_name, impl_->opt.node); });
 }
+
+Status Client::bind(const std::string& node) {
+  return FP_CALL({ return impl_->doHello(impl_->opt.node_name, node); });
+}
+
+const std::string& Client::boundNode() const { return impl_->info.node; }
 
 const ServerInfo& Client::serverInfo() const { return impl_->info; }
 
-Status Client::applyRoutes(const RouteBatch& batch) {
+Status Client::applyRoutes(const RouteBatch& batch, const std::string& node) {
   return FP_CALL(->Status {
     Impl& d = *impl_;
     std::size_t per = std::max<std::size_t>(1, d.opt.routes_per_chunk);
     std::size_t total = batch.add.size() + batch.remove.size();
     if (total <= per) {
       v1::Request req;
+      req.set_node(node);
       auto* b = req.mutable_apply_routes();
       b->set_replace_all(batch.replace_all);
       b->set_ignore_missing(batch.ignore_missing);
       for (const auto& r : batch.add) toWire(r, b->add_add());
       for (const auto& p : batch.remove) toWire(p, b->add_remove());
-      auto rep = d.callOnce(req);
-      if (!rep) return rep.error();
-      return {};
+      return d.call(req);
     }
     // One transaction in several chunks: adds first, then removes.
     uint64_t txn = d.next_txn++;
@@ -334,6 +352,7 @@ Status Client::applyRoutes(const RouteBatch& batch) {
     uint32_t chunk = 0;
     while (ai < batch.add.size() || ri < batch.remove.size() || chunk == 0) {
       v1::Request req;
+      req.set_node(node);
       auto* b = req.mutable_apply_routes();
       b->set_transaction_id(txn);
       b->set_chunk_index(chunk);
@@ -353,32 +372,33 @@ Status Client::applyRoutes(const RouteBatch& batch) {
   });
 }
 
-Status Client::addRoute(const Route& route) {
+Status Client::addRoute(const Route& route, const std::string& node) {
   RouteBatch b;
   b.add.push_back(route);
-  return applyRoutes(b);
+  return applyRoutes(b, node);
 }
 
-Status Client::deleteRoute(const IpPrefix& prefix, bool ignore_missing) {
+Status Client::deleteRoute(const IpPrefix& prefix, bool ignore_missing, const std::string& node) {
   RouteBatch b;
   b.remove.push_back(prefix);
   b.ignore_missing = ignore_missing;
-  return applyRoutes(b);
+  return applyRoutes(b, node);
 }
 
-Status Client::replaceAllRoutes(const std::vector<Route>& routes) {
+Status Client::replaceAllRoutes(const std::vector<Route>& routes, const std::string& node) {
   RouteBatch b;
   b.add = routes;
   b.replace_all = true;
-  return applyRoutes(b);
+  return applyRoutes(b, node);
 }
 
-Result<std::vector<Route>> Client::routes() {
+Result<std::vector<Route>> Client::routes(const std::string& node) {
   return FP_CALL(->Result<std::vector<Route>> {
     std::vector<Route> out;
     uint32_t offset = 0;
     for (;;) {
       v1::Request req;
+      req.set_node(node);
       req.mutable_get_routes()->set_offset(offset);
       auto rep = impl_->callOnce(req);
       if (!rep) return rep.error();
@@ -392,30 +412,29 @@ Result<std::vector<Route>> Client::routes() {
   });
 }
 
-Status Client::addNeighbour(const Neighbour& neighbour) {
+Status Client::addNeighbour(const Neighbour& neighbour, const std::string& node) {
   return FP_CALL(->Status {
     v1::Request req;
+    req.set_node(node);
     toWire(neighbour, req.mutable_add_neighbour());
-    auto rep = impl_->callOnce(req);
-    if (!rep) return rep.error();
-    return {};
+    return impl_->call(req);
   });
 }
 
-Status Client::deleteNeighbour(const IpAddress& ip, PortId port) {
+Status Client::deleteNeighbour(const IpAddress& ip, PortId port, const std::string& node) {
   return FP_CALL(->Status {
     v1::Request req;
+    req.set_node(node);
     toWire(ip, req.mutable_delete_neighbour()->mutable_address());
     req.mutable_delete_neighbour()->mutable_port()->set_id(port);
-    auto rep = impl_->callOnce(req);
-    if (!rep) return rep.error();
-    return {};
+    return impl_->call(req);
   });
 }
 
-Result<std::vector<Neighbour>> Client::neighbours() {
+Result<std::vector<Neighbour>> Client::neighbours(const std::string& node) {
   return FP_CALL(->Result<std::vector<Neighbour>> {
     v1::Request req;
+    req.set_node(node);
     req.mutable_get_neighbours();
     auto rep = impl_->callOnce(req);
     if (!rep) return rep.error();
@@ -425,9 +444,10 @@ Result<std::vector<Neighbour>> Client::neighbours() {
   });
 }
 
-Result<std::vector<ControlRule>> Client::controlRules() {
+Result<std::vector<ControlRule>> Client::controlRules(const std::string& node) {
   return FP_CALL(->Result<std::vector<ControlRule>> {
     v1::Request req;
+    req.set_node(node);
     req.mutable_get_control_rules();
     auto rep = impl_->callOnce(req);
     if (!rep) return rep.error();
@@ -437,20 +457,20 @@ Result<std::vector<ControlRule>> Client::controlRules() {
   });
 }
 
-Status Client::setControlRules(const std::vector<ControlRule>& rules) {
+Status Client::setControlRules(const std::vector<ControlRule>& rules, const std::string& node) {
   return FP_CALL(->Status {
     v1::Request req;
+    req.set_node(node);
     auto* s = req.mutable_set_control_rules();
     for (const auto& r : rules) toWire(r, s->add_rules());
-    auto rep = impl_->callOnce(req);
-    if (!rep) return rep.error();
-    return {};
+    return impl_->call(req);
   });
 }
 
-Result<std::vector<PortInfo>> Client::ports() {
+Result<std::vector<PortInfo>> Client::ports(const std::string& node) {
   return FP_CALL(->Result<std::vector<PortInfo>> {
     v1::Request req;
+    req.set_node(node);
     req.mutable_get_ports();
     auto rep = impl_->callOnce(req);
     if (!rep) return rep.error();
@@ -460,23 +480,25 @@ Result<std::vector<PortInfo>> Client::ports() {
   });
 }
 
-Result<PortId> Client::portByName(const std::string& ifname) {
-  auto list = ports();
+Result<PortId> Client::portByName(const std::string& ifname, const std::string& node) {
+  auto list = ports(node);
   if (!list) return list.error();
   for (const auto& p : list.value())
     if (p.ifname == ifname) return p.id;
   std::string known;
   for (const auto& p : list.value()) known += (known.empty() ? "" : ", ") + p.ifname;
-  return makeError(-ENOENT, "no port named '" + ifname +
-                                "' (fastpathd has: " + (known.empty() ? "none" : known) + ")");
+  std::string where = node.empty() ? std::string("fastpathd") : "node " + node;
+  return makeError(-ENOENT, "no port named '" + ifname + "' (" + where +
+                                " has: " + (known.empty() ? "none" : known) + ")");
 }
 
-Result<int> Client::openControlChannel(PortId port) {
+Result<int> Client::openControlChannel(PortId port, const std::string& node) {
   return FP_CALL(->Result<int> {
     Impl& d = *impl_;
     for (int f : d.fds) ::close(f);  // strays from earlier (timed-out) requests
     d.fds.clear();
     v1::Request req;
+    req.set_node(node);
     req.mutable_open_control_channel()->mutable_port()->set_id(port);
     auto rep = d.callOnce(req);
     if (!rep) return rep.error();
@@ -488,9 +510,10 @@ Result<int> Client::openControlChannel(PortId port) {
   });
 }
 
-Result<std::vector<CounterSet>> Client::stats() {
+Result<std::vector<CounterSet>> Client::stats(const std::string& node) {
   return FP_CALL(->Result<std::vector<CounterSet>> {
     v1::Request req;
+    req.set_node(node);
     req.mutable_get_stats();
     auto rep = impl_->callOnce(req);
     if (!rep) return rep.error();
@@ -500,8 +523,73 @@ Result<std::vector<CounterSet>> Client::stats() {
   });
 }
 
-Status Client::subscribe() {
-  return FP_CALL({ return impl_->doSubscribe(); });
+Status Client::subscribe(const Subscription& what) {
+  return FP_CALL({ return impl_->doSubscribe(what); });
+}
+
+Status Client::createNode(const NodeSpec& spec) {
+  return FP_CALL(->Status {
+    v1::Request req;
+    toWire(spec, req.mutable_create_node());
+    return impl_->call(req);
+  });
+}
+
+Status Client::deleteNode(const std::string& name) {
+  return FP_CALL(->Status {
+    v1::Request req;
+    req.mutable_delete_node()->set_name(name);
+    return impl_->call(req);
+  });
+}
+
+Result<std::vector<NodeInfo>> Client::nodes() {
+  return FP_CALL(->Result<std::vector<NodeInfo>> {
+    v1::Request req;
+    req.mutable_get_nodes();
+    auto rep = impl_->callOnce(req);
+    if (!rep) return rep.error();
+    std::vector<NodeInfo> out;
+    for (const auto& n : rep->nodes().nodes()) out.push_back(nodeFromReply(n));
+    return out;
+  });
+}
+
+Status Client::createLink(const LinkSpec& spec) {
+  return FP_CALL(->Status {
+    v1::Request req;
+    toWire(spec, req.mutable_create_link());
+    return impl_->call(req);
+  });
+}
+
+Status Client::deleteLink(const std::string& name) {
+  return FP_CALL(->Status {
+    v1::Request req;
+    req.mutable_delete_link()->set_name(name);
+    return impl_->call(req);
+  });
+}
+
+Status Client::setLinkState(const std::string& name, bool up) {
+  return FP_CALL(->Status {
+    v1::Request req;
+    req.mutable_set_link_state()->set_name(name);
+    req.mutable_set_link_state()->set_up(up);
+    return impl_->call(req);
+  });
+}
+
+Result<std::vector<LinkInfo>> Client::links() {
+  return FP_CALL(->Result<std::vector<LinkInfo>> {
+    v1::Request req;
+    req.mutable_get_links();
+    auto rep = impl_->callOnce(req);
+    if (!rep) return rep.error();
+    std::vector<LinkInfo> out;
+    for (const auto& l : rep->links().links()) out.push_back(linkFromReply(l));
+    return out;
+  });
 }
 
 Result<std::optional<FastPathEvent>> Client::nextEvent(int timeout_ms) {

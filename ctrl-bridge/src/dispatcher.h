@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Request -> reply logic of the control server, independent of sockets: one Session per
-// connection (Hello state, open chunked transaction, subscription), one Dispatcher per
-// backend. The server feeds it decoded frames; the fuzzer feeds it directly.
+// connection (Hello state, bound node, open chunked transaction, subscription), one
+// Dispatcher per backend. The server feeds it decoded frames; the fuzzer feeds it directly.
 // Internal to ctrl-bridge (exposes protobuf types).
+//
+// Nodes: every node-scoped request runs on backend.node(N), where N is Request.node, else
+// the node the connection's Hello bound it to, else the default node. Nodes are kept by
+// their canonical name (kDefaultNodeName for "" and "default").
 #pragma once
 
 #include <cstddef>
@@ -36,16 +40,33 @@ struct Session {
   std::string who;  ///< for log lines: "fpctl@host (pid 12 uid 0)"
   uint32_t pid = 0;
   uint32_t uid = 0;
+  /// May create, delete and change nodes and links (an operator; set by the server from
+  /// the peer's credentials).
+  bool may_change_topology = false;
   bool hello = false;
+  std::string node = kDefaultNodeName;  ///< the node Hello bound the connection to
   bool subscribed = false;
   bool event_kinds[4] = {false, false, false, false};
+  bool all_nodes = false;             ///< subscribed to the events of every node
+  std::string sub_node;               ///< subscribed for this node; empty = follow `node`
   std::unique_ptr<BatchBuilder> txn;  ///< open chunked transaction
+  std::string txn_node;               ///< the node of the open transaction
   uint64_t txn_id = 0;
   uint32_t next_chunk = 0;
   std::vector<Route> route_snapshot;  ///< for paged GetRoutes
+  std::string route_snapshot_node;    ///< the node route_snapshot was taken from
   std::string lease_owner;            ///< node_name holding a route lease (Hello with grace > 0)
-  std::vector<PortId> channels;       ///< control channels this connection opened
-  bool wants(FastPathEvent::Kind k) const { return subscribed && event_kinds[static_cast<int>(k)]; }
+  std::string lease_node;             ///< the node of that lease
+  /// Control channels this connection opened: (node, port).
+  std::vector<std::pair<std::string, PortId>> channels;
+
+  /// Whether an event goes to this connection: subscribed to its kind, and of its node.
+  bool wants(const FastPathEvent& e) const {
+    if (!subscribed || !event_kinds[static_cast<int>(e.kind)]) return false;
+    if (all_nodes) return true;
+    const std::string& mine = sub_node.empty() ? node : sub_node;
+    return e.node.empty() ? mine == kDefaultNodeName : e.node == mine;
+  }
 };
 
 struct DispatchCounters {
@@ -91,17 +112,34 @@ class Dispatcher {
     setError(o, id, e.code, e.field, e.message);
   }
   void setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e);
-  void applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, Outcome& o);
-  void commit(const Session& s, uint64_t id, const RouteBatch& batch, Outcome& o);
+
+  /// The node a node-scoped request is for, and its backend.
+  struct Target {
+    std::string node;  ///< canonical name
+    ControlBackend* backend = nullptr;
+  };
+  Outcome hello(Session& s, const v1::Request& req);
+  /// Resolves Request.node (else the session's node); false with the error set in `o`.
+  bool resolve(Session& s, const v1::Request& req, Target* t, Outcome& o);
+  void nodeScoped(Session& s, const v1::Request& req, const Target& t, Outcome& o);
+  void topology(Session& s, const v1::Request& req, Outcome& o);
+  /// The lease owner of a write from `s` to `node`: the session's own lease when the write
+  /// is for the node of that lease, else none (the write is permanent).
+  static const std::string& leaseOwnerFor(const Session& s, const std::string& node);
+  void applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, const Target& t, Outcome& o);
+  void commit(const Session& s, uint64_t id, const RouteBatch& batch, const Target& t, Outcome& o);
   /// Discards the session's open transaction, if any.
   void dropTxn(Session& s);
+  /// A node was deleted: its leases and channel bookkeeping go with it.
+  void nodeDeleted(const std::string& node);
 
   ControlBackend& backend_;
   DispatchOptions opt_;
   DispatchCounters ctr_;
   RouteLeases leases_;
-  std::map<PortId, std::size_t> channel_holders_;  ///< connections holding each channel
-  std::size_t pending_routes_ = 0;                 ///< routes in all open transactions
+  /// Connections holding each control channel, by (node, port).
+  std::map<std::pair<std::string, PortId>, std::size_t> channel_holders_;
+  std::size_t pending_routes_ = 0;  ///< routes in all open transactions
 };
 
 }  // namespace fastpath::ctrl

@@ -49,6 +49,10 @@ bool PeerPolicy::isOperator(const PeerCredentials& p) const {
          contains(opt_.allowed_uids, p.uid);
 }
 
+bool PeerPolicy::mayChangeTopology(const PeerCredentials& p) const {
+  return isOperator(p) || (opt_.allow_same_uid && p.uid == ::geteuid());
+}
+
 std::string PeerPolicy::refusal(const PeerCredentials& p) const {
   if (isOperator(p)) return {};
   if (opt_.allow_same_uid && p.uid == ::geteuid()) return {};

@@ -30,6 +30,9 @@ class PeerPolicy {
   /// Root, the socket's owner and allowed_uids: they are never limited per uid and have
   /// reserved_clients connections beyond max_clients, so that no one can lock them out.
   bool isOperator(const PeerCredentials& p) const;
+  /// Who may create, delete and change nodes and links: an operator, or a peer with the
+  /// daemon's own uid (allow_same_uid), which could do anything to the daemon anyway.
+  bool mayChangeTopology(const PeerCredentials& p) const;
   /// Empty when the peer may talk; otherwise why not, and what to do about it.
   std::string refusal(const PeerCredentials& p) const;
 

@@ -66,6 +66,8 @@ PortInfo portFromReply(const v1::Port& in) {
   p.queues = in.queues();
   p.xdp_mode = in.xdp_mode();
   p.xsk_mode = in.xsk_mode();
+  p.node = in.node();
+  p.link = in.link();
   return p;
 }
 
@@ -91,7 +93,43 @@ std::optional<FastPathEvent> eventFromReply(const v1::Event& in) {
   }
   out.port = in.port();
   out.address = addressFromReply(in.address());
+  out.node = in.node();
   return out;
+}
+
+NodeInfo nodeFromReply(const v1::Node& in) {
+  NodeInfo n;
+  n.name = in.name();
+  n.host = in.host();
+  n.id = in.id();
+  n.worker = in.worker();
+  n.ports.assign(in.ports().begin(), in.ports().end());
+  n.routes = static_cast<std::size_t>(in.routes());
+  n.neighbours = static_cast<std::size_t>(in.neighbours());
+  return n;
+}
+
+namespace {
+
+LinkInfo::End endFromReply(const v1::LinkEnd& in) {
+  LinkInfo::End e;
+  e.node = in.node();
+  e.port = in.port();
+  e.id = in.id();
+  if (in.mac().size() == 6) std::memcpy(e.mac.bytes.data(), in.mac().data(), 6);
+  e.mtu = in.mtu();
+  return e;
+}
+
+}  // namespace
+
+LinkInfo linkFromReply(const v1::Link& in) {
+  LinkInfo l;
+  l.name = in.name();
+  l.up = in.up();
+  l.a = endFromReply(in.a());
+  l.b = endFromReply(in.b());
+  return l;
 }
 
 }  // namespace fastpath::ctrl

@@ -23,5 +23,7 @@ PortInfo portFromReply(const v1::Port& in);
 CounterSet counterSetFromReply(const v1::CounterSet& in);
 /// Empty for an event kind this client does not know (sent by a newer server).
 std::optional<FastPathEvent> eventFromReply(const v1::Event& in);
+NodeInfo nodeFromReply(const v1::Node& in);
+LinkInfo linkFromReply(const v1::Link& in);
 
 }  // namespace fastpath::ctrl

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "route_lease.h"
 
+#include <iterator>
 #include <vector>
 
 #include "fastpath/log.h"
@@ -30,39 +31,57 @@ std::string RouteLeases::neighbourKey(const IpAddress& ip, PortId port) {
   return k;
 }
 
-void RouteLeases::attach(const std::string& owner, uint32_t grace_ms) {
-  Owner& o = owners_[owner];
+namespace {
+
+/// "ns3-A" for the default node (as before nodes existed), "ns3-A@r3" for another.
+std::string ownerName(const std::string& node, const std::string& owner) {
+  return node == kDefaultNodeName ? owner : owner + "@" + node;
+}
+
+}  // namespace
+
+RouteLeases::Owners* RouteLeases::ownersOf(const std::string& node) {
+  auto it = nodes_.find(node);
+  return it == nodes_.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+void RouteLeases::attach(const std::string& node, const std::string& owner, uint32_t grace_ms) {
+  Owner& o = nodes_[node][owner];
   o.grace_ms = grace_ms;
   ++o.connections;
   if (o.pending) {
     o.pending = false;
     ++ctr_.cancelled;
-    pr_info("ctrl: %s is back within its grace period; its %zu routes stay", owner.c_str(),
-            o.prefixes.size());
+    pr_info("ctrl: %s is back within its grace period; its %zu routes stay",
+            ownerName(node, owner).c_str(), o.prefixes.size());
   }
 }
 
-void RouteLeases::detach(const std::string& owner, Clock::time_point now) {
-  auto it = owners_.find(owner);
-  if (it == owners_.end()) return;
+void RouteLeases::detach(const std::string& node, const std::string& owner, Clock::time_point now) {
+  Owners* owners = ownersOf(node);
+  if (!owners) return;
+  auto it = owners->find(owner);
+  if (it == owners->end()) return;
   Owner& o = it->second;
   if (o.connections > 0) --o.connections;
   if (o.connections > 0) return;
   o.pending = true;
   o.deadline = now + std::chrono::milliseconds(o.grace_ms);
   pr_info("ctrl: %s disconnected; its %zu routes are withdrawn in %u ms unless it comes back",
-          owner.c_str(), o.prefixes.size(), o.grace_ms);
+          ownerName(node, owner).c_str(), o.prefixes.size(), o.grace_ms);
 }
 
-void RouteLeases::recordBatch(const std::string& owner, const RouteBatch& batch) {
-  if (owners_.empty()) return;  // nobody holds a lease: nothing to track
+void RouteLeases::recordBatch(const std::string& node, const std::string& owner,
+                              const RouteBatch& batch) {
+  Owners* owners = ownersOf(node);
+  if (!owners) return;  // nobody holds a lease in this node: nothing to track
   Owner* self = nullptr;
   if (!owner.empty()) {
-    auto it = owners_.find(owner);
-    if (it != owners_.end()) self = &it->second;
+    auto it = owners->find(owner);
+    if (it != owners->end()) self = &it->second;
   }
   if (batch.replace_all) {
-    for (auto& [name, o] : owners_) o.prefixes.clear();
+    for (auto& [name, o] : *owners) o.prefixes.clear();
     if (self) {
       self->prefixes.reserve(batch.add.size());
       for (const auto& r : batch.add) self->prefixes.insert(r.prefix);
@@ -70,18 +89,20 @@ void RouteLeases::recordBatch(const std::string& owner, const RouteBatch& batch)
     return;
   }
   for (const auto& p : batch.remove)
-    for (auto& [name, o] : owners_) o.prefixes.erase(p);
+    for (auto& [name, o] : *owners) o.prefixes.erase(p);
   for (const auto& r : batch.add) {
-    for (auto& [name, o] : owners_)
+    for (auto& [name, o] : *owners)
       if (&o != self) o.prefixes.erase(r.prefix);
     if (self) self->prefixes.insert(r.prefix);
   }
 }
 
-void RouteLeases::recordNeighbourAdd(const std::string& owner, const IpAddress& ip, PortId port) {
-  if (owners_.empty()) return;
+void RouteLeases::recordNeighbourAdd(const std::string& node, const std::string& owner,
+                                     const IpAddress& ip, PortId port) {
+  Owners* owners = ownersOf(node);
+  if (!owners) return;
   std::string k = neighbourKey(ip, port);
-  for (auto& [name, o] : owners_) {
+  for (auto& [name, o] : *owners) {
     if (name == owner)
       o.neighbours.emplace(k, std::make_pair(ip, port));
     else
@@ -89,60 +110,95 @@ void RouteLeases::recordNeighbourAdd(const std::string& owner, const IpAddress& 
   }
 }
 
-void RouteLeases::recordNeighbourDelete(const IpAddress& ip, PortId port) {
-  if (owners_.empty()) return;
+void RouteLeases::recordNeighbourDelete(const std::string& node, const IpAddress& ip, PortId port) {
+  Owners* owners = ownersOf(node);
+  if (!owners) return;
   std::string k = neighbourKey(ip, port);
-  for (auto& [name, o] : owners_) o.neighbours.erase(k);
+  for (auto& [name, o] : *owners) o.neighbours.erase(k);
 }
 
-void RouteLeases::withdraw(const std::string& name, Owner& o) {
+void RouteLeases::forgetNode(const std::string& node) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return;
+  // Connections bound to the node keep their (now empty) lease until they close: keep
+  // the owners with live connections, drop what they owned and any pending expiry.
+  for (auto o = it->second.begin(); o != it->second.end();) {
+    if (o->second.connections > 0) {
+      o->second.prefixes.clear();
+      o->second.neighbours.clear();
+      o->second.pending = false;
+      ++o;
+    } else {
+      o = it->second.erase(o);
+    }
+  }
+  if (it->second.empty()) nodes_.erase(it);
+}
+
+void RouteLeases::withdraw(const std::string& node, const std::string& name, Owner& o) {
+  const std::string who = ownerName(node, name);
+  auto be = backend_.node(node);
+  if (!be) {
+    // The node is gone, and its routes with it.
+    ++ctr_.expired;
+    pr_info("ctrl: %s did not come back within %u ms; its node is gone: nothing to withdraw",
+            who.c_str(), o.grace_ms);
+    return;
+  }
+  ControlBackend& backend = **be;
   RouteBatch b;
   b.ignore_missing = true;
   b.remove.reserve(o.prefixes.size());
   b.remove.assign(o.prefixes.begin(), o.prefixes.end());
   std::size_t routes = 0;
   if (!b.remove.empty()) {
-    if (auto st = backend_.applyRoutes(b); !st) {
+    if (auto st = backend.applyRoutes(b); !st) {
       pr_warn(
           "ctrl: withdrawing the %zu routes of %s after its grace period failed: %s; "
           "they stay installed (remove them with fpctl)",
-          b.remove.size(), name.c_str(), st.error().message.c_str());
+          b.remove.size(), who.c_str(), st.error().message.c_str());
     } else {
       routes = b.remove.size();
     }
   }
   std::size_t neighbours = 0;
   for (const auto& [k, n] : o.neighbours)
-    if (backend_.deleteNeighbour(n.first, n.second)) ++neighbours;
+    if (backend.deleteNeighbour(n.first, n.second)) ++neighbours;
   ctr_.routes_withdrawn += routes;
   ctr_.neighbours_withdrawn += neighbours;
   ++ctr_.expired;
   pr_info("ctrl: %s did not come back within %u ms: withdrew its %zu routes and %zu neighbours",
-          name.c_str(), o.grace_ms, routes, neighbours);
+          who.c_str(), o.grace_ms, routes, neighbours);
 }
 
 void RouteLeases::expire(Clock::time_point now) {
-  for (auto it = owners_.begin(); it != owners_.end();) {
-    Owner& o = it->second;
-    if (o.pending && o.connections == 0 && o.deadline <= now) {
-      withdraw(it->first, o);
-      it = owners_.erase(it);
-    } else {
-      ++it;
+  for (auto n = nodes_.begin(); n != nodes_.end();) {
+    for (auto it = n->second.begin(); it != n->second.end();) {
+      Owner& o = it->second;
+      if (o.pending && o.connections == 0 && o.deadline <= now) {
+        withdraw(n->first, it->first, o);
+        it = n->second.erase(it);
+      } else {
+        ++it;
+      }
     }
+    n = n->second.empty() ? nodes_.erase(n) : std::next(n);
   }
 }
 
 std::optional<RouteLeases::Clock::time_point> RouteLeases::nextDeadline() const {
   std::optional<Clock::time_point> best;
-  for (const auto& [name, o] : owners_)
-    if (o.pending && (!best || o.deadline < *best)) best = o.deadline;
+  for (const auto& [node, owners] : nodes_)
+    for (const auto& [name, o] : owners)
+      if (o.pending && (!best || o.deadline < *best)) best = o.deadline;
   return best;
 }
 
-std::size_t RouteLeases::ownedRoutes(const std::string& owner) const {
-  auto it = owners_.find(owner);
-  return it == owners_.end() ? 0 : it->second.prefixes.size();
+std::size_t RouteLeases::ownedRoutes(const std::string& node, const std::string& owner) const {
+  auto n = nodes_.find(node);
+  if (n == nodes_.end()) return 0;
+  auto it = n->second.find(owner);
+  return it == n->second.end() ? 0 : it->second.prefixes.size();
 }
 
 }  // namespace fastpath::ctrl

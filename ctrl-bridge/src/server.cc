@@ -430,6 +430,7 @@ struct ControlServer::Impl {
       c->session.who = "client pid " + std::to_string(cr.pid) + " uid " + std::to_string(cr.uid);
       c->session.pid = static_cast<uint32_t>(cr.pid);
       c->session.uid = cr.uid;
+      c->session.may_change_topology = policy.mayChangeTopology(cr);
       c->interest = EPOLLIN;
       epoll_event ev{};
       ev.events = EPOLLIN;
@@ -649,7 +650,8 @@ struct ControlServer::Impl {
     v1::ServerMessage m;
     toWire(e, m.mutable_event());
     for (auto& [fd, c] : conns) {
-      if (c->dead || c->closing || !c->session.wants(e.kind)) continue;
+      // Only subscribers of the event's node (or of all nodes) get it.
+      if (c->dead || c->closing || !c->session.wants(e)) continue;
       // A client that is not reading gets no more events, only their count later: a
       // flood of route misses must not grow its queue (or the daemon's memory).
       if (c->queued_cost >= opt.max_event_queue_bytes ||

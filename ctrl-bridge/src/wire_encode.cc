@@ -60,6 +60,8 @@ void toWire(const PortInfo& in, v1::Port* out) {
   out->set_queues(in.queues);
   out->set_xdp_mode(in.xdp_mode);
   out->set_xsk_mode(in.xsk_mode);
+  out->set_node(in.node);
+  out->set_link(in.link);
 }
 
 void toWire(const CounterSet& in, v1::CounterSet* out) {
@@ -84,10 +86,63 @@ void toWire(const FastPathEvent& in, v1::Event* out) {
       out->set_dropped(in.dropped);
       return;
   }
+  out->set_node(in.node.empty() ? std::string(kDefaultNodeName) : in.node);
   out->set_port(in.port);
   if (!in.address.isUnspecified() || in.kind == FastPathEvent::Kind::kRouteMiss ||
       in.kind == FastPathEvent::Kind::kNeighbourNeeded)
     toWire(in.address, out->mutable_address());
+}
+
+}  // namespace fastpath::ctrl
+
+namespace fastpath::ctrl {
+
+namespace {
+
+void endToWire(const LinkInfo::End& in, v1::LinkEnd* out) {
+  out->set_node(in.node);
+  out->set_port(in.port);
+  out->set_id(in.id);
+  out->set_mac(reinterpret_cast<const char*>(in.mac.bytes.data()), 6);
+  out->set_mtu(in.mtu);
+}
+
+void endToWire(const LinkEndSpec& in, v1::LinkEnd* out) {
+  out->set_node(in.node);
+  out->set_port(in.port);
+  if (!in.mac.isZero()) out->set_mac(reinterpret_cast<const char*>(in.mac.bytes.data()), 6);
+  out->set_mtu(in.mtu);
+}
+
+}  // namespace
+
+void toWire(const NodeInfo& in, v1::Node* out) {
+  out->set_name(in.name);
+  out->set_host(in.host);
+  out->set_id(in.id);
+  out->set_worker(in.worker);
+  for (PortId p : in.ports) out->add_ports(p);
+  out->set_routes(in.routes);
+  out->set_neighbours(in.neighbours);
+}
+
+void toWire(const LinkInfo& in, v1::Link* out) {
+  out->set_name(in.name);
+  out->set_up(in.up);
+  endToWire(in.a, out->mutable_a());
+  endToWire(in.b, out->mutable_b());
+}
+
+void toWire(const NodeSpec& in, v1::CreateNode* out) {
+  out->set_name(in.name);
+  out->set_host(in.host);
+}
+
+void toWire(const LinkSpec& in, v1::CreateLink* out) {
+  out->set_name(in.name);
+  endToWire(in.a, out->mutable_a());
+  endToWire(in.b, out->mutable_b());
+  out->set_up(in.up);
 }
 
 }  // namespace fastpath::ctrl

@@ -19,5 +19,10 @@ void toWire(const ControlRule& in, v1::ControlRule* out);
 void toWire(const PortInfo& in, v1::Port* out);
 void toWire(const CounterSet& in, v1::CounterSet* out);
 void toWire(const FastPathEvent& in, v1::Event* out);
+void toWire(const NodeInfo& in, v1::Node* out);
+void toWire(const LinkInfo& in, v1::Link* out);
+/// What a client sends to create a node or a link (client side).
+void toWire(const NodeSpec& in, v1::CreateNode* out);
+void toWire(const LinkSpec& in, v1::CreateLink* out);
 
 }  // namespace fastpath::ctrl

@@ -32,7 +32,9 @@ v1::ErrorCode codeForErrno(int e) {
     case -ENODEV:
     case -ESRCH: return v1::NOT_FOUND;
     case -EPROTONOSUPPORT: return v1::VERSION_MISMATCH;
-    case -EBADE: return v1::FAILED_PRECONDITION;
+    case -EBADE:
+    case -EBUSY:
+    case -ENOTEMPTY: return v1::FAILED_PRECONDITION;  // e.g. a node that still has ports
     case -EACCES:
     case -EPERM: return v1::PERMISSION_DENIED;
     case -EMSGSIZE: return v1::MESSAGE_TOO_LARGE;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wire_validate.h"
 
+#include <cctype>
+#include <cstdio>
 #include <cstring>
 
 namespace fastpath::ctrl {
@@ -15,26 +17,33 @@ std::string elementField(const std::string& field, const char* name, std::size_t
   return field + "." + name + "[" + std::to_string(i) + "]";
 }
 
-PortDirectory::PortDirectory(const std::vector<PortInfo>& ports) {
+PortDirectory::PortDirectory(const std::vector<PortInfo>& ports, const std::string& node)
+    : node_(canonicalNode(node)) {
   for (const auto& p : ports) {
+    // A backend scoped to one node lists only its ports; a port that says it belongs to
+    // another node is never accepted for this one.
+    if (!p.node.empty() && canonicalNode(p.node) != node_) continue;
     ids_.insert(p.id);
     names_[p.ifname] = p.id;
   }
+}
+
+std::string PortDirectory::where() const {
+  if (node_ == kDefaultNodeName) return " (`fpctl ports` lists them)";
+  return " in node " + node_ + " (`fpctl --node " + node_ + " ports` lists them)";
 }
 
 WireResult<PortId> PortDirectory::resolve(const v1::PortRef& ref, const std::string& field) const {
   switch (ref.ref_case()) {
     case v1::PortRef::kId:
       if (!ids_.count(ref.id()))
-        return wireError(
-            v1::NOT_FOUND, field,
-            "no port with id " + std::to_string(ref.id()) + " (`fpctl ports` lists them)");
+        return wireError(v1::NOT_FOUND, field,
+                         "no port with id " + std::to_string(ref.id()) + where());
       return PortId(ref.id());
     case v1::PortRef::kName: {
       auto it = names_.find(ref.name());
       if (it == names_.end())
-        return wireError(v1::NOT_FOUND, field,
-                         "no port named '" + ref.name() + "' (`fpctl ports` lists them)");
+        return wireError(v1::NOT_FOUND, field, "no port named '" + ref.name() + "'" + where());
       return it->second;
     }
     default: return wireError(v1::INVALID_ARGUMENT, field, "not set (give a port id or name)");
@@ -184,6 +193,118 @@ WireResult<std::vector<ControlRule>> controlRulesFromWire(const v1::SetControlRu
     rules.push_back(r);
   }
   return rules;
+}
+
+std::string canonicalNode(const std::string& name) {
+  return name.empty() ? std::string(kDefaultNodeName) : name;
+}
+
+WireStatus nameFromWire(const std::string& name, const std::string& field, const char* what) {
+  if (name.empty())
+    return wireError(v1::INVALID_ARGUMENT, field, std::string("empty ") + what + " name");
+  if (name.size() > kMaxNodeNameLength)
+    return wireError(v1::INVALID_ARGUMENT, field,
+                     std::string(what) + " name of " + std::to_string(name.size()) +
+                         " characters; at most " + std::to_string(kMaxNodeNameLength));
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (std::isalnum(c) || c == '_' || c == '.' || c == '-') continue;
+    char shown[8];
+    if (std::isprint(c))
+      std::snprintf(shown, sizeof(shown), "'%c'", c);
+    else
+      std::snprintf(shown, sizeof(shown), "0x%02x", c);
+    return wireError(v1::INVALID_ARGUMENT, field,
+                     std::string(what) + " name has " + shown + " at offset " + std::to_string(i) +
+                         "; use letters, digits, '_', '.' and '-'");
+  }
+  return {};
+}
+
+WireStatus optionalNodeFromWire(const std::string& name, const std::string& field) {
+  if (name.empty()) return {};
+  return nameFromWire(name, field, "node");
+}
+
+WireResult<MacAddress> portMacFromWire(const std::string& bytes, const std::string& field,
+                                       bool allow_generated) {
+  MacAddress mac;
+  if (bytes.empty() && allow_generated) return mac;
+  if (bytes.size() != 6)
+    return wireError(v1::INVALID_ARGUMENT, field,
+                     std::to_string(bytes.size()) + " bytes, expected 6" +
+                         (allow_generated ? " (or none: fastpathd generates one)" : ""));
+  std::memcpy(mac.bytes.data(), bytes.data(), 6);
+  if (mac.isZero() && !allow_generated)
+    return wireError(v1::INVALID_ARGUMENT, field, "all-zero MAC");
+  if (mac.bytes[0] & 1)
+    return wireError(v1::INVALID_ARGUMENT, field,
+                     mac.toString() + " is a multicast/broadcast address");
+  return mac;
+}
+
+WireResult<NodeSpec> nodeSpecFromWire(const v1::CreateNode& in, const std::string& field) {
+  if (auto st = nameFromWire(in.name(), field + ".name", "node"); !st) return st.error();
+  if (canonicalNode(in.name()) == kDefaultNodeName)
+    return wireError(v1::INVALID_ARGUMENT, field + ".name",
+                     "\"" + std::string(kDefaultNodeName) + "\" exists in every fastpathd");
+  NodeSpec spec;
+  spec.name = in.name();
+  if (!in.host().empty()) {
+    // A host name or address: no spaces or control characters, at most 253 characters.
+    if (in.host().size() > 253)
+      return wireError(v1::INVALID_ARGUMENT, field + ".host",
+                       std::to_string(in.host().size()) + " characters; at most 253");
+    for (unsigned char c : in.host())
+      if (!std::isalnum(c) && c != '-' && c != '.' && c != '_' && c != ':')
+        return wireError(v1::INVALID_ARGUMENT, field + ".host",
+                         "'" + in.host() + "' is not a host name or address");
+    spec.host = in.host();
+  }
+  return spec;
+}
+
+namespace {
+
+WireResult<LinkEndSpec> linkEndFromWire(const v1::LinkEnd& in, const std::string& field,
+                                        const std::string& link_name) {
+  LinkEndSpec end;
+  if (auto st = nameFromWire(in.node(), field + ".node", "node"); !st) return st.error();
+  end.node = in.node();
+  end.port = in.port().empty() ? link_name : in.port();
+  if (auto st = nameFromWire(end.port, field + ".port", "port"); !st) return st.error();
+  auto mac = portMacFromWire(in.mac(), field + ".mac", true);
+  if (!mac) return mac.error();
+  end.mac = *mac;
+  if (in.mtu() != 0 && (in.mtu() < 68 || in.mtu() > 65535))
+    return wireError(v1::INVALID_ARGUMENT, field + ".mtu",
+                     std::to_string(in.mtu()) + " is outside 68..65535 (0 = 1500)");
+  end.mtu = in.mtu() ? in.mtu() : 1500;
+  return end;
+}
+
+}  // namespace
+
+WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::string& field) {
+  if (auto st = nameFromWire(in.name(), field + ".name", "link"); !st) return st.error();
+  LinkSpec spec;
+  spec.name = in.name();
+  if (!in.has_a()) return wireError(v1::INVALID_ARGUMENT, field + ".a", "not set");
+  if (!in.has_b()) return wireError(v1::INVALID_ARGUMENT, field + ".b", "not set");
+  auto a = linkEndFromWire(in.a(), field + ".a", in.name());
+  if (!a) return a.error();
+  auto b = linkEndFromWire(in.b(), field + ".b", in.name());
+  if (!b) return b.error();
+  if (canonicalNode(a->node) == canonicalNode(b->node))
+    return wireError(v1::INVALID_ARGUMENT, field + ".b.node",
+                     "same node as a ('" + a->node + "'); a link joins two different nodes");
+  if (!a->mac.isZero() && a->mac == b->mac)
+    return wireError(v1::INVALID_ARGUMENT, field + ".b.mac",
+                     b->mac.toString() + " is a's MAC too; the ends need different MACs");
+  spec.a = *a;
+  spec.b = *b;
+  spec.up = in.has_up() ? in.up() : true;
+  return spec;
 }
 
 WireResult<std::vector<FastPathEvent::Kind>> subscriptionFromWire(const v1::Subscribe& in,

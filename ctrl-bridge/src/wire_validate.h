@@ -15,19 +15,42 @@
 
 namespace fastpath::ctrl {
 
-/// Ports known to the backend, snapshotted for one request.
+/// Ports of one node, snapshotted for one request: a port of another node is unknown.
 class PortDirectory {
  public:
   PortDirectory() = default;
-  explicit PortDirectory(const std::vector<PortInfo>& ports);
+  /// `node`: the canonical name of the node the request is for (kDefaultNodeName for the
+  /// default node). Ports that name another node (PortInfo::node) are left out; errors
+  /// about a node other than the default one say which node was searched.
+  explicit PortDirectory(const std::vector<PortInfo>& ports,
+                         const std::string& node = kDefaultNodeName);
   /// Resolves a PortRef; `field` names it in errors.
   WireResult<PortId> resolve(const v1::PortRef& ref, const std::string& field) const;
   bool hasId(PortId id) const { return ids_.count(id) != 0; }
 
  private:
+  std::string where() const;
   std::unordered_set<PortId> ids_;
   std::unordered_map<std::string, PortId> names_;
+  std::string node_;
 };
+
+/// The longest node, link or link port name (kernel interface names are shorter still).
+inline constexpr std::size_t kMaxNodeNameLength = 31;
+
+/// "" and "default" are the default node: its canonical name is kDefaultNodeName.
+std::string canonicalNode(const std::string& name);
+/// A node, link or link port name: 1..31 characters of [A-Za-z0-9_.-].
+WireStatus nameFromWire(const std::string& name, const std::string& field, const char* what);
+/// A node reference that may be empty (= the connection's node); checked when not.
+WireStatus optionalNodeFromWire(const std::string& name, const std::string& field);
+/// A port MAC: 6 bytes, not multicast; `allow_generated`: empty or all-zero = "generate one".
+WireResult<MacAddress> portMacFromWire(const std::string& bytes, const std::string& field,
+                                       bool allow_generated);
+WireResult<NodeSpec> nodeSpecFromWire(const v1::CreateNode& in, const std::string& field);
+/// Both ends checked (names, MACs, MTUs, two different nodes); an empty port name
+/// becomes the link's name; an unset `up` is up.
+WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::string& field);
 
 /// `allow_empty`: no bytes at all is the unspecified address (an optional field).
 WireResult<IpAddress> addressFromWire(const v1::IpAddress& in, const std::string& field,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Runs a ControlServer over a TableBackend on a real Unix socket in a fresh temporary
-// directory, polled by a background thread (the stand-in for fastpathd's control thread).
+// Runs a ControlServer over a TableBackend (or a MultiNodeBackend) on a real Unix socket in a fresh
+// temporary directory, polled by a background thread (the stand-in for fastpathd's control thread).
 // Touch the backend only through onServer() while the harness runs.
 #pragma once
 
@@ -27,7 +27,12 @@ class ServerHarness {
   explicit ServerHarness(ServerOptions opt = {},
                          std::vector<PortInfo> ports = TableBackend::defaultPorts(),
                          size_t max_v4_routes = 1 << 20)
-      : backend_(std::make_unique<TableBackend>(std::move(ports), max_v4_routes)) {
+      : ServerHarness(std::move(opt),
+                      std::make_unique<TableBackend>(std::move(ports), max_v4_routes)) {}
+
+  /// Over another backend, e.g. a MultiNodeBackend (multi_node_backend.h).
+  ServerHarness(ServerOptions opt, std::unique_ptr<TableBackend> backend)
+      : backend_(std::move(backend)) {
     char tmpl[] = "/tmp/fp-ctl-XXXXXX";
     dir_ = ::mkdtemp(tmpl) ? tmpl : "";
     opt.socket_path = dir_ + "/fastpathd.sock";

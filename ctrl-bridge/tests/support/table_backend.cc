@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -29,10 +30,59 @@ std::vector<PortInfo> TableBackend::defaultPorts(unsigned n) {
 
 TableBackend::TableBackend(std::vector<PortInfo> ports, size_t max_v4, size_t max_v6)
     : ports_(std::move(ports)), fib_(fastpath::testing::createFib(max_v4, max_v6)) {
+  if (auto st = pushPorts(); !st)
+    throw std::runtime_error("TableBackend: setPorts: " + st.error().message);
+}
+
+Status TableBackend::pushPorts() {
   std::vector<PortConfig> cfg;
   for (const auto& p : ports_) cfg.push_back(PortConfig{p.id, p.mac, p.mtu, p.up});
-  if (auto st = fib_->setPorts(cfg); !st)
-    throw std::runtime_error("TableBackend: setPorts: " + st.error().message);
+  return fib_->setPorts(cfg);
+}
+
+Status TableBackend::addPort(const PortInfo& port) {
+  for (const auto& p : ports_)
+    if (p.id == port.id) return makeError(-EEXIST, "port id " + std::to_string(port.id) + " taken");
+  ports_.push_back(port);
+  if (auto st = pushPorts(); !st) {
+    ports_.pop_back();
+    return st;
+  }
+  return {};
+}
+
+Status TableBackend::removePort(PortId port) {
+  RouteBatch withdraw;
+  withdraw.ignore_missing = true;
+  for (const auto& r : fib_->routes())
+    if (r.port == port) withdraw.remove.push_back(r.prefix);
+  if (!withdraw.remove.empty())
+    if (auto st = fib_->applyRoutes(withdraw); !st) return st;
+  for (const auto& n : fib_->neighbours())
+    if (n.port == port) (void)fib_->deleteNeighbour(n.ip, n.port);
+  auto before = ports_;
+  ports_.erase(
+      std::remove_if(ports_.begin(), ports_.end(), [&](const PortInfo& p) { return p.id == port; }),
+      ports_.end());
+  if (auto st = pushPorts(); !st) {
+    ports_ = before;
+    return st;
+  }
+  if (auto it = channels_.find(port); it != channels_.end()) {
+    ::close(it->second.first);
+    ::close(it->second.second);
+    channels_.erase(it);
+  }
+  return {};
+}
+
+Status TableBackend::setPortUp(PortId port, bool up) {
+  for (auto& p : ports_)
+    if (p.id == port) {
+      p.up = up;
+      return pushPorts();
+    }
+  return makeError(-ENOENT, "no port " + std::to_string(port));
 }
 
 TableBackend::~TableBackend() {

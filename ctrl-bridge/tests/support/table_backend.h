@@ -40,11 +40,18 @@ class TableBackend : public ControlBackend {
 
   /// Sends an event to the sink (call on the server's thread).
   void emit(const FastPathEvent& e);
+
+  /// Adds a port (a link's end in a multi-node test backend); its id must be unused.
+  Status addPort(const PortInfo& port);
+  /// Removes a port with the routes and neighbours through it, and its control channel.
+  Status removePort(PortId port);
+  Status setPortUp(PortId port, bool up);
   /// fastpathd's end of a port's control channel (-1 before the first open).
   int daemonEnd(PortId port) const;
   FibManager& fib() { return *fib_; }
 
  private:
+  Status pushPorts();
   std::vector<PortInfo> ports_;
   std::unique_ptr<FibManager> fib_;
   std::vector<ControlRule> rules_;

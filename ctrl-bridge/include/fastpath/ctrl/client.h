@@ -6,6 +6,10 @@
 // Every call sends one request and waits for its reply. Events (after subscribe()) may
 // arrive between replies; they are buffered and handed out by nextEvent().
 // A Client is not thread-safe: use it from one thread (or guard it).
+//
+// Nodes (protocol 1.3): a connection is bound to one fastpathd node (ClientOptions::node,
+// bind()); the calls that act on a node take an optional `node` naming another one for
+// that call only. Empty everywhere = the default node, as with fastpathd before 1.3.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +30,13 @@ namespace fastpath::ctrl {
 class Client;
 
 struct ClientOptions {
-  /// Identity sent in Hello (the ns-3 node name, or the host name for fpctl).
+  /// Identity sent in Hello (the ns-3 node name, or the host name for fpctl); the owner of
+  /// a route lease. Not a fastpathd node: see `node`.
   std::string node_name;
+  /// The fastpathd node this connection is bound to (Hello.node, protocol 1.3): calls that
+  /// name no node act on it, subscribe() delivers its events, and a route lease withdraws
+  /// from it. Empty = the default node. Unknown: connect() fails with -ENOENT naming it.
+  std::string node;
   /// What this client is ("ns-3", "fpctl"); logged by fastpathd.
   std::string client_name = "fastpath-client";
   /// Route lease sent in Hello (protocol 1.1). 0 = the routes and neighbours this client
@@ -65,7 +74,18 @@ struct ServerInfo {
   uint32_t major = 0;
   uint32_t minor = 0;
   std::string daemon_name;
-  std::string node_name;
+  std::string node_name;  ///< the daemon's identity (host name or --node)
+  /// The node the connection is bound to ("default", ...); empty from a server before 1.3.
+  std::string node;
+};
+
+/// What subscribe() asks for.
+struct Subscription {
+  /// The node whose events to deliver; empty = the connection's node (and it follows a
+  /// later bind()).
+  std::string node;
+  /// Every node's events (FastPathEvent::node says whose).
+  bool all_nodes = false;
 };
 
 /// A connection to fastpathd.
@@ -87,43 +107,66 @@ class Client {
 
   /// Sends Hello again with a new node name (connect() already did it once).
   Status hello(const std::string& node_name);
+  /// Binds the connection to another fastpathd node (a new Hello; a route lease moves
+  /// with it). On error the connection stays bound where it was.
+  Status bind(const std::string& node);
+  /// The node the connection is bound to, as the server named it ("default", ...).
+  const std::string& boundNode() const;
   /// The server's answer to the last Hello.
   const ServerInfo& serverInfo() const;
 
+  // Calls acting on one node: `node` empty = the connection's node.
+
   /// Applies one transaction all-or-nothing; returns once forwarding workers see it.
-  Status applyRoutes(const RouteBatch& batch);
-  Status addRoute(const Route& route);
-  Status deleteRoute(const IpPrefix& prefix, bool ignore_missing = false);
+  Status applyRoutes(const RouteBatch& batch, const std::string& node = {});
+  Status addRoute(const Route& route, const std::string& node = {});
+  Status deleteRoute(const IpPrefix& prefix, bool ignore_missing = false,
+                     const std::string& node = {});
   /// Replaces the whole table with `routes` (atomically, chunked if large).
-  Status replaceAllRoutes(const std::vector<Route>& routes);
+  Status replaceAllRoutes(const std::vector<Route>& routes, const std::string& node = {});
   /// The current table (fetched page by page).
-  Result<std::vector<Route>> routes();
+  Result<std::vector<Route>> routes(const std::string& node = {});
 
-  Status addNeighbour(const Neighbour& neighbour);
-  Status deleteNeighbour(const IpAddress& ip, PortId port);
-  Result<std::vector<Neighbour>> neighbours();
+  Status addNeighbour(const Neighbour& neighbour, const std::string& node = {});
+  Status deleteNeighbour(const IpAddress& ip, PortId port, const std::string& node = {});
+  Result<std::vector<Neighbour>> neighbours(const std::string& node = {});
 
-  Result<std::vector<ControlRule>> controlRules();
+  Result<std::vector<ControlRule>> controlRules(const std::string& node = {});
   /// Replaces the complete rule set.
-  Status setControlRules(const std::vector<ControlRule>& rules);
+  Status setControlRules(const std::vector<ControlRule>& rules, const std::string& node = {});
 
-  Result<std::vector<PortInfo>> ports();
-  Result<PortId> portByName(const std::string& ifname);
+  Result<std::vector<PortInfo>> ports(const std::string& node = {});
+  Result<PortId> portByName(const std::string& ifname, const std::string& node = {});
 
   /// Returns a new fd: the client end of the port's control-frame channel
   /// (SOCK_SEQPACKET, one Ethernet frame per message), received via SCM_RIGHTS.
   /// The caller owns it (close() it, or hand it to an ns-3 FdNetDevice).
-  Result<int> openControlChannel(PortId port);
+  Result<int> openControlChannel(PortId port, const std::string& node = {});
 
-  Result<std::vector<CounterSet>> stats();
+  Result<std::vector<CounterSet>> stats(const std::string& node = {});
 
-  /// Starts event delivery (route miss, port up/down, neighbour needed).
-  Status subscribe();
+  /// Starts event delivery (route miss, port up/down, neighbour needed) for the
+  /// connection's node, another node, or all nodes; redone after a reconnect.
+  Status subscribe(const Subscription& what = {});
   /// The next event: a buffered one at once, else waits up to `timeout_ms`
   /// (0 = just poll, < 0 = forever). An empty optional means none arrived in time.
   Result<std::optional<FastPathEvent>> nextEvent(int timeout_ms);
   /// True when events are buffered (fd() may not be readable then).
   bool hasBufferedEvents() const;
+
+  // Nodes and links of the daemon (protocol 1.3). Creating, deleting and changing them
+  // needs an operator (root, the socket's owner, an allowed uid or the daemon's uid):
+  // -EACCES otherwise.
+
+  Status createNode(const NodeSpec& spec);
+  /// Deletes a node with its links; the default node and nodes with interface ports stay.
+  Status deleteNode(const std::string& name);
+  Result<std::vector<NodeInfo>> nodes();
+  /// An empty LinkEndSpec::port is named after the link; a zero MAC is generated.
+  Status createLink(const LinkSpec& spec);
+  Status deleteLink(const std::string& name);
+  Status setLinkState(const std::string& name, bool up);
+  Result<std::vector<LinkInfo>> links();
 
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
   int fd() const;

@@ -303,8 +303,12 @@ bool isPowerOfTwo(uint32_t x) { return x && !(x & (x - 1)); }
 
 uint32_t Config::effectiveUmemFrames() const {
   if (umem_frames) return umem_frames;
-  // Every port's fill ring full plus every TX ring full, plus batches in flight.
-  return uint32_t(ports.size()) * ring_size * 2 + 4 * batch_size;
+  // Every port's fill ring full plus every TX ring full, plus batches in flight, plus the
+  // frames on their way over internal links (a batch per link direction and pass).
+  size_t interfaces = ports.size();
+  for (const auto& n : topology.nodes) interfaces += n.interfaces.size();
+  const size_t links = std::min<size_t>(topology.links.size(), 64);
+  return uint32_t(interfaces * ring_size * 2 + 4 * batch_size + links * 2 * batch_size);
 }
 
 Status parseConfigText(const std::string& text, const std::string& origin, Config* config) {

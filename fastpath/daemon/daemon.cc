@@ -19,13 +19,11 @@ Daemon::~Daemon() { shutdown(); }
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
   if (auto st = checkPrerequisites(config_); !st) return st;
-  if (auto st = startPorts(); !st) {
-    shutdown();
-    return st;
-  }
-  if (auto st = startWorkers(); !st) {
-    shutdown();
-    return st;
+  for (auto step : {&Daemon::startPorts, &Daemon::startWorkers, &Daemon::startTopology}) {
+    if (auto st = (this->*step)(); !st) {
+      shutdown();
+      return st;
+    }
   }
   started_ = true;
   return {};
@@ -33,37 +31,35 @@ Status Daemon::start() {
 
 Status Daemon::startPorts() {
   ports_.clear();
-  std::vector<PortConfig> fib_ports;
-  for (size_t i = 0; i < config_.ports.size(); ++i) {
-    auto p = readPortInfo(config_.ports[i], PortId(i));
+  auto def = addNode(NodeSpec{kDefaultNodeName, "local"});
+  if (!def) return def.error();
+  default_node_ = *def;
+  for (const auto& tn : config_.topology.nodes)
+    if (tn.spec.name != kDefaultNodeName)
+      if (auto n = addNode(tn.spec); !n) return n.error();
+  // Interface ports: the --port ones (the default node's) first, then each node's.
+  std::vector<std::pair<std::string, Node*>> interfaces;
+  for (const auto& name : config_.ports) interfaces.push_back({name, default_node_});
+  for (const auto& tn : config_.topology.nodes)
+    for (const auto& name : tn.interfaces) interfaces.push_back({name, findNode(tn.spec.name)});
+  if (interfaces.size() > kMaxInterfacePorts)
+    return makeError(-ENOSPC, std::to_string(interfaces.size()) + " interface ports; at most " +
+                                  std::to_string(kMaxInterfacePorts));
+  std::map<Node*, std::vector<PortConfig>> fib_ports;
+  for (size_t i = 0; i < interfaces.size(); ++i) {
+    auto p = readPortInfo(interfaces[i].first, PortId(i));
     if (!p) return p.error();
     p->queues = config_.queues;
+    p->node = interfaces[i].second->name();
     ports_.push_back(*p);
-    fib_ports.push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
+    port_node_.push_back(interfaces[i].second);
+    interfaces[i].second->addPort(PortId(i));
+    fib_ports[interfaces[i].second].push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
   }
   port_gone_.assign(ports_.size(), false);
-  auto fib = FibManager::create();
-  if (!fib) return fib.error();
-  fib_ = std::move(fib).value();
-  if (auto st = fib_->setPorts(fib_ports); !st) return st;
-  // Static neighbours first so the static routes are resolved when they appear.
-  auto portId = [&](const std::string& dev) {
-    for (size_t i = 0; i < config_.ports.size(); ++i)
-      if (config_.ports[i] == dev) return PortId(i);
-    return PortId(0);
-  };
-  for (const auto& n : config_.neighbours) {
-    if (auto st = fib_->addNeighbour(Neighbour{n.ip, portId(n.dev), n.mac}); !st)
-      return makeError(st.error().code,
-                       "static neighbour " + n.ip.toString() + ": " + st.error().message);
-  }
-  if (!config_.routes.empty()) {
-    RouteBatch batch;
-    for (const auto& r : config_.routes)
-      batch.add.push_back(Route{r.prefix, r.via, portId(r.dev), r.metric});
-    if (auto st = fib_->applyRoutes(batch); !st)
-      return makeError(st.error().code, "static routes: " + st.error().message);
-  }
+  for (auto& [node, ports] : fib_ports)
+    if (auto st = node->fib().setPorts(ports); !st) return st;
+  if (auto st = staticEntries(*default_node_, config_.routes, config_.neighbours); !st) return st;
   for (auto& p : ports_) {
     ClassifierOptions co;
     co.ifname = p.ifname;
@@ -72,8 +68,9 @@ Status Daemon::startPorts() {
     auto c = Classifier::attach(co);
     if (!c) return c.error();
     p.xdp_mode = (*c)->mode();
-    pr_info("port %u %s: classifier attached (%s XDP), MAC %s, MTU %u", p.id, p.ifname.c_str(),
-            p.xdp_mode.c_str(), p.mac.toString().c_str(), p.mtu);
+    pr_info("port %u %s: classifier attached (%s XDP), MAC %s, MTU %u, node %s", p.id,
+            p.ifname.c_str(), p.xdp_mode.c_str(), p.mac.toString().c_str(), p.mtu,
+            p.node.c_str());
     classifiers_.push_back(std::move(*c));
     auto ch = ControlChannel::create(p.id, p.ifname);
     if (!ch) return ch.error();
@@ -82,10 +79,32 @@ Status Daemon::startPorts() {
   return {};
 }
 
+Status Daemon::staticEntries(Node& node, const std::vector<RouteConfig>& routes,
+                             const std::vector<NeighbourConfig>& neighbours) {
+  // Neighbours first so the routes are resolved when they appear.
+  for (const auto& n : neighbours) {
+    auto port = node.portByName(n.dev);
+    if (!port) return port.error();
+    if (auto st = node.addNeighbour(Neighbour{n.ip, *port, n.mac}); !st)
+      return makeError(st.error().code,
+                       "static neighbour " + n.ip.toString() + ": " + st.error().message);
+  }
+  if (routes.empty()) return {};
+  RouteBatch batch;
+  for (const auto& r : routes) {
+    auto port = node.portByName(r.dev);
+    if (!port) return port.error();
+    batch.add.push_back(Route{r.prefix, r.via, *port, r.metric});
+  }
+  if (auto st = node.applyRoutes(batch); !st)
+    return makeError(st.error().code, "static routes: " + st.error().message);
+  return {};
+}
+
 Status Daemon::startWorkers() {
   const uint32_t np = uint32_t(ports_.size());
   XskMode mode = config_.xsk_mode;
-  if (mode == XskMode::kAuto) {
+  if (mode == XskMode::kAuto && np) {
     mode = xskZeroCopySupported(ports_[0].ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
   }
   std::vector<ControlChannel*> channels;
@@ -126,9 +145,13 @@ Status Daemon::startWorkers() {
     // Each worker limits its own queue: the port's rate and burst are shared out.
     wo.punt_rate = config_.punt_rate / config_.queues;
     wo.punt_burst = std::max<uint64_t>(1, config_.punt_burst / config_.queues);
-    workers_.push_back(std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
-                                                fib_->view(), fib_->epoch()));
+    wo.max_ports = kMaxPorts;
+    auto worker = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
+                                           default_node_->fib().view(), epoch_);
+    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &port_node_[p]->fib().view());
+    workers_.push_back(std::move(worker));
   }
+  link_tables_.resize(workers_.size());
   // Client frames of a port are transmitted by worker 0 (queue 0 of every port): one
   // producer per TX ring.
   std::vector<ControlRelay::Route> routes;
@@ -137,11 +160,33 @@ Status Daemon::startWorkers() {
   if (auto st = relay_->start(); !st) return st;
   for (auto& w : workers_)
     if (auto st = w->start(); !st) return st;
-  pr_info(
-      "fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
-      "batch %u, %u UMEM frames/worker",
-      np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
-      config_.batch_size, config_.effectiveUmemFrames());
+  if (np)
+    pr_info(
+        "fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
+        "batch %u, %u UMEM frames/worker",
+        np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
+        config_.batch_size, config_.effectiveUmemFrames());
+  else
+    pr_info("fastpathd: no interface port, %u worker(s), batch %u, %u UMEM frames/worker",
+            config_.queues, config_.batch_size, config_.effectiveUmemFrames());
+  return {};
+}
+
+Status Daemon::startTopology() {
+  for (const auto& tl : config_.topology.links)
+    if (auto st = createLink(tl.spec); !st)
+      return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tl.line) +
+                                            ": " + st.error().message);
+  for (const auto& tn : config_.topology.nodes)
+    if (auto st = staticEntries(*findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
+      return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tn.line) +
+                                            ": " + st.error().message);
+  if (nodes_.size() > 1 || !links_.empty()) {
+    // Placement: a frame stays on the worker whose queue received it, through every
+    // node and link it crosses; every worker serves every node.
+    pr_info("fastpathd: %zu node(s), %zu link(s), %zu interface port(s); served by %zu worker(s)",
+            nodes_.size(), links_.size(), ports_.size(), workers_.size());
+  }
   return {};
 }
 
@@ -152,7 +197,16 @@ void Daemon::shutdown() {
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
   classifiers_.clear();  // detaches XDP
   channels_.clear();
-  fib_.reset();
+  link_ports_.clear();
+  links_.clear();
+  link_tables_.clear();
+  retired_queues_.clear();
+  free_queues_.clear();
+  queue_pool_.clear();
+  free_link_ports_.clear();
+  port_node_.clear();
+  default_node_ = nullptr;
+  nodes_.clear();
   started_ = false;
 }
 
@@ -174,7 +228,13 @@ Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_contro
     }
   }
   // Final counters, non-zero only: what happened during the run, for logs and benchmarks.
-  for (const auto& cs : stats()) {
+  std::vector<CounterSet> sets;
+  for (const auto& [name, node] : nodes_)
+    for (auto& cs : node->stats())
+      if (name == kDefaultNodeName || cs.scope.rfind("port ", 0) == 0 || cs.scope == "fib")
+        sets.push_back(CounterSet{name == kDefaultNodeName ? cs.scope : name + " " + cs.scope,
+                                  std::move(cs.counters)});
+  for (const auto& cs : sets) {
     std::string line;
     for (const auto& [k, v] : cs.counters)
       if (v) line += " " + k + "=" + std::to_string(v);
@@ -198,7 +258,7 @@ void Daemon::drainEvents() {
       }
       recent_events_[key] = now;
       ++events_delivered_;
-      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address});
+      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, portNodeName(e.port)});
     }
   }
   if (recent_events_.size() > 65536) recent_events_.clear();  // bound the memory
@@ -250,7 +310,6 @@ void Daemon::adjustRtPriority() {
 }
 
 void Daemon::checkLinks() {
-  bool changed = false;
   for (auto& p : ports_) {
     // A port whose name now resolves to no interface, or to another one, is gone for good:
     // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
@@ -281,210 +340,49 @@ void Daemon::checkLinks() {
     }
     if (up == p.up) continue;
     p.up = up;
-    changed = true;
     pr_info("port %u %s is %s", p.id, p.ifname.c_str(), p.up ? "up" : "down");
-    ++events_delivered_;
-    if (sink_)
-      sink_(FastPathEvent{
-          p.up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, p.id, {}});
+    emitPortEvent(p.id, p.up);
+    // Routes through a down port become counted drops instead of frames stuck in its TX ring.
+    if (auto st = port_node_[p.id]->setPortUp(p.id, p.up); !st)
+      pr_warn("ports: publishing up/down state failed: %s", st.error().message.c_str());
   }
-  if (!changed) return;
-  // Routes through a down port become counted drops instead of frames stuck in its TX ring.
-  std::vector<PortConfig> fib_ports = fib_->ports();
-  for (auto& fp : fib_ports) fp.up = ports_[fp.id].up;
-  if (auto st = fib_->setPorts(fib_ports); !st)
-    pr_warn("ports: publishing up/down state failed: %s", st.error().message.c_str());
 }
 
-// ---- ControlBackend ----
+// ---- ControlBackend: the default node ----
 
-Status Daemon::applyRoutes(const RouteBatch& batch) { return fib_->applyRoutes(batch); }
-std::vector<Route> Daemon::routes() const { return fib_->routes(); }
-Status Daemon::addNeighbour(const Neighbour& n) { return fib_->addNeighbour(n); }
+Status Daemon::applyRoutes(const RouteBatch& batch) { return default_node_->applyRoutes(batch); }
+std::vector<Route> Daemon::routes() const { return default_node_->routes(); }
+Status Daemon::addNeighbour(const Neighbour& n) { return default_node_->addNeighbour(n); }
 Status Daemon::deleteNeighbour(const IpAddress& ip, PortId port) {
-  return fib_->deleteNeighbour(ip, port);
+  return default_node_->deleteNeighbour(ip, port);
 }
-std::vector<Neighbour> Daemon::neighbours() const { return fib_->neighbours(); }
-
+std::vector<Neighbour> Daemon::neighbours() const { return default_node_->neighbours(); }
 Status Daemon::setControlRules(const std::vector<ControlRule>& rules) {
-  for (auto& c : classifiers_)
-    if (auto st = c->setRules(rules); !st) return st;
-  std::vector<IpAddress> local;
-  for (const auto& r : rules)
-    if (r.kind == ControlRule::Kind::kLocalAddress) local.push_back(r.address);
-  if (auto st = fib_->setLocalAddresses(local); !st) return st;
-  rules_ = rules;
-  return {};
+  return default_node_->setControlRules(rules);
 }
-
-std::vector<ControlRule> Daemon::controlRules() const { return rules_; }
-
-std::vector<PortInfo> Daemon::ports() const {
-  std::vector<PortInfo> out = ports_;
-  for (auto& p : out) {
-    if (port_gone_[p.id]) continue;  // stays down: its name may now be another interface
-    auto now = readPortInfo(p.ifname, p.id);
-    if (now) p.up = now->up;
-  }
-  return out;
-}
-
+std::vector<ControlRule> Daemon::controlRules() const { return default_node_->controlRules(); }
+std::vector<PortInfo> Daemon::ports() const { return default_node_->ports(); }
 Result<PortId> Daemon::portByName(const std::string& ifname) const {
-  for (const auto& p : ports_)
-    if (p.ifname == ifname) return p.id;
-  return makeError(
-      -ENODEV, "no port named " + ifname + " (fastpathd serves: " + [&] {
-        std::string s;
-        for (const auto& p : ports_) s += (s.empty() ? "" : ", ") + p.ifname;
-        return s;
-      }() + ")");
+  return default_node_->portByName(ifname);
 }
-
 Result<int> Daemon::controlChannelFd(PortId port) {
-  if (port >= channels_.size())
-    return makeError(-ENODEV, "no port " + std::to_string(port) + " (there are " +
-                                  std::to_string(channels_.size()) + ")");
-  return channels_[port]->clientFd();
+  return default_node_->controlChannelFd(port);
 }
-
-void Daemon::releaseControlChannel(PortId port) {
-  if (port >= channels_.size()) return;
-  channels_[port]->detach();
-  pr_info(
-      "port %u %s: its control client is gone; frames for it are counted drops "
-      "(drop_no_control_client) until a client opens the channel again",
-      port, channels_[port]->ifname().c_str());
-}
+void Daemon::releaseControlChannel(PortId port) { default_node_->releaseControlChannel(port); }
+std::vector<CounterSet> Daemon::stats() const { return default_node_->stats(); }
 
 void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
   sink_ = std::move(sink);
 }
 
-std::vector<CounterSet> Daemon::stats() const {
-  std::vector<CounterSet> out;
-  for (const auto& p : ports_) {
-    CounterSet cs;
-    cs.scope = "port " + p.ifname;
-    uint64_t rx = 0, rxb = 0, tx = 0, txb = 0, toc = 0, tocb = 0, ctx = 0, nometa = 0, kicks = 0,
-             kick_err = 0;
-    uint64_t verdict[FP_VERDICT_MAX] = {};
-    uint64_t result[size_t(ForwardResult::kMax)] = {};
-    uint64_t drop[size_t(WorkerDrop::kMax)] = {};
-    xdp_statistics xs{};
-    for (const auto& w : workers_) {
-      const auto& c = w->portCounters(p.id);
-      rx += c.rx_packets.get();
-      rxb += c.rx_bytes.get();
-      tx += c.tx_packets.get();
-      txb += c.tx_bytes.get();
-      toc += c.to_control.get();
-      tocb += c.to_control_bytes.get();
-      ctx += c.ctrl_tx_packets.get();
-      nometa += c.no_meta.get();
-      kicks += c.tx_kicks.get();
-      kick_err += c.tx_kick_errors.get();
-      for (size_t i = 0; i < FP_VERDICT_MAX; ++i) verdict[i] += c.verdict[i].get();
-      for (size_t i = 0; i < size_t(ForwardResult::kMax); ++i) result[i] += c.result[i].get();
-      for (size_t i = 0; i < size_t(WorkerDrop::kMax); ++i) drop[i] += c.drop[i].get();
-      if (auto st = w->socket(p.id).statistics(); st) {
-        xs.rx_dropped += st->rx_dropped;
-        xs.rx_invalid_descs += st->rx_invalid_descs;
-        xs.tx_invalid_descs += st->tx_invalid_descs;
-        xs.rx_ring_full += st->rx_ring_full;
-        xs.rx_fill_ring_empty_descs += st->rx_fill_ring_empty_descs;
-        xs.tx_ring_empty_descs += st->tx_ring_empty_descs;
-      }
-    }
-    auto& v = cs.counters;
-    v = {{"rx_packets", rx},          {"rx_bytes", rxb},   {"tx_packets", tx},
-         {"tx_bytes", txb},           {"to_control", toc}, {"to_control_bytes", tocb},
-         {"ctrl_tx_packets", ctx},    {"no_meta", nometa}, {"tx_kicks", kicks},
-         {"tx_kick_errors", kick_err}};
-    for (size_t i = 0; i < FP_VERDICT_MAX; ++i)
-      v.push_back({std::string("verdict_") + verdictName(unsigned(i)), verdict[i]});
-    for (size_t i = 0; i < size_t(ForwardResult::kMax); ++i)
-      v.push_back({forwardResultName(ForwardResult(i)), result[i]});
-    for (size_t i = 0; i < size_t(WorkerDrop::kMax); ++i)
-      v.push_back({std::string("drop_") + workerDropName(WorkerDrop(i)), drop[i]});
-    v.push_back({"xsk_rx_dropped", xs.rx_dropped});
-    v.push_back({"xsk_rx_invalid_descs", xs.rx_invalid_descs});
-    v.push_back({"xsk_tx_invalid_descs", xs.tx_invalid_descs});
-    v.push_back({"xsk_rx_ring_full", xs.rx_ring_full});
-    v.push_back({"xsk_fill_ring_empty", xs.rx_fill_ring_empty_descs});
-    v.push_back({"xsk_tx_ring_empty", xs.tx_ring_empty_descs});
-    if (p.id < channels_.size()) {
-      const auto& ch = *channels_[p.id];
-      v.push_back({"control_client_attached", ch.attached() ? 1u : 0u});
-      v.push_back({"from_control", ch.from_client.load()});
-      v.push_back({"from_control_bytes", ch.from_client_bytes.load()});
-      v.push_back({"drop_ctrl_tx_queue_full", ch.drop_tx_queue_full.load()});
-      v.push_back({"drop_ctrl_oversize", ch.drop_oversize.load()});
-      v.push_back({"drop_ctrl_runt", ch.drop_runt.load()});
-      v.push_back({"drop_ctrl_stale_at_attach", ch.drop_stale_at_attach.load()});
-    }
-    v.push_back({"punt_rate", config_.punt_rate});
-    v.push_back({"punt_burst", config_.punt_burst});
-    v.push_back({"xsk_zerocopy", p.xsk_mode == "zerocopy" ? 1u : 0u});
-    if (!workers_.empty()) v.push_back({"xsk_tx_budget", workers_[0]->socket(p.id).txBudget()});
-    out.push_back(std::move(cs));
-  }
-  for (const auto& w : workers_) {
-    CounterSet cs;
-    cs.scope = "worker " + std::to_string(w->options().index);
-    const auto& c = w->counters();
-    FrameAccounting a = w->accounting();
-    cs.counters = {{"loops", c.loops.get()},
-                   {"busy_loops", c.busy_loops.get()},
-                   {"idle_polls", c.idle_polls.get()},
-                   {"events", c.events.get()},
-                   {"events_dropped", c.events_dropped.get()},
-                   {"rt_priority", uint64_t(w->rtPriority())},
-                   {"rt_below", uint64_t(w->rtBelow())},
-                   {"rt_boosts", c.rt_boosts.get()},
-                   {"umem_frames", a.total},
-                   {"frames_free", a.free},
-                   {"frames_fill_ring", a.fill_ring},
-                   {"frames_rx_ring", a.rx_ring},
-                   {"frames_tx_ring", a.tx_ring},
-                   {"frames_comp_ring", a.comp_ring},
-                   {"frames_in_kernel", uint64_t(std::max<int64_t>(0, a.inKernel()))},
-                   {"frames_held", a.held},
-                   {"frames_balanced", a.balanced() ? 1u : 0u}};
-    if (w->options().cpu >= 0)
-      cs.counters.push_back({"cpu", uint64_t(w->options().cpu)});  // pinned
-    out.push_back(std::move(cs));
-  }
-  for (const auto& c : classifiers_) {
-    auto st = c->readStats();
-    if (!st) continue;
-    CounterSet cs;
-    cs.scope = "classifier " + c->ifname();
-    for (unsigned i = 0; i < FP_VERDICT_MAX; ++i)
-      cs.counters.push_back({std::string(verdictName(i)), st->verdict[i].packets});
-    for (unsigned i = 0; i < FP_REASON_MAX; ++i)
-      cs.counters.push_back({std::string(reasonName(i)), st->reason[i].packets});
-    out.push_back(std::move(cs));
-  }
-  if (fib_) {
-    auto fc = fib_->counters();
-    out.push_back(CounterSet{"fib",
-                             {{"routes_v4", fc.routes_v4},
-                              {"routes_v6", fc.routes_v6},
-                              {"next_hops", fc.next_hops},
-                              {"neighbours", fc.neighbours},
-                              {"batches_applied", fc.batches_applied},
-                              {"batches_rejected", fc.batches_rejected},
-                              {"route_updates", fc.route_updates},
-                              {"sync_timeouts", fc.sync_timeouts}}});
-  }
-  out.push_back(
-      CounterSet{"events", {{"delivered", events_delivered_}, {"suppressed", events_suppressed_}}});
-  return out;
-}
-
 std::string Daemon::statsLine() {
   std::string s = "stats:";
-  for (const auto& cs : stats()) {
+  std::vector<CounterSet> sets;
+  for (const auto& [name, node] : nodes_)
+    for (PortId p : node->portIds())
+      sets.push_back(portCounters(
+          p, (name == kDefaultNodeName ? "" : name + "/") + portInfo(p).ifname));
+  for (const auto& cs : sets) {
     if (cs.scope.rfind("port ", 0) != 0) continue;
     uint64_t rx = 0, tx = 0, toc = 0, drops = 0;
     for (const auto& [k, v] : cs.counters) {

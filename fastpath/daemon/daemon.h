@@ -14,9 +14,12 @@
 #include <vector>
 
 #include "daemon/config.h"
+#include "daemon/node.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
+#include "link/link_ports.h"
 #include "table/fib_manager.h"
+#include "userspace_classifier.h"
 #include "worker/control_channel.h"
 #include "worker/worker.h"
 
@@ -26,6 +29,9 @@ namespace fastpath {
 /// missing and allowed), every port present, enough queues. Clear message on failure.
 Status checkPrerequisites(const Config& config);
 
+/// The data plane of one fastpathd: nodes (forwarding contexts, "default" always exists),
+/// their interface ports and the links between them, served by the workers. Its own
+/// ControlBackend methods are the default node's; node(NAME) gives any other.
 class Daemon : public ControlBackend {
  public:
   explicit Daemon(Config config);
@@ -57,7 +63,7 @@ class Daemon : public ControlBackend {
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 
-  // ControlBackend
+  // ControlBackend: the default node's (the node a client that names none talks to)
   Status applyRoutes(const RouteBatch& batch) override;
   std::vector<Route> routes() const override;
   Status addNeighbour(const Neighbour& n) override;
@@ -71,27 +77,89 @@ class Daemon : public ControlBackend {
   Result<int> controlChannelFd(PortId port) override;
   void releaseControlChannel(PortId port) override;
   void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
+  Result<ControlBackend*> node(const std::string& name) override;
+  Status createNode(const NodeSpec& spec) override;
+  Status deleteNode(const std::string& name) override;
+  std::vector<NodeInfo> nodes() const override;
+  Status createLink(const LinkSpec& spec) override;
+  Status deleteLink(const std::string& name) override;
+  Status setLinkState(const std::string& name, bool up) override;
+  std::vector<LinkInfo> links() const override;
+
+  // For the nodes: what a Node does with its ports (daemon-wide resources).
+  Node* findNode(const std::string& name) const;
+  Node& defaultNode() { return *default_node_; }
+  /// The port as it is now (interface: flags read again), with its node and link.
+  PortInfo portInfo(PortId port) const;
+  /// The port's counters (all workers), scope "port <scope_name>".
+  CounterSet portCounters(PortId port, const std::string& scope_name) const;
+  /// Daemon-wide sets: workers, events (the default node's stats include them).
+  std::vector<CounterSet> daemonCounters() const;
+  /// The node's rules on its interface ports' classifiers and link ports' twins.
+  Status applyNodeRules(Node& node, const std::vector<ControlRule>& rules);
+  Result<int> portChannelFd(PortId port);
+  void releasePortChannel(PortId port);
 
   // For tests and the stats line.
   const Config& config() const { return config_; }
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
-  FibManager& fib() { return *fib_; }
+  FibManager& fib() { return default_node_->fib(); }
   uint64_t eventsDelivered() const { return events_delivered_; }
   uint64_t eventsSuppressed() const { return events_suppressed_; }
 
  private:
+  struct LinkPort {
+    PortInfo info;
+    PortId peer = 0;
+    Node* node = nullptr;
+    LinkState* state = nullptr;
+    std::unique_ptr<UserspaceClassifier> classifier;
+    std::unique_ptr<ControlChannel> channel;  ///< created when a client first opens it
+    std::vector<LinkQueue*> inbound;          ///< per worker: frames arriving here
+  };
+  struct Link {
+    std::string name;
+    PortId a = 0, b = 0;
+    std::unique_ptr<LinkState> state;
+  };
+
   Status startPorts();
   Status startWorkers();
+  /// Links, then the topology file's routes and neighbours (after the workers exist).
+  Status startTopology();
+  Result<Node*> addNode(const NodeSpec& spec);
+  Status staticEntries(Node& node, const std::vector<RouteConfig>& routes,
+                       const std::vector<NeighbourConfig>& neighbours);
+  Result<std::unique_ptr<UserspaceClassifier>> linkClassifier(const MacAddress& mac,
+                                                             const std::vector<ControlRule>& rules);
+  LinkQueue* takeQueue();
+  /// Gives every worker a new link port table, waits for the workers to take it
+  /// (epoch), recycles queues they drained.
+  void publishLinkTables();
+  std::string portNodeName(PortId port) const;
+  void emitPortEvent(PortId port, bool up);
 
   Config config_;
-  std::vector<PortInfo> ports_;
+  EpochDomain epoch_;  ///< one domain for every node's table and the link tables
+  std::vector<PortInfo> ports_;  ///< interface ports, index = PortId
   std::vector<bool> port_gone_;  ///< interface deleted or replaced since start
-  std::unique_ptr<FibManager> fib_;
+  std::map<std::string, std::unique_ptr<Node>> nodes_;
+  Node* default_node_ = nullptr;
+  uint32_t next_node_id_ = 0;
+  std::vector<Node*> port_node_;  ///< interface ports: their node
+  std::map<PortId, LinkPort> link_ports_;
+  std::map<std::string, Link> links_;
+  std::vector<PortId> free_link_ports_;  ///< reusable ids (highest first)
+  std::vector<std::unique_ptr<LinkQueue>> queue_pool_;
+  std::vector<LinkQueue*> free_queues_;
+  std::vector<std::pair<uint32_t, LinkQueue*>> retired_queues_;  ///< (worker, queue)
+  std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
+  uint64_t link_table_version_ = 0;
+  uint32_t next_link_mac_ = 1;
   std::vector<std::unique_ptr<Classifier>> classifiers_;
   std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<ControlRelay> relay_;
-  std::vector<ControlRule> rules_;
   std::function<void(const FastPathEvent&)> sink_;
   std::map<std::string, std::chrono::steady_clock::time_point> recent_events_;
   uint64_t events_delivered_ = 0;

@@ -101,7 +101,8 @@ Status checkPrerequisites(const Config& config) {
                                     ": lower --queues or add channels (ethtool -L)");
     if (!p->up) pr_warn("port %s is down; frames will flow once it is up", p->ifname.c_str());
   }
-  return {};
+  return checkTopologyInterfaces(config.topology,
+                                 config.topology_file.empty() ? "topology" : config.topology_file);
 }
 
 std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames) {

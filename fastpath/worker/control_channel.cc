@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -60,76 +61,143 @@ Result<int> ControlChannel::clientFd() {
   return fd;
 }
 
-ControlRelay::ControlRelay(std::vector<Route> routes) : routes_(std::move(routes)) {}
+ControlRelay::ControlRelay(std::vector<Route> routes) {
+  for (const auto& r : routes) routes_.push_back(std::make_unique<Route>(r));
+}
 
 ControlRelay::~ControlRelay() {
   stop();
-  if (stop_fd_ >= 0) close(stop_fd_);
+  if (wake_fd_ >= 0) close(wake_fd_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+Status ControlRelay::watch(Route* r) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = r;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, r->channel->daemonFd(), &ev) != 0)
+    return makeError(-errno, "control relay: epoll_ctl(" + r->channel->ifname() +
+                                 "): " + std::strerror(errno));
+  return {};
 }
 
 Status ControlRelay::start() {
-  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (stop_fd_ < 0)
-    return makeError(-errno, std::string("control relay: eventfd: ") + std::strerror(errno));
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (wake_fd_ < 0 || epoll_fd_ < 0)
+    return makeError(-errno, std::string("control relay: eventfd/epoll: ") + std::strerror(errno));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // the wake-up eventfd
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0)
+    return makeError(-errno, std::string("control relay: epoll_ctl: ") + std::strerror(errno));
+  for (auto& r : routes_)
+    if (auto st = watch(r.get()); !st) return st;
   thread_ = std::thread([this] { run(); });
   return {};
 }
 
+void ControlRelay::wakeAndWait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t want = ++requested_;
+  uint64_t one = 1;
+  if (write(wake_fd_, &one, sizeof(one)) < 0)
+    pr_warn("control relay: eventfd write: %s", std::strerror(errno));
+  if (!thread_.joinable()) return;
+  cv_.wait(lock, [&] { return acknowledged_ >= want || done_; });
+}
+
 void ControlRelay::stop() {
   if (!thread_.joinable()) return;
+  stop_.store(true, std::memory_order_release);
   uint64_t one = 1;
-  if (write(stop_fd_, &one, sizeof(one)) < 0)
+  if (write(wake_fd_, &one, sizeof(one)) < 0)
     pr_warn("control relay: eventfd write: %s", std::strerror(errno));
   thread_.join();
 }
 
+Status ControlRelay::addChannel(ControlChannel* channel, SpscRing<ControlTxFrame>* queue) {
+  auto r = std::make_unique<Route>(Route{channel, queue});
+  if (epoll_fd_ >= 0)
+    if (auto st = watch(r.get()); !st) return st;
+  routes_.push_back(std::move(r));
+  return {};
+}
+
+void ControlRelay::removeChannel(ControlChannel* channel) {
+  for (auto it = routes_.begin(); it != routes_.end(); ++it) {
+    if ((*it)->channel != channel) continue;
+    if (epoll_fd_ >= 0) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, channel->daemonFd(), nullptr);
+    // The relay may hold the route from an epoll_wait that returned before the DEL: it
+    // acknowledges the wake-up only after it handled every event of that batch.
+    wakeAndWait();
+    routes_.erase(it);
+    return;
+  }
+}
+
+void ControlRelay::drain(Route& r, uint8_t* scratch) {
+  ControlChannel* ch = r.channel;
+  // Drain up to a bounded number of messages per wakeup so one busy client cannot
+  // starve the others.
+  for (int k = 0; k < 256; ++k) {
+    ControlTxFrame* slot = r.queue->claim();
+    uint8_t* buf = slot ? slot->data : scratch;
+    // One extra byte detects frames larger than a slot (MSG_TRUNC gives the real size).
+    ssize_t len = recv(ch->daemonFd(), buf, slot ? kControlFrameMax : kControlFrameMax + 1,
+                       MSG_DONTWAIT | MSG_TRUNC);
+    if (len < 0) break;  // EAGAIN: drained
+    if (len == 0) break;
+    if (size_t(len) > kControlFrameMax) {
+      ch->drop_oversize.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    if (len < 14) {
+      ch->drop_runt.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    if (!slot) {
+      ch->drop_tx_queue_full.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    slot->port = ch->port();
+    slot->len = uint32_t(len);
+    r.queue->publish();
+    ch->from_client.fetch_add(1, std::memory_order_relaxed);
+    ch->from_client_bytes.fetch_add(uint64_t(len), std::memory_order_relaxed);
+  }
+}
+
 void ControlRelay::run() {
-  std::vector<pollfd> fds;
-  for (const auto& r : routes_) fds.push_back({r.channel->daemonFd(), POLLIN, 0});
-  fds.push_back({stop_fd_, POLLIN, 0});
+  constexpr int kEvents = 64;
+  epoll_event events[kEvents];
   uint8_t scratch[kControlFrameMax + 1];
   for (;;) {
-    for (auto& p : fds) p.revents = 0;
-    int n = poll(fds.data(), fds.size(), -1);
+    int n = epoll_wait(epoll_fd_, events, kEvents, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
-      pr_err("control relay: poll: %s", std::strerror(errno));
-      return;
+      pr_err("control relay: epoll_wait: %s", std::strerror(errno));
+      break;
     }
-    if (fds.back().revents) return;
-    for (size_t i = 0; i < routes_.size(); ++i) {
-      if (!(fds[i].revents & POLLIN)) continue;
-      ControlChannel* ch = routes_[i].channel;
-      // Drain up to a bounded number of messages per wakeup so one busy client cannot
-      // starve the others.
-      for (int k = 0; k < 256; ++k) {
-        ControlTxFrame* slot = routes_[i].queue->claim();
-        uint8_t* buf = slot ? slot->data : scratch;
-        // One extra byte detects frames larger than a slot (MSG_TRUNC gives the real size).
-        ssize_t len = recv(ch->daemonFd(), buf, slot ? kControlFrameMax : sizeof(scratch),
-                           MSG_DONTWAIT | MSG_TRUNC);
-        if (len < 0) break;  // EAGAIN: drained
-        if (len == 0) break;
-        if (size_t(len) > kControlFrameMax) {
-          ch->drop_oversize.fetch_add(1, std::memory_order_relaxed);
-          continue;
-        }
-        if (len < 14) {
-          ch->drop_runt.fetch_add(1, std::memory_order_relaxed);
-          continue;
-        }
-        if (!slot) {
-          ch->drop_tx_queue_full.fetch_add(1, std::memory_order_relaxed);
-          continue;
-        }
-        slot->port = ch->port();
-        slot->len = uint32_t(len);
-        routes_[i].queue->publish();
-        ch->from_client.fetch_add(1, std::memory_order_relaxed);
-        ch->from_client_bytes.fetch_add(uint64_t(len), std::memory_order_relaxed);
-      }
+    bool woken = false;
+    for (int i = 0; i < n; ++i) {
+      if (!events[i].data.ptr)
+        woken = true;
+      else
+        drain(*static_cast<Route*>(events[i].data.ptr), scratch);
     }
+    if (!woken) continue;
+    uint64_t v;
+    if (read(wake_fd_, &v, sizeof(v)) < 0 && errno != EAGAIN)
+      pr_warn("control relay: eventfd read: %s", std::strerror(errno));
+    if (stop_.load(std::memory_order_acquire)) break;
+    std::lock_guard<std::mutex> lock(mu_);
+    acknowledged_ = requested_;
+    cv_.notify_all();
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  done_ = true;
+  cv_.notify_all();
 }
 
 }  // namespace fastpath

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -74,8 +76,10 @@ class ControlChannel {
   std::atomic<bool> attached_{false};
 };
 
-/// The relay thread: polls fastpathd's end of every channel and queues what clients write
-/// to the owning worker. One producer per queue (this thread), so the queues stay SPSC.
+/// The relay thread: waits (epoll) on fastpathd's end of every channel and queues what
+/// clients write to the owning worker. One producer per queue (this thread), so the queues
+/// stay SPSC. Channels come and go at run time (link ports get theirs when a client first
+/// opens it), from the control thread.
 class ControlRelay {
  public:
   struct Route {
@@ -86,11 +90,25 @@ class ControlRelay {
   ~ControlRelay();
   Status start();
   void stop();
+  /// Control thread: relays the channel's client frames to `queue` from now on.
+  Status addChannel(ControlChannel* channel, SpscRing<ControlTxFrame>* queue);
+  /// Control thread: stops relaying the channel; returns once the relay thread no longer
+  /// touches it (the channel may then be destroyed).
+  void removeChannel(ControlChannel* channel);
 
  private:
   void run();
-  std::vector<Route> routes_;
-  int stop_fd_ = -1;  // eventfd
+  Status watch(Route* r);
+  void drain(Route& r, uint8_t* scratch);
+  void wakeAndWait();
+  std::vector<std::unique_ptr<Route>> routes_;  // control thread; addresses stable
+  int wake_fd_ = -1;   // eventfd: stop, or acknowledge a removal
+  int epoll_fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t requested_ = 0, acknowledged_ = 0;  // guarded by mu_
+  bool done_ = false;                          // guarded by mu_
   std::thread thread_;
 };
 

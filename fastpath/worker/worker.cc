@@ -4,6 +4,8 @@
 // When the loop runs is worker_schedule.cc; punts and events are worker_punt.cc.
 #include "worker/worker.h"
 
+#include "userspace_classifier.h"
+
 #include <sys/socket.h>
 #include <time.h>
 
@@ -25,6 +27,10 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kCtrlTxRingFull: return "ctrl_tx_ring_full";
     case WorkerDrop::kPuntRateLimited: return "punt_rate_limited";
     case WorkerDrop::kPuntHeadroom: return "punt_headroom";
+    case WorkerDrop::kLinkDown: return "link_down";
+    case WorkerDrop::kLinkQueueFull: return "link_queue_full";
+    case WorkerDrop::kLinkClassifier: return "link_classifier";
+    case WorkerDrop::kLinkPass: return "link_pass";
     case WorkerDrop::kMax: break;
   }
   return "unknown";
@@ -40,7 +46,8 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       fib_(fib),
       epoch_(epoch),
       book_(&umem_->pool()),
-      port_counters_(new WorkerPortCounters[sockets_.size()]),
+      max_ports_(std::max<uint32_t>(options.max_ports, uint32_t(sockets_.size()))),
+      port_counters_(new WorkerPortCounters[max_ports_]),
       ctrl_tx_(options.ctrl_tx_queue),
       events_(options.event_queue) {
   const size_t np = sockets_.size();
@@ -59,11 +66,9 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   idx4_.resize(options_.batch_size);
   tx_pending_.assign(np, 0);
   tx_out_.assign(np, 0);
-  punt_bucket_.assign(np, TokenBucket(options_.punt_rate, options_.punt_burst));
-  headroom_limit_.assign(np, 0);
-  for (PortId p = 0; p < PortId(np) && p < channels_.size(); ++p)
-    if (channels_[p] && options_.punt_headroom)
-      headroom_limit_[p] = channels_[p]->sendBufferBytes() / 4 * 3;
+  punt_bucket_.assign(max_ports_, TokenBucket(options_.punt_rate, options_.punt_burst));
+  port_fib_.assign(np, &fib);
+  link_rx_.resize(options_.batch_size);
   publishAccounting();
 }
 
@@ -77,6 +82,7 @@ void Worker::publishAccounting() {
   acct_lent_rx_.store(book_.lentRx(), std::memory_order_relaxed);
   acct_lent_tx_.store(book_.lentTx(), std::memory_order_relaxed);
   acct_held_.store(book_.held(), std::memory_order_relaxed);
+  acct_in_link_.store(book_.inLink(), std::memory_order_relaxed);
   acct_seq_.store(s + 2, std::memory_order_release);
 }
 
@@ -90,6 +96,7 @@ FrameAccounting Worker::accounting() const {
     a.lent_rx = acct_lent_rx_.load(std::memory_order_relaxed);
     a.lent_tx = acct_lent_tx_.load(std::memory_order_relaxed);
     a.held = acct_held_.load(std::memory_order_relaxed);
+    a.in_link = acct_in_link_.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (acct_seq_.load(std::memory_order_relaxed) == s1) break;
   }
@@ -165,21 +172,9 @@ uint32_t Worker::receive(PortId p) {
     return 0;
   }
   book_.receivedFromRx(n);
-  punt_bucket_[p].refill(now_ns_);
-  WorkerPortCounters& pc = port_counters_[p];
-  FramePool& pool = umem_->pool();
-  const FibView& fib = fib_;
-  const uint32_t nports = uint32_t(sockets_.size());
-  uint64_t bytes = 0;
-  uint32_t result_count[size_t(ForwardResult::kMax)] = {};
-  uint32_t verdict_count[FP_VERDICT_MAX] = {};
-
-  // Pass 1: descriptors, metadata and the route lookups of the whole batch. The IPv4
-  // destinations are gathered and looked up with one bulk LPM call (its lookups are
-  // independent, so a large table's cache misses overlap instead of stalling each frame in
-  // turn); frames a few ahead are prefetched (metadata line and header line).
+  // Descriptors and metadata of the whole batch; frames a few ahead are prefetched
+  // (metadata line and header line) for the lookups that follow.
   RxFrame* rx = rx_batch_.data();
-  uint32_t n4 = 0;
   constexpr uint32_t kAhead = 4;
   auto prefetchFrame = [&](uint32_t i) {
     const uint8_t* f =
@@ -194,20 +189,78 @@ uint32_t Worker::receive(PortId p) {
     RxFrame& f = rx[i];
     f.addr = xsk_umem__add_offset_to_addr(d->addr);
     f.len = d->len;
-    bytes += f.len;
-    const uint8_t* pkt = umem_->data(f.addr);
     // The classifier wrote fp_xdp_meta with bpf_xdp_adjust_meta(); AF_XDP copied it just
     // in front of the frame, inside the kernel's XDP_PACKET_HEADROOM.
-    std::memcpy(&f.meta, pkt - sizeof(f.meta), sizeof(f.meta));
+    std::memcpy(&f.meta, umem_->data(f.addr) - sizeof(f.meta), sizeof(f.meta));
+  }
+  // The descriptors are copied: the kernel may reuse the RX slots (the frames stay ours).
+  xsk_ring_cons__release(&s.rx, n);
+  cur_channel_ = p < channels_.size() ? channels_[p] : nullptr;
+  process(p, n, *port_fib_[p]);
+  return n;
+}
+
+uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
+  uint32_t n = slot.inbound->pop(link_rx_.data(), options_.batch_size);
+  if (!n) return 0;
+  book_.linkToHeld(n);
+  const PortId p = slot.port;
+  WorkerPortCounters& pc = port_counters_[p];
+  FramePool& pool = umem_->pool();
+  // The userspace twin of the XDP classifier decides what the program decides at a NIC;
+  // what it drops never reaches the batch (counted per reason, as the program counts).
+  RxFrame* rx = rx_batch_.data();
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const LinkFrame& lf = link_rx_[i];
+    const fp_xdp_meta meta = slot.classifier->classify(umem_->data(lf.addr), lf.len);
+    if (meta.reason < FP_REASON_MAX) pc.reason[meta.reason].add(1);
+    if (meta.verdict == FP_VERDICT_DROP || meta.verdict == FP_VERDICT_PASS) {
+      pc.rx_packets.add(1);
+      pc.rx_bytes.add(lf.len);
+      pc.verdict[meta.verdict].add(1);
+      pc.drop[size_t(meta.verdict == FP_VERDICT_DROP ? WorkerDrop::kLinkClassifier
+                                                     : WorkerDrop::kLinkPass)]
+          .add(1);
+      pool.give(lf.addr);
+      book_.heldToFree(1);
+      continue;
+    }
+    rx[m].addr = lf.addr;
+    rx[m].len = lf.len;
+    rx[m].meta = meta;
+    ++m;
+  }
+  cur_channel_ = slot.channel;
+  if (m) process(p, m, *slot.fib);
+  return n;
+}
+
+void Worker::process(PortId p, uint32_t n, const FibView& fib) {
+  punt_bucket_[p].refill(now_ns_);
+  WorkerPortCounters& pc = port_counters_[p];
+  FramePool& pool = umem_->pool();
+  const uint32_t nports = uint32_t(sockets_.size());
+  uint64_t bytes = 0;
+  uint32_t result_count[size_t(ForwardResult::kMax)] = {};
+  uint32_t verdict_count[FP_VERDICT_MAX] = {};
+
+  // Pass 1: the route lookups of the whole batch. The IPv4 destinations are gathered and
+  // looked up with one bulk LPM call (its lookups are independent, so a large table's
+  // cache misses overlap instead of stalling each frame in turn).
+  RxFrame* rx = rx_batch_.data();
+  uint32_t n4 = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    RxFrame& f = rx[i];
+    bytes += f.len;
     f.route = nullptr;
     if (f.meta.magic != FP_META_MAGIC) continue;
+    const uint8_t* pkt = umem_->data(f.addr);
     if (routeDestination4(pkt, f.len, f.meta, &dst4_[n4]))
       idx4_[n4++] = i;
     else
       f.route = lookupRoute(pkt, f.len, f.meta, fib);  // IPv6, or no route to look up
   }
-  // The descriptors are copied: the kernel may reuse the RX slots (the frames stay ours).
-  xsk_ring_cons__release(&s.rx, n);
   if (n4) {
     fib.nextHops4(dst4_.data(), nh4_.data(), n4);
     for (uint32_t j = 0; j < n4; ++j) rx[idx4_[j]].route = fib.route(nh4_[j]);
@@ -234,13 +287,17 @@ uint32_t Worker::receive(PortId p) {
     ++result_count[size_t(dec.result)];
     switch (dec.result) {
       case ForwardResult::kForward: {
-        if (dec.egress >= nports) [[unlikely]] {
-          pc.drop[size_t(WorkerDrop::kNoEgress)].add(1);
-          pool.give(addr);
-          book_.heldToFree(1);
+        if (dec.egress < nports) [[likely]] {
+          stageTx(dec.egress, addr, len);  // the same frame: a descriptor move, no copy
           break;
         }
-        stageTx(dec.egress, addr, len);  // the same frame: a descriptor move, no copy
+        if (dec.egress >= kFirstLinkPort && dec.egress < max_ports_) {
+          linkTransmit(dec.egress, addr, len);  // to the peer node: no copy either
+          break;
+        }
+        pc.drop[size_t(WorkerDrop::kNoEgress)].add(1);
+        pool.give(addr);
+        book_.heldToFree(1);
         break;
       }
       case ForwardResult::kDropPortDown:
@@ -285,7 +342,49 @@ uint32_t Worker::receive(PortId p) {
   for (size_t v = 0; v < FP_VERDICT_MAX; ++v)
     if (verdict_count[v]) pc.verdict[v].add(verdict_count[v]);
   flushPunts(p);
-  return n;
+}
+
+void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
+  WorkerPortCounters& pc = port_counters_[egress];
+  const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
+  WorkerDrop why = WorkerDrop::kMax;
+  if (!slot)
+    why = WorkerDrop::kNoEgress;
+  else if (!slot->state->up.load(std::memory_order_relaxed))
+    why = WorkerDrop::kLinkDown;
+  else if (!slot->to_peer->push(addr, len))
+    why = WorkerDrop::kLinkQueueFull;
+  if (why != WorkerDrop::kMax) {
+    pc.drop[size_t(why)].add(1);
+    umem_->pool().give(addr);
+    book_.heldToFree(1);
+    return;
+  }
+  book_.heldToLink(1);
+  pc.tx_packets.add(1);
+  pc.tx_bytes.add(len);
+}
+
+void Worker::switchLinkPorts() {
+  const LinkPortTable* t = link_ports_.load(std::memory_order_acquire);
+  if (!t || t->version == links_version_) return;
+  // Versions, not pointers, tell tables apart: a new table may reuse a freed one's address.
+  FramePool& pool = umem_->pool();
+  for (LinkQueue* q : t->retired) {
+    if (q->drained.load(std::memory_order_acquire)) continue;
+    LinkFrame f;
+    uint32_t k = 0;
+    while (q->pop(&f, 1)) {
+      pool.give(f.addr);
+      ++k;
+    }
+    book_.linkToFree(k);
+    counters_.link_frames_discarded.add(k);
+    q->drained.store(true, std::memory_order_release);
+  }
+  links_ = t;
+  links_version_ = t->version;
+  counters_.link_tables.add(1);
 }
 
 uint32_t Worker::transmitControl() {
@@ -297,13 +396,19 @@ uint32_t Worker::transmitControl() {
     ControlTxFrame* f = ctrl_tx_.front();
     if (!f) break;
     // The relay only queues frames of real ports and of at most kControlFrameMax bytes.
-    if (f->port < nports && f->len <= max_len) {
+    const bool link = f->port >= kFirstLinkPort && f->port < max_ports_;
+    if ((f->port < nports || link) && f->len <= max_len) {
       uint64_t addr;
       if (pool.take(&addr)) {
         book_.takenFromPool(1);
         std::memcpy(umem_->data(addr), f->data, f->len);
-        stageTx(f->port, addr, f->len);
         port_counters_[f->port].ctrl_tx_packets.add(1);
+        // A link port's client frames (ARP, routing protocol) travel over the link as data
+        // does, to be classified at the peer end.
+        if (link)
+          linkTransmit(f->port, addr, f->len);
+        else
+          stageTx(f->port, addr, f->len);
       } else {
         port_counters_[f->port].drop[size_t(WorkerDrop::kCtrlTxNoFrame)].add(1);
       }
@@ -387,10 +492,15 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  switchLinkPorts();
   for (PortId p = 0; p < np; ++p) drainCompletions(p);
   for (PortId p = 0; p < np; ++p) refill(p);
   for (PortId p = 0; p < np; ++p) work += receive(p);
   work += transmitControl();
+  // Link ports: frames sent to them in this pass (or left over, beyond a batch) are
+  // received at the peer end now; what that forwards on is staged or queued again.
+  if (links_)
+    for (const LinkPortSlot& slot : links_->slots) work += receiveLink(slot);
   bool pending = false;
   for (PortId p = 0; p < np; ++p) {
     kick(p);

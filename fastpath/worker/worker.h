@@ -20,6 +20,7 @@
 
 #include "fastpath/control_backend.h"
 #include "fp_abi.h"
+#include "link/link_ports.h"
 #include "table/epoch.h"
 #include "table/fib_manager.h"
 #include "table/forward.h"
@@ -45,6 +46,10 @@ enum class WorkerDrop : uint8_t {
   kCtrlTxRingFull,      ///< "ctrl_tx_ring_full"
   kPuntRateLimited,     ///< "punt_rate_limited": over --punt-rate (never CONTROL frames)
   kPuntHeadroom,        ///< "punt_headroom": channel 3/4 full, the rest kept for CONTROL
+  kLinkDown,            ///< "link_down": sent on a link port whose link is down
+  kLinkQueueFull,       ///< "link_queue_full": the link's queue toward the peer had no room
+  kLinkClassifier,      ///< "link_classifier": the userspace classifier's DROP (per reason)
+  kLinkPass,            ///< "link_pass": a PASS rule matched on a link port (no kernel there)
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);
@@ -66,6 +71,7 @@ struct alignas(64) WorkerPortCounters {
   Counter ctrl_tx_packets;                      ///< client frames transmitted on this port
   Counter no_meta;                              ///< frames without classifier metadata (punted)
   Counter verdict[FP_VERDICT_MAX];              ///< classifier verdicts seen
+  Counter reason[FP_REASON_MAX];  ///< link ports: the userspace classifier's reasons
   Counter result[size_t(ForwardResult::kMax)];  ///< forwarding decisions (DATA frames)
   Counter drop[size_t(WorkerDrop::kMax)];
   Counter tx_kicks, tx_kick_errors;
@@ -74,6 +80,8 @@ struct alignas(64) WorkerPortCounters {
 struct alignas(64) WorkerCounters {
   Counter loops, busy_loops, idle_polls, events, events_dropped;
   Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
+  Counter link_tables;             ///< link port tables switched to
+  Counter link_frames_discarded;   ///< frames queued on links when they were deleted
 };
 
 /// An event for the control thread (route miss, neighbour needed).
@@ -101,6 +109,9 @@ struct WorkerOptions {
   bool punt_headroom = true;
   uint32_t ctrl_tx_queue = 256;
   uint32_t event_queue = 1024;
+  /// Port ids the worker keeps counters for: interface ports are the sockets' indexes,
+  /// link ports [kFirstLinkPort, max_ports). 0: the sockets only (no link ports).
+  uint32_t max_ports = 0;
 };
 
 class Worker {
@@ -119,6 +130,22 @@ class Worker {
   void stop();
 
   const WorkerOptions& options() const { return options_; }
+  /// The table of interface port `p`'s node (default: the constructor's). Before start().
+  void setPortFib(PortId p, const FibView* fib) { port_fib_[p] = fib; }
+  /// Control thread: the link ports this worker serves from its next pass on. The table
+  /// must stay valid until an epoch synchronize() that started after the next publish.
+  void publishLinkPorts(const LinkPortTable* table) {
+    link_ports_.store(table, std::memory_order_release);
+  }
+  /// Control thread: zeroes a port id's counters before the id is reused (only while no
+  /// published table has the port, after an epoch synchronize).
+  void resetPortCounters(PortId p) {
+    if (p >= max_ports_) return;
+    port_counters_[p].~WorkerPortCounters();
+    new (&port_counters_[p]) WorkerPortCounters();
+  }
+  /// Highest port id + 1 with counters.
+  uint32_t maxPorts() const { return max_ports_; }
   /// Switches the running worker to SCHED_FIFO `priority`, or back to SCHED_OTHER with 0.
   /// Any thread. A real-time worker sleeps after fewer empty loops.
   /// `below` > 0 (adaptive): the worker normally runs at SCHED_FIFO `below` (under the
@@ -131,7 +158,7 @@ class Worker {
   int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
   /// The adaptive base priority (0: fixed priority).
   int rtBelow() const { return rt_below_.load(std::memory_order_relaxed); }
-  size_t portCount() const { return sockets_.size(); }
+  size_t portCount() const { return sockets_.size(); }  ///< interface ports
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
   const WorkerCounters& counters() const { return counters_; }
@@ -158,6 +185,14 @@ class Worker {
   void drainCompletions(PortId p);
   void refill(PortId p);
   uint32_t receive(PortId p);
+  /// Frames waiting at a link port: classified in userspace, then as receive().
+  uint32_t receiveLink(const LinkPortSlot& slot);
+  /// The received batch rx_batch_[0..n) of port `p`: lookups, verdicts, decisions.
+  void process(PortId p, uint32_t n, const FibView& fib);
+  /// A held frame out of link port `egress` (its peer's queue), or a counted drop.
+  void linkTransmit(PortId egress, uint64_t addr, uint32_t len);
+  /// Switches to the newest link port table; drains the queues of deleted links.
+  void switchLinkPorts();
   uint32_t transmitControl();
   void kick(PortId p);
   /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
@@ -179,6 +214,13 @@ class Worker {
   std::vector<ControlChannel*> channels_;
   const FibView& fib_;
   EpochDomain& epoch_;
+  uint32_t max_ports_ = 0;
+  std::vector<const FibView*> port_fib_;  // per interface port: its node's table
+  std::atomic<const LinkPortTable*> link_ports_{nullptr};
+  const LinkPortTable* links_ = nullptr;  // worker thread: the table in use
+  uint64_t links_version_ = 0;
+  std::vector<LinkFrame> link_rx_;  // one link port's batch
+  ControlChannel* cur_channel_ = nullptr;  // the channel of the port being processed
   FrameBook book_;
   std::unique_ptr<WorkerPortCounters[]> port_counters_;
   WorkerCounters counters_;
@@ -210,8 +252,7 @@ class Worker {
   std::vector<iovec> punt_iov_;
   uint32_t punt_n_ = 0;
   uint32_t limited_n_ = 0;
-  std::vector<TokenBucket> punt_bucket_;  // per ingress port
-  std::vector<int> headroom_limit_;       // per port: SIOCOUTQ bytes above which punts stop
+  std::vector<TokenBucket> punt_bucket_;  // per ingress port (interface and link)
   uint64_t now_ns_ = 0;                   // CLOCK_MONOTONIC, read once per loop
   std::vector<uint8_t> tx_pending_;       // per port: TX ring may hold unsent entries
   std::vector<uint64_t> tx_out_;          // per port: frames lent for TX, not yet completed
@@ -220,7 +261,8 @@ class Worker {
 
   // Accounting snapshot (seqlock: the worker writes, anyone reads).
   std::atomic<uint64_t> acct_seq_{0};
-  std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0};
+  std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0},
+      acct_in_link_{0};
 
   std::atomic<int> rt_{0};
   std::atomic<int> rt_below_{0};

@@ -30,7 +30,7 @@ void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& 
 void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
   WorkerPortCounters& pc = port_counters_[in];
   FramePool& pool = umem_->pool();
-  ControlChannel* ch = in < channels_.size() ? channels_[in] : nullptr;
+  ControlChannel* ch = cur_channel_;
   WorkerDrop why = WorkerDrop::kMax;
   if (!options_.punt_to_control)
     why = WorkerDrop::kPuntPolicy;
@@ -58,12 +58,13 @@ void Worker::flushPunts(PortId in) {
   if (!punt_n_ && !limited_n_) return;
   WorkerPortCounters& pc = port_counters_[in];
   FramePool& pool = umem_->pool();
-  const int fd = channels_[in]->daemonFd();
+  const int fd = cur_channel_->daemonFd();
   // Headroom for CONTROL frames: once the channel holds 3/4 of its buffer, punts are
   // dropped so routing protocol and ARP frames still fit. One ioctl per batch with punts.
-  if (limited_n_ && headroom_limit_[in] > 0) {
+  const int headroom_limit = options_.punt_headroom ? cur_channel_->sendBufferBytes() / 4 * 3 : 0;
+  if (limited_n_ && headroom_limit > 0) {
     int queued = 0;
-    if (ioctl(fd, SIOCOUTQ, &queued) == 0 && queued >= headroom_limit_[in]) {
+    if (ioctl(fd, SIOCOUTQ, &queued) == 0 && queued >= headroom_limit) {
       pc.drop[size_t(WorkerDrop::kPuntHeadroom)].add(limited_n_);
       for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
       book_.heldToFree(limited_n_);

@@ -49,7 +49,7 @@ class FramePool {
 };
 
 /// Where the frames of one UMEM are. By construction
-///   free + lent_rx + lent_tx + held == total
+///   free + lent_rx + lent_tx + held + in_link == total
 /// where lent_rx covers fill ring + kernel + RX ring, lent_tx covers TX ring + kernel +
 /// completion ring. Ring levels (read from the shared ring pointers) split these further.
 struct FrameAccounting {
@@ -58,6 +58,7 @@ struct FrameAccounting {
   uint64_t lent_rx = 0;    ///< produced on fill rings, not yet consumed from RX rings
   uint64_t lent_tx = 0;    ///< produced on TX rings, not yet consumed from completion rings
   uint64_t held = 0;       ///< taken by the worker and not yet given back or lent
+  uint64_t in_link = 0;    ///< in flight on an internal link (a LinkQueue of this worker)
   uint64_t fill_ring = 0;  ///< entries sitting in fill rings (kernel has not taken them)
   uint64_t rx_ring = 0;    ///< entries sitting in RX rings
   uint64_t tx_ring = 0;    ///< entries sitting in TX rings
@@ -66,7 +67,7 @@ struct FrameAccounting {
   int64_t inKernel() const {
     return int64_t(lent_rx + lent_tx) - int64_t(fill_ring + rx_ring + tx_ring + comp_ring);
   }
-  bool balanced() const { return free + lent_rx + lent_tx + held == total; }
+  bool balanced() const { return free + lent_rx + lent_tx + held + in_link == total; }
 };
 
 /// The worker's book of frame movements. Every transition goes through one of these so
@@ -93,6 +94,19 @@ class FrameBook {
   void completed(uint32_t n) { lent_tx_ -= n; }
   /// A held frame given back to the pool (dropped or copied out).
   void heldToFree(uint32_t n) { held_ -= n; }
+  /// A held frame sent on an internal link (queued for the peer end).
+  void heldToLink(uint32_t n) {
+    held_ -= n;
+    in_link_ += n;
+  }
+  /// n frames taken from a link queue at the peer end: held again.
+  void linkToHeld(uint32_t n) {
+    in_link_ -= n;
+    held_ += n;
+  }
+  /// n frames of a deleted link's queue given back to the pool.
+  void linkToFree(uint32_t n) { in_link_ -= n; }
+  uint64_t inLink() const { return in_link_; }
   uint64_t lentRx() const { return lent_rx_; }
   uint64_t lentTx() const { return lent_tx_; }
   uint64_t held() const { return held_; }
@@ -103,6 +117,7 @@ class FrameBook {
     a.lent_rx = lent_rx_;
     a.lent_tx = lent_tx_;
     a.held = held_;
+    a.in_link = in_link_;
     return a;
   }
 
@@ -111,6 +126,7 @@ class FrameBook {
   uint64_t lent_rx_ = 0;
   uint64_t lent_tx_ = 0;
   uint64_t held_ = 0;
+  uint64_t in_link_ = 0;
 };
 
 }  // namespace fastpath

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Frames in flight on one direction of an internal link, inside one worker: transmitting
+// on a link port pushes the frame's descriptor here, and the worker receives it at the
+// peer end on its next pass. Both ends of a link are served by the same worker, so the
+// queue has one thread on both sides: no atomics on the data path, no copy, no syscall.
+// The queue's objects are pooled by the daemon and never freed while workers run, so a
+// worker may drain a queue of a deleted link after it switched to a table without it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace fastpath {
+
+struct LinkFrame {
+  uint64_t addr;
+  uint32_t len;
+};
+
+class LinkQueue {
+ public:
+  /// `capacity`: a power of two; frames beyond it are counted drops (link_queue_full).
+  explicit LinkQueue(uint32_t capacity) : ring_(capacity), mask_(capacity - 1) {}
+  LinkQueue(const LinkQueue&) = delete;
+  LinkQueue& operator=(const LinkQueue&) = delete;
+
+  bool push(uint64_t addr, uint32_t len) {
+    if (tail_ - head_ == ring_.size()) return false;
+    ring_[tail_++ & mask_] = LinkFrame{addr, len};
+    return true;
+  }
+  /// Takes up to `max` frames, oldest first.
+  uint32_t pop(LinkFrame* out, uint32_t max) {
+    uint32_t n = 0;
+    while (n < max && head_ != tail_) out[n++] = ring_[head_++ & mask_];
+    return n;
+  }
+  uint32_t size() const { return uint32_t(tail_ - head_); }
+  uint32_t capacity() const { return uint32_t(ring_.size()); }
+  /// Control thread, only while no worker can reach the queue (drained).
+  void reset() { head_ = tail_ = 0; }
+
+  /// Control thread -> worker: the link is deleted; the worker discards what is queued
+  /// (counted) and sets `drained`, after which the daemon may reuse the queue.
+  std::atomic<bool> retired{false};
+  std::atomic<bool> drained{true};
+
+ private:
+  std::vector<LinkFrame> ring_;
+  uint64_t mask_;
+  uint64_t head_ = 0, tail_ = 0;
+};
+
+}  // namespace fastpath

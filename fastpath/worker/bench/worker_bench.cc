@@ -38,6 +38,7 @@
 #include "fib_testing.h"
 #include "table/checksum.h"
 #include "table/fib_manager.h"
+#include "userspace_classifier.h"
 #include "worker/worker.h"
 #include "xsk_kernel_side.h"
 
@@ -300,6 +301,171 @@ BENCHMARK(BM_WorkerBatch)
     ->Args({1000000, 0, 1, 64, 4096})
     ->Args({1000, 1, 0, 64, 4096})
     ->Args({1000000, 0, 0, 16, 4096})
+    ->UseManualTime();
+
+// A line of `nodes` nodes in one worker: frames enter node 1 on interface port 0, cross
+// nodes - 1 internal links (each a hand-off to the peer's LinkQueue, the userspace
+// classifier at the peer end, a lookup in that node's table, the rewrite) and leave node N
+// on interface port 1. ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of
+// one internal hop.
+void BM_WorkerLine(benchmark::State& state) {
+  const int nodes = int(state.range(0));
+  EpochDomain epoch;
+  std::vector<std::unique_ptr<FibManager>> fibs;
+  std::vector<std::unique_ptr<UserspaceClassifier>> classifiers;
+  std::vector<std::unique_ptr<LinkQueue>> queues;
+  std::vector<std::unique_ptr<LinkState>> states;
+  auto linkMac = [](int link, int end) {
+    return MacAddress{{2, 0x66, 0x70, 0, uint8_t(link), uint8_t(end)}};
+  };
+  // Link i (1-based) joins node i and node i+1: ports kFirstLinkPort + 2(i-1) (+1).
+  auto linkPort = [](int link, int end) { return kFirstLinkPort + PortId(2 * (link - 1) + end); };
+  const IpPrefix dst = IpPrefix::parse("198.19.0.0/16").value();
+  for (int n = 1; n <= nodes; ++n) {
+    auto fib = FibManager::create(1 << 10, 1 << 8, &epoch);
+    if (!fib) {
+      state.SkipWithError(fib.error().message.c_str());
+      return;
+    }
+    std::vector<PortConfig> ports;
+    if (n == 1) ports.push_back(PortConfig{0, MacAddress{{2, 0, 0, 0, 0, 1}}, 1500, true});
+    if (n == nodes) ports.push_back(PortConfig{1, MacAddress{{2, 0, 0, 0, 0, 2}}, 1500, true});
+    if (n > 1) ports.push_back(PortConfig{linkPort(n - 1, 1), linkMac(n - 1, 1), 1500, true});
+    if (n < nodes) ports.push_back(PortConfig{linkPort(n, 0), linkMac(n, 0), 1500, true});
+    (void)(*fib)->setPorts(ports);
+    Neighbour nb;
+    nb.ip = IpAddress::parse(n < nodes ? "198.18.200.2" : "198.18.1.2").value();
+    nb.port = n < nodes ? linkPort(n, 0) : 1;
+    nb.mac = n < nodes ? linkMac(n, 1) : MacAddress{{2, 0, 0, 0, 1, 1}};
+    (void)(*fib)->addNeighbour(nb);
+    RouteBatch b;
+    b.add.push_back(Route{dst, nb.ip, nb.port, 0});
+    if (auto st = (*fib)->applyRoutes(b); !st) {
+      state.SkipWithError(st.error().message.c_str());
+      return;
+    }
+    fibs.push_back(std::move(*fib));
+  }
+  LinkPortTable table;
+  table.version = 1;
+  table.slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
+  for (int l = 1; l < nodes; ++l) {
+    states.push_back(std::make_unique<LinkState>());
+    LinkQueue* q[2];
+    for (int e = 0; e < 2; ++e) {
+      queues.push_back(std::make_unique<LinkQueue>(1024));
+      q[e] = queues.back().get();
+    }
+    for (int e = 0; e < 2; ++e) {
+      UserspaceClassifier::Config cc;
+      cc.port_mac = linkMac(l, e);
+      classifiers.push_back(std::make_unique<UserspaceClassifier>(cc));
+      LinkPortSlot s;
+      s.port = linkPort(l, e);
+      s.peer = linkPort(l, 1 - e);
+      s.inbound = q[e];
+      s.to_peer = q[1 - e];
+      s.state = states.back().get();
+      s.fib = &fibs[size_t(l - 1 + e)]->view();
+      s.classifier = classifiers.back().get();
+      table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
+      table.slots.push_back(s);
+    }
+  }
+  std::vector<Prebuilt> frames(4096);
+  std::mt19937_64 rng(7);
+  for (auto& pb : frames) {
+    fp_xdp_meta meta{};
+    meta.magic = FP_META_MAGIC;
+    meta.verdict = FP_VERDICT_DATA;
+    meta.l3_proto = FP_L3_IPV4;
+    meta.l4_proto = 17;
+    meta.l3_offset = 14;
+    meta.l4_offset = 34;
+    std::memcpy(pb.bytes, &meta, sizeof(meta));
+    const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
+    testing::V4 ip;
+    ip.ttl = 255;  // 64 hops must not expire it
+    const uint32_t sa = htonl(0xc6130000u | uint32_t(rng() & 0xffff));
+    const uint32_t da = htonl(0xc6130000u | uint32_t(rng() & 0xffff));
+    std::memcpy(ip.src.data(), &sa, 4);
+    std::memcpy(ip.dst.data(), &da, 4);
+    testing::Bytes f = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
+    std::memcpy(pb.bytes + sizeof(meta), f.data(), kFrameBytes);
+  }
+  UmemOptions uo;
+  uo.frames = 2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch;
+  uo.frame_size = 4096;
+  uo.fill_size = kRing;
+  uo.comp_size = kRing;
+  auto umem = Umem::createInMemory(uo);
+  if (!umem.ok()) {
+    state.SkipWithError("UMEM mmap failed");
+    return;
+  }
+  Umem* area = umem->get();
+  std::vector<std::unique_ptr<XskSocket>> sockets;
+  for (int p = 0; p < 2; ++p) {
+    XskOptions xo;
+    xo.rx_size = kRing;
+    xo.tx_size = kRing;
+    sockets.push_back(XskSocket::createInMemory(xo, kRing, kRing));
+  }
+  XskSocket& in = *sockets[0];
+  XskSocket& out = *sockets[1];
+  WorkerOptions wo;
+  wo.batch_size = kBatch;
+  wo.max_ports = kMaxPorts;
+  Worker worker(wo, std::move(*umem), std::move(sockets), {nullptr, nullptr}, fibs[0]->view(),
+                epoch);
+  worker.setPortFib(0, &fibs.front()->view());
+  worker.setPortFib(1, &fibs.back()->view());
+  worker.publishLinkPorts(&table);
+  size_t next = 0;
+  auto kernelRx = [&](uint64_t a) {
+    const Prebuilt& pb = frames[next++ % frames.size()];
+    std::memcpy(area->data(a) - sizeof(fp_xdp_meta), pb.bytes, sizeof(pb.bytes));
+    return kFrameBytes;
+  };
+  bool pending = false;
+  worker.pollOnce(&pending);
+  uint64_t received = 0;
+  std::vector<uint32_t> batch_ns;
+  batch_ns.reserve(1u << 22);
+  for (auto _ : state) {
+    kernelTransmit(out, kRing);
+    received += kernelReceive(in, kBatch, kHeadroom, kernelRx);
+    const uint64_t t0 = nowNs();
+    worker.pollOnce(&pending);
+    const uint64_t t1 = nowNs();
+    if (batch_ns.size() < batch_ns.capacity()) batch_ns.push_back(uint32_t(t1 - t0));
+    state.SetIterationTime(double(t1 - t0) * 1e-9);
+  }
+  // A batch crosses the whole line in one pass (link ports are served in line order).
+  const uint64_t forwarded = worker.portCounters(1).tx_packets.get();
+  if (forwarded != received || !worker.accounting().balanced()) {
+    state.SkipWithError(("received " + std::to_string(received) + ", forwarded " +
+                         std::to_string(forwarded) + " or ledger unbalanced")
+                            .c_str());
+    return;
+  }
+  state.SetItemsProcessed(int64_t(received));
+  state.counters["ns_per_pkt"] = benchmark::Counter(
+      double(received), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  std::nth_element(batch_ns.begin(), batch_ns.begin() + batch_ns.size() / 2, batch_ns.end());
+  state.counters["p50_ns_per_pkt"] = benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / kBatch);
+  state.SetLabel(std::to_string(nodes) + " nodes, " + std::to_string(nodes - 1) +
+                 " internal links, IPv4 160 B");
+}
+BENCHMARK(BM_WorkerLine)
+    ->ArgNames({"nodes"})
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
+    ->Arg(32)
+    ->Arg(64)
     ->UseManualTime();
 
 }  // namespace

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What an emulated link does to the frames sent over it, per direction: rate with a
+// per-frame overhead, propagation delay and jitter, a drop-tail queue, loss (Bernoulli or
+// Gilbert-Elliott), duplication and corruption, all from a seeded random stream so a run
+// repeats exactly. Values are written as tc writes them ("10mbit", "5ms", "1%"): parsed
+// and printed here, shared by fastpathd, the control socket and fpctl.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fastpath/result.h"
+
+namespace fastpath {
+
+struct LinkParams {
+  enum class Jitter : uint8_t { kUniform, kNormal, kParetoNormal };
+  /// Bits per second; 0: no rate limit (a frame occupies the link for no time).
+  uint64_t rate_bps = 0;
+  /// Bytes added to every frame's length for the rate: 2 for ns-3's PointToPointNetDevice
+  /// (PPP header), 24 for Ethernet (preamble 8, inter-frame gap 12, FCS 4).
+  uint32_t overhead_bytes = 0;
+  uint64_t delay_ns = 0;
+  uint64_t jitter_ns = 0;
+  Jitter jitter_dist = Jitter::kUniform;
+  /// Jitter may reorder frames (otherwise a frame never overtakes the one before it).
+  bool reorder = false;
+  /// Drop-tail queue where frames wait for the link (ns-3's DropTailQueue: 100 packets).
+  /// Only a rate makes frames wait. 0 bytes: no byte limit.
+  uint32_t limit_packets = 100;
+  uint64_t limit_bytes = 0;
+  /// Bernoulli loss probability, 0..1.
+  double loss = 0;
+  /// Gilbert-Elliott loss (replaces `loss` when set): p = P(good -> bad), r = P(bad ->
+  /// good), loss_bad = 1 - h, loss_good = 1 - k per frame in each state (netem's gemodel).
+  bool gilbert_elliott = false;
+  double ge_p = 0, ge_r = 1, ge_loss_bad = 1, ge_loss_good = 0;
+  double duplicate = 0;  ///< probability a frame is sent twice
+  double corrupt = 0;    ///< probability one random bit of a frame is flipped
+  /// Random stream seed; 0: derived from the link's name and direction (repeatable).
+  uint64_t seed = 0;
+
+  /// Anything besides passing frames on at once.
+  bool shapes() const {
+    return rate_bps || delay_ns || jitter_ns || loss > 0 || gilbert_elliott || duplicate > 0 ||
+           corrupt > 0;
+  }
+  bool operator==(const LinkParams& o) const;
+};
+
+/// Checks every value; the message names the field and the allowed range. Nothing absurd:
+/// rate 1 kbit/s .. 1 Tbit/s (or 0 = unlimited), delay and jitter up to 60 s,
+/// probabilities 0..1, queue limit 1 .. 1,000,000 packets.
+Status validateLinkParams(const LinkParams& p);
+
+/// tc's units. Rates: bit kbit mbit gbit tbit, bps kbps mbps gbps (bytes per second), and
+/// the IEC forms kibit/mibit...; times: s sec ms msec us usec ns nsec (bare number: us, as
+/// tc); sizes: b kb mb gb (bytes, kb = 1024); percentages: "1%", "0.5%" or a fraction
+/// "0.01" (loss, duplicate, corrupt). Errors say what was expected.
+Result<uint64_t> parseRate(const std::string& text);
+Result<uint64_t> parseTime(const std::string& text);
+Result<uint64_t> parseSize(const std::string& text);
+Result<double> parseProbability(const std::string& text);
+Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text);
+
+std::string formatRate(uint64_t bps);   ///< "10mbit", "1.5gbit", "unlimited"
+std::string formatTime(uint64_t ns);    ///< "5ms", "100us", "250ns"
+std::string formatProbability(double p);  ///< "1%"
+const char* jitterDistributionName(LinkParams::Jitter j);
+
+/// Applies "key value" pairs as fpctl and the topology file take them ("rate 10mbit delay
+/// 5ms jitter 1ms loss 1% limit 100"): keys rate overhead delay jitter distribution reorder
+/// limit limit-bytes loss gemodel(p r [1-h [1-k]]) duplicate corrupt seed. `args[i]` is
+/// one word. Only named fields change; the result is validated whole.
+Status applyLinkParamWords(const std::vector<std::string>& args, LinkParams* p);
+
+/// The parameters as those words ("rate 10mbit delay 5ms loss 1% limit 100").
+std::string formatLinkParams(const LinkParams& p);
+
+}  // namespace fastpath

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fastpath/link_params.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace fastpath {
+namespace {
+
+constexpr uint64_t kMaxTimeNs = 60ull * 1000000000ull;
+constexpr uint64_t kMinRate = 1000, kMaxRate = 1000000000000000ull;  // 1 kbit/s .. 1 Pbit/s
+
+Error bad(const std::string& m) { return makeError(-EINVAL, m); }
+
+// Splits "10mbit" into 10 and "mbit"; false when there is no number.
+bool splitNumber(const std::string& t, double* v, std::string* unit) {
+  if (t.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  *v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || errno || !std::isfinite(*v)) return false;
+  *unit = std::string(end);
+  for (auto& c : *unit) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return true;
+}
+
+std::string trim(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+}  // namespace
+
+bool LinkParams::operator==(const LinkParams& o) const {
+  return rate_bps == o.rate_bps && overhead_bytes == o.overhead_bytes && delay_ns == o.delay_ns &&
+         jitter_ns == o.jitter_ns && jitter_dist == o.jitter_dist && reorder == o.reorder &&
+         limit_packets == o.limit_packets && limit_bytes == o.limit_bytes && loss == o.loss &&
+         gilbert_elliott == o.gilbert_elliott && ge_p == o.ge_p && ge_r == o.ge_r &&
+         ge_loss_bad == o.ge_loss_bad && ge_loss_good == o.ge_loss_good &&
+         duplicate == o.duplicate && corrupt == o.corrupt && seed == o.seed;
+}
+
+Result<uint64_t> parseRate(const std::string& text) {
+  double v;
+  std::string u;
+  if (!splitNumber(text, &v, &u))
+    return bad("rate \"" + text + "\": expected a number with a unit, e.g. 10mbit");
+  struct Unit {
+    const char* name;
+    double factor;
+  };
+  static const Unit units[] = {
+      {"bit", 1},      {"kbit", 1e3},        {"mbit", 1e6},         {"gbit", 1e9},
+      {"tbit", 1e12},  {"bps", 8},           {"kbps", 8e3},         {"mbps", 8e6},
+      {"gbps", 8e9},   {"tbps", 8e12},       {"kibit", 1024.0},     {"mibit", 1048576.0},
+      {"gibit", 1073741824.0}, {"kibps", 8192.0}, {"mibps", 8388608.0}, {"gibps", 8589934592.0}};
+  for (const auto& un : units)
+    if (u == un.name) {
+      const double bps = v * un.factor;
+      if (bps < 0) return bad("rate \"" + text + "\" is negative");
+      if (bps == 0)
+        return bad("rate \"" + text + "\": a rate must be more than 0 (leave it out for a link "
+                   "without a rate limit)");
+      if (bps < double(kMinRate) || bps > double(kMaxRate))
+        return bad("rate \"" + text + "\" is outside 1kbit .. 1000tbit");
+      return uint64_t(std::llround(bps));
+    }
+  return bad("rate \"" + text + "\": unknown unit \"" + u +
+             "\" (use bit, kbit, mbit, gbit, tbit, or bps, kbps, mbps, gbps for bytes/s)");
+}
+
+Result<uint64_t> parseTime(const std::string& text) {
+  double v;
+  std::string u;
+  if (!splitNumber(text, &v, &u))
+    return bad("time \"" + text + "\": expected a number with a unit, e.g. 5ms");
+  double f;
+  if (u == "s" || u == "sec" || u == "secs")
+    f = 1e9;
+  else if (u == "ms" || u == "msec" || u == "msecs")
+    f = 1e6;
+  else if (u == "us" || u == "usec" || u == "usecs" || u.empty())
+    f = 1e3;  // tc takes a bare number as microseconds
+  else if (u == "ns" || u == "nsec" || u == "nsecs")
+    f = 1;
+  else
+    return bad("time \"" + text + "\": unknown unit \"" + u + "\" (use s, ms, us or ns)");
+  const double ns = v * f;
+  if (ns < 0) return bad("time \"" + text + "\" is negative");
+  if (ns > double(kMaxTimeNs)) return bad("time \"" + text + "\" is more than 60s");
+  return uint64_t(std::llround(ns));
+}
+
+Result<uint64_t> parseSize(const std::string& text) {
+  double v;
+  std::string u;
+  if (!splitNumber(text, &v, &u))
+    return bad("size \"" + text + "\": expected a number of bytes, e.g. 64kb");
+  double f;
+  if (u.empty() || u == "b")
+    f = 1;
+  else if (u == "k" || u == "kb")
+    f = 1024;
+  else if (u == "m" || u == "mb")
+    f = 1048576;
+  else if (u == "g" || u == "gb")
+    f = 1073741824;
+  else
+    return bad("size \"" + text + "\": unknown unit \"" + u + "\" (use b, kb, mb or gb)");
+  if (v < 0) return bad("size \"" + text + "\" is negative");
+  return uint64_t(std::llround(v * f));
+}
+
+Result<double> parseProbability(const std::string& text) {
+  double v;
+  std::string u;
+  if (!splitNumber(text, &v, &u))
+    return bad("probability \"" + text + "\": expected a percentage (1%) or a fraction (0.01)");
+  if (u == "%")
+    v /= 100;
+  else if (!u.empty())
+    return bad("probability \"" + text + "\": expected a percentage (1%) or a fraction (0.01)");
+  if (v < 0 || v > 1) return bad("probability \"" + text + "\" is outside 0% .. 100%");
+  return v;
+}
+
+Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text) {
+  if (text == "uniform") return LinkParams::Jitter::kUniform;
+  if (text == "normal") return LinkParams::Jitter::kNormal;
+  if (text == "paretonormal" || text == "pareto-normal") return LinkParams::Jitter::kParetoNormal;
+  return bad("distribution \"" + text + "\": use uniform, normal or paretonormal");
+}
+
+const char* jitterDistributionName(LinkParams::Jitter j) {
+  switch (j) {
+    case LinkParams::Jitter::kUniform: return "uniform";
+    case LinkParams::Jitter::kNormal: return "normal";
+    case LinkParams::Jitter::kParetoNormal: return "paretonormal";
+  }
+  return "uniform";
+}
+
+std::string formatRate(uint64_t bps) {
+  if (!bps) return "unlimited";
+  if (bps % 1000000000 == 0) return std::to_string(bps / 1000000000) + "gbit";
+  if (bps >= 1000000000) return trim(double(bps) / 1e9) + "gbit";
+  if (bps % 1000000 == 0) return std::to_string(bps / 1000000) + "mbit";
+  if (bps >= 1000000) return trim(double(bps) / 1e6) + "mbit";
+  if (bps % 1000 == 0) return std::to_string(bps / 1000) + "kbit";
+  return std::to_string(bps) + "bit";
+}
+
+std::string formatTime(uint64_t ns) {
+  if (ns == 0) return "0ms";
+  if (ns % 1000000000 == 0) return std::to_string(ns / 1000000000) + "s";
+  if (ns >= 1000000) return trim(double(ns) / 1e6) + "ms";
+  if (ns % 1000 == 0 || ns >= 1000) return trim(double(ns) / 1e3) + "us";
+  return std::to_string(ns) + "ns";
+}
+
+std::string formatProbability(double p) { return trim(p * 100) + "%"; }
+
+Status validateLinkParams(const LinkParams& p) {
+  std::string e;
+  auto add = [&](const std::string& m) { e += (e.empty() ? "" : "; ") + m; };
+  if (p.rate_bps && (p.rate_bps < kMinRate || p.rate_bps > kMaxRate))
+    add("rate " + std::to_string(p.rate_bps) + " bit/s is outside 1kbit .. 1000tbit");
+  if (p.overhead_bytes > 1024) add("overhead " + std::to_string(p.overhead_bytes) + " > 1024 bytes");
+  if (p.delay_ns > kMaxTimeNs) add("delay " + formatTime(p.delay_ns) + " is more than 60s");
+  if (p.jitter_ns > kMaxTimeNs) add("jitter " + formatTime(p.jitter_ns) + " is more than 60s");
+  if (p.limit_packets < 1 || p.limit_packets > 1000000)
+    add("limit " + std::to_string(p.limit_packets) + " is outside 1 .. 1000000 packets");
+  if (p.limit_bytes > (1ull << 30)) add("limit-bytes is more than 1gb");
+  auto prob = [&](const char* name, double v) {
+    if (!(v >= 0 && v <= 1)) add(std::string(name) + " " + trim(v * 100) + "% is outside 0% .. 100%");
+  };
+  prob("loss", p.loss);
+  prob("duplicate", p.duplicate);
+  prob("corrupt", p.corrupt);
+  if (p.gilbert_elliott) {
+    prob("gemodel p", p.ge_p);
+    prob("gemodel r", p.ge_r);
+    prob("gemodel 1-h", p.ge_loss_bad);
+    prob("gemodel 1-k", p.ge_loss_good);
+  }
+  if (!e.empty()) return bad(e);
+  return {};
+}
+
+Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
+  LinkParams p = *out;
+  auto need = [&](size_t i, const std::string& what) -> Status {
+    if (i + 1 >= a.size()) return bad(a[i] + ": expects " + what);
+    return {};
+  };
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string& k = a[i];
+    Status st;
+    if (k == "rate") {
+      if (!(st = need(i, "a rate, e.g. 10mbit"))) return st;
+      if (a[i + 1] == "unlimited") {
+        p.rate_bps = 0;
+      } else {
+        auto v = parseRate(a[i + 1]);
+        if (!v) return v.error();
+        p.rate_bps = *v;
+      }
+      ++i;
+    } else if (k == "overhead") {
+      if (!(st = need(i, "bytes per frame, e.g. 24"))) return st;
+      auto v = parseSize(a[++i]);
+      if (!v) return v.error();
+      p.overhead_bytes = uint32_t(std::min<uint64_t>(*v, 1u << 20));
+    } else if (k == "delay" || k == "jitter") {
+      if (!(st = need(i, "a time, e.g. 5ms"))) return st;
+      auto v = parseTime(a[++i]);
+      if (!v) return v.error();
+      (k == "delay" ? p.delay_ns : p.jitter_ns) = *v;
+    } else if (k == "distribution") {
+      if (!(st = need(i, "uniform, normal or paretonormal"))) return st;
+      auto v = parseJitterDistribution(a[++i]);
+      if (!v) return v.error();
+      p.jitter_dist = *v;
+    } else if (k == "reorder") {
+      p.reorder = true;
+    } else if (k == "no-reorder") {
+      p.reorder = false;
+    } else if (k == "limit") {
+      if (!(st = need(i, "a number of packets, e.g. 100"))) return st;
+      char* end = nullptr;
+      const long long v = std::strtoll(a[i + 1].c_str(), &end, 10);
+      if (end == a[i + 1].c_str() || *end || v < 1 || v > 1000000)
+        return bad("limit \"" + a[i + 1] + "\": expected 1 .. 1000000 packets");
+      p.limit_packets = uint32_t(v);
+      ++i;
+    } else if (k == "limit-bytes") {
+      if (!(st = need(i, "a size, e.g. 64kb"))) return st;
+      auto v = parseSize(a[++i]);
+      if (!v) return v.error();
+      p.limit_bytes = *v;
+    } else if (k == "loss" || k == "duplicate" || k == "corrupt") {
+      if (!(st = need(i, "a percentage, e.g. 1%"))) return st;
+      auto v = parseProbability(a[++i]);
+      if (!v) return v.error();
+      (k == "loss" ? p.loss : k == "duplicate" ? p.duplicate : p.corrupt) = *v;
+      if (k == "loss") p.gilbert_elliott = false;
+    } else if (k == "gemodel") {
+      // netem: gemodel p [r [1-h [1-k]]]
+      if (!(st = need(i, "p [r [1-h [1-k]]], e.g. gemodel 1% 10%"))) return st;
+      double v[4] = {0, -1, 1, 0};
+      size_t n = 0;
+      while (n < 4 && i + 1 < a.size()) {
+        auto pr = parseProbability(a[i + 1]);
+        if (!pr) break;
+        v[n++] = *pr;
+        ++i;
+      }
+      if (n == 0) return bad("gemodel: expects p [r [1-h [1-k]]] as percentages");
+      p.gilbert_elliott = true;
+      p.ge_p = v[0];
+      p.ge_r = n >= 2 ? v[1] : 1 - v[0];  // netem: r defaults to 1 - p
+      p.ge_loss_bad = v[2];
+      p.ge_loss_good = v[3];
+      p.loss = 0;
+    } else if (k == "seed") {
+      if (!(st = need(i, "a number"))) return st;
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(a[i + 1].c_str(), &end, 0);
+      if (end == a[i + 1].c_str() || *end) return bad("seed \"" + a[i + 1] + "\": expected a number");
+      p.seed = v;
+      ++i;
+    } else {
+      return bad("unknown link parameter \"" + k +
+                 "\" (rate overhead delay jitter distribution reorder limit limit-bytes loss "
+                 "gemodel duplicate corrupt seed)");
+    }
+  }
+  if (auto st = validateLinkParams(p); !st) return st;
+  *out = p;
+  return {};
+}
+
+std::string formatLinkParams(const LinkParams& p) {
+  std::string s = "rate " + formatRate(p.rate_bps);
+  if (p.overhead_bytes) s += " overhead " + std::to_string(p.overhead_bytes);
+  s += " delay " + formatTime(p.delay_ns);
+  if (p.jitter_ns) {
+    s += " jitter " + formatTime(p.jitter_ns);
+    if (p.jitter_dist != LinkParams::Jitter::kUniform)
+      s += std::string(" distribution ") + jitterDistributionName(p.jitter_dist);
+    if (p.reorder) s += " reorder";
+  }
+  s += " limit " + std::to_string(p.limit_packets);
+  if (p.limit_bytes) s += " limit-bytes " + std::to_string(p.limit_bytes);
+  if (p.gilbert_elliott)
+    s += " gemodel " + formatProbability(p.ge_p) + " " + formatProbability(p.ge_r) + " " +
+         formatProbability(p.ge_loss_bad) + " " + formatProbability(p.ge_loss_good);
+  else if (p.loss > 0)
+    s += " loss " + formatProbability(p.loss);
+  if (p.duplicate > 0) s += " duplicate " + formatProbability(p.duplicate);
+  if (p.corrupt > 0) s += " corrupt " + formatProbability(p.corrupt);
+  if (p.seed) s += " seed " + std::to_string(p.seed);
+  return s;
+}
+
+}  // namespace fastpath

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "link/link_shaper.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace fastpath {
+namespace {
+
+uint64_t splitmix64(uint64_t* x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+// Heap order: the earliest arrival on top.
+struct Later {
+  template <typename E>
+  bool operator()(const E& a, const E& b) const {
+    return a.arrival > b.arrival;
+  }
+};
+
+}  // namespace
+
+LinkRng::LinkRng(uint64_t seed) {
+  for (auto& s : s_) s = splitmix64(&seed);
+}
+
+uint64_t LinkRng::next() {
+  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double LinkRng::normal() {
+  if (have_spare_) {
+    have_spare_ = false;
+    return spare_;
+  }
+  double u = uniform(), v = uniform();
+  if (u < 1e-300) u = 1e-300;
+  const double r = std::sqrt(-2.0 * std::log(u)), th = 2.0 * M_PI * v;
+  spare_ = r * std::sin(th);
+  have_spare_ = true;
+  return r * std::cos(th);
+}
+
+bool GilbertElliott::lose(const LinkParams& p, LinkRng& rng) {
+  // As netem's gemodel: the state moves first, the frame is lost with the probability
+  // of the state it was sent in.
+  const bool was_bad = bad;
+  if (was_bad) {
+    if (rng.uniform() < p.ge_r) bad = false;
+  } else {
+    if (rng.uniform() < p.ge_p) bad = true;
+  }
+  return rng.uniform() < (was_bad ? p.ge_loss_bad : p.ge_loss_good);
+}
+
+LinkShaper::LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacity)
+    : capacity_(capacity),
+      rng_(params.seed ? params.seed : seed),
+      waiting_(capacity),
+      fifo_(capacity) {
+  params_.store(new LinkParams(params), std::memory_order_release);
+  heap_.reserve(capacity);
+}
+
+LinkShaper::~LinkShaper() { delete params_.load(std::memory_order_relaxed); }
+
+const LinkParams* LinkShaper::setParams(const LinkParams& params) {
+  const LinkParams* old = params_.load(std::memory_order_relaxed);
+  params_.store(new LinkParams(params), std::memory_order_release);
+  return old;
+}
+
+uint32_t LinkShaper::capacityFor(const LinkParams& p) {
+  // Frames in flight at most: the smallest frame (64 bytes) back to back at the rate (or
+  // 2M frames/s without a rate) during the delay and jitter.
+  const double pps = p.rate_bps ? double(p.rate_bps) / (64.0 * 8.0) : 2e6;
+  const double flight = pps * double(p.delay_ns + p.jitter_ns) * 1e-9;
+  const double want = double(p.limit_packets) + flight + 64;
+  uint32_t c = 1024;
+  while (c < 65536 && double(c) < want) c <<= 1;
+  return c;
+}
+
+LinkShaper::Decision LinkShaper::decide(uint32_t len) {
+  const LinkParams& p = params();
+  Decision d;
+  const bool lost =
+      p.gilbert_elliott ? ge_.lose(p, rng_) : (p.loss > 0 && rng_.uniform() < p.loss);
+  if (lost) {
+    d.fate = Fate::kLost;
+    counters.loss_drops.fetch_add(1, std::memory_order_relaxed);
+    return d;
+  }
+  if (p.duplicate > 0 && rng_.uniform() < p.duplicate) d.duplicate = true;
+  if (p.corrupt > 0 && rng_.uniform() < p.corrupt && len)
+    d.corrupt_bit = int32_t(rng_.next() % (uint64_t(len) * 8));
+  return d;
+}
+
+uint64_t LinkShaper::jitter() {
+  const LinkParams& p = params();
+  const double j = double(p.jitter_ns);
+  double v = 0;
+  switch (p.jitter_dist) {
+    case LinkParams::Jitter::kUniform: v = (2.0 * rng_.uniform() - 1.0) * j; break;
+    case LinkParams::Jitter::kNormal: v = rng_.normal() * j; break;
+    case LinkParams::Jitter::kParetoNormal: {
+      // netem's paretonormal mixes a Pareto (1/4) and a normal (3/4) variate; here the
+      // Pareto part has shape 3 and is centred on its mean (1.5).
+      const double pareto = std::pow(1.0 - rng_.uniform(), -1.0 / 3.0) - 1.5;
+      v = (0.75 * rng_.normal() + 0.25 * pareto) * j;
+      break;
+    }
+  }
+  return uint64_t(int64_t(std::llround(v)));  // two's complement: added below
+}
+
+void LinkShaper::advanceQueue(uint64_t now) {
+  while (wait_head_ != wait_tail_) {
+    const Waiting& w = waiting_[wait_head_ % capacity_];
+    if (w.tx_start > now) break;
+    wait_bytes_ -= w.len;
+    ++wait_head_;
+  }
+  counters.depth_packets.store(wait_tail_ - wait_head_, std::memory_order_relaxed);
+  counters.depth_bytes.store(wait_bytes_, std::memory_order_relaxed);
+}
+
+LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len) {
+  const LinkParams& p = params();
+  advanceQueue(now);
+  if (size() >= capacity_) {
+    counters.full_drops.fetch_add(1, std::memory_order_relaxed);
+    return Admit::kCapacityFull;
+  }
+  uint64_t tx_start = now, tx_end = now;
+  if (p.rate_bps) {
+    if (busy_until_ > now) {
+      tx_start = busy_until_;
+      // Drop-tail: the frames that wait for the link (not the one on it), as ns-3's
+      // device queue in front of its channel.
+      if (wait_tail_ - wait_head_ >= p.limit_packets ||
+          (p.limit_bytes && wait_bytes_ + len > p.limit_bytes)) {
+        counters.queue_drops.fetch_add(1, std::memory_order_relaxed);
+        return Admit::kQueueFull;
+      }
+      waiting_[wait_tail_++ % capacity_] = Waiting{tx_start, len};
+      wait_bytes_ += len;
+    } else {
+      rate_rem_ = 0;  // an idle link starts afresh
+    }
+    // Serialization: bits * 1e9 / rate, the remainder carried to the next frame so
+    // that a long run of frames keeps the exact rate.
+    const unsigned __int128 num =
+        (unsigned __int128)(uint64_t(len) + p.overhead_bytes) * 8u * 1000000000u + rate_rem_;
+    tx_end = tx_start + uint64_t(num / p.rate_bps);
+    rate_rem_ = uint64_t(num % p.rate_bps);
+    busy_until_ = tx_end;
+    counters.sojourn.add(tx_start - now);
+  }
+  uint64_t arrival = tx_end + p.delay_ns;
+  if (p.jitter_ns) {
+    const int64_t j = int64_t(jitter());
+    arrival = (j < 0 && uint64_t(-j) > p.delay_ns) ? tx_end : uint64_t(int64_t(arrival) + j);
+  }
+  if (p.reorder && p.jitter_ns) {
+    heap_.push_back(Entry{arrival, addr, len});
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  } else {
+    // Without reordering a frame never arrives before the one sent ahead of it.
+    arrival = std::max(arrival, last_arrival_);
+    fifo_[(fifo_head_ + fifo_n_++) % capacity_] = Entry{arrival, addr, len};
+  }
+  last_arrival_ = std::max(last_arrival_, arrival);
+  counters.enqueued.fetch_add(1, std::memory_order_relaxed);
+  counters.in_flight.store(size(), std::memory_order_relaxed);
+  counters.depth_packets.store(wait_tail_ - wait_head_, std::memory_order_relaxed);
+  counters.depth_bytes.store(wait_bytes_, std::memory_order_relaxed);
+  return Admit::kQueued;
+}
+
+uint64_t LinkShaper::nextArrival() const {
+  uint64_t t = std::numeric_limits<uint64_t>::max();
+  if (fifo_n_) t = fifo_[fifo_head_ % capacity_].arrival;
+  if (!heap_.empty()) t = std::min(t, heap_.front().arrival);
+  return t;
+}
+
+uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max) {
+  uint32_t n = 0;
+  while (n < max) {
+    const bool f = fifo_n_ && fifo_[fifo_head_ % capacity_].arrival <= now;
+    const bool h = !heap_.empty() && heap_.front().arrival <= now;
+    if (!f && !h) break;
+    const bool from_fifo =
+        f && (!h || fifo_[fifo_head_ % capacity_].arrival <= heap_.front().arrival);
+    Entry e;
+    if (from_fifo) {
+      e = fifo_[fifo_head_ % capacity_];
+      ++fifo_head_;
+      --fifo_n_;
+    } else {
+      std::pop_heap(heap_.begin(), heap_.end(), Later{});
+      e = heap_.back();
+      heap_.pop_back();
+    }
+    out[n] = LinkFrame{e.addr, e.len};
+    arrival[n] = e.arrival;
+    ++n;
+  }
+  if (n) {
+    counters.delivered.fetch_add(n, std::memory_order_relaxed);
+    counters.in_flight.store(size(), std::memory_order_relaxed);
+  }
+  advanceQueue(now);
+  return n;
+}
+
+uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
+  uint32_t n = 0;
+  while (n < max && fifo_n_) {
+    const Entry& e = fifo_[fifo_head_ % capacity_];
+    out[n++] = LinkFrame{e.addr, e.len};
+    ++fifo_head_;
+    --fifo_n_;
+  }
+  while (n < max && !heap_.empty()) {
+    out[n++] = LinkFrame{heap_.back().addr, heap_.back().len};
+    heap_.pop_back();
+  }
+  if (!size()) {
+    wait_head_ = wait_tail_ = wait_bytes_ = 0;
+    busy_until_ = last_arrival_ = 0;
+  }
+  counters.in_flight.store(size(), std::memory_order_relaxed);
+  return n;
+}
+
+void LinkShaper::moveFrom(LinkShaper& old) {
+  busy_until_ = old.busy_until_;
+  rate_rem_ = old.rate_rem_;
+  last_arrival_ = old.last_arrival_;
+  rng_ = old.rng_;
+  ge_ = old.ge_;
+  for (uint64_t i = old.wait_head_; i != old.wait_tail_; ++i)
+    waiting_[wait_tail_++ % capacity_] = old.waiting_[i % old.capacity_];
+  wait_bytes_ = old.wait_bytes_;
+  for (uint64_t i = 0; i < old.fifo_n_; ++i)
+    fifo_[(fifo_head_ + fifo_n_++) % capacity_] = old.fifo_[(old.fifo_head_ + i) % old.capacity_];
+  for (const Entry& e : old.heap_) {
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  }
+  auto carry = [](std::atomic<uint64_t>& to, const std::atomic<uint64_t>& from) {
+    to.store(to.load(std::memory_order_relaxed) + from.load(std::memory_order_relaxed),
+             std::memory_order_relaxed);
+  };
+  carry(counters.enqueued, old.counters.enqueued);
+  carry(counters.delivered, old.counters.delivered);
+  carry(counters.queue_drops, old.counters.queue_drops);
+  carry(counters.loss_drops, old.counters.loss_drops);
+  carry(counters.full_drops, old.counters.full_drops);
+  carry(counters.duplicated, old.counters.duplicated);
+  carry(counters.corrupted, old.counters.corrupted);
+  old.fifo_n_ = 0;
+  old.heap_.clear();
+  old.wait_head_ = old.wait_tail_ = old.wait_bytes_ = 0;
+  counters.in_flight.store(size(), std::memory_order_relaxed);
+}
+
+}  // namespace fastpath

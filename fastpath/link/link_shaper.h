@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One direction of an emulated link, inside the worker that serves it: the ns-3 channel's
+// arithmetic applied to descriptors. A frame sent at `now` waits in a drop-tail queue
+// until the link is free (FIFO), occupies it for (bytes + overhead) * 8 / rate, and
+// arrives at the peer after the propagation delay plus jitter — times computed exactly
+// at admission (integer nanoseconds, the rate's remainder carried, so no drift), then the
+// descriptor waits in a FIFO (or, when jitter may reorder, a heap) until its arrival
+// time. No thread, lock, syscall or allocation per frame; the worker releases what is due
+// each pass and sleeps until the next arrival when idle (worker_schedule.cc).
+//
+// Parameters change at run time (setParams, control thread): frames already admitted
+// keep their times — nothing queued is lost, duplicated or reordered by a change.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fastpath/link_params.h"
+#include "link/latency_histogram.h"
+#include "link/link_queue.h"
+
+namespace fastpath {
+
+/// xoshiro256** (Blackman, Vigna): small, fast, and one stream per link direction from
+/// a 64-bit seed (splitmix64), so a run repeats exactly.
+class LinkRng {
+ public:
+  explicit LinkRng(uint64_t seed);
+  uint64_t next();
+  /// [0, 1)
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  /// Standard normal (Box-Muller; the second value is kept for the next call).
+  double normal();
+
+ private:
+  uint64_t s_[4];
+  double spare_ = 0;
+  bool have_spare_ = false;
+};
+
+/// Gilbert-Elliott two-state loss: per frame, lose with the state's probability, then
+/// move (good -> bad with p, bad -> good with r).
+struct GilbertElliott {
+  bool bad = false;
+  bool lose(const LinkParams& p, LinkRng& rng);
+};
+
+/// Per direction counters; written by the worker, read by anyone.
+struct ShaperCounters {
+  std::atomic<uint64_t> enqueued{0};   ///< admitted into the queue (incl. duplicates)
+  std::atomic<uint64_t> delivered{0};  ///< released to the peer end
+  std::atomic<uint64_t> queue_drops{0};
+  std::atomic<uint64_t> loss_drops{0};
+  std::atomic<uint64_t> full_drops{0};  ///< the emulation's own capacity, not the model's
+  std::atomic<uint64_t> duplicated{0};
+  std::atomic<uint64_t> corrupted{0};
+  std::atomic<uint64_t> depth_packets{0}, depth_bytes{0};  ///< waiting for the link now
+  std::atomic<uint64_t> in_flight{0};                      ///< admitted, not yet released
+  LatencyHistogram sojourn;                                ///< time in the queue
+};
+
+class LinkShaper {
+ public:
+  /// `capacity`: frames it can hold admitted and not yet released (queue + link +
+  /// propagation); beyond it frames are counted full_drops (the emulation says it could
+  /// not follow the model).
+  LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacity);
+  ~LinkShaper();
+  LinkShaper(const LinkShaper&) = delete;
+  LinkShaper& operator=(const LinkShaper&) = delete;
+
+  /// Control thread: the parameters from the next admission on. The previous object is
+  /// returned for the caller to free after an epoch (a worker may be reading it).
+  const LinkParams* setParams(const LinkParams& params);
+  const LinkParams& params() const { return *params_.load(std::memory_order_acquire); }
+  /// The capacity a set of parameters needs (queue limit + frames in flight at the rate
+  /// and delay), a power of two in [1024, 65536].
+  static uint32_t capacityFor(const LinkParams& p);
+  uint32_t capacity() const { return capacity_; }
+
+  // ---- worker thread ----
+  enum class Fate : uint8_t { kPass, kLost };
+  struct Decision {
+    Fate fate = Fate::kPass;
+    bool duplicate = false;
+    int32_t corrupt_bit = -1;  ///< bit of the frame to flip, or -1
+  };
+  /// The random part of a frame's fate (loss, duplication, corruption), one call per
+  /// frame sent, in order: the stream repeats for a seed.
+  Decision decide(uint32_t len);
+  enum class Admit : uint8_t { kQueued, kQueueFull, kCapacityFull };
+  /// Admits a frame sent at `now`: queue limit, departure and arrival times.
+  Admit admit(uint64_t now, uint64_t addr, uint32_t len);
+  /// Frames whose arrival time has come (oldest arrival first), at most `max`; each one's
+  /// arrival time in `arrival` (for the worker's lateness).
+  uint32_t release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max);
+  /// The earliest arrival time held; UINT64_MAX when empty.
+  uint64_t nextArrival() const;
+  uint32_t size() const { return uint32_t(fifo_n_ + heap_.size()); }
+  /// Takes every frame held (link deleted: the worker frees them; or handed to a larger
+  /// shaper by moveFrom).
+  uint32_t takeAll(LinkFrame* out, uint32_t max);
+  /// Continues `old`'s state (times, queue, random stream, frames) in this one, which has
+  /// more capacity (parameters that need more room).
+  void moveFrom(LinkShaper& old);
+
+  ShaperCounters counters;
+  /// Control thread -> worker: drain (deleted) or move into `successor` (grown).
+  std::atomic<bool> retired{false};
+  std::atomic<bool> drained{true};
+  LinkShaper* successor = nullptr;
+
+ private:
+  struct Entry {
+    uint64_t arrival;
+    uint64_t addr;
+    uint32_t len;
+  };
+  struct Waiting {
+    uint64_t tx_start;
+    uint32_t len;
+  };
+  void advanceQueue(uint64_t now);
+  uint64_t jitter();
+
+  std::atomic<const LinkParams*> params_;  // owned: the current version
+  uint32_t capacity_;
+  LinkRng rng_;
+  GilbertElliott ge_;
+  // The link: busy until `busy_until_`, plus the rate's remainder (in bit-nanoseconds).
+  uint64_t busy_until_ = 0;
+  uint64_t rate_rem_ = 0;
+  uint64_t last_arrival_ = 0;
+  // Frames still waiting for the link (tx_start > now): FIFO, for the drop-tail limit.
+  std::vector<Waiting> waiting_;
+  uint64_t wait_head_ = 0, wait_tail_ = 0, wait_bytes_ = 0;
+  // Frames admitted, by arrival: FIFO (arrivals never decrease without reordering)...
+  std::vector<Entry> fifo_;
+  uint64_t fifo_head_ = 0, fifo_n_ = 0;
+  // ... and a min-heap for frames jitter may reorder.
+  std::vector<Entry> heap_;
+};
+
+}  // namespace fastpath

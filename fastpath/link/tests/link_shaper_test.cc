@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// LinkShaper against a reference model of the ns-3 channel, on a fake clock (no wall-clock
+// timing anywhere): departure and arrival times for given sizes, rates and delays, the
+// drop-tail limit under a burst, order under jitter, the rate over a long run, loss
+// statistics and the Gilbert-Elliott state sequence for a seed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "fastpath/link_params.h"
+#include "link/link_shaper.h"
+
+namespace fastpath {
+namespace {
+
+constexpr uint64_t kMs = 1000000, kUs = 1000;
+
+// ns-3's point-to-point channel, written plainly: a FIFO link with a device queue of
+// `limit` packets; a frame arrives txTime after its transmission starts plus the delay.
+struct Reference {
+  double rate_bps;
+  uint32_t overhead;
+  uint64_t delay_ns;
+  uint32_t limit;
+  double busy_until = 0;  // seconds, exact as a real number
+  std::vector<double> waiting_starts;
+  // Arrival time in ns (rounded down), or -1 when dropped.
+  int64_t send(double now_s, uint32_t len) {
+    std::vector<double> still;
+    for (double t : waiting_starts)
+      if (t > now_s) still.push_back(t);
+    waiting_starts = still;
+    double start = std::max(now_s, busy_until);
+    if (start > now_s) {
+      if (waiting_starts.size() >= limit) return -1;
+      waiting_starts.push_back(start);
+    }
+    busy_until = start + double(len + overhead) * 8.0 / rate_bps;
+    return int64_t(std::floor((busy_until + double(delay_ns) * 1e-9) * 1e9 + 1e-6));
+  }
+};
+
+LinkParams params(uint64_t rate, uint64_t delay, uint32_t limit = 100, uint32_t overhead = 0) {
+  LinkParams p;
+  p.rate_bps = rate;
+  p.delay_ns = delay;
+  p.limit_packets = limit;
+  p.overhead_bytes = overhead;
+  return p;
+}
+
+// Releases everything, reading the clock forward; returns arrival time per admitted frame.
+std::vector<uint64_t> drainAll(LinkShaper& s, uint64_t until) {
+  std::vector<uint64_t> out;
+  LinkFrame f[64];
+  uint64_t at[64];
+  for (uint64_t now = 0; now <= until && s.size();) {
+    const uint64_t next = s.nextArrival();
+    now = std::max(now, next);
+    uint32_t n = s.release(now, f, at, 64);
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(at[i], now) << "released at its arrival time on a clock that jumps there";
+      out.push_back(at[i]);
+    }
+  }
+  return out;
+}
+
+TEST(LinkShaper, DepartureAndArrivalTimesFollowTheChannelModel) {
+  for (uint64_t rate : {uint64_t(1000000), uint64_t(10000000), uint64_t(100000000), uint64_t(1000000000), uint64_t(7777777)})
+    for (uint64_t delay : {uint64_t(0), 100 * kUs, 5 * kMs})
+      for (uint32_t overhead : {0u, 2u, 24u}) {
+        LinkShaper s(params(rate, delay, 1000, overhead), 1, 4096);
+        Reference ref{double(rate), overhead, delay, 1000};
+        std::vector<int64_t> want;
+        // Bursts and gaps: 300 frames of assorted sizes at assorted times.
+        uint64_t now = 0;
+        for (int i = 0; i < 300; ++i) {
+          const uint32_t len = 60 + uint32_t((i * 7919) % 1440);
+          if (i % 50 == 0) now += 20 * kMs;  // idle link again
+          if (i % 3 == 0) now += 3 * kUs;
+          ASSERT_EQ(s.admit(now, uint64_t(i) << 12, len), LinkShaper::Admit::kQueued);
+          want.push_back(ref.send(double(now) * 1e-9, len));
+        }
+        auto got = drainAll(s, ~0ull);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(double(got[i]), double(want[i]), 1.0)
+              << "frame " << i << " rate " << rate << " delay " << delay << " oh " << overhead;
+      }
+}
+
+TEST(LinkShaper, TheQueueLimitIsHonouredExactlyUnderABurst) {
+  for (uint32_t limit : {1u, 10u, 100u}) {
+    LinkShaper s(params(10000000, kMs, limit), 1, 4096);
+    uint32_t queued = 0, dropped = 0;
+    for (int i = 0; i < 500; ++i) {
+      auto a = s.admit(0, uint64_t(i) << 12, 1000);
+      (a == LinkShaper::Admit::kQueued ? queued : dropped)++;
+    }
+    // One frame on the link, `limit` waiting for it, as ns-3's device and DropTailQueue.
+    EXPECT_EQ(queued, limit + 1);
+    EXPECT_EQ(dropped, 500 - limit - 1);
+    EXPECT_EQ(s.counters.queue_drops.load(), dropped);
+    EXPECT_EQ(s.counters.depth_packets.load(), limit);
+  }
+  // A byte limit too.
+  LinkParams p = params(10000000, 0, 1000);
+  p.limit_bytes = 3000;
+  LinkShaper s(p, 1, 4096);
+  uint32_t queued = 0;
+  for (int i = 0; i < 10; ++i) queued += s.admit(0, uint64_t(i) << 12, 1000) == LinkShaper::Admit::kQueued;
+  EXPECT_EQ(queued, 4u);  // one on the link, 3000 bytes waiting
+}
+
+TEST(LinkShaper, OrderIsKeptUnderJitterUnlessReorderingIsAsked) {
+  for (bool reorder : {false, true}) {
+    LinkParams p = params(0, 10 * kMs);
+    p.jitter_ns = 5 * kMs;
+    p.reorder = reorder;
+    LinkShaper s(p, 42, 8192);
+    for (int i = 0; i < 2000; ++i) s.admit(uint64_t(i) * 10 * kUs, uint64_t(i) << 12, 100);
+    LinkFrame f[4096];
+    uint64_t at[4096];
+    uint32_t n = s.release(~0ull, f, at, 4096);
+    ASSERT_EQ(n, 2000u);
+    bool ordered = true;
+    for (uint32_t i = 1; i < n; ++i) {
+      EXPECT_GE(at[i], at[i - 1]) << "released by arrival time";
+      if (f[i].addr < f[i - 1].addr) ordered = false;
+    }
+    EXPECT_EQ(ordered, !reorder) << (reorder ? "jitter 5 ms over 10 us gaps must reorder"
+                                             : "order kept");
+  }
+}
+
+TEST(LinkShaper, TheRateHoldsExactlyOverALongRun) {
+  for (uint64_t rate : {uint64_t(1000000), uint64_t(10000000), uint64_t(100000000), uint64_t(1000000000)}) {
+    LinkShaper s(params(rate, 0, 1000000), 1, 65536);
+    LinkFrame f[64];
+    uint64_t at[64];
+    uint64_t last = 0, bytes = 0;
+    // A saturating sender: 200,000 frames of 1,000 bytes admitted as fast as the queue
+    // takes them (the clock follows the releases).
+    uint64_t now = 0;
+    int sent = 0;
+    while (sent < 200000 || s.size()) {
+      while (sent < 200000 && s.admit(now, uint64_t(sent) << 12, 1000) == LinkShaper::Admit::kQueued) {
+        ++sent;
+        if (s.size() > 1000) break;
+      }
+      now = std::max(now + 1, s.nextArrival());
+      const uint32_t n = s.release(now, f, at, 64);
+      for (uint32_t i = 0; i < n; ++i) last = at[i], bytes += f[i].len;
+    }
+    const double seconds = double(last) * 1e-9;
+    EXPECT_NEAR(double(bytes) * 8 / seconds / double(rate), 1.0, 1e-6) << rate;
+  }
+}
+
+TEST(LinkShaper, BernoulliLossIsInsideTheBinomialIntervalAndRepeatsForASeed) {
+  for (double loss : {0.001, 0.01, 0.1}) {
+    LinkParams p;
+    p.loss = loss;
+    auto pattern = [&](uint64_t seed) {
+      LinkShaper s(p, seed, 1024);
+      std::vector<bool> lost;
+      for (int i = 0; i < 200000; ++i)
+        lost.push_back(s.decide(100).fate == LinkShaper::Fate::kLost);
+      return lost;
+    };
+    auto a = pattern(7), b = pattern(7), c = pattern(8);
+    EXPECT_EQ(a, b) << "the same seed, the same losses";
+    EXPECT_NE(a, c);
+    const double n = double(a.size()), k = double(std::count(a.begin(), a.end(), true));
+    const double sd = std::sqrt(n * loss * (1 - loss));
+    EXPECT_NEAR(k, n * loss, 2.576 * sd + 1) << loss;  // 99 %
+  }
+}
+
+TEST(LinkShaper, GilbertElliottBurstsHaveTheModelsMeanLength) {
+  LinkParams p;
+  p.gilbert_elliott = true;
+  p.ge_p = 0.01;
+  p.ge_r = 0.25;  // mean burst 4 frames
+  p.ge_loss_bad = 1;
+  p.ge_loss_good = 0;
+  LinkShaper s(p, 99, 1024);
+  uint64_t bursts = 0, lost = 0;
+  bool prev = false;
+  const int n = 2000000;
+  for (int i = 0; i < n; ++i) {
+    const bool l = s.decide(100).fate == LinkShaper::Fate::kLost;
+    lost += l;
+    if (l && !prev) ++bursts;
+    prev = l;
+  }
+  const double mean_burst = double(lost) / double(bursts);
+  EXPECT_NEAR(mean_burst, 1 / p.ge_r, 0.05 / p.ge_r) << "within 5 %";
+  EXPECT_NEAR(double(lost) / n, p.ge_p / (p.ge_p + p.ge_r), 0.002) << "time in the bad state";
+  // The state sequence is a function of the seed.
+  LinkShaper s1(p, 5, 1024), s2(p, 5, 1024);
+  for (int i = 0; i < 10000; ++i) ASSERT_EQ(s1.decide(1).fate, s2.decide(1).fate) << i;
+}
+
+TEST(LinkShaper, ParametersChangeWithoutLosingOrReorderingQueuedFrames) {
+  LinkShaper s(params(1000000, 10 * kMs, 1000), 1, 4096);
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(s.admit(0, uint64_t(i) << 12, 1000), LinkShaper::Admit::kQueued);
+  const LinkParams* old = s.setParams(params(100000000, 10 * kMs, 1000));
+  delete old;  // no reader in this test
+  for (int i = 50; i < 100; ++i)
+    ASSERT_EQ(s.admit(kMs, uint64_t(i) << 12, 1000), LinkShaper::Admit::kQueued);
+  // Grown into a larger shaper: frames, times and queue move with it.
+  LinkShaper big(s.params(), 1, 16384);
+  big.moveFrom(s);
+  EXPECT_EQ(s.size(), 0u);
+  LinkFrame f[256];
+  uint64_t at[256];
+  uint32_t n = big.release(~0ull, f, at, 256);
+  ASSERT_EQ(n, 100u);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(f[i].addr, uint64_t(i) << 12) << "order kept";
+  // The first 50 keep the 1 Mbit/s times: the 50th left at 50 * 8 ms + 10 ms.
+  EXPECT_EQ(at[49], 50 * 8 * kMs + 10 * kMs);
+  // The next ones queue behind them at the new rate: 80 us each.
+  EXPECT_EQ(at[50], 50 * 8 * kMs + 80 * kUs + 10 * kMs);
+  EXPECT_EQ(at[99], 50 * 8 * kMs + 50 * 80 * kUs + 10 * kMs);
+}
+
+TEST(LinkParams, UnitsAsTcWritesThemAndClearErrors) {
+  EXPECT_EQ(parseRate("10mbit").value(), 10000000u);
+  EXPECT_EQ(parseRate("1gbit").value(), 1000000000u);
+  EXPECT_EQ(parseRate("125kbps").value(), 1000000u);
+  EXPECT_EQ(parseTime("5ms").value(), 5 * kMs);
+  EXPECT_EQ(parseTime("100us").value(), 100 * kUs);
+  EXPECT_EQ(parseTime("1.5s").value(), 1500 * kMs);
+  EXPECT_DOUBLE_EQ(parseProbability("1%").value(), 0.01);
+  EXPECT_DOUBLE_EQ(parseProbability("0.5").value(), 0.5);
+  EXPECT_FALSE(parseRate("0mbit").ok());
+  EXPECT_FALSE(parseRate("-5mbit").ok());
+  EXPECT_FALSE(parseRate("10mbitz").ok());
+  EXPECT_FALSE(parseTime("365days").ok());
+  EXPECT_FALSE(parseTime("31536000s").ok()) << "a year";
+  EXPECT_FALSE(parseProbability("150%").ok());
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords({"rate", "10mbit", "delay", "5ms", "jitter", "1ms", "loss", "1%",
+                                   "limit", "100"},
+                                  &p)
+                  .ok());
+  EXPECT_EQ(formatLinkParams(p), "rate 10mbit delay 5ms jitter 1ms limit 100 loss 1%");
+  LinkParams before = p;
+  auto st = applyLinkParamWords({"rate", "0", "delay", "1ms"}, &p);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("rate"), std::string::npos);
+  EXPECT_TRUE(p == before) << "a refused change leaves the parameters as they were";
+  EXPECT_FALSE(applyLinkParamWords({"loss", "150%"}, &p).ok());
+  EXPECT_FALSE(applyLinkParamWords({"bandwidth", "1mbit"}, &p).ok());
+  EXPECT_FALSE(applyLinkParamWords({"limit", "0"}, &p).ok());
+}
+
+}  // namespace
+}  // namespace fastpath

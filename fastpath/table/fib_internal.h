@@ -124,7 +124,12 @@ struct FibManager::Impl {
   size_t max_v6_routes;
   std::unique_ptr<Lpm4> lpm4;
   std::unique_ptr<Lpm6> lpm6;
-  std::unique_ptr<std::atomic<const FwdEntry*>[]> slots;
+  // kMaxNextHops slots (FibView::nh_), mmap'd: only the pages of slots in use are backed.
+  // Written with atomic stores, read by workers with atomic loads.
+  struct SlotsUnmap {
+    void operator()(const FwdEntry** p) const;
+  };
+  std::unique_ptr<const FwdEntry*[], SlotsUnmap> slots;
 
   std::map<PortId, PortConfig> ports;
   std::set<std::array<uint8_t, 17>> local;  // family byte + address

@@ -7,11 +7,27 @@
 #include <cstring>
 
 #include "table/fib_internal.h"
+#include "table/lpm_memory.h"
 
 namespace fastpath {
 
-Result<std::unique_ptr<FibManager>> FibManager::create(size_t max_v4_routes, size_t max_v6_routes) {
+namespace {
+constexpr size_t kSlotsBytes = size_t{kMaxNextHops} * sizeof(const FwdEntry*);
+}  // namespace
+
+void FibManager::Impl::SlotsUnmap::operator()(const FwdEntry** p) const {
+  detail::unmapTable(p, kSlotsBytes);
+}
+
+Result<std::unique_ptr<FibManager>> FibManager::create(size_t max_v4_routes, size_t max_v6_routes,
+                                                       EpochDomain* shared_epoch) {
   std::unique_ptr<FibManager> fib(new FibManager());
+  if (shared_epoch) {
+    fib->epoch_ = shared_epoch;
+  } else {
+    fib->own_epoch_ = std::make_unique<EpochDomain>();
+    fib->epoch_ = fib->own_epoch_.get();
+  }
   auto impl = std::make_unique<Impl>(*fib, max_v4_routes, max_v6_routes);
   auto t4 = impl->newLpm4();
   if (!t4.ok()) return makeError(t4.error().code, "fib: " + t4.error().message);
@@ -19,8 +35,13 @@ Result<std::unique_ptr<FibManager>> FibManager::create(size_t max_v4_routes, siz
   if (!t6.ok()) return makeError(t6.error().code, "fib: " + t6.error().message);
   impl->lpm4 = std::move(t4).value();
   impl->lpm6 = std::move(t6).value();
-  impl->slots.reset(new std::atomic<const FwdEntry*>[kMaxNextHops]());
-  impl->nh.reserve(1024);
+  // Zero pages until used: slots are handed out lowest first, so a table with n next hops
+  // backs about n * 8 bytes (small pages: one used slot must not back 2 MiB).
+  impl->slots.reset(
+      static_cast<const FwdEntry**>(detail::mapTable(kSlotsBytes, /*huge_pages=*/false)));
+  if (!impl->slots)
+    return makeError(-ENOMEM, "fib: cannot map " + std::to_string(kSlotsBytes >> 20) +
+                                  " MiB for the next-hop slots; raise the memory limit");
   fib->view_.v4_.store(impl->lpm4.get(), std::memory_order_release);
   fib->view_.v6_.store(impl->lpm6.get(), std::memory_order_release);
   fib->view_.nh_ = impl->slots.get();

@@ -74,14 +74,16 @@ class FibView {
   }
   /// The entry of a next-hop index from nextHops4(); nullptr for kLpmNoRoute.
   const FwdEntry* route(uint32_t next_hop) const noexcept {
-    return next_hop == kLpmNoRoute ? nullptr : nh_[next_hop].load(std::memory_order_acquire);
+    return next_hop == kLpmNoRoute ? nullptr : __atomic_load_n(&nh_[next_hop], __ATOMIC_ACQUIRE);
   }
 
  private:
   friend class FibManager;
   std::atomic<const Lpm4*> v4_{nullptr};
   std::atomic<const Lpm6*> v6_{nullptr};
-  std::atomic<const FwdEntry*>* nh_ = nullptr;  // fixed capacity, never reallocated
+  // Next-hop slots: fixed capacity, never reallocated; reserved address space whose pages
+  // are backed as slots are first used (an idle table costs nothing here).
+  const FwdEntry* const* nh_ = nullptr;
 };
 
 /// Control-thread owner of the forwarding table. Not thread-safe: one control thread.
@@ -89,8 +91,22 @@ class FibManager {
  public:
   /// Reserves the tables (virtual memory) for up to max_v4_routes / max_v6_routes user
   /// routes. Error when the address space cannot be reserved.
+  ///
+  /// An empty table costs a few KiB of memory and one with a handful of routes a few more
+  /// (the IPv4 LPM is a small trie until the table is large, see Lpm4Adaptive; next-hop
+  /// slots and LPM groups are reserved address space, backed as they are used), so a
+  /// daemon can hold thousands of them.
+  ///
+  /// `shared_epoch`: the epoch domain to use instead of one of the FibManager's own, so
+  /// that a worker reading the tables of many FibManagers registers once (epoch() returns
+  /// it; every synchronize() of this FibManager runs there). It must outlive the
+  /// FibManager, and all FibManagers sharing it must be driven from one control thread
+  /// (or their calls serialised), since EpochDomain::synchronize() and retire() are
+  /// control-thread calls. A synchronize() waits for every reader of the domain, so
+  /// workers should go quiescent once per batch as they do for one table.
   static Result<std::unique_ptr<FibManager>> create(size_t max_v4_routes = 1 << 20,
-                                                    size_t max_v6_routes = 1 << 16);
+                                                    size_t max_v6_routes = 1 << 16,
+                                                    EpochDomain* shared_epoch = nullptr);
   ~FibManager();
   FibManager(const FibManager&) = delete;
   FibManager& operator=(const FibManager&) = delete;
@@ -120,8 +136,9 @@ class FibManager {
 
   /// What workers read; the address is stable for the FibManager's lifetime.
   const FibView& view() const { return view_; }
-  /// Workers register here and call quiescent() once per batch.
-  EpochDomain& epoch() { return epoch_; }
+  /// Workers register here and call quiescent() once per batch (the shared domain given
+  /// to create(), if any).
+  EpochDomain& epoch() { return *epoch_; }
 
   struct Counters {
     uint64_t batches_applied = 0;  ///< successful applyRoutes
@@ -144,7 +161,8 @@ class FibManager {
   FibManager();
   std::unique_ptr<Impl> impl_;
   FibView view_;
-  EpochDomain epoch_;
+  std::unique_ptr<EpochDomain> own_epoch_;  // null when a shared domain was given
+  EpochDomain* epoch_ = nullptr;
 };
 
 }  // namespace fastpath

@@ -47,7 +47,7 @@ void FibManager::Impl::republish(uint32_t idx) {
   NhRecord& r = nh[idx];
   const FwdEntry* old = r.entry;
   r.entry = buildEntry(r.key);
-  slots[idx].store(r.entry, std::memory_order_release);
+  __atomic_store_n(&slots[idx], r.entry, __ATOMIC_RELEASE);
   if (old) retired_entries.push_back(old);
 }
 
@@ -95,7 +95,7 @@ NhKey FibManager::Impl::keyForRoute(const Route& r) const {
 }
 
 void FibManager::Impl::reclaim() {
-  if (!self.epoch_.synchronize()) {
+  if (!self.epoch().synchronize()) {
     ++counters.sync_timeouts;
     return;
   }
@@ -103,7 +103,7 @@ void FibManager::Impl::reclaim() {
   lpm6->releaseRetired();
   for (uint32_t idx : retired_nh) {
     if (nh[idx].refs != 0) continue;  // revived before reclamation (same key re-added)
-    slots[idx].store(nullptr, std::memory_order_relaxed);
+    __atomic_store_n(&slots[idx], static_cast<const FwdEntry*>(nullptr), __ATOMIC_RELAXED);
     retired_entries.push_back(nh[idx].entry);
     nh[idx] = NhRecord{};
     free_nh.push_back(idx);

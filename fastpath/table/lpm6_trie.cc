@@ -6,6 +6,9 @@
 // prefixes in its range (descending into linked groups); a remove hands the leaves it
 // owned to the covering rule; a group whose 256 leaves are all the same rule, short
 // enough to be stored one level up, is folded back and retired (reused after an epoch).
+// The default route is not expanded: a leaf it would own stays invalid and lookups answer
+// default_ there, so the covering rule of a removed prefix is never ::/0 (its replacement
+// is the invalid leaf).
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -83,8 +86,8 @@ Result<std::unique_ptr<Lpm6Trie>> Lpm6Trie::create(const LpmConfig& config) {
   std::unique_ptr<Lpm6Trie> t(new Lpm6Trie(config));
   t->tbl24_bytes_ = size_t{kTbl24Entries} * sizeof(uint32_t);
   t->groups_bytes_ = size_t{config.max_groups} * kGroupEntries * sizeof(uint32_t);
-  t->tbl24_ = static_cast<uint32_t*>(detail::mapTable(t->tbl24_bytes_));
-  t->groups_ = static_cast<uint32_t*>(detail::mapTable(t->groups_bytes_));
+  t->tbl24_ = static_cast<uint32_t*>(detail::mapTable(t->tbl24_bytes_, /*huge_pages=*/false));
+  t->groups_ = static_cast<uint32_t*>(detail::mapTable(t->groups_bytes_, /*huge_pages=*/false));
   if (!t->tbl24_ || !t->groups_)
     return makeError(
         -ENOMEM, "lpm6: cannot map " + std::to_string((t->tbl24_bytes_ + t->groups_bytes_) >> 20) +
@@ -101,7 +104,7 @@ void Lpm6Trie::releaseRetired() { pool_.releaseRetired(); }
 
 std::optional<std::pair<uint8_t, uint32_t>> Lpm6Trie::coveringRule(const Address& ip,
                                                                    uint8_t depth) const {
-  for (int d = depth - 1; d >= 0; --d) {
+  for (int d = depth - 1; d >= 1; --d) {  // ::/0 is not in the table
     if (rules_per_depth_[d] == 0) continue;
     auto it =
         rules_.find(RuleKey{masked(ip.data(), static_cast<unsigned>(d)), static_cast<uint8_t>(d)});
@@ -169,13 +172,20 @@ Status Lpm6Trie::add(const uint8_t* ip_in, uint8_t depth, uint32_t next_hop) {
                                   std::to_string(need) + " groups, " +
                                   std::to_string(pool_.freeCount()) + " free of " +
                                   std::to_string(config_.max_groups) + "; raise max_groups");
-  const uint32_t entry = kValid | (uint32_t{depth} << kDepthShift) | next_hop;
-  addAt(tbl24_, 0, ip, depth, entry);
+  if (depth == 0)
+    __atomic_store_n(&default_, next_hop, __ATOMIC_RELEASE);
+  else
+    addAt(tbl24_, 0, ip, depth, kValid | (uint32_t{depth} << kDepthShift) | next_hop);
   if (it == rules_.end()) {
     rules_.emplace(key, next_hop);
     ++rules_per_depth_[depth];
   } else {
     it->second = next_hop;
+  }
+  if (!huge_pages_ && rules_.size() >= kHugePagesFromRules) {
+    detail::adviseHugePages(tbl24_, tbl24_bytes_);
+    detail::adviseHugePages(groups_, groups_bytes_);
+    huge_pages_ = true;
   }
   return {};
 }
@@ -236,6 +246,10 @@ Status Lpm6Trie::remove(const uint8_t* ip_in, uint8_t depth) {
     return makeError(-ENOENT, "lpm6: cannot remove " + prefixText(ip, depth) + ": no such rule");
   rules_.erase(it);
   --rules_per_depth_[depth];
+  if (depth == 0) {
+    __atomic_store_n(&default_, kLpmNoRoute, __ATOMIC_RELEASE);
+    return {};
+  }
   uint32_t replacement = 0;
   if (auto cover = coveringRule(ip, depth))
     replacement = kValid | (uint32_t{cover->first} << kDepthShift) | cover->second;
@@ -275,6 +289,7 @@ uint32_t Lpm6Trie::groupsNeeded(const std::vector<std::pair<Address, uint8_t>>& 
 
 void Lpm6Trie::lookupBulk(const uint8_t* const* ips, uint32_t* nhs, size_t n) const noexcept {
   constexpr size_t kChunk = 32;
+  const uint32_t dflt = __atomic_load_n(&default_, __ATOMIC_ACQUIRE);
   for (size_t base = 0; base < n; base += kChunk) {
     const size_t m = std::min(kChunk, n - base);
     const uint8_t* const* ip = ips + base;
@@ -304,8 +319,7 @@ void Lpm6Trie::lookupBulk(const uint8_t* const* ips, uint32_t* nhs, size_t n) co
         pending |= e[i] & kExt;
       }
     }
-    for (size_t i = 0; i < m; ++i)
-      nhs[base + i] = (e[i] & kValid) ? (e[i] & kValueMask) : kLpmNoRoute;
+    for (size_t i = 0; i < m; ++i) nhs[base + i] = (e[i] & kValid) ? (e[i] & kValueMask) : dflt;
   }
 }
 

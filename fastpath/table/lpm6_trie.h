@@ -3,6 +3,12 @@
 // address bits) and 256-entry groups for each further 8-bit stride (rte_lpm6 layout with
 // DIR-24-8's controlled prefix expansion at every level). A /48 is found in at most 4
 // reads, a /64 in at most 6, a /128 in at most 14.
+//
+// Small tables cost what their routes touch: both levels are reserved address space in
+// 4 KiB pages (transparent huge pages are requested only once the table holds
+// kHugePagesFromRules rules; before that one route would back 2 MiB), and the default
+// route (::/0) is kept beside the table instead of being expanded over the 64 MiB first
+// level (an invalid leaf means "the default route, if any").
 #pragma once
 
 #include <array>
@@ -25,6 +31,9 @@ namespace fastpath {
 class Lpm6Trie {
  public:
   static constexpr uint32_t kMaxNextHop = (1u << 22) - 1;
+  /// From this many rules on the tables ask for transparent huge pages (lookups in a large
+  /// table are TLB-bound).
+  static constexpr size_t kHugePagesFromRules = 1u << 13;
   using Address = std::array<uint8_t, 16>;
 
   static Result<std::unique_ptr<Lpm6Trie>> create(const LpmConfig& config = {});
@@ -54,7 +63,7 @@ class Lpm6Trie {
     unsigned byte = 3;
     while (__builtin_expect(e & kExt, 0))
       e = __atomic_load_n(&groups_[((e & kValueMask) << 8) | ip[byte++]], __ATOMIC_ACQUIRE);
-    return (e & kValid) ? (e & kValueMask) : kLpmNoRoute;
+    return (e & kValid) ? (e & kValueMask) : __atomic_load_n(&default_, __ATOMIC_ACQUIRE);
   }
 
   /// Worker side: n lookups walked level by level in lockstep, each level's reads
@@ -91,6 +100,8 @@ class Lpm6Trie {
   uint32_t* groups_ = nullptr;
   size_t tbl24_bytes_ = 0;
   size_t groups_bytes_ = 0;
+  uint32_t default_ = kLpmNoRoute;  // the ::/0 rule's next hop; read by workers
+  bool huge_pages_ = false;         // THP requested (kHugePagesFromRules reached)
   LpmGroupPool pool_;
   std::unordered_map<RuleKey, uint32_t, RuleKeyHash> rules_;
   uint32_t rules_per_depth_[129] = {};

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // LPM and FIB figures: lookups/s with 1k and 1M IPv4 prefixes for each IPv4 algorithm
-// (DIR-24-8, DXR; random and sequential destinations, single and bulk-with-prefetch),
-// IPv6 lookups, single and batched route updates, replace-all time (FIB: the Lpm4 in use).
+// (DIR-24-8, DXR, the small trie and the adaptive table the FIB uses; random and sequential
+// destinations, single and bulk-with-prefetch), a node's small table, where the trie and
+// DIR-24-8 cross, IPv6 lookups, single and batched route updates, replace-all time (FIB: the
+// Lpm4 in use).
 // Run: fp_lpm_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 // (the machine is shared: interleaving spreads the noise over both algorithms).
 #include <benchmark/benchmark.h>
@@ -45,6 +47,23 @@ struct Table4 {
   std::vector<uint32_t> sequential;  // runs of consecutive addresses
 };
 
+// An empty table for n prefixes. The trie gets room for the worst case (three nodes per
+// prefix); the adaptive table has its default threshold.
+template <typename T>
+std::unique_ptr<T> makeLpm4(size_t n, bool automatic) {
+  const auto rules = static_cast<uint32_t>(n + 1024);
+  if constexpr (std::is_same_v<T, Lpm4Trie>) {
+    return T::create(
+               LpmConfig{rules, static_cast<uint32_t>(std::min<size_t>(3 * n + 16, 1u << 24))})
+        .value();
+  } else {
+    auto t = T::create(LpmConfig{rules, 1u << 16}).value();
+    if constexpr (std::is_same_v<T, Lpm4Dxr>)
+      if (!automatic) t->setCompactMinRules(0);
+    return t;
+  }
+}
+
 // `automatic`: DXR with its default structure choice (the DIR-24-8 answers below
 // Lpm4Dxr::kDefaultCompactMinRules rules); otherwise DXR always answers from its compact
 // structure, so "Lpm4Dxr" below is the algorithm itself.
@@ -55,9 +74,7 @@ Table4<T>& table4(size_t n, bool automatic = false) {
   if (slot) return *slot;
   slot = std::make_unique<Table4<T>>();
   std::mt19937_64 rng(n);
-  slot->lpm = T::create(LpmConfig{static_cast<uint32_t>(n + 1024), 1u << 16}).value();
-  if constexpr (std::is_same_v<T, Lpm4Dxr>)
-    if (!automatic) slot->lpm->setCompactMinRules(0);
+  slot->lpm = makeLpm4<T>(n, automatic);
   while (slot->prefixes.size() < n) {
     const uint8_t d = bgpDepth(rng);
     const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
@@ -90,6 +107,9 @@ void tableCounters(benchmark::State& state, const T& lpm) {
     state.counters["fallback_chunks"] = s.fallback_chunks;
     state.counters["compact"] = lpm.compactActive();
   }
+  if constexpr (std::is_same_v<T, Lpm4Trie> || std::is_same_v<T, Lpm4Adaptive>)
+    state.counters["touched_bytes"] = static_cast<double>(lpm.touchedBytes());
+  if constexpr (std::is_same_v<T, Lpm4Adaptive>) state.counters["large"] = lpm.largeActive();
 }
 
 // args: prefixes, pattern (0 random, 1 sequential), automatic (DXR: 1 = default choice)
@@ -110,6 +130,8 @@ void BM_Lpm4Lookup(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}, {0}});
 BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Trie)->ArgsProduct({{1000}, {0, 1}, {0}});
+BENCHMARK_TEMPLATE(BM_Lpm4Lookup, Lpm4Adaptive)->ArgsProduct({{1000, 1000000}, {0, 1}, {0}});
 
 // args: prefixes, pattern (0 random, 1 sequential), automatic (DXR: 1 = default choice)
 template <typename T>
@@ -131,6 +153,71 @@ void BM_Lpm4LookupBulk(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dir24_8)->ArgsProduct({{1000, 1000000}, {0, 1}, {0}});
 BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Dxr)->ArgsProduct({{1000, 1000000}, {0, 1}, {0, 1}});
+BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Trie)->ArgsProduct({{1000}, {0, 1}, {0}});
+BENCHMARK_TEMPLATE(BM_Lpm4LookupBulk, Lpm4Adaptive)->ArgsProduct({{1000, 1000000}, {0, 1}, {0}});
+
+// Where the small trie stops paying (random destinations, bulk 64): the measurement behind
+// Lpm4Adaptive::kDefaultSmallMaxRules. Run with --benchmark_filter=SmallCrossover
+// --benchmark_enable_random_interleaving=true.
+template <typename T>
+void BM_Lpm4SmallCrossover(benchmark::State& state) {
+  BM_Lpm4LookupBulk<T>(state);
+}
+BENCHMARK_TEMPLATE(BM_Lpm4SmallCrossover, Lpm4Dir24_8)
+    ->ArgsProduct({{1000, 2000, 4000, 8000, 16000, 32000, 64000}, {0}, {0}});
+BENCHMARK_TEMPLATE(BM_Lpm4SmallCrossover, Lpm4Trie)
+    ->ArgsProduct({{1000, 2000, 4000, 8000, 16000, 32000, 64000}, {0}, {0}});
+
+// A forwarding context's own table, as a multi-node daemon holds thousands of: a default
+// route, on-link /24s, gateway /24s, host routes and the neighbours' learnt /32s (15
+// rules). Destinations: a quarter anywhere (the default route), the rest spread over the
+// other prefixes. args: bulk (0: single lookups, 1: bulk 64).
+template <typename T>
+void BM_Lpm4NodeTable(benchmark::State& state) {
+  static std::unique_ptr<T> lpm;
+  static std::vector<uint32_t> addrs;
+  if (!lpm) {
+    lpm = makeLpm4<T>(16, false);
+    std::vector<std::pair<uint32_t, uint8_t>> prefixes = {
+        {0xc6120100, 24}, {0xc6140500, 24}, {0xac100000, 24}, {0xac100100, 24}, {0xac100200, 24},
+        {0xac100300, 24}, {0x0a000501, 32}, {0x0a000508, 32}, {0x0a00050f, 32}, {0xc6120102, 32},
+        {0xc6120103, 32}, {0xc6120104, 32}, {0xc6120105, 32}, {0xc6120106, 32}};
+    (void)lpm->add(0, 0, 1);
+    for (size_t k = 0; k < prefixes.size(); ++k)
+      (void)lpm->add(prefixes[k].first, prefixes[k].second, static_cast<uint32_t>(2 + k));
+    lpm->releaseRetired();
+    std::mt19937_64 rng(15);
+    addrs.resize(1u << 16);
+    for (auto& a : addrs) {
+      if (rng() % 4 == 0) {
+        a = static_cast<uint32_t>(rng());
+      } else {
+        const auto& [ip, d] = prefixes[rng() % prefixes.size()];
+        a = ip | (static_cast<uint32_t>(rng()) & ~mask4(d));
+      }
+    }
+  }
+  const size_t mask = addrs.size() - 1;
+  size_t i = 0;
+  uint32_t sum = 0;
+  uint32_t out[64];
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      for (size_t k = 0; k < 64; ++k) sum += lpm->lookup(addrs[(i + k) & mask]);
+    } else {
+      lpm->lookupBulk(&addrs[i & mask], out, 64);
+      sum += out[0] + out[63];
+    }
+    i += 64;
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 64);
+  state.SetLabel(state.range(0) == 0 ? "node table, single" : "node table, bulk 64");
+  tableCounters(state, *lpm);
+}
+BENCHMARK_TEMPLATE(BM_Lpm4NodeTable, Lpm4Dir24_8)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_Lpm4NodeTable, Lpm4Trie)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_Lpm4NodeTable, Lpm4Adaptive)->Arg(0)->Arg(1);
 // Where DXR's compact structure starts to beat DIR-24-8 (random destinations, bulk 64):
 // the measurement behind Lpm4Dxr::kDefaultCompactMinRules. Run with
 // --benchmark_filter=Crossover --benchmark_enable_random_interleaving=true.
@@ -165,6 +252,10 @@ BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dir24_8)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Dxr)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK_TEMPLATE(BM_Lpm4Build, Lpm4Adaptive)  // trie up to the threshold, then the switch
     ->Arg(1000000)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
@@ -262,6 +353,7 @@ void BM_Lpm4AddRemove(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_Lpm4AddRemove, Lpm4Dir24_8);
 BENCHMARK_TEMPLATE(BM_Lpm4AddRemove, Lpm4Dxr);
+BENCHMARK_TEMPLATE(BM_Lpm4AddRemove, Lpm4Adaptive);
 
 IpPrefix prefix4(uint32_t ip_host, uint8_t d) {
   IpPrefix p;

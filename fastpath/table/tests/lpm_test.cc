@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lpm4_reference.h"
 #include "table/epoch.h"
 #include "table/lpm.h"
 
@@ -23,38 +24,9 @@ namespace fastpath {
 namespace {
 
 // ---------------------------------------------------------------- IPv4 reference
-uint32_t mask4(unsigned d) { return d == 0 ? 0 : ~0u << (32 - d); }
-
-class Ref4 {
- public:
-  void add(uint32_t ip, uint8_t d, uint32_t nh) { rules_[d][ip & mask4(d)] = nh; }
-  bool remove(uint32_t ip, uint8_t d) { return rules_[d].erase(ip & mask4(d)) > 0; }
-  uint32_t lookup(uint32_t ip) const {
-    for (int d = 32; d >= 0; --d) {
-      const auto& m = rules_[d];
-      if (m.empty()) continue;
-      auto it = m.find(ip & mask4(d));
-      if (it != m.end()) return it->second;
-    }
-    return kLpmNoRoute;
-  }
-  size_t size() const {
-    size_t n = 0;
-    for (const auto& m : rules_) n += m.size();
-    return n;
-  }
-  std::unordered_map<uint32_t, uint32_t> rules_[33];
-};
-
-// Prefix lengths shaped like a real table: mostly /24, /16-/23, some longer.
-uint8_t randomDepth4(std::mt19937_64& rng) {
-  const unsigned r = rng() % 100;
-  if (r < 50) return 24;
-  if (r < 85) return static_cast<uint8_t>(8 + rng() % 16);                // 8..23
-  if (r < 99 || rng() % 64) return static_cast<uint8_t>(25 + rng() % 8);  // 25..32
-  return static_cast<uint8_t>(rng() %
-                              8);  // 0..7: rare, as in real tables (each spans 2^17+ entries)
-}
+using testing::mask4;
+using testing::randomDepth4;
+using testing::Ref4;
 
 // Every IPv4 algorithm runs the same checks. settle() is what the owner does after an
 // epoch synchronize(): for DXR it also rebuilds the compact chunks, so the checks below
@@ -71,11 +43,20 @@ class Lpm4Algo : public ::testing::Test {
     return std::move(t).value();
   }
 };
-using Lpm4Algos = ::testing::Types<Lpm4Dir24_8, Lpm4Dxr>;
+// The adaptive table with a low threshold: the small cases run on its trie, the random
+// tables grow across the threshold (and shrink back when emptied).
+template <>
+std::unique_ptr<Lpm4Adaptive> Lpm4Algo<Lpm4Adaptive>::make(uint32_t max_rules, uint32_t groups) {
+  auto t = Lpm4Adaptive::create(LpmConfig{max_rules, groups}, 1000);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  return std::move(t).value();
+}
+using Lpm4Algos = ::testing::Types<Lpm4Dir24_8, Lpm4Dxr, Lpm4Adaptive>;
 class Lpm4Names {
  public:
   template <typename T>
   static std::string GetName(int) {
+    if constexpr (std::is_same_v<T, Lpm4Adaptive>) return "Adaptive";
     return std::is_same_v<T, Lpm4Dxr> ? "Dxr" : "Dir24_8";
   }
 };

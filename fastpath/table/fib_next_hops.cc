@@ -119,6 +119,12 @@ void FibManager::Impl::reclaim() {
   retired_entries.clear();
   retired_lpm4.clear();
   retired_lpm6.clear();
+  // A table that switched structure (Lpm4Adaptive going back to its trie, in the
+  // releaseRetired() above) holds the old one for one more epoch: free it now rather than
+  // at this table's next update, which may never come.
+  if constexpr (requires(const Lpm4& t) { t.retiredPending(); }) {
+    if (lpm4->retiredPending() && self.epoch().synchronize()) lpm4->releaseRetired();
+  }
 }
 
 }  // namespace fastpath

@@ -73,6 +73,9 @@ class Lpm4Adaptive {
 
   /// True while DIR-24-8 answers lookups (control thread; tests, counters).
   bool largeActive() const noexcept { return large_ != nullptr; }
+  /// True when a switch left a structure that only the next releaseRetired() (after an
+  /// epoch) frees: an owner that wants the memory back at once synchronizes once more.
+  bool retiredPending() const noexcept { return trie_stale_ || !retired_large_.empty(); }
   /// Bytes of lookup memory touched now (trie nodes, or DIR-24-8's reserve when it is in
   /// use): a upper bound of what the table adds to the resident set.
   size_t touchedBytes() const;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -40,8 +41,9 @@ Route route(uint32_t ip, uint8_t len, uint32_t gw, PortId port) {
 }
 
 // Node k's table: 10 routes (0/0 via a gateway, 2 on-link /24s, 4 gateway /24s, 3 /32s)
-// and 5 neighbours on the first on-link subnet (each gets a learnt /32).
-Status loadNodeTable(FibManager& fib, uint32_t k) {
+// and 5 neighbours on the first on-link subnet (each gets a learnt /32); `dual_stack` adds
+// ::/0 via a gateway, an on-link /64 and a gateway /48, and 2 neighbours on the /64.
+Status loadNodeTable(FibManager& fib, uint32_t k, bool dual_stack = false) {
   PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
   p0.mac.bytes = {2, 0, 0, 0, static_cast<uint8_t>(k), 1};
   p1.mac.bytes = {2, 0, 0, 0, static_cast<uint8_t>(k), 2};
@@ -55,10 +57,24 @@ Status loadNodeTable(FibManager& fib, uint32_t k) {
     b.add.push_back(route(0xac100000 + (k << 10) + (i << 8), 24, gw, 1));  // 172.16+.x.0/24
   for (uint32_t i = 0; i < 3; ++i)
     b.add.push_back(route(0x0a000000 + (k << 8) + 1 + 7 * i, 32, gw + 1, 1));  // 10.0.k.x/32
+  const std::string net64 = "2001:db8:" + std::to_string(k % 10000) + ":1::";
+  if (dual_stack) {
+    Route r;
+    r.prefix = IpPrefix::parse("::/0").value();
+    r.next_hop = IpAddress::parse(net64 + "1").value();
+    r.port = 1;
+    b.add.push_back(r);
+    r.prefix = IpPrefix::parse(net64 + "/64").value();
+    r.next_hop = IpAddress{};
+    b.add.push_back(r);
+    r.prefix = IpPrefix::parse("2001:db8:ffff::/48").value();
+    r.next_hop = IpAddress::parse(net64 + "1").value();
+    b.add.push_back(r);
+  }
   if (auto st = fib.applyRoutes(b); !st.ok()) return st;
-  for (uint32_t i = 0; i < 5; ++i) {
+  for (uint32_t i = 0; i < (dual_stack ? 7u : 5u); ++i) {
     Neighbour n;
-    n.ip = v4(gw + i);
+    n.ip = i < 5 ? v4(gw + i) : IpAddress::parse(net64 + std::to_string(i - 4)).value();
     n.port = 1;
     n.mac.bytes = {2, 0, 0, 1, static_cast<uint8_t>(k), static_cast<uint8_t>(i + 1)};
     if (auto st = fib.addNeighbour(n); !st.ok()) return st;
@@ -109,6 +125,32 @@ TEST(FibMemory, ThousandNodesWithSmallTables) {
   EXPECT_EQ(v.lookup4(htonl(0x0a000508))->next_hop[3], 3);
   EXPECT_EQ(fibs[5]->counters().routes_v4, 10u);
   EXPECT_EQ(fibs[5]->counters().neighbours, 5u);
+}
+
+TEST(FibMemory, ThousandDualStackNodes) {
+  EpochDomain shared;
+  std::vector<std::unique_ptr<FibManager>> fibs;
+  fibs.reserve(kNodes);
+  const long before = vmRssKib();
+  for (int k = 0; k < kNodes; ++k) {
+    auto fib = FibManager::create(1 << 20, 1 << 16, &shared);
+    ASSERT_TRUE(fib.ok()) << fib.error().message;
+    fibs.push_back(std::move(fib).value());
+    auto st = loadNodeTable(*fibs.back(), static_cast<uint32_t>(k), /*dual_stack=*/true);
+    ASSERT_TRUE(st.ok()) << "node " << k << ": " << st.error().message;
+  }
+  const long after = vmRssKib();
+  report("the same plus ::/0, a /64, a /48 and 2 IPv6 neighbours", before, after);
+  EXPECT_LE(after - before, 2L << 20);
+  EXPECT_LE(after - before, 256L * kNodes) << "a small dual-stack node should cost tens of KiB";
+  uint8_t dst[16];
+  const auto far = IpAddress::parse("2001:db9::1").value();
+  std::memcpy(dst, far.bytes.data(), 16);
+  ASSERT_NE(fibs[7]->view().lookup6(dst), nullptr);  // the default route
+  const auto nb = IpAddress::parse("2001:db8:7:1::2").value();
+  std::memcpy(dst, nb.bytes.data(), 16);
+  ASSERT_NE(fibs[7]->view().lookup6(dst), nullptr);
+  EXPECT_TRUE(fibs[7]->view().lookup6(dst)->flags & kFwdResolved);
 }
 
 }  // namespace

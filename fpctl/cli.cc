@@ -2,6 +2,7 @@
 // fpctl's shared pieces (fpctl.h): error reporting, flag parsing, the connection.
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -82,7 +83,16 @@ int printOk(const Global& g, const std::string& what, double seconds) {
   return kExitOk;
 }
 
-int Session::connect() {
+std::string nameProblem(const std::string& name) {
+  if (name.empty()) return "empty name";
+  if (name.size() > 31) return "'" + name + "' is longer than 31 characters";
+  for (unsigned char c : name)
+    if (!std::isalnum(c) && c != '_' && c != '.' && c != '-')
+      return "'" + name + "' has characters other than letters, digits, '_', '.' and '-'";
+  return {};
+}
+
+int Session::connect(bool bind_node) {
   ClientOptions o;
   char host[256] = {};
   ::gethostname(host, sizeof(host) - 1);
@@ -93,6 +103,9 @@ int Session::connect() {
   auto c = Client::connect(g_.socket, o);
   if (!c) return fail(c.error(), false);
   client_ = std::move(c).value();
+  // Bound after connecting, so that an unknown node is told apart from a missing socket.
+  if (bind_node && !g_.node.empty())
+    if (auto st = client_->bind(g_.node); !st) return fail(st.error(), true);
   return kExitOk;
 }
 
@@ -124,6 +137,17 @@ std::string Session::portName(PortId id) {
   if (!ports_loaded_) (void)portLookup()("");
   auto it = ids_.find(id);
   return it == ids_.end() ? "port" + std::to_string(id) : it->second;
+}
+
+std::string Session::portName(const std::string& node, PortId id) {
+  auto n = node_ports_.find(node);
+  if (n == node_ports_.end()) {
+    n = node_ports_.emplace(node, std::map<PortId, std::string>{}).first;
+    if (auto ps = client_->ports(node))
+      for (const auto& p : ps.value()) n->second[p.id] = p.ifname;
+  }
+  auto it = n->second.find(id);
+  return it == n->second.end() ? "port" + std::to_string(id) : it->second;
 }
 
 }  // namespace fastpath::ctrl::fpctl

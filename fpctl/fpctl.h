@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What fpctl's commands share: exit codes, global options, error reporting, flag parsing
 // and the connection (Session). One file per object implements its command
-// (route.cc, neigh.cc, rules.cc, stats.cc, ports.cc, monitor.cc); main.cc dispatches.
+// (route.cc, neigh.cc, rules.cc, stats.cc, ports.cc, monitor.cc, node.cc, link.cc);
+// main.cc dispatches.
 #pragma once
 
 #include <csignal>
@@ -31,6 +32,7 @@ struct Global {
   bool help = false;
   int timeout_ms = 60000;
   std::size_t chunk = 100000;
+  std::string node;               // --node: the fastpathd node to talk to (empty = default)
   std::vector<std::string> args;  // positional and command-specific options
 };
 
@@ -52,19 +54,26 @@ bool takeFlag(std::vector<std::string>& args, const std::string& flag, std::stri
               bool value_optional = false);
 /// "ok" for a command without output: nothing, or `what` (with the time) in text, or JSON.
 int printOk(const Global& g, const std::string& what, double seconds = -1);
+/// Empty when `name` is a valid node, link or link port name (1..31 characters of
+/// [A-Za-z0-9_.-], as fastpathd checks it); otherwise why not.
+std::string nameProblem(const std::string& name);
 
 /// The connection to fastpathd for one command, with the port names it knows.
 class Session {
  public:
   explicit Session(const Global& g) : g_(g) {}
 
-  int connect();
+  /// Connects; with --node (and `bind_node`), binds the connection to that node (an
+  /// unknown node is fastpathd's refusal: exit 1).
+  int connect(bool bind_node = true);
 
   Client& client() { return *client_; }
 
   PortLookup portLookup();
 
   std::string portName(PortId id);
+  /// A port's name in another node (monitor --all-nodes); "port<id>" when unknown.
+  std::string portName(const std::string& node, PortId id);
 
  private:
   const Global& g_;
@@ -72,6 +81,7 @@ class Session {
   bool ports_loaded_ = false;
   std::map<std::string, PortId> names_;
   std::map<PortId, std::string> ids_;
+  std::map<std::string, std::map<PortId, std::string>> node_ports_;
 };
 
 int cmdRoute(const Global& g);
@@ -80,5 +90,7 @@ int cmdRules(const Global& g);
 int cmdStats(const Global& g);
 int cmdPorts(const Global& g);
 int cmdMonitor(const Global& g);
+int cmdNode(const Global& g);
+int cmdLink(const Global& g);
 
 }  // namespace fastpath::ctrl::fpctl

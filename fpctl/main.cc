@@ -30,11 +30,22 @@ Objects and commands:
   rules set RULE...                                   replace the control rules
   stats [--watch [SECONDS]] [--count N]               show counters
   ports                                               list ports
-  monitor [--count N]                                 print events as they happen
+  monitor [--count N] [--all-nodes]                   print events as they happen
+  node list                                           list fastpathd's nodes
+  node show NAME                                      one node, with its ports
+  node add NAME [--host HOST]                         create a node
+  node del NAME                                       delete a node and its links
+  link list                                           list the links between nodes
+  link show NAME                                      one link, both ends
+  link add NAME A-NODE[:PORT] B-NODE[:PORT] [--mtu N] create a link (a port in each node)
+  link del NAME                                       delete a link
+  link set NAME up|down                               bring a link up or down
 
 Options:
   -s, --socket PATH   fastpathd's control socket (default /run/fastpathd/fastpathd.sock,
                       or $FASTPATHD_SOCKET)
+  --node NAME         the fastpathd node that route, neigh, rules, ports, stats and
+                      monitor act on (default: the default node, "default")
   -j, --json          machine-readable output (one JSON document on stdout)
   -t, --timeout MS    reply timeout (default 60000)
   -h, --help          this help; `fpctl OBJECT --help` for one object
@@ -42,10 +53,12 @@ Options:
 
 Exit status:
   0  success
-  1  fastpathd rejected the request (the message names the offending field)
-  2  usage error (bad command line, unreadable route file)
+  1  fastpathd rejected the request (the message names the offending field), or
+     the node or link named does not exist
+  2  usage error (bad command line, malformed name, unreadable route file)
   3  cannot connect to fastpathd, connection lost, or no reply in time
-  4  permission denied (SO_PEERCRED check or socket permissions)
+  4  permission denied (SO_PEERCRED check or socket permissions; creating, deleting
+     and changing nodes and links needs root, the socket's owner or an allowed uid)
   5  protocol version mismatch between fpctl and fastpathd
 )";
 
@@ -59,17 +72,21 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("FASTPATHD_SOCKET"); env && *env) g.socket = env;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "-s" || a == "--socket" || a == "-t" || a == "--timeout") {
+    if (a == "-s" || a == "--socket" || a == "-t" || a == "--timeout" || a == "--node") {
       if (i + 1 >= argc) return usage(a + " needs a value", kMainHelp);
       std::string v = argv[++i];
       if (a == "-s" || a == "--socket") {
         g.socket = v;
+      } else if (a == "--node") {
+        g.node = v;
       } else {
         g.timeout_ms = std::atoi(v.c_str());
         if (g.timeout_ms <= 0) return usage("--timeout: must be > 0 ms", kMainHelp);
       }
     } else if (a.rfind("--socket=", 0) == 0) {
       g.socket = a.substr(9);
+    } else if (a.rfind("--node=", 0) == 0) {
+      g.node = a.substr(7);
     } else if (a == "-j" || a == "--json") {
       g.json = true;
     } else if (a == "-h" || a == "--help" || a == "help") {
@@ -89,6 +106,9 @@ int main(int argc, char** argv) {
     }
     return usage("missing OBJECT", kMainHelp);
   }
+  if (!g.node.empty())
+    if (std::string why = nameProblem(g.node); !why.empty())
+      return usage("--node: " + why, kMainHelp);
   std::string object = g.args[0];
   g.args.erase(g.args.begin());
   std::signal(SIGINT, [](int) { g_stop = 1; });
@@ -101,5 +121,7 @@ int main(int argc, char** argv) {
   if (object == "stats" || object == "s") return cmdStats(g);
   if (object == "ports" || object == "port" || object == "p") return cmdPorts(g);
   if (object == "monitor") return cmdMonitor(g);
+  if (object == "node" || object == "nodes") return cmdNode(g);
+  if (object == "link" || object == "links") return cmdLink(g);
   return usage("unknown object '" + object + "'", kMainHelp);
 }

@@ -16,10 +16,13 @@ namespace fastpath::ctrl::fpctl {
 namespace {
 
 const char* kMonitorHelp =
-    R"(Usage: fpctl monitor [--count N] [--json]
+    R"(Usage: fpctl [--node NAME] monitor [--count N] [--all-nodes] [--json]
 
   Subscribes to fastpathd's events (route miss, port up/down, neighbour needed) and
-  prints them as they arrive; --count N exits after N events.
+  prints them as they arrive; --count N exits after N events. Events are those of one
+  node: the default node, or NAME with --node; --all-nodes prints every node's, each
+  line starting with "node NAME". In JSON every event names its "node".
+  "events-dropped N": N events were missed while fpctl was not reading.
 )";
 
 }  // namespace
@@ -44,10 +47,12 @@ int cmdMonitor(const Global& g) {
   std::vector<std::string> a = g.args;
   std::string count_s;
   long count = takeFlag(a, "--count", &count_s) ? std::atol(count_s.c_str()) : -1;
+  Subscription what;
+  what.all_nodes = takeFlag(a, "--all-nodes");
   if (!a.empty()) return usage("monitor: unexpected argument '" + a[0] + "'", kMonitorHelp);
   Session s(g);
   if (int rc = s.connect()) return rc;
-  if (auto st = s.client().subscribe(); !st) return fail(st.error(), true);
+  if (auto st = s.client().subscribe(what); !st) return fail(st.error(), true);
   for (long n = 0; (count < 0 || n < count) && !g_stop;) {
     auto e = s.client().nextEvent(200);
     if (!e) return fail(e.error(), true);
@@ -65,14 +70,19 @@ int cmdMonitor(const Global& g) {
       w.beginObject()
           .key("event")
           .value(eventName(ev.kind))
+          .key("node")
+          .value(ev.node)
           .key("dev")
-          .value(s.portName(ev.port))
+          .value(what.all_nodes ? s.portName(ev.node, ev.port) : s.portName(ev.port))
           .key("port")
           .value(ev.port)
           .key("address")
           .value(ev.address.toString())
           .endObject();
       std::printf("%s\n", w.str().c_str());
+    } else if (what.all_nodes) {
+      std::printf("node %s %s dev %s %s\n", ev.node.c_str(), eventName(ev.kind),
+                  s.portName(ev.node, ev.port).c_str(), ev.address.toString().c_str());
     } else {
       std::printf("%s dev %s %s\n", eventName(ev.kind), s.portName(ev.port).c_str(),
                   ev.address.toString().c_str());

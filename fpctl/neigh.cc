@@ -21,6 +21,9 @@ const char* kNeighHelp =
        fpctl neigh show [--json]
 
   Neighbours resolve next hops to MAC addresses on a port (like `ip neigh`).
+
+  With --node NAME (a global option: `fpctl --node r1 neigh ...`), this acts on that
+  fastpathd node; without, on the default node. An unknown node is exit status 1.
 )";
 
 // Parses `ADDR [lladdr MAC] dev IFNAME` after connecting (the port name is fastpathd's);

@@ -16,9 +16,12 @@ namespace fastpath::ctrl::fpctl {
 namespace {
 
 const char* kPortsHelp =
-    R"(Usage: fpctl ports [--json]
+    R"(Usage: fpctl [--node NAME] ports [--json]
 
-  Lists fastpathd's ports: id, interface, MAC, MTU, state, queues, XDP and XSK modes.
+  Lists the ports of one fastpathd node (the default node, or NAME with --node): id,
+  interface, MAC, MTU, state, queues, XDP and XSK modes, and for the ports of links
+  between nodes the link's name (LINK; `fpctl link list`). JSON also gives each
+  port's "node" and "link" (null for interface ports).
 )";
 
 }  // namespace
@@ -34,7 +37,7 @@ int cmdPorts(const Global& g) {
   if (g.json) {
     JsonWriter w;
     w.beginArray();
-    for (const auto& p : ps.value())
+    for (const auto& p : ps.value()) {
       w.beginObject()
           .key("id")
           .value(p.id)
@@ -54,16 +57,33 @@ int cmdPorts(const Global& g) {
           .value(p.xdp_mode)
           .key("xsk_mode")
           .value(p.xsk_mode)
-          .endObject();
+          .key("node")
+          .value(p.node)
+          .key("link");
+      if (p.link.empty())
+        w.null();
+      else
+        w.value(p.link);
+      w.endObject();
+    }
     w.endArray();
     std::printf("%s\n", w.str().c_str());
   } else {
-    std::printf("%-4s %-16s %-8s %-17s %-6s %-5s %-6s %-8s %s\n", "ID", "IFNAME", "IFINDEX", "MAC",
-                "MTU", "STATE", "QUEUES", "XDP", "XSK");
-    for (const auto& p : ps.value())
-      std::printf("%-4u %-16s %-8d %-17s %-6u %-5s %-6u %-8s %s\n", p.id, p.ifname.c_str(),
-                  p.ifindex, p.mac.toString().c_str(), p.mtu, p.up ? "up" : "down", p.queues,
-                  p.xdp_mode.c_str(), p.xsk_mode.c_str());
+    // The LINK column only where links exist: a one-node fastpathd prints what it always did.
+    bool links = false;
+    for (const auto& p : ps.value()) links |= !p.link.empty();
+    std::printf("%-4s %-16s %-8s %-17s %-6s %-5s %-6s %-8s %s%s\n", "ID", "IFNAME", "IFINDEX",
+                "MAC", "MTU", "STATE", "QUEUES", "XDP", links ? "XSK      " : "XSK",
+                links ? "LINK" : "");
+    for (const auto& p : ps.value()) {
+      std::printf("%-4u %-16s %-8d %-17s %-6u %-5s %-6u %-8s ", p.id, p.ifname.c_str(), p.ifindex,
+                  p.mac.toString().c_str(), p.mtu, p.up ? "up" : "down", p.queues,
+                  p.xdp_mode.c_str());
+      if (!p.link.empty())
+        std::printf("%-8s %s\n", p.xsk_mode.c_str(), p.link.c_str());
+      else
+        std::printf("%s\n", p.xsk_mode.c_str());
+    }
   }
   return kExitOk;
 }

@@ -36,6 +36,9 @@ const char* kRouteHelp =
     --generate N   N synthetic /24 routes 11.0.0.0/24, 11.0.1.0/24, ... (for tests and
                    benchmarks) through `dev IFNAME` [via ADDR]; combined with --file if both
   The time the transaction took is printed (and given in --json as "seconds").
+
+  With --node NAME (a global option: `fpctl --node r1 route ...`), this acts on that
+  fastpathd node; without, on the default node. An unknown node is exit status 1.
 )";
 
 }  // namespace

@@ -27,6 +27,9 @@ const char* kRulesHelp =
     local ADDR        frames addressed to this node's address
   optionally followed by `pass` (hand to the host kernel) or `control` (default).
   Example: fpctl rules set ethertype 0x0806 udp 698 local 198.18.1.1
+
+  With --node NAME (a global option: `fpctl --node r1 rules ...`), this acts on that
+  fastpathd node; without, on the default node. An unknown node is exit status 1.
 )";
 
 }  // namespace

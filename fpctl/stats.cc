@@ -23,6 +23,9 @@ const char* kStatsHelp =
   and drop reason, the control server). With --watch, repeats every SECONDS (default 1)
   and adds the per-second rate of each counter; --count N stops after N rounds.
   With --json and --watch, prints one JSON document per line.
+
+  With --node NAME (a global option: `fpctl --node r1 stats ...`), this acts on that
+  fastpathd node; without, on the default node. An unknown node is exit status 1.
 )";
 
 }  // namespace

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# libFuzzer target fp_ctrl_fuzz: decode + validate + apply against a real FibManager.
+# libFuzzer target fp_ctrl_fuzz: decode + validate + apply against real FibManagers (nodes).
 # The project builds with g++, libFuzzer needs clang: the fuzzer is compiled by one
 # clang++ command (sanitizer-instrumented copies of the sources it covers), so it needs
 # no second build tree. ctest runs a bounded campaign (label fuzz): 1M executions.
@@ -44,7 +44,8 @@ set(_fuzz_srcs
   ${CMAKE_CURRENT_SOURCE_DIR}/src/reply_decode.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/dispatcher.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/route_lease.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/table_backend.cc)
+  ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/table_backend.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/multi_node_backend.cc)
 foreach(lib fp_table fp_common)
   get_target_property(_dir ${lib} SOURCE_DIR)
   get_target_property(_srcs ${lib} SOURCES)
@@ -86,5 +87,5 @@ add_test(NAME fp_ctrl_fuzz_1m
           ${CMAKE_COMMAND} -DFUZZER=${_fuzz_bin} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/fuzz-work
           -DCORPUS=${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus -DRUNS=1000000
           -P ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_bounded.cmake)
-# ~45 s on two idle cores (87 CPU-s); the timeout leaves room for a loaded machine.
+# ~70 s on two idle cores (~140 CPU-s); the timeout leaves room for a loaded machine.
 set_tests_properties(fp_ctrl_fuzz_1m PROPERTIES LABELS fuzz TIMEOUT 600)

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Regenerates the seed corpus of fp_ctrl_fuzz from the text-format requests below.
-# Each seed: one flag byte (low bit 1 = the harness says Hello first), then
-# length-delimited fastpath.v1.Request frames. Needs protoc and python3.
+# Each seed: one flag byte (bit 0 = the harness says Hello first, bit 1 = that Hello binds
+# the connection to node r1, bit 2 = the peer is an operator), then length-delimited
+# fastpath.v1.Request frames. Needs protoc and python3.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 proto=$(cd "$here/../../proto" && pwd)
@@ -53,4 +54,23 @@ seed rules 1 'id: 2 set_control_rules { rules { kind: KIND_ETHERTYPE ethertype: 
   'id: 3 get_control_rules {}'
 seed misc 1 'id: 2 get_ports {}' 'id: 3 get_stats {}' 'id: 4 subscribe { kinds: EVENT_KIND_ROUTE_MISS }' \
   'id: 5 open_control_channel { port { name: "fp1" } }' 'id: 6 get_routes { offset: 0 limit: 10 }'
+# Nodes (protocol 1.3): requests for r1 (ports r1-eth0/1, ids 10/11) by Request.node and by
+# the Hello binding; a port of another node; topology changes by an operator.
+seed node-routes 1 "id: 2 node: \"r1\" apply_routes { add { $V4 $NH port { id: 10 } } }" \
+  'id: 3 node: "r1" get_routes {}' 'id: 4 get_routes {}' \
+  "id: 5 node: \"r1\" apply_routes { add { $V6 port { id: 1 } } }"
+seed node-bound 3 "id: 2 apply_routes { transaction_id: 4 chunk_index: 0 add { $V4 port { name: \"r1-eth1\" } } }" \
+  "id: 3 node: \"default\" apply_routes { transaction_id: 4 chunk_index: 1 final_chunk: true add { $V6 port { id: 0 } } }" \
+  'id: 4 add_neighbour { address { bytes: "\306\022\001\002" } port { id: 11 } mac: "\002\000\000\000\000\011" }' \
+  'id: 5 subscribe { all_nodes: true }' 'id: 6 open_control_channel { port { id: 10 } }' \
+  'id: 7 node: "r9" get_ports {}' 'id: 8 node: "bad name" get_stats {}'
+seed topology 5 'id: 2 create_node { name: "r5" host: "h1" }' \
+  'id: 3 create_link { name: "l1" a { node: "r1" port: "to-r5" mtu: 9000 } b { node: "r5" mac: "\002\000\000\000\005\001" } }' \
+  'id: 4 get_nodes {}' 'id: 5 get_links {}' 'id: 6 set_link_state { name: "l1" up: false }' \
+  "id: 7 node: \"r5\" apply_routes { add { $V4 port { name: \"l1\" } } }" \
+  'id: 8 delete_link { name: "l1" }' 'id: 9 delete_node { name: "r5" }'
+seed topology-refused 1 'id: 2 create_node { name: "r5" }' \
+  'id: 3 create_link { name: "l/1" a { node: "r1" } b { node: "r1" mac: "\001\000\136\000\000\001" } }'
+seed hello-node 0 'id: 1 hello { version { major: 1 minor: 3 } node: "r1" node_name: "n1" route_grace_period_ms: 100 }' \
+  "id: 2 apply_routes { add { $V4 port { id: 11 } } }" 'id: 3 hello { version { major: 1 minor: 3 } node: "r2" }'
 echo "corpus written to $out"

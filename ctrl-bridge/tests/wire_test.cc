@@ -282,6 +282,76 @@ TEST_F(Translate, DomainWireRoundTrip) {
   EXPECT_EQ(back.metric, 5u);
 }
 
+TEST(Nodes, PortDirectoryKnowsOnlyItsNodesPorts) {
+  auto ports = TableBackend::defaultPorts();  // fp0..fp2, node left empty (one-node backend)
+  PortInfo foreign;
+  foreign.id = 20;
+  foreign.ifname = "r2-eth0";
+  foreign.node = "r2";
+  ports.push_back(foreign);
+  PortDirectory dflt(ports);
+  v1::PortRef by_id, by_name;
+  by_id.set_id(20);
+  by_name.set_name("fp1");
+  auto r = dflt.resolve(by_id, "add_neighbour.port");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, v1::NOT_FOUND);
+  EXPECT_EQ(r.error().message, "add_neighbour.port: no port with id 20 (`fpctl ports` lists them)");
+  EXPECT_EQ(dflt.resolve(by_name, "p").value(), 1u);
+  // For r2, only r2's port (and ports that name no node, from a one-node backend).
+  PortDirectory r2({foreign}, "r2");
+  EXPECT_EQ(r2.resolve(by_id, "p").value(), 20u);
+  auto miss = r2.resolve(by_name, "p");
+  ASSERT_FALSE(miss);
+  EXPECT_EQ(miss.error().message,
+            "p: no port named 'fp1' in node r2 (`fpctl --node r2 ports` lists them)");
+}
+
+TEST(Nodes, NamesMacsAndLinkSpecs) {
+  EXPECT_TRUE(nameFromWire("r1.a_b-C", "f", "node"));
+  EXPECT_TRUE(nameFromWire(std::string(31, 'x'), "f", "node"));
+  EXPECT_EQ(nameFromWire(std::string(32, 'x'), "f", "node").error().message,
+            "f: node name of 32 characters; at most 31");
+  EXPECT_EQ(nameFromWire("", "f", "link").error().message, "f: empty link name");
+  EXPECT_EQ(nameFromWire("a b", "f", "port").error().message,
+            "f: port name has ' ' at offset 1; use letters, digits, '_', '.' and '-'");
+  EXPECT_EQ(nameFromWire(std::string("a\x01", 2), "f", "node").error().message,
+            "f: node name has 0x01 at offset 1; use letters, digits, '_', '.' and '-'");
+  EXPECT_TRUE(optionalNodeFromWire("", "node"));
+  EXPECT_EQ(canonicalNode(""), "default");
+  EXPECT_EQ(canonicalNode("r1"), "r1");
+  EXPECT_TRUE(portMacFromWire("", "m", true).value().isZero());
+  EXPECT_FALSE(portMacFromWire("", "m", false));
+  EXPECT_FALSE(portMacFromWire(std::string("\x03\0\0\0\0\1", 6), "m", true));
+
+  v1::CreateLink l;
+  l.set_name("r1-r2");
+  l.mutable_a()->set_node("r1");
+  l.mutable_b()->set_node("r2");
+  l.mutable_b()->set_port("eth-r1");
+  l.mutable_b()->set_mtu(9000);
+  auto spec = linkSpecFromWire(l, "create_link");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->a.port, "r1-r2");  // named after the link
+  EXPECT_EQ(spec->a.mtu, 1500u);
+  EXPECT_EQ(spec->b.port, "eth-r1");
+  EXPECT_EQ(spec->b.mtu, 9000u);
+  EXPECT_TRUE(spec->up);  // unset = up
+  l.set_up(false);
+  EXPECT_FALSE(linkSpecFromWire(l, "create_link")->up);
+  l.mutable_a()->set_mac(std::string("\x02\0\0\0\0\1", 6));
+  l.mutable_b()->set_mac(std::string("\x02\0\0\0\0\1", 6));
+  EXPECT_EQ(linkSpecFromWire(l, "create_link").error().field, "create_link.b.mac");
+  l.clear_b();
+  EXPECT_EQ(linkSpecFromWire(l, "create_link").error().field, "create_link.b");
+
+  v1::CreateNode n;
+  n.set_name("r3");
+  EXPECT_EQ(nodeSpecFromWire(n, "create_node")->host, "local");
+  n.set_host("host-7.lab");
+  EXPECT_EQ(nodeSpecFromWire(n, "create_node")->host, "host-7.lab");
+}
+
 TEST(ErrorCodes, RoundTrip) {
   for (int c = v1::INVALID_ARGUMENT; c <= v1::UNIMPLEMENTED; ++c) {
     auto code = static_cast<v1::ErrorCode>(c);

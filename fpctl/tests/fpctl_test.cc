@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // fpctl end to end: the real binary against a real server (TableBackend over FibManager).
 #include <fcntl.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <sstream>
 
+#include "multi_node_backend.h"
 #include "server_harness.h"
 
 namespace fastpath::ctrl {
@@ -29,13 +34,17 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-FpctlRun fpctl(const std::vector<std::string>& args) {
+/// Runs the fpctl binary (as `uid` when >= 0; the caller must be root then).
+FpctlRun fpctl(const std::vector<std::string>& args, int uid = -1) {
   char out_t[] = "/tmp/fp-ctl-out-XXXXXX";
   char err_t[] = "/tmp/fp-ctl-err-XXXXXX";
   int out_fd = ::mkstemp(out_t);
   int err_fd = ::mkstemp(err_t);
   pid_t pid = ::fork();
   if (pid == 0) {
+    if (uid >= 0 && (::setgroups(0, nullptr) != 0 || ::setgid(static_cast<gid_t>(uid)) != 0 ||
+                     ::setuid(static_cast<uid_t>(uid)) != 0))
+      _exit(126);
     ::dup2(out_fd, 1);
     ::dup2(err_fd, 2);
     std::vector<char*> argv;
@@ -73,9 +82,10 @@ TEST(FpctlCli, HelpAndUsageErrors) {
   auto h = fpctl({"--help"});
   EXPECT_EQ(h.exit_code, 0);
   for (const char* word : {"route add", "neigh add", "rules show", "stats", "ports", "--json",
-                           "--socket", "Exit status"})
+                           "--socket", "Exit status", "--node NAME", "node add NAME",
+                           "link add NAME A-NODE[:PORT] B-NODE[:PORT]", "link set NAME up|down"})
     EXPECT_NE(h.out.find(word), std::string::npos) << word;
-  for (const char* obj : {"route", "neigh", "rules", "stats", "ports", "monitor"}) {
+  for (const char* obj : {"route", "neigh", "rules", "stats", "ports", "monitor", "node", "link"}) {
     auto o = fpctl({obj, "--help"});
     EXPECT_EQ(o.exit_code, 0) << obj;
     EXPECT_NE(o.out.find("Usage: fpctl"), std::string::npos) << obj;
@@ -204,6 +214,217 @@ TEST(FpctlCli, PermissionDeniedIsExit4) {
   if (::geteuid() == 0) GTEST_SKIP() << "root is always allowed";
   auto r = fpctl({"-s", h.socketPath(), "ports"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
+}
+
+// ---------------------------------------------------------------- nodes and links
+
+/// fpctl against a server with nodes: the default node (fp0..fp2), r1 (r1-eth0/1, ids
+/// 10/11) and r2 (r2-eth0/1, ids 20/21).
+class FpctlNodes : public ::testing::Test {
+ protected:
+  FpctlNodes() {
+    auto b = std::make_unique<testing::MultiNodeBackend>();
+    multi_ = b.get();
+    EXPECT_TRUE(multi_->addNode("r1", testing::MultiNodeBackend::interfacePorts("r1-eth", 10)));
+    EXPECT_TRUE(multi_->addNode("r2", testing::MultiNodeBackend::interfacePorts("r2-eth", 20)));
+    h_ = std::make_unique<ServerHarness>(ServerOptions{}, std::move(b));
+  }
+  void SetUp() override { ASSERT_TRUE(h_->start()); }
+  FpctlRun run(std::vector<std::string> args, int uid = -1) {
+    args.insert(args.begin(), {"-s", h_->socketPath()});
+    return fpctl(args, uid);
+  }
+  std::size_t routesIn(const std::string& node) {
+    return h_->onServer([&] { return multi_->table(node)->routes().size(); });
+  }
+  testing::MultiNodeBackend* multi_ = nullptr;
+  std::unique_ptr<ServerHarness> h_;
+};
+
+TEST_F(FpctlNodes, NodeOptionScopesRouteNeighRulesPortsAndStats) {
+  auto add =
+      run({"--node", "r1", "route", "add", "198.18.2.0/24", "via", "198.18.1.2", "dev", "r1-eth0"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_EQ(routesIn("r1"), 1u);
+  EXPECT_EQ(routesIn("default"), 0u);
+  // The option may also come after the object, and as --node=NAME.
+  auto show = run({"route", "show", "--json", "--node=r1"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(show.out,
+            "[{\"prefix\":\"198.18.2.0/24\",\"via\":\"198.18.1.2\",\"dev\":\"r1-eth0\",\"port\":10,"
+            "\"metric\":0}]\n");
+  EXPECT_EQ(run({"route", "show"}).out, "");
+  EXPECT_EQ(run({"--node", "r2", "route", "show"}).out, "");
+  // Another node's port is not known in r1.
+  auto foreign = run({"--node", "r1", "route", "add", "198.18.3.0/24", "dev", "fp1"});
+  EXPECT_EQ(foreign.exit_code, 1);
+  EXPECT_NE(foreign.err.find("no port 'fp1' (fastpathd has: r1-eth0, r1-eth1)"), std::string::npos)
+      << foreign.err;
+  auto by_id = run({"--node", "r1", "route", "add", "198.18.3.0/24", "dev", "20"});
+  EXPECT_EQ(by_id.exit_code, 1) << by_id.err;
+
+  ASSERT_EQ(run({"--node", "r1", "neigh", "add", "198.18.1.2", "lladdr", "02:aa:bb:cc:dd:ee", "dev",
+                 "r1-eth0"})
+                .exit_code,
+            0);
+  EXPECT_EQ(run({"--node", "r1", "neigh", "show"}).out,
+            "198.18.1.2 dev r1-eth0 lladdr 02:aa:bb:cc:dd:ee\n");
+  EXPECT_EQ(run({"neigh", "show"}).out, "");
+  ASSERT_EQ(run({"--node", "r1", "rules", "set", "udp", "698"}).exit_code, 0);
+  EXPECT_EQ(run({"--node", "r1", "rules", "show"}).out, "udp 698 control\n");
+  EXPECT_EQ(run({"rules", "show"}).out, "");
+
+  auto ports = run({"--node", "r2", "ports", "--json"});
+  ASSERT_EQ(ports.exit_code, 0) << ports.err;
+  EXPECT_NE(ports.out.find(R"({"id":20,"ifname":"r2-eth0",)"), std::string::npos) << ports.out;
+  EXPECT_NE(ports.out.find(R"("node":"r2","link":null})"), std::string::npos) << ports.out;
+  EXPECT_EQ(ports.out.find("fp0"), std::string::npos) << ports.out;
+  auto stats = run({"--node", "r1", "stats", "--json"});
+  ASSERT_EQ(stats.exit_code, 0);
+  EXPECT_NE(stats.out.find(R"("scope":"port r1-eth0")"), std::string::npos) << stats.out;
+  EXPECT_EQ(stats.out.find(R"("scope":"port fp0")"), std::string::npos) << stats.out;
+}
+
+TEST_F(FpctlNodes, UnknownOrMalformedNode) {
+  auto unknown = run({"--node", "r9", "route", "show"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("r9"), std::string::npos) << unknown.err;
+  auto bad = run({"--node", "r 1", "ports"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--node: "), std::string::npos) << bad.err;
+  EXPECT_EQ(run({"--node", std::string(32, 'n'), "ports"}).exit_code, 2);
+  EXPECT_EQ(run({"node", "show", "r9"}).exit_code, 1);
+  EXPECT_EQ(run({"node", "del", "r9"}).exit_code, 1);
+  EXPECT_EQ(run({"node", "add", "a/b"}).exit_code, 2);
+  EXPECT_EQ(run({"node", "add"}).exit_code, 2);
+  EXPECT_EQ(run({"node", "frobnicate"}).exit_code, 2);
+}
+
+TEST_F(FpctlNodes, NodeListShowAddDel) {
+  auto add = run({"node", "add", "r5", "--host", "h1"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  auto added = run({"--json", "node", "add", "r6"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_EQ(added.out, "{\"ok\":true,\"result\":\"node r6 added\"}\n");
+  auto list = run({"node", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out.rfind("NAME ", 0), 0u) << list.out;
+  EXPECT_NE(list.out.find("\nr5               "), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(" h1 "), std::string::npos) << list.out;
+  auto json = run({"--json", "node", "list"});
+  EXPECT_NE(json.out.find(R"({"name":"default","host":"local","id":0,"worker":0,"routes":0,)"
+                          R"("neighbours":0,"ports":[0,1,2]})"),
+            std::string::npos)
+      << json.out;
+  EXPECT_NE(json.out.find(R"({"name":"r5","host":"h1",)"), std::string::npos) << json.out;
+  ASSERT_EQ(run({"--node", "r1", "route", "add", "198.18.2.0/24", "dev", "r1-eth1"}).exit_code, 0);
+  auto show = run({"node", "show", "r1"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("node r1 id 1 host local"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("  routes 1 neighbours 0\n"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("  port 11 r1-eth1 "), std::string::npos) << show.out;
+  auto show_json = run({"--json", "node", "show", "r1"});
+  EXPECT_NE(show_json.out.find(R"("routes":1,)"), std::string::npos) << show_json.out;
+  EXPECT_NE(show_json.out.find(R"({"id":10,"ifname":"r1-eth0",)"), std::string::npos)
+      << show_json.out;
+  auto dup = run({"node", "add", "r5"});
+  EXPECT_EQ(dup.exit_code, 1) << dup.err;
+  ASSERT_EQ(run({"node", "del", "r5"}).exit_code, 0);
+  EXPECT_EQ(run({"node", "show", "r5"}).exit_code, 1);
+  auto dflt = run({"node", "del", "default"});
+  EXPECT_EQ(dflt.exit_code, 1);
+  EXPECT_NE(dflt.err.find("default node cannot be deleted"), std::string::npos) << dflt.err;
+}
+
+TEST_F(FpctlNodes, LinkAddListShowSetDel) {
+  auto add = run({"link", "add", "r1-r2", "r1:to-r2", "r2", "--mtu", "9000"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  auto list = run({"link", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("r1-r2            up    r1:to-r2 (port 1000)"), std::string::npos)
+      << list.out;
+  EXPECT_NE(list.out.find("r2:r1-r2 (port 1001)"), std::string::npos) << list.out;
+  auto json = run({"--json", "link", "show", "r1-r2"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(
+      json.out.find(R"({"name":"r1-r2","up":true,"a":{"node":"r1","port":"to-r2","id":1000,)"),
+      std::string::npos)
+      << json.out;
+  EXPECT_NE(json.out.find(R"("mtu":9000})"), std::string::npos) << json.out;
+  // The link port is a port of its node, usable for routes.
+  auto ports = run({"--node", "r1", "ports"});
+  EXPECT_NE(ports.out.find("LINK"), std::string::npos) << ports.out;
+  EXPECT_NE(ports.out.find("to-r2"), std::string::npos) << ports.out;
+  ASSERT_EQ(run({"--node", "r1", "route", "add", "198.18.2.0/24", "dev", "to-r2"}).exit_code, 0);
+
+  ASSERT_EQ(run({"link", "set", "r1-r2", "down"}).exit_code, 0);
+  auto show = run({"link", "show", "r1-r2"});
+  EXPECT_EQ(show.out.rfind("link r1-r2 down\n", 0), 0u) << show.out;
+  EXPECT_NE(show.out.find("  a: node r1 port to-r2 id 1000 "), std::string::npos) << show.out;
+  ASSERT_EQ(run({"link", "set", "r1-r2", "up"}).exit_code, 0);
+
+  EXPECT_EQ(run({"link", "add", "r1-r9", "r1", "r9"}).exit_code, 1);      // no node r9
+  EXPECT_EQ(run({"link", "add", "r1-r2", "r1:x", "r2:y"}).exit_code, 1);  // exists
+  EXPECT_EQ(run({"link", "add", "loop", "r1", "r1:other"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "add", "l", "r1", "r2", "--mtu", "20"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "add", "l", "r1:eth 0", "r2"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "add", "l", "r1"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "set", "r1-r2", "sideways"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "set", "nope", "down"}).exit_code, 1);
+  EXPECT_EQ(run({"link", "show", "nope"}).exit_code, 1);
+
+  ASSERT_EQ(run({"link", "del", "r1-r2"}).exit_code, 0);
+  EXPECT_EQ(run({"link", "list", "--json"}).out, "[]\n");
+  EXPECT_EQ(routesIn("r1"), 0u);  // the route through the link port went with it
+  EXPECT_EQ(run({"link", "del", "r1-r2"}).exit_code, 1);
+}
+
+TEST_F(FpctlNodes, MonitorOneNodeOrAllNodes) {
+  // Emits a route miss in the default node then one in r1 (together, so that a
+  // subscriber sees both or neither) until fpctl is done.
+  auto monitor = [&](std::vector<std::string> args) {
+    auto done = std::async(std::launch::async, [&] { return run(args); });
+    while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
+      h_->onServer([&] {
+        FastPathEvent e;
+        e.kind = FastPathEvent::Kind::kRouteMiss;
+        e.address = IpAddress::parse("198.18.9.9").value();
+        e.port = 1;
+        multi_->emit(e);
+        e.port = 10;
+        e.node = "r1";
+        multi_->emit(e);
+        return 0;
+      });
+    return done.get();
+  };
+  auto all = monitor({"monitor", "--all-nodes", "--count", "2"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.out,
+            "node default route-miss dev fp1 198.18.9.9\n"
+            "node r1 route-miss dev r1-eth0 198.18.9.9\n");
+  auto r1 = monitor({"--node", "r1", "--json", "monitor", "--count", "1"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  EXPECT_EQ(r1.out,
+            "{\"event\":\"route-miss\",\"node\":\"r1\",\"dev\":\"r1-eth0\",\"port\":10,"
+            "\"address\":\"198.18.9.9\"}\n");
+  auto dflt = monitor({"monitor", "--count", "1"});
+  EXPECT_EQ(dflt.out, "route-miss dev fp1 198.18.9.9\n");
+}
+
+TEST_F(FpctlNodes, ChangingNodesAndLinksAsAnotherUserIsPermissionDenied) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run fpctl as another user";
+  // A server that lets nobody talk (group 65534) without making it an operator.
+  ServerOptions o;
+  o.socket_mode = 0666;
+  o.allowed_gids = {65534};
+  ServerHarness h(o, std::make_unique<testing::MultiNodeBackend>());
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  auto add = fpctl({"-s", h.socketPath(), "node", "add", "r7"}, 65534);
+  EXPECT_EQ(add.exit_code, 4) << add.err;
+  EXPECT_NE(add.err.find("needs an operator"), std::string::npos) << add.err;
+  EXPECT_EQ(fpctl({"-s", h.socketPath(), "node", "list"}, 65534).exit_code, 0);
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ class Lpm4Adaptive {
   /// epoch) frees: an owner that wants the memory back at once synchronizes once more.
   bool retiredPending() const noexcept { return trie_stale_ || !retired_large_.empty(); }
   /// Bytes of lookup memory touched now (trie nodes, or DIR-24-8's reserve when it is in
-  /// use): a upper bound of what the table adds to the resident set.
+  /// use): an upper bound of what the table adds to the resident set.
   size_t touchedBytes() const;
   uint32_t smallMaxRules() const { return small_max_rules_; }
 

@@ -288,6 +288,8 @@ void Dispatcher::nodeScoped(Session& s, const v1::Request& req, const Target& t,
     case v1::Request::kGetPorts: {
       auto* list = rep->mutable_ports();
       for (const auto& p : be.ports()) {
+        // Only the node's own ports, as PortDirectory accepts them.
+        if (!p.node.empty() && canonicalNode(p.node) != t.node) continue;
         auto* w = list->add_ports();
         toWire(p, w);
         if (p.node.empty()) w->set_node(t.node);  // a backend with one node leaves it out

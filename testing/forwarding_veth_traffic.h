@@ -129,6 +129,10 @@ class Capture {
         if (!isOurs(buf, size_t(n))) continue;
         std::lock_guard<std::mutex> l(mu_);
         ++count_;
+        // Order of arrival by the sender's sequence number (a repeat counts as out of order).
+        const uint32_t seq = sequenceOf(buf, size_t(n));
+        if (count_ > 1 && seq <= last_seq_) ++out_of_order_;
+        last_seq_ = seq;
         if (frames_.size() < kKeep) frames_.emplace_back(buf, buf + n);
         last_dst_.assign(buf, buf + 6);
         if (std::memcmp(buf, kOther_, 6) == 0) ++other_mac_;
@@ -149,6 +153,11 @@ class Capture {
     std::lock_guard<std::mutex> l(mu_);
     return count_;
   }
+  /// Frames whose sequence number was not above the one before (reordered or repeated).
+  uint64_t outOfOrder() {
+    std::lock_guard<std::mutex> l(mu_);
+    return out_of_order_;
+  }
   uint64_t otherMacCount() {
     std::lock_guard<std::mutex> l(mu_);
     return other_mac_;
@@ -165,6 +174,15 @@ class Capture {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return count() >= n;
+  }
+
+  /// The sequence number buildFrame() wrote (0 for a frame too short to hold one).
+  static uint32_t sequenceOf(const uint8_t* b, size_t n) {
+    size_t udp = (b[12] == 0x08 && b[13] == 0x00) ? 14 + size_t(b[14] & 0xf) * 4 : 14 + 40;
+    if (n < udp + 16) return 0;
+    uint32_t s;
+    std::memcpy(&s, b + udp + 12, 4);
+    return ntohl(s);
   }
 
   static bool isOurs(const uint8_t* b, size_t n) {
@@ -187,7 +205,8 @@ class Capture {
   std::atomic<bool> stop_{false};
   int fd_ = -1;
   std::mutex mu_;
-  uint64_t count_ = 0, other_mac_ = 0;
+  uint64_t count_ = 0, other_mac_ = 0, out_of_order_ = 0;
+  uint32_t last_seq_ = 0;
   uint8_t kOther_[6] = {};
   std::vector<uint8_t> last_dst_;
   std::vector<std::vector<uint8_t>> frames_;

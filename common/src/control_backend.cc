@@ -43,6 +43,10 @@ Status ControlBackend::deleteLink(const std::string& name) {
 Status ControlBackend::setLinkState(const std::string& name, bool) {
   return Error{-ENOENT, "link \"" + name + "\": no such link"};
 }
+Status ControlBackend::setLinkParams(const std::string& name, LinkDirection,
+                                     const LinkParams&) {
+  return Error{-ENOENT, "link \"" + name + "\": no such link"};
+}
 std::vector<LinkInfo> ControlBackend::links() const { return {}; }
 
 }  // namespace fastpath

@@ -201,6 +201,8 @@ void Daemon::shutdown() {
   links_.clear();
   link_tables_.clear();
   retired_queues_.clear();
+  retired_shapers_.clear();
+  shapers_.clear();
   free_queues_.clear();
   queue_pool_.clear();
   free_link_ports_.clear();
@@ -219,6 +221,7 @@ Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_contro
     drainEvents();
     if (Clock::now() >= next_link_check) {
       checkLinks();
+      checkEmulationLateness();
       adjustRtPriority();
       next_link_check = Clock::now() + std::chrono::seconds(1);
     }

@@ -84,6 +84,8 @@ class Daemon : public ControlBackend {
   Status createLink(const LinkSpec& spec) override;
   Status deleteLink(const std::string& name) override;
   Status setLinkState(const std::string& name, bool up) override;
+  Status setLinkParams(const std::string& name, LinkDirection direction,
+                       const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
@@ -116,6 +118,8 @@ class Daemon : public ControlBackend {
     std::unique_ptr<UserspaceClassifier> classifier;
     std::unique_ptr<ControlChannel> channel;  ///< created when a client first opens it
     std::vector<LinkQueue*> inbound;          ///< per worker: frames arriving here
+    LinkParams params;                        ///< emulation of frames sent here (to the peer)
+    std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
   };
   struct Link {
     std::string name;
@@ -137,6 +141,12 @@ class Daemon : public ControlBackend {
   /// (epoch), recycles queues they drained.
   void publishLinkTables();
   std::string portNodeName(PortId port) const;
+  /// Gives the port's direction these parameters: shapers created, updated in place, or
+  /// replaced by larger ones (their frames move over in the worker).
+  void applyLinkParams(const std::string& link, LinkPort& port, const LinkParams& params);
+  LinkDirectionStats directionStats(const LinkPort& port) const;
+  /// Warns when a worker released emulated frames late (every second, from run()).
+  void checkEmulationLateness();
   void emitPortEvent(PortId port, bool up);
 
   Config config_;
@@ -153,6 +163,9 @@ class Daemon : public ControlBackend {
   std::vector<std::unique_ptr<LinkQueue>> queue_pool_;
   std::vector<LinkQueue*> free_queues_;
   std::vector<std::pair<uint32_t, LinkQueue*>> retired_queues_;  ///< (worker, queue)
+  std::map<LinkShaper*, std::unique_ptr<LinkShaper>> shapers_;   ///< all, owned
+  std::vector<std::pair<uint32_t, LinkShaper*>> retired_shapers_;
+  std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
   uint32_t next_link_mac_ = 1;

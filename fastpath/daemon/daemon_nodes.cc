@@ -154,6 +154,9 @@ Status Daemon::createLink(const LinkSpec& in) {
   if (nodes[0] == nodes[1])
     return makeError(-EINVAL, what + ": both ends are on node " + nodes[0]->name() +
                                   "; a link joins two different nodes");
+  for (const LinkParams* p : {&spec.a_to_b, &spec.b_to_a})
+    if (auto st = validateLinkParams(*p); !st)
+      return makeError(st.error().code, what + ": " + st.error().message);
   auto macInUse = [&](const MacAddress& m) {
     for (const auto& [id, lp] : link_ports_)
       if (lp.info.mac == m) return true;
@@ -227,6 +230,7 @@ Status Daemon::createLink(const LinkSpec& in) {
     for (size_t w = 0; w < workers_.size(); ++w) lps[e].inbound.push_back(takeQueue());
     nodes[e]->addPort(ids[e]);
     link_ports_[ids[e]] = std::move(lps[e]);
+    applyLinkParams(spec.name, link_ports_[ids[e]], e == 0 ? spec.a_to_b : spec.b_to_a);
   }
   Link l;
   l.name = spec.name;
@@ -277,6 +281,11 @@ Status Daemon::deleteLink(const std::string& name) {
       lp.inbound[w]->retired.store(true, std::memory_order_release);
       retired_queues_.push_back({uint32_t(w), lp.inbound[w]});
     }
+    for (size_t w = 0; w < lp.shapers.size(); ++w) {
+      lp.shapers[w]->drained.store(false, std::memory_order_relaxed);
+      lp.shapers[w]->retired.store(true, std::memory_order_release);
+      retired_shapers_.push_back({uint32_t(w), lp.shapers[w]});
+    }
     // What a worker may still read until it switched tables: freed after the epoch.
     UserspaceClassifier* cls = lp.classifier.release();
     ControlChannel* ch = lp.channel.release();
@@ -312,6 +321,101 @@ Status Daemon::setLinkState(const std::string& name, bool up) {
   return {};
 }
 
+void Daemon::applyLinkParams(const std::string& link, LinkPort& lp, const LinkParams& p) {
+  lp.params = p;
+  if (lp.shapers.empty() && !p.shapes()) return;  // nothing to emulate: the plain hand-off
+  const uint32_t need = LinkShaper::capacityFor(p);
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    LinkShaper* old = w < lp.shapers.size() ? lp.shapers[w] : nullptr;
+    if (old && old->capacity() >= need) {
+      const LinkParams* prev = old->setParams(p);
+      epoch_.retire([prev] { delete prev; });
+      continue;
+    }
+    // The stream of each (link, direction, worker) has its own seed unless one is given.
+    const uint64_t seed =
+        std::hash<std::string>{}(link + "/" + lp.info.node + "/" + std::to_string(w)) | 1;
+    auto sh = std::make_unique<LinkShaper>(p, seed, need);
+    LinkShaper* raw = sh.get();
+    shapers_[raw] = std::move(sh);
+    if (old) {
+      // More room needed: the worker moves the old one's frames and state over.
+      old->successor = raw;
+      old->drained.store(false, std::memory_order_relaxed);
+      old->retired.store(true, std::memory_order_release);
+      retired_shapers_.push_back({uint32_t(w), old});
+      lp.shapers[w] = raw;
+    } else {
+      lp.shapers.push_back(raw);
+    }
+  }
+}
+
+Status Daemon::setLinkParams(const std::string& name, LinkDirection direction,
+                             const LinkParams& params) {
+  auto it = links_.find(name);
+  if (it == links_.end()) return makeError(-ENOENT, "link " + name + ": no such link");
+  if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, "link " + name + ": " + st.error().message +
+                                          "; the link keeps its parameters");
+  const Link& l = it->second;
+  if (direction != LinkDirection::kBToA) applyLinkParams(name, link_ports_.at(l.a), params);
+  if (direction != LinkDirection::kAToB) applyLinkParams(name, link_ports_.at(l.b), params);
+  publishLinkTables();
+  pr_info_ratelimited("link %s%s: %s", name.c_str(),
+                      direction == LinkDirection::kBoth   ? ""
+                      : direction == LinkDirection::kAToB ? " (a to b)"
+                                                          : " (b to a)",
+                      formatLinkParams(params).c_str());
+  return {};
+}
+
+LinkDirectionStats Daemon::directionStats(const LinkPort& lp) const {
+  LinkDirectionStats d;
+  for (const LinkShaper* sh : lp.shapers) {
+    const auto& c = sh->counters;
+    d.enqueued += c.enqueued.load();
+    d.delivered += c.delivered.load();
+    d.queue_drops += c.queue_drops.load();
+    d.loss_drops += c.loss_drops.load();
+    d.full_drops += c.full_drops.load();
+    d.duplicated += c.duplicated.load();
+    d.corrupted += c.corrupted.load();
+    d.depth_packets += c.depth_packets.load();
+    d.depth_bytes += c.depth_bytes.load();
+    d.in_flight += c.in_flight.load();
+    d.sojourn_p50_ns = std::max(d.sojourn_p50_ns, c.sojourn.quantile(0.5));
+    d.sojourn_p99_ns = std::max(d.sojourn_p99_ns, c.sojourn.quantile(0.99));
+    d.sojourn_max_ns = std::max(d.sojourn_max_ns, c.sojourn.max());
+  }
+  for (const auto& w : workers_) {
+    const auto& pc = w->portCounters(lp.info.id);
+    d.tx_packets += pc.tx_packets.get();
+    d.tx_bytes += pc.tx_bytes.get();
+    d.link_down_drops += pc.drop[size_t(WorkerDrop::kLinkDown)].get();
+  }
+  return d;
+}
+
+void Daemon::checkEmulationLateness() {
+  late_frames_seen_.resize(workers_.size(), 0);
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    const auto& c = workers_[i]->counters();
+    const uint64_t late = c.link_late_frames.get();
+    if (late == late_frames_seen_[i]) continue;
+    pr_warn_ratelimited(
+        "worker %zu fell behind real time: %llu emulated frame(s) left more than %llu us "
+        "after their arrival time in the last second (lateness p99 %llu us, max %llu us); "
+        "the link emulation is not faithful — give the worker a CPU of its own (--cores) or "
+        "emulate less",
+        i, (unsigned long long)(late - late_frames_seen_[i]),
+        (unsigned long long)(workers_[i]->options().lateness_warn_ns / 1000),
+        (unsigned long long)(c.lateness.quantile(0.99) / 1000),
+        (unsigned long long)(c.lateness.max() / 1000));
+    late_frames_seen_[i] = late;
+  }
+}
+
 std::vector<LinkInfo> Daemon::links() const {
   std::vector<LinkInfo> out;
   for (const auto& [name, l] : links_) {
@@ -324,6 +428,10 @@ std::vector<LinkInfo> Daemon::links() const {
     };
     i.a = end(l.a);
     i.b = end(l.b);
+    i.a_to_b = link_ports_.at(l.a).params;
+    i.b_to_a = link_ports_.at(l.b).params;
+    i.a_to_b_stats = directionStats(link_ports_.at(l.a));
+    i.b_to_a_stats = directionStats(link_ports_.at(l.b));
     out.push_back(std::move(i));
   }
   return out;
@@ -345,11 +453,14 @@ void Daemon::publishLinkTables() {
       s.fib = &lp.node->fib().view();
       s.classifier = lp.classifier.get();
       s.channel = lp.channel.get();
+      s.shaper = w < lp.shapers.size() ? lp.shapers[w] : nullptr;
       t->slot_of[id - kFirstLinkPort] = int32_t(t->slots.size());
       t->slots.push_back(s);
     }
     for (const auto& [rw, q] : retired_queues_)
       if (rw == w) t->retired.push_back(q);
+    for (const auto& [rw, sh] : retired_shapers_)
+      if (rw == w) t->retired_shapers.push_back(sh);
     workers_[w]->publishLinkPorts(t.get());
     if (link_tables_[w]) {
       LinkPortTable* old = link_tables_[w].release();
@@ -369,6 +480,22 @@ void Daemon::publishLinkTables() {
     q->retired.store(false, std::memory_order_relaxed);
     free_queues_.push_back(q);
     it = retired_queues_.erase(it);
+  }
+  // Shapers the workers drained (or moved into their successor) go; the table that named
+  // them is retired with this epoch, so free them after the next one.
+  for (auto it = retired_shapers_.begin(); it != retired_shapers_.end();) {
+    LinkShaper* sh = it->second;
+    if (!sh->drained.load(std::memory_order_acquire)) {
+      ++it;
+      continue;
+    }
+    auto owned = shapers_.find(sh);
+    if (owned != shapers_.end()) {
+      LinkShaper* raw = owned->second.release();
+      shapers_.erase(owned);
+      epoch_.retire([raw] { delete raw; });
+    }
+    it = retired_shapers_.erase(it);
   }
 }
 
@@ -516,6 +643,21 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     if (it != link_ports_.end()) {
       ch = it->second.channel.get();
       v.push_back({"link_up", it->second.state->up.load() ? 1u : 0u});
+      if (!it->second.shapers.empty()) {
+        const LinkDirectionStats d = directionStats(it->second);
+        v.push_back({"emu_enqueued", d.enqueued});
+        v.push_back({"emu_delivered", d.delivered});
+        v.push_back({"emu_queue_drops", d.queue_drops});
+        v.push_back({"emu_loss_drops", d.loss_drops});
+        v.push_back({"emu_full_drops", d.full_drops});
+        v.push_back({"emu_duplicated", d.duplicated});
+        v.push_back({"emu_corrupted", d.corrupted});
+        v.push_back({"emu_depth_packets", d.depth_packets});
+        v.push_back({"emu_depth_bytes", d.depth_bytes});
+        v.push_back({"emu_in_flight", d.in_flight});
+        v.push_back({"emu_sojourn_p50_ns", d.sojourn_p50_ns});
+        v.push_back({"emu_sojourn_p99_ns", d.sojourn_p99_ns});
+      }
     }
   } else {
     v.push_back({"xsk_rx_dropped", xs.rx_dropped});
@@ -561,6 +703,10 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"rt_boosts", c.rt_boosts.get()},
                    {"link_tables", c.link_tables.get()},
                    {"link_frames_discarded", c.link_frames_discarded.get()},
+                   {"emu_late_frames", c.link_late_frames.get()},
+                   {"emu_lateness_p50_ns", c.lateness.quantile(0.5)},
+                   {"emu_lateness_p99_ns", c.lateness.quantile(0.99)},
+                   {"emu_lateness_max_ns", c.lateness.max()},
                    {"umem_frames", a.total},
                    {"frames_free", a.free},
                    {"frames_fill_ring", a.fill_ring},
@@ -592,7 +738,9 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                            {{"nodes", nodes_.size()},
                             {"links", links_.size()},
                             {"link_queues", queue_pool_.size()},
-                            {"link_queues_retired", retired_queues_.size()}}});
+                            {"link_queues_retired", retired_queues_.size()},
+                            {"link_shapers", shapers_.size()},
+                            {"link_shapers_retired", retired_shapers_.size()}}});
   return out;
 }
 

@@ -120,6 +120,10 @@ Status Node::deleteLink(const std::string& name) { return daemon_.deleteLink(nam
 Status Node::setLinkState(const std::string& name, bool up) {
   return daemon_.setLinkState(name, up);
 }
+Status Node::setLinkParams(const std::string& name, LinkDirection direction,
+                           const LinkParams& params) {
+  return daemon_.setLinkParams(name, direction, params);
+}
 std::vector<LinkInfo> Node::links() const { return daemon_.links(); }
 
 }  // namespace fastpath

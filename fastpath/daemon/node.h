@@ -58,6 +58,8 @@ class Node : public ControlBackend {
   Status createLink(const LinkSpec& spec) override;
   Status deleteLink(const std::string& name) override;
   Status setLinkState(const std::string& name, bool up) override;
+  Status setLinkParams(const std::string& name, LinkDirection direction,
+                       const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
 
  private:

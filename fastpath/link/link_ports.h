@@ -13,6 +13,7 @@
 #include "fastpath/control_backend.h"
 #include "fastpath/net_types.h"
 #include "link/link_queue.h"
+#include "link/link_shaper.h"
 
 namespace fastpath {
 
@@ -38,6 +39,9 @@ struct LinkPortSlot {
   const FibView* fib = nullptr;     ///< the node's table
   const UserspaceClassifier* classifier = nullptr;  ///< the node's rules, this port's MAC
   ControlChannel* channel = nullptr;  ///< nullptr until a client opens the port's channel
+  /// Link emulation of the direction port -> peer (this worker's); nullptr: frames pass
+  /// to the peer at once.
+  LinkShaper* shaper = nullptr;
 };
 
 struct LinkPortTable {
@@ -47,6 +51,9 @@ struct LinkPortTable {
   std::vector<int32_t> slot_of;
   /// Queues of deleted links the worker must drain (frames discarded and counted).
   std::vector<LinkQueue*> retired;
+  /// Shapers of deleted links (drained, frames discarded and counted) or replaced by a
+  /// larger one (their frames and state move to `successor`).
+  std::vector<LinkShaper*> retired_shapers;
 
   const LinkPortSlot* find(PortId port) const {
     if (port < kFirstLinkPort || port - kFirstLinkPort >= slot_of.size()) return nullptr;

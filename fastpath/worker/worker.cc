@@ -31,6 +31,9 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kLinkQueueFull: return "link_queue_full";
     case WorkerDrop::kLinkClassifier: return "link_classifier";
     case WorkerDrop::kLinkPass: return "link_pass";
+    case WorkerDrop::kLinkLoss: return "link_loss";
+    case WorkerDrop::kLinkQueueDrop: return "link_queue_drop";
+    case WorkerDrop::kLinkEmulationFull: return "link_emulation_full";
     case WorkerDrop::kMax: break;
   }
   return "unknown";
@@ -68,7 +71,8 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   tx_out_.assign(np, 0);
   punt_bucket_.assign(max_ports_, TokenBucket(options_.punt_rate, options_.punt_burst));
   port_fib_.assign(np, &fib);
-  link_rx_.resize(options_.batch_size);
+  link_rx_.resize(options_.batch_size * 2);
+  link_arrival_.resize(options_.batch_size * 2);
   publishAccounting();
 }
 
@@ -301,7 +305,12 @@ void Worker::process(PortId p, uint32_t n, const FibView& fib) {
         break;
       }
       case ForwardResult::kDropPortDown:
-        pc.drop[size_t(WorkerDrop::kPortDown)].add(1);
+        // A link that is down counts at its own end (the link's direction lost it); an
+        // interface that is down at the port the frame came in on, as always.
+        if (dec.entry && dec.entry->port >= kFirstLinkPort && dec.entry->port < max_ports_)
+          port_counters_[dec.entry->port].drop[size_t(WorkerDrop::kLinkDown)].add(1);
+        else
+          pc.drop[size_t(WorkerDrop::kPortDown)].add(1);
         pool.give(addr);
         book_.heldToFree(1);
         break;
@@ -352,6 +361,8 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
     why = WorkerDrop::kNoEgress;
   else if (!slot->state->up.load(std::memory_order_relaxed))
     why = WorkerDrop::kLinkDown;
+  else if (slot->shaper)
+    return shapedTransmit(*slot, pc, addr, len);
   else if (!slot->to_peer->push(addr, len))
     why = WorkerDrop::kLinkQueueFull;
   if (why != WorkerDrop::kMax) {
@@ -363,6 +374,84 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
   book_.heldToLink(1);
   pc.tx_packets.add(1);
   pc.tx_bytes.add(len);
+}
+
+void Worker::shapedTransmit(const LinkPortSlot& slot, WorkerPortCounters& pc, uint64_t addr,
+                            uint32_t len) {
+  LinkShaper& sh = *slot.shaper;
+  FramePool& pool = umem_->pool();
+  pc.tx_packets.add(1);
+  pc.tx_bytes.add(len);
+  const LinkShaper::Decision d = sh.decide(len);
+  if (d.fate == LinkShaper::Fate::kLost) {
+    pc.drop[size_t(WorkerDrop::kLinkLoss)].add(1);
+    pool.give(addr);
+    book_.heldToFree(1);
+    return;
+  }
+  uint8_t* pkt = umem_->data(addr);
+  if (d.corrupt_bit >= 0) {
+    pkt[d.corrupt_bit / 8] ^= uint8_t(1u << (d.corrupt_bit % 8));
+    sh.counters.corrupted.fetch_add(1, std::memory_order_relaxed);
+  }
+  auto admit = [&](uint64_t a) {
+    const LinkShaper::Admit r = sh.admit(now_ns_, a, len);
+    if (r == LinkShaper::Admit::kQueued) {
+      book_.heldToLink(1);
+      next_arrival_ = std::min(next_arrival_, sh.nextArrival());
+      return;
+    }
+    pc.drop[size_t(r == LinkShaper::Admit::kQueueFull ? WorkerDrop::kLinkQueueDrop
+                                                       : WorkerDrop::kLinkEmulationFull)]
+        .add(1);
+    pool.give(a);
+    book_.heldToFree(1);
+  };
+  // A duplicate is a copy in a frame of its own, sent right after the original.
+  uint64_t copy = 0;
+  const bool duplicate = d.duplicate && pool.take(&copy);
+  if (duplicate) {
+    book_.takenFromPool(1);
+    std::memcpy(umem_->data(copy), pkt, len);
+    sh.counters.duplicated.fetch_add(1, std::memory_order_relaxed);
+  }
+  admit(addr);
+  if (duplicate) admit(copy);
+}
+
+uint32_t Worker::releaseShaped() {
+  next_arrival_ = ~0ull;
+  if (!links_) return 0;
+  // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  uint32_t work = 0;
+  const uint32_t max = uint32_t(link_rx_.size());
+  for (const LinkPortSlot& slot : links_->slots) {
+    if (!slot.shaper) continue;
+    LinkShaper& sh = *slot.shaper;
+    // No more than the peer end's queue takes: the rest stays in the emulation (late, and
+    // counted so) instead of being dropped by a queue the model does not have.
+    const uint32_t room = slot.to_peer->capacity() - slot.to_peer->size();
+    if (room && sh.nextArrival() <= now) {
+      const uint32_t n =
+          sh.release(now, link_rx_.data(), link_arrival_.data(), std::min(max, room));
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t late = now - link_arrival_[i];
+        counters_.lateness.add(late);
+        if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
+        if (!slot.to_peer->push(link_rx_[i].addr, link_rx_[i].len)) {
+          port_counters_[slot.peer].drop[size_t(WorkerDrop::kLinkQueueFull)].add(1);
+          umem_->pool().give(link_rx_[i].addr);
+          book_.linkToFree(1);
+        }
+      }
+      work += n;
+    }
+    next_arrival_ = std::min(next_arrival_, sh.nextArrival());
+  }
+  return work;
 }
 
 void Worker::switchLinkPorts() {
@@ -381,6 +470,21 @@ void Worker::switchLinkPorts() {
     book_.linkToFree(k);
     counters_.link_frames_discarded.add(k);
     q->drained.store(true, std::memory_order_release);
+  }
+  for (LinkShaper* sh : t->retired_shapers) {
+    if (sh->drained.load(std::memory_order_acquire)) continue;
+    if (sh->successor) {
+      sh->successor->moveFrom(*sh);  // grown: the frames and the link's state go on
+    } else {
+      uint32_t k, total = 0;
+      while ((k = sh->takeAll(link_rx_.data(), uint32_t(link_rx_.size()))) != 0) {
+        for (uint32_t i = 0; i < k; ++i) pool.give(link_rx_[i].addr);
+        total += k;
+      }
+      book_.linkToFree(total);
+      counters_.link_frames_discarded.add(total);
+    }
+    sh->drained.store(true, std::memory_order_release);
   }
   links_ = t;
   links_version_ = t->version;
@@ -497,10 +601,13 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   for (PortId p = 0; p < np; ++p) refill(p);
   for (PortId p = 0; p < np; ++p) work += receive(p);
   work += transmitControl();
-  // Link ports: frames sent to them in this pass (or left over, beyond a batch) are
-  // received at the peer end now; what that forwards on is staged or queued again.
-  if (links_)
+  // Link ports: frames sent to them in this pass (or left over, beyond a batch), and
+  // emulated frames whose arrival time has come, are received at the peer end now; what
+  // that forwards on is staged or queued again.
+  if (links_) {
+    work += releaseShaped();
     for (const LinkPortSlot& slot : links_->slots) work += receiveLink(slot);
+  }
   bool pending = false;
   for (PortId p = 0; p < np; ++p) {
     kick(p);

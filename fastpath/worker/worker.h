@@ -50,6 +50,9 @@ enum class WorkerDrop : uint8_t {
   kLinkQueueFull,       ///< "link_queue_full": the link's queue toward the peer had no room
   kLinkClassifier,      ///< "link_classifier": the userspace classifier's DROP (per reason)
   kLinkPass,            ///< "link_pass": a PASS rule matched on a link port (no kernel there)
+  kLinkLoss,            ///< "link_loss": the link's loss model (Bernoulli, Gilbert-Elliott)
+  kLinkQueueDrop,       ///< "link_queue_drop": the link's drop-tail queue was at its limit
+  kLinkEmulationFull,   ///< "link_emulation_full": more frames in flight than the emulation holds
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);
@@ -82,6 +85,9 @@ struct alignas(64) WorkerCounters {
   Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
   Counter link_tables;             ///< link port tables switched to
   Counter link_frames_discarded;   ///< frames queued on links when they were deleted
+  Counter link_late_frames;        ///< emulated frames released over lateness_warn_ns late
+  /// How late emulated frames left against their arrival time (the emulation's own error).
+  LatencyHistogram lateness;
 };
 
 /// An event for the control thread (route miss, neighbour needed).
@@ -109,6 +115,12 @@ struct WorkerOptions {
   bool punt_headroom = true;
   uint32_t ctrl_tx_queue = 256;
   uint32_t event_queue = 1024;
+  /// An emulated frame released later than this after its arrival time counts as late
+  /// (link_late_frames; fastpathd warns when it grows).
+  uint64_t lateness_warn_ns = 1000000;
+  /// Waits shorter than this until the next emulated arrival are spun, not slept (a
+  /// sleeping thread wakes tens of microseconds late).
+  uint64_t emulation_spin_ns = 50000;
   /// Port ids the worker keeps counters for: interface ports are the sockets' indexes,
   /// link ports [kFirstLinkPort, max_ports). 0: the sockets only (no link ports).
   uint32_t max_ports = 0;
@@ -193,6 +205,11 @@ class Worker {
   void linkTransmit(PortId egress, uint64_t addr, uint32_t len);
   /// Switches to the newest link port table; drains the queues of deleted links.
   void switchLinkPorts();
+  /// Emulated links: frames whose arrival time has come go to the peer end's queue.
+  uint32_t releaseShaped();
+  /// Admits a held frame into a link's emulation (loss, duplication, corruption, queue).
+  void shapedTransmit(const LinkPortSlot& slot, WorkerPortCounters& pc, uint64_t addr,
+                      uint32_t len);
   uint32_t transmitControl();
   void kick(PortId p);
   /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
@@ -220,6 +237,8 @@ class Worker {
   const LinkPortTable* links_ = nullptr;  // worker thread: the table in use
   uint64_t links_version_ = 0;
   std::vector<LinkFrame> link_rx_;  // one link port's batch
+  std::vector<uint64_t> link_arrival_;  // their arrival times (emulated links)
+  uint64_t next_arrival_ = ~0ull;       // earliest emulated arrival after this pass
   ControlChannel* cur_channel_ = nullptr;  // the channel of the port being processed
   FrameBook book_;
   std::unique_ptr<WorkerPortCounters[]> port_counters_;

@@ -5,6 +5,8 @@
 // The per-batch work itself is in worker.cc.
 #include <poll.h>
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -122,6 +124,14 @@ void Worker::run() {
   }
   std::vector<pollfd> pfds;
   for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
+  // Emulated links wake the worker at their frames' arrival times: the default 50 us of
+  // timer slack would be the emulation's error.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  auto monotonicNs = [] {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  };
   uint32_t idle = 0;
   // A real-time worker must give the CPU back quickly: fewer empty spins before sleeping.
   auto spinsBeforeSleep = [this] { return rt_.load(std::memory_order_relaxed) ? 16u : 256u; };
@@ -139,13 +149,28 @@ void Worker::run() {
       counters_.busy_loops.add(1);
       continue;
     }
+    // An emulated frame due within the spin window: wait for it awake (a sleeping thread
+    // would wake tens of microseconds late).
+    uint64_t until_arrival = ~0ull;
+    if (next_arrival_ != ~0ull) {
+      const uint64_t now = monotonicNs();
+      until_arrival = next_arrival_ > now ? next_arrival_ - now : 0;
+      if (until_arrival <= options_.emulation_spin_ns) {
+        idle = 0;
+        continue;
+      }
+    }
     if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < spinsBeforeSleep()) continue;
-    // Idle: sleep in poll() until a frame arrives (or the timeout, which bounds the delay
-    // of client frames and of stop). Offline so route updates never wait for us.
+    // Idle: sleep in ppoll() until a frame arrives, the next emulated arrival is near, or
+    // the timeout (which bounds the delay of client frames and of stop). Offline so route
+    // updates never wait for us.
     reader.offline();
     counters_.idle_polls.add(1);
-    int timeout_ms = int((options_.idle_poll_us + 999) / 1000);
-    poll(pfds.data(), pfds.size(), timeout_ms);
+    uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;
+    if (until_arrival != ~0ull)
+      sleep_ns = std::min(sleep_ns, until_arrival - options_.emulation_spin_ns / 2);
+    const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
+    ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
     reader.online();
   }
   pr_debug("worker %u: stopped", options_.index);

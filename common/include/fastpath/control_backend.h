@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fastpath/link_params.h"
 #include "fastpath/net_types.h"
 #include "fastpath/result.h"
 
@@ -66,6 +67,20 @@ struct LinkSpec {
   std::string name;
   LinkEndSpec a, b;
   bool up = true;
+  /// Link emulation of each direction (default: frames pass at once).
+  LinkParams a_to_b, b_to_a;
+};
+
+/// Which direction(s) of a link a change applies to.
+enum class LinkDirection : uint8_t { kBoth, kAToB, kBToA };
+
+/// What the emulation of one direction did (counters since the link was created).
+struct LinkDirectionStats {
+  uint64_t enqueued = 0, delivered = 0, queue_drops = 0, loss_drops = 0, full_drops = 0;
+  uint64_t duplicated = 0, corrupted = 0, link_down_drops = 0;
+  uint64_t depth_packets = 0, depth_bytes = 0, in_flight = 0;
+  uint64_t sojourn_p50_ns = 0, sojourn_p99_ns = 0, sojourn_max_ns = 0;
+  uint64_t tx_packets = 0, tx_bytes = 0;  ///< sent into this direction
 };
 
 struct LinkInfo {
@@ -79,6 +94,8 @@ struct LinkInfo {
     uint32_t mtu = 1500;
   };
   End a, b;
+  LinkParams a_to_b, b_to_a;  ///< as configured
+  LinkDirectionStats a_to_b_stats, b_to_a_stats;  ///< as measured
 };
 
 /// Named counters, so the wire format need not change when a counter is added.
@@ -157,6 +174,11 @@ class ControlBackend {
   /// Down: both ends stop passing frames (counted) and both nodes' clients get a port
   /// down event for their end.
   virtual Status setLinkState(const std::string& name, bool up);
+  /// Link emulation parameters of one or both directions, at run time and atomically:
+  /// frames already in the link keep their times (none lost, duplicated or reordered).
+  /// Invalid values: an error, and the link keeps its previous parameters.
+  virtual Status setLinkParams(const std::string& name, LinkDirection direction,
+                               const LinkParams& params);
   virtual std::vector<LinkInfo> links() const;
 };
 

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Link emulation through a real fastpathd: S -- [n1 =l1= n2] -- D, the two nodes in one
+// daemon inside R, the link l1 emulated (rate, delay, loss, queue). Deterministic checks
+// only: which frames arrive, in which order, and what the counters and the frame ledger
+// say — never how long anything took. Every traffic loop is bounded in count and time.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/daemon.h"
+#include "forwarding_veth_fixture.h"
+#include "netns.h"
+
+namespace fastpath {
+namespace {
+
+using namespace vethtest;
+
+class LinkEmulationVeth : public SrdFixture {
+ protected:
+  void SetUp() override {
+    makeTopology("emu");
+    if (IsSkipped()) return;
+    start();
+  }
+  void start() {
+    Config c;
+    c.topology.nodes.resize(2);
+    auto& n1 = c.topology.nodes[0];
+    auto& n2 = c.topology.nodes[1];
+    n1.spec.name = "n1";
+    n1.interfaces = {"fp0"};
+    n2.spec.name = "n2";
+    n2.interfaces = {"fp1"};
+    auto route = [](const std::string& prefix, const std::string& via, const std::string& dev) {
+      RouteConfig r;
+      r.prefix = IpPrefix::parse(prefix).value();
+      if (!via.empty()) r.via = IpAddress::parse(via).value();
+      r.dev = dev;
+      return r;
+    };
+    n1.routes = {route("198.18.9.0/24", "198.18.100.2", "l1")};
+    n1.neighbours = {NeighbourConfig{IpAddress::parse("198.18.100.2").value(),
+                                     mac("02:00:00:00:01:02"), "l1"}};
+    n2.routes = {route("198.18.9.0/24", "", "fp1")};
+    n2.neighbours = {NeighbourConfig{IpAddress::parse("198.18.9.2").value(), d_mac_, "fp1"}};
+    c.topology.links.resize(1);
+    LinkSpec& l = c.topology.links[0].spec;
+    l.name = "l1";
+    l.a = LinkEndSpec{"n1", "l1", mac("02:00:00:00:01:01"), 1500};
+    l.b = LinkEndSpec{"n2", "l1", mac("02:00:00:00:01:02"), 1500};
+    c.control_socket = "/tmp/fp-emu-" + std::to_string(getpid()) + ".sock";
+    c.ring_size = 2048;
+    c.cores = {1};
+    startDaemon(std::move(c));
+  }
+  void restart() {
+    daemon_.reset();
+    guard_.reset();
+    start();
+  }
+  Status setParams(const std::vector<std::string>& words) {
+    LinkParams p;
+    for (const auto& l : daemon_->links())
+      if (l.name == "l1") p = l.a_to_b;
+    if (auto st = applyLinkParamWords(words, &p); !st) return st;
+    return daemon_->setLinkParams("l1", LinkDirection::kAToB, p);
+  }
+  LinkInfo link() {
+    for (const auto& l : daemon_->links())
+      if (l.name == "l1") return l;
+    ADD_FAILURE() << "no link l1";
+    return {};
+  }
+  // `n` frames numbered 0..n-1 (the sender cycles through them in order).
+  std::vector<std::vector<uint8_t>> frames(uint32_t n = 1) {
+    std::vector<std::vector<uint8_t>> out;
+    for (uint32_t i = 0; i < n; ++i)
+      out.push_back(buildFrame(r0_mac_, s_mac_, false, "198.18.0.10", "198.18.9.2", 64, i));
+    return out;
+  }
+  // Sequence numbers of our frames captured at D, in arrival order (the first 4,096).
+  static std::vector<uint32_t> sequence(Capture& cap) {
+    std::vector<uint32_t> out;
+    for (const auto& f : cap.frames()) out.push_back(Capture::sequenceOf(f.data(), f.size()));
+    return out;
+  }
+  // Waits until the link has delivered everything it admitted.
+  void settle() {
+    for (int k = 0; k < 400; ++k) {
+      const auto s = link().a_to_b_stats;
+      if (s.in_flight == 0 && s.delivered == s.enqueued) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+};
+
+TEST_F(LinkEmulationVeth, TheSeededLossPatternRepeatsFromRunToRun) {
+  auto run = [&] {
+    EXPECT_TRUE(setParams({"loss", "10%", "seed", "42"}).ok());
+    Capture cap(d_, "d0");
+    EXPECT_TRUE(cap.ok());
+    EXPECT_EQ(sendFrames(s_, "s0", frames(2000), 2000, 10000, 10000).sent, 2000u);
+    settle();
+    cap.waitFor(2000 - link().a_to_b_stats.loss_drops, 3000);
+    const auto st = link().a_to_b_stats;
+    EXPECT_EQ(st.tx_packets, 2000u) << "every frame reached the link";
+    EXPECT_EQ(st.loss_drops + st.delivered, 2000u);
+    return sequence(cap);
+  };
+  const auto first = run();
+  restart();
+  const auto second = run();
+  EXPECT_GT(first.size(), 1700u);
+  EXPECT_LT(first.size(), 1900u);
+  EXPECT_EQ(first, second) << "the same frames are lost in both runs";
+}
+
+TEST_F(LinkEmulationVeth, FramesInTheLinkAtShutdownAreInTheLedger) {
+  ASSERT_TRUE(setParams({"delay", "5s"}).ok());
+  ASSERT_EQ(sendFrames(s_, "s0", frames(), 500, 20000, 5000).sent, 500u);
+  for (int k = 0; k < 200 && link().a_to_b_stats.enqueued < 500; ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(link().a_to_b_stats.enqueued, 500u);
+  daemon_->workers()[0]->stop();
+  const FrameAccounting a = daemon_->workers()[0]->accounting();
+  EXPECT_EQ(a.in_link, 500u) << "the frames still on their way are counted, not lost";
+  EXPECT_TRUE(a.balanced()) << "free " << a.free << " rx " << a.lent_rx << " tx " << a.lent_tx
+                            << " held " << a.held << " links " << a.in_link;
+}
+
+TEST_F(LinkEmulationVeth, AReconfigurationUnderTrafficLosesNothing) {
+  ASSERT_TRUE(setParams({"rate", "20mbit", "delay", "5ms", "limit", "10000"}).ok());
+  Capture cap(d_, "d0");
+  ASSERT_TRUE(cap.ok());
+  constexpr uint64_t kFrames = 20000;
+  const auto numbered = frames(kFrames);
+  std::thread sender([&] { sendFrames(s_, "s0", numbered, kFrames, 5000, 10000); });
+  // Changes while frames are queued and in flight: rate, delay, and one that needs a
+  // larger emulation (500 ms at 20 Mbit/s holds thousands of frames).
+  const std::vector<std::vector<std::string>> changes = {
+      {"delay", "1ms"}, {"rate", "50mbit"}, {"delay", "500ms"}, {"delay", "2ms"},
+      {"rate", "10mbit", "delay", "10ms"}};
+  for (const auto& ch : changes) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    auto st = setParams(ch);
+    EXPECT_TRUE(st.ok()) << st.error().message;
+  }
+  sender.join();
+  settle();
+  const bool all = cap.waitFor(kFrames, 5000);
+  if (!all)
+    for (const auto& n : {"n1", "n2"})
+      for (const auto& cs : (*daemon_->node(n))->stats())
+        for (const auto& [k, v] : cs.counters)
+          if (v && k.find("drop") != std::string::npos) ADD_FAILURE() << n << " " << cs.scope << " " << k << " " << v;
+  ASSERT_TRUE(all) << cap.count();
+  const auto s = link().a_to_b_stats;
+  EXPECT_EQ(s.tx_packets, kFrames);
+  EXPECT_EQ(s.delivered, kFrames);
+  EXPECT_EQ(s.queue_drops + s.loss_drops + s.full_drops, 0u);
+  EXPECT_EQ(cap.outOfOrder(), 0u) << "no frame reordered or repeated";
+  EXPECT_EQ(cap.count(), kFrames);
+  EXPECT_TRUE(daemon_->workers()[0]->accounting().balanced());
+}
+
+TEST_F(LinkEmulationVeth, ALinkSetDownDropsAndCountsAndUpPassesAgain) {
+  ASSERT_TRUE(setParams({"delay", "1ms"}).ok());
+  ASSERT_TRUE(daemon_->setLinkState("l1", false).ok());
+  ASSERT_EQ(sendFrames(s_, "s0", frames(), 300, 20000, 5000).sent, 300u);
+  for (int k = 0; k < 200 && link().a_to_b_stats.link_down_drops < 300; ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(link().a_to_b_stats.link_down_drops, 300u);
+  EXPECT_EQ(link().a_to_b_stats.enqueued, 0u);
+  ASSERT_TRUE(daemon_->setLinkState("l1", true).ok());
+  Capture cap(d_, "d0");
+  ASSERT_EQ(sendFrames(s_, "s0", frames(), 300, 20000, 5000).sent, 300u);
+  EXPECT_TRUE(cap.waitFor(300, 5000)) << cap.count();
+}
+
+TEST_F(LinkEmulationVeth, BadValuesAreRefusedAndTheLinkKeepsItsParameters) {
+  ASSERT_TRUE(setParams({"rate", "10mbit", "delay", "5ms", "loss", "1%"}).ok());
+  const LinkParams before = link().a_to_b;
+  LinkParams p = before;
+  p.rate_bps = 1;  // 1 bit/s
+  EXPECT_FALSE(daemon_->setLinkParams("l1", LinkDirection::kAToB, p).ok());
+  p = before;
+  p.delay_ns = 365ull * 24 * 3600 * 1000000000ull;  // a year
+  EXPECT_FALSE(daemon_->setLinkParams("l1", LinkDirection::kAToB, p).ok());
+  p = before;
+  p.loss = 1.5;
+  auto st = daemon_->setLinkParams("l1", LinkDirection::kAToB, p);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("loss"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(setParams({"rate", "0"}).ok());
+  EXPECT_FALSE(setParams({"delay", "1year"}).ok());
+  EXPECT_FALSE(daemon_->setLinkParams("nosuch", LinkDirection::kBoth, before).ok());
+  EXPECT_TRUE(link().a_to_b == before) << formatLinkParams(link().a_to_b);
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -48,5 +48,8 @@ Status ControlBackend::setLinkParams(const std::string& name, LinkDirection,
   return Error{-ENOENT, "link \"" + name + "\": no such link"};
 }
 std::vector<LinkInfo> ControlBackend::links() const { return {}; }
+Status ControlBackend::setPortParams(PortId port, const LinkParams&) {
+  return oneNode("emulate the egress of port " + std::to_string(port));
+}
 
 }  // namespace fastpath

@@ -202,6 +202,7 @@ void Daemon::shutdown() {
   link_tables_.clear();
   retired_queues_.clear();
   retired_shapers_.clear();
+  egress_shapers_.clear();
   shapers_.clear();
   free_queues_.clear();
   queue_pool_.clear();

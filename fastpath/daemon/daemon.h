@@ -87,6 +87,7 @@ class Daemon : public ControlBackend {
   Status setLinkParams(const std::string& name, LinkDirection direction,
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
+  Status setPortParams(PortId port, const LinkParams& params) override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
   Node* findNode(const std::string& name) const;
@@ -100,6 +101,8 @@ class Daemon : public ControlBackend {
   /// The node's rules on its interface ports' classifiers and link ports' twins.
   Status applyNodeRules(Node& node, const std::vector<ControlRule>& rules);
   Result<int> portChannelFd(PortId port);
+  /// Emulation of an interface port's egress.
+  Status applyPortParams(PortId port, const LinkParams& params);
   void releasePortChannel(PortId port);
 
   // For tests and the stats line.
@@ -144,6 +147,11 @@ class Daemon : public ControlBackend {
   /// Gives the port's direction these parameters: shapers created, updated in place, or
   /// replaced by larger ones (their frames move over in the worker).
   void applyLinkParams(const std::string& link, LinkPort& port, const LinkParams& params);
+  /// One shaper per worker for `params`: created, updated in place, or replaced by a
+  /// larger one (the worker moves the old one's frames and state over).
+  void applyShaping(std::vector<LinkShaper*>& shapers, const std::string& seed_name,
+                    const LinkParams& params);
+  LinkDirectionStats shaperStats(const std::vector<LinkShaper*>& shapers) const;
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
@@ -166,6 +174,7 @@ class Daemon : public ControlBackend {
   std::map<LinkShaper*, std::unique_ptr<LinkShaper>> shapers_;   ///< all, owned
   std::vector<std::pair<uint32_t, LinkShaper*>> retired_shapers_;
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
+  std::vector<std::vector<LinkShaper*>> egress_shapers_;  ///< interface port -> per worker
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
   uint32_t next_link_mac_ = 1;

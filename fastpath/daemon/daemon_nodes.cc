@@ -321,20 +321,20 @@ Status Daemon::setLinkState(const std::string& name, bool up) {
   return {};
 }
 
-void Daemon::applyLinkParams(const std::string& link, LinkPort& lp, const LinkParams& p) {
-  lp.params = p;
-  if (lp.shapers.empty() && !p.shapes()) return;  // nothing to emulate: the plain hand-off
+void Daemon::applyShaping(std::vector<LinkShaper*>& shapers, const std::string& seed_name,
+                          const LinkParams& p) {
+  if (shapers.empty() && !p.shapes()) return;  // nothing to emulate: frames pass at once
   const uint32_t need = LinkShaper::capacityFor(p);
   for (size_t w = 0; w < workers_.size(); ++w) {
-    LinkShaper* old = w < lp.shapers.size() ? lp.shapers[w] : nullptr;
+    LinkShaper* old = w < shapers.size() ? shapers[w] : nullptr;
     if (old && old->capacity() >= need) {
       const LinkParams* prev = old->setParams(p);
       epoch_.retire([prev] { delete prev; });
       continue;
     }
-    // The stream of each (link, direction, worker) has its own seed unless one is given.
-    const uint64_t seed =
-        std::hash<std::string>{}(link + "/" + lp.info.node + "/" + std::to_string(w)) | 1;
+    // The stream of each (link direction or port, worker) has its own seed unless one is
+    // given.
+    const uint64_t seed = std::hash<std::string>{}(seed_name + "/" + std::to_string(w)) | 1;
     auto sh = std::make_unique<LinkShaper>(p, seed, need);
     LinkShaper* raw = sh.get();
     shapers_[raw] = std::move(sh);
@@ -344,11 +344,36 @@ void Daemon::applyLinkParams(const std::string& link, LinkPort& lp, const LinkPa
       old->drained.store(false, std::memory_order_relaxed);
       old->retired.store(true, std::memory_order_release);
       retired_shapers_.push_back({uint32_t(w), old});
-      lp.shapers[w] = raw;
+      shapers[w] = raw;
     } else {
-      lp.shapers.push_back(raw);
+      shapers.push_back(raw);
     }
   }
+}
+
+void Daemon::applyLinkParams(const std::string& link, LinkPort& lp, const LinkParams& p) {
+  lp.params = p;
+  applyShaping(lp.shapers, link + "/" + lp.info.node, p);
+}
+
+Status Daemon::applyPortParams(PortId port, const LinkParams& params) {
+  if (port >= ports_.size())
+    return makeError(-EINVAL, "port " + std::to_string(port) +
+                                  " is a link port: set its link's parameters instead");
+  if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, "port " + ports_[port].ifname + ": " +
+                                          st.error().message + "; the port keeps its parameters");
+  egress_shapers_.resize(ports_.size());
+  ports_[port].egress = params;
+  applyShaping(egress_shapers_[port], "port/" + ports_[port].ifname, params);
+  publishLinkTables();
+  pr_info_ratelimited("port %s egress: %s", ports_[port].ifname.c_str(),
+                      formatLinkParams(params).c_str());
+  return {};
+}
+
+Status Daemon::setPortParams(PortId port, const LinkParams& params) {
+  return default_node_->setPortParams(port, params);
 }
 
 Status Daemon::setLinkParams(const std::string& name, LinkDirection direction,
@@ -371,8 +396,19 @@ Status Daemon::setLinkParams(const std::string& name, LinkDirection direction,
 }
 
 LinkDirectionStats Daemon::directionStats(const LinkPort& lp) const {
+  LinkDirectionStats d = shaperStats(lp.shapers);
+  for (const auto& w : workers_) {
+    const auto& pc = w->portCounters(lp.info.id);
+    d.tx_packets += pc.tx_packets.get();
+    d.tx_bytes += pc.tx_bytes.get();
+    d.link_down_drops += pc.drop[size_t(WorkerDrop::kLinkDown)].get();
+  }
+  return d;
+}
+
+LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) const {
   LinkDirectionStats d;
-  for (const LinkShaper* sh : lp.shapers) {
+  for (const LinkShaper* sh : shapers) {
     const auto& c = sh->counters;
     d.enqueued += c.enqueued.load();
     d.delivered += c.delivered.load();
@@ -387,12 +423,6 @@ LinkDirectionStats Daemon::directionStats(const LinkPort& lp) const {
     d.sojourn_p50_ns = std::max(d.sojourn_p50_ns, c.sojourn.quantile(0.5));
     d.sojourn_p99_ns = std::max(d.sojourn_p99_ns, c.sojourn.quantile(0.99));
     d.sojourn_max_ns = std::max(d.sojourn_max_ns, c.sojourn.max());
-  }
-  for (const auto& w : workers_) {
-    const auto& pc = w->portCounters(lp.info.id);
-    d.tx_packets += pc.tx_packets.get();
-    d.tx_bytes += pc.tx_bytes.get();
-    d.link_down_drops += pc.drop[size_t(WorkerDrop::kLinkDown)].get();
   }
   return d;
 }
@@ -461,6 +491,9 @@ void Daemon::publishLinkTables() {
       if (rw == w) t->retired.push_back(q);
     for (const auto& [rw, sh] : retired_shapers_)
       if (rw == w) t->retired_shapers.push_back(sh);
+    t->egress.assign(egress_shapers_.size(), nullptr);
+    for (size_t p = 0; p < egress_shapers_.size(); ++p)
+      if (w < egress_shapers_[p].size()) t->egress[p] = egress_shapers_[p][w];
     workers_[w]->publishLinkPorts(t.get());
     if (link_tables_[w]) {
       LinkPortTable* old = link_tables_[w].release();
@@ -667,6 +700,18 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     v.push_back({"xsk_fill_ring_empty", xs.rx_fill_ring_empty_descs});
     v.push_back({"xsk_tx_ring_empty", xs.tx_ring_empty_descs});
     if (port < channels_.size()) ch = channels_[port].get();
+    if (port < egress_shapers_.size() && !egress_shapers_[port].empty()) {
+      const LinkDirectionStats d = shaperStats(egress_shapers_[port]);
+      v.push_back({"emu_enqueued", d.enqueued});
+      v.push_back({"emu_delivered", d.delivered});
+      v.push_back({"emu_queue_drops", d.queue_drops});
+      v.push_back({"emu_loss_drops", d.loss_drops});
+      v.push_back({"emu_full_drops", d.full_drops});
+      v.push_back({"emu_depth_packets", d.depth_packets});
+      v.push_back({"emu_in_flight", d.in_flight});
+      v.push_back({"emu_sojourn_p50_ns", d.sojourn_p50_ns});
+      v.push_back({"emu_sojourn_p99_ns", d.sojourn_p99_ns});
+    }
   }
   v.push_back({"control_client_attached", ch && ch->attached() ? 1u : 0u});
   if (ch) {

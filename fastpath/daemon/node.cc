@@ -125,5 +125,10 @@ Status Node::setLinkParams(const std::string& name, LinkDirection direction,
   return daemon_.setLinkParams(name, direction, params);
 }
 std::vector<LinkInfo> Node::links() const { return daemon_.links(); }
+Status Node::setPortParams(PortId port, const LinkParams& params) {
+  if (auto st = checkPort(port); !st) return st;
+  if (auto st = daemon_.applyPortParams(port, params); !st) return named(st.error());
+  return {};
+}
 
 }  // namespace fastpath

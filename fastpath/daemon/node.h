@@ -61,6 +61,7 @@ class Node : public ControlBackend {
   Status setLinkParams(const std::string& name, LinkDirection direction,
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
+  Status setPortParams(PortId port, const LinkParams& params) override;
 
  private:
   /// "node NAME: " before a message, for every error this node returns.

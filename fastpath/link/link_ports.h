@@ -54,6 +54,8 @@ struct LinkPortTable {
   /// Shapers of deleted links (drained, frames discarded and counted) or replaced by a
   /// larger one (their frames and state move to `successor`).
   std::vector<LinkShaper*> retired_shapers;
+  /// Emulation of interface ports' egress, by port id (empty, or nullptr: none).
+  std::vector<LinkShaper*> egress;
 
   const LinkPortSlot* find(PortId port) const {
     if (port < kFirstLinkPort || port - kFirstLinkPort >= slot_of.size()) return nullptr;

@@ -48,8 +48,8 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       channels_(std::move(channels)),
       fib_(fib),
       epoch_(epoch),
-      book_(&umem_->pool()),
       max_ports_(std::max<uint32_t>(options.max_ports, uint32_t(sockets_.size()))),
+      book_(&umem_->pool()),
       port_counters_(new WorkerPortCounters[max_ports_]),
       ctrl_tx_(options.ctrl_tx_queue),
       events_(options.event_queue) {
@@ -292,7 +292,10 @@ void Worker::process(PortId p, uint32_t n, const FibView& fib) {
     switch (dec.result) {
       case ForwardResult::kForward: {
         if (dec.egress < nports) [[likely]] {
-          stageTx(dec.egress, addr, len);  // the same frame: a descriptor move, no copy
+          if (LinkShaper* sh = egressShaper(dec.egress)) [[unlikely]]
+            shapedTransmit(*sh, port_counters_[dec.egress], addr, len);  // emulated egress
+          else
+            stageTx(dec.egress, addr, len);  // the same frame: a descriptor move, no copy
           break;
         }
         if (dec.egress >= kFirstLinkPort && dec.egress < max_ports_) {
@@ -361,8 +364,11 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
     why = WorkerDrop::kNoEgress;
   else if (!slot->state->up.load(std::memory_order_relaxed))
     why = WorkerDrop::kLinkDown;
-  else if (slot->shaper)
-    return shapedTransmit(*slot, pc, addr, len);
+  else if (slot->shaper) {
+    pc.tx_packets.add(1);
+    pc.tx_bytes.add(len);
+    return shapedTransmit(*slot->shaper, pc, addr, len);
+  }
   else if (!slot->to_peer->push(addr, len))
     why = WorkerDrop::kLinkQueueFull;
   if (why != WorkerDrop::kMax) {
@@ -376,12 +382,9 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
   pc.tx_bytes.add(len);
 }
 
-void Worker::shapedTransmit(const LinkPortSlot& slot, WorkerPortCounters& pc, uint64_t addr,
+void Worker::shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr,
                             uint32_t len) {
-  LinkShaper& sh = *slot.shaper;
   FramePool& pool = umem_->pool();
-  pc.tx_packets.add(1);
-  pc.tx_bytes.add(len);
   const LinkShaper::Decision d = sh.decide(len);
   if (d.fate == LinkShaper::Fate::kLost) {
     pc.drop[size_t(WorkerDrop::kLinkLoss)].add(1);
@@ -451,6 +454,24 @@ uint32_t Worker::releaseShaped() {
     }
     next_arrival_ = std::min(next_arrival_, sh.nextArrival());
   }
+  // Interface ports' emulated egress: what is due goes to the TX ring (staged; the kicks
+  // of this pass send it).
+  for (PortId p = 0; p < links_->egress.size(); ++p) {
+    LinkShaper* sh = links_->egress[p];
+    if (!sh) continue;
+    if (sh->nextArrival() <= now) {
+      const uint32_t n = sh->release(now, link_rx_.data(), link_arrival_.data(), max);
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t late = now - link_arrival_[i];
+        counters_.lateness.add(late);
+        if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
+        book_.linkToHeld(1);
+        stageTx(p, link_rx_[i].addr, link_rx_[i].len);
+      }
+      work += n;
+    }
+    next_arrival_ = std::min(next_arrival_, sh->nextArrival());
+  }
   return work;
 }
 
@@ -511,6 +532,8 @@ uint32_t Worker::transmitControl() {
         // does, to be classified at the peer end.
         if (link)
           linkTransmit(f->port, addr, f->len);
+        else if (LinkShaper* sh = egressShaper(f->port))
+          shapedTransmit(*sh, port_counters_[f->port], addr, f->len);
         else
           stageTx(f->port, addr, f->len);
       } else {

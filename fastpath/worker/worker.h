@@ -207,9 +207,13 @@ class Worker {
   void switchLinkPorts();
   /// Emulated links: frames whose arrival time has come go to the peer end's queue.
   uint32_t releaseShaped();
-  /// Admits a held frame into a link's emulation (loss, duplication, corruption, queue).
-  void shapedTransmit(const LinkPortSlot& slot, WorkerPortCounters& pc, uint64_t addr,
-                      uint32_t len);
+  /// Admits a held frame into a link's or an interface egress's emulation (loss,
+  /// duplication, corruption, queue); counted on `pc`, the sending port's counters.
+  void shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr, uint32_t len);
+  /// The egress emulation of interface port p, if any.
+  LinkShaper* egressShaper(PortId p) const {
+    return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
+  }
   uint32_t transmitControl();
   void kick(PortId p);
   /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.

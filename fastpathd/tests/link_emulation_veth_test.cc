@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <thread>
@@ -202,6 +203,34 @@ TEST_F(LinkEmulationVeth, BadValuesAreRefusedAndTheLinkKeepsItsParameters) {
   EXPECT_FALSE(setParams({"delay", "1year"}).ok());
   EXPECT_FALSE(daemon_->setLinkParams("nosuch", LinkDirection::kBoth, before).ok());
   EXPECT_TRUE(link().a_to_b == before) << formatLinkParams(link().a_to_b);
+}
+
+TEST_F(LinkEmulationVeth, AnInterfacePortsEgressIsEmulatedToo) {
+  ControlBackend& n2 = **daemon_->node("n2");
+  const PortId fp1 = n2.portByName("fp1").value();
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords({"delay", "2ms", "loss", "20%", "seed", "7"}, &p).ok());
+  ASSERT_TRUE(n2.setPortParams(fp1, p).ok());
+  EXPECT_FALSE((**daemon_->node("n1")).setPortParams(fp1, p).ok()) << "another node's port";
+  LinkParams bad = p;
+  bad.loss = 2;
+  EXPECT_FALSE(n2.setPortParams(fp1, bad).ok());
+  Capture cap(d_, "d0");
+  ASSERT_TRUE(cap.ok());
+  ASSERT_EQ(sendFrames(s_, "s0", frames(1000), 1000, 10000, 5000).sent, 1000u);
+  auto count = [&](const std::string& k) {
+    return counter(n2.stats(), "port fp1", k);
+  };
+  for (int i = 0; i < 200 && count("emu_delivered") + count("emu_loss_drops") < 1000; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(count("emu_delivered") + count("emu_loss_drops"), 1000u);
+  EXPECT_NEAR(double(count("emu_loss_drops")), 200.0, 3 * std::sqrt(1000 * 0.2 * 0.8));
+  EXPECT_TRUE(cap.waitFor(count("emu_delivered"), 3000));
+  EXPECT_EQ(cap.count(), count("emu_delivered"))
+      << "loss " << count("emu_loss_drops") << " enq " << count("emu_enqueued") << " tx "
+      << count("tx_packets");
+  EXPECT_EQ(cap.outOfOrder(), 0u);
+  EXPECT_TRUE(daemon_->workers()[0]->accounting().balanced());
 }
 
 }  // namespace

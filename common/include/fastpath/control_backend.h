@@ -36,6 +36,7 @@ struct PortInfo {
   std::string xsk_mode;  ///< "zerocopy" or "copy"
   std::string node;      ///< the node the port belongs to
   std::string link;      ///< link ports: the link's name; empty for interface ports
+  LinkParams egress;     ///< interface ports: emulation of what leaves through it
 };
 
 /// A node to create: a forwarding context of its own (tables, neighbours, ports, rules,
@@ -180,6 +181,10 @@ class ControlBackend {
   virtual Status setLinkParams(const std::string& name, LinkDirection direction,
                                const LinkParams& params);
   virtual std::vector<LinkInfo> links() const;
+  /// Emulation of an interface port's egress (the same model as a link's direction):
+  /// frames the node sends through the port wait, are delayed or lost before the wire.
+  /// Link ports: use setLinkParams. Invalid values: an error, nothing changes.
+  virtual Status setPortParams(PortId port, const LinkParams& params);
 };
 
 }  // namespace fastpath

@@ -21,17 +21,26 @@ namespace ns3
  * \ingroup fastpath
  * \brief Attaches an ns-3 node to fastpathd.
  *
- * For each fastpathd port (a real interface, named as fastpathd knows it) Install()
- * creates one FdNetDevice on the node, in order: device slot i of the returned container
- * is ports[i]. The device reads and writes that port's control-frame channel (a file
- * descriptor fastpathd hands over its control socket), carries the interface's real MAC
- * address, and so sees exactly the control frames (ARP, routing protocol, frames for the
- * router's own addresses) and the data frames fastpathd punts. Assign IPv4 and/or IPv6
- * addresses to the returned devices as in plain ns-3 emulation; the node's routing is
- * mirrored into fastpathd from time 0 on (see FastPathRouteMirror). The control rules
- * (frames for the node's own addresses go to ns-3) are taken from the addresses the
- * devices have at time 0; link-local IPv6 and ICMPv6 neighbour discovery go to ns-3
- * without a rule.
+ * For each fastpathd port (a real interface or the end of an internal link, named as
+ * fastpathd knows it) Install() creates one FdNetDevice on the node, in order: device
+ * slot i of the returned container is ports[i]. The device reads and writes that port's
+ * control-frame channel (a file descriptor fastpathd hands over its control socket),
+ * carries the port's MAC address as fastpathd reports it, and so sees exactly the
+ * control frames (ARP, routing protocol, frames for the router's own addresses) and the
+ * data frames fastpathd punts. Assign IPv4 and/or IPv6 addresses to the returned devices
+ * as in plain ns-3 emulation; the node's routing is mirrored into fastpathd from time 0
+ * on (see FastPathRouteMirror). The control rules (frames for the node's own addresses
+ * go to ns-3) are taken from the addresses the devices have at time 0; link-local IPv6
+ * and ICMPv6 neighbour discovery go to ns-3 without a rule.
+ *
+ * A fastpathd may hold many nodes (forwarding contexts with their own ports, tables and
+ * rules, joined by internal links; fastpathd --topology): SetFastPathNode() or the
+ * Install() overload naming a node attach the ns-3 node to one of them, and the port
+ * names are then that node's (interfaces or ends of internal links). Several ns-3 nodes
+ * of one simulation may be attached to several fastpathd nodes, one connection each.
+ * When fastpathd reports a port down (an interface or an internal link set down) the
+ * node's IPv4/IPv6 interface on that device goes down until the port is up again
+ * (FastPathRouteMirror::SetPortState; ns3::FastPathConnection::FollowPortState).
  *
  * Preconditions (checked, with a clear message): the realtime simulator
  * (SimulatorImplementationType = ns3::RealtimeSimulatorImpl) and ChecksumEnabled = true
@@ -45,6 +54,9 @@ class FastPathHelper
 
     /// fastpathd's control socket (default /run/fastpathd/fastpathd.sock).
     void SetSocketPath(const std::string& path);
+    /// The fastpathd node Install() attaches to (ns3::FastPathConnection::FastPathNode;
+    /// default "": fastpathd's default node).
+    void SetFastPathNode(const std::string& name);
     /// Attributes of the ns3::FastPathRouteMirror created per node.
     void SetMirrorAttribute(const std::string& name, const AttributeValue& value);
     /// Attributes of the ns3::FastPathConnection created per node.
@@ -58,6 +70,13 @@ class FastPathHelper
      * Aborts with a message saying what to fix when a precondition does not hold.
      */
     NetDeviceContainer Install(Ptr<Node> node, const std::vector<std::string>& ports);
+    /**
+     * The same, attached to fastpathd node `fastPathNode` (for this call, whatever
+     * SetFastPathNode said): `ports` are that node's port names, interfaces or link ports.
+     */
+    NetDeviceContainer Install(Ptr<Node> node,
+                               const std::string& fastPathNode,
+                               const std::vector<std::string>& ports);
 
     /// The objects Install() aggregated to `node` (nullptr if not attached).
     Ptr<FastPathConnection> GetConnection(Ptr<Node> node) const;
@@ -79,6 +98,9 @@ class FastPathHelper
         Ptr<FastPathRouteMirror> mirror;
         std::map<fastpath::PortId, Ptr<NetDevice>> devices;
     };
+    NetDeviceContainer DoInstall(Ptr<Node> node,
+                                 Ptr<FastPathConnection> connection,
+                                 const std::vector<std::string>& ports);
     /// At time 0: control rules, worker thread, route mirror.
     static void StartNode(Ptr<Node> node,
                           const PerNode& per,

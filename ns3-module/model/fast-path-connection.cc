@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-connection.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include "fastpath/ctrl/client.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace ns3
 {
@@ -29,10 +36,28 @@ FastPathConnection::GetTypeId()
                           MakeStringAccessor(&FastPathConnection::m_socketPath),
                           MakeStringChecker())
             .AddAttribute("NodeName",
-                          "Name sent to fastpathd in Hello (shown in its log).",
+                          "Name sent to fastpathd in Hello (shown in its log); the owner "
+                          "of the route lease (RouteGracePeriod).",
                           StringValue("ns-3"),
                           MakeStringAccessor(&FastPathConnection::m_nodeName),
                           MakeStringChecker())
+            .AddAttribute("FastPathNode",
+                          "The fastpathd node to attach to: a forwarding context of a "
+                          "fastpathd that holds many (e.g. from its --topology file), with "
+                          "its own ports (interfaces and ends of internal links), routes, "
+                          "neighbours, control rules and events. Empty = fastpathd's "
+                          "default node (its --port interfaces).",
+                          StringValue(""),
+                          MakeStringAccessor(&FastPathConnection::m_fastPathNode),
+                          MakeStringChecker())
+            .AddAttribute("FollowPortState",
+                          "Subscribe to the node's events and report the state of the "
+                          "watched ports (port down/up: an interface or an internal "
+                          "link set down or up) to the port state callback; the helper "
+                          "then takes the ns-3 interface down and up with the port.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FastPathConnection::m_followPortState),
+                          MakeBooleanChecker())
             .AddAttribute("HeartbeatInterval",
                           "When idle, check the connection this often (a restarted "
                           "fastpathd is noticed within this bound).",
@@ -56,11 +81,16 @@ FastPathConnection::GetTypeId()
     return tid;
 }
 
-FastPathConnection::FastPathConnection() = default;
+FastPathConnection::FastPathConnection()
+    : m_wakeFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+{
+    NS_ABORT_MSG_IF(m_wakeFd < 0, "FastPathConnection: eventfd failed: " << std::strerror(errno));
+}
 
 FastPathConnection::~FastPathConnection()
 {
     StopWorker();
+    ::close(m_wakeFd);
 }
 
 void
@@ -76,6 +106,7 @@ FastPathConnection::Connect()
 {
     fastpath::ctrl::ClientOptions opt;
     opt.node_name = m_nodeName;
+    opt.node = m_fastPathNode;
     opt.client_name = "ns-3";
     opt.route_grace_period_ms = static_cast<uint32_t>(m_routeGracePeriod.GetMilliSeconds());
     opt.reply_timeout_ms = 10000;
@@ -83,6 +114,15 @@ FastPathConnection::Connect()
     opt.reconnect_attempts = static_cast<int>(m_reconnectAttempts);
     opt.on_reconnect = [this](fastpath::ctrl::Client& c) { return Replay(c); };
     auto r = fastpath::ctrl::Client::connect(m_socketPath, opt);
+    if (!r.ok() && r.error().code == -ENOENT && !m_fastPathNode.empty())
+    {
+        return fastpath::makeError(r.error().code,
+                                   "cannot attach to fastpathd node '" + m_fastPathNode +
+                                       "' at " + m_socketPath + ": " + r.error().message +
+                                       "; declare the node in fastpathd's --topology file "
+                                       "(or create it with fpctl), or fix ns3::"
+                                       "FastPathConnection::FastPathNode");
+    }
     if (!r.ok())
     {
         return fastpath::makeError(r.error().code,
@@ -92,9 +132,15 @@ FastPathConnection::Connect()
                                        "SocketPath");
     }
     m_client = std::move(r.value());
-    NS_LOG_INFO("connected to " << m_client->serverInfo().daemon_name << " at "
-                                << m_socketPath);
+    NS_LOG_INFO("connected to " << m_client->serverInfo().daemon_name << " at " << m_socketPath
+                                << ", node " << m_client->boundNode());
     return {};
+}
+
+std::string
+FastPathConnection::GetFastPathNode() const
+{
+    return m_fastPathNode;
 }
 
 bool
@@ -168,8 +214,17 @@ FastPathConnection::AddControlRules(const std::vector<fastpath::ControlRule>& ru
         return m_client ? MergeRules(*m_client) : fastpath::Status{};
     }
     m_ruleQueue.push_back(rules);
-    m_cv.notify_one();
+    lock.unlock();
+    Wake();
     return {};
+}
+
+void
+FastPathConnection::Wake()
+{
+    uint64_t one = 1;
+    // EAGAIN: the counter is already non-zero, the worker wakes anyway.
+    (void)!::write(m_wakeFd, &one, sizeof(one));
 }
 
 void
@@ -184,6 +239,13 @@ FastPathConnection::WatchPort(fastpath::PortId port)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_watched.push_back(port);
+}
+
+void
+FastPathConnection::SetPortStateCallback(PortStateCallback cb)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_portStateCb = std::move(cb);
 }
 
 void
@@ -210,7 +272,7 @@ FastPathConnection::StopWorker()
         }
         m_stop = true;
     }
-    m_cv.notify_all();
+    Wake();
     if (m_worker.joinable())
     {
         m_worker.join();
@@ -225,7 +287,7 @@ FastPathConnection::Submit(const FastPathUpdate& update)
         std::lock_guard<std::mutex> lock(m_mutex);
         m_queue.push_back(update);
     }
-    m_cv.notify_one();
+    Wake();
 }
 
 bool
@@ -308,7 +370,121 @@ FastPathConnection::Replay(fastpath::ctrl::Client& client)
             ::close(kv.second);
         }
     }
+    // A port may have gone down or come back while we were away.
+    return ReportPortStates(client);
+}
+
+fastpath::Status
+FastPathConnection::ReportPortStates(fastpath::ctrl::Client& client)
+{
+    PortStateCallback cb;
+    std::vector<fastpath::PortId> watched;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        cb = m_portStateCb;
+        watched = m_watched;
+    }
+    if (!cb || !m_followPortState)
+    {
+        return {};
+    }
+    auto ports = client.ports();
+    if (!ports.ok())
+    {
+        return ports.error();
+    }
+    for (const auto& p : ports.value())
+    {
+        if (std::find(watched.begin(), watched.end(), p.id) != watched.end())
+        {
+            cb(p.id, p.up);
+        }
+    }
     return {};
+}
+
+void
+FastPathConnection::HandleEvents()
+{
+    PortStateCallback cb;
+    std::vector<fastpath::PortId> watched;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        cb = m_portStateCb;
+        watched = m_watched;
+    }
+    // Bounded, so that queued updates are not held back by a flood of route misses.
+    for (int i = 0; i < 256; ++i)
+    {
+        // With auto_reconnect, a connection that is gone (EOF) is reconnected and replayed
+        // here.
+        auto e = m_client->nextEvent(0);
+        if (!e.ok())
+        {
+            NS_LOG_WARN("fastpathd at " << m_socketPath << ": " << e.error().message);
+            return;
+        }
+        if (!e.value())
+        {
+            return;
+        }
+        const fastpath::FastPathEvent& ev = *e.value();
+        // Route misses and neighbour requests need no answer: the punted packet itself
+        // reaches ns-3, which forwards it (resolve-on-miss) or resolves the neighbour.
+        if (ev.kind != fastpath::FastPathEvent::Kind::kPortUp &&
+            ev.kind != fastpath::FastPathEvent::Kind::kPortDown)
+        {
+            continue;
+        }
+        if (std::find(watched.begin(), watched.end(), ev.port) == watched.end())
+        {
+            continue;
+        }
+        bool up = ev.kind == fastpath::FastPathEvent::Kind::kPortUp;
+        NS_LOG_INFO("fastpathd node " << m_client->boundNode() << ": port " << ev.port
+                                      << (up ? " up" : " down"));
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            ++m_portEvents;
+        }
+        if (cb)
+        {
+            cb(ev.port, up);
+        }
+    }
+}
+
+void
+FastPathConnection::Idle(int heartbeatMs)
+{
+    // Sleep until Submit() wakes us, fastpathd sends something (an event, or EOF when it
+    // is gone) or the heartbeat is due. Events may already be buffered in the client (they
+    // arrive between replies).
+    pollfd fds[2] = {{m_wakeFd, POLLIN, 0}, {m_client->fd(), POLLIN, 0}};
+    bool buffered = m_client->hasBufferedEvents();
+    int n = buffered ? 1 : ::poll(fds, 2, heartbeatMs);
+    uint64_t count;
+    while (::read(m_wakeFd, &count, sizeof(count)) > 0)
+    {
+    }
+    if (n < 0)
+    {
+        return; // EINTR
+    }
+    if (buffered || fds[1].revents != 0)
+    {
+        HandleEvents();
+    }
+    else if (n == 0)
+    {
+        // Idle: a cheap call notices a dead connection (and reconnects + replays).
+        auto r = m_client->ports();
+        if (!r.ok())
+        {
+            NS_LOG_WARN("fastpathd at " << m_socketPath << " unreachable: " << r.error().message);
+            m_client->reconnect();
+        }
+    }
 }
 
 void
@@ -377,31 +553,35 @@ FastPathConnection::Apply(const FastPathUpdate& u)
 void
 FastPathConnection::Run()
 {
-    auto heartbeat = std::chrono::microseconds(m_heartbeat.GetMicroSeconds());
+    const int heartbeatMs = static_cast<int>(std::max<int64_t>(1, m_heartbeat.GetMilliSeconds()));
+    bool follow;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        follow = m_followPortState && m_portStateCb;
+    }
+    if (follow)
+    {
+        // The node's events (a reconnect subscribes again), then the ports' current state:
+        // a port may be down already, or have changed since Install() listed it.
+        fastpath::Status s = m_client->subscribe();
+        if (s.ok())
+        {
+            s = ReportPortStates(*m_client);
+        }
+        if (!s.ok())
+        {
+            NS_LOG_WARN("cannot follow the port state of fastpathd node "
+                        << m_client->boundNode() << ": " << s.error().message);
+        }
+    }
     std::unique_lock<std::mutex> lock(m_mutex);
     while (!m_stop)
     {
-        bool woke = m_cv.wait_for(lock, heartbeat, [this] {
-            return m_stop || !m_queue.empty() || !m_ruleQueue.empty();
-        });
-        if (m_stop)
+        if (m_queue.empty() && m_ruleQueue.empty())
         {
-            break;
-        }
-        if (!woke)
-        {
-            // Idle: a cheap call notices a dead connection (and reconnects + replays).
-            m_busy = true;
             lock.unlock();
-            auto r = m_client->ports();
-            if (!r.ok())
-            {
-                NS_LOG_WARN("fastpathd at " << m_socketPath
-                                            << " unreachable: " << r.error().message);
-                m_client->reconnect();
-            }
+            Idle(heartbeatMs);
             lock.lock();
-            m_busy = false;
             continue;
         }
         m_busy = true;
@@ -462,6 +642,13 @@ FastPathConnection::GetReconnects() const
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_reconnects;
+}
+
+uint64_t
+FastPathConnection::GetPortEvents() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_portEvents;
 }
 
 FastPathTable

@@ -42,6 +42,13 @@ namespace ns3
  * away); after a reconnect (fastpathd restarted) it replays that whole state,
  * re-installs the control rules and reopens the control-frame channels, handing the new
  * descriptors to the reconnect callback.
+ *
+ * The connection is bound to one fastpathd node (FastPathNode; empty = the default node):
+ * ports, routes, neighbours, control rules and events are that node's. With
+ * FollowPortState the worker also subscribes to the node's events and hands the state of
+ * every watched port to the port state callback: on each port up/down event (an interface
+ * set down or up, an internal link set down or up) and after each (re)connect, since
+ * events may have been missed meanwhile.
  */
 class FastPathConnection : public Object
 {
@@ -70,8 +77,14 @@ class FastPathConnection : public Object
     /// Called on the worker thread after a reconnect with port -> new control-channel fd.
     using ReconnectCallback = std::function<void(const std::map<fastpath::PortId, int>&)>;
     void SetReconnectCallback(ReconnectCallback cb);
-    /// Ports whose control channel is reopened after a reconnect.
+    /// Ports whose control channel is reopened after a reconnect, and whose state is
+    /// reported to the port state callback.
     void WatchPort(fastpath::PortId port);
+    /// Called on the worker thread with (port, up) for the watched ports (FollowPortState).
+    using PortStateCallback = std::function<void(fastpath::PortId, bool)>;
+    void SetPortStateCallback(PortStateCallback cb);
+    /// The fastpathd node this connection is bound to ("" = the default node).
+    std::string GetFastPathNode() const;
 
     /// Decision-to-acknowledged latencies of applied updates carrying route changes, in
     /// microseconds (ns-3 decided -> fastpathd's workers see the entry).
@@ -79,6 +92,8 @@ class FastPathConnection : public Object
     uint64_t GetAppliedUpdates() const;
     uint64_t GetFailedUpdates() const;
     uint64_t GetReconnects() const;
+    /// Port up/down events received for the watched ports.
+    uint64_t GetPortEvents() const;
     /// What fastpathd acknowledged (copy).
     FastPathTable GetAppliedRoutes() const;
 
@@ -90,9 +105,19 @@ class FastPathConnection : public Object
     void Apply(const FastPathUpdate& update);
     fastpath::Status Replay(fastpath::ctrl::Client& client);
     fastpath::Status MergeRules(fastpath::ctrl::Client& client);
+    /// Wakes the worker (Submit, AddControlRules, StopWorker).
+    void Wake();
+    /// Idle worker: waits for work, an event or EOF from fastpathd, or the heartbeat.
+    void Idle(int heartbeatMs);
+    /// Reads the events fastpathd sent (bounded per call) and reports port states.
+    void HandleEvents();
+    /// Reports the current state of every watched port (after a (re)connect).
+    fastpath::Status ReportPortStates(fastpath::ctrl::Client& client);
 
     std::string m_socketPath;
     std::string m_nodeName;
+    std::string m_fastPathNode;
+    bool m_followPortState = true;
     Time m_heartbeat;
     Time m_routeGracePeriod;
     uint32_t m_reconnectAttempts;
@@ -100,7 +125,7 @@ class FastPathConnection : public Object
     std::unique_ptr<fastpath::ctrl::Client> m_client;
     std::thread m_worker;
     mutable std::mutex m_mutex;
-    std::condition_variable m_cv;
+    int m_wakeFd = -1; //!< eventfd: the worker sleeps in poll() on it and on the socket
     std::condition_variable m_idleCv;
     std::deque<FastPathUpdate> m_queue;
     std::vector<std::vector<fastpath::ControlRule>> m_ruleQueue;
@@ -115,10 +140,12 @@ class FastPathConnection : public Object
     std::vector<fastpath::ControlRule> m_rules;
     std::vector<fastpath::PortId> m_watched;
     ReconnectCallback m_reconnectCb;
+    PortStateCallback m_portStateCb;
     std::vector<double> m_latenciesUs;
     uint64_t m_appliedUpdates = 0;
     uint64_t m_failedUpdates = 0;
     uint64_t m_reconnects = 0;
+    uint64_t m_portEvents = 0;
 };
 
 } // namespace ns3

@@ -139,6 +139,98 @@ FastPathRouteMirror::AddPort(Ptr<NetDevice> device, fastpath::PortId port)
 }
 
 void
+FastPathRouteMirror::SetPortState(fastpath::PortId port, bool up)
+{
+    NS_LOG_FUNCTION(this << port << up);
+    Ptr<NetDevice> device;
+    for (const auto& kv : m_ports)
+    {
+        if (kv.second == port)
+        {
+            device = kv.first;
+        }
+    }
+    if (!device || !m_node)
+    {
+        return;
+    }
+    // The interface, not the device, is what ns-3 looks at: in ns-3 3.37 IPv4 and IPv6
+    // never ask a NetDevice for its link state (a link change only flushes the ARP/NDP
+    // cache), and FdNetDevice cannot be told its link is down. A down Ipv4Interface /
+    // Ipv6Interface stops the node sending and receiving on it (a frame still queued in
+    // the control channel cannot refresh a neighbour), Ipv4StaticRouting drops the
+    // connected route (withdrawn from fastpathd below), and protocols that act on
+    // NotifyInterfaceDown (RIP, RIPng, AODV) react at once. OLSR ignores it: it reroutes
+    // when the neighbour's link tuple expires, NeighbHoldTime (3 HelloIntervals) after the
+    // last HELLO that crossed the port, then floods the change in its TCs.
+    Ptr<Ipv4> ipv4 = m_node->GetObject<Ipv4>();
+    Ptr<Ipv6> ipv6 = m_node->GetObject<Ipv6>();
+    int32_t iface4 = ipv4 ? ipv4->GetInterfaceForDevice(device) : -1;
+    int32_t iface6 = ipv6 ? ipv6->GetInterfaceForDevice(device) : -1;
+    auto down = m_downPorts.find(port);
+    if (!up)
+    {
+        if (down != m_downPorts.end())
+        {
+            return;
+        }
+        DownPort d;
+        if (iface4 >= 0 && ipv4->IsUp(iface4))
+        {
+            ipv4->SetDown(iface4);
+            d.ipv4 = true;
+        }
+        if (iface6 >= 0 && ipv6->IsUp(iface6))
+        {
+            // Ipv6Interface::SetDown forgets the interface's addresses; SetUp gives back
+            // only the link-local one, so keep the others to add them again.
+            for (uint32_t a = 0; a < ipv6->GetNAddresses(iface6); ++a)
+            {
+                Ipv6InterfaceAddress address = ipv6->GetAddress(iface6, a);
+                if (!address.GetAddress().IsLinkLocal())
+                {
+                    d.addresses6.push_back(address);
+                }
+            }
+            ipv6->SetDown(iface6);
+            d.ipv6 = true;
+        }
+        NS_LOG_INFO("node " << m_node->GetId() << ": fastpathd port " << port
+                            << " is down: interface " << iface4 << "/" << iface6 << " down");
+        m_downPorts[port] = d;
+    }
+    else
+    {
+        if (down == m_downPorts.end())
+        {
+            return;
+        }
+        if (down->second.ipv4 && iface4 >= 0)
+        {
+            ipv4->SetUp(iface4);
+        }
+        if (down->second.ipv6 && iface6 >= 0)
+        {
+            ipv6->SetUp(iface6);
+            for (const auto& address : down->second.addresses6)
+            {
+                ipv6->AddAddress(iface6, address);
+            }
+        }
+        NS_LOG_INFO("node " << m_node->GetId() << ": fastpathd port " << port
+                            << " is up: interface " << iface4 << "/" << iface6 << " up");
+        m_downPorts.erase(down);
+    }
+    ScheduleSync();
+}
+
+bool
+FastPathRouteMirror::IsPortDown(fastpath::PortId port) const
+{
+    return m_downPorts.count(port) != 0;
+}
+
+void
 FastPathRouteMirror::SetSink(Sink sink)
 {
     m_sink = std::move(sink);

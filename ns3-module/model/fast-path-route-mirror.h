@@ -76,6 +76,9 @@ struct FastPathUpdate
  * Only devices registered with AddPort take part; everything else (loopback, ...) is
  * left out. The mirror hands each non-empty change to a sink (the FastPathConnection),
  * computed in the simulator thread.
+ *
+ * The other way round, SetPortState makes a port fastpathd reports down (an interface or
+ * an internal link set down) look down to ns-3's stack and routing protocols.
  */
 class FastPathRouteMirror : public Object
 {
@@ -132,6 +135,17 @@ class FastPathRouteMirror : public Object
     /// The port of an ns-3 IPv6 interface index, if mapped.
     std::optional<fastpath::PortId> PortOfInterface6(uint32_t interface) const;
 
+    /**
+     * fastpathd reports `port` down (up = false) or up again: takes the node's IPv4 and
+     * IPv6 interfaces on the port's device down, or brings back up those it took down
+     * (an interface the script set down itself is left alone), and sends the resulting
+     * route changes (connected routes withdrawn or restored) at once. Call in the
+     * simulator thread; repeated states are ignored.
+     */
+    void SetPortState(fastpath::PortId port, bool up);
+    /// True while SetPortState holds the port's interfaces down.
+    bool IsPortDown(fastpath::PortId port) const;
+
   protected:
     void DoDispose() override;
 
@@ -163,6 +177,15 @@ class FastPathRouteMirror : public Object
     Ptr<Ipv4> m_ipv4; //!< nullptr on an IPv6-only node
     Ptr<Ipv6> m_ipv6; //!< nullptr on an IPv4-only node
     std::map<Ptr<NetDevice>, fastpath::PortId> m_ports;
+    /// Ports SetPortState took down, and what it took down there.
+    struct DownPort
+    {
+        bool ipv4 = false;
+        bool ipv6 = false;
+        std::vector<Ipv6InterfaceAddress> addresses6; //!< ns-3 drops them with the interface
+    };
+
+    std::map<fastpath::PortId, DownPort> m_downPorts;
     Sink m_sink;
     bool m_started = false;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The route mirror against pure ns-3 simulations (no fastpathd): OLSR, static and
 // connected routes are mirrored exactly (IPv4 and IPv6), diffs compose to the table, link
-// failures withdraw routes, NDP entries become neighbours, and resolve-on-miss learns
-// AODV's and RIPng's decisions.
+// failures withdraw routes, NDP entries become neighbours, resolve-on-miss learns AODV's
+// and RIPng's decisions, and a port fastpathd reports down takes its interface down.
 #include "ns3/fast-path-route-mirror.h"
 
 #include "ns3/aodv-helper.h"
@@ -359,6 +359,87 @@ TEST_F(RouteMirrorTest, LinkFailureWithdrawsOlsrRoute)
         }
     }
     EXPECT_TRUE(sawRemove);
+}
+
+// fastpathd reports B's port 1 down (an internal link or an interface set down):
+// B's interface on it goes down, the connected route leaves at once, OLSR drops C after its
+// neighbour hold time; up again, everything comes back. An interface the script itself
+// set down stays down.
+TEST_F(RouteMirrorTest, PortDownTakesTheInterfaceDownAndUpBringsItBack)
+{
+    Line line;
+    OlsrHelper olsr;
+    Ipv4StaticRoutingHelper st;
+    Ipv4ListRoutingHelper list;
+    list.Add(st, 0);
+    list.Add(olsr, 10);
+    line.Build(list);
+    Ptr<Ipv4> b = line.nodes.Get(1)->GetObject<Ipv4>();
+    const uint32_t bc = b->GetInterfaceForDevice(line.bc.Get(0));
+    const uint32_t ab = b->GetInterfaceForDevice(line.ab.Get(1));
+    bool before = false, downAtOnce = false, interfaceDown = false, olsrGone = false;
+    Simulator::Schedule(Seconds(2.9), [&]() {
+        before = Has(line.mirror->GetSentRoutes(), R("198.18.2.0/24", "", 1)) &&
+                 Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
+    });
+    Simulator::Schedule(Seconds(3), [&]() {
+        line.mirror->SetPortState(1, false);
+        line.mirror->SetPortState(1, false); // repeated: no effect
+        interfaceDown = !b->IsUp(bc) && b->IsUp(ab) && line.mirror->IsPortDown(1);
+        // The script's own decision is not the mirror's to undo.
+        b->SetDown(ab);
+        line.mirror->SetPortState(0, false);
+    });
+    Simulator::Schedule(Seconds(3.05), [&]() {
+        downAtOnce = !Has(line.applied, R("198.18.2.0/24", "", 1));
+    });
+    Simulator::Schedule(Seconds(4.5), [&]() {
+        olsrGone = !Has(line.applied, R("198.18.2.2/32", "", 1));
+        line.mirror->SetPortState(1, true);
+        line.mirror->SetPortState(0, true);
+    });
+    Simulator::Stop(Seconds(7));
+    Simulator::Run();
+    EXPECT_TRUE(before);
+    EXPECT_TRUE(interfaceDown);
+    EXPECT_TRUE(downAtOnce) << "the connected route stayed after the port went down";
+    EXPECT_TRUE(olsrGone) << "OLSR kept C after its neighbour hold time";
+    EXPECT_TRUE(b->IsUp(bc));
+    EXPECT_FALSE(b->IsUp(ab)) << "the mirror brought up an interface the script set down";
+    EXPECT_FALSE(line.mirror->IsPortDown(1));
+    EXPECT_TRUE(Has(line.applied, R("198.18.2.0/24", "", 1)));
+    EXPECT_TRUE(Has(line.applied, R("198.18.2.2/32", "", 1))) << "OLSR did not find C again";
+}
+
+// ns-3 forgets an IPv6 interface's addresses when it goes down: they come back with it.
+TEST_F(RouteMirrorTest, PortDownAndUpKeepsTheIpv6Addresses)
+{
+    Config::SetDefault("ns3::Icmpv6L4Protocol::DAD", BooleanValue(false));
+    Line6 line;
+    line.Build();
+    Ptr<Ipv6> b = line.nodes.Get(1)->GetObject<Ipv6>();
+    const uint32_t bc = line.bcIf.GetInterfaceIndex(0);
+    bool down = false, routeGone = false;
+    Simulator::Schedule(Seconds(1), [&]() { line.mirror->SetPortState(1, false); });
+    Simulator::Schedule(Seconds(1.05), [&]() {
+        down = !b->IsUp(bc);
+        routeGone = !Has(line.applied, R("2001:2:0:2::/64", "", 1));
+    });
+    Simulator::Schedule(Seconds(2), [&]() { line.mirror->SetPortState(1, true); });
+    Simulator::Stop(Seconds(3));
+    Simulator::Run();
+    EXPECT_TRUE(down);
+    EXPECT_TRUE(routeGone);
+    ASSERT_TRUE(b->IsUp(bc));
+    bool global = false, linkLocal = false;
+    for (uint32_t a = 0; a < b->GetNAddresses(bc); ++a)
+    {
+        global |= b->GetAddress(bc, a).GetAddress() == Ipv6Address("2001:2:0:2::1");
+        linkLocal |= b->GetAddress(bc, a).GetAddress().IsLinkLocal();
+    }
+    EXPECT_TRUE(global) << "the global address did not come back";
+    EXPECT_TRUE(linkLocal);
+    EXPECT_TRUE(Has(line.applied, R("2001:2:0:2::/64", "", 1)));
 }
 
 TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)

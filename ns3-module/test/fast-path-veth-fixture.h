@@ -108,10 +108,12 @@ class FastPathVethFixture : public ::testing::Test
         return std::move(r.value());
     }
 
-    /// The route fastpathd has for exactly `prefix`, as "via X port N", or "".
-    std::string RouteIn(const std::string& prefix)
+    /// The route fastpathd (its node `node`; "" = the default node) has for exactly
+    /// `prefix`, as "via X port N", or "".
+    std::string RouteIn(const std::string& prefix, const std::string& node = "")
     {
-        auto routes = Query([](auto& c) { return c.routes(); }, std::vector<fastpath::Route>{});
+        auto routes =
+            Query([&node](auto& c) { return c.routes(node); }, std::vector<fastpath::Route>{});
         for (const auto& route : routes)
         {
             if (route.prefix.toString() == prefix)
@@ -125,11 +127,11 @@ class FastPathVethFixture : public ::testing::Test
         return "";
     }
 
-    /// fastpathd's neighbour entry for `ip`, as "<mac> port N", or "".
-    std::string NeighbourIn(const std::string& ip)
+    /// fastpathd's neighbour entry for `ip` (in node `node`), as "<mac> port N", or "".
+    std::string NeighbourIn(const std::string& ip, const std::string& node = "")
     {
-        auto neighbours =
-            Query([](auto& c) { return c.neighbours(); }, std::vector<fastpath::Neighbour>{});
+        auto neighbours = Query([&node](auto& c) { return c.neighbours(node); },
+                                std::vector<fastpath::Neighbour>{});
         for (const auto& e : neighbours)
         {
             if (e.ip.toString() == ip)
@@ -140,10 +142,14 @@ class FastPathVethFixture : public ::testing::Test
         return "";
     }
 
-    /// fastpathd's counter `name` in `scope` ("port r0", "control-server", ...), or 0.
-    uint64_t Counter(const std::string& scope, const std::string& name)
+    /// fastpathd's counter `name` in `scope` ("port r0", "control-server", ...) of node
+    /// `node`, or 0.
+    uint64_t Counter(const std::string& scope,
+                     const std::string& name,
+                     const std::string& node = "")
     {
-        auto sets = Query([](auto& c) { return c.stats(); }, std::vector<fastpath::CounterSet>{});
+        auto sets = Query([&node](auto& c) { return c.stats(node); },
+                          std::vector<fastpath::CounterSet>{});
         for (const auto& cs : sets)
         {
             if (cs.scope == scope)

@@ -5,8 +5,10 @@ Builds S -- R -- D (and a line S -- R1 .. RN -- D) in network namespaces fp-benc
 runs the same traffic through every forwarder at R, and writes CSV, Markdown and PNG plots.
 
 Forwarders: ns-3 FdNetDevice (fp-ns3-fdfwd), raw-socket userspace (fp-rawfwd), Linux
-kernel forwarding, XDP-only redirect (fp-xdpfwd), fastpathd (static routes). A forwarder
-whose binary is missing is skipped with a message; no number is ever invented.
+kernel forwarding, XDP-only redirect (fp-xdpfwd), fastpathd (static routes); in the line
+only, fastpathd-nodes (one fastpathd hosting the N routers as nodes joined by internal
+links, from a generated topology file). A forwarder whose binary is missing is skipped with
+a message; no number is ever invented.
 
 CPU placement (2 cores): CPU 0 = generator, sink and S/D's receive work; CPU 1 = the
 forwarder and the router veths' receive work. veth would otherwise do R's kernel work on

@@ -11,13 +11,13 @@ import signal
 import sys
 import time
 
-from .settings import ALL_FORWARDERS, BENCH_NICE, LABELS, V6_SKIP
+from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, ONE_PROCESS_LINE, V6_SKIP
 from .proc import Cleanup, log
 from .topology import Topology
 from .forwarders import Forwarder, OlsrScenario
 from .meter import CpuMeter, Sink, StageCounters
 from .scenarios import generator_ceiling, run_line_point, run_tcp, run_udp_point
-from .stats import METRICS, ratios, summarize
+from .stats import METRICS, line_summary, ratios, summarize
 from .plots import plot_all
 from .report import machine_info, write_csv, write_report
 from .tools import find_tools
@@ -43,7 +43,9 @@ def parse_args(argv):
     ap.add_argument("--out", default="bench-results", help="output directory")
     ap.add_argument("--quick", action="store_true", help="every forwarder, few points, < 3 min")
     ap.add_argument("--smoke", action="store_true", help="smallest run (ctest)")
-    ap.add_argument("--forwarders", default=",".join(ALL_FORWARDERS))
+    ap.add_argument("--forwarders", default=",".join(LINE_FORWARDERS),
+                    help="comma list of " + ", ".join(LINE_FORWARDERS) + " (default: all); "
+                    + ", ".join(LINE_ONLY) + " runs in the line scenario only")
     ap.add_argument("--payloads", default=None, help="comma list, default 160,1470")
     ap.add_argument("--rates", default=None, help="comma list of offered packets/s")
     ap.add_argument("--reps", type=int, default=None)
@@ -53,7 +55,14 @@ def parse_args(argv):
                     "default 1,2,4,8,16,32; 'none' to skip")
     ap.add_argument("--line-pps", type=int, default=12500,
                     help="UDP rate of the line scenario (default 12500 = 16 Mbit/s at 160 B, "
-                    "the thesis's rate)")
+                    "the thesis's rate); its loss-free search starts there")
+    ap.add_argument("--line-max-pps", type=int, default=None,
+                    help="highest rate of the line's loss-free search (doubling from "
+                    "--line-pps, then refined; default 800000, --quick 50000, --smoke "
+                    "25000); 0 = measure at --line-pps only")
+    ap.add_argument("--sweep", action=argparse.BooleanOptionalAction, default=True,
+                    help="the S-R-D UDP sweeps and TCP runs; --no-sweep runs only the "
+                    "generator ceiling, the line and the OLSR scenario (default on)")
     ap.add_argument("--no-tcp", action="store_true")
     ap.add_argument("--fastpathd-args", default="",
                     help="extra flags for fastpathd, e.g. '--idle-poll-us 0' (printed in the report)")
@@ -83,6 +92,7 @@ class Plan:
     reps: int
     duration: float      # seconds per point
     line_ns: list        # router counts of the line scenario
+    line_cap: int        # highest rate of the line's loss-free search (0: --line-pps only)
     tcp_dur: float
     olsr_rates: list
     families: list       # IP versions of the S-R-D sweeps
@@ -92,10 +102,10 @@ class Plan:
     def of(args):
         if args.smoke:
             payloads, rates, reps, duration = [160], [10000, None], 1, 0.5
-            line_ns, tcp_dur, olsr_rates = [2], 1.0, [10000]
+            line_ns, line_cap, tcp_dur, olsr_rates = [2], 25000, 1.0, [10000]
         elif args.quick:
             payloads, rates, reps, duration = [160], [10000, 160000, 320000, None], 1, 1.0
-            line_ns, tcp_dur, olsr_rates = [4], 1.0, [10000, None]
+            line_ns, line_cap, tcp_dur, olsr_rates = [4], 50000, 1.0, [10000, None]
         else:
             payloads = [160, 1470]
             # Finer near the knees (fastpathd, kernel: 160k-640k) so the loss-free rate is not
@@ -103,7 +113,7 @@ class Plan:
             rates = [5000, 10000, 20000, 40000, 80000, 160000, 240000, 320000, 400000, 480000,
                      640000, 1000000, None]
             reps, duration = 3, 1.5
-            line_ns, tcp_dur = [1, 2, 4, 8, 16, 32], 2.0
+            line_ns, line_cap, tcp_dur = [1, 2, 4, 8, 16, 32], 800000, 2.0
             olsr_rates = [5000, 20000, 40000, 80000, 160000, 240000, 320000, 400000, None]
         if args.payloads:
             payloads = [int(x) for x in args.payloads.split(",")]
@@ -115,6 +125,8 @@ class Plan:
             duration = args.duration
         if args.line:
             line_ns = [] if args.line == "none" else [int(x) for x in args.line.split(",")]
+        if args.line_max_pps is not None:
+            line_cap = args.line_max_pps
         # --family: None keeps the IPv4-only run and its output exactly as before.
         with_family = args.family is not None
         families = sorted(int(x) for x in args.family.split(",")) if with_family else [4]
@@ -124,20 +136,24 @@ class Plan:
             line_ns = []
             args.no_tcp = True
             log("TCP bulk skipped: IPv4 only (--family 6)")
-        return Plan(payloads, rates, reps, duration, line_ns, tcp_dur, olsr_rates, families,
-                    with_family)
+        return Plan(payloads, rates, reps, duration, line_ns, line_cap, tcp_dur, olsr_rates,
+                    families, with_family)
 
 
 def available_forwarders(args, tools, skipped):
     """The forwarders asked for whose programs exist; the others are added to `skipped`."""
     forwarders = []
     for f in [f for f in args.forwarders.split(",") if f]:
-        if f == "kernel" or f in tools:
+        if f not in LINE_FORWARDERS:
+            raise SystemExit(f"fastpath_bench: unknown forwarder '{f}' (--forwarders takes "
+                             f"{', '.join(LINE_FORWARDERS)})")
+        tool = "fastpathd" if f == "fastpathd-nodes" else f
+        if f == "kernel" or tool in tools:
             forwarders.append(f)
         else:
             msg = {"ns3": "fp-ns3-fdfwd not built (ns-3 not found by pkg-config?)",
                    "fastpathd": f"fastpathd binary not found under {args.build_dir}/fastpathd",
-                   }.get(f, f"binary for {f} not found")
+                   }.get(tool, f"binary for {f} not found")
             skipped.append(f"{LABELS.get(f, f)}: skipped, {msg}")
             log(f"SKIP {f}: {msg}")
     return forwarders
@@ -201,6 +217,7 @@ class Run:
         self.clean = Cleanup()
         self.fastpathd_args = args.fastpathd_args.split()
         self.sweep_rows, self.tcp_rows, self.line_rows, self.tcp_line_rows = [], [], [], []
+        self.line_counters = []  # fastpathd-nodes' counters after each N (line_counters.jsonl)
         self.ceilings, self.olsr_rows = [], []
         self.stage_log = []  # counters of every UDP point with stage accounting
         self.failures = []
@@ -218,8 +235,9 @@ class Run:
                 log("placement: " + p)
             ceiling_pps = self.generator_ceilings(topo)
             sink = Sink(self.tools, topo)
-            for fw in self.forwarders:
-                self.sweep(topo, sink, fw, ceiling_pps)
+            for fw in self.forwarders if self.args.sweep else []:
+                if fw not in LINE_ONLY:
+                    self.sweep(topo, sink, fw, ceiling_pps)
             if self.olsr_kinds:
                 self.routing_scenario(topo, sink)
             sink.close()
@@ -250,8 +268,8 @@ class Run:
         return ceiling_pps
 
     def sweep(self, topo, sink, fw, ceiling_pps):
-        """The S-R-D UDP sweeps of one forwarder (each family it forwards), its TCP bulk
-        runs, and for ns-3 the line of N routers inside one process."""
+        """The S-R-D UDP sweeps of one forwarder (each family it forwards) and its TCP bulk
+        runs."""
         args, plan = self.args, self.plan
         fams = [fam for fam in plan.families if fam == 4 or fw not in V6_SKIP]
         for fam in plan.families:
@@ -275,17 +293,6 @@ class Run:
                     t.update({"forwarder": fw, "rep": rep, "routers": 1})
                     self.tcp_rows.append(t)
                     log(f"{fw:9s} TCP {t['tcp_mbps']:.1f} Mbit/s rtt {t['rtt_ms']:.3f} ms")
-            if fw == "ns3":
-                # Thesis-style multi-node emulation: one ns-3 process, N routers inside.
-                f.stop()
-                for n in plan.line_ns:
-                    g = Forwarder("ns3", self.tools, topo, ns3_routers=n)
-                    g.start()
-                    m2 = CpuMeter(g.pids(), topo.router_napi_pids(), "ns3")
-                    run_line_point(self.tools, topo, sink, m2, g, "ns3", n, args, plan.reps,
-                                   plan.duration, plan.tcp_dur, self.line_rows,
-                                   self.tcp_line_rows)
-                    g.stop()
         except KeyboardInterrupt:
             raise
         except Exception as e:
@@ -357,30 +364,54 @@ class Run:
             sc.teardown()
 
     def line(self, n):
-        """A line of n router namespaces for every forwarder but ns-3 (which emulates its
-        line inside one process, see sweep())."""
-        plan = self.plan
-        lt = Topology(f"l{n}", n, self.clean)
-        lt.build()
-        ls = Sink(self.tools, lt)
-        for fw in self.forwarders:
-            if fw == "ns3":
+        """The line of n routers: S - R1 .. Rn - D as n router namespaces with a forwarder
+        each (Linux, XDP, raw socket, n fastpathd daemons), then S - R - D with the n routers
+        inside one process in R (ns-3 --routers n; fastpathd-nodes: one fastpathd, n nodes)."""
+        per_ns = [fw for fw in LINE_FORWARDERS
+                  if fw in self.forwarders and fw not in ONE_PROCESS_LINE]
+        one = [fw for fw in LINE_FORWARDERS if fw in self.forwarders and fw in ONE_PROCESS_LINE]
+        for fws, routers, tag in ((per_ns, n, f"l{n}"), (one, 1, f"l{n}p")):
+            if not fws:
                 continue
-            f = Forwarder(fw, self.tools, lt, fastpathd_args=self.fastpathd_args)
-            try:
-                f.start()
-                meter = CpuMeter(f.pids(), lt.router_napi_pids(), fw)
-                run_line_point(self.tools, lt, ls, meter, f, fw, n, self.args, plan.reps,
-                               plan.duration, plan.tcp_dur, self.line_rows, self.tcp_line_rows)
-            except KeyboardInterrupt:
-                raise
-            except Exception as e:
-                self.failures.append(f"{fw} line N={n}: {e}")
-                log(f"FAILED {fw} line N={n}: {e}")
-            finally:
-                f.stop()
-        ls.close()
-        lt.destroy()
+            lt = Topology(tag, routers, self.clean, ttl=LINE_TTL)
+            lt.build()
+            ls = Sink(self.tools, lt)
+            for fw in fws:
+                self.line_forwarder(lt, ls, fw, n)
+            ls.close()
+            lt.destroy()
+
+    def line_forwarder(self, lt, ls, fw, n):
+        """One forwarder at one N of the line; fastpathd-nodes' counters (every node, every
+        link) are kept afterwards."""
+        plan = self.plan
+        keep = None
+        if fw == "fastpathd-nodes":
+            keep = os.path.join(self.args.out, "fastpathd-nodes")
+            os.makedirs(keep, exist_ok=True)
+        f = Forwarder(fw, self.tools, lt, nodes=n, fastpathd_args=self.fastpathd_args,
+                      keep_dir=keep)
+        try:
+            f.start()
+            meter = CpuMeter(f.pids(), lt.router_napi_pids(), fw)
+            run_line_point(self.tools, lt, ls, meter, fw, n, self.args, plan.reps,
+                           plan.duration, plan.tcp_dur, self.line_rows, self.tcp_line_rows,
+                           cap=plan.line_cap, ttl=LINE_TTL)
+            gone = f.exited()
+            if gone:
+                raise RuntimeError("exited during the measurement: " + "; ".join(
+                    f"{name} (exit {rc}, log {logp})" for name, rc, logp in gone))
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:
+            self.failures.append(f"{fw} line N={n}: {e}")
+            log(f"FAILED {fw} line N={n}: {e}")
+        finally:
+            if f.procs and fw == "fastpathd-nodes":
+                self.line_counters.append({"forwarder": fw, "routers": n,
+                                           "argv": f.argv[0] if f.argv else [],
+                                           "counters": f.counters()})
+            f.stop()
 
     def write_outputs(self, started):
         """CSV, stages.jsonl, plots, results.md and ratios.json in --out."""
@@ -390,19 +421,23 @@ class Run:
         sweep_sum = summarize(self.sweep_rows, point_keys, METRICS)
         olsr_sum = summarize(self.olsr_rows, point_keys, METRICS)
         tcp_sum = summarize(self.tcp_rows, ["forwarder"], ["tcp_mbps", "rtt_ms"])
-        line_sum = summarize(self.line_rows, ["forwarder", "routers"], METRICS)
+        line_sum = summarize(self.line_rows, ["forwarder", "routers", "offered_pps"], METRICS)
         tcp_line_sum = summarize(self.tcp_line_rows, ["forwarder", "routers"],
                                  ["tcp_mbps", "rtt_ms"])
+        line_res = line_summary(line_sum, tcp_line_sum, args.line_pps)
         for name, rows in [("udp_sweep_raw.csv", self.sweep_rows), ("udp_sweep.csv", sweep_sum),
                            ("tcp.csv", tcp_sum), ("line_udp.csv", line_sum),
-                           ("line_tcp.csv", tcp_line_sum),
+                           ("line_udp_raw.csv", self.line_rows),
+                           ("line_tcp.csv", tcp_line_sum), ("line_summary.csv", line_res),
                            ("generator_ceiling.csv", self.ceilings), ("olsr.csv", olsr_sum),
                            ("olsr_raw.csv", self.olsr_rows)]:
             write_csv(os.path.join(args.out, name), rows)
-        if self.stage_log:
-            with open(os.path.join(args.out, "stages.jsonl"), "w") as f:
-                for e in self.stage_log:
-                    f.write(json.dumps(e, sort_keys=True) + "\n")
+        for name, entries in (("stages.jsonl", self.stage_log),
+                              ("line_counters.jsonl", self.line_counters)):
+            if entries:
+                with open(os.path.join(args.out, name), "w") as f:
+                    for e in entries:
+                        f.write(json.dumps(e, sort_keys=True) + "\n")
 
         def of_family(rows, fam):
             return [r for r in rows if r.get("family", 4) == fam]
@@ -411,21 +446,23 @@ class Run:
             plots = []
             for fam in plan.families:
                 plots += plot_all(args.out, of_family(sweep_sum, fam),
-                                  line_sum if fam == 4 else [], tcp_line_sum if fam == 4 else [],
-                                  of_family(olsr_sum, fam), suffix="" if fam == 4 else "_ipv6")
+                                  line_res if fam == 4 else [], of_family(olsr_sum, fam),
+                                  suffix="" if fam == 4 else "_ipv6",
+                                  line_searched=plan.line_cap > 0)
             rat_fam = {fam: ratios(of_family(sweep_sum + olsr_sum, fam)) for fam in plan.families}
             rat = rat_fam.get(4, {})
             sections = [(f"IPv{fam}", of_family(sweep_sum + olsr_sum, fam), rat_fam[fam])
                         for fam in plan.families]
         else:
-            plots = plot_all(args.out, sweep_sum, line_sum, tcp_line_sum, olsr_sum)
+            plots = plot_all(args.out, sweep_sum, line_res, olsr_sum,
+                             line_searched=plan.line_cap > 0)
             rat = ratios(sweep_sum + olsr_sum)
             rat_fam = {4: rat}
             sections = [("", sweep_sum + olsr_sum, rat)]
         skipped = self.skipped + [f"FAILED {f}" for f in self.failures]
         write_report(args.out, args, machine_info(), self.placement, self.ceilings,
                      sweep_sum + olsr_sum, line_sum, tcp_sum, tcp_line_sum, skipped, plots,
-                     started, rat, sections)
+                     started, rat, sections, line_res=line_res, line_cap=plan.line_cap)
         with open(os.path.join(args.out, "ratios.json"), "w") as f:
             json.dump({f"ipv{k}": v for k, v in rat_fam.items()} if plan.with_family else rat, f,
                       indent=1)
@@ -447,13 +484,17 @@ class Run:
             name = f"{fw} IPv{fam}" if plan.with_family else fw
             got = [r for r in self.sweep_rows
                    if r["forwarder"] == fw and r.get("family", 4) == fam]
-            if not got or not all(isinstance(r["rx_pps"], float) for r in got):
+            if fw in LINE_ONLY or not self.args.sweep:
+                pass
+            elif not got or not all(isinstance(r["rx_pps"], float) for r in got):
                 missing.append(f"{name}: no UDP numbers")
             elif sum(r["rx_pps"] for r in got) <= 0:
                 missing.append(f"{name}: forwarded nothing at all")
-            if fam == 4 and plan.line_ns and not [r for r in self.line_rows
-                                                  if r["forwarder"] == fw]:
+            line = [r for r in self.line_rows if r["forwarder"] == fw]
+            if fam == 4 and plan.line_ns and not line:
                 missing.append(f"{fw}: no line-scenario numbers")
+            elif fam == 4 and plan.line_ns and sum(r["rx_pps"] for r in line) <= 0:
+                missing.append(f"{fw}: forwarded nothing through the line")
         for kind in self.olsr_kinds:
             got = [r for r in self.olsr_rows if r["forwarder"] == kind]
             if not got or sum(r["rx_pps"] for r in got) <= 0:

@@ -1,21 +1,55 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Starting and stopping each forwarder at R (ns-3 FdNetDevice, raw socket, Linux, XDP,
-fastpathd) and the OLSR routing scenario."""
+fastpathd, fastpathd with the line's N nodes in one daemon) and the OLSR routing
+scenario."""
 
+import json
 import os
 import time
 
 from .settings import DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, NET_D, NET_D6, NET_S, R_IN_IP, R_OUT_IP, S_IP, V6_SKIP
 from .proc import log, read_json_line, sh
+from .topology import topology_yaml
+
+
+def wait_fastpathd_ready(p, logp, what, timeout):
+    """Waits until a fastpathd logged "forwarding" (its stderr goes to logp)."""
+    end = time.time() + timeout
+    while time.time() < end and p.poll() is None:
+        with open(logp) as f:
+            if "forwarding" in f.read():
+                return
+        time.sleep(0.1)
+    with open(logp) as f:
+        tail = f.read().strip().splitlines()[-5:]
+    raise RuntimeError(f"{what} not ready after {timeout:.0f} s (exit {p.poll()}): "
+                       f"{' | '.join(tail)} (log: {logp})")
+
+
+_FPCTL_NODES = {}
+
+
+def fpctl_has_nodes(fpctl):
+    """Whether this fpctl takes --node (per-node requests) and `link list`."""
+    if fpctl not in _FPCTL_NODES:
+        txt = sh([fpctl, "--help"], check=False, capture=True, timeout=10) or ""
+        _FPCTL_NODES[fpctl] = "--node" in txt
+    return _FPCTL_NODES[fpctl]
 
 
 class Forwarder:
-    def __init__(self, kind, tools, topo, ns3_routers=1, fastpathd_args=()):
-        """fastpathd_args: extra flags for every fastpathd (--fastpathd-args)."""
+    def __init__(self, kind, tools, topo, nodes=1, fastpathd_args=(), keep_dir=None):
+        """nodes: the routers that ns-3 (fp-ns3-fdfwd --routers) or fastpathd-nodes (nodes
+        of one daemon) emulate inside the topology's single router namespace.
+        fastpathd_args: extra flags for every fastpathd (--fastpathd-args). keep_dir: where
+        fastpathd-nodes leaves a copy of its topology file and its log."""
         self.kind, self.tools, self.topo = kind, tools, topo
         self.fastpathd_args = list(fastpathd_args)
         self.procs = []
-        self.ns3_routers = ns3_routers
+        self.nodes = nodes
+        self.keep_dir = keep_dir
+        self.logs = []  # fastpathd log files, one per process
+        self.argv = []  # the command lines started, for the report
 
     def start(self):
         t = self.topo
@@ -45,7 +79,7 @@ class Forwarder:
             t.set_kernel_ip(False)
             argv = [self.tools["ns3"], f"--if0={t.r_in(0)}", f"--if1={t.r_out(0)}",
                     f"--addr0={R_IN_IP}", f"--addr1={R_OUT_IP}",
-                    f"--routers={self.ns3_routers}"]
+                    f"--routers={self.nodes}"]
             self.procs.append(self.topo.clean.spawn(t.r[0], argv, cpu=FWD_CPU, name="ns3"))
         elif self.kind == "fastpathd":
             for i, ns in enumerate(t.r):
@@ -60,8 +94,27 @@ class Forwarder:
                     # starve each other (no time slicing), so plain scheduling in the line.
                     argv += ["--rt-priority", "0"]
                 argv += self.fastpathd_args
+                logp = f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"
+                self.logs.append(logp)
+                self.argv.append(argv)
                 self.procs.append(self.topo.clean.spawn(ns, argv, cpu=FWD_CPU, name="fastpathd",
-                                              log_path=f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"))
+                                                        log_path=logp))
+        elif self.kind == "fastpathd-nodes":
+            # One daemon in R's namespace, the N routers as its nodes n1..nN (topology file).
+            stem = (f"fastpathd-nodes-N{self.nodes}" if self.keep_dir
+                    else f"fp-bench-{os.getpid()}-nodes{self.nodes}")
+            path = os.path.join(self.keep_dir or "/tmp", stem + ".yaml")
+            logp = os.path.join(self.keep_dir or "/tmp", stem + ".log")
+            with open(path, "w") as f:
+                f.write(topology_yaml(t.node_line(self.nodes),
+                                      f"fastpathd-nodes: S - n1 .. n{self.nodes} - D in one "
+                                      f"fastpathd (bench/fastpath_bench, node_line_topology)"))
+            argv = [self.tools["fastpathd"], "--topology", path, "--cores", str(FWD_CPU),
+                    "--socket", self.socket(0)] + self.fastpathd_args
+            self.logs.append(logp)
+            self.argv.append(argv)
+            self.procs.append(self.topo.clean.spawn(t.r[0], argv, cpu=FWD_CPU,
+                                                    name="fastpathd-nodes", log_path=logp))
         for p in self.procs:
             if self.kind in ("xdp", "rawfwd", "ns3"):
                 if read_json_line(p, 15) is None:
@@ -69,18 +122,10 @@ class Forwarder:
         if self.kind == "fastpathd":
             # Ready when each daemon logged "forwarding" (its stderr goes to a log file).
             for i, p in enumerate(self.procs):
-                logp = f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"
-                end = time.time() + 20
-                while time.time() < end and p.poll() is None:
-                    with open(logp) as f:
-                        if "forwarding" in f.read():
-                            break
-                    time.sleep(0.1)
-                if p.poll() is not None or time.time() >= end:
-                    with open(logp) as f:
-                        tail = f.read().strip().splitlines()[-3:]
-                    raise RuntimeError(f"fastpathd r{i} not ready (exit {p.poll()}): "
-                                       f"{' | '.join(tail)} (log: {logp})")
+                wait_fastpathd_ready(p, self.logs[i], f"fastpathd r{i}", 20)
+        elif self.kind == "fastpathd-nodes":
+            wait_fastpathd_ready(self.procs[0], self.logs[0],
+                                 f"fastpathd with {self.nodes} nodes", 20 + self.nodes / 2)
         t.pin_napi()
         # Warm-up: resolves every neighbour on the path (ns-3 ARPs for D itself) so the
         # first measured frames do not wait in an ARP queue.
@@ -107,10 +152,46 @@ class Forwarder:
     def pids(self):
         return [p.pid for p in self.procs]
 
+    def exited(self):
+        """Forwarder processes that are no longer running: [(name, exit code, log)]."""
+        return [(getattr(p, "fp_name", self.kind), p.poll(),
+                 self.logs[i] if i < len(self.logs) else None)
+                for i, p in enumerate(self.procs) if p.poll() is not None]
+
+    def socket(self, i):
+        if self.kind == "fastpathd-nodes":
+            return f"/run/fp-bench-{os.getpid()}-nodes.sock"
+        return f"/run/fp-bench-{os.getpid()}-r{i}.sock"
+
     def fpctl_sockets(self):
-        if self.kind != "fastpathd":
+        if self.kind not in ("fastpathd", "fastpathd-nodes"):
             return []
-        return [f"/run/fp-bench-{os.getpid()}-r{i}.sock" for i in range(len(self.procs))]
+        return [self.socket(i) for i in range(len(self.procs))]
+
+    def counters(self):
+        """fastpathd's counters now, for the record: `fpctl --json stats` of every daemon;
+        for fastpathd-nodes every node's (`fpctl --node NAME`, when this fpctl has it) and
+        the links (`fpctl link list`). {} for the other forwarders."""
+        fpctl = self.tools.get("fpctl")
+        if not fpctl or self.kind not in ("fastpathd", "fastpathd-nodes"):
+            return {}
+
+        def query(sock, *cmd):
+            txt = sh([fpctl, "-s", sock, "--json", "-t", "3000"] + list(cmd), check=False,
+                     capture=True, timeout=10)
+            try:
+                return json.loads(txt)
+            except (ValueError, TypeError):
+                return None
+        out = {}
+        for i, sock in enumerate(self.fpctl_sockets()):
+            out[f"daemon{i}"] = query(sock, "stats")
+        if self.kind == "fastpathd-nodes" and fpctl_has_nodes(fpctl):
+            sock = self.socket(0)
+            for k in range(1, self.nodes + 1):
+                out[f"n{k}"] = query(sock, "--node", f"n{k}", "stats")
+            out["links"] = query(sock, "link", "list")
+        return out
 
 
 class OlsrScenario:

@@ -4,7 +4,7 @@
 import math
 import os
 
-from .settings import ALL_FORWARDERS, LABELS, OLSR_KINDS
+from .settings import ALL_FORWARDERS, LABELS, LINE_FORWARDERS, LINE_LABELS, OLSR_KINDS
 from .proc import log
 
 
@@ -12,7 +12,10 @@ def _num(v):
     return 0.0 if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 
-def plot_all(out_dir, sweep, line, tcp_line, olsr, suffix=""):
+def plot_all(out_dir, sweep, line, olsr, suffix="", line_searched=True):
+    """sweep, olsr: summarized points; line: stats.line_summary's rows (per forwarder and
+    N); line_searched: the line has loss-free rates (else its first panel shows the rate
+    received at --line-pps)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -71,29 +74,47 @@ def plot_all(out_dir, sweep, line, tcp_line, olsr, suffix=""):
         fig.savefig(os.path.join(out_dir, fn), dpi=90)
         plt.close(fig)
         files.append(fn)
-    if line or tcp_line:
-        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-        for fw in ALL_FORWARDERS:
+    if line:
+        fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+        panels = [(axes[0][0], "lossfree_pps" if line_searched else "rx_pps_base",
+                   "max loss-free rate (packets/s, 160 B)" if line_searched
+                   else "UDP received at --line-pps (packets/s)", None),
+                  (axes[0][1], "cpu_ns_per_pkt_lossfree" if line_searched
+                   else "cpu_ns_per_pkt_base", "forwarder CPU per packet (ns)"
+                   + (" at the loss-free rate" if line_searched else ""),
+                   "cpu_ns_per_pkt_lossfree_ci" if line_searched else None),
+                  (axes[1][0], "lat_p99_us_base", "p99 one-way latency at --line-pps (µs)",
+                   None),
+                  (axes[1][1], "tcp_mbps", "TCP bulk throughput (Mbit/s)", "tcp_mbps_ci")]
+        for fw in LINE_FORWARDERS:
             rs = sorted([r for r in line if r["forwarder"] == fw], key=lambda r: r["routers"])
-            if rs:
-                axes[0].errorbar([r["routers"] for r in rs], [r["rx_pps"] for r in rs],
-                                 yerr=[_num(r.get("rx_pps_ci", 0)) for r in rs], marker="o",
-                                 label=LABELS[fw])
-                axes[1].plot([r["routers"] for r in rs], [r["rtt_ms"] for r in rs], marker="o",
-                             label=LABELS[fw])
-            ts = sorted([r for r in tcp_line if r["forwarder"] == fw], key=lambda r: r["routers"])
-            if ts:
-                axes[2].errorbar([r["routers"] for r in ts], [r["tcp_mbps"] for r in ts],
-                                 yerr=[_num(r.get("tcp_mbps_ci", 0)) for r in ts], marker="o",
-                                 label=LABELS[fw])
-        for ax, yl in zip(axes, ["UDP received (packets/s)", "ping RTT under UDP load (ms)",
-                                 "TCP bulk throughput (Mbit/s)"]):
+            if not rs:
+                continue
+            for ax, m, _, ci in panels:
+                pts = [r for r in rs if isinstance(r.get(m), (int, float))
+                       and not math.isnan(r[m]) and r[m] > 0]
+                if pts:
+                    eb = ax.errorbar([r["routers"] for r in pts], [r[m] for r in pts],
+                                     yerr=[_num(r.get(ci, 0)) for r in pts] if ci else None,
+                                     marker="o", ms=4, capsize=2, label=LINE_LABELS[fw])
+                    if m == "lossfree_pps":
+                        # A triangle: no higher rate was found lossy (the search's cap).
+                        up = [r for r in pts if r.get("lossfree_bound")]
+                        ax.scatter([r["routers"] for r in up], [r[m] for r in up], marker="^",
+                                   s=70, color=eb[0].get_color(), zorder=4)
+        ns = sorted({r["routers"] for r in line})
+        for ax, _, yl, _ in panels:
             ax.set_xscale("log", base=2)
+            ax.set_xticks(ns)
+            ax.set_xticklabels([str(n) for n in ns])
             ax.set_yscale("log")
-            ax.set_xlabel("routers in the line")
+            ax.set_xlabel("routers in the line (N)")
             ax.set_ylabel(yl)
             ax.grid(True, which="both", alpha=0.3)
-        axes[0].legend(fontsize=8)
+        axes[0][0].legend(fontsize=8)
+        fig.suptitle("Line S - R1 .. RN - D (160-byte UDP, TCP bulk; ^: loss-free up to the "
+                     "search's highest rate)" if line_searched else
+                     "Line S - R1 .. RN - D (160-byte UDP, TCP bulk)")
         fig.tight_layout()
         fig.savefig(os.path.join(out_dir, "line.png"), dpi=90)
         plt.close(fig)

@@ -7,7 +7,7 @@ import os
 import re
 import time
 
-from .settings import ALL_FORWARDERS, LABELS, OLSR_KINDS, THESIS_ROWS
+from .settings import ALL_FORWARDERS, LABELS, LINE_FORWARDERS, LINE_LABELS, OLSR_KINDS, THESIS_ROWS
 from .stats import fmt
 
 
@@ -26,10 +26,72 @@ def write_csv(path, rows):
             w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
+def line_ratio(line_res, num, den, key, n):
+    """num / den of one line_summary column at N = n, or None."""
+    a = [r for r in line_res if r["forwarder"] == num and r["routers"] == n]
+    b = [r for r in line_res if r["forwarder"] == den and r["routers"] == n]
+    if not a or not b:
+        return None
+    x, y = a[0][key], b[0][key]
+    if not isinstance(x, (int, float)) or not isinstance(y, (int, float)) or math.isnan(x) \
+            or math.isnan(y) or y <= 0:
+        return None
+    return x / y
+
+
+def line_report(line_res, line_pps, line_cap):
+    """The line's summary table (one row per forwarder and N) and the fastpathd-nodes /
+    kernel ratios, as Markdown lines."""
+    L = []
+    if line_cap > 0:
+        L.append(f"\n## Line of N routers: loss-free rate, CPU per packet, latency, TCP\n")
+        L.append(f"Loss-free rate: the highest offered rate (160-byte UDP, searched from "
+                 f"{line_pps:,} pkt/s doubling up to {line_cap:,}, then refined by 2^(1/3)) "
+                 f"whose median repetition lost < 0.5 % and that the generator really "
+                 f"offered; ≥ = no higher rate was found lossy, * = the next rate up failed "
+                 f"only because the generator could not offer it; 0 = even the search's lowest "
+                 f"rate lost. CPU per packet and p99 at that rate; p99 also at {line_pps:,} "
+                 f"pkt/s.\n")
+    else:
+        L.append(f"\n## Line of N routers: UDP at {line_pps:,} pkt/s, CPU per packet, TCP\n")
+    L.append("| forwarder | N | loss-free (pkt/s) | CPU ns/pkt there | p99 there (µs) | "
+             f"p99 at {line_pps:,} pkt/s (µs) | loss at {line_pps:,} pkt/s (%) | "
+             "TCP bulk (Mbit/s) | foreign CPU1 max (%) |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for r in line_res:
+        lf = r["lossfree_pps"]
+        mark = ("≥ " if r["lossfree_bound"] else "") + fmt(lf) + \
+            (" *" if r["lossfree_gen_limited"] else "")
+        L.append(f"| {LINE_LABELS.get(r['forwarder'], r['forwarder'])} | {r['routers']} | "
+                 f"{mark} | {fmt(r['cpu_ns_per_pkt_lossfree'])} | "
+                 f"{fmt(r['lat_p99_us_lossfree'])} | {fmt(r['lat_p99_us_base'])} | "
+                 f"{fmt(r['loss_pct_base'])} | {fmt(r['tcp_mbps'], r['tcp_mbps_ci'])} | "
+                 f"{fmt(r['cpu1_foreign_pct_max'])} |")
+    ns = sorted({r["routers"] for r in line_res})
+    rows = []
+    for n in ns:
+        rate = line_ratio(line_res, "fastpathd-nodes", "kernel", "lossfree_pps", n)
+        tcp = line_ratio(line_res, "fastpathd-nodes", "kernel", "tcp_mbps", n)
+        daemons = line_ratio(line_res, "fastpathd-nodes", "fastpathd", "lossfree_pps", n)
+        if rate is not None or tcp is not None or daemons is not None:
+            rows.append(f"| {n} | {'n/a' if rate is None else f'{rate:.2f}x'} | "
+                        f"{'n/a' if tcp is None else f'{tcp:.2f}x'} | "
+                        f"{'n/a' if daemons is None else f'{daemons:.2f}x'} |")
+    if rows:
+        L.append("\nRatios, fastpathd with N nodes in one daemon against the Linux kernel "
+                 "across N namespaces and against N fastpathd daemons:\n")
+        L.append("| N | loss-free rate / kernel | TCP bulk / kernel | loss-free rate / N "
+                 "daemons |\n|---|---|---|---|")
+        L += rows
+    return L
+
+
 def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_sum, tcp_sum,
-                 tcp_line_sum, skipped, plots, started, rat, sections=None):
+                 tcp_line_sum, skipped, plots, started, rat, sections=None, line_res=None,
+                 line_cap=0):
     """sections: [(title, sweep rows, ratios)] per address family ("IPv4", "IPv6"); one
-    untitled section (the whole run) without --family."""
+    untitled section (the whole run) without --family. line_sum: the line's points
+    summarized per forwarder, N and offered rate; line_res: stats.line_summary's rows."""
     sections = sections or [("", sweep_sum, rat)]
     L = []
     L.append("# ns3-fastpath benchmark results\n")
@@ -165,24 +227,31 @@ def write_report(out_dir, args, machine, placement, ceilings, sweep_sum, line_su
         for r in tcp_sum:
             L.append(f"| {LABELS[r['forwarder']]} | {fmt(r['tcp_mbps'], r['tcp_mbps_ci'])} | "
                      f"{fmt(r['rtt_ms'], r['rtt_ms_ci'])} |")
+    if line_res:
+        L += line_report(line_res, args.line_pps, line_cap)
     if line_sum:
-        L.append(f"\n## Line of N routers, UDP {args.line_pps} pkt/s "
-                 f"({args.line_pps * 8 * 160 / 1e6:.1f} Mbit/s, 160 B)\n")
+        L.append("\n## Line of N routers, every offered rate (160-byte UDP)\n")
         L.append("ns-3: one process emulating N routers joined by 1 Gbit/s zero-delay "
-                 "point-to-point links (thesis Section 5.3); the others: N namespaces.\n")
-        L.append("| forwarder | N | received (pkt/s) | loss (%) | RTT (ms) | fwd CPU (%) |")
-        L.append("|---|---|---|---|---|---|")
-        for r in sorted(line_sum, key=lambda r: (ALL_FORWARDERS.index(r["forwarder"]),
-                                                 r["routers"])):
-            L.append(f"| {LABELS[r['forwarder']]} | {r['routers']} | "
+                 "point-to-point links (thesis Section 5.3); fastpathd, N nodes in one daemon: "
+                 "one fastpathd in one namespace, nodes n1..nN joined by internal links "
+                 "(topology file); the others: N namespaces, a forwarder in each.\n")
+        L.append("| forwarder | N | offered (pkt/s) | received (pkt/s) | loss (%) | latency "
+                 "p50/p99 (µs) | RTT (ms) | fwd CPU (%) | CPU ns/pkt |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        for r in sorted(line_sum, key=lambda r: (LINE_FORWARDERS.index(r["forwarder"]),
+                                                 r["routers"], r["offered_pps"])):
+            L.append(f"| {LINE_LABELS[r['forwarder']]} | {r['routers']} | "
+                     f"{fmt(r['offered_pps'])}{' *' if r.get('gen_limited') else ''} | "
                      f"{fmt(r['rx_pps'], r['rx_pps_ci'])} | {fmt(r['loss_pct'], r['loss_pct_ci'])} | "
-                     f"{fmt(r['rtt_ms'], r['rtt_ms_ci'])} | {fmt(r['cpu_fwd_pct'])} |")
+                     f"{fmt(r['lat_p50_us'])} / {fmt(r['lat_p99_us'])} | "
+                     f"{fmt(r['rtt_ms'], r['rtt_ms_ci'])} | {fmt(r['cpu_fwd_pct'])} | "
+                     f"{fmt(r['cpu_ns_per_pkt'])} |")
     if tcp_line_sum:
         L.append("\n## Line of N routers, TCP bulk\n")
         L.append("| forwarder | N | throughput (Mbit/s) | RTT (ms) |\n|---|---|---|---|")
-        for r in sorted(tcp_line_sum, key=lambda r: (ALL_FORWARDERS.index(r["forwarder"]),
+        for r in sorted(tcp_line_sum, key=lambda r: (LINE_FORWARDERS.index(r["forwarder"]),
                                                      r["routers"])):
-            L.append(f"| {LABELS[r['forwarder']]} | {r['routers']} | "
+            L.append(f"| {LINE_LABELS[r['forwarder']]} | {r['routers']} | "
                      f"{fmt(r['tcp_mbps'], r['tcp_mbps_ci'])} | {fmt(r['rtt_ms'])} |")
     if plots:
         L.append("\n## Plots\n")

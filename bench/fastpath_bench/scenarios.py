@@ -13,10 +13,11 @@ from .meter import StageCounters, parse_ping, stop_sink
 
 
 def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
-                  family=4):
+                  family=4, ttl=None):
     """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load.
     stages: a StageCounters snapshotted around the point (per-stage loss accounting).
-    family 6: UDP/IPv6 from S to 2001:2:0:2::1 behind D (topology built with ipv6)."""
+    family 6: UDP/IPv6 from S to 2001:2:0:2::1 behind D (topology built with ipv6).
+    ttl: the generated frames' TTL (fp-trafgen's default, 64, when None)."""
     src, dst = (topo.udp_src, topo.udp_dst) if family == 4 else (S_IP6, DST_IP6)
     sink.cmd("reset")
     st_a = stages.snap() if stages else None
@@ -28,6 +29,8 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
             "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
             "--flows", str(flows), "--duration", str(duration), "--cpu", str(GEN_CPU),
             "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
+    if ttl:
+        argv += ["--ttl", str(ttl)]
     # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
     # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
     # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
@@ -148,16 +151,93 @@ def generator_ceiling(tools, topo, payload, duration):
         stop_sink(topo.clean, p)
 
 
-def run_line_point(tools, topo, sink, meter, fwd, fw, n, args, reps, duration, tcp_dur,
-                   line_rows, tcp_line_rows):
-    for rep in range(reps):
-        row = run_udp_point(tools, topo, sink, meter, args.line_pps, 160, args.flows, duration)
-        row.update({"forwarder": fw, "routers": n, "rep": rep})
-        line_rows.append(row)
-        log(f"{fw:9s} line N={n:2d} rx {row['rx_pps']:>9,.0f} pkt/s loss {row['loss_pct']:6.2f}% "
-            f"rtt {row['rtt_ms']:.3f} ms")
-        if not args.no_tcp:
+def nice_rate(x):
+    """A rate rounded to two significant digits (15,749 -> 16,000)."""
+    if x <= 0:
+        return 0
+    e = 10 ** max(0, len(str(int(x))) - 2)
+    return int(round(x / e) * e)
+
+
+def line_search(measure, base, cap, floor=1000):
+    """The line's loss-free search. measure(rate) measures one offered rate and says whether
+    it was loss-free. Doubling from `base` up to `cap` until two rates in a row were not
+    loss-free (one unlucky rate on a shared machine does not end it); when nothing was
+    loss-free, halving from base / 2 down to `floor` until a rate is; then, when the rate
+    after the highest loss-free one failed, up to two rates in between (x 2^(1/3),
+    x 2^(2/3); the first that fails ends it). cap 0: `base` only. Returns {rate: loss-free}
+    in the order measured."""
+    res = {}
+
+    def m(rate):
+        res[rate] = bool(measure(rate))
+        return res[rate]
+
+    def best():
+        return max((r for r, ok in res.items() if ok), default=0)
+    m(base)
+    if cap <= 0:
+        return res
+    rate, fails = base, 0 if res[base] else 1
+    while fails < 2 and rate * 2 <= cap:
+        rate *= 2
+        fails = 0 if m(rate) else fails + 1
+    if not best():
+        rate = base // 2
+        while rate >= floor and not m(rate):
+            rate //= 2
+    b = best()
+    above = [r for r, ok in res.items() if r > b and not ok]
+    if b and above and min(above) < 2.01 * b:  # 2.01: halving rounds down (3125 / 1562)
+        for k in (1, 2):
+            r = nice_rate(b * 2 ** (k / 3))
+            if b < r < min(above) and not m(r):
+                break
+    return res
+
+
+def line_point_ok(rows, rate):
+    """Loss-free at this offered rate: the median repetition lost < 0.5 % and the generator
+    really offered the rate (>= 98 %), as in the S - R - D sweeps."""
+    loss = sorted(r["loss_pct"] for r in rows)
+    mid = len(loss) // 2
+    med = loss[mid] if len(loss) % 2 else (loss[mid - 1] + loss[mid]) / 2
+    gen = sum(r["gen_pps"] for r in rows) / len(rows)
+    return med < 0.5 and gen >= 0.98 * rate
+
+
+def run_line_point(tools, topo, sink, meter, fw, n, args, reps, duration, tcp_dur,
+                   line_rows, tcp_line_rows, cap=0, ttl=None):
+    """One forwarder at one N: UDP at --line-pps, and with cap > 0 the loss-free search
+    (line_search) from there; then TCP bulk. Returns the loss-free rate found (0: none)."""
+    last = {}
+
+    def measure(rate):
+        if last and not last["ok"] and rate < last["rate"]:
+            # Coming down from an overload: let queues (ns-3's event backlog) drain first.
+            time.sleep(1.0)
+        rows = []
+        for rep in range(reps):
+            row = run_udp_point(tools, topo, sink, meter, rate, 160, args.flows, duration,
+                                ttl=ttl)
+            row.update({"forwarder": fw, "routers": n, "rep": rep})
+            line_rows.append(row)
+            rows.append(row)
+            log(f"{fw:15s} line N={n:2d} offered {rate:>7,} rx {row['rx_pps']:>9,.0f} pkt/s "
+                f"loss {row['loss_pct']:6.2f}% p99 {row['lat_p99_us']:8.0f} us "
+                f"cpu {row['cpu_ns_per_pkt']:7.0f} ns/pkt rtt {row['rtt_ms']:.3f} ms"
+                f"{' GEN-LIMITED' if row['gen_limited'] else ''}")
+        last.update(rate=rate, ok=line_point_ok(rows, rate))
+        return last["ok"]
+    res = line_search(measure, args.line_pps, cap)
+    best = max((r for r, ok in res.items() if ok), default=0)
+    if cap > 0:
+        log(f"{fw:15s} line N={n:2d} loss-free up to {best:,} pkt/s (offered "
+            + ", ".join(f"{r:,}{'' if ok else ' lossy'}" for r, ok in res.items()) + ")")
+    if not args.no_tcp:
+        for rep in range(reps):
             t = run_tcp(tools, topo, tcp_dur)
             t.update({"forwarder": fw, "routers": n, "rep": rep})
             tcp_line_rows.append(t)
-            log(f"{fw:9s} line N={n:2d} TCP {t['tcp_mbps']:.1f} Mbit/s")
+            log(f"{fw:15s} line N={n:2d} TCP {t['tcp_mbps']:.1f} Mbit/s")
+    return best

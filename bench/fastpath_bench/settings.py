@@ -48,7 +48,32 @@ V6_SKIP = {
 }
 
 
+# Forwarders of the S — R — D sweeps (and of the line).
 ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "fastpathd"]
+
+
+# Forwarders of the line scenario only: fastpathd-nodes is one fastpathd in one namespace R
+# hosting the N routers as nodes n1..nN joined by internal links (a topology file).
+LINE_ONLY = ["fastpathd-nodes"]
+
+
+# Every forwarder of the line, in the order of its tables and plots.
+LINE_FORWARDERS = ALL_FORWARDERS + LINE_ONLY
+
+
+# Line forwarders that emulate the N routers inside one process in one namespace R (ns-3
+# and fastpathd-nodes); the others run one forwarder per router namespace R1..RN.
+ONE_PROCESS_LINE = ["ns3", "fastpathd-nodes"]
+
+
+# The line's internal addressing: hop k = 0, 1, ... between routers k+1 and k+2 (a veth pair
+# between namespaces, link l<k+1> of fastpathd-nodes) is 198.19.k.0/24, .1 on the S side,
+# .2 on the D side.
+LINE_LINK_NET = "198.19.{}.0/24"
+
+
+# The line scenario's TTL (UDP, TCP, ping): 64 would expire at the 64th router.
+LINE_TTL = 255
 
 
 LABELS = {
@@ -57,8 +82,20 @@ LABELS = {
     "kernel": "Linux kernel",
     "xdp": "XDP redirect (limit)",
     "fastpathd": "fastpathd (AF_XDP)",
+    "fastpathd-nodes": "fastpathd, N nodes in one daemon",
     "ns3-olsr": "ns-3 OLSR, FdNetDevice",
     "fastpathd-olsr": "fastpathd + ns-3 OLSR",
+}
+
+
+# What each forwarder is in the line scenario (tables and plot of the line).
+LINE_LABELS = {
+    "ns3": "ns-3 FdNetDevice, N routers in one process",
+    "rawfwd": "raw socket, N processes",
+    "kernel": "Linux kernel, N namespaces",
+    "xdp": "XDP redirect, N namespaces",
+    "fastpathd": "fastpathd, N daemons",
+    "fastpathd-nodes": "fastpathd, N nodes in one daemon",
 }
 
 

@@ -4,7 +4,7 @@ the loss-free and saturation rates and their ratios."""
 
 import math
 
-from .settings import ALL_FORWARDERS, OLSR_KINDS
+from .settings import ALL_FORWARDERS, LINE_FORWARDERS, OLSR_KINDS
 
 
 # Student t, two-sided 95%, by degrees of freedom.
@@ -58,9 +58,57 @@ def fmt(v, ci=None, digits=3):
     return s
 
 
+def is_lossfree(point):
+    """A summarized paced point is loss-free: its median repetition lost < 0.5 % and the
+    generator really offered the rate (>= 98 %). One repetition hit by a burst of other work
+    on the shared machine does not decide it (means and CIs stay in the tables)."""
+    return (point["offered_pps"] != "flat-out" and point["loss_pct_median"] < 0.5
+            and point["gen_pps"] >= 0.98 * point["offered_pps"])
+
+
+def line_summary(line_sum, tcp_line_sum, base_pps):
+    """One row per (forwarder, routers) of the line scenario from its points (summarized
+    per offered rate) and TCP runs: the loss-free rate (highest offered rate that was
+    loss-free; 0 = none), CPU per packet and p99 one-way latency there, what happened at
+    base_pps (--line-pps: received, loss, p99, RTT), TCP bulk. lossfree_bound = 1 when no
+    higher rate was found lossy (the search's cap, or no search: a lower bound);
+    lossfree_gen_limited = 1 when the next rate up failed only because the generator could
+    not offer it."""
+    out = []
+    keys = sorted({(r["forwarder"], r["routers"]) for r in line_sum + tcp_line_sum},
+                  key=lambda k: (LINE_FORWARDERS.index(k[0]) if k[0] in LINE_FORWARDERS
+                                 else 99, k[1]))
+    for fw, n in keys:
+        pts = sorted([r for r in line_sum if r["forwarder"] == fw and r["routers"] == n],
+                     key=lambda r: r["offered_pps"])
+        row = {"forwarder": fw, "routers": n}
+        good = [r for r in pts if is_lossfree(r)]
+        best = good[-1] if good else None
+        row["lossfree_pps"] = best["offered_pps"] if best else 0
+        above = [r for r in pts if r["offered_pps"] > row["lossfree_pps"] and not is_lossfree(r)]
+        row["lossfree_bound"] = int(bool(pts) and not above)
+        row["lossfree_gen_limited"] = int(bool(above) and above[0]["loss_pct_median"] < 0.5)
+        for m in ("cpu_ns_per_pkt", "lat_p99_us", "lat_p50_us", "rx_pps", "cpu_fwd_pct"):
+            row[f"{m}_lossfree"] = best.get(m, float("nan")) if best else float("nan")
+        row["cpu_ns_per_pkt_lossfree_ci"] = (best.get("cpu_ns_per_pkt_ci", float("nan"))
+                                             if best else float("nan"))
+        at = [r for r in pts if r["offered_pps"] == base_pps]
+        for m in ("rx_pps", "loss_pct", "lat_p99_us", "rtt_ms", "cpu_ns_per_pkt"):
+            row[f"{m}_base"] = at[0].get(m, float("nan")) if at else float("nan")
+        row["rates_measured"] = " ".join(str(r["offered_pps"]) for r in pts)
+        fl = [r["cpu1_foreign_pct"] for r in pts
+              if isinstance(r.get("cpu1_foreign_pct"), float) and not math.isnan(r["cpu1_foreign_pct"])]
+        row["cpu1_foreign_pct_max"] = max(fl) if fl else float("nan")
+        tcp = [r for r in tcp_line_sum if r["forwarder"] == fw and r["routers"] == n]
+        row["tcp_mbps"] = tcp[0]["tcp_mbps"] if tcp else float("nan")
+        row["tcp_mbps_ci"] = tcp[0].get("tcp_mbps_ci", float("nan")) if tcp else float("nan")
+        out.append(row)
+    return out
+
+
 def ratios(summary):
     """Per payload: saturation throughput (max mean rx_pps over all points incl. flat-out)
-    and loss-free rate (highest offered rate with mean loss < 0.5%)."""
+    and loss-free rate (highest offered rate that is_lossfree)."""
     res = {}
     for payload in sorted({r["payload"] for r in summary}):
         per = {}
@@ -69,12 +117,7 @@ def ratios(summary):
             if not rs:
                 continue
             sat = max(r["rx_pps"] for r in rs)
-            # Median over repetitions: one repetition hit by a burst of other work on the
-            # shared machine should not decide the loss-free rate (means and CIs stay in
-            # the tables).
-            # Only points the generator really offered count (not generator-limited).
-            paced = [r for r in rs if r["offered_pps"] != "flat-out"
-                     and r["loss_pct_median"] < 0.5 and r["gen_pps"] >= 0.98 * r["offered_pps"]]
+            paced = [r for r in rs if is_lossfree(r)]
             lossfree = max([r["offered_pps"] for r in paced], default=0)
             rx_at = {r["offered_pps"]: r["rx_pps"] for r in rs if r["offered_pps"] != "flat-out"}
             # Forwarder CPU per forwarded packet (ns): at every offered rate and at the

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """S -- R1 .. RN -- D in network namespaces: veths, addresses, routes, neighbours, and the
-steering (RPS, threaded NAPI, pinning) that puts each side's work on its CPU."""
+steering (RPS, threaded NAPI, pinning) that puts each side's work on its CPU; the topology
+file of a line of N fastpathd nodes inside one namespace R (node_line_topology)."""
 
 import json
 import os
+import re
 
-from .settings import BENCH_NICE, DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, GEN_RT_PRIO, NAPI_RT_PRIO, NET_D, NET_D6, NET_S, NET_S6, R_IN_IP, R_IN_IP6, R_OUT_IP, R_OUT_IP6, S_IP, S_IP6
+from .settings import BENCH_NICE, DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, GEN_RT_PRIO, LINE_LINK_NET, NAPI_RT_PRIO, NET_D, NET_D6, NET_S, NET_S6, R_IN_IP, R_IN_IP6, R_OUT_IP, R_OUT_IP6, S_IP, S_IP6
 from .proc import log, sh
 from .napi import napi_thread_pids, napi_threads
 
@@ -15,14 +17,104 @@ def mac_of(ns, ifname):
     return json.loads(out)[0]["address"]
 
 
+def line_link_ip(k, end):
+    """Address of end 1 (S side) or 2 (D side) of the line's link k (1-based)."""
+    return LINE_LINK_NET.format(k - 1).replace(".0/24", f".{end}")
+
+
+def line_link_mac(k, end):
+    """MAC of end 1 (node n<k>) or 2 (node n<k+1>) of link l<k>: locally administered,
+    unique in the daemon."""
+    return f"02:66:70:{k >> 8:02x}:{k & 0xff:02x}:{end:02x}"
+
+
+def node_line_topology(n, in_if, out_if, s_ip, s_mac, d_ip, d_mac, net_s=NET_S, net_d=NET_D):
+    """fastpathd's topology (a dict in the file's schema, docs/fastpathd.md "Topology
+    files") of S -- n1 = n2 = ... = nN -- D in one daemon: n1 serves in_if (facing S), nN
+    out_if (facing D; n = 1: the single node serves both), link l<k> joins n<k> and n<k+1>
+    (its port is named l<k> in both nodes). Every node routes net_d towards D and net_s
+    towards S, hop by hop, and holds the neighbour of each next hop: the MAC of the peer's
+    link end, or S's / D's interface MAC on the interface ports."""
+    if not 1 <= n <= 256:
+        raise ValueError(f"a line of {n} nodes: the harness addresses 1..256 "
+                         f"({LINE_LINK_NET.format('k')})")
+    nodes, links = [], []
+    for i in range(1, n + 1):
+        ifs = ([in_if] if i == 1 else []) + ([out_if] if i == n else [])
+        # (prefix, next hop, its MAC, port)
+        towards_d = ((net_d, d_ip, d_mac, out_if) if i == n else
+                     (net_d, line_link_ip(i, 2), line_link_mac(i, 2), f"l{i}"))
+        towards_s = ((net_s, s_ip, s_mac, in_if) if i == 1 else
+                     (net_s, line_link_ip(i - 1, 1), line_link_mac(i - 1, 1), f"l{i - 1}"))
+        node = {"name": f"n{i}"}
+        if ifs:
+            node["interfaces"] = ifs
+        node["routes"] = [{"prefix": p, "via": via, "dev": dev}
+                          for p, via, _, dev in (towards_d, towards_s)]
+        node["neighbours"] = [{"ip": via, "mac": mac, "dev": dev}
+                              for _, via, mac, dev in (towards_d, towards_s)]
+        nodes.append(node)
+    for k in range(1, n):
+        links.append({"name": f"l{k}", "a": {"node": f"n{k}", "mac": line_link_mac(k, 1)},
+                      "b": {"node": f"n{k + 1}", "mac": line_link_mac(k, 2)}})
+    doc = {"nodes": nodes}
+    if links:
+        doc["links"] = links
+    return doc
+
+
+def _yaml_scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    s = str(v)
+    # Plain when no YAML reader can take it for anything but a string (names, addresses,
+    # prefixes); MACs (colons), numbers and the like are quoted.
+    if (re.fullmatch(r"[A-Za-z0-9_./-]+", s) and not re.fullmatch(r"[-+0-9.eE_]+", s)
+            and s.lower() not in ("true", "false", "yes", "no", "on", "off", "null", "y",
+                                  "n")) or re.fullmatch(r"\d+\.\d+\.\d+\.\d+(/\d+)?", s):
+        return s
+    return json.dumps(s)
+
+
+def _yaml_flow(v):
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_yaml_flow(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_yaml_flow(x) for x in v) + "]"
+    return _yaml_scalar(v)
+
+
+def topology_yaml(doc, comment=""):
+    """A topology dict as YAML text in the style of docs/fastpathd.md: a block list per
+    top-level key, one block mapping per item whose lists of mappings are block lists of
+    flow mappings."""
+    out = [f"# {line}" for line in comment.splitlines()]
+    for key, items in doc.items():
+        out.append(f"{key}:")
+        for item in items:
+            first = True
+            for k, v in item.items():
+                lead = "  - " if first else "    "
+                first = False
+                if isinstance(v, list) and v and isinstance(v[0], dict):
+                    out.append(f"{lead}{k}:")
+                    out += [f"      - {_yaml_flow(x)}" for x in v]
+                else:
+                    out.append(f"{lead}{k}: {_yaml_flow(v)}")
+    return "\n".join(out) + "\n"
+
+
 class Topology:
     """S -- R1 -- ... -- RN -- D. Router i has ingress r<i>a and egress r<i>b."""
 
-    def __init__(self, tag, routers, clean, ipv6=False):
+    def __init__(self, tag, routers, clean, ipv6=False, ttl=None):
         """clean: the run's Cleanup, which removes the namespaces and every process started
-        in them."""
+        in them. ttl: S's and D's default IPv4 TTL (TCP, ping; the line's 64+ routers)."""
         self.clean = clean
         self.n = routers
+        self.ttl = ttl
         # IPv6 addresses, neighbours and routes next to the IPv4 ones (single router only).
         self.ipv6 = ipv6 and routers == 1
         base = f"fp-bench-{os.getpid()}-{tag}"
@@ -85,6 +177,10 @@ class Topology:
         sh(["ip", "-n", self.d, "route", "add", "default", "via", R_OUT_IP])
         for ns in self.r:
             sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=0"])
+        if self.ttl:
+            for ns in (self.s, self.d):
+                sh(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                    f"net.ipv4.ip_default_ttl={self.ttl}"])
         if self.ipv6:
             # Same as IPv4: static neighbours of the gateways, routes towards them; the
             # destination address lives on D's loopback.
@@ -192,6 +288,14 @@ class Topology:
         d, s = (self.d, "fbd0"), (self.s, "fbs0")
         return [(NET_D6, self.r_out(0), D_IP6, self.mac[d]),
                 (NET_S6, self.r_in(0), S_IP6, self.mac[s])] if self.ipv6 else []
+
+    def node_line(self, nodes):
+        """The topology file (a dict) of a line of `nodes` fastpathd nodes in this
+        topology's single router namespace, between S and D (node_line_topology)."""
+        if self.n != 1:
+            raise ValueError("a line of nodes in one daemon needs a single router namespace")
+        return node_line_topology(nodes, self.r_in(0), self.r_out(0), S_IP,
+                                  self.mac[(self.s, "fbs0")], D_IP, self.mac[(self.d, "fbd0")])
 
     def destroy(self):
         for ns in [self.s] + self.r + [self.d]:

@@ -60,6 +60,7 @@ struct Options {
   int batch = 64;
   double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
   int rt_priority = 0;       // paced: SCHED_FIFO priority (0: normal scheduling)
+  int ttl = 64;              // IPv4 TTL / IPv6 hop limit
 };
 
 void usage(FILE* out) {
@@ -73,6 +74,8 @@ void usage(FILE* out) {
       "  --src-ip/--dst-ip  IPv4 addresses (IPv6 with --ipv6)\n"
       "  --ipv6             Ethernet + IPv6 + UDP (valid UDP checksum) instead of IPv4\n"
       "  --dst-port N       UDP destination port (default %d); source port = %d + flow\n"
+      "  --ttl N            IPv4 TTL / IPv6 hop limit, 1..255 (default 64; a line of 64 or\n"
+      "                     more routers needs more than 64)\n"
       "  --payload N        UDP payload bytes, >= %zu (default 160; thesis: 160, 1470);\n"
       "                     at most 1472 (IPv4) / 1452 (IPv6) in a 1500-byte MTU\n"
       "  --flows N          number of flows (source ports), 1..%d (default 1)\n"
@@ -114,6 +117,7 @@ bool parse(int argc, char** argv, Options* o) {
                                     {"rt-priority", required_argument, nullptr, 'R'},
                                     {"help", no_argument, nullptr, 'h'},
                                     {"ipv6", no_argument, nullptr, '6'},
+                                    {"ttl", required_argument, nullptr, 'T'},
                                     {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
@@ -148,6 +152,7 @@ bool parse(int argc, char** argv, Options* o) {
       case 'B': o->batch = std::atoi(optarg); break;
       case 'L': o->max_lag_us = std::atof(optarg); break;
       case 'R': o->rt_priority = std::atoi(optarg); break;
+      case 'T': o->ttl = std::atoi(optarg); break;
       case 'h': usage(stdout); std::exit(0);
       default: usage(stderr); return false;
     }
@@ -180,6 +185,8 @@ bool parse(int argc, char** argv, Options* o) {
     err = "--duration must be in (0, 600]";
   else if (o->batch < 1 || o->batch > kMaxBatch)
     err = "--batch must be 1..256";
+  else if (o->ttl < 1 || o->ttl > 255)
+    err = "--ttl must be 1..255";
   if (err) {
     std::fprintf(stderr, "fp-trafgen: %s (see --help)\n", err);
     return false;
@@ -262,7 +269,7 @@ int main(int argc, char** argv) {
     ip6->ip6_flow = htonl(6u << 28);
     ip6->ip6_plen = htons(udp_len);
     ip6->ip6_nxt = IPPROTO_UDP;
-    ip6->ip6_hlim = 64;
+    ip6->ip6_hlim = (uint8_t)o.ttl;
     std::memcpy(&ip6->ip6_src, o.src_ip6, 16);
     std::memcpy(&ip6->ip6_dst, o.dst_ip6, 16);
   } else {
@@ -271,7 +278,7 @@ int main(int argc, char** argv) {
     ip->ihl = 5;
     ip->tot_len = htons((uint16_t)(sizeof(iphdr) + udp_len));
     ip->frag_off = htons(IP_DF);
-    ip->ttl = 64;
+    ip->ttl = (uint8_t)o.ttl;
     ip->protocol = IPPROTO_UDP;
     ip->saddr = o.src_ip;
     ip->daddr = o.dst_ip;

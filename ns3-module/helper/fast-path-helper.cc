@@ -106,38 +106,73 @@ FastPathHelper::DoInstall(Ptr<Node> node,
     std::string why = CheckSimulatorPreconditions();
     NS_ABORT_MSG_IF(!why.empty(), "FastPathHelper::Install: " << why);
     NS_ABORT_MSG_IF(ports.empty(), "FastPathHelper::Install: no fastpathd port names given");
-    NS_ABORT_MSG_IF(m_nodes.count(node->GetId()) || node->GetObject<FastPathConnection>(),
-                    "FastPathHelper::Install: node " << node->GetId()
-                                                     << " is already attached to fastpathd");
 
-    PerNode per;
-    per.connection = connection;
-    std::string name = Names::FindName(node);
-    per.connection->SetAttribute(
-        "NodeName",
-        StringValue(name.empty() ? "ns-3 node " + std::to_string(node->GetId()) : name));
-    fastpath::Status st = per.connection->Connect();
-    NS_ABORT_MSG_IF(!st.ok(), "FastPathHelper::Install: " << st.error().message);
+    std::shared_ptr<PerNode> per;
+    auto known = m_nodes.find(node->GetId());
+    if (known != m_nodes.end())
+    {
+        // More ports for a node this helper attached: same connection, same fastpathd node.
+        per = known->second;
+        NS_ABORT_MSG_IF(per->started,
+                        "FastPathHelper::Install: node "
+                            << node->GetId()
+                            << " is already running on fastpathd; install its ports before "
+                               "Simulator::Run()");
+        NS_ABORT_MSG_IF(connection->GetFastPathNode() != per->connection->GetFastPathNode(),
+                        "FastPathHelper::Install: node "
+                            << node->GetId() << " is attached to fastpathd node '"
+                            << per->connection->GetFastPathNode() << "', not '"
+                            << connection->GetFastPathNode()
+                            << "': one ns-3 node, one fastpathd node");
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(node->GetObject<FastPathConnection>(),
+                        "FastPathHelper::Install: node "
+                            << node->GetId()
+                            << " is already attached to fastpathd (by another helper)");
+        per = std::make_shared<PerNode>();
+        per->connection = connection;
+        per->devices = std::make_shared<std::map<fastpath::PortId, Ptr<NetDevice>>>();
+        std::string name = Names::FindName(node);
+        per->connection->SetAttribute(
+            "NodeName",
+            StringValue(name.empty() ? "ns-3 node " + std::to_string(node->GetId()) : name));
+        fastpath::Status st = per->connection->Connect();
+        NS_ABORT_MSG_IF(!st.ok(), "FastPathHelper::Install: " << st.error().message);
+        per->mirror = m_mirrorFactory.Create<FastPathRouteMirror>();
+        per->mirror->SetNode(node);
+        AttachCallbacks(node, *per);
+        // The node keeps them alive (and disposes of them with itself), as with any ns-3
+        // protocol object.
+        node->AggregateObject(per->connection);
+        node->AggregateObject(per->mirror);
+        m_nodes[node->GetId()] = per;
+        // By value: like other ns-3 helpers, this one may be gone before the simulation
+        // runs.
+        std::vector<uint16_t> udpPorts = m_udpPorts;
+        Simulator::ScheduleWithContext(node->GetId(), Seconds(0), [node, per, udpPorts]() {
+            StartNode(node, per, udpPorts);
+        });
+    }
 
     // The ports of the node the connection is bound to, link ports included.
-    const std::string fpNode = per.connection->GetFastPathNode().empty()
+    const std::string fpNode = per->connection->GetFastPathNode().empty()
                                    ? std::string(fastpath::kDefaultNodeName)
-                                   : per.connection->GetFastPathNode();
-    auto infos = per.connection->Ports();
+                                   : per->connection->GetFastPathNode();
+    auto infos = per->connection->Ports();
     NS_ABORT_MSG_IF(!infos.ok(),
                     "FastPathHelper::Install: cannot list the ports of fastpathd node "
                         << fpNode << ": " << infos.error().message);
-    per.mirror = m_mirrorFactory.Create<FastPathRouteMirror>();
-    per.mirror->SetNode(node);
 
     NetDeviceContainer devices;
     for (const auto& portName : ports)
     {
         const fastpath::PortInfo* info = nullptr;
-        std::ostringstream known;
+        std::ostringstream names;
         for (const auto& p : infos.value())
         {
-            known << " " << p.ifname;
+            names << " " << p.ifname;
             if (p.ifname == portName)
             {
                 info = &p;
@@ -146,10 +181,15 @@ FastPathHelper::DoInstall(Ptr<Node> node,
         NS_ABORT_MSG_IF(!info,
                         "FastPathHelper::Install: fastpathd node "
                             << fpNode << " has no port '" << portName
-                            << "' (its ports:" << known.str()
+                            << "' (its ports:" << names.str()
                             << "); give fastpathd that interface (--port, or the node's "
                                "interfaces or links in --topology) or fix the name");
-        auto fd = per.connection->OpenControlChannel(info->id);
+        NS_ABORT_MSG_IF(per->devices->count(info->id),
+                        "FastPathHelper::Install: port " << portName << " of fastpathd node "
+                                                         << fpNode
+                                                         << " is already attached to node "
+                                                         << node->GetId());
+        auto fd = per->connection->OpenControlChannel(info->id);
         NS_ABORT_MSG_IF(!fd.ok(),
                         "FastPathHelper::Install: cannot open the control channel of port "
                             << portName << ": " << fd.error().message);
@@ -167,27 +207,32 @@ FastPathHelper::DoInstall(Ptr<Node> node,
         }
         node->AddDevice(dev);
         devices.Add(dev);
-        per.mirror->AddPort(dev, info->id);
-        per.connection->WatchPort(info->id);
-        per.devices[info->id] = dev;
+        per->mirror->AddPort(dev, info->id);
+        per->connection->WatchPort(info->id);
+        (*per->devices)[info->id] = dev;
         NS_LOG_INFO("node " << node->GetId() << " device " << dev->GetIfIndex()
                             << " <-> fastpathd node " << fpNode << " port " << info->id << " ("
                             << portName << ", " << mac << (info->link.empty() ? "" : ", link ")
                             << info->link << (info->up ? "" : ", down") << ")");
     }
+    return devices;
+}
 
+void
+FastPathHelper::AttachCallbacks(Ptr<Node> node, const PerNode& per)
+{
     Ptr<FastPathConnection> conn = per.connection;
     per.mirror->SetSink([conn](const FastPathUpdate& u) { conn->Submit(u); });
 
     // After fastpathd restarts, the old control channels are dead: swap the fds in the
     // simulator thread (the connection calls us on its worker thread).
     uint32_t nodeId = node->GetId();
-    std::map<fastpath::PortId, Ptr<NetDevice>> devs = per.devices;
+    auto devs = per.devices;
     conn->SetReconnectCallback([nodeId, devs](const std::map<fastpath::PortId, int>& fds) {
         for (const auto& kv : fds)
         {
-            auto it = devs.find(kv.first);
-            if (it == devs.end())
+            auto it = devs->find(kv.first);
+            if (it == devs->end())
             {
                 ::close(kv.second);
                 continue;
@@ -212,23 +257,14 @@ FastPathHelper::DoInstall(Ptr<Node> node,
             mirror->SetPortState(port, up);
         });
     });
-
-    // The node keeps them alive (and disposes of them with itself), as with any ns-3
-    // protocol object.
-    node->AggregateObject(per.connection);
-    node->AggregateObject(per.mirror);
-    m_nodes[node->GetId()] = per;
-    // By value: like other ns-3 helpers, this one may be gone before the simulation runs.
-    std::vector<uint16_t> udpPorts = m_udpPorts;
-    Simulator::ScheduleWithContext(node->GetId(), Seconds(0), [node, per, udpPorts]() {
-        StartNode(node, per, udpPorts);
-    });
-    return devices;
 }
 
 void
-FastPathHelper::StartNode(Ptr<Node> node, const PerNode& per, const std::vector<uint16_t>& udpPorts)
+FastPathHelper::StartNode(Ptr<Node> node,
+                          std::shared_ptr<PerNode> per,
+                          const std::vector<uint16_t>& udpPorts)
 {
+    per->started = true;
     // Frames for the router's own addresses and the routing protocols go to ns-3 (ICMPv6
     // neighbour discovery and link-local IPv6 go there without a rule).
     std::vector<fastpath::ControlRule> rules;
@@ -248,7 +284,7 @@ FastPathHelper::StartNode(Ptr<Node> node, const PerNode& per, const std::vector<
         r.address = address;
         rules.push_back(r);
     };
-    for (const auto& kv : per.devices)
+    for (const auto& kv : *per->devices)
     {
         int32_t iface = ipv4 ? ipv4->GetInterfaceForDevice(kv.second) : -1;
         for (uint32_t a = 0; iface >= 0 && a < ipv4->GetNAddresses(iface); ++a)
@@ -273,12 +309,12 @@ FastPathHelper::StartNode(Ptr<Node> node, const PerNode& per, const std::vector<
         r.port = p;
         rules.push_back(r);
     }
-    fastpath::Status st = per.connection->AddControlRules(rules);
+    fastpath::Status st = per->connection->AddControlRules(rules);
     NS_ABORT_MSG_IF(!st.ok(),
                     "FastPathHelper: fastpathd rejected the control rules: "
                         << st.error().message);
-    per.connection->StartWorker();
-    per.mirror->Start();
+    per->connection->StartWorker();
+    per->mirror->Start();
 }
 
 void
@@ -286,8 +322,8 @@ FastPathHelper::Flush(std::chrono::milliseconds timeout)
 {
     for (auto& kv : m_nodes)
     {
-        kv.second.mirror->SyncNow();
-        kv.second.connection->Flush(timeout);
+        kv.second->mirror->SyncNow();
+        kv.second->connection->Flush(timeout);
     }
 }
 

@@ -11,6 +11,7 @@
 #include "ns3/object-factory.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,10 @@ class FastPathHelper
     void SetControlUdpPorts(const std::vector<uint16_t>& ports);
 
     /**
-     * Connects to fastpathd and installs one FdNetDevice per port name on `node`.
+     * Connects to fastpathd and installs one FdNetDevice per port name on `node`. A node
+     * this helper attached before may be given more ports of the same fastpathd node by
+     * another Install() before the simulation runs (one connection per node; the new
+     * ports' devices are added after the node's others).
      * Aborts with a message saying what to fix when a precondition does not hold.
      */
     NetDeviceContainer Install(Ptr<Node> node, const std::vector<std::string>& ports);
@@ -96,20 +100,24 @@ class FastPathHelper
     {
         Ptr<FastPathConnection> connection;
         Ptr<FastPathRouteMirror> mirror;
-        std::map<fastpath::PortId, Ptr<NetDevice>> devices;
+        /// Shared with the callbacks: a later Install() on the node adds to it.
+        std::shared_ptr<std::map<fastpath::PortId, Ptr<NetDevice>>> devices;
+        bool started = false;
     };
     NetDeviceContainer DoInstall(Ptr<Node> node,
                                  Ptr<FastPathConnection> connection,
                                  const std::vector<std::string>& ports);
+    /// Mirror sink, reconnect and port state callbacks of a newly attached node.
+    static void AttachCallbacks(Ptr<Node> node, const PerNode& per);
     /// At time 0: control rules, worker thread, route mirror.
     static void StartNode(Ptr<Node> node,
-                          const PerNode& per,
+                          std::shared_ptr<PerNode> per,
                           const std::vector<uint16_t>& udpPorts);
 
     ObjectFactory m_mirrorFactory;
     ObjectFactory m_connectionFactory;
     std::vector<uint16_t> m_udpPorts;
-    std::map<uint32_t, PerNode> m_nodes;
+    std::map<uint32_t, std::shared_ptr<PerNode>> m_nodes;
 };
 
 } // namespace ns3

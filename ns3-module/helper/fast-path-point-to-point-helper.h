@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// FastPathPointToPointHelper: ns-3's PointToPointHelper, whose links are simulated by ns-3
+// or, with the global value FastPathEmulation set, emulated by fastpathd.
+#pragma once
+
+#include "ns3/fast-path-helper.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/queue.h"
+
+#include <chrono>
+
+#include "fastpath/link_params.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fastpath
+ * \brief A drop-in for PointToPointHelper: one script, simulated or emulated.
+ *
+ * Configure it and call Install() exactly as a PointToPointHelper (it is one: tracing
+ * helpers included). With the global value FastPathEmulation false (the default) it builds
+ * what PointToPointHelper builds. With FastPathEmulation true (`--FastPathEmulation=1` on
+ * the command line of a script that calls CommandLine::Parse):
+ *
+ * - setting it also selects the realtime simulator and checksums (the global values
+ *   SimulatorImplementationType and ChecksumEnabled), so it must be set before the first
+ *   node is created, as those are;
+ * - each ns-3 node gets a fastpathd node named TAG-NAME (NAME: the node's name in Names,
+ *   else n<id>; TAG: the global value FastPathTag, default the program's name);
+ * - each Install(a, b) creates an internal link TAG-lK between their fastpathd nodes,
+ *   its ports named after the peer node, emulated with the helper's parameters (the
+ *   device's DataRate with 2 bytes of PPP header per frame, the channel's Delay, the
+ *   queue's MaxSize as drop-tail limit, a RateErrorModel as ReceiveErrorModel as loss;
+ *   see LinkParamsOf);
+ * - each ns-3 node is attached to its fastpathd node by FastPathHelper: one FdNetDevice
+ *   per link port, on the port's control channel, and its routing mirrored into that
+ *   node. The returned devices are in PointToPointHelper's order (a's, then b's).
+ *
+ * Everything created in fastpathd is deleted at Simulator::Destroy(); names starting with
+ * TAG- are deleted at the first Install() (what a crashed run left). fastpathd's socket
+ * is the global value FastPathSocket; the process must be allowed to create nodes and
+ * links there (fastpathd --socket-uid). Install everything before Simulator::Run().
+ */
+class FastPathPointToPointHelper : public PointToPointHelper
+{
+  public:
+    FastPathPointToPointHelper();
+
+    /// As PointToPointHelper::SetQueue (the queue's MaxSize is the link's limit).
+    template <typename... Ts>
+    void SetQueue(std::string type, Ts&&... args);
+    /// As PointToPointHelper::SetDeviceAttribute (DataRate, Mtu, ReceiveErrorModel...).
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    /// As PointToPointHelper::SetChannelAttribute (Delay).
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
+
+    NetDeviceContainer Install(NodeContainer c);
+    NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
+    NetDeviceContainer Install(Ptr<Node> a, std::string bName);
+    NetDeviceContainer Install(std::string aName, Ptr<Node> b);
+    NetDeviceContainer Install(std::string aNode, std::string bNode);
+
+    /// The value of the global value FastPathEmulation.
+    static bool IsEmulated();
+    /// The parameters of the direction of an emulated link that `device` (a
+    /// PointToPointNetDevice) sends into: its DataRate + 2 bytes per frame, the channel's
+    /// Delay, `queue`'s MaxSize, its RateErrorModel (ReceiveErrorModel) as loss.
+    static fastpath::LinkParams LinkParamsOf(Ptr<NetDevice> device,
+                                             Ptr<Channel> channel,
+                                             Ptr<QueueBase> queue);
+    /// Changes of emulated links handed to fastpathd since the simulation started
+    /// (Config::Set of DataRate, Delay..., interfaces set down or up), and the wall clock
+    /// time fastpathd acknowledged the last one.
+    static uint64_t GetFollowedChanges();
+    static std::chrono::steady_clock::time_point GetLastFollowAck();
+    /// The fastpathd node an ns-3 node is on ("" if none: not emulated or not installed).
+    static std::string GetFastPathNodeName(Ptr<Node> node);
+    /// The fastpathd link behind an emulated device ("" if none).
+    static std::string GetFastPathLinkName(Ptr<NetDevice> device);
+    /// The helper attaching the ns-3 nodes (for FastPathHelper::Flush, GetMirror...);
+    /// nullptr when nothing is emulated.
+    static FastPathHelper* GetFastPathHelper();
+
+  private:
+    ObjectFactory m_queueFactory;
+    ObjectFactory m_deviceFactory;
+    ObjectFactory m_channelFactory;
+};
+
+template <typename... Ts>
+void
+FastPathPointToPointHelper::SetQueue(std::string type, Ts&&... args)
+{
+    PointToPointHelper::SetQueue(type, args...);
+    QueueBase::AppendItemTypeIfNotPresent(type, "Packet");
+    m_queueFactory.SetTypeId(type);
+    m_queueFactory.Set(std::forward<Ts>(args)...);
+}
+
+} // namespace ns3

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// One script, simulated or emulated: examples/p2p-line (a line of 4 OLSR routers built with
+// FastPathPointToPointHelper, UDP and ping from node 0 to node 3 with ns-3 applications)
+// run twice, unchanged:
+//
+//   - --FastPathEmulation=0: pure simulation (PointToPointNetDevice, PointToPointChannel);
+//   - --FastPathEmulation=1: in a namespace with a fastpathd that starts with no node but
+//     the default one (and one idle port: fastpathd needs one to start); the script creates its four nodes and three links there
+//     (as nobody: fastpathd --socket-uid), attaches its nodes to them, and deletes them at
+//     Simulator::Destroy().
+//
+// Both runs pass the same end-to-end checks (OLSR converged, the UDP flow and the pings
+// received). Emulated, the data crosses fastpathd's link ports (counters) while the middle
+// routers' ns-3 receives OLSR only, a node left by a crashed run of the same tag is deleted,
+// taking an interface down in ns-3 (Ipv4::SetDown) sets the fastpathd link down, and
+// nothing of the script is left in fastpathd after it exits.
+#include "fast-path-veth-fixture.h"
+
+#include <gtest/gtest.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <thread>
+
+using fastpath::testing::sh;
+using fastpath::testing::Topology;
+using namespace std::chrono_literals;
+using namespace fastpath_ns3_test;
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+const char* kTag = "p2pline";
+const char* kAsNobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
+
+/// The script's arguments common to both runs: 4 routers, 200 UDP datagrams from 10 s,
+/// node 1's interface towards node 2 down at 16 s, stop at 18 s.
+const std::vector<std::string> kScriptArgs = {"--nodes=4",
+                                              "--hello=0.5",
+                                              "--tc=1",
+                                              "--traffic-start=10",
+                                              "--packets=200",
+                                              "--interval=0.02",
+                                              "--down-at=16",
+                                              "--duration=18"};
+
+class P2pLineTest : public FastPathVethFixture
+{
+  protected:
+    void SetUp() override
+    {
+        std::string why;
+        if (!fastpath::testing::havePrivileges(&why))
+        {
+            GTEST_SKIP() << why;
+        }
+        if (access(FASTPATHD_BIN, X_OK) != 0 || access(P2P_LINE_BIN, X_OK) != 0)
+        {
+            GTEST_SKIP() << "fastpathd or p2p-line not built";
+        }
+        topo_ = std::make_unique<Topology>("p2p");
+        R_ = topo_->addNamespace("r");
+        char tmpl[] = "/tmp/fp-ns3-p2p-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+        chmod(dir_.c_str(), 0755);
+        sock_ = dir_ + "/fastpathd.sock";
+        haveNobody_ = getpwnam("nobody") && getgrnam("nogroup") &&
+                      sh(std::string(kAsNobody) + " test -x " + P2P_LINE_BIN) == 0;
+    }
+
+    void TearDown() override
+    {
+        CleanUp({"line.log", "fastpathd.log"});
+    }
+
+    /// fastpathd with no node but the default one, whose one port (an idle veth) is there
+    /// only because fastpathd refuses to start without any port.
+    void StartFastpathd()
+    {
+        S_ = topo_->addNamespace("s");
+        topo_->addVeth(S_, "s0", R_, "idle0");
+        std::vector<std::string> fpd = {FASTPATHD_BIN,
+                                        "--port",
+                                        "idle0",
+                                        "--socket",
+                                        sock_,
+                                        "--log-level",
+                                        "info"};
+        if (haveNobody_)
+        {
+            fpd.insert(fpd.end(),
+                       {"--socket-uid",
+                        std::to_string(getpwnam("nobody")->pw_uid),
+                        "--socket-gid",
+                        std::to_string(getgrnam("nogroup")->gr_gid)});
+        }
+        topo_->spawn(R_, fpd, dir_ + "/fastpathd.log");
+        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
+        {
+            std::this_thread::sleep_for(100ms);
+        }
+        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
+    }
+
+    /// Runs the script (as nobody when it can) until it exits (at most 90 s), calling
+    /// `during` every 100 ms meanwhile; returns its report.
+    std::map<std::string, std::string> RunScript(const std::vector<std::string>& extra,
+                                                 const std::function<void()>& during)
+    {
+        std::vector<std::string> argv = {P2P_LINE_BIN, "--report=" + dir_ + "/line.report"};
+        argv.insert(argv.end(), kScriptArgs.begin(), kScriptArgs.end());
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        if (haveNobody_)
+        {
+            sh("install -m 644 -o nobody /dev/null " + dir_ + "/line.report");
+            argv.insert(argv.begin(),
+                        {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"});
+        }
+        auto t0 = Clock::now();
+        pid_t pid = topo_->spawn(R_, argv, dir_ + "/line.log");
+        bool exited = false;
+        while (Clock::now() - t0 < 90s)
+        {
+            siginfo_t info{};
+            // WNOWAIT: the Topology reaps it (stop), so its PID is never reused meanwhile.
+            if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+            {
+                exited = true;
+                break;
+            }
+            if (during)
+            {
+                during();
+            }
+            std::this_thread::sleep_for(100ms);
+        }
+        const int exitCode = topo_->stop(pid, 20000);
+        seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+        EXPECT_TRUE(exited) << "p2p-line did not exit within 90 s";
+        EXPECT_EQ(exitCode, 0) << Slurp(dir_ + "/line.log").substr(0, 4000);
+        auto report = ReadReport(dir_ + "/line.report");
+        EXPECT_TRUE(report.count("udp_received")) << "report: " << Slurp(dir_ + "/line.report");
+        return report;
+    }
+
+    static double Num(std::map<std::string, std::string>& report, const std::string& key)
+    {
+        auto it = report.find(key);
+        return it == report.end() || it->second.empty() ? -1 : std::stod(it->second);
+    }
+
+    /// What both runs must show: OLSR converged before the traffic, the UDP flow and the
+    /// pings from node 0 reached node 3.
+    void ExpectEndToEnd(std::map<std::string, std::string>& r)
+    {
+        EXPECT_GT(Num(r, "converged_s"), 0) << "node 0 never had a route to node 3";
+        EXPECT_LT(Num(r, "converged_s"), 10) << "OLSR converged after the traffic started";
+        EXPECT_GE(Num(r, "udp_received"), 0.95 * Num(r, "udp_sent"));
+        EXPECT_GE(Num(r, "ping_replies"), 5);
+        EXPECT_GE(Num(r, "n3.ns3_rx_data"), Num(r, "udp_received"));
+        std::cout << "[ p2p-line ] emulated=" << r["emulated"] << " converged at "
+                  << r["converged_s"] << " s, UDP " << r["udp_received"] << "/"
+                  << r["udp_sent"] << ", ping replies " << r["ping_replies"] << " (rtt "
+                  << r["ping_rtt_ms"] << " ms), ns-3 data rx n1 " << r["n1.ns3_rx_data"]
+                  << " n2 " << r["n2.ns3_rx_data"] << ", run " << seconds_ << " s\n";
+    }
+
+    std::vector<std::string> NodesTagged()
+    {
+        std::vector<std::string> out;
+        auto nodes = Query([](auto& c) { return c.nodes(); }, std::vector<fastpath::NodeInfo>{});
+        for (const auto& n : nodes)
+        {
+            if (n.name.rfind(std::string(kTag) + "-", 0) == 0)
+            {
+                out.push_back(n.name);
+            }
+        }
+        return out;
+    }
+
+    bool haveNobody_ = false;
+    double seconds_ = 0;
+};
+
+TEST_F(P2pLineTest, SimulatedLineDeliversEndToEnd)
+{
+    auto r = RunScript({"--FastPathEmulation=0"}, nullptr);
+    EXPECT_EQ(r["emulated"], "0");
+    ExpectEndToEnd(r);
+    // Simulated, the middle routers' ns-3 forwards the data itself.
+    EXPECT_GE(Num(r, "n1.ns3_rx_data"), Num(r, "udp_received"));
+    EXPECT_EQ(r["n1.fastpathd_node"], "");
+}
+
+TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
+{
+    ASSERT_NO_FATAL_FAILURE(StartFastpathd());
+    // What a crashed run of the same script would have left.
+    auto* c = Client();
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(c->createNode({std::string(kTag) + "-stale"}).ok());
+
+    // While it runs: the script's nodes and links, the link ports' counters (n1 sends the
+    // data towards n2 on its port "n2"), the state of link l1 (n1 - n2).
+    std::vector<std::string> seenNodes;
+    uint64_t n1TxToN2 = 0, n2TxToN3 = 0, toControlN1 = 0;
+    bool l1Down = false;
+    const std::string n1 = std::string(kTag) + "-n1", n2 = std::string(kTag) + "-n2";
+    auto during = [&]() {
+        auto now = NodesTagged();
+        if (now.size() > seenNodes.size())
+        {
+            seenNodes = now;
+        }
+        n1TxToN2 = std::max(n1TxToN2, Counter("port n2", "tx_packets", n1));
+        n2TxToN3 = std::max(n2TxToN3, Counter("port n3", "tx_packets", n2));
+        toControlN1 = std::max(toControlN1, Counter("port n2", "to_control", n1));
+        auto links =
+            Query([](auto& cl) { return cl.links(); }, std::vector<fastpath::LinkInfo>{});
+        for (const auto& l : links)
+        {
+            if (l.name == std::string(kTag) + "-l1" && !l.up)
+            {
+                l1Down = true;
+            }
+        }
+    };
+    auto r = RunScript({"--FastPathEmulation=1", "--FastPathSocket=" + sock_,
+                        std::string("--FastPathTag=") + kTag},
+                       during);
+    EXPECT_EQ(r["emulated"], "1");
+    ExpectEndToEnd(r);
+
+    // The script's four nodes (the stale one deleted before they were created).
+    EXPECT_EQ(seenNodes.size(), 4u) << ::testing::PrintToString(seenNodes);
+    EXPECT_EQ(std::count(seenNodes.begin(), seenNodes.end(), std::string(kTag) + "-stale"), 0);
+    EXPECT_EQ(r["n1.fastpathd_node"], n1);
+    // The data went through fastpathd's link ports; the middle routers' ns-3 saw only the
+    // first frames, punted while their next hop was not yet resolved (OLSR speaks in
+    // broadcasts: the first unicast frame is what makes ns-3 ask ARP), of 210 per node.
+    const double received = Num(r, "udp_received");
+    EXPECT_GE(double(n1TxToN2), received);
+    EXPECT_GE(double(n2TxToN3), received);
+    EXPECT_LE(Num(r, "n1.ns3_rx_data"), 10);
+    EXPECT_LE(Num(r, "n2.ns3_rx_data"), 10);
+    EXPECT_GT(Num(r, "n1.ns3_rx_other"), 0) << "n1's ns-3 received no OLSR";
+    // Ipv4::SetDown on n1's interface towards n2 set link l1 down in fastpathd.
+    EXPECT_TRUE(l1Down);
+    EXPECT_GT(Num(r, "down_latency_us"), 0);
+    EXPECT_LE(Num(r, "down_latency_us"), 10000);
+    std::cout << "[ p2p-line ] fastpathd: n1 port n2 tx " << n1TxToN2 << ", n2 port n3 tx "
+              << n2TxToN3 << ", n1 port n2 to ns-3 " << toControlN1
+              << "; interface down -> link down acknowledged after " << r["down_latency_us"]
+              << " us\n";
+    // Nothing of the script is left in fastpathd.
+    EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
+    auto links = Query([](auto& cl) { return cl.links(); }, std::vector<fastpath::LinkInfo>{});
+    EXPECT_TRUE(links.empty());
+}
+
+} // namespace

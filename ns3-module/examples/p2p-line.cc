@@ -16,8 +16,9 @@
 // replies, when node 0 first had a route to the last node, and per node the frames ns-3
 // received at its IPv4 layer: data (this UDP flow and the pings) and the others (OLSR).
 // --down-at=T takes node 1's interface towards node 2 down at T seconds (Ipv4::SetDown);
-// --delay-at=T sets every channel's Delay to --new-delay at T (Config::Set). Emulated, both
-// reach fastpathd (the link down, its delay) and the report says how long after the call.
+// --delay-at=T sets every channel's Delay to --new-delay at T, --rate-at=T node 1's devices'
+// DataRate to --new-rate (Config::Set). Emulated, these reach fastpathd (the link down, its
+// delay and rate) and the report says how long after the call fastpathd had them.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-point-to-point-helper.h" // fast path
@@ -91,6 +92,8 @@ main(int argc, char* argv[])
     double downAt = 0;
     double delayAt = 0;
     std::string newDelay = "5ms";
+    double rateAt = 0;
+    std::string newRate = "10Mbps";
     CommandLine cmd(__FILE__);
     cmd.AddValue("nodes", "routers in the line", nNodes);
     cmd.AddValue("duration", "seconds to run", duration);
@@ -103,6 +106,8 @@ main(int argc, char* argv[])
     cmd.AddValue("down-at", "take node 1's interface towards node 2 down then (0: never)", downAt);
     cmd.AddValue("delay-at", "set every channel's Delay to --new-delay then (0: never)", delayAt);
     cmd.AddValue("new-delay", "the Delay --delay-at sets", newDelay);
+    cmd.AddValue("rate-at", "set node 1's devices' DataRate to --new-rate then (0: never)", rateAt);
+    cmd.AddValue("new-rate", "the DataRate --rate-at sets", newRate);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(nNodes < 2, "--nodes: at least 2");
     Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
@@ -170,7 +175,7 @@ main(int argc, char* argv[])
 
     // Changes made the ns-3 way while the script runs; emulated, they reach fastpathd.
     Clock::time_point changedAt;
-    double downLatencyUs = -1, delayLatencyUs = -1;
+    double downLatencyUs = -1, delayLatencyUs = -1, rateLatencyUs = -1;
     auto latencyOf = [&changedAt](uint64_t before, double* out) {
         // Emulated: how long after the call fastpathd acknowledged it (checked 50 ms later).
         Simulator::Schedule(MilliSeconds(50), [before, out, &changedAt]() {
@@ -202,6 +207,17 @@ main(int argc, char* argv[])
         });
     }
 
+    if (rateAt > 0)
+    {
+        Simulator::Schedule(Seconds(rateAt), [&]() {
+            uint64_t before = FastPathPointToPointHelper::GetFollowedChanges();
+            changedAt = Clock::now();
+            Config::Set("/NodeList/1/DeviceList/*/$ns3::PointToPointNetDevice/DataRate",
+                        StringValue(newRate));
+            latencyOf(before, &rateLatencyUs);
+        });
+    }
+
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
 
@@ -215,7 +231,8 @@ main(int argc, char* argv[])
         << "ping_replies=" << pingReplies << "\n"
         << "ping_rtt_ms=" << (pingReplies ? 1000 * rttSum / pingReplies : -1) << "\n"
         << "down_latency_us=" << downLatencyUs << "\n"
-        << "delay_latency_us=" << delayLatencyUs << "\n";
+        << "delay_latency_us=" << delayLatencyUs << "\n"
+        << "rate_latency_us=" << rateLatencyUs << "\n";
     for (uint32_t i = 0; i < nNodes; ++i)
     {
         out << "n" << i << ".ns3_rx_data=" << g_seen[i].data << "\n"

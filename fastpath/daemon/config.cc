@@ -44,7 +44,7 @@ const OptionSpec kOptions[] = {
      "                   CONTROL frames are never limited; 0 = unlimited (default 10000)"},
     {"punt-burst", true, "N     per port: punts allowed at once above --punt-rate (default 256)"},
     {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
-    {"idle-poll-us", true, "N    poll() this long when idle; 0 = always spin (default 1000)"},
+    {"idle-poll-us", true, "N    sleep at most this long in poll() when idle; 0 = always spin (default 100000)"},
     {"rt-priority", true,
      "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
      "                   NAPI thread of a served port on a worker's CPU (default auto)"},
@@ -465,7 +465,7 @@ Status validateConfig(const Config& c) {
     problems.push_back("--punt-rate " + std::to_string(c.punt_rate) +
                        " is below one frame/s per worker (" + std::to_string(c.queues) +
                        " workers share it): raise it, or 0 for unlimited");
-  if (c.busy_poll && c.idle_poll_us != 1000 && c.idle_poll_us != 0)
+  if (c.busy_poll && c.idle_poll_us != Config::kDefaultIdlePollUs && c.idle_poll_us != 0)
     problems.push_back("--busy-poll and --idle-poll-us contradict each other: busy polling spins");
   if (c.rt_priority > 0 && (c.idle_poll_us == 0 || c.busy_poll))
     problems.push_back(

@@ -44,7 +44,11 @@ struct Config {
   uint64_t punt_rate = 10000;
   uint32_t punt_burst = 256;
   bool busy_poll = false;
-  uint32_t idle_poll_us = 1000;  ///< sleep in poll() when idle; 0 = spin always
+  /// Longest sleep in poll() when idle; 0 = spin always. Frames, client frames (the relay
+  /// wakes the worker), emulated arrivals and stop end the sleep earlier, so this only
+  /// bounds how often an idle worker wakes up for nothing.
+  uint32_t idle_poll_us = kDefaultIdlePollUs;
+  static constexpr uint32_t kDefaultIdlePollUs = 100000;
   /// SCHED_FIFO priority of the workers: N fixed, 0 off, kRtAuto = one above a real-time
   /// NAPI thread of a served port that shares a worker's CPU (re-checked every second).
   int rt_priority = -1;

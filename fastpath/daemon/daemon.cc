@@ -155,7 +155,8 @@ Status Daemon::startWorkers() {
   // Client frames of a port are transmitted by worker 0 (queue 0 of every port): one
   // producer per TX ring.
   std::vector<ControlRelay::Route> routes;
-  for (auto& c : channels_) routes.push_back({c.get(), &workers_[0]->controlTxQueue()});
+  for (auto& c : channels_)
+    routes.push_back({c.get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd()});
   relay_ = std::make_unique<ControlRelay>(routes);
   if (auto st = relay_->start(); !st) return st;
   for (auto& w : workers_)

@@ -594,7 +594,9 @@ Result<int> Daemon::portChannelFd(PortId port) {
     // the link ports a control plane drives.
     auto ch = ControlChannel::create(port, lp.info.node + "/" + lp.info.ifname);
     if (!ch) return ch.error();
-    if (auto st = relay_->addChannel(ch->get(), &workers_[0]->controlTxQueue()); !st)
+    if (auto st = relay_->addChannel(ch->get(), &workers_[0]->controlTxQueue(),
+                                     workers_[0]->wakeFd());
+        !st)
       return st.error();
     lp.channel = std::move(*ch);
     publishLinkTables();

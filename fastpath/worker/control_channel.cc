@@ -116,8 +116,9 @@ void ControlRelay::stop() {
   thread_.join();
 }
 
-Status ControlRelay::addChannel(ControlChannel* channel, SpscRing<ControlTxFrame>* queue) {
-  auto r = std::make_unique<Route>(Route{channel, queue});
+Status ControlRelay::addChannel(ControlChannel* channel, SpscRing<ControlTxFrame>* queue,
+                                int wake_fd) {
+  auto r = std::make_unique<Route>(Route{channel, queue, wake_fd});
   if (epoll_fd_ >= 0)
     if (auto st = watch(r.get()); !st) return st;
   routes_.push_back(std::move(r));
@@ -138,6 +139,7 @@ void ControlRelay::removeChannel(ControlChannel* channel) {
 
 void ControlRelay::drain(Route& r, uint8_t* scratch) {
   ControlChannel* ch = r.channel;
+  uint32_t queued = 0;
   // Drain up to a bounded number of messages per wakeup so one busy client cannot
   // starve the others.
   for (int k = 0; k < 256; ++k) {
@@ -163,8 +165,16 @@ void ControlRelay::drain(Route& r, uint8_t* scratch) {
     slot->port = ch->port();
     slot->len = uint32_t(len);
     r.queue->publish();
+    ++queued;
     ch->from_client.fetch_add(1, std::memory_order_relaxed);
     ch->from_client_bytes.fetch_add(uint64_t(len), std::memory_order_relaxed);
+  }
+  // The worker may be asleep (it sleeps long when idle): wake it for the frames.
+  if (queued && r.wake_fd >= 0) {
+    const uint64_t one = 1;
+    if (write(r.wake_fd, &one, sizeof(one)) < 0) {
+      // EAGAIN: the counter is saturated, the worker has wake-ups pending anyway.
+    }
   }
 }
 

@@ -85,13 +85,14 @@ class ControlRelay {
   struct Route {
     ControlChannel* channel;
     SpscRing<ControlTxFrame>* queue;  ///< the owning worker's control TX queue
+    int wake_fd = -1;                 ///< the owning worker's wake-up eventfd (Worker::wakeFd)
   };
   explicit ControlRelay(std::vector<Route> routes);
   ~ControlRelay();
   Status start();
   void stop();
   /// Control thread: relays the channel's client frames to `queue` from now on.
-  Status addChannel(ControlChannel* channel, SpscRing<ControlTxFrame>* queue);
+  Status addChannel(ControlChannel* channel, SpscRing<ControlTxFrame>* queue, int wake_fd = -1);
   /// Control thread: stops relaying the channel; returns once the relay thread no longer
   /// touches it (the channel may then be destroyed).
   void removeChannel(ControlChannel* channel);

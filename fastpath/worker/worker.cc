@@ -6,8 +6,10 @@
 
 #include "userspace_classifier.h"
 
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cassert>
 #include <cerrno>
@@ -71,12 +73,16 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   tx_out_.assign(np, 0);
   punt_bucket_.assign(max_ports_, TokenBucket(options_.punt_rate, options_.punt_burst));
   port_fib_.assign(np, &fib);
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   link_rx_.resize(options_.batch_size * 2);
   link_arrival_.resize(options_.batch_size * 2);
   publishAccounting();
 }
 
-Worker::~Worker() { stop(); }
+Worker::~Worker() {
+  stop();
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
 
 void Worker::publishAccounting() {
   uint64_t s = acct_seq_.load(std::memory_order_relaxed);

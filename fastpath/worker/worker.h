@@ -177,6 +177,9 @@ class Worker {
 
   /// Producer: the control relay thread. Frames to transmit on one of this worker's ports.
   SpscRing<ControlTxFrame>& controlTxQueue() { return ctrl_tx_; }
+  /// An eventfd that wakes the worker from its idle sleep (the relay writes it after
+  /// queueing client frames; stop() too), so the idle sleep can be long.
+  int wakeFd() const { return wake_fd_; }
   /// Consumer: the control thread.
   SpscRing<WorkerEvent>& events() { return events_; }
 
@@ -294,6 +297,7 @@ class Worker {
   uint64_t rt_hold_ns_ = 0;       // worker thread only: current hold (doubles under overload)
   uint64_t rt_unboost_ns_ = 0;    // worker thread only: when it last went back under NAPI
   std::atomic<bool> stop_{false};
+  int wake_fd_ = -1;
   std::thread thread_;
 };
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -113,6 +114,12 @@ void Worker::adaptRtPriority(int below) {
 
 void Worker::stop() {
   stop_.store(true, std::memory_order_release);
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    if (write(wake_fd_, &one, sizeof(one)) < 0) {
+      // The counter is full only if nobody ever read it: the worker is awake anyway.
+    }
+  }
   if (thread_.joinable()) thread_.join();
 }
 
@@ -124,6 +131,7 @@ void Worker::run() {
   }
   std::vector<pollfd> pfds;
   for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
+  if (wake_fd_ >= 0) pfds.push_back({wake_fd_, POLLIN, 0});
   // Emulated links wake the worker at their frames' arrival times: the default 50 us of
   // timer slack would be the emulation's error.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -170,7 +178,13 @@ void Worker::run() {
     if (until_arrival != ~0ull)
       sleep_ns = std::min(sleep_ns, until_arrival - options_.emulation_spin_ns / 2);
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
-    ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
+    if (ppoll(pfds.data(), pfds.size(), &timeout, nullptr) > 0 && wake_fd_ >= 0 &&
+        (pfds.back().revents & POLLIN)) {
+      uint64_t v;
+      if (read(wake_fd_, &v, sizeof(v)) < 0) {
+        // EAGAIN: another wake-up was read already; nothing to do.
+      }
+    }
     reader.online();
   }
   pr_debug("worker %u: stopped", options_.index);

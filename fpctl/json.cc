@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "json.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace fastpath::ctrl::fpctl {
 
@@ -84,6 +86,17 @@ JsonWriter& JsonWriter::value(int64_t v) {
 JsonWriter& JsonWriter::value(bool v) {
   separator();
   out_ += v ? "true" : "false";
+  return *this;
+}
+JsonWriter& JsonWriter::value(double v) {
+  if (!std::isfinite(v)) return null();
+  separator();
+  char buf[32];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  out_ += buf;
   return *this;
 }
 JsonWriter& JsonWriter::null() {

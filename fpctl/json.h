@@ -22,6 +22,8 @@ class JsonWriter {
   JsonWriter& value(uint32_t v) { return value(static_cast<uint64_t>(v)); }
   JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
   JsonWriter& value(bool v);
+  /// Shortest form that reads back the same ("0.01", "1e-06"); null when not finite.
+  JsonWriter& value(double v);
   JsonWriter& null();
   const std::string& str() const { return out_; }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// fpctl link: list, show, add, del, set — the links between fastpathd's nodes.
+// fpctl link: list, show, add, del, set — the links between fastpathd's nodes and the
+// emulation of each of their directions (rate, delay, jitter, queue, loss, ...).
 #include <cerrno>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "fastpath/link_params.h"
 #include "fpctl.h"
 #include "json.h"
 
@@ -15,31 +18,183 @@ namespace {
 const char* kLinkHelp =
     R"(Usage: fpctl link list [--json]
        fpctl link show NAME [--json]
-       fpctl link add NAME A-NODE[:PORT] B-NODE[:PORT] [--mtu N]
+       fpctl link add NAME A-NODE[:PORT] B-NODE[:PORT] [--mtu N] [PARAMETER...]
        fpctl link del NAME
        fpctl link set NAME up|down
+       fpctl link set NAME [a-to-b|b-to-a] PARAMETER... [up|down]
 
   A link joins two nodes of fastpathd point to point: each end is a port of its node
   (`fpctl --node A-NODE ports` lists it with its link), usable in routes and
-  neighbours like an interface port.
+  neighbours like an interface port. Each direction (a-to-b: frames sent by the A end)
+  may be emulated, with tc's words and units.
 
-  list   every link: state and both ends (node:port and port id)
-  show   one link with both ends' MAC and MTU
+  list   every link: state, both ends (node:port and port id), and a short summary of
+         the emulation (both directions, or "a-to-b ...; b-to-a ..." when they differ)
+  show   one link: both ends' MAC and MTU, then a table per direction of what is
+         configured (rate, delay, jitter, loss, queue limit) and what was measured since
+         the link was created (frames sent, delivered, queue and loss drops, drop ratio,
+         queue depth now, time in the queue p50/p99), and how late fastpathd's workers
+         released emulated frames (p50/p99/max)
   add    creates a link, up; PORT names the end's port inside its node (default: the
          link's name); MACs are generated; --mtu N sets both ends' MTU (68..65535,
-         default 1500)
+         default 1500); PARAMETERs emulate both directions
   del    deletes a link and its two ports (routes and neighbours through them go too)
   set    up or down: a link that is down passes no frame (counted) and each node's
-         subscribers get a port-down event for its end (`fpctl --node A-NODE monitor`)
+         subscribers get a port-down event for its end (`fpctl --node A-NODE monitor`);
+         PARAMETERs change the emulation of both directions, or of a-to-b or b-to-a
+         only: only the parameters named change (fpctl reads the link's current ones
+         first); frames already in the link keep their times
+
+  PARAMETERs (tc's units; a bare time is in microseconds, as with tc):
+    rate RATE          10mbit, 1gbit, 100kbit, 1mbps (bytes/s); unlimited: no rate limit
+    overhead BYTES     added to each frame's length for the rate (24: Ethernet's preamble,
+                       gap and FCS; 2: ns-3's PointToPointNetDevice)
+    delay TIME         5ms, 100us, 1s (at most 60s)
+    jitter TIME        added to or taken from the delay, per frame
+    distribution D     uniform (default), normal or paretonormal
+    reorder | no-reorder  jitter may reorder frames (not by default)
+    limit PACKETS      drop-tail queue in front of the rate, 1..1000000 (default 100)
+    limit-bytes SIZE   and in bytes: 64kb, 1mb (default: none)
+    loss P             1%, 0.5% or 0.01: Bernoulli loss
+    gemodel P [R [1-H [1-K]]]  Gilbert-Elliott loss, as netem (replaces loss)
+    duplicate P        probability a frame is sent twice
+    corrupt P          probability one bit of a frame is flipped
+    seed N             the random stream (default: derived from link and direction)
 
   NAME, node and port names: 1 to 31 characters of letters, digits, '_', '.' and '-'.
-  add, del and set need root, the socket's owner (fastpathd --socket-uid) or an allowed
-  uid (exit status 4 otherwise); an unknown node or link is exit status 1.
+  A bad parameter is exit status 2 (nothing is sent). add, del and set need root, the
+  socket's owner (fastpathd --socket-uid) or an allowed uid (exit status 4 otherwise);
+  an unknown node or link, or a value fastpathd refuses, is exit status 1.
 )";
+
+/// A parameter fpctl cannot read: the message and where the words are explained (the
+/// whole help would bury the message), exit status 2.
+int badParameter(const std::string& what, const Error& e) {
+  std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),
+               e.message.c_str());
+  return kExitUsage;
+}
 
 std::string endText(const LinkInfo::End& e) {
   return e.node + ":" + e.port + " (port " + std::to_string(e.id) + ")";
 }
+
+// ---- what is configured, in words ----
+
+std::string lossText(const LinkParams& p) {
+  if (p.gilbert_elliott)
+    return "gemodel " + formatProbability(p.ge_p) + " " + formatProbability(p.ge_r) + " " +
+           formatProbability(p.ge_loss_bad) + " " + formatProbability(p.ge_loss_good);
+  return p.loss > 0 ? formatProbability(p.loss) : "-";
+}
+
+std::string jitterText(const LinkParams& p) {
+  if (!p.jitter_ns) return "-";
+  std::string s = formatTime(p.jitter_ns);
+  if (p.jitter_dist != LinkParams::Jitter::kUniform)
+    s += std::string(" ") + jitterDistributionName(p.jitter_dist);
+  if (p.reorder) s += " reorder";
+  return s;
+}
+
+std::string limitText(const LinkParams& p) {
+  std::string s = std::to_string(p.limit_packets) + " packets";
+  if (p.limit_bytes) s += ", " + std::to_string(p.limit_bytes) + " B";
+  return s;
+}
+
+/// The parameters that differ from a link that passes frames at once, as words: "rate
+/// 10mbit delay 5ms loss 1%"; "-" for none.
+std::string summary(const LinkParams& p) {
+  const LinkParams d;
+  std::string s;
+  auto add = [&](const std::string& w) { s += (s.empty() ? "" : " ") + w; };
+  if (p.rate_bps) add("rate " + formatRate(p.rate_bps));
+  if (p.overhead_bytes) add("overhead " + std::to_string(p.overhead_bytes));
+  if (p.delay_ns) add("delay " + formatTime(p.delay_ns));
+  if (p.jitter_ns) add("jitter " + jitterText(p));
+  if (p.gilbert_elliott || p.loss > 0) add(p.gilbert_elliott ? lossText(p) : "loss " + lossText(p));
+  if (p.duplicate > 0) add("duplicate " + formatProbability(p.duplicate));
+  if (p.corrupt > 0) add("corrupt " + formatProbability(p.corrupt));
+  if (p.limit_packets != d.limit_packets) add("limit " + std::to_string(p.limit_packets));
+  if (p.limit_bytes) add("limit-bytes " + std::to_string(p.limit_bytes));
+  if (p.seed) add("seed " + std::to_string(p.seed));
+  return s.empty() ? "-" : s;
+}
+
+std::string linkSummary(const LinkInfo& l) {
+  if (l.a_to_b == l.b_to_a) return summary(l.a_to_b);
+  return "a-to-b " + summary(l.a_to_b) + "; b-to-a " + summary(l.b_to_a);
+}
+
+// ---- what was measured ----
+
+uint64_t drops(const LinkDirectionStats& s) {
+  return s.queue_drops + s.loss_drops + s.full_drops + s.link_down_drops;
+}
+
+/// Frames dropped (queue, loss, emulation capacity, link down) per frame offered to the
+/// direction (sent while it was up, tx_packets, and while it was down); negative when none
+/// was.
+double dropRatio(const LinkDirectionStats& s) {
+  const uint64_t offered = s.tx_packets + s.link_down_drops;
+  return offered ? double(drops(s)) / double(offered) : -1;
+}
+
+std::string ratioText(const LinkDirectionStats& s) {
+  const double r = dropRatio(s);
+  if (r < 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f%%", r * 100);
+  return b;
+}
+
+/// A measured time, three significant digits: "41.7ms", "3.07us", "850ns".
+std::string shortTime(uint64_t ns) {
+  static const struct {
+    double scale;
+    const char* unit;
+  } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+  char b[32];
+  for (const auto& u : units) {
+    // 999,600 ns is "1ms", not "1e+03us": a value that rounds up to 1000 takes the unit above.
+    if (double(ns) >= u.scale * 0.9995) {
+      std::snprintf(b, sizeof b, "%.3g%s", double(ns) / u.scale, u.unit);
+      return b;
+    }
+  }
+  return std::to_string(ns) + "ns";
+}
+
+std::string sojournText(const LinkDirectionStats& s, uint64_t ns) {
+  return s.enqueued || ns ? shortTime(ns) : "-";
+}
+
+/// fastpathd's "worker N" counter sets: how late the emulation released frames.
+struct Lateness {
+  uint64_t worker = 0;
+  uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0, late_frames = 0;
+};
+
+std::vector<Lateness> latenessFrom(const std::vector<CounterSet>& sets) {
+  std::vector<Lateness> out;
+  for (const auto& set : sets) {
+    if (set.scope.rfind("worker ", 0) != 0) continue;
+    Lateness l;
+    l.worker = std::strtoull(set.scope.c_str() + 7, nullptr, 10);
+    bool any = false;
+    for (const auto& [name, v] : set.counters) {
+      if (name == "emu_lateness_p50_ns") l.p50_ns = v, any = true;
+      if (name == "emu_lateness_p99_ns") l.p99_ns = v, any = true;
+      if (name == "emu_lateness_max_ns") l.max_ns = v, any = true;
+      if (name == "emu_late_frames") l.late_frames = v, any = true;
+    }
+    if (any) out.push_back(l);
+  }
+  return out;
+}
+
+// ---- JSON ----
 
 void endJson(JsonWriter& w, const LinkInfo::End& e) {
   w.beginObject()
@@ -56,13 +211,189 @@ void endJson(JsonWriter& w, const LinkInfo::End& e) {
       .endObject();
 }
 
-void linkJson(JsonWriter& w, const LinkInfo& l) {
+void paramsJson(JsonWriter& w, const LinkParams& p) {
+  w.beginObject()
+      .key("rate_bps")
+      .value(p.rate_bps)
+      .key("overhead_bytes")
+      .value(p.overhead_bytes)
+      .key("delay_ns")
+      .value(p.delay_ns)
+      .key("jitter_ns")
+      .value(p.jitter_ns)
+      .key("distribution")
+      .value(jitterDistributionName(p.jitter_dist))
+      .key("reorder")
+      .value(p.reorder)
+      .key("limit_packets")
+      .value(p.limit_packets)
+      .key("limit_bytes")
+      .value(p.limit_bytes)
+      .key("loss")
+      .value(p.gilbert_elliott ? 0.0 : p.loss)
+      .key("gemodel");
+  if (p.gilbert_elliott)
+    w.beginObject()
+        .key("p")
+        .value(p.ge_p)
+        .key("r")
+        .value(p.ge_r)
+        .key("loss_bad")
+        .value(p.ge_loss_bad)
+        .key("loss_good")
+        .value(p.ge_loss_good)
+        .endObject();
+  else
+    w.null();
+  w.key("duplicate")
+      .value(p.duplicate)
+      .key("corrupt")
+      .value(p.corrupt)
+      .key("seed")
+      .value(p.seed)
+      .key("text")
+      .value(formatLinkParams(p))
+      .endObject();
+}
+
+void statsJson(JsonWriter& w, const LinkDirectionStats& s) {
+  w.beginObject()
+      .key("tx_packets")
+      .value(s.tx_packets)
+      .key("tx_bytes")
+      .value(s.tx_bytes)
+      .key("enqueued")
+      .value(s.enqueued)
+      .key("delivered")
+      .value(s.delivered)
+      .key("queue_drops")
+      .value(s.queue_drops)
+      .key("loss_drops")
+      .value(s.loss_drops)
+      .key("full_drops")
+      .value(s.full_drops)
+      .key("link_down_drops")
+      .value(s.link_down_drops)
+      .key("duplicated")
+      .value(s.duplicated)
+      .key("corrupted")
+      .value(s.corrupted)
+      .key("depth_packets")
+      .value(s.depth_packets)
+      .key("depth_bytes")
+      .value(s.depth_bytes)
+      .key("in_flight")
+      .value(s.in_flight)
+      .key("sojourn_p50_ns")
+      .value(s.sojourn_p50_ns)
+      .key("sojourn_p99_ns")
+      .value(s.sojourn_p99_ns)
+      .key("sojourn_max_ns")
+      .value(s.sojourn_max_ns)
+      .key("drop_ratio");
+  if (dropRatio(s) < 0)
+    w.null();
+  else
+    w.value(dropRatio(s));
+  w.endObject();
+}
+
+void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lateness = nullptr) {
   w.beginObject().key("name").value(l.name).key("up").value(l.up).key("a");
   endJson(w, l.a);
   w.key("b");
   endJson(w, l.b);
+  for (int d = 0; d < 2; ++d) {
+    w.key(d == 0 ? "a_to_b" : "b_to_a").beginObject().key("configured");
+    paramsJson(w, d == 0 ? l.a_to_b : l.b_to_a);
+    w.key("measured");
+    statsJson(w, d == 0 ? l.a_to_b_stats : l.b_to_a_stats);
+    w.endObject();
+  }
+  if (lateness) {
+    w.key("emulation_lateness").beginArray();
+    for (const auto& x : *lateness)
+      w.beginObject()
+          .key("worker")
+          .value(x.worker)
+          .key("p50_ns")
+          .value(x.p50_ns)
+          .key("p99_ns")
+          .value(x.p99_ns)
+          .key("max_ns")
+          .value(x.max_ns)
+          .key("late_frames")
+          .value(x.late_frames)
+          .endObject();
+    w.endArray();
+  }
   w.endObject();
 }
+
+// ---- text ----
+
+void row(const char* label, const std::string& ab, const std::string& ba) {
+  std::printf("    %-15s %-24s %s\n", label, ab.c_str(), ba.c_str());
+}
+
+std::string count(uint64_t v) { return std::to_string(v); }
+
+void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
+  std::printf("link %s %s\n", l.name.c_str(), l.up ? "up" : "down");
+  for (const auto* e : {&l.a, &l.b})
+    std::printf("  %s: node %s port %s id %u %s mtu %u\n", e == &l.a ? "a" : "b", e->node.c_str(),
+                e->port.c_str(), e->id, e->mac.toString().c_str(), e->mtu);
+  const LinkParams& pa = l.a_to_b;
+  const LinkParams& pb = l.b_to_a;
+  const LinkDirectionStats& sa = l.a_to_b_stats;
+  const LinkDirectionStats& sb = l.b_to_a_stats;
+  std::printf("\n    %-15s %-24s %s\n", "",
+              ("a-to-b (" + l.a.node + " -> " + l.b.node + ")").c_str(),
+              ("b-to-a (" + l.b.node + " -> " + l.a.node + ")").c_str());
+  std::printf("  configured\n");
+  row("rate", formatRate(pa.rate_bps), formatRate(pb.rate_bps));
+  if (pa.overhead_bytes || pb.overhead_bytes)
+    row("overhead", count(pa.overhead_bytes) + " B", count(pb.overhead_bytes) + " B");
+  row("delay", formatTime(pa.delay_ns), formatTime(pb.delay_ns));
+  row("jitter", jitterText(pa), jitterText(pb));
+  row("loss", lossText(pa), lossText(pb));
+  if (pa.duplicate > 0 || pb.duplicate > 0)
+    row("duplicate", formatProbability(pa.duplicate), formatProbability(pb.duplicate));
+  if (pa.corrupt > 0 || pb.corrupt > 0)
+    row("corrupt", formatProbability(pa.corrupt), formatProbability(pb.corrupt));
+  row("limit", limitText(pa), limitText(pb));
+  if (pa.seed || pb.seed)
+    row("seed", pa.seed ? count(pa.seed) : "-", pb.seed ? count(pb.seed) : "-");
+  std::printf("  measured\n");
+  row("sent", count(sa.tx_packets), count(sb.tx_packets));
+  row("delivered", count(sa.delivered), count(sb.delivered));
+  row("queue drops", count(sa.queue_drops), count(sb.queue_drops));
+  row("loss drops", count(sa.loss_drops), count(sb.loss_drops));
+  if (sa.link_down_drops || sb.link_down_drops)
+    row("link-down drops", count(sa.link_down_drops), count(sb.link_down_drops));
+  if (sa.full_drops || sb.full_drops) row("full drops", count(sa.full_drops), count(sb.full_drops));
+  if (sa.duplicated || sb.duplicated) row("duplicated", count(sa.duplicated), count(sb.duplicated));
+  if (sa.corrupted || sb.corrupted) row("corrupted", count(sa.corrupted), count(sb.corrupted));
+  row("drop ratio", ratioText(sa), ratioText(sb));
+  row("depth", count(sa.depth_packets) + " packets, " + count(sa.depth_bytes) + " B",
+      count(sb.depth_packets) + " packets, " + count(sb.depth_bytes) + " B");
+  row("in flight", count(sa.in_flight), count(sb.in_flight));
+  row("sojourn p50", sojournText(sa, sa.sojourn_p50_ns), sojournText(sb, sb.sojourn_p50_ns));
+  row("sojourn p99", sojournText(sa, sa.sojourn_p99_ns), sojournText(sb, sb.sojourn_p99_ns));
+  if (!lateness.empty()) {
+    // Per worker, over every link it emulates: how much later than their arrival time
+    // frames were handed on.
+    std::printf("  emulation lateness\n");
+    for (const auto& x : lateness) {
+      const std::string w = "worker " + count(x.worker);
+      std::printf("    %-15s p50 %s  p99 %s  max %s  late frames %" PRIu64 "\n", w.c_str(),
+                  shortTime(x.p50_ns).c_str(), shortTime(x.p99_ns).c_str(),
+                  shortTime(x.max_ns).c_str(), x.late_frames);
+    }
+  }
+}
+
+// ---- commands ----
 
 /// "r1" or "r1:eth-r2"; an empty port is the link's name (fastpathd's default too).
 Result<LinkEndSpec> parseEnd(const std::string& text, const std::string& link, const char* which) {
@@ -77,6 +408,154 @@ Result<LinkEndSpec> parseEnd(const std::string& text, const std::string& link, c
   return e;
 }
 
+const LinkInfo* findLink(const std::vector<LinkInfo>& links, const std::string& name) {
+  for (const auto& l : links)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+Error noLink(const std::string& name) {
+  return makeError(-ENOENT, "no link '" + name + "' (`fpctl link list` lists them)");
+}
+
+int listOrShow(const Global& g, Session& s, const std::string& cmd,
+               const std::vector<std::string>& a) {
+  if (cmd != "show" && !a.empty())
+    return usage("link list: unexpected argument '" + a[0] + "'", kLinkHelp);
+  if (cmd == "show" && a.size() != 1)
+    return usage("link show: expected exactly one NAME", kLinkHelp);
+  if (int rc = s.connect(false)) return rc;
+  auto ls = s.client().links();
+  if (!ls) return fail(ls.error(), true);
+  if (cmd == "show") {
+    const LinkInfo* found = findLink(ls.value(), a[0]);
+    if (!found) return fail(noLink(a[0]), true);
+    // The workers' lateness is in the default node's counters (the connection's node).
+    auto st = s.client().stats();
+    if (!st) return fail(st.error(), true);
+    const auto lateness = latenessFrom(st.value());
+    if (g.json) {
+      JsonWriter w;
+      linkJson(w, *found, &lateness);
+      std::printf("%s\n", w.str().c_str());
+    } else {
+      showText(*found, lateness);
+    }
+    return kExitOk;
+  }
+  if (g.json) {
+    JsonWriter w;
+    w.beginArray();
+    for (const auto& l : ls.value()) linkJson(w, l);
+    w.endArray();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("%-16s %-5s %-32s %-32s %s\n", "NAME", "STATE", "A", "B", "EMULATION");
+    for (const auto& l : ls.value())
+      std::printf("%-16s %-5s %-32s %-32s %s\n", l.name.c_str(), l.up ? "up" : "down",
+                  endText(l.a).c_str(), endText(l.b).c_str(), linkSummary(l).c_str());
+  }
+  return kExitOk;
+}
+
+int add(const Global& g, Session& s, std::vector<std::string> a) {
+  std::string mtu_s;
+  bool has_mtu = takeFlag(a, "--mtu", &mtu_s);
+  if (a.size() < 3)
+    return usage("link add: expected NAME A-NODE[:PORT] B-NODE[:PORT] [PARAMETER...]", kLinkHelp);
+  if (std::string why = nameProblem(a[0]); !why.empty())
+    return usage("link add: " + why, kLinkHelp);
+  LinkSpec spec;
+  spec.name = a[0];
+  auto ea = parseEnd(a[1], spec.name, "A");
+  if (!ea) return usage(ea.error().message, kLinkHelp);
+  auto eb = parseEnd(a[2], spec.name, "B");
+  if (!eb) return usage(eb.error().message, kLinkHelp);
+  if (ea->node == eb->node)
+    return usage("link add: both ends are in node " + ea->node + "; a link joins two nodes",
+                 kLinkHelp);
+  spec.a = *ea;
+  spec.b = *eb;
+  if (has_mtu) {
+    char* end = nullptr;
+    unsigned long mtu = std::strtoul(mtu_s.c_str(), &end, 10);
+    if (mtu_s.empty() || *end || mtu < 68 || mtu > 65535)
+      return usage("--mtu: '" + mtu_s + "' is not an MTU (68..65535)", kLinkHelp);
+    spec.a.mtu = spec.b.mtu = static_cast<uint32_t>(mtu);
+  }
+  const std::vector<std::string> words(a.begin() + 3, a.end());
+  if (auto st = applyLinkParamWords(words, &spec.a_to_b); !st)
+    return badParameter("link add", st.error());
+  spec.b_to_a = spec.a_to_b;
+  if (int rc = s.connect(false)) return rc;
+  if (auto st = s.client().createLink(spec); !st) return fail(st.error(), true);
+  return printOk(g, "link " + spec.name + " added" +
+                        (words.empty() ? "" : ": " + formatLinkParams(spec.a_to_b)));
+}
+
+int set(const Global& g, Session& s, std::vector<std::string> a) {
+  if (a.empty()) return usage("link set: expected NAME", kLinkHelp);
+  const std::string name = a[0];
+  a.erase(a.begin());
+  if (std::string why = nameProblem(name); !why.empty())
+    return usage("link set: " + why, kLinkHelp);
+  LinkDirection dir = LinkDirection::kBoth;
+  if (!a.empty() && (a[0] == "a-to-b" || a[0] == "b-to-a")) {
+    dir = a[0] == "a-to-b" ? LinkDirection::kAToB : LinkDirection::kBToA;
+    a.erase(a.begin());
+  }
+  // up/down is the link's state; every other word is a parameter.
+  std::string state;
+  std::vector<std::string> words;
+  for (const auto& w : a) {
+    if (w == "up" || w == "down") {
+      if (!state.empty()) return usage("link set: up or down, once", kLinkHelp);
+      state = w;
+    } else {
+      words.push_back(w);
+    }
+  }
+  if (state.empty() && words.empty())
+    return usage("link set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
+                 kLinkHelp);
+  if (!words.empty()) {
+    LinkParams probe;  // the words are checked before anything is sent
+    if (auto st = applyLinkParamWords(words, &probe); !st)
+      return badParameter("link set", st.error());
+  }
+  if (int rc = s.connect(false)) return rc;
+  std::string result = "link " + name;
+  if (!words.empty()) {
+    // Only the named parameters change: start from what the link has now, per direction.
+    auto ls = s.client().links();
+    if (!ls) return fail(ls.error(), true);
+    const LinkInfo* l = findLink(ls.value(), name);
+    if (!l) return fail(noLink(name), true);
+    LinkParams ab = l->a_to_b, ba = l->b_to_a;
+    for (LinkParams* p : {&ab, &ba})
+      if (auto st = applyLinkParamWords(words, p); !st) return badParameter("link set", st.error());
+    std::vector<std::pair<LinkDirection, const LinkParams*>> changes;
+    if (dir == LinkDirection::kBoth && ab == ba)
+      changes = {{LinkDirection::kBoth, &ab}};  // one request: both at once
+    else if (dir == LinkDirection::kBoth)
+      changes = {{LinkDirection::kAToB, &ab}, {LinkDirection::kBToA, &ba}};
+    else
+      changes = {{dir, dir == LinkDirection::kAToB ? &ab : &ba}};
+    for (const auto& [d, p] : changes) {
+      if (auto st = s.client().setLinkParams(name, d, *p); !st) return fail(st.error(), true);
+      result += std::string(d == LinkDirection::kAToB   ? " a-to-b "
+                            : d == LinkDirection::kBToA ? " b-to-a "
+                                                        : " ") +
+                formatLinkParams(*p);
+    }
+  }
+  if (!state.empty()) {
+    if (auto st = s.client().setLinkState(name, state == "up"); !st) return fail(st.error(), true);
+    result += " " + state;
+  }
+  return printOk(g, result);
+}
+
 }  // namespace
 
 int cmdLink(const Global& g) {
@@ -85,76 +564,8 @@ int cmdLink(const Global& g) {
   std::string cmd = a[0];
   a.erase(a.begin());
   Session s(g);
-  if (cmd == "list" || cmd == "ls" || cmd == "show") {
-    if (cmd != "show" && !a.empty())
-      return usage("link list: unexpected argument '" + a[0] + "'", kLinkHelp);
-    if (cmd == "show" && a.size() != 1)
-      return usage("link show: expected exactly one NAME", kLinkHelp);
-    if (int rc = s.connect(false)) return rc;
-    auto ls = s.client().links();
-    if (!ls) return fail(ls.error(), true);
-    if (cmd == "show") {
-      const LinkInfo* found = nullptr;
-      for (const auto& l : ls.value())
-        if (l.name == a[0]) found = &l;
-      if (!found)
-        return fail(makeError(-ENOENT, "no link '" + a[0] + "' (`fpctl link list` lists them)"),
-                    true);
-      if (g.json) {
-        JsonWriter w;
-        linkJson(w, *found);
-        std::printf("%s\n", w.str().c_str());
-      } else {
-        std::printf("link %s %s\n", found->name.c_str(), found->up ? "up" : "down");
-        for (const auto* e : {&found->a, &found->b})
-          std::printf("  %s: node %s port %s id %u %s mtu %u\n", e == &found->a ? "a" : "b",
-                      e->node.c_str(), e->port.c_str(), e->id, e->mac.toString().c_str(), e->mtu);
-      }
-      return kExitOk;
-    }
-    if (g.json) {
-      JsonWriter w;
-      w.beginArray();
-      for (const auto& l : ls.value()) linkJson(w, l);
-      w.endArray();
-      std::printf("%s\n", w.str().c_str());
-    } else {
-      std::printf("%-16s %-5s %-32s %s\n", "NAME", "STATE", "A", "B");
-      for (const auto& l : ls.value())
-        std::printf("%-16s %-5s %-32s %s\n", l.name.c_str(), l.up ? "up" : "down",
-                    endText(l.a).c_str(), endText(l.b).c_str());
-    }
-    return kExitOk;
-  }
-  if (cmd == "add" || cmd == "create") {
-    std::string mtu_s;
-    bool has_mtu = takeFlag(a, "--mtu", &mtu_s);
-    if (a.size() != 3)
-      return usage("link add: expected NAME A-NODE[:PORT] B-NODE[:PORT]", kLinkHelp);
-    if (std::string why = nameProblem(a[0]); !why.empty())
-      return usage("link add: " + why, kLinkHelp);
-    LinkSpec spec;
-    spec.name = a[0];
-    auto ea = parseEnd(a[1], spec.name, "A");
-    if (!ea) return usage(ea.error().message, kLinkHelp);
-    auto eb = parseEnd(a[2], spec.name, "B");
-    if (!eb) return usage(eb.error().message, kLinkHelp);
-    if (ea->node == eb->node)
-      return usage("link add: both ends are in node " + ea->node + "; a link joins two nodes",
-                   kLinkHelp);
-    spec.a = *ea;
-    spec.b = *eb;
-    if (has_mtu) {
-      char* end = nullptr;
-      unsigned long mtu = std::strtoul(mtu_s.c_str(), &end, 10);
-      if (mtu_s.empty() || *end || mtu < 68 || mtu > 65535)
-        return usage("--mtu: '" + mtu_s + "' is not an MTU (68..65535)", kLinkHelp);
-      spec.a.mtu = spec.b.mtu = static_cast<uint32_t>(mtu);
-    }
-    if (int rc = s.connect(false)) return rc;
-    if (auto st = s.client().createLink(spec); !st) return fail(st.error(), true);
-    return printOk(g, "link " + spec.name + " added");
-  }
+  if (cmd == "list" || cmd == "ls" || cmd == "show") return listOrShow(g, s, cmd, a);
+  if (cmd == "add" || cmd == "create") return add(g, s, a);
   if (cmd == "del" || cmd == "delete") {
     if (a.size() != 1) return usage("link del: expected exactly one NAME", kLinkHelp);
     if (std::string why = nameProblem(a[0]); !why.empty())
@@ -163,15 +574,7 @@ int cmdLink(const Global& g) {
     if (auto st = s.client().deleteLink(a[0]); !st) return fail(st.error(), true);
     return printOk(g, "link " + a[0] + " deleted");
   }
-  if (cmd == "set") {
-    if (a.size() != 2 || (a[1] != "up" && a[1] != "down"))
-      return usage("link set: expected NAME up|down", kLinkHelp);
-    if (std::string why = nameProblem(a[0]); !why.empty())
-      return usage("link set: " + why, kLinkHelp);
-    if (int rc = s.connect(false)) return rc;
-    if (auto st = s.client().setLinkState(a[0], a[1] == "up"); !st) return fail(st.error(), true);
-    return printOk(g, "link " + a[0] + " " + a[1]);
-  }
+  if (cmd == "set") return set(g, s, a);
   return usage("link: unknown command '" + cmd + "'", kLinkHelp);
 }
 

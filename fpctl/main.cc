@@ -36,10 +36,15 @@ Objects and commands:
   node add NAME [--host HOST]                         create a node
   node del NAME                                       delete a node and its links
   link list                                           list the links between nodes
-  link show NAME                                      one link, both ends
-  link add NAME A-NODE[:PORT] B-NODE[:PORT] [--mtu N] create a link (a port in each node)
+  link show NAME                                      one link: ends, emulation per
+                                                      direction, configured and measured
+  link add NAME A-NODE[:PORT] B-NODE[:PORT] [--mtu N] [PARAMETER...]
+                                                      create a link (a port in each node)
   link del NAME                                       delete a link
   link set NAME up|down                               bring a link up or down
+  link set NAME [a-to-b|b-to-a] PARAMETER...          emulate: rate 10mbit delay 5ms
+                                                      jitter 1ms loss 1% limit 100 ...
+                                                      (`fpctl link --help` lists them)
 
 Options:
   -s, --socket PATH   fastpathd's control socket (default /run/fastpathd/fastpathd.sock,

@@ -71,6 +71,18 @@ seed topology 5 'id: 2 create_node { name: "r5" host: "h1" }' \
   'id: 8 delete_link { name: "l1" }' 'id: 9 delete_node { name: "r5" }'
 seed topology-refused 1 'id: 2 create_node { name: "r5" }' \
   'id: 3 create_link { name: "l/1" a { node: "r1" } b { node: "r1" mac: "\001\000\136\000\000\001" } }'
+# Link emulation (protocol 1.4): a link created with parameters, changed per direction,
+# listed; values out of range, an unknown direction and distribution, no params.
+seed link-emulation 5 'id: 2 create_link { name: "l1" a { node: "default" } b { node: "r1" } a_to_b { rate_bps: 10000000 delay_ns: 5000000 loss: 0.01 limit_packets: 50 } }' \
+  'id: 3 set_link_params { name: "l1" direction: LINK_DIRECTION_B_TO_A params { delay_ns: 20000000 jitter_ns: 2000000 jitter_distribution: JITTER_NORMAL reorder: true gilbert_elliott { p: 0.01 r: 0.1 } duplicate: 0.005 corrupt: 0.001 seed: 7 } }' \
+  'id: 4 set_link_params { name: "l1" params { rate_bps: 1000000000 overhead_bytes: 24 limit_bytes: 65536 } }' \
+  'id: 5 get_links {}'
+seed link-emulation-refused 5 'id: 2 create_link { name: "l1" a { node: "default" } b { node: "r1" } b_to_a { loss: 1.5 } }' \
+  'id: 3 create_link { name: "l1" a { node: "default" } b { node: "r1" } }' \
+  'id: 4 set_link_params { name: "l1" params { rate_bps: 10 } }' \
+  'id: 5 set_link_params { name: "l1" direction: 7 params { } }' \
+  'id: 6 set_link_params { name: "l1" params { jitter_distribution: 9 gilbert_elliott { loss_bad: 2 } } }' \
+  'id: 7 set_link_params { name: "l1" }' 'id: 8 set_link_params { name: "nope" params { } }'
 seed hello-node 0 'id: 1 hello { version { major: 1 minor: 3 } node: "r1" node_name: "n1" route_grace_period_ms: 100 }' \
   "id: 2 apply_routes { add { $V4 port { id: 11 } } }" 'id: 3 hello { version { major: 1 minor: 3 } node: "r2" }'
 echo "corpus written to $out"

@@ -555,8 +555,23 @@ Result<std::vector<NodeInfo>> Client::nodes() {
   });
 }
 
+namespace {
+
+/// Link emulation is protocol 1.4: an older server ignores the fields (CreateLink) or
+/// does not know the request (SetLinkParams).
+Status needsLinkEmulation(const ServerInfo& info, const std::string& what) {
+  if (info.major > kProtocolMajor || (info.major == kProtocolMajor && info.minor >= 4)) return {};
+  return makeError(-ENOSYS, what + ": fastpathd speaks protocol " + std::to_string(info.major) +
+                                "." + std::to_string(info.minor) +
+                                "; link emulation needs 1.4 (upgrade fastpathd)");
+}
+
+}  // namespace
+
 Status Client::createLink(const LinkSpec& spec) {
   return FP_CALL(->Status {
+    if (!(spec.a_to_b == LinkParams{}) || !(spec.b_to_a == LinkParams{}))
+      if (auto st = needsLinkEmulation(impl_->info, "create_link"); !st) return st;
     v1::Request req;
     toWire(spec, req.mutable_create_link());
     return impl_->call(req);
@@ -576,6 +591,19 @@ Status Client::setLinkState(const std::string& name, bool up) {
     v1::Request req;
     req.mutable_set_link_state()->set_name(name);
     req.mutable_set_link_state()->set_up(up);
+    return impl_->call(req);
+  });
+}
+
+Status Client::setLinkParams(const std::string& name, LinkDirection direction,
+                             const LinkParams& params) {
+  return FP_CALL(->Status {
+    if (auto st = needsLinkEmulation(impl_->info, "set_link_params"); !st) return st;
+    v1::Request req;
+    auto* r = req.mutable_set_link_params();
+    r->set_name(name);
+    r->set_direction(toWire(direction));
+    toWire(params, r->mutable_params());
     return impl_->call(req);
   });
 }

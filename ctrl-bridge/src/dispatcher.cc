@@ -94,6 +94,7 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
     case v1::Request::kCreateLink:
     case v1::Request::kDeleteLink:
     case v1::Request::kSetLinkState:
+    case v1::Request::kSetLinkParams:
     case v1::Request::kGetLinks: topology(s, req, o); return o;
     case v1::Request::kApplyRoutes:
     case v1::Request::kGetRoutes:
@@ -399,9 +400,12 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       }
       if (auto st = backend_.createLink(*spec); !st)
         return setBackendError(o, id, "create_link", st.error());
-      pr_info("ctrl: %s created link %s (%s:%s - %s:%s, %s)", s.who.c_str(), spec->name.c_str(),
+      std::string emulated;
+      if (spec->a_to_b.shapes()) emulated += "; a-to-b " + formatLinkParams(spec->a_to_b);
+      if (spec->b_to_a.shapes()) emulated += "; b-to-a " + formatLinkParams(spec->b_to_a);
+      pr_info("ctrl: %s created link %s (%s:%s - %s:%s, %s%s)", s.who.c_str(), spec->name.c_str(),
               spec->a.node.c_str(), spec->a.port.c_str(), spec->b.node.c_str(),
-              spec->b.port.c_str(), spec->up ? "up" : "down");
+              spec->b.port.c_str(), spec->up ? "up" : "down", emulated.c_str());
       return;
     }
     case v1::Request::kDeleteLink: {
@@ -422,6 +426,29 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       if (auto st = backend_.setLinkState(r.name(), r.up()); !st)
         return setBackendError(o, id, "set_link_state", st.error());
       pr_info("ctrl: %s set link %s %s", s.who.c_str(), r.name().c_str(), r.up() ? "up" : "down");
+      return;
+    }
+    case v1::Request::kSetLinkParams: {
+      if (!s.may_change_topology) return denied("set_link_params");
+      const auto& r = req.set_link_params();
+      if (auto st = nameFromWire(r.name(), "set_link_params.name", "link"); !st)
+        return setError(o, id, st.error());
+      auto direction = linkDirectionFromWire(r.direction(), "set_link_params.direction");
+      if (!direction) return setError(o, id, direction.error());
+      if (!r.has_params())
+        return setError(o, id, v1::INVALID_ARGUMENT, "set_link_params.params",
+                        "set_link_params.params: not set (send an empty LinkParams for a "
+                        "direction that passes frames at once)");
+      auto params = linkParamsFromWire(r.params(), "set_link_params.params");
+      if (!params) return setError(o, id, params.error());
+      // The backend validates again; on any error the link keeps its parameters.
+      if (auto st = backend_.setLinkParams(r.name(), *direction, *params); !st)
+        return setBackendError(o, id, "set_link_params", st.error());
+      const char* dir = *direction == LinkDirection::kAToB   ? " a-to-b"
+                        : *direction == LinkDirection::kBToA ? " b-to-a"
+                                                             : "";
+      pr_info("ctrl: %s set link %s%s %s", s.who.c_str(), r.name().c_str(), dir,
+              formatLinkParams(*params).c_str());
       return;
     }
     default: return;

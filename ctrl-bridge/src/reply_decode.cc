@@ -123,12 +123,69 @@ LinkInfo::End endFromReply(const v1::LinkEnd& in) {
 
 }  // namespace
 
+LinkParams linkParamsFromReply(const v1::LinkParams& in) {
+  LinkParams p;
+  p.rate_bps = in.rate_bps();
+  p.overhead_bytes = in.overhead_bytes();
+  p.delay_ns = in.delay_ns();
+  p.jitter_ns = in.jitter_ns();
+  switch (in.jitter_distribution()) {
+    case v1::LinkParams::JITTER_NORMAL: p.jitter_dist = LinkParams::Jitter::kNormal; break;
+    case v1::LinkParams::JITTER_PARETONORMAL:
+      p.jitter_dist = LinkParams::Jitter::kParetoNormal;
+      break;
+    default: p.jitter_dist = LinkParams::Jitter::kUniform; break;
+  }
+  p.reorder = in.reorder();
+  if (in.limit_packets()) p.limit_packets = in.limit_packets();
+  p.limit_bytes = in.limit_bytes();
+  p.loss = in.loss();
+  if (in.has_gilbert_elliott()) {
+    const auto& ge = in.gilbert_elliott();
+    p.gilbert_elliott = true;
+    p.ge_p = ge.p();
+    p.ge_r = ge.has_r() ? ge.r() : 1;
+    p.ge_loss_bad = ge.has_loss_bad() ? ge.loss_bad() : 1;
+    p.ge_loss_good = ge.loss_good();
+    p.loss = 0;  // the model replaces Bernoulli loss
+  }
+  p.duplicate = in.duplicate();
+  p.corrupt = in.corrupt();
+  p.seed = in.seed();
+  return p;
+}
+
+LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
+  LinkDirectionStats s;
+  s.tx_packets = in.tx_packets();
+  s.tx_bytes = in.tx_bytes();
+  s.enqueued = in.enqueued();
+  s.delivered = in.delivered();
+  s.queue_drops = in.queue_drops();
+  s.loss_drops = in.loss_drops();
+  s.full_drops = in.full_drops();
+  s.duplicated = in.duplicated();
+  s.corrupted = in.corrupted();
+  s.link_down_drops = in.link_down_drops();
+  s.depth_packets = in.depth_packets();
+  s.depth_bytes = in.depth_bytes();
+  s.in_flight = in.in_flight();
+  s.sojourn_p50_ns = in.sojourn_p50_ns();
+  s.sojourn_p99_ns = in.sojourn_p99_ns();
+  s.sojourn_max_ns = in.sojourn_max_ns();
+  return s;
+}
+
 LinkInfo linkFromReply(const v1::Link& in) {
   LinkInfo l;
   l.name = in.name();
   l.up = in.up();
   l.a = endFromReply(in.a());
   l.b = endFromReply(in.b());
+  l.a_to_b = linkParamsFromReply(in.a_to_b());
+  l.b_to_a = linkParamsFromReply(in.b_to_a());
+  l.a_to_b_stats = linkStatsFromReply(in.a_to_b_stats());
+  l.b_to_a_stats = linkStatsFromReply(in.b_to_a_stats());
   return l;
 }
 

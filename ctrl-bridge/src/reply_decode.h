@@ -24,6 +24,10 @@ CounterSet counterSetFromReply(const v1::CounterSet& in);
 /// Empty for an event kind this client does not know (sent by a newer server).
 std::optional<FastPathEvent> eventFromReply(const v1::Event& in);
 NodeInfo nodeFromReply(const v1::Node& in);
+/// With the configured parameters and measured counters of each direction (1.4; a 1.3
+/// server sends none: frames pass at once, counters 0).
 LinkInfo linkFromReply(const v1::Link& in);
+LinkParams linkParamsFromReply(const v1::LinkParams& in);
+LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in);
 
 }  // namespace fastpath::ctrl

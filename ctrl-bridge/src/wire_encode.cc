@@ -126,11 +126,78 @@ void toWire(const NodeInfo& in, v1::Node* out) {
   out->set_neighbours(in.neighbours);
 }
 
+void toWire(const LinkParams& in, v1::LinkParams* out) {
+  out->set_rate_bps(in.rate_bps);
+  out->set_overhead_bytes(in.overhead_bytes);
+  out->set_delay_ns(in.delay_ns);
+  out->set_jitter_ns(in.jitter_ns);
+  switch (in.jitter_dist) {
+    case LinkParams::Jitter::kUniform:
+      out->set_jitter_distribution(v1::LinkParams::JITTER_UNIFORM);
+      break;
+    case LinkParams::Jitter::kNormal:
+      out->set_jitter_distribution(v1::LinkParams::JITTER_NORMAL);
+      break;
+    case LinkParams::Jitter::kParetoNormal:
+      out->set_jitter_distribution(v1::LinkParams::JITTER_PARETONORMAL);
+      break;
+  }
+  out->set_reorder(in.reorder);
+  out->set_limit_packets(in.limit_packets);
+  out->set_limit_bytes(in.limit_bytes);
+  if (in.gilbert_elliott) {
+    auto* ge = out->mutable_gilbert_elliott();
+    ge->set_p(in.ge_p);
+    ge->set_r(in.ge_r);
+    ge->set_loss_bad(in.ge_loss_bad);
+    ge->set_loss_good(in.ge_loss_good);
+    out->set_loss(0);  // the model replaces Bernoulli loss
+  } else {
+    out->clear_gilbert_elliott();
+    out->set_loss(in.loss);
+  }
+  out->set_duplicate(in.duplicate);
+  out->set_corrupt(in.corrupt);
+  out->set_seed(in.seed);
+}
+
+void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
+  out->set_tx_packets(in.tx_packets);
+  out->set_tx_bytes(in.tx_bytes);
+  out->set_enqueued(in.enqueued);
+  out->set_delivered(in.delivered);
+  out->set_queue_drops(in.queue_drops);
+  out->set_loss_drops(in.loss_drops);
+  out->set_full_drops(in.full_drops);
+  out->set_duplicated(in.duplicated);
+  out->set_corrupted(in.corrupted);
+  out->set_link_down_drops(in.link_down_drops);
+  out->set_depth_packets(in.depth_packets);
+  out->set_depth_bytes(in.depth_bytes);
+  out->set_in_flight(in.in_flight);
+  out->set_sojourn_p50_ns(in.sojourn_p50_ns);
+  out->set_sojourn_p99_ns(in.sojourn_p99_ns);
+  out->set_sojourn_max_ns(in.sojourn_max_ns);
+}
+
+v1::LinkDirection toWire(LinkDirection in) {
+  switch (in) {
+    case LinkDirection::kAToB: return v1::LINK_DIRECTION_A_TO_B;
+    case LinkDirection::kBToA: return v1::LINK_DIRECTION_B_TO_A;
+    case LinkDirection::kBoth: break;
+  }
+  return v1::LINK_DIRECTION_BOTH;
+}
+
 void toWire(const LinkInfo& in, v1::Link* out) {
   out->set_name(in.name);
   out->set_up(in.up);
   endToWire(in.a, out->mutable_a());
   endToWire(in.b, out->mutable_b());
+  toWire(in.a_to_b, out->mutable_a_to_b());
+  toWire(in.b_to_a, out->mutable_b_to_a());
+  toWire(in.a_to_b_stats, out->mutable_a_to_b_stats());
+  toWire(in.b_to_a_stats, out->mutable_b_to_a_stats());
 }
 
 void toWire(const NodeSpec& in, v1::CreateNode* out) {
@@ -143,6 +210,9 @@ void toWire(const LinkSpec& in, v1::CreateLink* out) {
   endToWire(in.a, out->mutable_a());
   endToWire(in.b, out->mutable_b());
   out->set_up(in.up);
+  // Only what is emulated: a link without emulation is the request a 1.3 server knows.
+  if (!(in.a_to_b == LinkParams{})) toWire(in.a_to_b, out->mutable_a_to_b());
+  if (!(in.b_to_a == LinkParams{})) toWire(in.b_to_a, out->mutable_b_to_a());
 }
 
 }  // namespace fastpath::ctrl

@@ -21,6 +21,9 @@ void toWire(const CounterSet& in, v1::CounterSet* out);
 void toWire(const FastPathEvent& in, v1::Event* out);
 void toWire(const NodeInfo& in, v1::Node* out);
 void toWire(const LinkInfo& in, v1::Link* out);
+void toWire(const LinkParams& in, v1::LinkParams* out);
+void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out);
+v1::LinkDirection toWire(LinkDirection in);
 /// What a client sends to create a node or a link (client side).
 void toWire(const NodeSpec& in, v1::CreateNode* out);
 void toWire(const LinkSpec& in, v1::CreateLink* out);

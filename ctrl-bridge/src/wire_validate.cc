@@ -304,7 +304,129 @@ WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::strin
   spec.a = *a;
   spec.b = *b;
   spec.up = in.has_up() ? in.up() : true;
+  if (in.has_a_to_b()) {
+    auto p = linkParamsFromWire(in.a_to_b(), field + ".a_to_b");
+    if (!p) return p.error();
+    spec.a_to_b = *p;
+  }
+  if (in.has_b_to_a()) {
+    auto p = linkParamsFromWire(in.b_to_a(), field + ".b_to_a");
+    if (!p) return p.error();
+    spec.b_to_a = *p;
+  }
   return spec;
+}
+
+namespace {
+
+// One value checked by validateLinkParams on its own (every other field at its default),
+// so that the refusal names the wire field: validateLinkParams says "loss 150% is outside
+// 0% .. 100%", the client reads "<field>: 150% is outside 0% .. 100%".
+WireStatus checkLinkValue(const LinkParams& probe, const std::string& field,
+                          const std::string& domain_name, const std::string& shown) {
+  auto st = validateLinkParams(probe);
+  if (st) return {};
+  std::string m = st.error().message;
+  if (m.rfind(domain_name + " ", 0) == 0) m.erase(0, domain_name.size() + 1);
+  if (m.rfind("is ", 0) == 0) m = shown + " " + m;  // "limit-bytes is more than 1gb"
+  return wireError(v1::INVALID_ARGUMENT, field, m);
+}
+
+}  // namespace
+
+WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::string& field) {
+  LinkParams p;
+  auto check = [&](const char* wire_name, const char* domain_name, const std::string& shown,
+                   auto set) -> WireStatus {
+    LinkParams probe;
+    set(probe);
+    return checkLinkValue(probe, field + "." + wire_name, domain_name, shown);
+  };
+  using std::to_string;
+  const uint32_t limit = in.limit_packets() ? in.limit_packets() : LinkParams{}.limit_packets;
+  WireStatus checks[] = {
+      check("rate_bps", "rate", to_string(in.rate_bps()) + " bit/s",
+            [&](LinkParams& x) { x.rate_bps = in.rate_bps(); }),
+      check("overhead_bytes", "overhead", to_string(in.overhead_bytes()),
+            [&](LinkParams& x) { x.overhead_bytes = in.overhead_bytes(); }),
+      check("delay_ns", "delay", to_string(in.delay_ns()) + " ns",
+            [&](LinkParams& x) { x.delay_ns = in.delay_ns(); }),
+      check("jitter_ns", "jitter", to_string(in.jitter_ns()) + " ns",
+            [&](LinkParams& x) { x.jitter_ns = in.jitter_ns(); }),
+      check("limit_packets", "limit", to_string(limit),
+            [&](LinkParams& x) { x.limit_packets = limit; }),
+      check("limit_bytes", "limit-bytes", to_string(in.limit_bytes()) + " bytes",
+            [&](LinkParams& x) { x.limit_bytes = in.limit_bytes(); }),
+      check("loss", "loss", "", [&](LinkParams& x) { x.loss = in.loss(); }),
+      check("duplicate", "duplicate", "", [&](LinkParams& x) { x.duplicate = in.duplicate(); }),
+      check("corrupt", "corrupt", "", [&](LinkParams& x) { x.corrupt = in.corrupt(); }),
+  };
+  for (auto& st : checks)
+    if (!st) return st.error();
+  p.rate_bps = in.rate_bps();
+  p.overhead_bytes = in.overhead_bytes();
+  p.delay_ns = in.delay_ns();
+  p.jitter_ns = in.jitter_ns();
+  switch (in.jitter_distribution()) {
+    case v1::LinkParams::JITTER_UNIFORM: p.jitter_dist = LinkParams::Jitter::kUniform; break;
+    case v1::LinkParams::JITTER_NORMAL: p.jitter_dist = LinkParams::Jitter::kNormal; break;
+    case v1::LinkParams::JITTER_PARETONORMAL:
+      p.jitter_dist = LinkParams::Jitter::kParetoNormal;
+      break;
+    default:
+      return wireError(v1::INVALID_ARGUMENT, field + ".jitter_distribution",
+                       "unknown value " + to_string(in.jitter_distribution()) +
+                           " (JITTER_UNIFORM, JITTER_NORMAL or JITTER_PARETONORMAL)");
+  }
+  p.reorder = in.reorder();
+  p.limit_packets = limit;
+  p.limit_bytes = in.limit_bytes();
+  p.loss = in.loss();
+  p.duplicate = in.duplicate();
+  p.corrupt = in.corrupt();
+  p.seed = in.seed();
+  if (in.has_gilbert_elliott()) {
+    const auto& ge = in.gilbert_elliott();
+    const std::string gf = field + ".gilbert_elliott";
+    p.gilbert_elliott = true;
+    p.loss = 0;  // the model replaces Bernoulli loss
+    p.ge_p = ge.p();
+    p.ge_r = ge.has_r() ? ge.r() : 1;
+    p.ge_loss_bad = ge.has_loss_bad() ? ge.loss_bad() : 1;
+    p.ge_loss_good = ge.loss_good();
+    auto geCheck = [&](const char* wire_name, const char* domain_name, auto set) -> WireStatus {
+      LinkParams probe;
+      probe.gilbert_elliott = true;
+      set(probe);
+      return checkLinkValue(probe, gf + "." + wire_name, domain_name, "");
+    };
+    WireStatus ge_checks[] = {
+        geCheck("p", "gemodel p", [&](LinkParams& x) { x.ge_p = p.ge_p; }),
+        geCheck("r", "gemodel r", [&](LinkParams& x) { x.ge_r = p.ge_r; }),
+        geCheck("loss_bad", "gemodel 1-h", [&](LinkParams& x) { x.ge_loss_bad = p.ge_loss_bad; }),
+        geCheck("loss_good", "gemodel 1-k",
+                [&](LinkParams& x) { x.ge_loss_good = p.ge_loss_good; }),
+    };
+    for (auto& st : ge_checks)
+      if (!st) return st.error();
+  }
+  // The whole, in case a rule ever spans fields.
+  if (auto st = validateLinkParams(p); !st)
+    return wireError(v1::INVALID_ARGUMENT, field, st.error().message);
+  return p;
+}
+
+WireResult<LinkDirection> linkDirectionFromWire(int direction, const std::string& field) {
+  switch (direction) {
+    case v1::LINK_DIRECTION_BOTH: return LinkDirection::kBoth;
+    case v1::LINK_DIRECTION_A_TO_B: return LinkDirection::kAToB;
+    case v1::LINK_DIRECTION_B_TO_A: return LinkDirection::kBToA;
+    default:
+      return wireError(v1::INVALID_ARGUMENT, field,
+                       "unknown value " + std::to_string(direction) +
+                           " (LINK_DIRECTION_BOTH, LINK_DIRECTION_A_TO_B or "
+                           "LINK_DIRECTION_B_TO_A)");
+  }
 }
 
 WireResult<std::vector<FastPathEvent::Kind>> subscriptionFromWire(const v1::Subscribe& in,

@@ -49,8 +49,13 @@ WireResult<MacAddress> portMacFromWire(const std::string& bytes, const std::stri
                                        bool allow_generated);
 WireResult<NodeSpec> nodeSpecFromWire(const v1::CreateNode& in, const std::string& field);
 /// Both ends checked (names, MACs, MTUs, two different nodes); an empty port name
-/// becomes the link's name; an unset `up` is up.
+/// becomes the link's name; an unset `up` is up; unset a_to_b/b_to_a pass frames at once.
 WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::string& field);
+/// Link emulation parameters (1.4), every value checked with validateLinkParams' rules;
+/// a refusal names the wire field ("set_link_params.params.loss: 150% is outside 0% ..
+/// 100%"). limit_packets 0 is the default, 100.
+WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::string& field);
+WireResult<LinkDirection> linkDirectionFromWire(int direction, const std::string& field);
 
 /// `allow_empty`: no bytes at all is the unspecified address (an optional field).
 WireResult<IpAddress> addressFromWire(const v1::IpAddress& in, const std::string& field,

@@ -3,6 +3,12 @@
 // reply_decode): every error names the offending field.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "reply_decode.h"
 #include "route_batch.h"
 #include "table_backend.h"
@@ -350,6 +356,162 @@ TEST(Nodes, NamesMacsAndLinkSpecs) {
   EXPECT_EQ(nodeSpecFromWire(n, "create_node")->host, "local");
   n.set_host("host-7.lab");
   EXPECT_EQ(nodeSpecFromWire(n, "create_node")->host, "host-7.lab");
+}
+
+// ---------------------------------------------------------------- link emulation (1.4)
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords(words("rate 10mbit overhead 24 delay 5ms jitter 1ms distribution "
+                                        "paretonormal reorder limit 50 limit-bytes 64kb loss 1% "
+                                        "duplicate 0.5% corrupt 0.1% seed 42"),
+                                  &p));
+  v1::LinkParams w;
+  toWire(p, &w);
+  auto back = linkParamsFromWire(w, "f");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(*back == p) << formatLinkParams(*back);
+  EXPECT_TRUE(linkParamsFromReply(w) == p);
+
+  LinkParams ge;
+  ASSERT_TRUE(applyLinkParamWords(words("gemodel 1% 10% 70% 0.1%"), &ge));
+  toWire(ge, &w);
+  EXPECT_TRUE(w.has_gilbert_elliott());
+  EXPECT_TRUE(*linkParamsFromWire(w, "f") == ge);
+  EXPECT_TRUE(linkParamsFromReply(w) == ge);
+
+  // An empty message passes frames at once, with ns-3's queue of 100 packets; an empty
+  // gilbert_elliott is netem's defaults r = 1 and 1-h = 1.
+  v1::LinkParams empty;
+  EXPECT_TRUE(*linkParamsFromWire(empty, "f") == LinkParams{});
+  EXPECT_EQ(linkParamsFromWire(empty, "f")->limit_packets, 100u);
+  empty.mutable_gilbert_elliott()->set_p(0.01);
+  auto g = linkParamsFromWire(empty, "f");
+  ASSERT_TRUE(g);
+  EXPECT_TRUE(g->gilbert_elliott);
+  EXPECT_EQ(g->ge_r, 1.0);
+  EXPECT_EQ(g->ge_loss_bad, 1.0);
+
+  // Link in a reply: configured and measured, per direction.
+  LinkInfo info;
+  info.name = "l";
+  info.a_to_b = p;
+  info.b_to_a = ge;
+  info.a_to_b_stats.tx_packets = 1000;
+  info.a_to_b_stats.delivered = 980;
+  info.a_to_b_stats.loss_drops = 11;
+  info.a_to_b_stats.sojourn_p99_ns = 1234567;
+  info.b_to_a_stats.depth_bytes = 3000;
+  info.b_to_a_stats.link_down_drops = 7;
+  v1::Link wl;
+  toWire(info, &wl);
+  LinkInfo r = linkFromReply(wl);
+  EXPECT_TRUE(r.a_to_b == p);
+  EXPECT_TRUE(r.b_to_a == ge);
+  EXPECT_EQ(r.a_to_b_stats.tx_packets, 1000u);
+  EXPECT_EQ(r.a_to_b_stats.delivered, 980u);
+  EXPECT_EQ(r.a_to_b_stats.loss_drops, 11u);
+  EXPECT_EQ(r.a_to_b_stats.sojourn_p99_ns, 1234567u);
+  EXPECT_EQ(r.b_to_a_stats.depth_bytes, 3000u);
+  EXPECT_EQ(r.b_to_a_stats.link_down_drops, 7u);
+  // A 1.3 server sends no parameters: frames pass at once.
+  v1::Link old;
+  old.set_name("l");
+  EXPECT_TRUE(linkFromReply(old).a_to_b == LinkParams{});
+
+  // A CreateLink carries the parameters of an emulated direction only.
+  LinkSpec spec;
+  spec.name = "l";
+  spec.a = {"r1", "l", {}, 1500};
+  spec.b = {"r2", "l", {}, 1500};
+  spec.b_to_a = p;
+  v1::CreateLink cl;
+  toWire(spec, &cl);
+  EXPECT_FALSE(cl.has_a_to_b());
+  ASSERT_TRUE(cl.has_b_to_a());
+  auto s = linkSpecFromWire(cl, "create_link");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->a_to_b == LinkParams{});
+  EXPECT_TRUE(s->b_to_a == p);
+}
+
+TEST(LinkEmulation, EveryBadValueNamesItsField) {
+  struct Case {
+    const char* what;
+    std::function<void(v1::LinkParams&)> fill;
+    const char* message;  // the whole message, field included
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<Case> cases = {
+      {"loss over 100%", [](v1::LinkParams& w) { w.set_loss(1.5); },
+       "p.loss: 150% is outside 0% .. 100%"},
+      {"negative duplicate", [](v1::LinkParams& w) { w.set_duplicate(-0.01); },
+       "p.duplicate: -1% is outside 0% .. 100%"},
+      {"NaN corrupt", [&](v1::LinkParams& w) { w.set_corrupt(nan); },
+       "p.corrupt: nan% is outside 0% .. 100%"},
+      {"rate under 1kbit", [](v1::LinkParams& w) { w.set_rate_bps(500); },
+       "p.rate_bps: 500 bit/s is outside 1kbit .. 1000tbit"},
+      {"overhead over 1024", [](v1::LinkParams& w) { w.set_overhead_bytes(2000); },
+       "p.overhead_bytes: 2000 > 1024 bytes"},
+      {"delay over 60 s", [](v1::LinkParams& w) { w.set_delay_ns(61000000000ull); },
+       "p.delay_ns: 61s is more than 60s"},
+      {"jitter over 60 s", [](v1::LinkParams& w) { w.set_jitter_ns(90000000000ull); },
+       "p.jitter_ns: 90s is more than 60s"},
+      {"limit over 1000000", [](v1::LinkParams& w) { w.set_limit_packets(2000000); },
+       "p.limit_packets: 2000000 is outside 1 .. 1000000 packets"},
+      {"limit-bytes over 1gb", [](v1::LinkParams& w) { w.set_limit_bytes(1ull << 31); },
+       "p.limit_bytes: 2147483648 bytes is more than 1gb"},
+      {"unknown distribution",
+       [](v1::LinkParams& w) { w.set_jitter_distribution(static_cast<v1::LinkParams::Jitter>(7)); },
+       "p.jitter_distribution: unknown value 7 (JITTER_UNIFORM, JITTER_NORMAL or "
+       "JITTER_PARETONORMAL)"},
+      {"gemodel p over 1", [](v1::LinkParams& w) { w.mutable_gilbert_elliott()->set_p(2); },
+       "p.gilbert_elliott.p: 200% is outside 0% .. 100%"},
+      {"gemodel r negative", [](v1::LinkParams& w) { w.mutable_gilbert_elliott()->set_r(-1); },
+       "p.gilbert_elliott.r: -100% is outside 0% .. 100%"},
+      {"gemodel 1-h over 1",
+       [](v1::LinkParams& w) { w.mutable_gilbert_elliott()->set_loss_bad(1.01); },
+       "p.gilbert_elliott.loss_bad: 101% is outside 0% .. 100%"},
+      {"gemodel 1-k NaN",
+       [&](v1::LinkParams& w) { w.mutable_gilbert_elliott()->set_loss_good(nan); },
+       "p.gilbert_elliott.loss_good: nan% is outside 0% .. 100%"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    v1::LinkParams w;
+    c.fill(w);
+    auto r = linkParamsFromWire(w, "p");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, v1::INVALID_ARGUMENT);
+    EXPECT_EQ(r.error().message, c.message);
+    EXPECT_EQ(r.error().message.rfind(r.error().field + ": ", 0), 0u) << r.error().field;
+  }
+  // The bounds themselves are fine.
+  v1::LinkParams edge;
+  edge.set_rate_bps(1000);
+  edge.set_overhead_bytes(1024);
+  edge.set_delay_ns(60000000000ull);
+  edge.set_limit_packets(1000000);
+  edge.set_limit_bytes(1ull << 30);
+  edge.set_loss(1);
+  EXPECT_TRUE(linkParamsFromWire(edge, "p"));
+
+  EXPECT_EQ(linkDirectionFromWire(v1::LINK_DIRECTION_B_TO_A, "d").value(), LinkDirection::kBToA);
+  EXPECT_EQ(linkDirectionFromWire(9, "d").error().field, "d");
+  v1::CreateLink cl;
+  cl.set_name("l");
+  cl.mutable_a()->set_node("r1");
+  cl.mutable_b()->set_node("r2");
+  cl.mutable_b_to_a()->set_loss(2);
+  EXPECT_EQ(linkSpecFromWire(cl, "create_link").error().message,
+            "create_link.b_to_a.loss: 200% is outside 0% .. 100%");
 }
 
 TEST(ErrorCodes, RoundTrip) {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -36,6 +37,7 @@ struct NodeLines {
 };
 struct LinkLines {
   int a = 0, b = 0;
+  int a_to_b = 0, b_to_a = 0;  ///< where each direction's emulation was given
 };
 struct Lines {
   std::vector<NodeLines> nodes;
@@ -334,7 +336,9 @@ class Reader {
     LinkLines ll;
     link.line = lineOf(n);
     const std::string what = label(n, "link", topology.links.size());
-    forEachKey(n, what, {"name", "a", "b", "up"}, {"name", "a", "b"},
+    // Emulation: `params` for both directions, then `a_to_b`/`b_to_a` on top of it.
+    std::optional<YAML::Node> emulation[3];  // params, a_to_b, b_to_a
+    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a"}, {"name", "a", "b"},
                [&](const std::string& key, const YAML::Node& v) {
                  if (key == "name") {
                    scalar(v, what + ": name", &link.spec.name);
@@ -342,16 +346,53 @@ class Reader {
                    end(v, what + ": a", &link.spec.a, &ll.a);
                  } else if (key == "b") {
                    end(v, what + ": b", &link.spec.b, &ll.b);
-                 } else {  // up
+                 } else if (key == "up") {
                    if (!v.IsScalar() || !YAML::convert<bool>::decode(v, link.spec.up))
                      p_->add(lineOf(v), what + ": up must be true or false");
+                 } else {
+                   emulation[key == "params" ? 0 : key == "a_to_b" ? 1 : 2] = v;
                  }
                });
+    if (emulation[0]) {
+      ll.a_to_b = ll.b_to_a = lineOf(*emulation[0]);
+      if (linkParams(*emulation[0], what + ": params", &link.spec.a_to_b))
+        link.spec.b_to_a = link.spec.a_to_b;
+    }
+    if (emulation[1]) {
+      ll.a_to_b = lineOf(*emulation[1]);
+      linkParams(*emulation[1], what + ": a_to_b", &link.spec.a_to_b);
+    }
+    if (emulation[2]) {
+      ll.b_to_a = lineOf(*emulation[2]);
+      linkParams(*emulation[2], what + ": b_to_a", &link.spec.b_to_a);
+    }
     // A link port is named after its link unless the end says otherwise.
     if (link.spec.a.port.empty()) link.spec.a.port = link.spec.name;
     if (link.spec.b.port.empty()) link.spec.b.port = link.spec.name;
     topology.links.push_back(std::move(link));
     lines.links.push_back(ll);
+  }
+
+  /// "rate 10mbit delay 5ms loss 1%": fpctl's words (applyLinkParamWords), applied on top
+  /// of `p`; on error `p` is left as it was.
+  bool linkParams(const YAML::Node& v, const std::string& what, LinkParams* p) {
+    std::string text;
+    if (!scalar(v, what, &text)) return false;
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.empty()) {
+      p_->add(lineOf(v), what +
+                             " is empty: give the emulation, e.g. \"rate 10mbit delay 5ms "
+                             "loss 1%\", or leave it out");
+      return false;
+    }
+    if (auto st = applyLinkParamWords(words, p); !st) {
+      p_->add(lineOf(v), what + ": " + st.error().message + " (the words of `fpctl link set`, " +
+                             "see " + kGuide + ")");
+      return false;
+    }
+    return true;
   }
 
   /// `b: r2` (the node alone) or `a: {node: r1, port: p, mac: M, mtu: N}`.
@@ -405,6 +446,10 @@ Status validate(const Topology& t, const std::string& origin, const Lines* lines
   };
   auto endLine = [&](size_t l, bool b) {
     int line = lines ? (b ? lines->links[l].b : lines->links[l].a) : 0;
+    return line ? line : t.links[l].line;
+  };
+  auto emulationLine = [&](size_t l, bool b_to_a) {
+    int line = lines ? (b_to_a ? lines->links[l].b_to_a : lines->links[l].a_to_b) : 0;
     return line ? line : t.links[l].line;
   };
 
@@ -490,6 +535,11 @@ Status validate(const Topology& t, const std::string& origin, const Lines* lines
     if (!fresh)
       p.add(link.line, what + " is defined twice (first at line " + std::to_string(it->second) +
                            "): rename one");
+    // A file's parameters were checked as they were read; a Topology built in code is not.
+    for (bool b_to_a : {false, true})
+      if (auto st = validateLinkParams(b_to_a ? link.spec.b_to_a : link.spec.a_to_b); !st)
+        p.add(emulationLine(l, b_to_a),
+              what + ": " + (b_to_a ? "b_to_a" : "a_to_b") + ": " + st.error().message);
     bool self = link.spec.a.node == link.spec.b.node;
     if (self)
       p.add(link.line, what + ": both ends are on node " + link.spec.a.node +

@@ -24,7 +24,7 @@ struct TopologyNode {
 };
 
 struct TopologyLink {
-  LinkSpec spec;
+  LinkSpec spec;  ///< with the emulation of each direction (`params`, `a_to_b`, `b_to_a`)
   int line = 0;
 };
 
@@ -40,8 +40,8 @@ Result<Topology> parseTopologyText(const std::string& text, const std::string& o
 Result<Topology> parseTopologyFile(const std::string& path);
 /// The checks that need no system access: names unique and well-formed, links between two
 /// different known nodes, port names unique per node, an interface in one node only, route
-/// devices known to their node, at most kMaxNodes nodes and kMaxLinks links. Returns all
-/// problems found, one per line.
+/// devices known to their node, link emulation parameters (validateLinkParams), at most
+/// kMaxNodes nodes and kMaxLinks links. Returns all problems found, one per line.
 Status validateTopology(const Topology& topology, const std::string& origin);
 /// Every interface named exists in the current network namespace (a clear error naming
 /// the interface, the node and the line otherwise). Touches nothing.

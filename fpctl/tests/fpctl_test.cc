@@ -81,15 +81,23 @@ class Fpctl : public ::testing::Test {
 TEST(FpctlCli, HelpAndUsageErrors) {
   auto h = fpctl({"--help"});
   EXPECT_EQ(h.exit_code, 0);
-  for (const char* word : {"route add", "neigh add", "rules show", "stats", "ports", "--json",
-                           "--socket", "Exit status", "--node NAME", "node add NAME",
-                           "link add NAME A-NODE[:PORT] B-NODE[:PORT]", "link set NAME up|down"})
+  for (const char* word :
+       {"route add", "neigh add", "rules show", "stats", "ports", "--json", "--socket",
+        "Exit status", "--node NAME", "node add NAME", "link add NAME A-NODE[:PORT] B-NODE[:PORT]",
+        "link set NAME up|down", "link set NAME [a-to-b|b-to-a] PARAMETER..."})
     EXPECT_NE(h.out.find(word), std::string::npos) << word;
   for (const char* obj : {"route", "neigh", "rules", "stats", "ports", "monitor", "node", "link"}) {
     auto o = fpctl({obj, "--help"});
     EXPECT_EQ(o.exit_code, 0) << obj;
     EXPECT_NE(o.out.find("Usage: fpctl"), std::string::npos) << obj;
   }
+  // Every word applyLinkParamWords takes is in `fpctl link --help`.
+  auto lh = fpctl({"link", "--help"});
+  for (const char* word :
+       {"rate RATE", "overhead BYTES", "delay TIME", "jitter TIME", "distribution D",
+        "reorder | no-reorder", "limit PACKETS", "limit-bytes SIZE", "loss P", "gemodel P",
+        "duplicate P", "corrupt P", "seed N"})
+    EXPECT_NE(lh.out.find(word), std::string::npos) << word;
   EXPECT_EQ(fpctl({}).exit_code, 2);
   EXPECT_EQ(fpctl({"bogus"}).exit_code, 2);
   EXPECT_EQ(fpctl({"route", "frobnicate"}).exit_code, 2);
@@ -379,6 +387,140 @@ TEST_F(FpctlNodes, LinkAddListShowSetDel) {
   EXPECT_EQ(run({"link", "del", "r1-r2"}).exit_code, 1);
 }
 
+TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
+  auto links = [&] { return h_->onServer([&] { return multi_->links(); }); };
+  auto add = run({"link", "add", "r1-r2", "r1:to-r2", "r2", "rate", "10mbit", "delay", "5ms"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  ASSERT_EQ(links().size(), 1u);
+  EXPECT_EQ(formatLinkParams(links()[0].a_to_b), "rate 10mbit delay 5ms limit 100");
+  EXPECT_TRUE(links()[0].b_to_a == links()[0].a_to_b);
+
+  // One direction; only the words given change.
+  auto ab = run({"link", "set", "r1-r2", "a-to-b", "loss", "1%", "jitter", "1ms"});
+  ASSERT_EQ(ab.exit_code, 0) << ab.err;
+  EXPECT_EQ(formatLinkParams(links()[0].a_to_b),
+            "rate 10mbit delay 5ms jitter 1ms limit 100 loss 1%");
+  EXPECT_EQ(formatLinkParams(links()[0].b_to_a), "rate 10mbit delay 5ms limit 100");
+  // Both, from what each has: a-to-b keeps its loss.
+  auto both = run({"--json", "link", "set", "r1-r2", "delay", "20ms"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(
+      both.out,
+      "{\"ok\":true,\"result\":\"link r1-r2 a-to-b rate 10mbit delay 20ms jitter 1ms limit 100 "
+      "loss 1% b-to-a rate 10mbit delay 20ms limit 100\"}\n");
+  EXPECT_EQ(formatLinkParams(links()[0].a_to_b),
+            "rate 10mbit delay 20ms jitter 1ms limit 100 loss 1%");
+  EXPECT_EQ(formatLinkParams(links()[0].b_to_a), "rate 10mbit delay 20ms limit 100");
+  // Parameters and state together.
+  auto ba = run({"link", "set", "r1-r2", "b-to-a", "limit", "500", "down"});
+  ASSERT_EQ(ba.exit_code, 0) << ba.err;
+  EXPECT_EQ(links()[0].b_to_a.limit_packets, 500u);
+  EXPECT_FALSE(links()[0].up);
+  ASSERT_EQ(run({"link", "set", "r1-r2", "up"}).exit_code, 0);
+
+  // Bad words: exit 2, nothing sent.
+  const auto before = links()[0];
+  auto loss = run({"link", "set", "r1-r2", "loss", "150%"});
+  EXPECT_EQ(loss.exit_code, 2);
+  EXPECT_EQ(loss.err,
+            "fpctl: link set: probability \"150%\" is outside 0% .. 100% (parameters: `fpctl "
+            "link --help`)\n");
+  auto typo = run({"link", "set", "r1-r2", "a-to-b", "rat", "10mbit"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown link parameter \"rat\""), std::string::npos) << typo.err;
+  EXPECT_EQ(run({"link", "set", "r1-r2", "delay"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "set", "r1-r2", "up", "down"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "set", "r1-r2"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "set", "r1-r2", "a-to-b"}).exit_code, 2);
+  EXPECT_EQ(run({"link", "add", "l2", "r1:x", "r2:x", "loss", "2"}).exit_code, 2);
+  EXPECT_TRUE(links()[0].a_to_b == before.a_to_b);
+  EXPECT_TRUE(links()[0].b_to_a == before.b_to_a);
+  EXPECT_EQ(links().size(), 1u);
+  auto nope = run({"link", "set", "nope", "rate", "1mbit"});
+  EXPECT_EQ(nope.exit_code, 1);
+  EXPECT_NE(nope.err.find("no link 'nope'"), std::string::npos) << nope.err;
+
+  // What the workers measured, and their lateness.
+  h_->onServer([&] {
+    LinkDirectionStats s;
+    s.tx_packets = 10000;
+    s.tx_bytes = 15000000;
+    s.enqueued = 9900;
+    s.delivered = 9750;
+    s.queue_drops = 50;
+    s.loss_drops = 100;
+    s.depth_packets = 3;
+    s.depth_bytes = 4500;
+    s.in_flight = 14;
+    s.sojourn_p50_ns = 5200000;
+    s.sojourn_p99_ns = 9800000;
+    s.sojourn_max_ns = 12000000;
+    multi_->setLinkStats("r1-r2", s, LinkDirectionStats{});
+    multi_->setExtraStats({CounterSet{"worker 0",
+                                      {{"loops", 1},
+                                       {"emu_late_frames", 2},
+                                       {"emu_lateness_p50_ns", 3071},
+                                       {"emu_lateness_p99_ns", 21000},
+                                       {"emu_lateness_max_ns", 999600}}}});
+    return 0;
+  });
+  auto show = run({"link", "show", "r1-r2"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  for (const char* line : {"link r1-r2 up\n",
+                           "  a: node r1 port to-r2 id 1000 ",
+                           "                    a-to-b (r1 -> r2)        b-to-a (r2 -> r1)\n",
+                           "  configured\n",
+                           "    rate            10mbit                   10mbit\n",
+                           "    delay           20ms                     20ms\n",
+                           "    jitter          1ms                      -\n",
+                           "    loss            1%                       -\n",
+                           "    limit           100 packets              500 packets\n",
+                           "  measured\n",
+                           "    sent            10000                    0\n",
+                           "    delivered       9750                     0\n",
+                           "    queue drops     50                       0\n",
+                           "    loss drops      100                      0\n",
+                           "    drop ratio      1.50%                    -\n",
+                           "    depth           3 packets, 4500 B        0 packets, 0 B\n",
+                           "    sojourn p50     5.2ms                    -\n",
+                           "    sojourn p99     9.8ms                    -\n",
+                           "  emulation lateness\n",
+                           "    worker 0        p50 3.07us  p99 21us  max 1ms  late frames 2\n"})
+    EXPECT_NE(show.out.find(line), std::string::npos) << line << "\n" << show.out;
+  auto json = run({"--json", "link", "show", "r1-r2"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  for (const char* part :
+       {R"("a_to_b":{"configured":{"rate_bps":10000000,"overhead_bytes":0,"delay_ns":20000000,)"
+        R"("jitter_ns":1000000,"distribution":"uniform","reorder":false,"limit_packets":100,)"
+        R"("limit_bytes":0,"loss":0.01,"gemodel":null,"duplicate":0,"corrupt":0,"seed":0,)"
+        R"("text":"rate 10mbit delay 20ms jitter 1ms limit 100 loss 1%"},)"
+        R"("measured":{"tx_packets":10000,"tx_bytes":15000000,"enqueued":9900,"delivered":9750,)"
+        R"("queue_drops":50,"loss_drops":100,)",
+        R"("sojourn_p99_ns":9800000,"sojourn_max_ns":12000000,"drop_ratio":0.015})",
+        R"("b_to_a":{"configured":{"rate_bps":10000000,)", R"("drop_ratio":null})",
+        R"("emulation_lateness":[{"worker":0,"p50_ns":3071,"p99_ns":21000,"max_ns":999600,)"
+        R"("late_frames":2}]})"})
+    EXPECT_NE(json.out.find(part), std::string::npos) << part << "\n" << json.out;
+
+  auto list = run({"link", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find(" EMULATION\n"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("a-to-b rate 10mbit delay 20ms jitter 1ms loss 1%; b-to-a rate 10mbit "
+                          "delay 20ms limit 500\n"),
+            std::string::npos)
+      << list.out;
+  ASSERT_EQ(run({"link", "set", "r1-r2", "b-to-a", "jitter", "1ms", "loss", "1%", "limit", "100"})
+                .exit_code,
+            0);
+  EXPECT_NE(run({"link", "list"}).out.find(" rate 10mbit delay 20ms jitter 1ms loss 1%\n"),
+            std::string::npos);
+  auto list_json = run({"--json", "link", "list"});
+  EXPECT_NE(list_json.out.find(R"("b_to_a":{"configured":{"rate_bps":10000000,)"),
+            std::string::npos)
+      << list_json.out;
+  EXPECT_EQ(list_json.out.find("emulation_lateness"), std::string::npos) << list_json.out;
+}
+
 TEST_F(FpctlNodes, MonitorOneNodeOrAllNodes) {
   // Emits a route miss in the default node then one in r1 (together, so that a
   // subscriber sees both or neither) until fpctl is done.
@@ -424,6 +566,16 @@ TEST_F(FpctlNodes, ChangingNodesAndLinksAsAnotherUserIsPermissionDenied) {
   auto add = fpctl({"-s", h.socketPath(), "node", "add", "r7"}, 65534);
   EXPECT_EQ(add.exit_code, 4) << add.err;
   EXPECT_NE(add.err.find("needs an operator"), std::string::npos) << add.err;
+  ASSERT_TRUE(h.onServer([&] {
+    auto& m = static_cast<testing::MultiNodeBackend&>(h.backend());
+    LinkSpec l;
+    l.name = "l";
+    l.a = {"default", "l", {}, 1500};
+    l.b = {"r8", "l", {}, 1500};
+    return m.createNode(NodeSpec{"r8", ""}) && m.createLink(l);
+  }));
+  auto emulate = fpctl({"-s", h.socketPath(), "link", "set", "l", "delay", "5ms"}, 65534);
+  EXPECT_EQ(emulate.exit_code, 4) << emulate.err;
   EXPECT_EQ(fpctl({"-s", h.socketPath(), "node", "list"}, 65534).exit_code, 0);
 }
 

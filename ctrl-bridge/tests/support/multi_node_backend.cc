@@ -148,9 +148,14 @@ Status MultiNodeBackend::addLinkPort(const std::string& node, const std::string&
 
 Status MultiNodeBackend::createLink(const LinkSpec& spec) {
   if (links_.count(spec.name)) return makeError(-EEXIST, "link \"" + spec.name + "\" exists");
+  for (const LinkParams* p : {&spec.a_to_b, &spec.b_to_a})
+    if (auto st = validateLinkParams(*p); !st)
+      return makeError(st.error().code, "link " + spec.name + ": " + st.error().message);
   LinkInfo l;
   l.name = spec.name;
   l.up = spec.up;
+  l.a_to_b = spec.a_to_b;
+  l.b_to_a = spec.b_to_a;
   l.a = LinkInfo::End{spec.a.node, spec.a.port, 0, spec.a.mac, spec.a.mtu};
   l.b = LinkInfo::End{spec.b.node, spec.b.port, 0, spec.b.mac, spec.b.mtu};
   if (auto st = addLinkPort(l.a.node, l.name, l.a); !st) return st;
@@ -197,6 +202,33 @@ Status MultiNodeBackend::setLinkState(const std::string& name, bool up) {
   return {};
 }
 
+Status MultiNodeBackend::setLinkParams(const std::string& name, LinkDirection direction,
+                                       const LinkParams& params) {
+  auto it = links_.find(name);
+  if (it == links_.end()) return makeError(-ENOENT, "link \"" + name + "\": no such link");
+  if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, "link " + name + ": " + st.error().message +
+                                          "; the link keeps its parameters");
+  if (direction != LinkDirection::kBToA) it->second.a_to_b = params;
+  if (direction != LinkDirection::kAToB) it->second.b_to_a = params;
+  return {};
+}
+
+bool MultiNodeBackend::setLinkStats(const std::string& name, const LinkDirectionStats& a_to_b,
+                                    const LinkDirectionStats& b_to_a) {
+  auto it = links_.find(name);
+  if (it == links_.end()) return false;
+  it->second.a_to_b_stats = a_to_b;
+  it->second.b_to_a_stats = b_to_a;
+  return true;
+}
+
+std::vector<CounterSet> MultiNodeBackend::stats() const {
+  auto out = TableBackend::stats();
+  out.insert(out.end(), extra_stats_.begin(), extra_stats_.end());
+  return out;
+}
+
 std::vector<LinkInfo> MultiNodeBackend::links() const {
   std::vector<LinkInfo> out;
   for (const auto& [name, l] : links_) out.push_back(l);
@@ -206,6 +238,7 @@ std::vector<LinkInfo> MultiNodeBackend::links() const {
 void MultiNodeBackend::resetTopology() {
   links_.clear();
   nodes_.clear();
+  extra_stats_.clear();
   // Link ports of the default node go with their links.
   std::vector<PortId> link_ports;
   for (const auto& p : TableBackend::ports())

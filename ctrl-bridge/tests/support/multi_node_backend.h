@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // A ControlBackend with many nodes for tests (and the fuzzer): the default node is this
 // TableBackend itself (ports fp0..fp2, ids 0..2), every other node a TableBackend of its
-// own over its own FibManager, links give each end's node a port. What fastpathd's daemon
-// does with nodes, minus the workers and interfaces: enough to check that the control
-// channel keeps nodes apart.
+// own over its own FibManager, links give each end's node a port and keep their emulation
+// parameters (validated as fastpathd does) and the counters a test gives them. What
+// fastpathd's daemon does with nodes, minus the workers and interfaces: enough to check
+// that the control channel keeps nodes apart.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,13 @@ class MultiNodeBackend : public TableBackend {
                                               unsigned n = 2);
   /// Back to the default node alone, its tables empty (the fuzzer, between inputs).
   void resetTopology();
+  /// What links() reports as measured for a link's directions (the daemon's workers count
+  /// them; here a test says what they are). False when there is no such link.
+  bool setLinkStats(const std::string& name, const LinkDirectionStats& a_to_b,
+                    const LinkDirectionStats& b_to_a);
+  /// Counter sets the default node's stats() adds, e.g. fastpathd's "worker N" sets with
+  /// the emulation's lateness.
+  void setExtraStats(std::vector<CounterSet> sets) { extra_stats_ = std::move(sets); }
 
   Result<ControlBackend*> node(const std::string& name) override;
   Status createNode(const NodeSpec& spec) override;
@@ -42,7 +50,12 @@ class MultiNodeBackend : public TableBackend {
   Status createLink(const LinkSpec& spec) override;
   Status deleteLink(const std::string& name) override;
   Status setLinkState(const std::string& name, bool up) override;
+  /// Validated as fastpathd does (validateLinkParams): on error the link keeps its
+  /// parameters.
+  Status setLinkParams(const std::string& name, LinkDirection direction,
+                       const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
+  std::vector<CounterSet> stats() const override;
 
  private:
   struct Node {
@@ -58,6 +71,7 @@ class MultiNodeBackend : public TableBackend {
   std::size_t max_nodes_;
   std::map<std::string, Node> nodes_;  // not the default node
   std::map<std::string, LinkInfo> links_;
+  std::vector<CounterSet> extra_stats_;
   uint32_t next_node_id_ = 1;
   PortId next_port_ = 1000;
   uint32_t next_mac_ = 1;

@@ -136,6 +136,17 @@ TEST(TopologyParse, DefaultNodeMayBeNamedOrLinkedWithoutDeclaring) {
   EXPECT_TRUE(u.ok()) << "node default always exists: " << u.error().message;
 }
 
+/// A link between two nodes as code builds it, its ports named after it.
+LinkSpec linkSpec(const std::string& name, const std::string& a, const std::string& b) {
+  LinkSpec l;
+  l.name = name;
+  l.a.node = a;
+  l.a.port = name;
+  l.b.node = b;
+  l.b.port = name;
+  return l;
+}
+
 /// The error names `origin:line: ` and, on that same message line, `needle`.
 void expectError(const Result<Topology>& r, int line, const std::string& needle,
                  const std::string& origin = kOrigin) {
@@ -334,6 +345,101 @@ TEST(TopologyErrors, MtuRangeAndDuplicateMacs) {
               7, "link l1: b: mac 02:00:00:00:00:01 is already used by link l1: a (line 6)");
 }
 
+// ---- link emulation ----
+
+TEST(TopologyParse, LinkEmulationForBothOrOneDirection) {
+  auto t =
+      parseTopologyText(std::string(kTwoNodes) +
+                            "  - name: both\n"                                          // 5
+                            "    a: r1\n"                                               // 6
+                            "    b: r2\n"                                               // 7
+                            "    params: \"rate 10mbit delay 5ms loss 1% limit 50\"\n"  // 8
+                            "  - name: each\n"                                          // 9
+                            "    a: {node: r1, port: p2}\n"
+                            "    b: {node: r2, port: p2}\n"
+                            "    params: delay 10ms\n"  // both, then on top:
+                            "    a_to_b: rate 1gbit jitter 1ms distribution normal\n"
+                            "    b_to_a: \"gemodel 1% 10% duplicate 0.5%\"\n"
+                            "  - {name: plain, a: {node: r1, port: p3}, b: {node: r2, port: p3}}\n",
+                        kOrigin);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->links.size(), 3u);
+  const LinkSpec& both = t->links[0].spec;
+  EXPECT_EQ(both.a_to_b.rate_bps, 10000000u);
+  EXPECT_EQ(both.a_to_b.delay_ns, 5000000u);
+  EXPECT_DOUBLE_EQ(both.a_to_b.loss, 0.01);
+  EXPECT_EQ(both.a_to_b.limit_packets, 50u);
+  EXPECT_TRUE(both.b_to_a == both.a_to_b);
+
+  const LinkSpec& each = t->links[1].spec;
+  EXPECT_EQ(each.a_to_b.delay_ns, 10000000u) << "params first, a_to_b on top";
+  EXPECT_EQ(each.a_to_b.rate_bps, 1000000000u);
+  EXPECT_EQ(each.a_to_b.jitter_ns, 1000000u);
+  EXPECT_EQ(each.a_to_b.jitter_dist, LinkParams::Jitter::kNormal);
+  EXPECT_FALSE(each.a_to_b.gilbert_elliott);
+  EXPECT_EQ(each.b_to_a.delay_ns, 10000000u);
+  EXPECT_EQ(each.b_to_a.rate_bps, 0u);
+  EXPECT_TRUE(each.b_to_a.gilbert_elliott);
+  EXPECT_DOUBLE_EQ(each.b_to_a.ge_p, 0.01);
+  EXPECT_DOUBLE_EQ(each.b_to_a.ge_r, 0.10);
+  EXPECT_DOUBLE_EQ(each.b_to_a.duplicate, 0.005);
+
+  EXPECT_TRUE(t->links[2].spec.a_to_b == LinkParams{}) << "no emulation: frames pass at once";
+  EXPECT_TRUE(t->links[2].spec.b_to_a == LinkParams{});
+
+  // JSON: the same strings.
+  auto j = parseTopologyText(
+      R"({"nodes": [{"name": "r1"}, {"name": "r2"}],
+          "links": [{"name": "l", "a": "r1", "b": "r2", "b_to_a": "delay 20ms jitter 2ms reorder"}]})",
+      "t.json");
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  EXPECT_TRUE(j->links[0].spec.a_to_b == LinkParams{});
+  EXPECT_EQ(j->links[0].spec.b_to_a.delay_ns, 20000000u);
+  EXPECT_TRUE(j->links[0].spec.b_to_a.reorder);
+}
+
+TEST(TopologyErrors, BadLinkEmulationNamesItsLine) {
+  const std::string head = std::string(kTwoNodes) +
+                           "  - name: l1\n"  // 5
+                           "    a: r1\n"     // 6
+                           "    b: r2\n";    // 7
+  expectError(head + "    params: rate 10mbit dealy 5ms\n", 8,
+              "link l1: params: unknown link parameter \"dealy\" (rate overhead delay");
+  expectError(head + "    a_to_b: loss 150%\n", 8,
+              "link l1: a_to_b: probability \"150%\" is outside 0% .. 100%");
+  expectError(head + "    b_to_a: \"rate 10parsecs\"\n", 8,
+              "link l1: b_to_a: rate \"10parsecs\": unknown unit \"parsecs\"");
+  expectError(head + "    params: delay 2min\n", 8, "link l1: params: time \"2min\": unknown unit");
+  expectError(head + "    params: delay 61s\n", 8, "is more than 60s");
+  expectError(head + "    params: limit 0\n", 8, "limit \"0\": expected 1 .. 1000000 packets");
+  expectError(head + "    a_to_b: delay\n", 8, "link l1: a_to_b: delay: expects a time, e.g. 5ms");
+  expectError(head + "    params: \"\"\n", 8, "link l1: params is empty: give the emulation");
+  expectError(head + "    params: [rate, 10mbit]\n", 8, "link l1: params must be a single value");
+  expectError(head + "    param: rate 10mbit\n", 8,
+              "link l1: unknown key 'param': use one of name, a, b, up, params, a_to_b, b_to_a");
+  // Every problem at once, each on its own line.
+  auto r = parseTopologyText(head +
+                                 "    a_to_b: loss 2\n"      // 8
+                                 "    b_to_a: corrupt x\n",  // 9
+                             kOrigin);
+  expectError(r, 8, "a_to_b: probability \"2\" is outside");
+  expectError(r, 9, "b_to_a: probability \"x\": expected a percentage");
+}
+
+TEST(TopologyValidate, LinkEmulationBuiltInCodeIsValidated) {
+  Topology t;
+  t.nodes.push_back(TopologyNode{NodeSpec{"r1", "local"}, {}, {}, {}, 0});
+  t.nodes.push_back(TopologyNode{NodeSpec{"r2", "local"}, {}, {}, {}, 0});
+  LinkSpec l = linkSpec("l1", "r1", "r2");
+  l.b_to_a.loss = 1.5;
+  t.links.push_back(TopologyLink{l, 7});
+  auto st = validateTopology(t, "api");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "api:7: link l1: b_to_a: loss 150% is outside 0% .. 100%");
+  t.links[0].spec.b_to_a.loss = 0.5;
+  EXPECT_TRUE(validateTopology(t, "api").ok());
+}
+
 TEST(TopologyErrors, SyntaxErrorNamesItsLine) {
   expectError(
       "nodes:\n"
@@ -365,8 +471,7 @@ TEST(TopologyErrors, AllProblemsAreReportedOnePerLine) {
 TEST(TopologyValidate, TopologyBuiltInCodeHasNoLines) {
   Topology t;
   t.nodes.push_back(TopologyNode{NodeSpec{"r1", "local"}, {}, {}, {}, 0});
-  t.links.push_back(
-      TopologyLink{LinkSpec{"l1", {"r1", "l1", {}, 1500}, {"r1", "l1", {}, 1500}}, 0});
+  t.links.push_back(TopologyLink{linkSpec("l1", "r1", "r1"), 0});
   auto st = validateTopology(t, "api");
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message.rfind("api: link l1: both ends are on node r1", 0), 0u)

@@ -163,9 +163,16 @@ class Client {
   Status deleteNode(const std::string& name);
   Result<std::vector<NodeInfo>> nodes();
   /// An empty LinkEndSpec::port is named after the link; a zero MAC is generated.
+  /// LinkSpec::a_to_b/b_to_a emulate the directions (protocol 1.4: a server before 1.4
+  /// would ignore them, so such a link is refused here with -ENOSYS).
   Status createLink(const LinkSpec& spec);
   Status deleteLink(const std::string& name);
   Status setLinkState(const std::string& name, bool up);
+  /// Replaces the emulation parameters of one or both directions of a link, whole (read
+  /// links() first to change one field). Invalid values: -EINVAL naming the field, and
+  /// the link keeps its previous parameters. Protocol 1.4 (-ENOSYS from an older server).
+  Status setLinkParams(const std::string& name, LinkDirection direction, const LinkParams& params);
+  /// With each direction's parameters and counters (LinkInfo::a_to_b, a_to_b_stats, ...).
   Result<std::vector<LinkInfo>> links();
 
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).

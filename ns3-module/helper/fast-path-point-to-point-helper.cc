@@ -23,6 +23,7 @@
 #include "fastpath/ctrl/client.h"
 
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -314,19 +315,14 @@ CurrentSession()
     return *s;
 }
 
-/// The parameters of a link whose fastpathd version knows them. Protocol 1.3 creates
-/// links without emulation: this is the one place that gives them their parameters.
+/// Gives one or both directions of a link their emulation (protocol 1.4, SetLinkParams).
 fastpath::Status
 ApplyLinkParams(fastpath::ctrl::Client& client,
                 const std::string& link,
                 fastpath::LinkDirection direction,
                 const fastpath::LinkParams& params)
 {
-    NS_LOG_WARN("fastpathd link " << link
-                                  << ": this client library cannot set link parameters yet "
-                                     "(protocol 1.4); the link forwards unshaped: "
-                                  << fastpath::formatLinkParams(params));
-    return fastpath::Status{};
+    return client.setLinkParams(link, direction, params);
 }
 
 bool
@@ -565,7 +561,22 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     UintegerValue mtu;
     link.shadowA->GetAttribute("Mtu", mtu);
     spec.a.mtu = spec.b.mtu = mtu.Get();
+    // Created with its emulation (protocol 1.4); an older fastpathd refuses that with
+    // -ENOSYS and gets an unshaped link.
+    spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA);
+    spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB);
     auto st = s.client->createLink(spec);
+    if (!st.ok() && st.error().code == -ENOSYS)
+    {
+        NS_LOG_WARN("fastpathd link " << spec.name
+                                      << ": this fastpathd predates link emulation (protocol "
+                                         "1.4); the link forwards unshaped");
+        spec.a_to_b = spec.b_to_a = fastpath::LinkParams{};
+        st = s.client->createLink(spec);
+    }
+    link.appliedAToB = spec.a_to_b;
+    link.appliedBToA = spec.b_to_a;
+    link.pushed = true;
     NS_ABORT_MSG_IF(!st.ok(),
                     "FastPathPointToPointHelper: cannot create fastpathd link "
                         << spec.name << " (" << na << " - " << nb << "): " << st.error().message);

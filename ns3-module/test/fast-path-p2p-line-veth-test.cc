@@ -44,13 +44,16 @@ const char* kTag = "p2pline";
 const char* kAsNobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
 
 /// The script's arguments common to both runs: 4 routers, 200 UDP datagrams from 10 s,
-/// node 1's interface towards node 2 down at 16 s, stop at 18 s.
+/// every channel's Delay 1 ms -> 5 ms at 14.5 s, node 1's DataRate 100 -> 10 Mbit/s at
+/// 15 s, node 1's interface towards node 2 down at 16 s, stop at 18 s.
 const std::vector<std::string> kScriptArgs = {"--nodes=4",
                                               "--hello=0.5",
                                               "--tc=1",
                                               "--traffic-start=10",
                                               "--packets=200",
                                               "--interval=0.02",
+                                              "--delay-at=14.5",
+                                              "--rate-at=15",
                                               "--down-at=16",
                                               "--duration=18"};
 
@@ -217,6 +220,8 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     std::vector<std::string> seenNodes;
     uint64_t n1TxToN2 = 0, n2TxToN3 = 0, toControlN1 = 0;
     bool l1Down = false;
+    fastpath::LinkParams l0AtStart, l0Later, l1Later;
+    bool l0Seen = false;
     const std::string n1 = std::string(kTag) + "-n1", n2 = std::string(kTag) + "-n2";
     auto during = [&]() {
         auto now = NodesTagged();
@@ -234,6 +239,19 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
             if (l.name == std::string(kTag) + "-l1" && !l.up)
             {
                 l1Down = true;
+            }
+            if (l.name == std::string(kTag) + "-l0")
+            {
+                if (!l0Seen)
+                {
+                    l0AtStart = l.a_to_b;
+                    l0Seen = true;
+                }
+                l0Later = l.b_to_a;
+            }
+            if (l.name == std::string(kTag) + "-l1")
+            {
+                l1Later = l.a_to_b;
             }
         }
     };
@@ -256,14 +274,32 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     EXPECT_LE(Num(r, "n1.ns3_rx_data"), 10);
     EXPECT_LE(Num(r, "n2.ns3_rx_data"), 10);
     EXPECT_GT(Num(r, "n1.ns3_rx_other"), 0) << "n1's ns-3 received no OLSR";
+    // The links carry the helper's parameters: 100 Mbit/s + 2 bytes per frame, 1 ms,
+    // DropTailQueue's 100 packets; then the Config::Set changes (the delay everywhere, n1's
+    // rate: l0 from n1 to n0 and l1 from n1 to n2).
+    ASSERT_TRUE(l0Seen);
+    EXPECT_EQ(l0AtStart.rate_bps, 100000000u);
+    EXPECT_EQ(l0AtStart.overhead_bytes, 2u);
+    EXPECT_EQ(l0AtStart.delay_ns, 1000000u);
+    EXPECT_EQ(l0AtStart.limit_packets, 100u);
+    EXPECT_EQ(l0Later.delay_ns, 5000000u);
+    EXPECT_EQ(l0Later.rate_bps, 10000000u);
+    EXPECT_EQ(l1Later.rate_bps, 10000000u);
+    EXPECT_GT(Num(r, "delay_latency_us"), 0);
+    EXPECT_LE(Num(r, "delay_latency_us"), 10000);
+    EXPECT_GT(Num(r, "rate_latency_us"), 0);
+    EXPECT_LE(Num(r, "rate_latency_us"), 10000);
+    // Emulated like simulated: 3 hops of 1 ms each way.
+    EXPECT_GE(Num(r, "ping_rtt_ms"), 6);
     // Ipv4::SetDown on n1's interface towards n2 set link l1 down in fastpathd.
     EXPECT_TRUE(l1Down);
     EXPECT_GT(Num(r, "down_latency_us"), 0);
     EXPECT_LE(Num(r, "down_latency_us"), 10000);
     std::cout << "[ p2p-line ] fastpathd: n1 port n2 tx " << n1TxToN2 << ", n2 port n3 tx "
               << n2TxToN3 << ", n1 port n2 to ns-3 " << toControlN1
-              << "; interface down -> link down acknowledged after " << r["down_latency_us"]
-              << " us\n";
+              << "; Config::Set -> fastpathd acknowledged: Delay " << r["delay_latency_us"]
+              << " us, DataRate " << r["rate_latency_us"] << " us, interface down -> link down "
+              << r["down_latency_us"] << " us\n";
     // Nothing of the script is left in fastpathd.
     EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
     auto links = Query([](auto& cl) { return cl.links(); }, std::vector<fastpath::LinkInfo>{});

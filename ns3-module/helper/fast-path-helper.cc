@@ -139,7 +139,13 @@ FastPathHelper::DoInstall(Ptr<Node> node,
             "NodeName",
             StringValue(name.empty() ? "ns-3 node " + std::to_string(node->GetId()) : name));
         fastpath::Status st = per->connection->Connect();
-        NS_ABORT_MSG_IF(!st.ok(), "FastPathHelper::Install: " << st.error().message);
+        NS_ABORT_MSG_IF(!st.ok(),
+                        "FastPathHelper::Install: node "
+                            << node->GetId() << ": " << st.error().message
+                            << (st.error().message.find("connections") != std::string::npos
+                                    ? " (each attached ns-3 node holds one connection: run a "
+                                      "larger simulation as root or in several processes)"
+                                    : ""));
         per->mirror = m_mirrorFactory.Create<FastPathRouteMirror>();
         per->mirror->SetNode(node);
         AttachCallbacks(node, *per);

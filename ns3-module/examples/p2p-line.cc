@@ -30,7 +30,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <numeric>
+#include <vector>
 
 using namespace ns3;
 
@@ -146,12 +149,12 @@ main(int argc, char* argv[])
     ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
     ApplicationContainer pinger = ping.Install(nodes.Get(0));
     uint32_t pingReplies = 0;
-    double rttSum = 0;
+    std::vector<double> rtts; // seconds: the first includes ARP resolution at every hop
     Config::ConnectWithoutContext("/NodeList/0/ApplicationList/*/$ns3::V4Ping/Rtt",
-                                  MakeCallback(+[](uint32_t* n, double* sum, Time rtt) {
+                                  MakeCallback(+[](uint32_t* n, std::vector<double>* all, Time rtt) {
                                       ++*n;
-                                      *sum += rtt.GetSeconds();
-                                  }).Bind(&pingReplies, &rttSum));
+                                      all->push_back(rtt.GetSeconds());
+                                  }).Bind(&pingReplies, &rtts));
     sink.Start(Seconds(0));
     source.Start(Seconds(trafficStart));
     pinger.Start(Seconds(trafficStart));
@@ -229,7 +232,9 @@ main(int argc, char* argv[])
         << "udp_sent=" << packets << "\n"
         << "udp_received=" << udp->GetReceived() << "\n"
         << "ping_replies=" << pingReplies << "\n"
-        << "ping_rtt_ms=" << (pingReplies ? 1000 * rttSum / pingReplies : -1) << "\n"
+        << "ping_rtt_ms=" << (rtts.empty() ? -1 : 1000 * std::accumulate(rtts.begin(), rtts.end(), 0.0) / rtts.size()) << "\n"
+        << "ping_rtt_first_ms=" << (rtts.empty() ? -1 : 1000 * rtts.front()) << "\n"
+        << "ping_rtt_min_ms=" << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end())) << "\n"
         << "down_latency_us=" << downLatencyUs << "\n"
         << "delay_latency_us=" << delayLatencyUs << "\n"
         << "rate_latency_us=" << rateLatencyUs << "\n";

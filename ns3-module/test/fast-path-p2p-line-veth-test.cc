@@ -174,7 +174,8 @@ class P2pLineTest : public FastPathVethFixture
         EXPECT_GE(Num(r, "n3.ns3_rx_data"), Num(r, "udp_received"));
         std::cout << "[ p2p-line ] emulated=" << r["emulated"] << " converged at "
                   << r["converged_s"] << " s, UDP " << r["udp_received"] << "/"
-                  << r["udp_sent"] << ", ping replies " << r["ping_replies"] << " (rtt "
+                  << r["udp_sent"] << ", ping replies " << r["ping_replies"] << " (rtt min "
+                  << r["ping_rtt_min_ms"] << " first " << r["ping_rtt_first_ms"] << " mean "
                   << r["ping_rtt_ms"] << " ms), ns-3 data rx n1 " << r["n1.ns3_rx_data"]
                   << " n2 " << r["n2.ns3_rx_data"] << ", run " << seconds_ << " s\n";
     }
@@ -289,8 +290,10 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     EXPECT_LE(Num(r, "delay_latency_us"), 10000);
     EXPECT_GT(Num(r, "rate_latency_us"), 0);
     EXPECT_LE(Num(r, "rate_latency_us"), 10000);
-    // Emulated like simulated: 3 hops of 1 ms each way.
-    EXPECT_GE(Num(r, "ping_rtt_ms"), 6);
+    // Emulated like simulated (6.04 ms): 3 hops of 1 ms each way, plus the ns-3 ends'
+    // scheduling (loose bound: the machine is shared).
+    EXPECT_GE(Num(r, "ping_rtt_min_ms"), 6);
+    EXPECT_LE(Num(r, "ping_rtt_min_ms"), 12);
     // Ipv4::SetDown on n1's interface towards n2 set link l1 down in fastpathd.
     EXPECT_TRUE(l1Down);
     EXPECT_GT(Num(r, "down_latency_us"), 0);

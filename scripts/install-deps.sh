@@ -10,6 +10,7 @@ packages=(
   libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
   libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev                          # fastpathd --topology files
+  nlohmann-json3-dev                       # fastpathd's port tuning state file
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev                    # ns-3 3.37; gsl is needed to link it
   iproute2 ethtool iputils-ping iputils-tracepath traceroute tcpdump

@@ -54,6 +54,9 @@ const OptionSpec kOptions[] = {
      "                   over 3/4 full; above: always above it (default adaptive)"},
     {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
     {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
+    {"no-tune", false,
+     "         leave the ports' threaded NAPI and NAPI thread affinity alone (default:\n"
+     "                   enable threaded NAPI, pin its threads to --cores, restore at exit)"},
     {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
     {"neigh", true, "SPEC       static neighbour: IP,mac=MAC,dev=IFNAME"},
     {"log-level", true, "L      error|warn|info|debug (default info)"},
@@ -274,6 +277,8 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     c->stats_interval_s = uint32_t(*n);
   } else if (name == "no-mount-bpffs") {
     c->mount_bpffs = false;
+  } else if (name == "no-tune") {
+    c->tune_ports = false;
   } else if (name == "route") {
     return parseRoute(origin, v, c);
   } else if (name == "neigh") {

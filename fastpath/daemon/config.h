@@ -59,6 +59,9 @@ struct Config {
   bool rt_adaptive = true;
   uint32_t stats_interval_s = 0;  ///< 0: no periodic stats line
   bool mount_bpffs = true;        ///< mount bpffs at /sys/fs/bpf if missing
+  /// Threaded NAPI on the interface ports, their NAPI threads on the workers' CPUs, all
+  /// restored at exit (state file in /run/fastpathd); false: --no-tune, nothing changed.
+  bool tune_ports = true;
   LogLevel log_level = LogLevel::kInfo;
   std::vector<RouteConfig> routes;
   std::vector<NeighbourConfig> neighbours;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "daemon/daemon_internal.h"
+#include "daemon/port_tuning.h"
 #include "fastpath/log.h"
 
 namespace fastpath {
@@ -19,12 +20,25 @@ Daemon::~Daemon() { shutdown(); }
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
   if (auto st = checkPrerequisites(config_); !st) return st;
+  if (config_.tune_ports) {
+    PortTuningOptions to;
+    to.ifnames = config_.ports;
+    for (const auto& tn : config_.topology.nodes)
+      to.ifnames.insert(to.ifnames.end(), tn.interfaces.begin(), tn.interfaces.end());
+    to.cpus = config_.cores;
+    to.control_socket = config_.control_socket;
+    auto t = PortTuning::apply(to);
+    if (!t) return t.error();
+    port_tuning_ = std::move(*t);
+  }
   for (auto step : {&Daemon::startPorts, &Daemon::startWorkers, &Daemon::startTopology}) {
     if (auto st = (this->*step)(); !st) {
       shutdown();
       return st;
     }
   }
+  // The ports' NAPI instances (veth: only with XDP) exist now.
+  if (port_tuning_) port_tuning_->tune();
   started_ = true;
   return {};
 }
@@ -196,6 +210,7 @@ void Daemon::shutdown() {
   if (relay_) relay_->stop();
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
+  port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
   classifiers_.clear();  // detaches XDP
   channels_.clear();
   link_ports_.clear();

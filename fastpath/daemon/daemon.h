@@ -25,6 +25,8 @@
 
 namespace fastpath {
 
+class PortTuning;
+
 /// Checks what fastpathd needs before anything is touched: root, bpffs (mounted when
 /// missing and allowed), every port present, enough queues. Clear message on failure.
 Status checkPrerequisites(const Config& config);
@@ -187,6 +189,7 @@ class Daemon : public ControlBackend {
   uint64_t events_delivered_ = 0;
   uint64_t events_suppressed_ = 0;
   bool started_ = false;
+  std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
 };
 
 }  // namespace fastpath

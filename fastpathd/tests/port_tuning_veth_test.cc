@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What fastpathd sets up on its ports, and that it puts it back: threaded NAPI and the
+// affinity of the ports' NAPI threads, after a normal stop, after SIGKILL (the next start
+// restores), and nothing at all with --no-tune. Two ports in one namespace: fpt0 as a
+// fresh veth (threaded NAPI off, no NAPI thread until XDP is attached), fpt1 with GRO on
+// and threaded NAPI already on (NAPI threads that exist before and after, on every CPU).
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/napi_threads.h"
+#include "netns.h"
+
+namespace fastpath {
+namespace {
+
+using testing::NetnsGuard;
+using testing::Topology;
+
+// What the test compares: the ports' threaded flags and each NAPI thread's affinity.
+struct Settings {
+  std::string threaded0, threaded1;
+  std::map<pid_t, std::vector<int>> napi_cpus;
+  bool operator==(const Settings& o) const {
+    return threaded0 == o.threaded0 && threaded1 == o.threaded1 && napi_cpus == o.napi_cpus;
+  }
+};
+
+std::string toString(const Settings& s) {
+  std::ostringstream o;
+  o << "fpt0 threaded=" << s.threaded0 << " fpt1 threaded=" << s.threaded1 << " napi threads:";
+  if (s.napi_cpus.empty()) o << " none";
+  for (const auto& [pid, cpus] : s.napi_cpus) {
+    o << " " << pid << "=[";
+    for (size_t i = 0; i < cpus.size(); ++i) o << (i ? "," : "") << cpus[i];
+    o << "]";
+  }
+  return o.str();
+}
+
+class PortTuningVeth : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs to see pinning";
+    topo_ = std::make_unique<Topology>("tun");
+    r_ = topo_->addNamespace("r");
+    s_ = topo_->addNamespace("s");
+    topo_->addVeth(s_, "s0", r_, "fpt0");
+    topo_->addVeth(s_, "s1", r_, "fpt1");
+    // veth has NAPI instances with GRO on; threaded on gives them kthreads now.
+    ASSERT_EQ(topo_->exec(r_, "ethtool -K fpt1 gro on >/dev/null"), 0);
+    ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 1 > /sys/class/net/fpt1/threaded'"), 0);
+    sock_ = "/tmp/fp-tun-" + std::to_string(::getpid()) + ".sock";
+    std::string key = sock_;
+    for (auto& c : key)
+      if (c == '/') c = '_';
+    state_suffix_ = "-" + key + ".json";
+  }
+
+  Settings read() {
+    Settings s;
+    auto flag = [&](const std::string& ifname) {
+      std::string v = topo_->execOutput(r_, "cat /sys/class/net/" + ifname + "/threaded");
+      while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+      return v;
+    };
+    s.threaded0 = flag("fpt0");
+    s.threaded1 = flag("fpt1");
+    NetnsGuard in(r_);
+    EXPECT_TRUE(in.ok());
+    auto set = findNapiThreads({"fpt0", "fpt1"});
+    EXPECT_TRUE(set) << (set ? "" : set.error().message);
+    if (!set) return s;
+    for (pid_t pid : set->pids) {
+      cpu_set_t cpus;
+      CPU_ZERO(&cpus);
+      if (sched_getaffinity(pid, sizeof(cpus), &cpus) != 0) continue;
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &cpus)) s.napi_cpus[pid].push_back(c);
+    }
+    return s;
+  }
+
+  pid_t start(const std::vector<std::string>& extra, const std::string& log) {
+    std::vector<std::string> argv = {FASTPATHD_PATH, "--port", "fpt0", "--port", "fpt1",
+                                     "--cores", "0", "--socket", sock_};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::remove(log.c_str());
+    pid_t pid = topo_->spawn(r_, argv, log);
+    for (int i = 0; i < 200; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (logText(log).find("fastpathd: forwarding") != std::string::npos) return pid;
+      if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+    }
+    ADD_FAILURE() << "fastpathd did not start:\n" << logText(log);
+    return -1;
+  }
+
+  static std::string logText(const std::string& log) {
+    std::ifstream f(log);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  }
+
+  // State files of daemons with this test's socket (any namespace).
+  int stateFiles() const {
+    int n = 0;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator("/run/fastpathd", ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind("tuning-", 0) == 0 && name.size() > state_suffix_.size() &&
+          name.compare(name.size() - state_suffix_.size(), state_suffix_.size(),
+                       state_suffix_) == 0)
+        ++n;
+    }
+    return n;
+  }
+
+  // While a tuned fastpathd (--cores 0) runs: threaded NAPI on both ports, every NAPI
+  // thread of them on CPU 0, one state file.
+  void expectTuned(const Settings& s, const std::string& log) {
+    EXPECT_EQ(s.threaded0, "1") << logText(log);
+    EXPECT_EQ(s.threaded1, "1");
+    EXPECT_FALSE(s.napi_cpus.empty()) << "no NAPI thread while XDP is attached";
+    for (const auto& [pid, cpus] : s.napi_cpus)
+      EXPECT_EQ(cpus, std::vector<int>{0}) << "NAPI thread " << pid << "\n" << logText(log);
+    EXPECT_EQ(stateFiles(), 1);
+  }
+
+  std::unique_ptr<Topology> topo_;
+  std::string r_, s_, sock_, state_suffix_;
+};
+
+TEST_F(PortTuningVeth, NormalStopRestoresEverySetting) {
+  const std::string log = ::testing::TempDir() + "fastpathd-tun-stop.log";
+  const Settings before = read();
+  ASSERT_EQ(before.threaded0, "0");
+  ASSERT_EQ(before.threaded1, "1");
+  ASSERT_FALSE(before.napi_cpus.empty());
+  pid_t pid = start({}, log);
+  ASSERT_GT(pid, 0);
+  const Settings during = read();
+  expectTuned(during, log);
+  EXPECT_EQ(topo_->stop(pid), 0);
+  const Settings after = read();
+  EXPECT_EQ(toString(after), toString(before)) << logText(log);
+  EXPECT_EQ(stateFiles(), 0);
+  std::printf("before: %s\nduring: %s\nafter:  %s\n", toString(before).c_str(),
+              toString(during).c_str(), toString(after).c_str());
+}
+
+TEST_F(PortTuningVeth, NextStartRestoresAfterSigkill) {
+  const std::string log1 = ::testing::TempDir() + "fastpathd-tun-kill1.log";
+  const std::string log2 = ::testing::TempDir() + "fastpathd-tun-kill2.log";
+  const Settings before = read();
+  pid_t pid = start({}, log1);
+  ASSERT_GT(pid, 0);
+  expectTuned(read(), log1);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
+  const Settings killed = read();
+  EXPECT_EQ(killed.threaded0, "1") << "nothing left to restore after SIGKILL?";
+  EXPECT_EQ(stateFiles(), 1);
+
+  pid = start({}, log2);
+  ASSERT_GT(pid, 0);
+  EXPECT_NE(logText(log2).find("restoring from"), std::string::npos) << logText(log2);
+  expectTuned(read(), log2);
+  EXPECT_EQ(topo_->stop(pid), 0);
+  const Settings after = read();
+  EXPECT_EQ(toString(after), toString(before)) << logText(log2);
+  EXPECT_EQ(stateFiles(), 0);
+  std::printf("before: %s\nkilled: %s\nafter:  %s\n", toString(before).c_str(),
+              toString(killed).c_str(), toString(after).c_str());
+}
+
+TEST_F(PortTuningVeth, NoTuneChangesNothing) {
+  const std::string log = ::testing::TempDir() + "fastpathd-tun-notune.log";
+  const Settings before = read();
+  pid_t pid = start({"--no-tune"}, log);
+  ASSERT_GT(pid, 0);
+  const Settings during = read();
+  EXPECT_EQ(during.threaded0, before.threaded0);
+  EXPECT_EQ(during.threaded1, before.threaded1);
+  // fpt1's threads are untouched; fpt0 has none (threaded NAPI stays off).
+  for (const auto& [pid_, cpus] : before.napi_cpus) {
+    auto it = during.napi_cpus.find(pid_);
+    ASSERT_NE(it, during.napi_cpus.end());
+    EXPECT_EQ(it->second, cpus);
+  }
+  EXPECT_EQ(during.napi_cpus.size(), before.napi_cpus.size()) << toString(during);
+  EXPECT_EQ(stateFiles(), 0);
+  EXPECT_EQ(logText(log).find("port tuning"), std::string::npos) << logText(log);
+  EXPECT_EQ(topo_->stop(pid), 0);
+  EXPECT_EQ(toString(read()), toString(before));
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -95,9 +95,14 @@ class PortTuningVeth : public ::testing::Test {
     return s;
   }
 
-  pid_t start(const std::vector<std::string>& extra, const std::string& log) {
-    std::vector<std::string> argv = {FASTPATHD_PATH, "--port", "fpt0", "--port", "fpt1",
-                                     "--cores", "0", "--socket", sock_};
+  // prefix: run fastpathd through these first (e.g. nsenter).
+  pid_t start(const std::vector<std::string>& extra, const std::string& log,
+              const std::vector<std::string>& prefix = {}) {
+    std::vector<std::string> argv = prefix;
+    for (const char* a : {FASTPATHD_PATH, "--port", "fpt0", "--port", "fpt1", "--cores", "0",
+                          "--socket"})
+      argv.push_back(a);
+    argv.push_back(sock_);
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::remove(log.c_str());
     pid_t pid = topo_->spawn(r_, argv, log);
@@ -207,6 +212,22 @@ TEST_F(PortTuningVeth, NoTuneChangesNothing) {
   EXPECT_EQ(logText(log).find("port tuning"), std::string::npos) << logText(log);
   EXPECT_EQ(topo_->stop(pid), 0);
   EXPECT_EQ(toString(read()), toString(before));
+}
+
+// fastpathd in the port's network namespace but with the test's mount namespace, whose
+// /sys is another network namespace's sysfs (no fpt0 there): what a bare setns() leaves.
+// It must still reach its own fpt0 (through its private sysfs mount) and restore it.
+TEST_F(PortTuningVeth, OwnSysfsWhenSlashSysIsAnotherNamespaces) {
+  ASSERT_NE(access("/sys/class/net/fpt0", F_OK), 0) << "fpt0 in the test's own namespace?";
+  const std::string log = ::testing::TempDir() + "fastpathd-tun-setns.log";
+  const Settings before = read();
+  pid_t pid = start({}, log, {"nsenter", "--mount=/proc/" + std::to_string(::getpid()) +
+                                              "/ns/mnt", "--"});
+  ASSERT_GT(pid, 0);
+  expectTuned(read(), log);
+  EXPECT_EQ(topo_->stop(pid), 0);
+  EXPECT_EQ(toString(read()), toString(before)) << logText(log);
+  EXPECT_EQ(stateFiles(), 0);
 }
 
 }  // namespace

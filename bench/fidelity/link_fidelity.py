@@ -1,0 +1,685 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Link emulation fidelity: runs fp-link-fidelity (S -- [n1 =l1= n2] -- D, one fastpathd
+in-process) and sets what the link was configured to do beside what the frames that crossed
+it measured: delay error against the unemulated baseline, delivered rate, loss against its
+binomial interval, Gilbert-Elliott burst lengths, 16 flows at 90 % of the rate. Writes
+results.md (the table), results.json, link_fidelity.png and log.txt into --out.
+
+Usage: sudo bench/fidelity/link_fidelity.py --build-dir build-fid --out /tmp/fidelity
+See bench/fidelity/README.md.
+"""
+import argparse
+import csv
+import datetime
+import glob
+import json
+import math
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HARD_LIMIT_S = 15 * 60  # the whole measured run, fp-link-fidelity included
+
+# Targets (bench/fidelity/README.md)
+DELAY_P50_US = 5.0
+DELAY_P99_US = 20.0
+RATE_DEV = 0.005
+GE_BURST_DEV = 0.05
+
+
+def log(msg, fh=None):
+    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+    print(line, flush=True)
+    if fh:
+        fh.write(line + "\n")
+        fh.flush()
+
+
+def compilers():
+    r = subprocess.run(["pgrep", "-c", "cc1plus|ninja"], capture_output=True, text=True)
+    try:
+        return int(r.stdout.strip() or 0)
+    except ValueError:
+        return 0
+
+
+def wait_for_quiet(max_wait_s, fh):
+    """Waits until no compiler runs (checked every 30 s, at most max_wait_s)."""
+    start = time.time()
+    while True:
+        n = compilers()
+        if n == 0:
+            log(f"no compiler running (waited {time.time() - start:.0f} s)", fh)
+            return {"waited_s": round(time.time() - start), "compilers_at_start": 0, "ran_anyway": False}
+        if time.time() - start >= max_wait_s:
+            log(f"{n} compiler processes still running after {max_wait_s / 60:.0f} min: running anyway", fh)
+            return {"waited_s": round(time.time() - start), "compilers_at_start": n, "ran_anyway": True}
+        log(f"{n} compiler processes (cc1plus|ninja) running; checking again in 30 s", fh)
+        time.sleep(30)
+
+
+def source():
+    """The commit the program was built from (git, or a COMMIT file of an exported tree) and
+    whether the data plane's sources differed from it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
+    if r.returncode == 0:
+        dirty = subprocess.run(["git", "-C", root, "status", "--short", "--", "common", "fastpath",
+                                "testing", "classifier"], capture_output=True, text=True).stdout
+        return {"tree": root, "commit": r.stdout.strip(), "uncommitted": dirty.splitlines()}
+    try:
+        with open(os.path.join(root, "COMMIT")) as f:
+            return {"tree": root, "commit": f.read().strip(), "uncommitted": [],
+                    "note": "exported with git archive, bench/fidelity and bench/CMakeLists.txt added"}
+    except OSError:
+        return {"tree": root, "commit": "unknown"}
+
+
+def machine():
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read()
+        except OSError:
+            return ""
+    model = ""
+    for line in read("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    mem_kb = 0
+    for line in read("/proc/meminfo").splitlines():
+        if line.startswith("MemTotal"):
+            mem_kb = int(line.split()[1])
+    virt = subprocess.run(["systemd-detect-virt"], capture_output=True, text=True).stdout.strip() \
+        if shutil.which("systemd-detect-virt") else ""
+    osr = ""
+    for line in read("/etc/os-release").splitlines():
+        if line.startswith("PRETTY_NAME="):
+            osr = line.split("=", 1)[1].strip('"')
+    return {"cpu": model, "cpus": os.cpu_count(), "mem_gb": round(mem_kb / 1048576, 1),
+            "kernel": platform.release(), "os": osr, "virt": virt or "none"}
+
+
+class Sampler(threading.Thread):
+    """Samples the compiler count and the load average every 5 s during the run."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.samples = []
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            self.samples.append({"t": round(time.time()), "compilers": compilers(),
+                                 "load1": os.getloadavg()[0]})
+            self.stop.wait(5)
+
+
+# Second passes over the delay scenarios (and their baselines, and the flows) that take one
+# cause of error away each: the worker above other work (SCHED_FIFO), or never asleep.
+VARIANTS = {
+    "rt": {"args": ["--rt-priority", "51"], "only": "baseline,delay,flows,timer",
+           "what": "worker SCHED_FIFO 51, one above R's NAPI threads (as --rt-priority auto "
+                   "--rt-mode above would put it): other work cannot preempt it; it still sleeps"},
+    "spin": {"args": ["--rt-priority", "0", "--idle-poll-us", "0"], "only": "baseline,delay,flows",
+             "what": "worker never sleeps (--idle-poll-us 0, normal scheduling): no wake-up latency"},
+}
+
+
+def run_program(args, out, fh, extra, only, deadline):
+    binary = os.path.join(args.build_dir, "bench", "fp-link-fidelity")
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"link_fidelity.py: {binary} not found: build it first "
+                 f"(cmake --build {args.build_dir} --target fp-link-fidelity)")
+    cmd = [binary, "--out", out, "--scale", str(args.scale), "--rt-priority", args.rt_priority,
+           "--worker-cpu", str(args.worker_cpu), "--traffic-cpu", str(args.traffic_cpu)] + extra
+    if only:
+        cmd += ["--only", only]
+    log("command: " + " ".join(cmd), fh)
+
+    def child_setup():
+        os.nice(-10)  # as fastpath_bench.py: benchmark processes at nice -10
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, preexec_fn=child_setup)
+    # Its own session is its own scheduler autogroup: nice -10 for it too (gone with it).
+    try:
+        with open(f"/proc/{proc.pid}/autogroup", "w") as f:
+            f.write("-10")
+    except OSError:
+        pass
+
+    def stop_child(sig):
+        try:
+            os.killpg(proc.pid, sig)  # the group we started: fp-link-fidelity and its ip/sh
+        except ProcessLookupError:
+            pass
+
+    def on_time_limit():
+        log(f"time limit reached: stopping fp-link-fidelity (pid {proc.pid})", fh)
+        stop_child(signal.SIGTERM)
+
+    timer = threading.Timer(max(1.0, deadline - time.time()), on_time_limit)
+    timer.start()
+    interrupted = False
+    try:
+        for line in proc.stdout:
+            if "libbpf: elf: skipping" in line or "libxdp: Falling back" in line:
+                continue
+            sys.stdout.write(line)
+            fh.write(line)
+        proc.wait()
+    except KeyboardInterrupt:
+        interrupted = True
+        stop_child(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            stop_child(signal.SIGKILL)
+            proc.wait()
+    finally:
+        timer.cancel()
+        # Namespaces of a child that died without its destructors (crash, SIGKILL).
+        for ns in glob.glob(f"/var/run/netns/fp-fid-{proc.pid}-*"):
+            subprocess.run(["ip", "netns", "del", os.path.basename(ns)], check=False)
+            log(f"removed leftover namespace {os.path.basename(ns)}", fh)
+    if interrupted:
+        sys.exit(130)
+    return proc.returncode
+
+
+# ------------------------------------------------------------------------------------------
+# Analysis
+
+
+def load_frames(path):
+    import numpy as np
+    if not os.path.exists(path) or os.path.getsize(path) < 40:
+        return np.zeros((0, 5), dtype=np.int64)
+    a = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    return a
+
+
+def pct(x, q):
+    import numpy as np
+    return float(np.percentile(x, q)) if len(x) else float("nan")
+
+
+def dist(x_ns):
+    """Percentiles of a distribution in microseconds."""
+    import numpy as np
+    x = np.asarray(x_ns, dtype=np.float64) / 1e3
+    if not len(x):
+        return {}
+    return {"n": int(len(x)), "min": float(x.min()), "p1": pct(x, 1), "p10": pct(x, 10),
+            "p50": pct(x, 50), "p90": pct(x, 90), "p99": pct(x, 99), "p99.9": pct(x, 99.9),
+            "max": float(x.max()), "mean": float(x.mean()), "std": float(x.std())}
+
+
+def binom_interval(n, p, level=0.99):
+    """Central interval [lo, hi] of Binomial(n, p) holding at least `level` (exact pmf)."""
+    if p <= 0:
+        return 0, 0
+    if p >= 1:
+        return n, n
+    mu, sd = n * p, math.sqrt(n * p * (1 - p))
+    k0, k1 = max(0, int(mu - 12 * sd) - 5), min(n, int(mu + 12 * sd) + 5)
+    logp = lambda k: (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                      + k * math.log(p) + (n - k) * math.log1p(-p))
+    pmf = [(k, math.exp(logp(k))) for k in range(k0, k1 + 1)]
+    tail = (1 - level) / 2
+    acc, lo = 0.0, k0
+    for k, v in pmf:
+        if acc + v > tail:
+            lo = k
+            break
+        acc += v
+    acc, hi = 0.0, k1
+    for k, v in reversed(pmf):
+        if acc + v > tail:
+            hi = k
+            break
+        acc += v
+    return lo, hi
+
+
+def lateness(sc):
+    w = sc.get("worker", {}).get("worker 0", {})
+    return {"late_frames": w.get("emu_late_frames", 0),
+            "p50_us": w.get("emu_lateness_p50_ns", 0) / 1e3,
+            "p99_us": w.get("emu_lateness_p99_ns", 0) / 1e3,
+            "max_us": w.get("emu_lateness_max_ns", 0) / 1e3,
+            "rt_priority": w.get("rt_priority", 0)}
+
+
+def analyze(out):
+    import numpy as np
+    scenarios = []
+    with open(os.path.join(out, "scenarios.jsonl")) as f:
+        for line in f:
+            if line.strip():
+                scenarios.append(json.loads(line))
+    res = {"scenarios": {}}
+    base_med = {}
+    for sc in scenarios:
+        if sc["kind"] == "timer":
+            x = np.loadtxt(os.path.join(out, sc["timer_file"]), skiprows=1, dtype=np.int64, ndmin=1)
+            res["scenarios"][sc["name"]] = {"name": sc["name"], "kind": "timer", "rt_priority": sc["rt_priority"],
+                                            "cpu": sc["cpu"], "wakeup_late_us": dist(x),
+                                            "over_25us": float((x > 25000).mean()) if len(x) else None}
+            continue
+        a = load_frames(os.path.join(out, sc["frames_file"]))
+        r = {"name": sc["name"], "kind": sc["kind"], "configured": sc["configured"],
+             "sent": sc["sent"], "received": int(len(a)), "send_refused": sc["send_refused"],
+             "link": sc["link"], "lateness": lateness(sc),
+             "daemon_start_s": sc["daemon_start_seconds"], "interrupted": sc["interrupted"]}
+        res["scenarios"][sc["name"]] = r
+        if not len(a):
+            r["error"] = "no frames received"
+            continue
+        seq, flow, length, send, recv = (a[:, i] for i in range(5))
+        owd = recv - send
+        r["owd_us"] = dist(owd)
+        kind = sc["kind"]
+        if kind == "baseline":
+            base_med[sc["frame_len"]] = float(np.median(owd))
+        elif kind == "delay":
+            b = base_med.get(sc["frame_len"])
+            if b is None:
+                r["error"] = "no baseline for this frame size"
+                continue
+            err = owd - b - sc["delay_ns"]
+            r["error_us"] = dist(err)
+            # The emulation's own share: the delayed distribution against the baseline's,
+            # percentile by percentile (what a frame's wake-up costs is in both).
+            bs = res["scenarios"][f"baseline-{sc['frame_len']}"]["owd_us"]
+            r["excess_over_baseline_us"] = {
+                q: (pct((owd - sc["delay_ns"]) / 1e3, float(q[1:])) - bs[q])
+                for q in ("p50", "p99")}
+            r["measured_delay_us"] = (float(np.median(owd)) - b) / 1e3
+            r["delay_ms"] = sc["delay_ns"] / 1e6
+            r["met"] = bool(abs(r["error_us"]["p50"]) <= DELAY_P50_US
+                            and r["error_us"]["p99"] <= DELAY_P99_US)
+        elif kind in ("rate", "flows"):
+            order = np.argsort(recv, kind="stable")
+            t = recv[order]
+            bits = (length[order] + sc["overhead_bytes"]) * 8
+            n = len(t)
+            k0 = max(1, int(0.05 * n)) if n >= 40 else 0
+            # Frames k0+1 .. n-1 were put on the link between the arrivals of frame k0 and of
+            # the last one (the link never idles while its queue holds frames).
+            interval = float(t[-1] - t[k0])
+            meas = float(bits[k0 + 1:].sum()) * 1e9 / interval if interval > 0 else float("nan")
+            whole = float(bits[1:].sum()) * 1e9 / float(t[-1] - t[0]) if n > 1 else float("nan")
+            r["delivered_bps"] = meas
+            r["rate_bps"] = sc["rate_bps"]
+            r["delivered_bps_whole_interval"] = whole
+            r["receive_interval_s"] = interval / 1e9
+            r["deviation"] = meas / sc["rate_bps"] - 1
+            offered_bits = sc["sent"] * (sc["frame_len"] + sc["overhead_bytes"]) * 8
+            r["offered_bps"] = offered_bits / sc["send_seconds"] if sc["send_seconds"] else 0
+            r["queue_drops"] = sc["link"]["queue_drops"]
+            r["full_drops"] = sc["link"]["full_drops"]
+            r["drop_fraction"] = sc["link"]["queue_drops"] / max(1, sc["link"]["tx_packets"])
+            if kind == "rate":
+                r["met"] = bool(abs(r["deviation"]) <= RATE_DEV)
+            else:
+                flows = int(sc["flows"])
+                t_all = float(t[-1] - t[0])
+                per = []
+                for fl in range(flows):
+                    m = flow == fl
+                    per.append(float(((length[m] + sc["overhead_bytes"]) * 8).sum()) * 1e9 / t_all)
+                per = np.array(per)
+                r["per_flow_bps"] = per.tolist()
+                r["per_flow_received"] = [int((flow == fl).sum()) for fl in range(flows)]
+                r["jain"] = float(per.sum() ** 2 / (flows * (per ** 2).sum()))
+                # Delay error against the link model replayed on the send times (FIFO, the
+                # link busy until the previous frame's end): error = measured one-way delay
+                # - baseline median - (queueing + serialization + configured delay).
+                b = base_med.get(sc["frame_len"])
+                if b is not None:
+                    so = np.argsort(seq, kind="stable")
+                    s_send = send[so].astype(np.float64)
+                    s_owd = owd[so].astype(np.float64)
+                    ser = (length[so] + sc["overhead_bytes"]) * 8 * 1e9 / sc["rate_bps"]
+                    busy = -1e30
+                    model = np.empty(len(so))
+                    for i in range(len(so)):
+                        start = max(s_send[i], busy)
+                        busy = start + ser[i]
+                        model[i] = busy - s_send[i] + sc["delay_ns"]
+                    err = s_owd - b - model
+                    r["error_us"] = dist(err)
+                    r["model_queueing_us"] = dist(model - sc["delay_ns"] - ser)
+                    r["met_delay"] = bool(abs(r["error_us"]["p50"]) <= DELAY_P50_US
+                                          and r["error_us"]["p99"] <= DELAY_P99_US)
+                r["met"] = bool(r["jain"] >= 0.99 and sc["link"]["queue_drops"] == 0)
+        elif kind in ("loss", "gemodel"):
+            n = int(sc["link"]["tx_packets"])
+            lost = n - int(len(a))
+            r["frames_into_link"] = n
+            r["lost"] = lost
+            r["loss_counter"] = sc["link"]["loss_drops"]
+            r["measured_loss"] = lost / n if n else float("nan")
+            r["lost_before_link"] = int(sc["sent"]) - n
+            r["loss_conf"] = sc["loss"]
+            if kind == "loss":
+                lo, hi = binom_interval(n, sc["loss"])
+                r["interval99"] = [lo, hi]
+                r["interval99_frac"] = [lo / n, hi / n]
+                r["met"] = bool(lo <= lost <= hi)
+            else:
+                p, rr = sc["ge_p"], sc["ge_r"]
+                s = np.sort(seq)
+                first, last = 1, int(sc["sent"])
+                gaps = np.diff(np.concatenate(([first - 1], s, [last + 1]))) - 1
+                bursts = gaps[gaps > 0]
+                mean = float(bursts.mean()) if len(bursts) else float("nan")
+                expect = 1.0 / rr
+                sd = math.sqrt(1 - rr) / rr
+                half = 2.576 * sd / math.sqrt(len(bursts)) if len(bursts) else float("nan")
+                r["bursts"] = int(len(bursts))
+                r["mean_burst"] = mean
+                r["mean_burst_ci99"] = [mean - half, mean + half]
+                r["expected_burst"] = expect
+                r["burst_deviation"] = mean / expect - 1
+                r["expected_loss"] = p / (p + rr) if sc["ge_loss_bad"] == 1 and sc["ge_loss_good"] == 0 else None
+                r["burst_hist"] = {int(k): int(v) for k, v in zip(*np.unique(bursts, return_counts=True))}
+                r["met"] = bool(abs(r["burst_deviation"]) <= GE_BURST_DEV)
+    return res
+
+
+def fmt_us(x):
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:,.1f}"
+
+
+def table(res):
+    S = res["scenarios"]
+    rows = []
+    yes = lambda b: "yes" if b else "**no**"
+    for name in ("baseline-160", "baseline-1470"):
+        if name in S and "owd_us" in S[name]:
+            d = S[name]["owd_us"]
+            rows.append([f"baseline one-way delay, {name.split('-')[1]} B, no emulation", "–",
+                         f"p50 {fmt_us(d['p50'])} µs", f"p1 {fmt_us(d['p1'])} / p99 {fmt_us(d['p99'])} / "
+                         f"p99.9 {fmt_us(d['p99.9'])} / max {fmt_us(d['max'])} µs", "–", "–", "–"])
+    for name, sc in S.items():
+        if sc["kind"] != "delay" or "error_us" not in sc:
+            continue
+        e, l = sc["error_us"], sc["lateness"]
+        rows.append([f"delay ({sc['owd_us']['n']:,} frames)", sc["configured"].split("delay ")[1].split()[0],
+                     f"{sc['measured_delay_us']:,.1f} µs",
+                     f"{fmt_us(e['p50'])} / {fmt_us(e['p99'])} µs",
+                     f"≤ {DELAY_P50_US:g} / ≤ {DELAY_P99_US:g} µs", yes(sc["met"]),
+                     f"lateness {fmt_us(l['p50_us'])} / {fmt_us(l['p99_us'])} / {fmt_us(l['max_us'])} µs"])
+    t = S.get("timer-wakeup", {}).get("wakeup_late_us")
+    if t:
+        rows.append(["ppoll() wake-up, no traffic (worker's CPU and scheduling)", "sleeps of 0.1 – 2 ms",
+                     f"late p50 {fmt_us(t['p50'])} µs", f"p99 {fmt_us(t['p99'])} / max {fmt_us(t['max'])} µs",
+                     "– (the worker wakes 25 µs early)", "–",
+                     f"{S['timer-wakeup']['over_25us'] * 100:.1f} % of wake-ups over 25 µs late"])
+    for name, sc in S.items():
+        if sc["kind"] != "rate" or "delivered_bps" not in sc:
+            continue
+        conf = sc["configured"].split("rate ")[1].split()[0]
+        rows.append([f"rate (1,470 B + 24, offered {sc['offered_bps'] / 1e6:,.2f} Mbit/s)", conf,
+                     f"{sc['delivered_bps'] / 1e6:,.4g} Mbit/s", f"{sc['deviation'] * 100:+.3f} %",
+                     "± 0.5 %", yes(sc["met"]),
+                     f"queue drops {sc['queue_drops']:,} ({sc['drop_fraction'] * 100:.1f} %); "
+                     f"lateness p99 {fmt_us(sc['lateness']['p99_us'])} µs"])
+    for name, sc in S.items():
+        if sc["kind"] != "loss" or "measured_loss" not in sc:
+            continue
+        lo, hi = sc["interval99_frac"]
+        rows.append([f"Bernoulli loss ({sc['frames_into_link']:,} frames)", sc["configured"].split("loss ")[1].split()[0],
+                     f"{sc['measured_loss'] * 100:.3f} % ({sc['lost']:,})",
+                     f"99 % interval {lo * 100:.3f} – {hi * 100:.3f} %", "inside", yes(sc["met"]),
+                     f"counter loss_drops {sc['loss_counter']:,}"])
+    for name, sc in S.items():
+        if sc["kind"] != "gemodel" or "mean_burst" not in sc:
+            continue
+        ci = sc["mean_burst_ci99"]
+        rows.append([f"Gilbert-Elliott p 1 %, r 25 % ({sc['frames_into_link']:,} frames, {sc['bursts']:,} bursts): mean burst",
+                     f"1/r = {sc['expected_burst']:.2f}", f"{sc['mean_burst']:.3f} (99 % CI {ci[0]:.2f} – {ci[1]:.2f})",
+                     f"{sc['burst_deviation'] * 100:+.2f} %", "± 5 %", yes(sc["met"]),
+                     f"loss {sc['measured_loss'] * 100:.2f} % (model p/(p+r) {sc['expected_loss'] * 100:.2f} %)"])
+    for name, sc in S.items():
+        if sc["kind"] != "flows" or "jain" not in sc:
+            continue
+        per = [x / 1e6 for x in sc["per_flow_bps"]]
+        rows.append([f"16 flows at 90 %: delivered (sum)", sc["configured"].split("rate ")[1].split()[0] + " × 0.9",
+                     f"{sum(per):,.3f} Mbit/s", f"{(sum(per) / 90.0 - 1) * 100:+.2f} % of 90 Mbit/s", "–", "–",
+                     f"queue drops {sc['queue_drops']:,}"])
+        rows.append(["16 flows: per flow, Jain's index", "5.625 Mbit/s each",
+                     f"{min(per):.3f} – {max(per):.3f} Mbit/s", f"Jain {sc['jain']:.5f}", "≥ 0.99, no drop",
+                     yes(sc["met"]), ""])
+        if "error_us" in sc:
+            e, l = sc["error_us"], sc["lateness"]
+            q = sc["model_queueing_us"]
+            rows.append(["16 flows: delay error (vs model replay)", "10 ms + queue + serialization",
+                         f"model queueing p50 {fmt_us(q['p50'])} / p99 {fmt_us(q['p99'])} µs",
+                         f"{fmt_us(e['p50'])} / {fmt_us(e['p99'])} µs",
+                         f"≤ {DELAY_P50_US:g} / ≤ {DELAY_P99_US:g} µs", yes(sc["met_delay"]),
+                         f"lateness {fmt_us(l['p50_us'])} / {fmt_us(l['p99_us'])} / {fmt_us(l['max_us'])} µs"])
+    head = ["parameter", "configured", "measured", "error p50 / p99 or deviation", "target", "met?",
+            "notes (worker lateness p50 / p99 / max)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def variant_table(res):
+    """Delay errors with the worker as fastpathd runs it by default and in each variant."""
+    runs = [("default (as fastpathd: auto priority, sleeps when idle)", res["scenarios"])]
+    runs += [(f"{k}: {v['what']}", v) for k, v in res.get("variants", {}).items()]
+    head = ["worker", "baseline 160 B p50 / p99 / p99.9", "delay 0.1 ms", "1 ms", "10 ms", "100 ms",
+            "16 flows", "lateness p99 / max, worst scenario", "ppoll wake-up late p50 / p99 / max (no traffic)"]
+    lines = ["Delay error p50 / p99 (µs) by how the worker runs:", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, S in runs:
+        b = S.get("baseline-160", {}).get("owd_us")
+        row = [label, f"{fmt_us(b['p50'])} / {fmt_us(b['p99'])} / {fmt_us(b['p99.9'])}" if b else "–"]
+        late = []
+        for n in ("delay-100us", "delay-1ms", "delay-10ms", "delay-100ms", "flows16-100mbit"):
+            e = S.get(n, {}).get("error_us")
+            row.append(f"{fmt_us(e['p50'])} / {fmt_us(e['p99'])}" if e else "–")
+            if n in S and isinstance(S[n], dict) and "lateness" in S[n]:
+                late.append((S[n]["lateness"]["p99_us"], S[n]["lateness"]["max_us"]))
+        row.append(f"{fmt_us(max(l[0] for l in late))} / {fmt_us(max(l[1] for l in late))}" if late else "–")
+        t = S.get("timer-wakeup", {}).get("wakeup_late_us")
+        row.append(f"{fmt_us(t['p50'])} / {fmt_us(t['p99'])} / {fmt_us(t['max'])}" if t else "–")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def plot(res, path):
+    """Top row: configured against measured (log-log); bottom row: the deviation and its target."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    S = res["scenarios"]
+    fig, ax = plt.subplots(2, 3, figsize=(15, 8.5))
+    # Delay
+    d = [s for s in S.values() if s["kind"] == "delay" and "error_us" in s]
+    if d:
+        conf = [s["delay_ms"] for s in d]
+        meas = [s["measured_delay_us"] / 1e3 for s in d]
+        ax[0][0].loglog(conf, conf, "k--", lw=0.8, label="configured")
+        ax[0][0].loglog(conf, meas, "o", label="measured: median one-way delay − baseline median")
+        ax[0][0].set_xlabel("configured delay (ms)")
+        ax[0][0].set_ylabel("measured delay (ms)")
+        ax[0][0].set_title("Delay (Poisson 1,000 frames/s, 160 B)")
+        ax[0][0].legend(fontsize=8)
+        for q, m in (("p50", "o-"), ("p99", "s-")):
+            ax[1][0].semilogx(conf, [s["error_us"][q] for s in d], m, label=f"error {q}")
+        ax[1][0].semilogx(conf, [s["lateness"]["p99_us"] for s in d], "x:", label="worker lateness p99 (counter)")
+        ax[1][0].axhline(DELAY_P50_US, color="C0", ls="--", lw=0.8, label=f"target p50 {DELAY_P50_US:g} µs")
+        ax[1][0].axhline(DELAY_P99_US, color="C1", ls="--", lw=0.8, label=f"target p99 {DELAY_P99_US:g} µs")
+        ax[1][0].set_yscale("symlog", linthresh=10)
+        ax[1][0].set_xlabel("configured delay (ms)")
+        ax[1][0].set_ylabel("error (µs): one-way − baseline median − configured")
+        ax[1][0].legend(fontsize=7)
+    # Rate
+    r = [s for s in S.values() if s["kind"] == "rate" and "delivered_bps" in s]
+    if r:
+        conf = [s["rate_bps"] / 1e6 for s in r]
+        meas = [s["delivered_bps"] / 1e6 for s in r]
+        ax[0][1].loglog(conf, conf, "k--", lw=0.8, label="configured")
+        ax[0][1].loglog(conf, meas, "o", label="delivered at D (frame + 24 B overhead)")
+        ax[0][1].set_xlabel("configured rate (Mbit/s)")
+        ax[0][1].set_ylabel("delivered rate (Mbit/s)")
+        ax[0][1].set_title("Rate (offered 1.2x, 1,470-byte frames, delay 1 ms)")
+        ax[0][1].legend(fontsize=8)
+        ax[1][1].semilogx(conf, [s["deviation"] * 100 for s in r], "o-", label="delivered / configured − 1")
+        ax[1][1].axhspan(-RATE_DEV * 100, RATE_DEV * 100, color="C2", alpha=0.15, label="target ± 0.5 %")
+        ax[1][1].set_xlabel("configured rate (Mbit/s)")
+        ax[1][1].set_ylabel("deviation (%)")
+        lim = max(1.0, max(abs(s["deviation"]) * 100 for s in r) * 1.2)
+        ax[1][1].set_ylim(-lim, lim)
+        ax[1][1].legend(fontsize=8)
+    # Loss
+    l = [s for s in S.values() if s["kind"] == "loss" and "measured_loss" in s]
+    g = [s for s in S.values() if s["kind"] == "gemodel" and "measured_loss" in s]
+    if l:
+        conf = [s["loss_conf"] * 100 for s in l]
+        meas = [s["measured_loss"] * 100 for s in l]
+        ax[0][2].loglog(conf, conf, "k--", lw=0.8, label="configured")
+        ax[0][2].loglog(conf, meas, "o", label="measured, Bernoulli")
+        for s in g:
+            if s.get("expected_loss"):
+                ax[0][2].loglog([s["expected_loss"] * 100], [s["measured_loss"] * 100], "s",
+                                label="Gilbert-Elliott p 1 %, r 25 % (x: p/(p+r))")
+        ax[0][2].set_xlabel("configured loss (%)")
+        ax[0][2].set_ylabel("measured loss (%)")
+        ax[0][2].set_title("Loss (50,000 frames/s, seed 1)")
+        ax[0][2].legend(fontsize=8)
+        x = range(len(l))
+        ratio = [m / c for m, c in zip(meas, conf)]
+        lo = [r_ - s["interval99_frac"][0] * 100 / c for r_, s, c in zip(ratio, l, conf)]
+        hi = [s["interval99_frac"][1] * 100 / c - r_ for r_, s, c in zip(ratio, l, conf)]
+        ax[1][2].errorbar(list(x), [1.0] * len(l), yerr=[[1 - s["interval99_frac"][0] * 100 / c for s, c in zip(l, conf)],
+                                                        [s["interval99_frac"][1] * 100 / c - 1 for s, c in zip(l, conf)]],
+                          fmt="none", ecolor="gray", capsize=6, label="binomial 99 % interval")
+        ax[1][2].plot(list(x), ratio, "o", label="measured / configured")
+        labels = [f"{c:g} %" for c in conf]
+        for s in g:
+            ratio_g = s["mean_burst"] / s["expected_burst"]
+            ax[1][2].errorbar([len(labels)], [ratio_g], fmt="s", color="C1", capsize=6,
+                              yerr=[[ratio_g - s["mean_burst_ci99"][0] / s["expected_burst"]],
+                                    [s["mean_burst_ci99"][1] / s["expected_burst"] - ratio_g]],
+                              label="GE mean burst / (1/r), its 99 % CI")
+            labels.append("GE burst")
+        ax[1][2].set_xticks(range(len(labels)))
+        ax[1][2].set_xticklabels(labels)
+        ax[1][2].set_ylabel("measured / configured")
+        ax[1][2].legend(fontsize=8)
+    for row in ax:
+        for a in row:
+            a.grid(True, which="both", alpha=0.3)
+    fig.suptitle("fastpathd link emulation: configured against measured (S — [n1 =l1= n2] — D on veth)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build-fid")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--scale", type=float, default=1.0, help="frames per scenario times X (smoke: 0.05)")
+    ap.add_argument("--only", default="", help="scenarios by kind or name (see fp-link-fidelity --list)")
+    ap.add_argument("--rt-priority", default="auto", help="the worker's SCHED_FIFO priority (auto, as fastpathd)")
+    ap.add_argument("--worker-cpu", type=int, default=1)
+    ap.add_argument("--traffic-cpu", type=int, default=0)
+    ap.add_argument("--no-wait", action="store_true", help="do not wait for compilers to finish")
+    ap.add_argument("--max-wait", type=float, default=20, help="minutes to wait for compilers (20)")
+    ap.add_argument("--time-limit", type=int, default=HARD_LIMIT_S, help="seconds, the whole run (900)")
+    ap.add_argument("--analyze-only", action="store_true", help="analyse --out again, run nothing")
+    ap.add_argument("--smoke", action="store_true", help="--scale 0.05 --no-wait, checks every scenario has numbers")
+    ap.add_argument("--variants", default="rt,spin",
+                    help="second passes over baseline, delay and flows: " + ", ".join(
+                        f"{k}: {v['what']}" for k, v in VARIANTS.items()) + "; 'none' for none")
+    args = ap.parse_args()
+    if args.smoke:
+        args.scale, args.no_wait = 0.05, True
+    variants = [] if args.variants in ("", "none") else args.variants.split(",")
+    for v in variants:
+        if v not in VARIANTS:
+            sys.exit(f"link_fidelity.py: unknown variant {v} (known: {', '.join(VARIANTS)})")
+    os.makedirs(args.out, exist_ok=True)
+    meta_path = os.path.join(args.out, "run.json")
+    if not args.analyze_only:
+        if os.geteuid() != 0:
+            print("link_fidelity.py: needs root (namespaces, XDP); skipped")
+            sys.exit(77)
+        with open(os.path.join(args.out, "log.txt"), "w") as fh:
+            meta = {"machine": machine(), "started": datetime.datetime.now().isoformat(timespec="seconds"),
+                    "argv": sys.argv, "source": source()}
+            meta["wait"] = {"skipped": True} if args.no_wait else wait_for_quiet(args.max_wait * 60, fh)
+            meta["load_before"] = os.getloadavg()
+            log(f"machine: {meta['machine']}", fh)
+            sampler = Sampler()
+            sampler.start()
+            t0 = time.time()
+            deadline = t0 + args.time_limit
+            rc = run_program(args, args.out, fh, [], args.only, deadline)
+            meta["variants"] = {}
+            for v in variants:
+                if time.time() > deadline - 30:
+                    log(f"no time left for variant {v}", fh)
+                    break
+                sub = os.path.join(args.out, v)
+                os.makedirs(sub, exist_ok=True)
+                log(f"variant {v}: {VARIANTS[v]['what']}", fh)
+                vrc = run_program(args, sub, fh, VARIANTS[v]["args"], VARIANTS[v]["only"], deadline)
+                meta["variants"][v] = {"what": VARIANTS[v]["what"], "exit_code": vrc}
+                rc = rc or vrc
+            sampler.stop.set()
+            meta["duration_s"] = round(time.time() - t0, 1)
+            meta["exit_code"] = rc
+            meta["load_after"] = os.getloadavg()
+            meta["during"] = {"max_compilers": max((s["compilers"] for s in sampler.samples), default=0),
+                              "samples_with_compilers": sum(1 for s in sampler.samples if s["compilers"]),
+                              "samples": len(sampler.samples),
+                              "max_load1": max((s["load1"] for s in sampler.samples), default=0),
+                              "series": sampler.samples}
+            log(f"runs finished after {meta['duration_s']} s (exit {rc}); compilers during the run: "
+                f"max {meta['during']['max_compilers']} ({meta['during']['samples_with_compilers']} of "
+                f"{meta['during']['samples']} samples, every 5 s), load1 max {meta['during']['max_load1']:.1f}", fh)
+        with open(meta_path, "w") as f:
+            json.dump(meta, f, indent=1)
+        if rc != 0:
+            print(f"link_fidelity.py: fp-link-fidelity failed (exit {rc}); see {args.out}/log.txt")
+    res = analyze(args.out)
+    res["variants"] = {}
+    for v in VARIANTS:
+        if os.path.exists(os.path.join(args.out, v, "scenarios.jsonl")):
+            res["variants"][v] = analyze(os.path.join(args.out, v))["scenarios"]
+            res["variants"][v]["what"] = VARIANTS[v]["what"]
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            res["run"] = json.load(f)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    md = table(res) + "\n\n" + variant_table(res)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(md + "\n")
+    plot(res, os.path.join(args.out, "link_fidelity.png"))
+    print(md)
+    missing = [n for n, s in res["scenarios"].items() if "error" in s]
+    if missing:
+        print("scenarios without numbers: " + ", ".join(missing))
+        sys.exit(1)
+    if not args.analyze_only and rc != 0:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -287,7 +287,10 @@ void Daemon::drainEvents() {
 void Daemon::adjustRtPriority() {
   if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
     return;
-  auto napis = findRtNapiThreads(config_.ports);
+  // Every interface port of every node (the topology's too), not only --port ones.
+  std::vector<std::string> ifnames;
+  for (const auto& p : ports_) ifnames.push_back(p.ifname);
+  auto napis = findRtNapiThreads(ifnames);
   for (auto& w : workers_) {
     int cpu = w->options().cpu;
     int want = 0;

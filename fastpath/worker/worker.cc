@@ -403,8 +403,12 @@ void Worker::shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t add
     pkt[d.corrupt_bit / 8] ^= uint8_t(1u << (d.corrupt_bit % 8));
     sh.counters.corrupted.fetch_add(1, std::memory_order_relaxed);
   }
+  // The frame's own sending time, not the pass's start: a pass takes microseconds.
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   auto admit = [&](uint64_t a) {
-    const LinkShaper::Admit r = sh.admit(now_ns_, a, len);
+    const LinkShaper::Admit r = sh.admit(now, a, len);
     if (r == LinkShaper::Admit::kQueued) {
       book_.heldToLink(1);
       next_arrival_ = std::min(next_arrival_, sh.nextArrival());

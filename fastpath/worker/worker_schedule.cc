@@ -176,7 +176,7 @@ void Worker::run() {
     counters_.idle_polls.add(1);
     uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;
     if (until_arrival != ~0ull)
-      sleep_ns = std::min(sleep_ns, until_arrival - options_.emulation_spin_ns / 2);
+      sleep_ns = std::min(sleep_ns, until_arrival - options_.emulation_spin_ns);
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
     if (ppoll(pfds.data(), pfds.size(), &timeout, nullptr) > 0 && wake_fd_ >= 0 &&
         (pfds.back().revents & POLLIN)) {

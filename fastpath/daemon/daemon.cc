@@ -287,10 +287,10 @@ void Daemon::drainEvents() {
 void Daemon::adjustRtPriority() {
   if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
     return;
-  // Every interface port of every node (the topology's too), not only --port ones.
-  std::vector<std::string> ifnames;
-  for (const auto& p : ports_) ifnames.push_back(p.ifname);
-  auto napis = findRtNapiThreads(ifnames);
+  // Only the --port interfaces: a worker that spins for emulated links must not become
+  // real-time (it would run into the kernel's real-time throttling), and topology
+  // scenarios emulate links.
+  auto napis = findRtNapiThreads(config_.ports);
   for (auto& w : workers_) {
     int cpu = w->options().cpu;
     int want = 0;

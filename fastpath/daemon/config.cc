@@ -400,10 +400,14 @@ Status validateConfig(const Config& c) {
   std::vector<std::string> problems;
   const Topology& topo = c.topology;
   bool have_topology = !c.topology_file.empty() || !topo.nodes.empty() || !topo.links.empty();
-  if (c.ports.empty() && topo.links.empty() &&
+  // A topology file may hold no port at all: the nodes and links of a scenario can come
+  // later over the control socket (the ns-3 helpers create them).
+  if (c.ports.empty() && c.topology_file.empty() && topo.links.empty() &&
       std::all_of(topo.nodes.begin(), topo.nodes.end(),
                   [](const TopologyNode& n) { return n.interfaces.empty(); }))
-    problems.push_back("no port given: add --port IFNAME or --topology FILE");
+    problems.push_back(
+        "no port given: add --port IFNAME or --topology FILE (a topology file may be empty "
+        "of ports and links: nodes and links can be created over the control socket)");
   std::set<std::string> seen;
   for (const auto& p : c.ports)
     if (!seen.insert(p).second) problems.push_back("port " + p + " is given twice");

@@ -541,6 +541,19 @@ TEST(TopologyConfig, TopologyWithoutPortIsEnough) {
   EXPECT_TRUE(st.ok()) << st.error().message;
 }
 
+TEST(TopologyConfig, AnEmptyTopologyFileStartsAnEmptyDaemon) {
+  // Nodes and links come later over the control socket (the ns-3 helpers do that).
+  std::string path = writeFile("fastpathd_topology_empty.yaml", "nodes: []\n");
+  auto c = parseArgs({"--topology", path});
+  std::remove(path.c_str());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto st = validateConfig(*c);
+  EXPECT_TRUE(st.ok()) << st.error().message;
+  auto none = parseArgs({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(validateConfig(*none).ok()) << "neither --port nor --topology";
+}
+
 TEST(TopologyConfig, BadFileIsRejectedWithItsLines) {
   std::string path = writeFile("fastpathd_topology_bad.yaml",
                                "nodes:\n  - name: r1\nlinks:\n  - {name: l, a: r1, b: r1}\n");

@@ -620,6 +620,26 @@ void Daemon::releasePortChannel(PortId port) {
 
 // ---- counters ----
 
+namespace {
+// The emulation's counters of one direction (a link's or an interface's egress), the same
+// names wherever they appear.
+void appendEmulationCounters(const LinkDirectionStats& d,
+                             std::vector<std::pair<std::string, uint64_t>>* v) {
+  v->insert(v->end(), {{"emu_enqueued", d.enqueued},
+                       {"emu_delivered", d.delivered},
+                       {"emu_queue_drops", d.queue_drops},
+                       {"emu_loss_drops", d.loss_drops},
+                       {"emu_full_drops", d.full_drops},
+                       {"emu_duplicated", d.duplicated},
+                       {"emu_corrupted", d.corrupted},
+                       {"emu_depth_packets", d.depth_packets},
+                       {"emu_depth_bytes", d.depth_bytes},
+                       {"emu_in_flight", d.in_flight},
+                       {"emu_sojourn_p50_ns", d.sojourn_p50_ns},
+                       {"emu_sojourn_p99_ns", d.sojourn_p99_ns}});
+}
+}  // namespace
+
 CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) const {
   CounterSet cs;
   cs.scope = "port " + scope_name;
@@ -678,21 +698,7 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     if (it != link_ports_.end()) {
       ch = it->second.channel.get();
       v.push_back({"link_up", it->second.state->up.load() ? 1u : 0u});
-      if (!it->second.shapers.empty()) {
-        const LinkDirectionStats d = directionStats(it->second);
-        v.push_back({"emu_enqueued", d.enqueued});
-        v.push_back({"emu_delivered", d.delivered});
-        v.push_back({"emu_queue_drops", d.queue_drops});
-        v.push_back({"emu_loss_drops", d.loss_drops});
-        v.push_back({"emu_full_drops", d.full_drops});
-        v.push_back({"emu_duplicated", d.duplicated});
-        v.push_back({"emu_corrupted", d.corrupted});
-        v.push_back({"emu_depth_packets", d.depth_packets});
-        v.push_back({"emu_depth_bytes", d.depth_bytes});
-        v.push_back({"emu_in_flight", d.in_flight});
-        v.push_back({"emu_sojourn_p50_ns", d.sojourn_p50_ns});
-        v.push_back({"emu_sojourn_p99_ns", d.sojourn_p99_ns});
-      }
+      if (!it->second.shapers.empty()) appendEmulationCounters(shaperStats(it->second.shapers), &v);
     }
   } else {
     v.push_back({"xsk_rx_dropped", xs.rx_dropped});
@@ -702,18 +708,8 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     v.push_back({"xsk_fill_ring_empty", xs.rx_fill_ring_empty_descs});
     v.push_back({"xsk_tx_ring_empty", xs.tx_ring_empty_descs});
     if (port < channels_.size()) ch = channels_[port].get();
-    if (port < egress_shapers_.size() && !egress_shapers_[port].empty()) {
-      const LinkDirectionStats d = shaperStats(egress_shapers_[port]);
-      v.push_back({"emu_enqueued", d.enqueued});
-      v.push_back({"emu_delivered", d.delivered});
-      v.push_back({"emu_queue_drops", d.queue_drops});
-      v.push_back({"emu_loss_drops", d.loss_drops});
-      v.push_back({"emu_full_drops", d.full_drops});
-      v.push_back({"emu_depth_packets", d.depth_packets});
-      v.push_back({"emu_in_flight", d.in_flight});
-      v.push_back({"emu_sojourn_p50_ns", d.sojourn_p50_ns});
-      v.push_back({"emu_sojourn_p99_ns", d.sojourn_p99_ns});
-    }
+    if (port < egress_shapers_.size() && !egress_shapers_[port].empty())
+      appendEmulationCounters(shaperStats(egress_shapers_[port]), &v);
   }
   v.push_back({"control_client_attached", ch && ch->attached() ? 1u : 0u});
   if (ch) {

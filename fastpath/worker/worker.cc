@@ -451,9 +451,7 @@ uint32_t Worker::releaseShaped() {
       const uint32_t n =
           sh.release(now, link_rx_.data(), link_arrival_.data(), std::min(max, room));
       for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t late = now - link_arrival_[i];
-        counters_.lateness.add(late);
-        if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
+        recordLateness(now - link_arrival_[i]);
         if (!slot.to_peer->push(link_rx_[i].addr, link_rx_[i].len)) {
           port_counters_[slot.peer].drop[size_t(WorkerDrop::kLinkQueueFull)].add(1);
           umem_->pool().give(link_rx_[i].addr);
@@ -472,9 +470,7 @@ uint32_t Worker::releaseShaped() {
     if (sh->nextArrival() <= now) {
       const uint32_t n = sh->release(now, link_rx_.data(), link_arrival_.data(), max);
       for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t late = now - link_arrival_[i];
-        counters_.lateness.add(late);
-        if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
+        recordLateness(now - link_arrival_[i]);
         book_.linkToHeld(1);
         stageTx(p, link_rx_[i].addr, link_rx_[i].len);
       }

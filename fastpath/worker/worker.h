@@ -214,6 +214,11 @@ class Worker {
   /// Admits a held frame into a link's or an interface egress's emulation (loss,
   /// duplication, corruption, queue); counted on `pc`, the sending port's counters.
   void shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr, uint32_t len);
+  /// How late an emulated frame left against its arrival time.
+  void recordLateness(uint64_t late_ns) {
+    counters_.lateness.add(late_ns);
+    if (late_ns > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
+  }
   /// The egress emulation of interface port p, if any.
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;

@@ -194,6 +194,29 @@ class CycleCounter {
   int fd_cycles_ = -1, fd_instr_ = -1;
 };
 
+// A UMEM of `frames` frames and two in-memory AF_XDP sockets on it (ports 0 and 1): the
+// worker's rings with the kernel's side played by the benchmark.
+struct InMemoryPorts {
+  explicit InMemoryPorts(uint32_t frames) {
+    UmemOptions uo;
+    uo.frames = frames;
+    uo.frame_size = 4096;
+    uo.fill_size = kRing;
+    uo.comp_size = kRing;
+    auto u = Umem::createInMemory(uo);
+    if (!u.ok()) return;
+    umem = std::move(*u);
+    for (int p = 0; p < 2; ++p) {
+      XskOptions xo;
+      xo.rx_size = kRing;
+      xo.tx_size = kRing;
+      sockets.push_back(XskSocket::createInMemory(xo, kRing, kRing));
+    }
+  }
+  std::unique_ptr<Umem> umem;
+  std::vector<std::unique_ptr<XskSocket>> sockets;
+};
+
 uint64_t nowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -213,30 +236,18 @@ void BM_WorkerBatch(benchmark::State& state) {
   for (auto& f : frames) buildFrame(&f, t, v6, rng);
 
   // As fastpathd sizes them for two ports.
-  UmemOptions uo;
-  uo.frames = 2 * kRing * 2 + 4 * kBatch;
-  uo.frame_size = 4096;
-  uo.fill_size = kRing;
-  uo.comp_size = kRing;
-  auto umem = Umem::createInMemory(uo);
-  if (!umem.ok()) {
+  InMemoryPorts rig(2 * kRing * 2 + 4 * kBatch);
+  if (!rig.umem) {
     state.SkipWithError("UMEM mmap failed");
     return;
   }
-  Umem* area = umem->get();
-  std::vector<std::unique_ptr<XskSocket>> sockets;
-  for (int p = 0; p < 2; ++p) {
-    XskOptions xo;
-    xo.rx_size = kRing;
-    xo.tx_size = kRing;
-    sockets.push_back(XskSocket::createInMemory(xo, kRing, kRing));
-  }
-  XskSocket& in = *sockets[0];
-  XskSocket& out = *sockets[1];
+  Umem* area = rig.umem.get();
+  XskSocket& in = *rig.sockets[0];
+  XskSocket& out = *rig.sockets[1];
   WorkerOptions wo;
   wo.batch_size = kBatch;
-  Worker worker(wo, std::move(*umem), std::move(sockets), {nullptr, nullptr}, t.fib->view(),
-                t.fib->epoch());
+  Worker worker(wo, std::move(rig.umem), std::move(rig.sockets), {nullptr, nullptr},
+                t.fib->view(), t.fib->epoch());
 
   size_t next = 0;
   auto kernelRx = [&](uint64_t a) {
@@ -393,31 +404,19 @@ void BM_WorkerLine(benchmark::State& state) {
     testing::Bytes f = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
     std::memcpy(pb.bytes + sizeof(meta), f.data(), kFrameBytes);
   }
-  UmemOptions uo;
-  uo.frames = 2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch;
-  uo.frame_size = 4096;
-  uo.fill_size = kRing;
-  uo.comp_size = kRing;
-  auto umem = Umem::createInMemory(uo);
-  if (!umem.ok()) {
+  InMemoryPorts rig(2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch);
+  if (!rig.umem) {
     state.SkipWithError("UMEM mmap failed");
     return;
   }
-  Umem* area = umem->get();
-  std::vector<std::unique_ptr<XskSocket>> sockets;
-  for (int p = 0; p < 2; ++p) {
-    XskOptions xo;
-    xo.rx_size = kRing;
-    xo.tx_size = kRing;
-    sockets.push_back(XskSocket::createInMemory(xo, kRing, kRing));
-  }
-  XskSocket& in = *sockets[0];
-  XskSocket& out = *sockets[1];
+  Umem* area = rig.umem.get();
+  XskSocket& in = *rig.sockets[0];
+  XskSocket& out = *rig.sockets[1];
   WorkerOptions wo;
   wo.batch_size = kBatch;
   wo.max_ports = kMaxPorts;
-  Worker worker(wo, std::move(*umem), std::move(sockets), {nullptr, nullptr}, fibs[0]->view(),
-                epoch);
+  Worker worker(wo, std::move(rig.umem), std::move(rig.sockets), {nullptr, nullptr},
+                fibs[0]->view(), epoch);
   worker.setPortFib(0, &fibs.front()->view());
   worker.setPortFib(1, &fibs.back()->view());
   worker.publishLinkPorts(&table);

@@ -223,10 +223,21 @@ struct ControlServer::Impl {
     }
     const std::size_t limit =
         rl.rlim_cur == RLIM_INFINITY ? std::size_t(1) << 20 : std::size_t(rl.rlim_cur);
-    const std::size_t want = opt.max_clients + opt.reserved_clients + opt.max_queued_fds;
+    const std::size_t want =
+        opt.max_clients + opt.reserved_clients + opt.operator_clients + opt.max_queued_fds;
     if (limit >= want + kReservedFds) return;
     const std::size_t have = limit > kReservedFds ? limit - kReservedFds : 0;
-    // Queued descriptors give way first, then connections; at least a few of each.
+    // The operators' extra connections give way first, then queued descriptors, then
+    // connections; at least a few of each.
+    const std::size_t base = opt.max_clients + opt.reserved_clients + opt.max_queued_fds;
+    const std::size_t operators_wanted = opt.operator_clients;
+    opt.operator_clients = std::min(opt.operator_clients, have > base ? (have - base) : 0);
+    if (have >= base) {
+      if (opt.operator_clients < operators_wanted)
+        pr_warn("ctrl: RLIMIT_NOFILE is %zu: operators may hold %zu connections beyond %zu",
+                limit, opt.operator_clients, opt.max_clients + opt.reserved_clients);
+      return;
+    }
     opt.max_queued_fds = std::max<std::size_t>(4, std::min(opt.max_queued_fds, have / 4));
     opt.max_queued_fds_per_client = std::min(opt.max_queued_fds_per_client, opt.max_queued_fds);
     const std::size_t conns_room = have > opt.max_queued_fds ? have - opt.max_queued_fds : 8;
@@ -363,15 +374,19 @@ struct ControlServer::Impl {
       same_uid += c->cred.uid == p.uid;
       same_pid += c->cred.pid == p.pid;
     }
-    const std::size_t cap = opt.max_clients + (op ? opt.reserved_clients : 0);
+    const std::size_t cap =
+        opt.max_clients + (op ? opt.reserved_clients + opt.operator_clients : 0);
     if (conns.size() >= cap)
       return "too many clients (" + std::to_string(conns.size()) + "); try again later";
     if (!op && same_uid >= opt.max_clients_per_uid)
       return "uid " + std::to_string(p.uid) + " already has " + std::to_string(same_uid) +
              " connections (limit " + std::to_string(opt.max_clients_per_uid) + ")";
-    if (p.uid != 0 && same_pid >= opt.max_clients_per_pid)
+    const std::size_t per_pid = op ? opt.max_clients_per_operator_pid : opt.max_clients_per_pid;
+    if (p.uid != 0 && same_pid >= per_pid)
       return "pid " + std::to_string(p.pid) + " already has " + std::to_string(same_pid) +
-             " connections (limit " + std::to_string(opt.max_clients_per_pid) + ")";
+             " connections (limit " + std::to_string(per_pid) +
+             (op ? ")" : "; operators - root, the socket's owner, --socket-uid - may have " +
+                             std::to_string(opt.max_clients_per_operator_pid) + ")");
     return {};
   }
 

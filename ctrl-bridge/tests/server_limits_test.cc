@@ -319,6 +319,92 @@ TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
   EXPECT_GE(countersOf(h).refused_too_many, 3u);
 }
 
+/// Opens up to n connections as this process and keeps them; "y" per accepted one, "n" per
+/// refusal for a limit (ENOSPC), "?" otherwise.
+std::string openMany(const std::string& path, int n,
+                     std::vector<std::unique_ptr<Client>>* held) {
+  std::string result;
+  for (int i = 0; i < n; ++i) {
+    auto c = Client::connect(path, {});
+    result += c ? 'y' : (c.error().code == -ENOSPC ? 'n' : '?');
+    if (c) held->push_back(std::move(c).value());
+  }
+  return result;
+}
+
+TEST(ServerLimits, AnOperatorsProcessMayHoldManyConnectionsOthersStayBounded) {
+  // An ns-3 script attaching 64 nodes holds 65 connections from one process: operators
+  // (here an allowed uid) get max_clients_per_operator_pid per process and operator_clients
+  // beyond max_clients + reserved_clients; other peers keep max_clients_per_pid and
+  // max_clients.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
+  ServerOptions o;
+  o.socket_mode = 0666;
+  o.allow_same_uid = false;
+  o.allowed_gids = {kNogroup};     // nobody may talk, but is not an operator
+  o.allowed_uids = {kNobody - 1};  // the operator
+  o.max_clients = 16;
+  o.reserved_clients = 2;
+  o.operator_clients = 14;  // 32 connections in all for operators
+  o.max_clients_per_uid = 32;
+  o.max_clients_per_pid = 8;
+  o.max_clients_per_operator_pid = 24;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  // Another peer: 8 per process, as before.
+  EXPECT_EQ(asUser(kNobody, kNogroup, {},
+                   [&] {
+                     std::vector<std::unique_ptr<Client>> held;
+                     return openMany(h.socketPath(), 9, &held) == "yyyyyyyyn" ? 0 : 1;
+                   }),
+            0)
+      << "a peer that is no operator has at most 8 connections per process";
+  // The operator's process: 24, over max_clients_per_pid and max_clients; held.
+  int to_child[2], from_child[2];
+  ASSERT_EQ(::pipe(to_child), 0);
+  ASSERT_EQ(::pipe(from_child), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody - 1) != 0 || ::setuid(kNobody - 1) != 0)
+      _exit(100);
+    std::vector<std::unique_ptr<Client>> held;
+    std::string r = openMany(h.socketPath(), 25, &held);
+    (void)!::write(from_child[1], r.data(), r.size());
+    char done;
+    (void)!::read(to_child[0], &done, 1);  // hold them until the parent has checked
+    _exit(0);
+  }
+  std::string result(25, '-');
+  ASSERT_EQ(::read(from_child[0], result.data(), 25), 25);
+  EXPECT_EQ(result, std::string(24, 'y') + "n")
+      << "y = accepted, n = refused (max_clients_per_operator_pid)";
+  // 24 connections held: the other peer is refused (over max_clients), another process of
+  // the operator gets the 8 left of the 32 (16 + 2 + 14), root too no more.
+  EXPECT_EQ(asUser(kNobody, kNogroup, {},
+                   [&] { return Client::connect(h.socketPath(), {}) ? 1 : 0; }),
+            0)
+      << "other peers are refused while operators hold more than max_clients";
+  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
+                   [&] {
+                     std::vector<std::unique_ptr<Client>> held;
+                     return openMany(h.socketPath(), 9, &held) == "yyyyyyyyn" ? 0 : 1;
+                   }),
+            0)
+      << "operators have max_clients + reserved_clients + operator_clients in all";
+  (void)!::write(to_child[1], "x", 1);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_GE(countersOf(h).refused_too_many, 4u);
+  // Once the operator's connections are gone, the other peer gets in again.
+  bool back = false;
+  for (int i = 0; i < 100 && !back; ++i) {
+    back = asUser(kNobody, kNogroup, {},
+                  [&] { return Client::connect(h.socketPath(), {}) ? 0 : 1; }) == 0;
+    if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(back) << "the other peer is accepted again after the operator's run";
+}
+
 TEST(ServerAccess, SocketOwnerAloneLetsThatUserIn) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as other users";
   ServerOptions o;  // as fastpathd --socket-uid 65534: owner of the 0660 socket

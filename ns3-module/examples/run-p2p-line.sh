@@ -57,15 +57,15 @@ fpd_pid=$!
 for _ in $(seq 50); do [[ -S "$dir/fastpathd.sock" ]] && break; sleep 0.1; done
 [[ -S "$dir/fastpathd.sock" ]] || { cat "$dir/fastpathd.log" >&2; exit 1; }
 
-# fastpathd accepts 8 connections per unprivileged process: the helper's own and one per
-# ns-3 node. A longer line runs as root.
+# fastpathd accepts 256 connections per process of its --socket-uid user (an operator):
+# the helper's own and one per ns-3 node. A longer line runs as root.
 nodes=4
 for a in "$@"; do [[ "$a" == --nodes=* ]] && nodes="${a#--nodes=}"; done
 as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 "${as_nobody[@]}" test -x "$line" || as_nobody=()
-if (( nodes > 7 )); then
+if (( nodes > 255 )); then
   echo "run-p2p-line.sh: $nodes nodes need $((nodes + 1)) connections to fastpathd;" \
-       "an unprivileged process may hold 8: running p2p-line as root" >&2
+       "an operator's process may hold 256: running p2p-line as root" >&2
   as_nobody=()
 fi
 "${as_nobody[@]}" "$line" --FastPathEmulation=1 --FastPathSocket="$dir/fastpathd.sock" "$@"

@@ -143,8 +143,9 @@ FastPathHelper::DoInstall(Ptr<Node> node,
                         "FastPathHelper::Install: node "
                             << node->GetId() << ": " << st.error().message
                             << (st.error().message.find("connections") != std::string::npos
-                                    ? " (each attached ns-3 node holds one connection: run a "
-                                      "larger simulation as root or in several processes)"
+                                    ? " (each attached ns-3 node holds one connection: run the "
+                                      "simulation as fastpathd's --socket-uid user, an "
+                                      "operator with 256 per process, or as root)"
                                     : ""));
         per->mirror = m_mirrorFactory.Create<FastPathRouteMirror>();
         per->mirror->SetNode(node);

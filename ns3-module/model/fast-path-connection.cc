@@ -9,6 +9,7 @@
 #include "fastpath/ctrl/client.h"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -101,9 +102,34 @@ FastPathConnection::DoDispose()
     Object::DoDispose();
 }
 
+/// A script attaching many nodes holds one connection per node and one descriptor per
+/// port (its control channel): the soft RLIMIT_NOFILE (often 1024) is raised to the hard
+/// limit once, as fastpathd does for itself.
+static void
+RaiseDescriptorLimit()
+{
+    static bool done = false;
+    if (done)
+    {
+        return;
+    }
+    done = true;
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max)
+    {
+        rlimit raised = rl;
+        raised.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+        {
+            NS_LOG_INFO("RLIMIT_NOFILE raised from " << rl.rlim_cur << " to " << rl.rlim_max);
+        }
+    }
+}
+
 fastpath::Status
 FastPathConnection::Connect()
 {
+    RaiseDescriptorLimit();
     fastpath::ctrl::ClientOptions opt;
     opt.node_name = m_nodeName;
     opt.node = m_fastPathNode;

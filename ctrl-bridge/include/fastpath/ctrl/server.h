@@ -63,6 +63,12 @@ struct ServerOptions {
   std::size_t reserved_clients = 8;
   std::size_t max_clients_per_uid = 16;
   std::size_t max_clients_per_pid = 8;
+  /// Operators run scenarios: an ns-3 script attaching N nodes holds N + 1 connections
+  /// from one process. Root and operators may therefore hold operator_clients more
+  /// connections beyond max_clients + reserved_clients (that no other peer may use), and an
+  /// operator's process (root: unlimited) max_clients_per_operator_pid.
+  std::size_t operator_clients = 440;
+  std::size_t max_clients_per_operator_pid = 256;
   /// A connection that has not said Hello after hello_timeout_ms, or that has sat in the
   /// middle of a frame without sending a byte for frame_stall_timeout_ms, is closed.
   int hello_timeout_ms = 5000;

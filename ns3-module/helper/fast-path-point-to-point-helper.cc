@@ -337,8 +337,8 @@ void
 Session::Push(Link& l)
 {
     using fastpath::LinkDirection;
-    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, l.queueA);
-    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, l.queueB);
+    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, l.queueA, l.shadowB);
+    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, l.queueB, l.shadowA);
     bool changed = false;
     if (!l.pushed || !(ab == l.appliedAToB) || !(ba == l.appliedBToA))
     {
@@ -449,7 +449,8 @@ FastPathPointToPointHelper::IsEmulated()
 fastpath::LinkParams
 FastPathPointToPointHelper::LinkParamsOf(Ptr<NetDevice> device,
                                          Ptr<Channel> channel,
-                                         Ptr<QueueBase> queue)
+                                         Ptr<QueueBase> queue,
+                                         Ptr<NetDevice> receiver)
 {
     fastpath::LinkParams p;
     DataRateValue rate;
@@ -470,13 +471,17 @@ FastPathPointToPointHelper::LinkParamsOf(Ptr<NetDevice> device,
         p.limit_packets = 0;
         p.limit_bytes = max.GetValue();
     }
+    if (!receiver)
+    {
+        receiver = device;
+    }
     PointerValue em;
-    device->GetAttribute("ReceiveErrorModel", em);
+    receiver->GetAttribute("ReceiveErrorModel", em);
     Ptr<RateErrorModel> rem = em.Get<RateErrorModel>();
     if (rem && rem->IsEnabled())
     {
         UintegerValue mtu;
-        device->GetAttribute("Mtu", mtu);
+        receiver->GetAttribute("Mtu", mtu);
         switch (rem->GetUnit())
         {
         case RateErrorModel::ERROR_UNIT_PACKET:
@@ -563,8 +568,8 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     spec.a.mtu = spec.b.mtu = mtu.Get();
     // Created with its emulation (protocol 1.4); an older fastpathd refuses that with
     // -ENOSYS and gets an unshaped link.
-    spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA);
-    spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB);
+    spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA, link.shadowB);
+    spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB, link.shadowA);
     auto st = s.client->createLink(spec);
     if (!st.ok() && st.error().code == -ENOSYS)
     {

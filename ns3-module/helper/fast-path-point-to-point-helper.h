@@ -70,10 +70,13 @@ class FastPathPointToPointHelper : public PointToPointHelper
     static bool IsEmulated();
     /// The parameters of the direction of an emulated link that `device` (a
     /// PointToPointNetDevice) sends into: its DataRate + 2 bytes per frame, the channel's
-    /// Delay, `queue`'s MaxSize, its RateErrorModel (ReceiveErrorModel) as loss.
+    /// Delay, `queue`'s MaxSize, and as loss the RateErrorModel (ReceiveErrorModel) of
+    /// `receiver`, the device at the other end, which is where ns-3 drops those frames
+    /// (nullptr: `device`'s own).
     static fastpath::LinkParams LinkParamsOf(Ptr<NetDevice> device,
                                              Ptr<Channel> channel,
-                                             Ptr<QueueBase> queue);
+                                             Ptr<QueueBase> queue,
+                                             Ptr<NetDevice> receiver = nullptr);
     /// Changes of emulated links handed to fastpathd since the simulation started
     /// (Config::Set of DataRate, Delay..., interfaces set down or up), and the wall clock
     /// time fastpathd acknowledged the last one.

@@ -82,6 +82,19 @@ TEST(FastPathPointToPointHelperTest, LinkParamsComeFromTheDeviceChannelQueueAndE
     em->Disable();
     p = FastPathPointToPointHelper::LinkParamsOf(dev, ch, q);
     EXPECT_EQ(p.loss, 0);
+
+    // ns-3 drops a frame at the device receiving it: the loss of the direction `dev` sends
+    // into is the peer's ReceiveErrorModel, not dev's own.
+    Ptr<PointToPointNetDevice> peer = CreateObject<PointToPointNetDevice>();
+    Ptr<RateErrorModel> peerEm = CreateObject<RateErrorModel>();
+    peerEm->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    peerEm->SetRate(0.01);
+    peer->SetAttribute("ReceiveErrorModel", PointerValue(peerEm));
+    em->Enable();
+    em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    em->SetRate(0.3);
+    EXPECT_DOUBLE_EQ(FastPathPointToPointHelper::LinkParamsOf(dev, ch, q, peer).loss, 0.01);
+    EXPECT_DOUBLE_EQ(FastPathPointToPointHelper::LinkParamsOf(peer, ch, q, dev).loss, 0.3);
     Simulator::Destroy();
 }
 

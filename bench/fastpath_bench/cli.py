@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 
-from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, ONE_PROCESS_LINE, V6_SKIP
+from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, NAPI_ENVS, ONE_PROCESS_LINE, V6_SKIP
 from .proc import Cleanup, log
 from .topology import Topology
 from .forwarders import Forwarder, OlsrScenario
@@ -21,6 +21,7 @@ from .stats import METRICS, line_summary, ratios, summarize
 from .plots import plot_all
 from .report import machine_info, write_csv, write_report
 from .tools import find_tools
+from .fwdrate import FWDRATE_FORWARDERS, fwdrate_main
 
 # The source tree: bench/fastpath_bench/cli.py -> the top.
 _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -40,12 +41,23 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description="ns3-fastpath benchmark harness.")
     ap.add_argument("--build-dir", default=os.path.join(_TOP, "build"),
                     help="CMake build directory holding bench/fp-* and fastpathd/fastpathd")
+    ap.add_argument("--fastpathd-build", default=None,
+                    help="take fastpathd and fpctl from this CMake build directory instead "
+                    "of --build-dir (e.g. a build of another revision)")
     ap.add_argument("--out", default="bench-results", help="output directory")
     ap.add_argument("--quick", action="store_true", help="every forwarder, few points, < 3 min")
     ap.add_argument("--smoke", action="store_true", help="smallest run (ctest)")
-    ap.add_argument("--forwarders", default=",".join(LINE_FORWARDERS),
-                    help="comma list of " + ", ".join(LINE_FORWARDERS) + " (default: all); "
+    ap.add_argument("--forwarders", default=None,
+                    help="comma list of " + ", ".join(LINE_FORWARDERS) + " (default: all; "
+                    "with --napi-env " + ",".join(FWDRATE_FORWARDERS) + "); "
                     + ", ".join(LINE_ONLY) + " runs in the line scenario only")
+    ap.add_argument("--napi-env", default=None,
+                    help="comma list of " + ", ".join(NAPI_ENVS) + ": the forwarding-rate "
+                    "comparison instead of the full run - S-R-D, 160-byte UDP, every "
+                    "forwarder started as a user starts it, in each NAPI environment of R "
+                    "(default: R's NAPI threads at the kernel's default priority; rt: at "
+                    "SCHED_FIFO 50); loss at 50k-200k pkt/s, max received, flooded, "
+                    "latency under overload, CPU at 20k pkt/s, fastpathd's ratios and targets")
     ap.add_argument("--payloads", default=None, help="comma list, default 160,1470")
     ap.add_argument("--rates", default=None, help="comma list of offered packets/s")
     ap.add_argument("--reps", type=int, default=None)
@@ -77,6 +89,16 @@ def parse_args(argv):
                     "forwarders without IPv6 (ns-3, raw socket) are skipped for 6; the "
                     "line, TCP and OLSR scenarios stay IPv4 (run only when 4 is included)")
     args = ap.parse_args(argv)
+    if args.napi_env is not None:
+        bad = [e for e in args.napi_env.split(",") if e not in NAPI_ENVS]
+        if bad or not args.napi_env:
+            ap.error(f"--napi-env takes a comma list of {', '.join(NAPI_ENVS)}, not "
+                     f"'{args.napi_env}'")
+        if args.family or args.line or args.payloads:
+            ap.error("--napi-env runs the IPv4 160-byte S-R-D comparison only: no --family, "
+                     "--line or --payloads with it")
+    if args.forwarders is None:
+        args.forwarders = ",".join(FWDRATE_FORWARDERS if args.napi_env else LINE_FORWARDERS)
     args.argv = ["python3", "bench/fastpath_bench.py"] + list(argv)
     args.t0 = time.time()
     with open("/proc/loadavg") as f:
@@ -509,6 +531,16 @@ def main(argv=None):
         return 77 if args.smoke else 2
     plan = Plan.of(args)
     tools = find_tools(args.build_dir)
+    if args.fastpathd_build:
+        other = find_tools(args.fastpathd_build)
+        for k in ("fastpathd", "fpctl"):
+            tools.pop(k, None)
+            if k in other:
+                tools[k] = other[k]
+        if "fastpathd" not in tools:
+            print(f"fastpath_bench: no fastpathd/fastpathd in --fastpathd-build "
+                  f"{args.fastpathd_build}", file=sys.stderr)
+            return 2
     for need in ("trafgen", "sink"):
         if need not in tools:
             print(f"fastpath_bench: {need} not built in {args.build_dir}/bench "
@@ -517,6 +549,18 @@ def main(argv=None):
     skipped = []
     forwarders = available_forwarders(args, tools, skipped)
     os.makedirs(args.out, exist_ok=True)
+    if args.napi_env:
+        forwarders = [f for f in forwarders if f not in LINE_ONLY]
+        autogroup_old = raise_autogroup_priority()
+
+        def on_term(sig, _frame):
+            raise KeyboardInterrupt(f"signal {sig}")
+        signal.signal(signal.SIGTERM, on_term)
+        signal.signal(signal.SIGINT, on_term)
+        try:
+            return fwdrate_main(args, tools, forwarders, skipped)
+        finally:
+            restore_autogroup_priority(autogroup_old)
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     autogroup_old = raise_autogroup_priority()
 

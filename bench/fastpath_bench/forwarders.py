@@ -38,12 +38,17 @@ def fpctl_has_nodes(fpctl):
 
 
 class Forwarder:
-    def __init__(self, kind, tools, topo, nodes=1, fastpathd_args=(), keep_dir=None):
+    def __init__(self, kind, tools, topo, nodes=1, fastpathd_args=(), keep_dir=None,
+                 as_user=False):
         """nodes: the routers that ns-3 (fp-ns3-fdfwd --routers) or fastpathd-nodes (nodes
         of one daemon) emulate inside the topology's single router namespace.
         fastpathd_args: extra flags for every fastpathd (--fastpathd-args). keep_dir: where
-        fastpathd-nodes leaves a copy of its topology file and its log."""
+        fastpathd-nodes leaves a copy of its topology file and its log. as_user: started
+        as a user starts it (--napi-env): pinned to FWD_CPU with taskset, nice 0 in a
+        session of its own, default options (fastpathd: its ports, routes, neighbours and
+        control socket only; no --cores, no --fastpathd-args)."""
         self.kind, self.tools, self.topo = kind, tools, topo
+        self.as_user = as_user
         self.fastpathd_args = list(fastpathd_args)
         self.procs = []
         self.nodes = nodes
@@ -66,7 +71,7 @@ class Forwarder:
                 # S's network is connected; D's destinations are behind D.
                 sh(["ip", "-n", t.r[0], "-6", "route", "replace", NET_D6, "via", D_IP6, "dev",
                     t.r_out(0)])
-        elif self.kind in ("xdp", "rawfwd"):
+        elif self.kind in ("xdp", "rawfwd", "afxdp-min"):
             for i, ns in enumerate(t.r):
                 argv = [self.tools[self.kind], "--ifname", t.r_in(i), "--ifname", t.r_out(i)]
                 for prefix, out_if, _, mac in t.routes(i) + (t.routes6() if self.kind == "xdp"
@@ -74,7 +79,8 @@ class Forwarder:
                     argv += ["--route", f"{prefix},{out_if},{mac}"]
                 if self.kind == "rawfwd":
                     argv += ["--cpu", str(FWD_CPU)]
-                self.procs.append(self.topo.clean.spawn(ns, argv, cpu=FWD_CPU, name=self.kind))
+                self.procs.append(self.topo.clean.spawn(ns, argv, cpu=FWD_CPU, name=self.kind,
+                                                        as_user=self.as_user))
         elif self.kind == "ns3":
             t.set_kernel_ip(False)
             argv = [self.tools["ns3"], f"--if0={t.r_in(0)}", f"--if1={t.r_out(0)}",
@@ -83,9 +89,10 @@ class Forwarder:
             self.procs.append(self.topo.clean.spawn(t.r[0], argv, cpu=FWD_CPU, name="ns3"))
         elif self.kind == "fastpathd":
             for i, ns in enumerate(t.r):
-                argv = [self.tools["fastpathd"], "--port", t.r_in(i), "--port", t.r_out(i),
-                        "--cores", str(FWD_CPU),
-                        "--socket", f"/run/fp-bench-{os.getpid()}-r{i}.sock"]
+                argv = [self.tools["fastpathd"], "--port", t.r_in(i), "--port", t.r_out(i)]
+                if not self.as_user:
+                    argv += ["--cores", str(FWD_CPU)]
+                argv += ["--socket", f"/run/fp-bench-{os.getpid()}-r{i}.sock"]
                 for prefix, out_if, nh_ip, mac in t.routes(i) + t.routes6():
                     argv += ["--route", f"{prefix},via={nh_ip},dev={out_if}",
                              "--neigh", f"{nh_ip},mac={mac},dev={out_if}"]
@@ -93,12 +100,13 @@ class Forwarder:
                     # N daemons share FWD_CPU: SCHED_FIFO workers of equal priority would
                     # starve each other (no time slicing), so plain scheduling in the line.
                     argv += ["--rt-priority", "0"]
-                argv += self.fastpathd_args
+                if not self.as_user:
+                    argv += self.fastpathd_args
                 logp = f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"
                 self.logs.append(logp)
                 self.argv.append(argv)
                 self.procs.append(self.topo.clean.spawn(ns, argv, cpu=FWD_CPU, name="fastpathd",
-                                                        log_path=logp))
+                                                        log_path=logp, as_user=self.as_user))
         elif self.kind == "fastpathd-nodes":
             # One daemon in R's namespace, the N routers as its nodes n1..nN (topology file).
             stem = (f"fastpathd-nodes-N{self.nodes}" if self.keep_dir
@@ -116,7 +124,7 @@ class Forwarder:
             self.procs.append(self.topo.clean.spawn(t.r[0], argv, cpu=FWD_CPU,
                                                     name="fastpathd-nodes", log_path=logp))
         for p in self.procs:
-            if self.kind in ("xdp", "rawfwd", "ns3"):
+            if self.kind in ("xdp", "rawfwd", "afxdp-min", "ns3"):
                 if read_json_line(p, 15) is None:
                     raise RuntimeError(f"{self.kind} (pid {p.pid}) did not become ready")
         if self.kind == "fastpathd":

@@ -32,15 +32,28 @@ class Cleanup:
         self.procs = []       # Popen objects we started (stopped by PID)
         self.namespaces = []
 
-    def spawn(self, ns, argv, cpu=None, stdin=None, name=None, log_path=None):
-        cmd = ["ip", "netns", "exec", ns, "nice", "-n", str(BENCH_NICE)]
+    def spawn(self, ns, argv, cpu=None, stdin=None, name=None, log_path=None, as_user=False):
+        """as_user: started as a user starts it (--napi-env): nice 0 in a session, and so a
+        scheduler autogroup, of its own. That autogroup is raised to BENCH_NICE, as R's NAPI
+        threads are in the environments of --napi-env: against each other they weigh what a
+        user's forwarder and NAPI threads weigh (both nice 0), against the machine's other
+        work (builds) both are raised."""
+        cmd = ["ip", "netns", "exec", ns]
+        if not as_user:
+            cmd += ["nice", "-n", str(BENCH_NICE)]
         if cpu is not None:
             cmd += ["taskset", "-c", str(cpu)]
         cmd += argv
         out = open(log_path, "w") if log_path else subprocess.DEVNULL
         p = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=out, text=True,
-                             bufsize=1)
+                             bufsize=1, start_new_session=as_user)
         p.fp_name = name or os.path.basename(argv[0])
+        if as_user:
+            try:
+                with open(f"/proc/{p.pid}/autogroup", "w") as f:
+                    f.write(str(BENCH_NICE))
+            except OSError:
+                pass  # no autogroup (kernel or container): nice 0 in its session
         self.procs.append(p)
         return p
 

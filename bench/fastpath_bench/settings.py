@@ -17,6 +17,13 @@ BENCH_NICE = -10
 NAPI_RT_PRIO = 50
 
 
+# The NAPI environments of R (--napi-env): how R's veths' threaded NAPI kthreads are
+# scheduled. Both pin them to FWD_CPU. "default": the kernel's default priority
+# (SCHED_OTHER, nice 0), what a user has; "rt": SCHED_FIFO NAPI_RT_PRIO, the precedence
+# softirq has without threading (the harness's setting without --napi-env).
+NAPI_ENVS = {"default": None, "rt": NAPI_RT_PRIO}
+
+
 GEN_RT_PRIO = 40  # paced fp-trafgen: SCHED_FIFO below the NAPI threads
 
 
@@ -45,11 +52,12 @@ NET_S6, NET_D6, DST_IP6 = "2001:2::/64", "2001:2:0:2::/64", "2001:2:0:2::1"
 V6_SKIP = {
     "ns3": "fp-ns3-fdfwd sets up IPv4 interfaces and routes only",
     "rawfwd": "fp-rawfwd's route table and TTL rewrite are IPv4 only",
+    "afxdp-min": "fp-afxdp-min's route table and TTL rewrite are IPv4 only",
 }
 
 
 # Forwarders of the S — R — D sweeps (and of the line).
-ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "fastpathd"]
+ALL_FORWARDERS = ["ns3", "rawfwd", "kernel", "xdp", "afxdp-min", "fastpathd"]
 
 
 # Forwarders of the line scenario only: fastpathd-nodes is one fastpathd in one namespace R
@@ -81,6 +89,7 @@ LABELS = {
     "rawfwd": "raw socket (userspace)",
     "kernel": "Linux kernel",
     "xdp": "XDP redirect (limit)",
+    "afxdp-min": "minimal AF_XDP forwarder",
     "fastpathd": "fastpathd (AF_XDP)",
     "fastpathd-nodes": "fastpathd, N nodes in one daemon",
     "ns3-olsr": "ns-3 OLSR, FdNetDevice",
@@ -94,6 +103,7 @@ LINE_LABELS = {
     "rawfwd": "raw socket, N processes",
     "kernel": "Linux kernel, N namespaces",
     "xdp": "XDP redirect, N namespaces",
+    "afxdp-min": "minimal AF_XDP, N processes",
     "fastpathd": "fastpathd, N daemons",
     "fastpathd-nodes": "fastpathd, N nodes in one daemon",
 }

@@ -8,6 +8,7 @@ import os
 TOOL_PATHS = {
     "trafgen": "bench/fp-trafgen", "sink": "bench/fp-sink",
     "xdp": "bench/fp-xdpfwd", "rawfwd": "bench/fp-rawfwd",
+    "afxdp-min": "bench/fp-afxdp-min",
     "ns3": "bench/fp-ns3-fdfwd",
     "fastpathd": "fastpathd/fastpathd",
     "olsr": "ns3-module/examples/olsr-router",

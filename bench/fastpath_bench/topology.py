@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from .settings import BENCH_NICE, DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, GEN_RT_PRIO, LINE_LINK_NET, NAPI_RT_PRIO, NET_D, NET_D6, NET_S, NET_S6, R_IN_IP, R_IN_IP6, R_OUT_IP, R_OUT_IP6, S_IP, S_IP6
+from .settings import BENCH_NICE, DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, GEN_RT_PRIO, LINE_LINK_NET, NAPI_ENVS, NAPI_RT_PRIO, NET_D, NET_D6, NET_S, NET_S6, R_IN_IP, R_IN_IP6, R_OUT_IP, R_OUT_IP6, S_IP, S_IP6
 from .proc import log, sh
 from .napi import napi_thread_pids, napi_threads
 
@@ -121,6 +121,9 @@ class Topology:
         self.s, self.d = f"{base}-s", f"{base}-d"
         self.r = [f"{base}-r{i}" for i in range(1, routers + 1)]
         self.napi = {}  # (ns, ifname) -> [pid, ...] (pinned NAPI kthreads)
+        # Scheduling of R's NAPI kthreads (settings.NAPI_ENVS): "rt" SCHED_FIFO, "default"
+        # the kernel's default; S's and D's stay SCHED_FIFO (the measuring side).
+        self.napi_env = "rt"
         self.placement = []
         # Endpoints of the measured traffic (the OLSR scenario uses hosts behind S and D).
         self.udp_src, self.udp_dst, self.ping_from = S_IP, D_IP, []
@@ -247,12 +250,21 @@ class Topology:
                         f"not pinned")
                     pids = []
             self.napi[(ns, ifn)] = pids
+            prio = NAPI_RT_PRIO if ns in (self.s, self.d) else NAPI_ENVS[self.napi_env]
             for pid in pids:
                 sh(["taskset", "-pc", str(cpu), str(pid)], check=False)
                 # SCHED_FIFO: a threaded NAPI gets the precedence softirq has without
                 # threading; at nice 0 it waits behind other work and the sink, not the
-                # forwarder, would become the limit.
-                sh(["chrt", "-f", "-p", str(NAPI_RT_PRIO), str(pid)], check=False)
+                # forwarder, would become the limit. napi_env "default": R's as the kernel
+                # creates them, SCHED_OTHER (also after an "rt" environment), at the nice of
+                # the forwarder's autogroup (Cleanup.spawn as_user): the weight a user's NAPI
+                # thread has against the forwarder (both nice 0), both raised against other
+                # work on the machine.
+                if prio is None:
+                    sh(["chrt", "-o", "-p", "0", str(pid)], check=False)
+                    sh(["renice", "-n", str(BENCH_NICE), "-p", str(pid)], check=False)
+                else:
+                    sh(["chrt", "-f", "-p", str(prio), str(pid)], check=False)
 
     def router_napi_pids(self):
         return [pid for (ns, _), pids in self.napi.items() if ns in self.r for pid in pids]

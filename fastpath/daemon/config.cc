@@ -45,6 +45,13 @@ const OptionSpec kOptions[] = {
     {"punt-burst", true, "N     per port: punts allowed at once above --punt-rate (default 256)"},
     {"busy-poll", false, "       SO_PREFER_BUSY_POLL on the sockets"},
     {"idle-poll-us", true, "N    sleep at most this long in poll() when idle; 0 = always spin (default 100000)"},
+    {"idle-spin-us", true,
+     "N    keep polling this long after the last frame before sleeping in poll()\n"
+     "                   (default 0: sleep after two empty passes; the kernel wakes the worker)"},
+    {"rx-budget-us", true,
+     "N    frames lent for RX per port: what the worker forwards in N us at its\n"
+     "                   measured rate (at least 2 batches); beyond that the kernel drops\n"
+     "                   at RX, counted (xsk_rx_dropped); 0 = fill rings full (default 500)"},
     {"rt-priority", true,
      "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
      "                   NAPI thread of a served port on a worker's CPU (default auto)"},
@@ -259,6 +266,14 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     auto n = num(1000000);
     if (!n) return n.error();
     c->idle_poll_us = uint32_t(*n);
+  } else if (name == "idle-spin-us") {
+    auto n = num(1000000);
+    if (!n) return n.error();
+    c->idle_spin_us = uint32_t(*n);
+  } else if (name == "rx-budget-us") {
+    auto n = num(10000000);
+    if (!n) return n.error();
+    c->rx_budget_us = uint32_t(*n);
   } else if (name == "rt-priority") {
     if (v == "auto") {
       c->rt_priority = Config::kRtAuto;

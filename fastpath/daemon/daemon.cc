@@ -153,6 +153,8 @@ Status Daemon::startWorkers() {
     wo.cpu = config_.cores.empty() ? -1 : config_.cores[w];
     wo.batch_size = config_.batch_size;
     wo.idle_poll_us = config_.idle_poll_us;
+    wo.idle_spin_ns = config_.idle_spin_us * 1000;
+    wo.rx_budget_us = config_.rx_budget_us;
     wo.rt_priority = std::max(config_.rt_priority, 0);
     wo.busy_poll = config_.busy_poll;
     wo.punt_to_control = config_.punt_to_control;

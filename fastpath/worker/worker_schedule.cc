@@ -76,10 +76,11 @@ void Worker::adaptRtPriority(int below) {
   // where every return under NAPI costs a starved period until the worker runs again to
   // notice; an isolated burst resets it. Two syscalls per boost, none otherwise.
   constexpr uint64_t kHoldMinNs = 100'000'000, kHoldMaxNs = 6'400'000'000;
+  // Full means full of what the worker lends for RX (RxBudget), not of the ring's entries.
   uint32_t level = 0, size = 0;
   for (const auto& s : sockets_) {
     level = std::max(level, ringLevel(s->rx));
-    size = std::max(size, s->rx.size);
+    size = std::max(size, std::min(s->rx.size, rx_budget_.target()));
   }
   if (!rt_hold_ns_) rt_hold_ns_ = kHoldMinNs;
   bool boost;
@@ -141,8 +142,7 @@ void Worker::run() {
     return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   };
   uint32_t idle = 0;
-  // A real-time worker must give the CPU back quickly: fewer empty spins before sleeping.
-  auto spinsBeforeSleep = [this] { return rt_.load(std::memory_order_relaxed) ? 16u : 256u; };
+  uint64_t last_work_ns = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     bool pending = false;
     const uint32_t work = pollOnce(&pending);
@@ -154,6 +154,7 @@ void Worker::run() {
     counters_.loops.add(1);
     if (work || pending) {
       idle = 0;
+      last_work_ns = now_ns_;
       counters_.busy_loops.add(1);
       continue;
     }
@@ -168,7 +169,11 @@ void Worker::run() {
         continue;
       }
     }
-    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < spinsBeforeSleep()) continue;
+    // Two empty passes, then the spin time (idle_spin_ns, from the last pass with work):
+    // spinning takes the CPU from the NAPI thread that fills the rings when they share it.
+    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < 2 ||
+        now_ns_ - last_work_ns < options_.idle_spin_ns)
+      continue;
     // Idle: sleep in ppoll() until a frame arrives, the next emulated arrival is near, or
     // the timeout (which bounds the delay of client frames and of stop). Offline so route
     // updates never wait for us.

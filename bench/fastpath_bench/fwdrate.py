@@ -226,7 +226,9 @@ def report_lines(summaries, envs, argv_by, plan):
     if argv_by:
         L.append("\nCommands at R (first environment):\n")
         for fw, argv in argv_by.items():
-            L.append(f"- {LABELS[fw]}: `taskset -c {FWD_CPU} {' '.join(argv)}`")
+            L.append(f"- {LABELS[fw]}: " + ("`sysctl -w net.ipv4.ip_forward=1` and static routes"
+                                            if fw == "kernel" else
+                                            f"`taskset -c {FWD_CPU} {' '.join(argv)}`"))
     return L
 
 
@@ -336,7 +338,7 @@ class FwdRateRun:
     @staticmethod
     def forwarder_argv(f, topo):
         if f.kind == "kernel":
-            return ["sysctl", "-w", "net.ipv4.ip_forward=1", "(static routes)"]
+            return []
         return [os.path.basename(f.tools[f.kind]), "--ifname", topo.r_in(0), "--ifname",
                 topo.r_out(0), "--route", "..."]
 

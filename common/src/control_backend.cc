@@ -51,5 +51,18 @@ std::vector<LinkInfo> ControlBackend::links() const { return {}; }
 Status ControlBackend::setPortParams(PortId port, const LinkParams&) {
   return oneNode("emulate the egress of port " + std::to_string(port));
 }
+Status ControlBackend::createSegment(const SegmentSpec& spec) {
+  return oneNode("create segment \"" + spec.name + "\"");
+}
+Status ControlBackend::deleteSegment(const std::string& name) {
+  return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
+}
+Status ControlBackend::setSegmentState(const std::string& name, bool) {
+  return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
+}
+Status ControlBackend::setSegmentParams(const std::string& name, const LinkParams&) {
+  return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
+}
+std::vector<SegmentInfo> ControlBackend::segments() const { return {}; }
 
 }  // namespace fastpath

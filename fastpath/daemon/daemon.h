@@ -90,6 +90,11 @@ class Daemon : public ControlBackend {
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
   Status setPortParams(PortId port, const LinkParams& params) override;
+  Status createSegment(const SegmentSpec& spec) override;
+  Status deleteSegment(const std::string& name) override;
+  Status setSegmentState(const std::string& name, bool up) override;
+  Status setSegmentParams(const std::string& name, const LinkParams& params) override;
+  std::vector<SegmentInfo> segments() const override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
   Node* findNode(const std::string& name) const;
@@ -125,11 +130,21 @@ class Daemon : public ControlBackend {
     std::vector<LinkQueue*> inbound;          ///< per worker: frames arriving here
     LinkParams params;                        ///< emulation of frames sent here (to the peer)
     std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
+    std::string segment;                      ///< segment ports: the segment (no peer)
   };
   struct Link {
     std::string name;
     PortId a = 0, b = 0;
     std::unique_ptr<LinkState> state;
+  };
+
+  /// A shared medium: its ports (link ports without a peer), one state, one emulation.
+  struct Segment {
+    std::string name;
+    std::vector<PortId> ports;
+    std::unique_ptr<LinkState> state;
+    LinkParams params;
+    std::vector<LinkShaper*> shapers;  ///< per worker, when `params` shape
   };
 
   Status startPorts();
@@ -142,6 +157,17 @@ class Daemon : public ControlBackend {
   Result<std::unique_ptr<UserspaceClassifier>> linkClassifier(const MacAddress& mac,
                                                              const std::vector<ControlRule>& rules);
   LinkQueue* takeQueue();
+  /// A generated link port MAC (02:66:70 + a counter) no port uses.
+  MacAddress nextLinkMac(const std::vector<MacAddress>& also_taken);
+  bool linkMacInUse(const MacAddress& mac) const;
+  /// A free link port id, or an error when every id is in use.
+  Result<PortId> takeLinkPortId(const std::vector<PortId>& also_taken = {});
+  /// Takes a link or segment port out of its node (routes and neighbours through it, the
+  /// node's table, its channel, its queues and own shapers retired) and forgets it.
+  void removeLinkPort(PortId id, const std::string& what);
+  /// Takes `node`'s port out of segment `seg` (node deleted); the segment goes when it
+  /// has no port left.
+  void detachFromSegment(const std::string& seg, PortId id);
   /// Gives every worker a new link port table, waits for the workers to take it
   /// (epoch), recycles queues they drained.
   void publishLinkTables();
@@ -169,6 +195,7 @@ class Daemon : public ControlBackend {
   std::vector<Node*> port_node_;  ///< interface ports: their node
   std::map<PortId, LinkPort> link_ports_;
   std::map<std::string, Link> links_;
+  std::map<std::string, Segment> segments_;
   std::vector<PortId> free_link_ports_;  ///< reusable ids (highest first)
   std::vector<std::unique_ptr<LinkQueue>> queue_pool_;
   std::vector<LinkQueue*> free_queues_;

@@ -80,6 +80,13 @@ Status Daemon::deleteNode(const std::string& name) {
     if (link_ports_.at(l.a).node == n || link_ports_.at(l.b).node == n) doomed.push_back(lname);
   for (const auto& l : doomed)
     if (auto st = deleteLink(l); !st) return st;
+  // Its ports on segments go; the segments stay for the other nodes.
+  std::vector<std::pair<std::string, PortId>> attached;
+  for (const auto& [sname, seg] : segments_)
+    for (PortId p : seg.ports)
+      if (link_ports_.at(p).node == n) attached.push_back({sname, p});
+  for (const auto& [sname, p] : attached) detachFromSegment(sname, p);
+  if (!attached.empty()) publishLinkTables();
   // The node's table may still be read by a worker that has not switched tables yet.
   Node* raw = nodes_[name].release();
   nodes_.erase(name);
@@ -117,6 +124,39 @@ Result<std::unique_ptr<UserspaceClassifier>> Daemon::linkClassifier(
   return cls;
 }
 
+bool Daemon::linkMacInUse(const MacAddress& m) const {
+  for (const auto& [id, lp] : link_ports_)
+    if (lp.info.mac == m) return true;
+  return false;
+}
+
+MacAddress Daemon::nextLinkMac(const std::vector<MacAddress>& also_taken) {
+  // Locally administered, unicast, unique in the daemon: 02:66:70 ("fp") + a counter.
+  MacAddress m;
+  for (;;) {
+    const uint32_t c = next_link_mac_++;
+    m.bytes = {0x02, 0x66, 0x70, uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c)};
+    if (!linkMacInUse(m) &&
+        std::find(also_taken.begin(), also_taken.end(), m) == also_taken.end())
+      return m;
+  }
+}
+
+Result<PortId> Daemon::takeLinkPortId(const std::vector<PortId>& also_taken) {
+  if (!free_link_ports_.empty()) {
+    const PortId id = free_link_ports_.back();
+    free_link_ports_.pop_back();
+    return id;
+  }
+  for (PortId id = kFirstLinkPort + PortId(link_ports_.size()); id < kMaxPorts; ++id)
+    if (!link_ports_.count(id) &&
+        std::find(also_taken.begin(), also_taken.end(), id) == also_taken.end())
+      return id;
+  return makeError(-ENOSPC, "every link port id is in use (fastpathd holds at most " +
+                                std::to_string(kMaxPorts - kFirstLinkPort) +
+                                " link and segment ports); delete links or segments first");
+}
+
 LinkQueue* Daemon::takeQueue() {
   if (!free_queues_.empty()) {
     LinkQueue* q = free_queues_.back();
@@ -132,9 +172,11 @@ Status Daemon::createLink(const LinkSpec& in) {
   const std::string what = "link " + spec.name;
   if (!validName(spec.name)) return makeError(-EINVAL, nameRule("link", spec.name));
   if (links_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
-  if (links_.size() >= kMaxLinks)
-    return makeError(-ENOSPC,
-                     what + ": fastpathd holds at most " + std::to_string(kMaxLinks) + " links");
+  if (segments_.count(spec.name))
+    return makeError(-EEXIST, what + ": a segment has that name already");
+  if (links_.size() + segments_.size() >= kMaxLinks)
+    return makeError(-ENOSPC, what + ": fastpathd holds at most " + std::to_string(kMaxLinks) +
+                                  " links and segments together");
   LinkEndSpec* ends[2] = {&spec.a, &spec.b};
   Node* nodes[2] = {};
   for (int e = 0; e < 2; ++e) {
@@ -157,35 +199,25 @@ Status Daemon::createLink(const LinkSpec& in) {
   for (const LinkParams* p : {&spec.a_to_b, &spec.b_to_a})
     if (auto st = validateLinkParams(*p); !st)
       return makeError(st.error().code, what + ": " + st.error().message);
-  auto macInUse = [&](const MacAddress& m) {
-    for (const auto& [id, lp] : link_ports_)
-      if (lp.info.mac == m) return true;
-    return false;
-  };
   for (int e = 0; e < 2; ++e) {
     MacAddress& m = ends[e]->mac;
     if (m.isZero()) {
-      // Locally administered, unicast, unique in the daemon: 02:66:70 ("fp") + a counter.
-      do {
-        const uint32_t c = next_link_mac_++;
-        m.bytes = {0x02, 0x66, 0x70, uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c)};
-      } while (macInUse(m) || (e == 1 && m == ends[0]->mac));
+      m = nextLinkMac(e == 1 ? std::vector<MacAddress>{ends[0]->mac} : std::vector<MacAddress>{});
     } else if (m.bytes[0] & 1) {
       return makeError(-EINVAL, what + ": MAC " + m.toString() + " is multicast");
-    } else if (macInUse(m) || (e == 1 && m == ends[0]->mac)) {
+    } else if (linkMacInUse(m) || (e == 1 && m == ends[0]->mac)) {
       return makeError(-EEXIST, what + ": MAC " + m.toString() + " is in use by another port");
     }
   }
   // Port ids: reuse those whose counters the workers no longer write.
   PortId ids[2];
   for (int e = 0; e < 2; ++e) {
-    if (!free_link_ports_.empty()) {
-      ids[e] = free_link_ports_.back();
-      free_link_ports_.pop_back();
-    } else {
-      ids[e] = kFirstLinkPort + PortId(2 * links_.size() + e);
-      while (link_ports_.count(ids[e]) || (e == 1 && ids[e] == ids[0])) ++ids[e];
+    auto id = takeLinkPortId(e == 1 ? std::vector<PortId>{ids[0]} : std::vector<PortId>{});
+    if (!id) {
+      if (e == 1) free_link_ports_.push_back(ids[0]);
+      return makeError(id.error().code, what + ": " + id.error().message);
     }
+    ids[e] = *id;
     for (auto& w : workers_) w->resetPortCounters(ids[e]);
   }
   auto state = std::make_unique<LinkState>();
@@ -247,55 +279,56 @@ Status Daemon::createLink(const LinkSpec& in) {
   return {};
 }
 
+void Daemon::removeLinkPort(PortId id, const std::string& what) {
+  LinkPort& lp = link_ports_.at(id);
+  Node& node = *lp.node;
+  // Routes and neighbours through the port go with it.
+  RouteBatch batch;
+  batch.ignore_missing = true;
+  for (const auto& r : node.fib().routes())
+    if (r.port == id) batch.remove.push_back(r.prefix);
+  if (!batch.remove.empty())
+    if (auto st = node.fib().applyRoutes(batch); !st)
+      pr_warn("%s: removing node %s's routes through it: %s", what.c_str(), node.name().c_str(),
+              st.error().message.c_str());
+  for (const auto& n : node.fib().neighbours())
+    if (n.port == id) (void)node.fib().deleteNeighbour(n.ip, id);
+  std::vector<PortConfig> ports = node.fib().ports();
+  ports.erase(std::remove_if(ports.begin(), ports.end(),
+                             [id](const PortConfig& p) { return p.id == id; }),
+              ports.end());
+  if (auto st = node.fib().setPorts(ports); !st)
+    pr_warn("%s: node %s: %s", what.c_str(), node.name().c_str(), st.error().message.c_str());
+  node.removePort(id);
+  emitPortEvent(id, false);
+  if (lp.channel && relay_) relay_->removeChannel(lp.channel.get());
+  for (size_t w = 0; w < lp.inbound.size(); ++w) {
+    lp.inbound[w]->drained.store(false, std::memory_order_relaxed);
+    lp.inbound[w]->retired.store(true, std::memory_order_release);
+    retired_queues_.push_back({uint32_t(w), lp.inbound[w]});
+  }
+  for (size_t w = 0; w < lp.shapers.size(); ++w) {
+    lp.shapers[w]->drained.store(false, std::memory_order_relaxed);
+    lp.shapers[w]->retired.store(true, std::memory_order_release);
+    retired_shapers_.push_back({uint32_t(w), lp.shapers[w]});
+  }
+  // What a worker may still read until it switched tables: freed after the epoch.
+  UserspaceClassifier* cls = lp.classifier.release();
+  ControlChannel* ch = lp.channel.release();
+  epoch_.retire([this, cls, ch, id] {
+    delete cls;
+    delete ch;
+    free_link_ports_.push_back(id);
+  });
+  link_ports_.erase(id);
+}
+
 Status Daemon::deleteLink(const std::string& name) {
   auto it = links_.find(name);
   if (it == links_.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   Link link = std::move(it->second);
   links_.erase(it);
-  for (PortId id : {link.a, link.b}) {
-    LinkPort& lp = link_ports_.at(id);
-    Node& node = *lp.node;
-    // Routes and neighbours through the port go with it.
-    RouteBatch batch;
-    batch.ignore_missing = true;
-    for (const auto& r : node.fib().routes())
-      if (r.port == id) batch.remove.push_back(r.prefix);
-    if (!batch.remove.empty())
-      if (auto st = node.fib().applyRoutes(batch); !st)
-        pr_warn("link %s: removing node %s's routes through it: %s", name.c_str(),
-                node.name().c_str(), st.error().message.c_str());
-    for (const auto& n : node.fib().neighbours())
-      if (n.port == id) (void)node.fib().deleteNeighbour(n.ip, id);
-    std::vector<PortConfig> ports = node.fib().ports();
-    ports.erase(std::remove_if(ports.begin(), ports.end(),
-                               [id](const PortConfig& p) { return p.id == id; }),
-                ports.end());
-    if (auto st = node.fib().setPorts(ports); !st)
-      pr_warn("link %s: node %s: %s", name.c_str(), node.name().c_str(),
-              st.error().message.c_str());
-    node.removePort(id);
-    emitPortEvent(id, false);
-    if (lp.channel && relay_) relay_->removeChannel(lp.channel.get());
-    for (size_t w = 0; w < lp.inbound.size(); ++w) {
-      lp.inbound[w]->drained.store(false, std::memory_order_relaxed);
-      lp.inbound[w]->retired.store(true, std::memory_order_release);
-      retired_queues_.push_back({uint32_t(w), lp.inbound[w]});
-    }
-    for (size_t w = 0; w < lp.shapers.size(); ++w) {
-      lp.shapers[w]->drained.store(false, std::memory_order_relaxed);
-      lp.shapers[w]->retired.store(true, std::memory_order_release);
-      retired_shapers_.push_back({uint32_t(w), lp.shapers[w]});
-    }
-    // What a worker may still read until it switched tables: freed after the epoch.
-    UserspaceClassifier* cls = lp.classifier.release();
-    ControlChannel* ch = lp.channel.release();
-    epoch_.retire([this, cls, ch, id] {
-      delete cls;
-      delete ch;
-      free_link_ports_.push_back(id);
-    });
-    link_ports_.erase(id);
-  }
+  for (PortId id : {link.a, link.b}) removeLinkPort(id, "link " + name);
   LinkState* state = link.state.release();
   epoch_.retire([state] { delete state; });
   publishLinkTables();
@@ -473,12 +506,35 @@ void Daemon::publishLinkTables() {
     auto t = std::make_unique<LinkPortTable>();
     t->version = link_table_version_;
     t->slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
+    // Segments first: their ports' slots point into `segments`, sized once here.
+    std::map<std::string, const SegmentSlot*> seg_slot;
+    t->segments.reserve(segments_.size());
+    for (const auto& [sname, seg] : segments_) {
+      SegmentSlot ss;
+      ss.state = seg.state.get();
+      ss.shaper = w < seg.shapers.size() ? seg.shapers[w] : nullptr;
+      for (PortId p : seg.ports) {
+        const LinkPort& lp = link_ports_.at(p);
+        SegmentMember m;
+        m.port = p;
+        std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
+        m.inbound = lp.inbound[w];
+        ss.members.push_back(m);
+      }
+      t->segments.push_back(std::move(ss));
+      seg_slot[sname] = &t->segments.back();
+    }
     for (const auto& [id, lp] : link_ports_) {
       LinkPortSlot s;
       s.port = id;
       s.peer = lp.peer;
       s.inbound = lp.inbound[w];
-      s.to_peer = link_ports_.at(lp.peer).inbound[w];
+      if (!lp.segment.empty()) {
+        s.segment = seg_slot.at(lp.segment);
+        s.peer = id;
+      } else {
+        s.to_peer = link_ports_.at(lp.peer).inbound[w];
+      }
       s.state = lp.state;
       s.fib = &lp.node->fib().view();
       s.classifier = lp.classifier.get();
@@ -744,8 +800,6 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"rt_priority", uint64_t(w->rtPriority())},
                    {"rt_below", uint64_t(w->rtBelow())},
                    {"rt_boosts", c.rt_boosts.get()},
-                   {"rx_fill_target", w->rxFillTarget()},
-                   {"rx_drain_rate_pps", w->rxRatePps()},
                    {"link_tables", c.link_tables.get()},
                    {"link_frames_discarded", c.link_frames_discarded.get()},
                    {"emu_late_frames", c.link_late_frames.get()},

@@ -125,6 +125,15 @@ Status Node::setLinkParams(const std::string& name, LinkDirection direction,
   return daemon_.setLinkParams(name, direction, params);
 }
 std::vector<LinkInfo> Node::links() const { return daemon_.links(); }
+Status Node::createSegment(const SegmentSpec& spec) { return daemon_.createSegment(spec); }
+Status Node::deleteSegment(const std::string& name) { return daemon_.deleteSegment(name); }
+Status Node::setSegmentState(const std::string& name, bool up) {
+  return daemon_.setSegmentState(name, up);
+}
+Status Node::setSegmentParams(const std::string& name, const LinkParams& params) {
+  return daemon_.setSegmentParams(name, params);
+}
+std::vector<SegmentInfo> Node::segments() const { return daemon_.segments(); }
 Status Node::setPortParams(PortId port, const LinkParams& params) {
   if (auto st = checkPort(port); !st) return st;
   if (auto st = daemon_.applyPortParams(port, params); !st) return named(st.error());

@@ -62,6 +62,11 @@ class Node : public ControlBackend {
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
   Status setPortParams(PortId port, const LinkParams& params) override;
+  Status createSegment(const SegmentSpec& spec) override;
+  Status deleteSegment(const std::string& name) override;
+  Status setSegmentState(const std::string& name, bool up) override;
+  Status setSegmentParams(const std::string& name, const LinkParams& params) override;
+  std::vector<SegmentInfo> segments() const override;
 
  private:
   /// "node NAME: " before a message, for every error this node returns.

@@ -3,7 +3,9 @@
 // published by the daemon's control thread with a release store and reclaimed through the
 // epoch domain (as the forwarding table's versions are). A link port has no socket and no
 // NIC: frames sent on it go to the peer end's LinkQueue, and frames arriving on it are
-// classified by the userspace twin of the XDP classifier with the node's rules.
+// classified by the userspace twin of the XDP classifier with the node's rules. Segment
+// ports are link ports too: what they send enters their segment's medium and is fanned out
+// to the destination's port(s).
 #pragma once
 
 #include <atomic>
@@ -30,6 +32,23 @@ struct LinkState {
   std::atomic<bool> up{true};
 };
 
+/// One port of a segment, as the fan-out at delivery needs it.
+struct SegmentMember {
+  PortId port = 0;
+  uint8_t mac[6] = {};
+  LinkQueue* inbound = nullptr;  ///< frames delivered to `port` (in this worker)
+};
+
+/// A segment (shared medium) in one worker: its ports, its state and the one shaper of
+/// the medium, which every port's frames enter in sending order. Frames leave the medium
+/// whole and are fanned out: to the port of the destination MAC, or (broadcast,
+/// multicast) to every port but the sender, a copy per extra port.
+struct SegmentSlot {
+  std::vector<SegmentMember> members;
+  const LinkState* state = nullptr;
+  LinkShaper* shaper = nullptr;  ///< nullptr: frames are fanned out at once
+};
+
 struct LinkPortSlot {
   PortId port = 0;                  ///< this end
   PortId peer = 0;                  ///< the other end
@@ -42,6 +61,8 @@ struct LinkPortSlot {
   /// Link emulation of the direction port -> peer (this worker's); nullptr: frames pass
   /// to the peer at once.
   LinkShaper* shaper = nullptr;
+  /// Segment ports: their segment (then `peer`, `to_peer` and `shaper` are unused).
+  const SegmentSlot* segment = nullptr;
 };
 
 struct LinkPortTable {
@@ -54,6 +75,8 @@ struct LinkPortTable {
   /// Shapers of deleted links (drained, frames discarded and counted) or replaced by a
   /// larger one (their frames and state move to `successor`).
   std::vector<LinkShaper*> retired_shapers;
+  /// Segments (LinkPortSlot::segment points here; never resized after publication).
+  std::vector<SegmentSlot> segments;
   /// Emulation of interface ports' egress, by port id (empty, or nullptr: none).
   std::vector<LinkShaper*> egress;
 

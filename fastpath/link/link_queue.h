@@ -16,6 +16,7 @@ namespace fastpath {
 struct LinkFrame {
   uint64_t addr;
   uint32_t len;
+  uint32_t from = 0;  ///< segments: the port that sent it (fan-out skips it); links: unused
 };
 
 class LinkQueue {
@@ -27,7 +28,7 @@ class LinkQueue {
 
   bool push(uint64_t addr, uint32_t len) {
     if (tail_ - head_ == ring_.size()) return false;
-    ring_[tail_++ & mask_] = LinkFrame{addr, len};
+    ring_[tail_++ & mask_] = LinkFrame{addr, len, 0};
     return true;
   }
   /// Takes up to `max` frames, oldest first.

@@ -141,7 +141,7 @@ void LinkShaper::advanceQueue(uint64_t now) {
   counters.depth_bytes.store(wait_bytes_, std::memory_order_relaxed);
 }
 
-LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len) {
+LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from) {
   const LinkParams& p = params();
   advanceQueue(now);
   if (size() >= capacity_) {
@@ -179,12 +179,12 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len) {
     arrival = (j < 0 && uint64_t(-j) > p.delay_ns) ? tx_end : uint64_t(int64_t(arrival) + j);
   }
   if (p.reorder && p.jitter_ns) {
-    heap_.push_back(Entry{arrival, addr, len});
+    heap_.push_back(Entry{arrival, addr, len, from});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
   } else {
     // Without reordering a frame never arrives before the one sent ahead of it.
     arrival = std::max(arrival, last_arrival_);
-    fifo_[(fifo_head_ + fifo_n_++) % capacity_] = Entry{arrival, addr, len};
+    fifo_[(fifo_head_ + fifo_n_++) % capacity_] = Entry{arrival, addr, len, from};
   }
   last_arrival_ = std::max(last_arrival_, arrival);
   counters.enqueued.fetch_add(1, std::memory_order_relaxed);
@@ -219,7 +219,7 @@ uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, ui
       e = heap_.back();
       heap_.pop_back();
     }
-    out[n] = LinkFrame{e.addr, e.len};
+    out[n] = LinkFrame{e.addr, e.len, e.from};
     arrival[n] = e.arrival;
     ++n;
   }
@@ -235,12 +235,12 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
   uint32_t n = 0;
   while (n < max && fifo_n_) {
     const Entry& e = fifo_[fifo_head_ % capacity_];
-    out[n++] = LinkFrame{e.addr, e.len};
+    out[n++] = LinkFrame{e.addr, e.len, e.from};
     ++fifo_head_;
     --fifo_n_;
   }
   while (n < max && !heap_.empty()) {
-    out[n++] = LinkFrame{heap_.back().addr, heap_.back().len};
+    out[n++] = LinkFrame{heap_.back().addr, heap_.back().len, heap_.back().from};
     heap_.pop_back();
   }
   if (!size()) {

@@ -91,8 +91,9 @@ class LinkShaper {
   /// frame sent, in order: the stream repeats for a seed.
   Decision decide(uint32_t len);
   enum class Admit : uint8_t { kQueued, kQueueFull, kCapacityFull };
-  /// Admits a frame sent at `now`: queue limit, departure and arrival times.
-  Admit admit(uint64_t now, uint64_t addr, uint32_t len);
+  /// Admits a frame sent at `now`: queue limit, departure and arrival times. `from` comes
+  /// back with the frame at release (a segment's sender port).
+  Admit admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from = 0);
   /// Frames whose arrival time has come (oldest arrival first), at most `max`; each one's
   /// arrival time in `arrival` (for the worker's lateness).
   uint32_t release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max);
@@ -117,6 +118,7 @@ class LinkShaper {
     uint64_t arrival;
     uint64_t addr;
     uint32_t len;
+    uint32_t from;
   };
   struct Waiting {
     uint64_t tx_start;

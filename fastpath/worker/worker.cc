@@ -36,6 +36,8 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kLinkLoss: return "link_loss";
     case WorkerDrop::kLinkQueueDrop: return "link_queue_drop";
     case WorkerDrop::kLinkEmulationFull: return "link_emulation_full";
+    case WorkerDrop::kSegmentUnknownDst: return "segment_unknown_dst";
+    case WorkerDrop::kSegmentNoFrame: return "segment_no_frame";
     case WorkerDrop::kMax: break;
   }
   return "unknown";
@@ -54,8 +56,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       book_(&umem_->pool()),
       port_counters_(new WorkerPortCounters[max_ports_]),
       ctrl_tx_(options.ctrl_tx_queue),
-      events_(options.event_queue),
-      rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {
+      events_(options.event_queue) {
   const size_t np = sockets_.size();
   tx_stage_.resize(np);
   // A batch of received frames plus a batch of client frames can land on one port.
@@ -137,13 +138,6 @@ void Worker::refill(PortId p) {
   XskSocket& s = *sockets_[p];
   FramePool& pool = umem_->pool();
   uint32_t room = xsk_prod_nb_free(&s.fill, options_.batch_size);
-  // No more lent for RX (fill ring + RX ring) than the worker drains in rx_budget_us:
-  // beyond that the kernel drops at RX, counted, instead of queueing (RxBudget).
-  const uint32_t target = rx_budget_.target();
-  if (target != ~0u) {
-    const uint32_t lent = ringLevel(s.fill) + ringLevel(s.rx);
-    room = std::min(room, lent < target ? target - lent : 0);
-  }
   // Refill in batches; a nearly empty pool is shared fairly by refilling in batch steps.
   uint32_t n = std::min(room, pool.available());
   if (n < options_.batch_size && n < room) n = 0;  // wait for a batch worth of frames
@@ -374,6 +368,7 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
   WorkerPortCounters& pc = port_counters_[egress];
   const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
   WorkerDrop why = WorkerDrop::kMax;
+  if (slot && slot->segment) return segmentTransmit(*slot, addr, len);
   if (!slot)
     why = WorkerDrop::kNoEgress;
   else if (!slot->state->up.load(std::memory_order_relaxed))
@@ -396,8 +391,68 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
   pc.tx_bytes.add(len);
 }
 
+void Worker::segmentTransmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len) {
+  WorkerPortCounters& pc = port_counters_[slot.port];
+  const SegmentSlot& seg = *slot.segment;
+  if (!seg.state->up.load(std::memory_order_relaxed)) {
+    pc.drop[size_t(WorkerDrop::kLinkDown)].add(1);
+    umem_->pool().give(addr);
+    book_.heldToFree(1);
+    return;
+  }
+  pc.tx_packets.add(1);
+  pc.tx_bytes.add(len);
+  if (seg.shaper) return shapedTransmit(*seg.shaper, pc, addr, len, slot.port);
+  book_.heldToLink(1);
+  segmentDeliver(seg, slot.port, addr, len);
+}
+
+void Worker::segmentDeliver(const SegmentSlot& seg, PortId from, uint64_t addr, uint32_t len) {
+  FramePool& pool = umem_->pool();
+  const uint8_t* pkt = umem_->data(addr);
+  auto drop = [&](PortId at, WorkerDrop why) {
+    port_counters_[at].drop[size_t(why)].add(1);
+    pool.give(addr);
+    book_.linkToFree(1);
+  };
+  // Too short for a destination MAC: nothing on the medium can take it.
+  if (len < 14) return drop(from, WorkerDrop::kSegmentUnknownDst);
+  if (!(pkt[0] & 1)) {
+    // Unicast: the port whose MAC it is, as a CsmaNetDevice keeps only frames for itself.
+    for (const SegmentMember& m : seg.members) {
+      if (m.port == from || std::memcmp(m.mac, pkt, 6) != 0) continue;
+      if (!m.inbound->push(addr, len)) return drop(m.port, WorkerDrop::kLinkQueueFull);
+      return;
+    }
+    return drop(from, WorkerDrop::kSegmentUnknownDst);
+  }
+  // Broadcast and multicast: every port but the sender; the last one takes the frame
+  // itself, the others a copy each.
+  const SegmentMember* last = nullptr;
+  for (const SegmentMember& m : seg.members)
+    if (m.port != from) last = &m;
+  if (!last) return drop(from, WorkerDrop::kSegmentUnknownDst);  // alone on the segment
+  for (const SegmentMember& m : seg.members) {
+    if (m.port == from || &m == last) continue;
+    if (m.inbound->size() == m.inbound->capacity()) {
+      port_counters_[m.port].drop[size_t(WorkerDrop::kLinkQueueFull)].add(1);
+      continue;
+    }
+    uint64_t copy;
+    if (!pool.take(&copy)) {
+      port_counters_[from].drop[size_t(WorkerDrop::kSegmentNoFrame)].add(1);
+      continue;
+    }
+    std::memcpy(umem_->data(copy), pkt, len);
+    m.inbound->push(copy, len);
+    book_.takenFromPool(1);
+    book_.heldToLink(1);
+  }
+  if (!last->inbound->push(addr, len)) drop(last->port, WorkerDrop::kLinkQueueFull);
+}
+
 void Worker::shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr,
-                            uint32_t len) {
+                            uint32_t len, PortId from) {
   FramePool& pool = umem_->pool();
   const LinkShaper::Decision d = sh.decide(len);
   if (d.fate == LinkShaper::Fate::kLost) {
@@ -416,7 +471,7 @@ void Worker::shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t add
   clock_gettime(CLOCK_MONOTONIC, &ts);
   const uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   auto admit = [&](uint64_t a) {
-    const LinkShaper::Admit r = sh.admit(now, a, len);
+    const LinkShaper::Admit r = sh.admit(now, a, len, from);
     if (r == LinkShaper::Admit::kQueued) {
       book_.heldToLink(1);
       next_arrival_ = std::min(next_arrival_, sh.nextArrival());
@@ -465,6 +520,20 @@ uint32_t Worker::releaseShaped() {
           umem_->pool().give(link_rx_[i].addr);
           book_.linkToFree(1);
         }
+      }
+      work += n;
+    }
+    next_arrival_ = std::min(next_arrival_, sh.nextArrival());
+  }
+  // Segments: what leaves the medium is fanned out to the ports' queues.
+  for (const SegmentSlot& seg : links_->segments) {
+    if (!seg.shaper) continue;
+    LinkShaper& sh = *seg.shaper;
+    if (sh.nextArrival() <= now) {
+      const uint32_t n = sh.release(now, link_rx_.data(), link_arrival_.data(), max);
+      for (uint32_t i = 0; i < n; ++i) {
+        recordLateness(now - link_arrival_[i]);
+        segmentDeliver(seg, PortId(link_rx_[i].from), link_rx_[i].addr, link_rx_[i].len);
       }
       work += n;
     }
@@ -633,21 +702,10 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-  // The previous pass's RX frames over the time until this one: the drain rate that
-  // sizes the frames lent for RX.
-  if (last_pass_rx_) {
-    rx_budget_.addBusy(last_pass_rx_, now_ns_ - last_pass_ns_);
-    rx_target_.store(rx_budget_.target(), std::memory_order_relaxed);
-    rx_rate_.store(rx_budget_.ratePps(), std::memory_order_relaxed);
-  }
-  last_pass_ns_ = now_ns_;
   switchLinkPorts();
   for (PortId p = 0; p < np; ++p) drainCompletions(p);
   for (PortId p = 0; p < np; ++p) refill(p);
-  uint32_t rx = 0;
-  for (PortId p = 0; p < np; ++p) rx += receive(p);
-  last_pass_rx_ = rx;
-  work += rx;
+  for (PortId p = 0; p < np; ++p) work += receive(p);
   work += transmitControl();
   // Link ports: frames sent to them in this pass (or left over, beyond a batch), and
   // emulated frames whose arrival time has come, are received at the peer end now; what

@@ -25,7 +25,6 @@
 #include "table/fib_manager.h"
 #include "table/forward.h"
 #include "worker/control_channel.h"
-#include "worker/rx_budget.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
 #include "xsk/frame_pool.h"
@@ -54,6 +53,8 @@ enum class WorkerDrop : uint8_t {
   kLinkLoss,            ///< "link_loss": the link's loss model (Bernoulli, Gilbert-Elliott)
   kLinkQueueDrop,       ///< "link_queue_drop": the link's drop-tail queue was at its limit
   kLinkEmulationFull,   ///< "link_emulation_full": more frames in flight than the emulation holds
+  kSegmentUnknownDst,   ///< "segment_unknown_dst": a unicast to a MAC no other segment port has
+  kSegmentNoFrame,      ///< "segment_no_frame": no free UMEM frame for a broadcast's copy
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);
@@ -104,14 +105,6 @@ struct WorkerOptions {
   int cpu = -1;  ///< pin to this CPU; -1: not pinned
   uint32_t batch_size = 64;
   uint32_t idle_poll_us = 1000;  ///< 0: never sleep
-  /// After the last pass that had work, keep polling this long before sleeping in poll()
-  /// (at least two empty passes). A worker sharing its CPU with the NAPI thread that fills
-  /// its rings only takes CPU from that thread while it spins; the kernel wakes a sleeping
-  /// worker when frames land.
-  uint32_t idle_spin_ns = 0;
-  /// Frames lent for RX per port (fill ring + RX ring) are what the worker drains in this
-  /// long at its measured rate (RxBudget), at least two batches; 0: fill rings kept full.
-  uint32_t rx_budget_us = 0;
   int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
   bool busy_poll = false;
   bool punt_to_control = true;
@@ -184,10 +177,6 @@ class Worker {
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
   const WorkerCounters& counters() const { return counters_; }
-  /// Frames lent for RX per port now (RxBudget's target) and the drain rate it was sized
-  /// from (frames/s; 0 before the first measurement). Any thread.
-  uint32_t rxFillTarget() const { return rx_target_.load(std::memory_order_relaxed); }
-  uint64_t rxRatePps() const { return rx_rate_.load(std::memory_order_relaxed); }
 
   /// Producer: the control relay thread. Frames to transmit on one of this worker's ports.
   SpscRing<ControlTxFrame>& controlTxQueue() { return ctrl_tx_; }
@@ -220,13 +209,19 @@ class Worker {
   void process(PortId p, uint32_t n, const FibView& fib);
   /// A held frame out of link port `egress` (its peer's queue), or a counted drop.
   void linkTransmit(PortId egress, uint64_t addr, uint32_t len);
+  /// A held frame sent on a segment port: into the medium's emulation, or fanned out.
+  void segmentTransmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len);
+  /// A frame leaving a segment's medium (in_link): to the port of its destination MAC, or
+  /// to every port but `from` (copies), or a counted drop.
+  void segmentDeliver(const SegmentSlot& seg, PortId from, uint64_t addr, uint32_t len);
   /// Switches to the newest link port table; drains the queues of deleted links.
   void switchLinkPorts();
   /// Emulated links: frames whose arrival time has come go to the peer end's queue.
   uint32_t releaseShaped();
   /// Admits a held frame into a link's or an interface egress's emulation (loss,
   /// duplication, corruption, queue); counted on `pc`, the sending port's counters.
-  void shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr, uint32_t len);
+  void shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr, uint32_t len,
+                      PortId from = 0);
   /// How late an emulated frame left against its arrival time.
   void recordLateness(uint64_t late_ns) {
     counters_.lateness.add(late_ns);
@@ -303,11 +298,6 @@ class Worker {
   std::vector<uint64_t> tx_out_;          // per port: frames lent for TX, not yet completed
   WorkerEvent last_event_;
   bool have_last_event_ = false;
-  RxBudget rx_budget_;
-  uint64_t last_pass_ns_ = 0;     // start of the previous pass
-  uint32_t last_pass_rx_ = 0;     // frames it received from the RX rings
-  std::atomic<uint32_t> rx_target_{0};
-  std::atomic<uint64_t> rx_rate_{0};
 
   // Accounting snapshot (seqlock: the worker writes, anyone reads).
   std::atomic<uint64_t> acct_seq_{0};

@@ -99,6 +99,47 @@ struct LinkInfo {
   LinkDirectionStats a_to_b_stats, b_to_a_stats;  ///< as measured
 };
 
+/// A segment: a shared medium joining nodes of the daemon (ns-3's CsmaChannel). Each
+/// attached node has a port with its own MAC; a frame reaches the port of its destination
+/// MAC, broadcast and multicast every other port; all ports share one medium (one rate,
+/// delay, queue and loss, one FIFO for every sender). Segments count as links for
+/// kMaxLinks; a segment has 1 .. kMaxSegmentPorts ports.
+inline constexpr size_t kMaxSegmentPorts = 64;
+
+struct SegmentPortSpec {
+  std::string node;
+  std::string port;  ///< the port's name inside `node`; empty: the segment's name
+  MacAddress mac;    ///< zero: generated (locally administered, unique in the daemon)
+  uint32_t mtu = 1500;
+};
+
+struct SegmentSpec {
+  std::string name;
+  std::vector<SegmentPortSpec> ports;
+  bool up = true;
+  LinkParams params;  ///< the medium's emulation (default: frames pass at once)
+};
+
+struct SegmentInfo {
+  std::string name;
+  bool up = true;
+  struct Port {
+    std::string node;
+    std::string port;
+    PortId id = 0;
+    MacAddress mac;
+    uint32_t mtu = 1500;
+    uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
+    uint64_t unknown_dst_drops = 0;  ///< sent to a MAC no other port has
+    uint64_t no_frame_drops = 0;     ///< broadcast copies not made: no free frame
+    uint64_t queue_full_drops = 0;   ///< delivered while its receive queue was full
+    uint64_t down_drops = 0;         ///< sent while the segment was down
+  };
+  std::vector<Port> ports;
+  LinkParams params;         ///< as configured
+  LinkDirectionStats stats;  ///< the medium, as measured (all senders)
+};
+
 /// Named counters, so the wire format need not change when a counter is added.
 struct CounterSet {
   std::string scope;  ///< "port fp1", "worker 0", "classifier fp1", "control", ...
@@ -185,6 +226,14 @@ class ControlBackend {
   /// frames the node sends through the port wait, are delayed or lost before the wire.
   /// Link ports: use setLinkParams. Invalid values: an error, nothing changes.
   virtual Status setPortParams(PortId port, const LinkParams& params);
+  /// Segments: created with all their ports, deleted with them (frames held are
+  /// discarded, counted); down: no port passes frames and each node's clients get a port
+  /// down event; parameters as setLinkParams, for the one shared medium.
+  virtual Status createSegment(const SegmentSpec& spec);
+  virtual Status deleteSegment(const std::string& name);
+  virtual Status setSegmentState(const std::string& name, bool up);
+  virtual Status setSegmentParams(const std::string& name, const LinkParams& params);
+  virtual std::vector<SegmentInfo> segments() const;
 };
 
 }  // namespace fastpath

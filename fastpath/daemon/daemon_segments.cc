@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The Daemon's segments: shared media joining many nodes, as ns-3's CsmaChannel. A segment
+// port is a link port without a peer: its node sees a port like any other (MAC, MTU,
+// classifier twin, control channel); what it sends enters the segment's one medium (one
+// LinkShaper per worker: every sender's frames in one FIFO, one rate) and is fanned out
+// when it leaves it, to the port of the destination MAC or to every other port
+// (Worker::segmentDeliver).
+#include <algorithm>
+#include <cerrno>
+#include <set>
+
+#include "daemon/daemon.h"
+#include "daemon/daemon_internal.h"
+#include "fastpath/log.h"
+#include "userspace_classifier.h"
+
+namespace fastpath {
+namespace {
+
+bool validName(const std::string& n) {
+  if (n.empty() || n.size() > 31) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+Status Daemon::createSegment(const SegmentSpec& in) {
+  SegmentSpec spec = in;
+  const std::string what = "segment " + spec.name;
+  if (!validName(spec.name))
+    return makeError(-EINVAL, "segment name \"" + spec.name +
+                                  "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-'");
+  if (segments_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
+  if (links_.count(spec.name)) return makeError(-EEXIST, what + ": a link has that name already");
+  if (links_.size() + segments_.size() >= kMaxLinks)
+    return makeError(-ENOSPC, what + ": fastpathd holds at most " + std::to_string(kMaxLinks) +
+                                  " links and segments together");
+  if (spec.ports.empty())
+    return makeError(-EINVAL, what + ": no port; a segment joins 1 to " +
+                                  std::to_string(kMaxSegmentPorts) + " nodes");
+  if (spec.ports.size() > kMaxSegmentPorts)
+    return makeError(-EINVAL, what + ": " + std::to_string(spec.ports.size()) +
+                                  " ports; a segment has at most " +
+                                  std::to_string(kMaxSegmentPorts));
+  if (link_ports_.size() + spec.ports.size() > size_t(kMaxPorts - kFirstLinkPort))
+    return makeError(-ENOSPC, what + ": " + std::to_string(spec.ports.size()) +
+                                  " more ports than fastpathd has port ids for (" +
+                                  std::to_string(kMaxPorts - kFirstLinkPort) +
+                                  " link and segment ports); delete links or segments first");
+  if (auto st = validateLinkParams(spec.params); !st)
+    return makeError(st.error().code, what + ": " + st.error().message);
+  const size_t n = spec.ports.size();
+  std::vector<Node*> nodes(n);
+  std::set<Node*> seen;
+  std::vector<MacAddress> macs;
+  const uint32_t max_mtu = config_.frame_size - 256 - 14;  // XDP headroom, Ethernet header
+  for (size_t i = 0; i < n; ++i) {
+    SegmentPortSpec& ps = spec.ports[i];
+    const std::string at = what + ": port " + std::to_string(i) + " (node " + ps.node + ")";
+    nodes[i] = findNode(ps.node);
+    if (!nodes[i]) return makeError(-ENOENT, what + ": no node " + ps.node);
+    if (!seen.insert(nodes[i]).second)
+      return makeError(-EINVAL, what + ": node " + nodes[i]->name() +
+                                    " is attached twice; a node has one port on a segment");
+    if (ps.port.empty()) ps.port = spec.name;
+    if (!validName(ps.port))
+      return makeError(-EINVAL, at + ": port name \"" + ps.port +
+                                    "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-'");
+    if (nodes[i]->portByName(ps.port))
+      return makeError(-EEXIST, at + ": node " + nodes[i]->name() + " has a port named " +
+                                    ps.port + " already");
+    if (ps.mtu < 68 || ps.mtu > max_mtu)
+      return makeError(-EINVAL, at + ": MTU " + std::to_string(ps.mtu) + " outside 68.." +
+                                    std::to_string(max_mtu) +
+                                    " (the frame size, --frame-size, bounds it)");
+    if (!ps.mac.isZero()) {
+      if (ps.mac.bytes[0] & 1)
+        return makeError(-EINVAL, at + ": MAC " + ps.mac.toString() + " is multicast");
+      if (linkMacInUse(ps.mac) || std::count(macs.begin(), macs.end(), ps.mac))
+        return makeError(-EEXIST,
+                         at + ": MAC " + ps.mac.toString() + " is in use by another port");
+      macs.push_back(ps.mac);
+    }
+  }
+  for (auto& ps : spec.ports)
+    if (ps.mac.isZero()) {
+      ps.mac = nextLinkMac(macs);
+      macs.push_back(ps.mac);
+    }
+  // Everything that can fail is checked: the ports are made.
+  Segment seg;
+  seg.name = spec.name;
+  seg.state = std::make_unique<LinkState>();
+  seg.state->up.store(spec.up, std::memory_order_relaxed);
+  seg.params = spec.params;
+  std::vector<LinkPort> lps(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SegmentPortSpec& ps = spec.ports[i];
+    auto cls = linkClassifier(ps.mac, nodes[i]->controlRules());
+    if (!cls) {
+      for (PortId id : seg.ports) free_link_ports_.push_back(id);
+      return makeError(cls.error().code, what + ": " + cls.error().message);
+    }
+    auto id = takeLinkPortId(seg.ports);
+    if (!id) {
+      for (PortId p : seg.ports) free_link_ports_.push_back(p);
+      return makeError(id.error().code, what + ": " + id.error().message);
+    }
+    for (auto& w : workers_) w->resetPortCounters(*id);
+    seg.ports.push_back(*id);
+    LinkPort& lp = lps[i];
+    lp.info.id = *id;
+    lp.info.ifname = ps.port;
+    lp.info.mac = ps.mac;
+    lp.info.mtu = ps.mtu;
+    lp.info.up = spec.up;
+    lp.info.queues = uint32_t(workers_.size());
+    lp.info.xdp_mode = "none";
+    lp.info.xsk_mode = "segment";
+    lp.info.node = nodes[i]->name();
+    lp.info.link = spec.name;
+    lp.peer = *id;
+    lp.node = nodes[i];
+    lp.state = seg.state.get();
+    lp.classifier = std::move(*cls);
+    lp.segment = spec.name;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<PortConfig> ports = nodes[i]->fib().ports();
+    ports.push_back(PortConfig{seg.ports[i], spec.ports[i].mac, spec.ports[i].mtu, spec.up});
+    if (auto st = nodes[i]->fib().setPorts(ports); !st) {
+      for (size_t k = 0; k < i; ++k) {
+        std::vector<PortConfig> back = nodes[k]->fib().ports();
+        back.pop_back();
+        (void)nodes[k]->fib().setPorts(back);
+      }
+      for (PortId id : seg.ports) free_link_ports_.push_back(id);
+      return makeError(st.error().code, what + ": node " + nodes[i]->name() + ": " +
+                                            st.error().message);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t w = 0; w < workers_.size(); ++w) lps[i].inbound.push_back(takeQueue());
+    nodes[i]->addPort(seg.ports[i]);
+    link_ports_[seg.ports[i]] = std::move(lps[i]);
+  }
+  applyShaping(seg.shapers, "segment/" + spec.name, spec.params);
+  segments_[spec.name] = std::move(seg);
+  publishLinkTables();
+  std::string list;
+  for (size_t i = 0; i < n; ++i)
+    list += (i ? ", " : "") + nodes[i]->name() + "/" + spec.ports[i].port + " (port " +
+            std::to_string(segments_[spec.name].ports[i]) + ", " + spec.ports[i].mac.toString() +
+            ")";
+  pr_info_ratelimited("segment %s: %s, %s, %s", spec.name.c_str(), list.c_str(),
+                      formatLinkParams(spec.params).c_str(), spec.up ? "up" : "down");
+  return {};
+}
+
+void Daemon::detachFromSegment(const std::string& name, PortId id) {
+  Segment& seg = segments_.at(name);
+  removeLinkPort(id, "segment " + name);
+  seg.ports.erase(std::remove(seg.ports.begin(), seg.ports.end(), id), seg.ports.end());
+  if (!seg.ports.empty()) return;
+  for (size_t w = 0; w < seg.shapers.size(); ++w) {
+    seg.shapers[w]->drained.store(false, std::memory_order_relaxed);
+    seg.shapers[w]->retired.store(true, std::memory_order_release);
+    retired_shapers_.push_back({uint32_t(w), seg.shapers[w]});
+  }
+  LinkState* state = seg.state.release();
+  epoch_.retire([state] { delete state; });
+  segments_.erase(name);
+  pr_info_ratelimited("segment %s deleted (no port left)", name.c_str());
+}
+
+Status Daemon::deleteSegment(const std::string& name) {
+  auto it = segments_.find(name);
+  if (it == segments_.end())
+    return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
+  const size_t ports = it->second.ports.size();
+  // The last port takes the segment (its shapers: frames held are discarded, counted).
+  for (PortId id : std::vector<PortId>(it->second.ports)) detachFromSegment(name, id);
+  publishLinkTables();
+  pr_info_ratelimited("segment %s deleted with %zu port(s)", name.c_str(), ports);
+  return {};
+}
+
+Status Daemon::setSegmentState(const std::string& name, bool up) {
+  auto it = segments_.find(name);
+  if (it == segments_.end())
+    return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
+  Segment& seg = it->second;
+  if (seg.state->up.load(std::memory_order_relaxed) == up) return {};
+  seg.state->up.store(up, std::memory_order_release);
+  for (PortId id : seg.ports) {
+    LinkPort& lp = link_ports_.at(id);
+    lp.info.up = up;
+    if (auto st = lp.node->setPortUp(id, up); !st)
+      pr_warn("segment %s: node %s: %s", name.c_str(), lp.node->name().c_str(),
+              st.error().message.c_str());
+    emitPortEvent(id, up);
+  }
+  pr_info_ratelimited("segment %s is %s", name.c_str(), up ? "up" : "down");
+  return {};
+}
+
+Status Daemon::setSegmentParams(const std::string& name, const LinkParams& params) {
+  auto it = segments_.find(name);
+  if (it == segments_.end())
+    return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
+  if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, "segment " + name + ": " + st.error().message +
+                                          "; the segment keeps its parameters");
+  Segment& seg = it->second;
+  seg.params = params;
+  applyShaping(seg.shapers, "segment/" + name, params);
+  publishLinkTables();
+  pr_info_ratelimited("segment %s: %s", name.c_str(), formatLinkParams(params).c_str());
+  return {};
+}
+
+std::vector<SegmentInfo> Daemon::segments() const {
+  std::vector<SegmentInfo> out;
+  for (const auto& [name, seg] : segments_) {
+    SegmentInfo i;
+    i.name = name;
+    i.up = seg.state->up.load(std::memory_order_relaxed);
+    i.params = seg.params;
+    i.stats = shaperStats(seg.shapers);
+    for (PortId id : seg.ports) {
+      const LinkPort& lp = link_ports_.at(id);
+      SegmentInfo::Port p;
+      p.node = lp.info.node;
+      p.port = lp.info.ifname;
+      p.id = id;
+      p.mac = lp.info.mac;
+      p.mtu = lp.info.mtu;
+      for (const auto& w : workers_) {
+        const auto& pc = w->portCounters(id);
+        p.tx_packets += pc.tx_packets.get();
+        p.tx_bytes += pc.tx_bytes.get();
+        p.rx_packets += pc.rx_packets.get();
+        p.rx_bytes += pc.rx_bytes.get();
+        p.unknown_dst_drops += pc.drop[size_t(WorkerDrop::kSegmentUnknownDst)].get();
+        p.no_frame_drops += pc.drop[size_t(WorkerDrop::kSegmentNoFrame)].get();
+        p.queue_full_drops += pc.drop[size_t(WorkerDrop::kLinkQueueFull)].get();
+        p.down_drops += pc.drop[size_t(WorkerDrop::kLinkDown)].get();
+      }
+      i.stats.tx_packets += p.tx_packets;
+      i.stats.tx_bytes += p.tx_bytes;
+      i.stats.link_down_drops += p.down_drops;
+      i.ports.push_back(std::move(p));
+    }
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+}  // namespace fastpath

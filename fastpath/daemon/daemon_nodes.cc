@@ -800,6 +800,8 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"rt_priority", uint64_t(w->rtPriority())},
                    {"rt_below", uint64_t(w->rtBelow())},
                    {"rt_boosts", c.rt_boosts.get()},
+                   {"rx_fill_target", w->rxFillTarget()},
+                   {"rx_drain_rate_pps", w->rxRatePps()},
                    {"link_tables", c.link_tables.get()},
                    {"link_frames_discarded", c.link_frames_discarded.get()},
                    {"emu_late_frames", c.link_late_frames.get()},

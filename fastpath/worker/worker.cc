@@ -56,7 +56,8 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       book_(&umem_->pool()),
       port_counters_(new WorkerPortCounters[max_ports_]),
       ctrl_tx_(options.ctrl_tx_queue),
-      events_(options.event_queue) {
+      events_(options.event_queue),
+      rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {
   const size_t np = sockets_.size();
   tx_stage_.resize(np);
   // A batch of received frames plus a batch of client frames can land on one port.
@@ -138,6 +139,13 @@ void Worker::refill(PortId p) {
   XskSocket& s = *sockets_[p];
   FramePool& pool = umem_->pool();
   uint32_t room = xsk_prod_nb_free(&s.fill, options_.batch_size);
+  // No more lent for RX (fill ring + RX ring) than the worker drains in rx_budget_us:
+  // beyond that the kernel drops at RX, counted, instead of queueing (RxBudget).
+  const uint32_t target = rx_budget_.target();
+  if (target != ~0u) {
+    const uint32_t lent = ringLevel(s.fill) + ringLevel(s.rx);
+    room = std::min(room, lent < target ? target - lent : 0);
+  }
   // Refill in batches; a nearly empty pool is shared fairly by refilling in batch steps.
   uint32_t n = std::min(room, pool.available());
   if (n < options_.batch_size && n < room) n = 0;  // wait for a batch worth of frames
@@ -702,10 +710,21 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  // The previous pass's RX frames over the time until this one: the drain rate that
+  // sizes the frames lent for RX.
+  if (last_pass_rx_) {
+    rx_budget_.addBusy(last_pass_rx_, now_ns_ - last_pass_ns_);
+    rx_target_.store(rx_budget_.target(), std::memory_order_relaxed);
+    rx_rate_.store(rx_budget_.ratePps(), std::memory_order_relaxed);
+  }
+  last_pass_ns_ = now_ns_;
   switchLinkPorts();
   for (PortId p = 0; p < np; ++p) drainCompletions(p);
   for (PortId p = 0; p < np; ++p) refill(p);
-  for (PortId p = 0; p < np; ++p) work += receive(p);
+  uint32_t rx = 0;
+  for (PortId p = 0; p < np; ++p) rx += receive(p);
+  last_pass_rx_ = rx;
+  work += rx;
   work += transmitControl();
   // Link ports: frames sent to them in this pass (or left over, beyond a batch), and
   // emulated frames whose arrival time has come, are received at the peer end now; what

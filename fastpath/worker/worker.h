@@ -25,6 +25,7 @@
 #include "table/fib_manager.h"
 #include "table/forward.h"
 #include "worker/control_channel.h"
+#include "worker/rx_budget.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
 #include "xsk/frame_pool.h"
@@ -105,6 +106,14 @@ struct WorkerOptions {
   int cpu = -1;  ///< pin to this CPU; -1: not pinned
   uint32_t batch_size = 64;
   uint32_t idle_poll_us = 1000;  ///< 0: never sleep
+  /// After the last pass that had work, keep polling this long before sleeping in poll()
+  /// (at least two empty passes). A worker sharing its CPU with the NAPI thread that fills
+  /// its rings only takes CPU from that thread while it spins; the kernel wakes a sleeping
+  /// worker when frames land.
+  uint32_t idle_spin_ns = 0;
+  /// Frames lent for RX per port (fill ring + RX ring) are what the worker drains in this
+  /// long at its measured rate (RxBudget), at least two batches; 0: fill rings kept full.
+  uint32_t rx_budget_us = 0;
   int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
   bool busy_poll = false;
   bool punt_to_control = true;
@@ -177,6 +186,10 @@ class Worker {
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
   const WorkerCounters& counters() const { return counters_; }
+  /// Frames lent for RX per port now (RxBudget's target) and the drain rate it was sized
+  /// from (frames/s; 0 before the first measurement). Any thread.
+  uint32_t rxFillTarget() const { return rx_target_.load(std::memory_order_relaxed); }
+  uint64_t rxRatePps() const { return rx_rate_.load(std::memory_order_relaxed); }
 
   /// Producer: the control relay thread. Frames to transmit on one of this worker's ports.
   SpscRing<ControlTxFrame>& controlTxQueue() { return ctrl_tx_; }
@@ -298,6 +311,11 @@ class Worker {
   std::vector<uint64_t> tx_out_;          // per port: frames lent for TX, not yet completed
   WorkerEvent last_event_;
   bool have_last_event_ = false;
+  RxBudget rx_budget_;
+  uint64_t last_pass_ns_ = 0;     // start of the previous pass
+  uint32_t last_pass_rx_ = 0;     // frames it received from the RX rings
+  std::atomic<uint32_t> rx_target_{0};
+  std::atomic<uint64_t> rx_rate_{0};
 
   // Accounting snapshot (seqlock: the worker writes, anyone reads).
   std::atomic<uint64_t> acct_seq_{0};

@@ -1,0 +1,280 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The diamond, simulated and emulated: runs ns3-module/examples/diamond (four OLSR routers
+a, b, c, d in a diamond of 10 Mbit/s, 5 ms links, FastPathPointToPointHelper; ping, TCP
+bulk transfer a -> d, UDP probe over the 1 % lossy direction d -> c; ns-3's applications
+in both runs) with --FastPathEmulation=0 and =1 and compares them:
+
+  TCP goodput   emulated within 5 % of simulated
+  RTT p50, min  within 5 % + 0.2 ms
+  loss          each run's lost probes within the binomial 99 % interval of the configured rate
+  convergence   reported for both (must be before the traffic starts)
+
+Emulated, fastpathd runs in a scratch namespace fp-h5-dia-<pid> (one idle veth port: it
+needs one to start), the script as nobody (fastpathd --socket-uid). Writes results.json,
+results.md and log.txt into --out; exits 1 when a check fails and --check is given.
+
+Usage: sudo bench/fidelity/diamond_fidelity.py --build-dir build --out /tmp/diamond
+       sudo bench/fidelity/diamond_fidelity.py --build-dir build --out /tmp/d --small --check
+See bench/fidelity/README.md.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import pwd
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# Full scale (the bench) and small scale (ctest): script arguments and tolerances.
+SCALES = {
+    "full": {
+        "args": ["--traffic-start=8", "--pings=100", "--tcp-seconds=30", "--probes=20000",
+                 "--probe-rate=400"],
+        "goodput_rel": 0.05, "rtt_rel": 0.05, "rtt_abs_ms": 0.2, "loss_conf": 0.99,
+        "timeout_s": 240,
+    },
+    # A short run on a loaded 2-core machine: wider, but a wrong rate, delay or loss fails.
+    "small": {
+        "args": ["--traffic-start=7", "--pings=15", "--tcp-seconds=5", "--probes=3000",
+                 "--probe-rate=500"],
+        "goodput_rel": 0.15, "rtt_rel": 0.10, "rtt_abs_ms": 1.5, "loss_conf": 0.999,
+        "timeout_s": 90,
+    },
+}
+
+
+def log(msg, fh=None):
+    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+    print(line, flush=True)
+    if fh:
+        fh.write(line + "\n")
+        fh.flush()
+
+
+def binom_interval(n, p, conf):
+    """Smallest and largest count k with P(X < k) <= (1-conf)/2 and P(X > k) <= (1-conf)/2,
+    X ~ Binomial(n, p): the central interval of counts at confidence conf."""
+    tail = (1 - conf) / 2
+    logp, logq = math.log(p), math.log1p(-p)
+    cdf, lo, hi = 0.0, None, n
+    for k in range(n + 1):
+        pmf = math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                       + k * logp + (n - k) * logq)
+        if lo is None and cdf + pmf > tail:
+            lo = k
+        cdf += pmf
+        if cdf >= 1 - tail:
+            hi = k
+            break
+    return lo, hi
+
+
+def proc_cpu_s(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return float("nan")
+
+
+class Fastpathd:
+    """fastpathd in a scratch namespace with one idle veth port; removed on close()."""
+
+    def __init__(self, build, workdir, fh):
+        self.ns = f"fp-h5-dia-{os.getpid()}"
+        self.sock = os.path.join(workdir, "fastpathd.sock")
+        self.logpath = os.path.join(workdir, "fastpathd.log")
+        self.proc = None
+        self.fh = fh
+        nobody = pwd.getpwnam("nobody")
+        subprocess.run(["ip", "netns", "add", self.ns], check=True)
+        try:
+            for cmd in (["link", "set", "lo", "up"],
+                        ["link", "add", "idle0", "type", "veth", "peer", "name", "idle1"],
+                        ["link", "set", "idle0", "up"], ["link", "set", "idle1", "up"]):
+                subprocess.run(["ip", "-n", self.ns] + cmd, check=True)
+            self.proc = subprocess.Popen(
+                ["ip", "netns", "exec", self.ns, os.path.join(build, "fastpathd", "fastpathd"),
+                 "--port", "idle0", "--socket", self.sock, "--socket-uid", str(nobody.pw_uid),
+                 "--socket-gid", str(nobody.pw_gid)],
+                stdout=open(self.logpath, "w"), stderr=subprocess.STDOUT)
+            for _ in range(100):
+                if os.path.exists(self.sock) or self.proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            if not os.path.exists(self.sock):
+                raise RuntimeError("fastpathd did not start: " + open(self.logpath).read()[-2000:])
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
+
+
+def run_diamond(build, args, emulated, fpd, workdir, timeout_s, fh):
+    """Runs the script once; returns its JSON result plus wall and CPU figures."""
+    exe = os.path.join(build, "ns3-module", "examples", "diamond")
+    report = os.path.join(workdir, f"diamond-{emulated}.json")
+    argv = [exe, f"--report={report}", f"--FastPathEmulation={emulated}"] + args
+    if emulated:
+        argv += [f"--FastPathSocket={fpd.sock}", "--FastPathTag=fp-h5-dia"]
+        argv = ["ip", "netns", "exec", fpd.ns, "setpriv", "--reuid=nobody", "--regid=nogroup",
+                "--clear-groups"] + argv
+        open(report, "w").close()
+        shutil.chown(report, "nobody")
+    log("run: " + " ".join(argv), fh)
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    fpd_cpu0 = proc_cpu_s(fpd.proc.pid) if emulated else 0
+    t0 = time.time()
+    with open(os.path.join(workdir, f"diamond-{emulated}.log"), "w") as out:
+        r = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, timeout=timeout_s)
+    wall = time.time() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        raise RuntimeError(f"diamond (emulated={emulated}) exited {r.returncode}: " +
+                           open(os.path.join(workdir, f"diamond-{emulated}.log")).read()[-3000:])
+    with open(report) as f:
+        res = json.loads(f.readline())
+    res["wall_s"] = round(wall, 2)
+    res["ns3_cpu_s"] = round(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime, 2)
+    if emulated:
+        res["fastpathd_cpu_s"] = round(proc_cpu_s(fpd.proc.pid) - fpd_cpu0, 2)
+    log("result: " + json.dumps(res), fh)
+    return res
+
+
+def compare(sim, emu, scale):
+    """The checks: list of (name, simulated, emulated, bound, passed)."""
+    checks = []
+    g_s, g_e = sim["tcp_goodput_mbps"], emu["tcp_goodput_mbps"]
+    checks.append(("TCP goodput (Mbit/s)", g_s, g_e,
+                   f"within {scale['goodput_rel'] * 100:g} %",
+                   g_s > 0 and abs(g_e - g_s) <= scale["goodput_rel"] * g_s))
+    for key, name in (("rtt_p50_ms", "RTT p50 (ms)"), ("rtt_min_ms", "RTT min (ms)")):
+        s, e = sim[key], emu[key]
+        bound = scale["rtt_rel"] * s + scale["rtt_abs_ms"]
+        checks.append((name, s, e, f"within {scale['rtt_rel'] * 100:g} % + "
+                       f"{scale['rtt_abs_ms']:g} ms (±{bound:.2f})",
+                       s > 0 and e > 0 and abs(e - s) <= bound))
+    for res, label in ((sim, "simulated"), (emu, "emulated")):
+        n = res["probes_sent"]
+        lost = n - res["probes_received"]
+        lo, hi = binom_interval(n, res["loss_configured"], scale["loss_conf"])
+        res["loss_accept_counts"] = [lo, hi]
+    lo_s, hi_s = sim["loss_accept_counts"]
+    lo_e, hi_e = emu["loss_accept_counts"]
+    lost_s = sim["probes_sent"] - sim["probes_received"]
+    lost_e = emu["probes_sent"] - emu["probes_received"]
+    conf = f"{scale['loss_conf'] * 100:g} %"
+    checks.append((f"loss (lost / sent), binomial {conf} of "
+                   f"{sim['loss_configured'] * 100:g} %",
+                   f"{lost_s}/{sim['probes_sent']}", f"{lost_e}/{emu['probes_sent']}",
+                   f"{lo_e}..{hi_e} lost", lo_s <= lost_s <= hi_s and lo_e <= lost_e <= hi_e))
+    for res in (sim, emu):
+        res["converged_ok"] = 0 < res["converged_s"] < res["traffic_start_s"]
+    checks.append(("OLSR convergence (s)", sim["converged_s"], emu["converged_s"],
+                   "before the traffic", sim["converged_ok"] and emu["converged_ok"]))
+    checks.append(("ping replies", f"{sim['ping_replies']}/{sim['pings']}",
+                   f"{emu['ping_replies']}/{emu['pings']}", "all but the first",
+                   sim["ping_replies"] >= sim["pings"] - 1 and
+                   emu["ping_replies"] >= emu["pings"] - 1))
+    return checks
+
+
+def table(sim, emu, checks):
+    lines = ["| | simulated | emulated | bound | |", "|---|---|---|---|---|"]
+    fmt = lambda v: f"{v:.3f}" if isinstance(v, float) else str(v)
+    for name, s, e, bound, ok in checks:
+        lines.append(f"| {name} | {fmt(s)} | {fmt(e)} | {bound} | {'ok' if ok else 'FAIL'} |")
+    lines.append(f"| loss, Wilson 99 % interval | {sim['loss'] * 100:.2f} % "
+                 f"({sim['loss_ci99'][0] * 100:.2f}-{sim['loss_ci99'][1] * 100:.2f}) | "
+                 f"{emu['loss'] * 100:.2f} % ({emu['loss_ci99'][0] * 100:.2f}-"
+                 f"{emu['loss_ci99'][1] * 100:.2f}) | | |")
+    lines.append(f"| wall time, ns-3 CPU (s) | {sim['wall_s']}, {sim['ns3_cpu_s']} | "
+                 f"{emu['wall_s']}, {emu['ns3_cpu_s']} (fastpathd {emu['fastpathd_cpu_s']}) | | |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build", help="where diamond and fastpathd were built")
+    ap.add_argument("--out", required=True, help="output directory (created)")
+    ap.add_argument("--small", action="store_true",
+                    help="short run, wider tolerances (the ctest)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a check fails")
+    ap.add_argument("--run", type=int, default=1, help="ns-3 RngRun of both runs")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        print("diamond_fidelity.py: needs root (fastpathd, a namespace)", file=sys.stderr)
+        return 2
+    build = os.path.abspath(a.build_dir)
+    for exe in ("ns3-module/examples/diamond", "fastpathd/fastpathd"):
+        if not os.access(os.path.join(build, exe), os.X_OK):
+            print(f"diamond_fidelity.py: {build}/{exe} not built (cmake --build {a.build_dir} "
+                  "--target fp_ns3_diamond fastpathd)", file=sys.stderr)
+            return 2
+    scale = SCALES["small" if a.small else "full"]
+    os.makedirs(a.out, exist_ok=True)
+    fh = open(os.path.join(a.out, "log.txt"), "w")
+    workdir = tempfile.mkdtemp(prefix="fp-h5-dia-")
+    os.chmod(workdir, 0o755)
+    args = scale["args"] + [f"--run={a.run}"]
+    fpd = None
+    try:
+        sim = run_diamond(build, args, 0, None, workdir, scale["timeout_s"], fh)
+        fpd = Fastpathd(build, workdir, fh)
+        emu = run_diamond(build, args, 1, fpd, workdir, scale["timeout_s"], fh)
+        # Nothing of the script may remain in fastpathd.
+        fpctl = os.path.join(build, "fpctl", "fpctl")
+        leftovers = None
+        if os.access(fpctl, os.X_OK):
+            r = subprocess.run([fpctl, "--socket", fpd.sock, "node", "list", "--json"],
+                               capture_output=True, text=True, timeout=10)
+            if r.returncode == 0:
+                nodes = json.loads(r.stdout)
+                nodes = nodes.get("nodes", []) if isinstance(nodes, dict) else nodes
+                leftovers = [n for n in nodes if str(n.get("name", "")).startswith("fp-h5-dia-")]
+        for f in ("fastpathd.log", "diamond-0.log", "diamond-1.log"):
+            if os.path.exists(os.path.join(workdir, f)):
+                shutil.copy(os.path.join(workdir, f), a.out)
+    finally:
+        if fpd:
+            fpd.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    checks = compare(sim, emu, scale)
+    if leftovers:
+        checks.append(("script's nodes left in fastpathd", "", len(leftovers), "none", False))
+    ok = all(c[4] for c in checks)
+    md = table(sim, emu, checks)
+    result = {"scale": "small" if a.small else "full", "args": args, "simulated": sim,
+              "emulated": emu, "checks": [list(c) for c in checks], "passed": ok,
+              "machine": {"host": platform.node(), "kernel": platform.release(),
+                          "cpus": os.cpu_count()},
+              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(result, f, indent=1, default=str)
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write(md)
+    print(md)
+    log("all checks passed" if ok else "a check FAILED", fh)
+    return 0 if ok or not a.check else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

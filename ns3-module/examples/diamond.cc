@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// diamond: four OLSR routers in a diamond of 10 Mbit/s, 5 ms point-to-point links, built with
+// FastPathPointToPointHelper, so that the same script runs simulated (--FastPathEmulation=0)
+// and emulated by fastpathd (--FastPathEmulation=1), with ns-3's own applications in both:
+//
+//            b
+//          /   \          link A-B 198.18.1.0/24, A-C 198.18.2.0/24,
+//        a       d             B-D 198.18.3.0/24, C-D 198.18.4.0/24 (first node .1)
+//          \   /
+//            c            C-D: 1 % RateErrorModel (per packet) on c's device: D -> C loses
+//
+// The end nodes are the routers a and d themselves. After --traffic-start:
+//   1. ping (V4Ping, every 0.2 s) a -> d, --pings of them: RTT p50 and minimum;
+//   2. then a TCP bulk transfer (BulkSend -> PacketSink) a -> d for --tcp-seconds: goodput
+//      over all but its first second;
+//   3. from --traffic-start on, a UDP probe d -> c over the lossy direction (--probes
+//      datagrams at --probe-rate per second): loss with its binomial 99 % interval (Wilson).
+// The lossy direction carries no TCP data (a -> d), at most its acknowledgements.
+// OLSR convergence: when a had a route to d's addresses and d to a's.
+//
+// Prints one JSON line (also written to --report=FILE), e.g.
+//   {"scenario":"diamond","emulated":0,"converged_s":2.51,"tcp_goodput_mbps":9.61,...}
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/fast-path-point-to-point-helper.h"
+#include "ns3/internet-apps-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/olsr-helper.h"
+#include "ns3/point-to-point-module.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("FastPathDiamond");
+
+namespace
+{
+
+const uint16_t kTcpPort = 5001;
+const uint16_t kProbePort = 5002;
+
+/// Wilson score interval of k successes in n trials at z (2.5758: 99 %).
+std::pair<double, double>
+Wilson(uint64_t k, uint64_t n, double z)
+{
+    if (n == 0)
+    {
+        return {0, 1};
+    }
+    const double p = double(k) / n;
+    const double d = 1 + z * z / n;
+    const double c = (p + z * z / (2 * n)) / d;
+    const double h = z * std::sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / d;
+    return {std::max(0.0, c - h), std::min(1.0, c + h)};
+}
+
+double
+Percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+    {
+        return -1;
+    }
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, size_t(q * (v.size() - 1) + 0.5))];
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    double trafficStart = 8;
+    uint32_t pings = 100;
+    double tcpSeconds = 30;
+    uint32_t probes = 20000;
+    double probeRate = 400;
+    double loss = 0.01;
+    std::string rate = "10Mbps";
+    std::string delay = "5ms";
+    double hello = 0.5;
+    double tc = 1;
+    uint32_t run = 1;
+    std::string report;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("traffic-start", "seconds before ping and probe start", trafficStart);
+    cmd.AddValue("pings", "pings a -> d (one every 0.2 s), before the TCP transfer", pings);
+    cmd.AddValue("tcp-seconds", "seconds of the TCP bulk transfer a -> d", tcpSeconds);
+    cmd.AddValue("probes", "UDP probe datagrams d -> c over the lossy direction", probes);
+    cmd.AddValue("probe-rate", "probe datagrams per second", probeRate);
+    cmd.AddValue("loss", "RateErrorModel rate (per packet) of direction d -> c", loss);
+    cmd.AddValue("rate", "every link's DataRate", rate);
+    cmd.AddValue("delay", "every link's Delay", delay);
+    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
+    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
+    cmd.AddValue("run", "ns-3 RngRun (the simulated error model's draws)", run);
+    cmd.AddValue("report", "also write the JSON line to this file", report);
+    cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(pings == 0 || tcpSeconds < 2 || probes == 0 || probeRate <= 0,
+                    "--pings, --probes, --probe-rate > 0 and --tcp-seconds >= 2");
+    RngSeedManager::SetRun(run);
+    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
+    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+
+    NodeContainer nodes;
+    nodes.Create(4);
+    const char* names[] = {"a", "b", "c", "d"};
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        Names::Add(names[i], nodes.Get(i));
+    }
+    Ptr<Node> a = nodes.Get(0), b = nodes.Get(1), c = nodes.Get(2), d = nodes.Get(3);
+    OlsrHelper olsr;
+    InternetStackHelper stack;
+    stack.SetRoutingHelper(olsr);
+    stack.Install(nodes);
+
+    FastPathPointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+    p2p.SetChannelAttribute("Delay", StringValue(delay));
+    Ipv4AddressHelper address;
+    std::vector<Ipv4InterfaceContainer> ifs;
+    std::vector<NetDeviceContainer> devs;
+    const std::pair<Ptr<Node>, Ptr<Node>> links[] = {{a, b}, {a, c}, {b, d}, {c, d}};
+    for (uint32_t k = 0; k < 4; ++k)
+    {
+        devs.push_back(p2p.Install(links[k].first, links[k].second));
+        address.SetBase(Ipv4Address(("198.18." + std::to_string(k + 1) + ".0").c_str()),
+                        "255.255.255.0");
+        ifs.push_back(address.Assign(devs.back()));
+    }
+    // The lossy direction d -> c: ns-3 drops at the receiving device, c's on C-D. Emulated,
+    // the device is an FdNetDevice with the PointToPointNetDevice holding the link's
+    // parameters aggregated to it: the same object is found both ways.
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    em->SetRate(loss);
+    Ptr<PointToPointNetDevice> cOnCd = devs[3].Get(0)->GetObject<PointToPointNetDevice>();
+    NS_ABORT_MSG_IF(!cOnCd, "c's device on C-D has no PointToPointNetDevice");
+    if (loss > 0)
+    {
+        cOnCd->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+
+    const Ipv4Address dAddr = ifs[2].GetAddress(1); // d on B-D
+    const Ipv4Address cAddr = ifs[3].GetAddress(0); // c on C-D
+    const double pingEnd = trafficStart + 0.2 * pings;
+    const double tcpStart = pingEnd + 0.5;
+    const double tcpEnd = tcpStart + tcpSeconds;
+    const double probeEnd = trafficStart + probes / probeRate;
+    const double stop = std::max(tcpEnd, probeEnd) + 1;
+
+    // 1. ping a -> d.
+    V4PingHelper ping(dAddr);
+    ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
+    ApplicationContainer pinger = ping.Install(a);
+    pinger.Start(Seconds(trafficStart));
+    pinger.Stop(Seconds(pingEnd));
+    std::vector<double> rtts;
+    Config::ConnectWithoutContext(
+        "/NodeList/0/ApplicationList/*/$ns3::V4Ping/Rtt",
+        MakeCallback(+[](std::vector<double>* all, Time rtt) {
+            all->push_back(rtt.GetSeconds());
+        }).Bind(&rtts));
+
+    // 2. TCP a -> d; bytes counted from its second second on.
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                InetSocketAddress(Ipv4Address::GetAny(), kTcpPort));
+    ApplicationContainer sink = sinkHelper.Install(d);
+    sink.Start(Seconds(0));
+    BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dAddr, kTcpPort));
+    bulk.SetAttribute("MaxBytes", UintegerValue(0));
+    bulk.SetAttribute("SendSize", UintegerValue(1448));
+    ApplicationContainer sender = bulk.Install(a);
+    sender.Start(Seconds(tcpStart));
+    sender.Stop(Seconds(tcpEnd));
+    struct Goodput
+    {
+        double from, to;
+        uint64_t bytes = 0, total = 0;
+    } goodput{tcpStart + 1, tcpEnd};
+    DynamicCast<PacketSink>(sink.Get(0))->TraceConnectWithoutContext(
+        "Rx",
+        MakeCallback(+[](Goodput* g, Ptr<const Packet> p, const Address&) {
+            double now = Simulator::Now().GetSeconds();
+            g->total += p->GetSize();
+            if (now >= g->from && now <= g->to)
+            {
+                g->bytes += p->GetSize();
+            }
+        }).Bind(&goodput));
+
+    // 3. UDP probe d -> c (sequence-numbered by UdpClient).
+    UdpServerHelper probeServer(kProbePort);
+    ApplicationContainer probeSink = probeServer.Install(c);
+    probeSink.Start(Seconds(0));
+    UdpClientHelper probe(cAddr, kProbePort);
+    probe.SetAttribute("MaxPackets", UintegerValue(probes));
+    probe.SetAttribute("Interval", TimeValue(Seconds(1.0 / probeRate)));
+    probe.SetAttribute("PacketSize", UintegerValue(64));
+    ApplicationContainer prober = probe.Install(d);
+    prober.Start(Seconds(trafficStart));
+
+    // OLSR convergence: a has a route to d's addresses and d to a's.
+    double converged = -1;
+    auto hasRoute = [](Ptr<Node> from, Ipv4Address to) {
+        Ipv4Header h;
+        h.SetDestination(to);
+        Socket::SocketErrno err;
+        return bool(from->GetObject<Ipv4>()->GetRoutingProtocol()->RouteOutput(nullptr, h,
+                                                                               nullptr, err));
+    };
+    std::function<void()> watch = [&]() {
+        if (hasRoute(a, ifs[2].GetAddress(1)) && hasRoute(a, ifs[3].GetAddress(1)) &&
+            hasRoute(d, ifs[0].GetAddress(0)) && hasRoute(d, ifs[1].GetAddress(0)))
+        {
+            converged = Simulator::Now().GetSeconds();
+            return;
+        }
+        Simulator::Schedule(MilliSeconds(10), watch);
+    };
+    Simulator::Schedule(Seconds(0), watch);
+
+    Simulator::Stop(Seconds(stop));
+    Simulator::Run();
+
+    const uint64_t received = DynamicCast<UdpServer>(probeSink.Get(0))->GetReceived();
+    const uint64_t lost = probes > received ? probes - received : 0;
+    const auto ci = Wilson(lost, probes, 2.5758);
+    std::ostringstream out;
+    out << std::setprecision(6) << "{\"scenario\":\"diamond\""
+        << ",\"emulated\":" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0)
+        << ",\"rate\":\"" << rate << "\",\"delay\":\"" << delay << "\""
+        << ",\"converged_s\":" << converged << ",\"traffic_start_s\":" << trafficStart
+        << ",\"tcp_seconds\":" << goodput.to - goodput.from
+        << ",\"tcp_bytes\":" << goodput.bytes << ",\"tcp_bytes_total\":" << goodput.total
+        << ",\"tcp_goodput_mbps\":" << 8e-6 * goodput.bytes / (goodput.to - goodput.from)
+        << ",\"pings\":" << pings << ",\"ping_replies\":" << rtts.size()
+        << ",\"rtt_p50_ms\":" << 1000 * Percentile(rtts, 0.5)
+        << ",\"rtt_min_ms\":"
+        << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end()))
+        << ",\"rtt_max_ms\":"
+        << (rtts.empty() ? -1 : 1000 * *std::max_element(rtts.begin(), rtts.end()))
+        << ",\"loss_configured\":" << loss << ",\"probes_sent\":" << probes
+        << ",\"probes_received\":" << received << ",\"loss\":" << double(lost) / probes
+        << ",\"loss_ci99\":[" << ci.first << "," << ci.second << "]"
+        << ",\"lossy_link\":\"" << FastPathPointToPointHelper::GetFastPathLinkName(devs[3].Get(0))
+        << "\"}";
+    std::cout << out.str() << std::endl;
+    if (!report.empty())
+    {
+        std::ofstream(report) << out.str() << "\n";
+    }
+    Simulator::Destroy();
+    return 0;
+}

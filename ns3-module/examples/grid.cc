@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// grid: an 8x8 grid of 64 OLSR routers joined by point-to-point links (112 links), built
+// with FastPathPointToPointHelper, so that it runs simulated (--FastPathEmulation=0) or
+// emulated by fastpathd (--FastPathEmulation=1; run-grid.sh does that in one command), and
+// two end nodes s and d attached to opposite corners:
+//
+//   s ── r0_0 ── r0_1 ── ... ── r0_7
+//         │       │              │
+//        ...     ...            ...
+//         │       │              │
+//        r7_0 ── r7_1 ── ... ── r7_7 ── d
+//
+// Links 198.18.K.0/24 (K = 1..112 router links, 113: s-r0_0, 114: r7_7-d; first node .1),
+// --rate and --delay each. After --traffic-start: --pings pings s -> d (every 0.2 s) and a
+// UDP flow s -> d of --udp-rate (--udp-size byte datagrams) for --udp-seconds.
+//
+// Prints one JSON line (and --report=FILE): OLSR convergence (s and d have routes to each
+// other: converged_s; every router has routes to s and d: all_converged_s), the UDP flow's
+// sent and received datagrams and received rate, ping replies and RTT, and this process's
+// CPU time (user + system) and wall time.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/fast-path-point-to-point-helper.h"
+#include "ns3/internet-apps-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/olsr-helper.h"
+#include "ns3/point-to-point-module.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("FastPathGrid");
+
+namespace
+{
+
+const uint16_t kUdpPort = 9;
+
+double
+CpuSeconds()
+{
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+           1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t side = 8;
+    std::string rate = "100Mbps";
+    std::string delay = "1ms";
+    double trafficStart = 20;
+    uint32_t pings = 20;
+    double udpRateMbps = 10;
+    uint32_t udpSize = 1000;
+    double udpSeconds = 10;
+    double hello = 0.5;
+    double tc = 1;
+    std::string report;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("side", "routers per row and column (8: 64 routers)", side);
+    cmd.AddValue("rate", "every link's DataRate", rate);
+    cmd.AddValue("delay", "every link's Delay", delay);
+    cmd.AddValue("traffic-start", "seconds before ping and UDP start", trafficStart);
+    cmd.AddValue("pings", "pings s -> d, one every 0.2 s", pings);
+    cmd.AddValue("udp-rate", "UDP flow s -> d, Mbit/s of datagrams", udpRateMbps);
+    cmd.AddValue("udp-size", "UDP datagram payload, bytes", udpSize);
+    cmd.AddValue("udp-seconds", "seconds of the UDP flow", udpSeconds);
+    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
+    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
+    cmd.AddValue("report", "also write the JSON line to this file", report);
+    cmd.Parse(argc, argv);
+    NS_ABORT_MSG_IF(side < 2 || side > 16, "--side: 2..16");
+    NS_ABORT_MSG_IF(udpRateMbps <= 0 || udpSize < 12 || udpSeconds <= 0, "bad UDP flow");
+    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
+    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    const auto wall0 = std::chrono::steady_clock::now();
+    const double cpu0 = CpuSeconds();
+
+    NodeContainer routers;
+    routers.Create(side * side);
+    NodeContainer ends;
+    ends.Create(2);
+    for (uint32_t i = 0; i < side; ++i)
+    {
+        for (uint32_t j = 0; j < side; ++j)
+        {
+            Names::Add("r" + std::to_string(i) + "_" + std::to_string(j),
+                       routers.Get(i * side + j));
+        }
+    }
+    Names::Add("s", ends.Get(0));
+    Names::Add("d", ends.Get(1));
+    OlsrHelper olsr;
+    InternetStackHelper stack;
+    stack.SetRoutingHelper(olsr);
+    stack.Install(routers);
+    stack.Install(ends);
+
+    FastPathPointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+    p2p.SetChannelAttribute("Delay", StringValue(delay));
+    Ipv4AddressHelper address;
+    uint32_t k = 0;
+    auto join = [&](Ptr<Node> x, Ptr<Node> y) {
+        ++k;
+        NetDeviceContainer devices = p2p.Install(x, y);
+        address.SetBase(Ipv4Address(("198.18." + std::to_string(k) + ".0").c_str()),
+                        "255.255.255.0");
+        return address.Assign(devices);
+    };
+    for (uint32_t i = 0; i < side; ++i)
+    {
+        for (uint32_t j = 0; j < side; ++j)
+        {
+            if (j + 1 < side)
+            {
+                join(routers.Get(i * side + j), routers.Get(i * side + j + 1));
+            }
+            if (i + 1 < side)
+            {
+                join(routers.Get(i * side + j), routers.Get((i + 1) * side + j));
+            }
+        }
+    }
+    Ipv4InterfaceContainer sIf = join(ends.Get(0), routers.Get(0));
+    Ipv4InterfaceContainer dIf = join(routers.Get(side * side - 1), ends.Get(1));
+    const Ipv4Address sAddr = sIf.GetAddress(0);
+    const Ipv4Address dAddr = dIf.GetAddress(1);
+    const double setupS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    // Ping and the UDP flow s -> d.
+    V4PingHelper ping(dAddr);
+    ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
+    ApplicationContainer pinger = ping.Install(ends.Get(0));
+    pinger.Start(Seconds(trafficStart));
+    pinger.Stop(Seconds(trafficStart + 0.2 * pings));
+    std::vector<double> rtts;
+    Config::ConnectWithoutContext(
+        "/NodeList/" + std::to_string(ends.Get(0)->GetId()) + "/ApplicationList/*/$ns3::V4Ping/Rtt",
+        MakeCallback(+[](std::vector<double>* all, Time rtt) {
+            all->push_back(rtt.GetSeconds());
+        }).Bind(&rtts));
+    const double interval = 8.0 * udpSize / (udpRateMbps * 1e6);
+    const uint32_t datagrams = uint32_t(udpSeconds / interval);
+    UdpServerHelper server(kUdpPort);
+    ApplicationContainer sink = server.Install(ends.Get(1));
+    sink.Start(Seconds(0));
+    UdpClientHelper client(dAddr, kUdpPort);
+    client.SetAttribute("MaxPackets", UintegerValue(datagrams));
+    client.SetAttribute("Interval", TimeValue(Seconds(interval)));
+    client.SetAttribute("PacketSize", UintegerValue(udpSize));
+    ApplicationContainer source = client.Install(ends.Get(0));
+    source.Start(Seconds(trafficStart));
+    struct Flow
+    {
+        double first = -1, last = -1;
+        uint64_t bytes = 0;
+    } flow;
+    DynamicCast<UdpServer>(sink.Get(0))->TraceConnectWithoutContext(
+        "Rx",
+        MakeCallback(+[](Flow* f, Ptr<const Packet> p) {
+            double now = Simulator::Now().GetSeconds();
+            if (f->first < 0)
+            {
+                f->first = now;
+            }
+            f->last = now;
+            f->bytes += p->GetSize();
+        }).Bind(&flow));
+
+    // Convergence: s and d have routes to each other; every router has routes to both.
+    auto hasRoute = [](Ptr<Node> from, Ipv4Address to) {
+        Ipv4Header h;
+        h.SetDestination(to);
+        Socket::SocketErrno err;
+        return bool(from->GetObject<Ipv4>()->GetRoutingProtocol()->RouteOutput(nullptr, h,
+                                                                               nullptr, err));
+    };
+    double converged = -1, allConverged = -1;
+    std::function<void()> watch = [&]() {
+        if (converged < 0 && hasRoute(ends.Get(0), dAddr) && hasRoute(ends.Get(1), sAddr))
+        {
+            converged = Simulator::Now().GetSeconds();
+        }
+        if (allConverged < 0)
+        {
+            bool all = true;
+            for (uint32_t i = 0; all && i < routers.GetN(); ++i)
+            {
+                all = hasRoute(routers.Get(i), sAddr) && hasRoute(routers.Get(i), dAddr);
+            }
+            if (all)
+            {
+                allConverged = Simulator::Now().GetSeconds();
+            }
+        }
+        if (converged < 0 || allConverged < 0)
+        {
+            Simulator::Schedule(MilliSeconds(50), watch);
+        }
+    };
+    Simulator::Schedule(Seconds(0), watch);
+
+    const double stop = trafficStart + std::max(udpSeconds, 0.2 * pings) + 1;
+    const double cpuRun0 = CpuSeconds();
+    const auto wallRun0 = std::chrono::steady_clock::now();
+    Simulator::Stop(Seconds(stop));
+    Simulator::Run();
+    const double cpuRun = CpuSeconds() - cpuRun0;
+    const double wallRun =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallRun0).count();
+
+    Ptr<UdpServer> udp = DynamicCast<UdpServer>(sink.Get(0));
+    std::vector<double> sorted = rtts;
+    std::sort(sorted.begin(), sorted.end());
+    const double span = flow.last > flow.first ? flow.last - flow.first : 0;
+    std::ostringstream out;
+    out << std::setprecision(6) << "{\"scenario\":\"grid\""
+        << ",\"emulated\":" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0)
+        << ",\"routers\":" << routers.GetN() << ",\"links\":" << k << ",\"rate\":\"" << rate
+        << "\",\"delay\":\"" << delay << "\""
+        << ",\"converged_s\":" << converged << ",\"all_converged_s\":" << allConverged
+        << ",\"udp_sent\":" << datagrams << ",\"udp_received\":" << udp->GetReceived()
+        << ",\"udp_offered_mbps\":" << udpRateMbps << ",\"udp_received_mbps\":"
+        << (span > 0 ? 8e-6 * flow.bytes / span : 0) << ",\"udp_received_pps\":"
+        << (span > 0 ? udp->GetReceived() / span : 0) << ",\"pings\":" << pings
+        << ",\"ping_replies\":" << rtts.size() << ",\"rtt_p50_ms\":"
+        << (sorted.empty() ? -1 : 1000 * sorted[sorted.size() / 2]) << ",\"rtt_min_ms\":"
+        << (sorted.empty() ? -1 : 1000 * sorted.front()) << ",\"setup_s\":" << setupS
+        << ",\"run_wall_s\":" << wallRun << ",\"run_cpu_s\":" << cpuRun
+        << ",\"cpu_total_s\":" << CpuSeconds() - cpu0 << "}";
+    std::cout << out.str() << std::endl;
+    if (!report.empty())
+    {
+        std::ofstream(report) << out.str() << "\n";
+    }
+    Simulator::Destroy();
+    return 0;
+}

@@ -84,6 +84,18 @@ def proc_cpu_s(pid):
         return float("nan")
 
 
+def source():
+    """The commit of the tree and the files of the programs' sources that differed from it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return {"tree": root}
+    dirty = subprocess.run(["git", "-C", root, "status", "--short", "-uno", "--", "common",
+                            "fastpath", "fastpathd", "ctrl-bridge", "ns3-module", "classifier"],
+                           capture_output=True, text=True).stdout
+    return {"tree": root, "commit": r.stdout.strip(), "uncommitted": dirty.splitlines()}
+
+
 class Fastpathd:
     """fastpathd in a scratch namespace with one idle veth port; removed on close()."""
 
@@ -266,6 +278,7 @@ def main():
               "emulated": emu, "checks": [list(c) for c in checks], "passed": ok,
               "machine": {"host": platform.node(), "kernel": platform.release(),
                           "cpus": os.cpu_count()},
+              "load_average": os.getloadavg(), "source": source(),
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(result, f, indent=1, default=str)

@@ -108,6 +108,10 @@ def summary_of(points, env, fw):
     best = max(pts, key=lambda p: p["rx_pps"] if not nan(p["rx_pps"]) else -1)
     s["max_rx_pps"] = best["rx_pps"]
     s["max_at"] = best["offered_pps"]
+    # Generator-limited: the generator did not offer the rate, or at flat-out the forwarder
+    # lost < 1 % (it kept up with everything offered): the forwarder's max is higher.
+    s["max_gen_limited"] = int(bool(best["gen_limited"]) or (
+        best["offered_pps"] == "flat-out" and best["loss_pct"] < 1.0))
     s["flooded_pps"] = flat[0]["rx_pps"] if flat else float("nan")
     s["flooded_offered_pps"] = flat[0]["gen_pps"] if flat else float("nan")
     # Overload: the 2x point when measured, else flat-out (the most the generator offers).
@@ -131,6 +135,7 @@ def summary_of(points, env, fw):
     s["loss_upto80_rates"] = " ".join(str(p["offered_pps"]) for p in below)
     s["cpu1_foreign_max_pct"] = max((p["cpu1_foreign_pct"] for p in pts
                                      if not nan(p["cpu1_foreign_pct"])), default=float("nan"))
+    s["cpu1_foreign_median_pct"] = median([p["cpu1_foreign_pct"] for p in pts])
     return s
 
 
@@ -195,7 +200,9 @@ def report_lines(summaries, envs, argv_by, plan):
              f"flat-out (x = offered / max). Latency: one-way, S's send time in the payload to "
              f"D's XDP sink (includes S's and D's veth hops). CPU: the forwarder's process and "
              f"R's NAPI threads (kernel and XDP: CPU {FWD_CPU}'s non-task time + NAPI threads), "
-             f"% of one core.\n")
+             f"% of one core; CPU 1 busy includes other work on the machine, shown in the last column "
+             f"(CPU 1's busy time that was neither the forwarder nor R's NAPI threads). * = "
+             f"generator-limited: the forwarder's max is higher.\n")
     for env in envs:
         rows = [s for s in summaries if s["napi_env"] == env]
         if not rows:
@@ -203,18 +210,22 @@ def report_lines(summaries, envs, argv_by, plan):
         L.append(f"\n### NAPI environment `{env}`\n")
         L.append("| forwarder | loss 50k / 100k / 150k / 200k (%) | max received (pkt/s) | "
                  "flooded (pkt/s) | overload: offered (x max) | one-way p50 / p99 there (µs) | "
-                 "RTT there (ms) | at 500k: p99 (µs) / RTT (ms) | CPU at 20k (%) |")
-        L.append("|---|---|---|---|---|---|---|---|---|")
+                 "RTT there (ms) | at 500k: p99 (µs) / RTT (ms) | CPU at 20k: forwarder / "
+                 "CPU 1 busy (%) | other work on CPU 1, median / max (%) |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|")
         for s in rows:
             loss = " / ".join("n/a" if nan(s[f"loss_{r // 1000}k_pct"])
                               else f"{s[f'loss_{r // 1000}k_pct']:.3f}" for r in LOSS_RATES)
             over = ("n/a" if nan(s.get("overload_offered_pps", float("nan"))) else
                     f"{fmt(s['overload_offered_pps'])} ({s['overload_factor']:.1f}x)")
-            L.append(f"| {LABELS[s['forwarder']]} | {loss} | {fmt(s['max_rx_pps'])} | "
+            L.append(f"| {LABELS[s['forwarder']]} | {loss} | {fmt(s['max_rx_pps'])}"
+                     f"{' *' if s['max_gen_limited'] else ''} | "
                      f"{fmt(s['flooded_pps'])} | {over} | "
                      f"{fmt(s.get('overload_lat_p50_us'))} / {fmt(s.get('overload_lat_p99_us'))} | "
                      f"{fmt(s.get('overload_rtt_ms'))} | {fmt(s['at500k_lat_p99_us'])} / "
-                     f"{fmt(s['at500k_rtt_ms'])} | {fmt(s['at20k_cpu_fwd_pct'])} |")
+                     f"{fmt(s['at500k_rtt_ms'])} | {fmt(s['at20k_cpu_fwd_pct'])} / "
+                     f"{fmt(s['at20k_cpu1_busy_pct'])} | {fmt(s['cpu1_foreign_median_pct'])} / "
+                     f"{fmt(s['cpu1_foreign_max_pct'])} |")
         t = targets_of(summaries, env)
         if t:
             L.append(f"\nfastpathd's targets, `{env}`:\n")
@@ -350,9 +361,9 @@ class FwdRateRun:
         targets = {env: {k: {"value": v, "shown": shown, "met": ok}
                          for k, (v, shown, ok) in targets_of(summaries, env).items()}
                    for env in self.envs}
-        write_csv(os.path.join(out, "fwdrate_raw.csv"), self.rows)
-        write_csv(os.path.join(out, "fwdrate_points.csv"), points)
-        write_csv(os.path.join(out, "fwdrate_summary.csv"), summaries)
+        write_csv(os.path.join(out, "fwdrate_raw.csv"), self.rows, digits=7)
+        write_csv(os.path.join(out, "fwdrate_points.csv"), points, digits=7)
+        write_csv(os.path.join(out, "fwdrate_summary.csv"), summaries, digits=7)
         with open(os.path.join(out, "fwdrate.json"), "w") as f:
             json.dump({"summary": summaries, "targets": targets,
                        "generator_ceiling": self.ceiling}, f, indent=1, default=str)

@@ -11,7 +11,8 @@ from .settings import ALL_FORWARDERS, LABELS, LINE_FORWARDERS, LINE_LABELS, OLSR
 from .stats import fmt
 
 
-def write_csv(path, rows):
+def write_csv(path, rows, digits=4):
+    """rows as CSV; floats with `digits` significant digits."""
     if not rows:
         return
     keys = []
@@ -23,7 +24,8 @@ def write_csv(path, rows):
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         for r in rows:
-            w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
+            w.writerow({k: (f"{v:.{digits}g}" if isinstance(v, float) else v)
+                        for k, v in r.items()})
 
 
 def line_ratio(line_res, num, den, key, n):

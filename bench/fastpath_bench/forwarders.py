@@ -61,6 +61,14 @@ class Forwarder:
         if self.kind == "kernel":
             for i, ns in enumerate(t.r):
                 sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
+                if self.as_user:
+                    # veth's default, which the harness turns off for its TCP and packet-
+                    # socket forwarders: with GRO on, R's veths have a NAPI instance, so R's
+                    # receive work runs in their (threaded, pinned) NAPI threads as on a
+                    # user's machine, not as softirq after RPS.
+                    for ifn in (t.r_in(i), t.r_out(i)):
+                        sh(["ip", "netns", "exec", ns, "ethtool", "-K", ifn, "gro", "on"],
+                           check=False)
                 for prefix, out_if, nh_ip, _ in t.routes(i):
                     if not (prefix == NET_D and i == t.n - 1) and not (prefix == NET_S and i == 0):
                         sh(["ip", "-n", ns, "route", "replace", prefix, "via", nh_ip,
@@ -149,8 +157,12 @@ class Forwarder:
             self.topo.clean.stop(p)
         self.procs = []
         if self.kind == "kernel":
-            for ns in t.r:
+            for i, ns in enumerate(t.r):
                 sh(["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=0"])
+                if self.as_user:
+                    for ifn in (t.r_in(i), t.r_out(i)):
+                        sh(["ip", "netns", "exec", ns, "ethtool", "-K", ifn, "gro", "off"],
+                           check=False)
             if t.ipv6:
                 sh(["ip", "netns", "exec", t.r[0], "sysctl", "-qw",
                     "net.ipv6.conf.all.forwarding=0"])

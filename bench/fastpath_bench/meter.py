@@ -67,7 +67,9 @@ class CpuMeter:
             # Kernel paths: everything on the CPU that is not a task (softirq and hard IRQ,
             # also the unsampled softirq on interrupt exit from idle), plus NAPI threads
             # (tasks, counted exactly from their runtime).
-            fwd = napi + max(0.0, busy - tasks)
+            # NAPI threads' runtime and /proc/stat's tick samples can count the same work
+            # twice (busy NAPI threads at 100k+ packets/s): never more than CPU 1 was busy.
+            fwd = min(busy, napi + max(0.0, busy - tasks))
         else:
             fwd = napi + proc
         return {"cpu_proc_pct": proc, "cpu_napi_pct": napi, "cpu_fwd_pct": fwd,

@@ -620,6 +620,67 @@ Result<std::vector<LinkInfo>> Client::links() {
   });
 }
 
+namespace {
+Status needsSegments(const ServerInfo& info, const std::string& what) {
+  if (info.major > kProtocolMajor || (info.major == kProtocolMajor && info.minor >= 5)) return {};
+  return makeError(-ENOSYS, what + ": fastpathd speaks protocol " + std::to_string(info.major) +
+                                "." + std::to_string(info.minor) +
+                                "; segments need 1.5 (upgrade fastpathd)");
+}
+}  // namespace
+
+Status Client::createSegment(const SegmentSpec& spec) {
+  return FP_CALL(->Status {
+    if (auto st = needsSegments(impl_->info, "create_segment"); !st) return st;
+    v1::Request req;
+    toWire(spec, req.mutable_create_segment());
+    return impl_->call(req);
+  });
+}
+
+Status Client::deleteSegment(const std::string& name) {
+  return FP_CALL(->Status {
+    if (auto st = needsSegments(impl_->info, "delete_segment"); !st) return st;
+    v1::Request req;
+    req.mutable_delete_segment()->set_name(name);
+    return impl_->call(req);
+  });
+}
+
+Status Client::setSegmentState(const std::string& name, bool up) {
+  return FP_CALL(->Status {
+    if (auto st = needsSegments(impl_->info, "set_segment_state"); !st) return st;
+    v1::Request req;
+    req.mutable_set_segment_state()->set_name(name);
+    req.mutable_set_segment_state()->set_up(up);
+    return impl_->call(req);
+  });
+}
+
+Status Client::setSegmentParams(const std::string& name, const LinkParams& params) {
+  return FP_CALL(->Status {
+    if (auto st = needsSegments(impl_->info, "set_segment_params"); !st) return st;
+    v1::Request req;
+    auto* r = req.mutable_set_segment_params();
+    r->set_name(name);
+    toWire(params, r->mutable_params());
+    return impl_->call(req);
+  });
+}
+
+Result<std::vector<SegmentInfo>> Client::segments() {
+  return FP_CALL(->Result<std::vector<SegmentInfo>> {
+    if (auto st = needsSegments(impl_->info, "get_segments"); !st) return st.error();
+    v1::Request req;
+    req.mutable_get_segments();
+    auto rep = impl_->callOnce(req);
+    if (!rep) return rep.error();
+    std::vector<SegmentInfo> out;
+    for (const auto& s : rep->segments().segments()) out.push_back(segmentFromReply(s));
+    return out;
+  });
+}
+
 Result<std::optional<FastPathEvent>> Client::nextEvent(int timeout_ms) {
   Impl& d = *impl_;
   auto deadline = Clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 0));

@@ -95,7 +95,12 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
     case v1::Request::kDeleteLink:
     case v1::Request::kSetLinkState:
     case v1::Request::kSetLinkParams:
-    case v1::Request::kGetLinks: topology(s, req, o); return o;
+    case v1::Request::kGetLinks:
+    case v1::Request::kCreateSegment:
+    case v1::Request::kDeleteSegment:
+    case v1::Request::kSetSegmentState:
+    case v1::Request::kSetSegmentParams:
+    case v1::Request::kGetSegments: topology(s, req, o); return o;
     case v1::Request::kApplyRoutes:
     case v1::Request::kGetRoutes:
     case v1::Request::kAddNeighbour:
@@ -348,7 +353,8 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
   auto denied = [&](const char* field) {
     setError(o, id, v1::PERMISSION_DENIED, field,
              std::string(field) +
-                 ": creating, deleting and changing nodes and links needs an operator (root, "
+                 ": creating, deleting and changing nodes, links and segments needs an operator "
+                 "(root, "
                  "the socket's owner: fastpathd --socket-uid, an allowed uid, or fastpathd's "
                  "own uid); uid " +
                  std::to_string(s.uid) + " is none of them");
@@ -448,6 +454,67 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
                         : *direction == LinkDirection::kBToA ? " b-to-a"
                                                              : "";
       pr_info("ctrl: %s set link %s%s %s", s.who.c_str(), r.name().c_str(), dir,
+              formatLinkParams(*params).c_str());
+      return;
+    }
+    case v1::Request::kGetSegments: {
+      auto* list = rep->mutable_segments();
+      for (const auto& seg : backend_.segments()) toWire(seg, list->add_segments());
+      return;
+    }
+    case v1::Request::kCreateSegment: {
+      if (!s.may_change_topology) return denied("create_segment");
+      auto spec = segmentSpecFromWire(req.create_segment(), "create_segment");
+      if (!spec) return setError(o, id, spec.error());
+      for (size_t i = 0; i < spec->ports.size(); ++i)
+        if (auto be = backend_.node(spec->ports[i].node); !be) {
+          const std::string field = "create_segment.ports[" + std::to_string(i) + "].node";
+          return setError(o, id, codeForErrno(be.error().code), field,
+                          field + ": " + be.error().message);
+        }
+      if (auto st = backend_.createSegment(*spec); !st)
+        return setBackendError(o, id, "create_segment", st.error());
+      std::string nodes;
+      for (const auto& p : spec->ports) nodes += (nodes.empty() ? "" : ", ") + p.node;
+      pr_info("ctrl: %s created segment %s (%s; %s)", s.who.c_str(), spec->name.c_str(),
+              nodes.c_str(), formatLinkParams(spec->params).c_str());
+      return;
+    }
+    case v1::Request::kDeleteSegment: {
+      if (!s.may_change_topology) return denied("delete_segment");
+      const std::string& name = req.delete_segment().name();
+      if (auto st = nameFromWire(name, "delete_segment.name", "segment"); !st)
+        return setError(o, id, st.error());
+      if (auto st = backend_.deleteSegment(name); !st)
+        return setBackendError(o, id, "delete_segment", st.error());
+      pr_info("ctrl: %s deleted segment %s", s.who.c_str(), name.c_str());
+      return;
+    }
+    case v1::Request::kSetSegmentState: {
+      if (!s.may_change_topology) return denied("set_segment_state");
+      const auto& r = req.set_segment_state();
+      if (auto st = nameFromWire(r.name(), "set_segment_state.name", "segment"); !st)
+        return setError(o, id, st.error());
+      if (auto st = backend_.setSegmentState(r.name(), r.up()); !st)
+        return setBackendError(o, id, "set_segment_state", st.error());
+      pr_info("ctrl: %s set segment %s %s", s.who.c_str(), r.name().c_str(),
+              r.up() ? "up" : "down");
+      return;
+    }
+    case v1::Request::kSetSegmentParams: {
+      if (!s.may_change_topology) return denied("set_segment_params");
+      const auto& r = req.set_segment_params();
+      if (auto st = nameFromWire(r.name(), "set_segment_params.name", "segment"); !st)
+        return setError(o, id, st.error());
+      if (!r.has_params())
+        return setError(o, id, v1::INVALID_ARGUMENT, "set_segment_params.params",
+                        "set_segment_params.params: not set (send an empty LinkParams for a "
+                        "segment without emulation)");
+      auto params = linkParamsFromWire(r.params(), "set_segment_params.params");
+      if (!params) return setError(o, id, params.error());
+      if (auto st = backend_.setSegmentParams(r.name(), *params); !st)
+        return setBackendError(o, id, "set_segment_params", st.error());
+      pr_info("ctrl: %s set segment %s %s", s.who.c_str(), r.name().c_str(),
               formatLinkParams(*params).c_str());
       return;
     }

@@ -189,4 +189,30 @@ LinkInfo linkFromReply(const v1::Link& in) {
   return l;
 }
 
+SegmentInfo segmentFromReply(const v1::Segment& in) {
+  SegmentInfo s;
+  s.name = in.name();
+  s.up = in.up();
+  for (const auto& w : in.ports()) {
+    SegmentInfo::Port p;
+    p.node = w.node();
+    p.port = w.port();
+    p.id = w.id();
+    if (w.mac().size() == 6) std::memcpy(p.mac.bytes.data(), w.mac().data(), 6);
+    p.mtu = w.mtu();
+    p.tx_packets = w.tx_packets();
+    p.tx_bytes = w.tx_bytes();
+    p.rx_packets = w.rx_packets();
+    p.rx_bytes = w.rx_bytes();
+    p.unknown_dst_drops = w.unknown_dst_drops();
+    p.no_frame_drops = w.no_frame_drops();
+    p.queue_full_drops = w.queue_full_drops();
+    p.down_drops = w.down_drops();
+    s.ports.push_back(std::move(p));
+  }
+  s.params = linkParamsFromReply(in.params());
+  s.stats = linkStatsFromReply(in.stats());
+  return s;
+}
+
 }  // namespace fastpath::ctrl

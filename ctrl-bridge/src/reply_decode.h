@@ -29,5 +29,6 @@ NodeInfo nodeFromReply(const v1::Node& in);
 LinkInfo linkFromReply(const v1::Link& in);
 LinkParams linkParamsFromReply(const v1::LinkParams& in);
 LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in);
+SegmentInfo segmentFromReply(const v1::Segment& in);
 
 }  // namespace fastpath::ctrl

@@ -215,4 +215,40 @@ void toWire(const LinkSpec& in, v1::CreateLink* out) {
   if (!(in.b_to_a == LinkParams{})) toWire(in.b_to_a, out->mutable_b_to_a());
 }
 
+void toWire(const SegmentInfo& in, v1::Segment* out) {
+  out->set_name(in.name);
+  out->set_up(in.up);
+  for (const auto& p : in.ports) {
+    v1::SegmentPort* w = out->add_ports();
+    w->set_node(p.node);
+    w->set_port(p.port);
+    w->set_id(p.id);
+    w->set_mac(reinterpret_cast<const char*>(p.mac.bytes.data()), 6);
+    w->set_mtu(p.mtu);
+    w->set_tx_packets(p.tx_packets);
+    w->set_tx_bytes(p.tx_bytes);
+    w->set_rx_packets(p.rx_packets);
+    w->set_rx_bytes(p.rx_bytes);
+    w->set_unknown_dst_drops(p.unknown_dst_drops);
+    w->set_no_frame_drops(p.no_frame_drops);
+    w->set_queue_full_drops(p.queue_full_drops);
+    w->set_down_drops(p.down_drops);
+  }
+  toWire(in.params, out->mutable_params());
+  toWire(in.stats, out->mutable_stats());
+}
+
+void toWire(const SegmentSpec& in, v1::CreateSegment* out) {
+  out->set_name(in.name);
+  for (const auto& p : in.ports) {
+    v1::SegmentPort* w = out->add_ports();
+    w->set_node(p.node);
+    w->set_port(p.port);
+    if (!p.mac.isZero()) w->set_mac(reinterpret_cast<const char*>(p.mac.bytes.data()), 6);
+    w->set_mtu(p.mtu);
+  }
+  out->set_up(in.up);
+  if (!(in.params == LinkParams{})) toWire(in.params, out->mutable_params());
+}
+
 }  // namespace fastpath::ctrl

@@ -27,5 +27,7 @@ v1::LinkDirection toWire(LinkDirection in);
 /// What a client sends to create a node or a link (client side).
 void toWire(const NodeSpec& in, v1::CreateNode* out);
 void toWire(const LinkSpec& in, v1::CreateLink* out);
+void toWire(const SegmentInfo& in, v1::Segment* out);
+void toWire(const SegmentSpec& in, v1::CreateSegment* out);
 
 }  // namespace fastpath::ctrl

@@ -317,6 +317,44 @@ WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::strin
   return spec;
 }
 
+WireResult<SegmentSpec> segmentSpecFromWire(const v1::CreateSegment& in,
+                                            const std::string& field) {
+  if (auto st = nameFromWire(in.name(), field + ".name", "segment"); !st) return st.error();
+  SegmentSpec spec;
+  spec.name = in.name();
+  if (in.ports_size() == 0 || size_t(in.ports_size()) > kMaxSegmentPorts)
+    return wireError(v1::INVALID_ARGUMENT, field + ".ports",
+                     std::to_string(in.ports_size()) + " ports; a segment has 1 to " +
+                         std::to_string(kMaxSegmentPorts));
+  for (int i = 0; i < in.ports_size(); ++i) {
+    const auto& w = in.ports(i);
+    const std::string f = field + ".ports[" + std::to_string(i) + "]";
+    v1::LinkEnd end;
+    end.set_node(w.node());
+    end.set_port(w.port());
+    end.set_mac(w.mac());
+    end.set_mtu(w.mtu());
+    auto e = linkEndFromWire(end, f, in.name());
+    if (!e) return e.error();
+    for (const auto& other : spec.ports) {
+      if (canonicalNode(other.node) == canonicalNode(e->node))
+        return wireError(v1::INVALID_ARGUMENT, f + ".node",
+                         "node '" + e->node + "' is on the segment already; one port per node");
+      if (!e->mac.isZero() && other.mac == e->mac)
+        return wireError(v1::INVALID_ARGUMENT, f + ".mac",
+                         e->mac.toString() + " is another port's MAC too");
+    }
+    spec.ports.push_back(SegmentPortSpec{e->node, e->port, e->mac, e->mtu});
+  }
+  spec.up = in.has_up() ? in.up() : true;
+  if (in.has_params()) {
+    auto p = linkParamsFromWire(in.params(), field + ".params");
+    if (!p) return p.error();
+    spec.params = *p;
+  }
+  return spec;
+}
+
 namespace {
 
 // One value checked by validateLinkParams on its own (every other field at its default),

@@ -51,6 +51,10 @@ WireResult<NodeSpec> nodeSpecFromWire(const v1::CreateNode& in, const std::strin
 /// Both ends checked (names, MACs, MTUs, two different nodes); an empty port name
 /// becomes the link's name; an unset `up` is up; unset a_to_b/b_to_a pass frames at once.
 WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::string& field);
+/// CreateSegment: the name, 1 .. kMaxSegmentPorts ports (names, MACs, MTUs as a link end's),
+/// each node once, the medium's parameters.
+WireResult<SegmentSpec> segmentSpecFromWire(const v1::CreateSegment& in,
+                                            const std::string& field);
 /// Link emulation parameters (1.4), every value checked with validateLinkParams' rules;
 /// a refusal names the wire field ("set_link_params.params.loss: 150% is outside 0% ..
 /// 100%"). limit_packets 0 is the default, 100.

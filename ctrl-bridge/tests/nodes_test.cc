@@ -938,6 +938,48 @@ TEST(NodesAccess, ChangingNodesAndLinksNeedsAnOperator) {
   ASSERT_TRUE(root);
   EXPECT_TRUE(root.value()->createNode(NodeSpec{"r7", ""}));
 }
+// Segments (1.5): the server validates a CreateSegment before the backend sees it, naming
+// the field; a backend without segments (this one, as ControlBackend's defaults) refuses
+// them with a reason; the operator rule is the links'.
+TEST_F(Nodes, SegmentRequestsAreValidatedWithTheirField) {
+  auto c = connectTo("");
+  SegmentSpec s;
+  s.name = "lan";
+  auto st = c->createSegment(s);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, -EINVAL);
+  EXPECT_NE(st.error().message.find("create_segment.ports"), std::string::npos)
+      << st.error().message;
+  s.ports = {SegmentPortSpec{"r1", "lan", {}, 1500}, SegmentPortSpec{"r1", "lan2", {}, 1500}};
+  st = c->createSegment(s);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("create_segment.ports[1].node"), std::string::npos)
+      << st.error().message;
+  s.ports = {SegmentPortSpec{"r1", "lan", {}, 1500}, SegmentPortSpec{"r9", "", {}, 1500}};
+  st = c->createSegment(s);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, -ENOENT);
+  EXPECT_NE(st.error().message.find("create_segment.ports[1].node"), std::string::npos)
+      << st.error().message;
+  s.ports = {SegmentPortSpec{"r1", "bad name", {}, 1500}};
+  st = c->createSegment(s);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("create_segment.ports[0].port"), std::string::npos)
+      << st.error().message;
+  s.ports = {SegmentPortSpec{"r1", "", {}, 1500}, SegmentPortSpec{"r2", "", {}, 1500}};
+  s.params.loss = 2;
+  st = c->createSegment(s);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("create_segment.params.loss"), std::string::npos)
+      << st.error().message;
+  s.params = LinkParams{};
+  st = c->createSegment(s);
+  ASSERT_FALSE(st) << "this backend has no segments";
+  EXPECT_TRUE(c->segments()->empty());
+  auto missing = c->setSegmentState("lan", false);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, -ENOENT);
+}
 
 }  // namespace
 }  // namespace fastpath::ctrl

@@ -175,6 +175,19 @@ class Client {
   /// With each direction's parameters and counters (LinkInfo::a_to_b, a_to_b_stats, ...).
   Result<std::vector<LinkInfo>> links();
 
+  // Segments (protocol 1.5; -ENOSYS from an older server): shared media joining many
+  // nodes, as ns-3's CsmaChannel. Same operator rule as links.
+
+  /// An empty SegmentPortSpec::port is named after the segment; a zero MAC is generated.
+  Status createSegment(const SegmentSpec& spec);
+  Status deleteSegment(const std::string& name);
+  Status setSegmentState(const std::string& name, bool up);
+  /// Replaces the medium's emulation parameters, whole (read segments() first to change
+  /// one field).
+  Status setSegmentParams(const std::string& name, const LinkParams& params);
+  /// With the medium's parameters and counters and each port's counters.
+  Result<std::vector<SegmentInfo>> segments();
+
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
   int fd() const;
 

@@ -49,9 +49,10 @@ const OptionSpec kOptions[] = {
      "N    keep polling this long after the last frame before sleeping in poll()\n"
      "                   (default 0: sleep after two empty passes; the kernel wakes the worker)"},
     {"rx-budget-us", true,
-     "N    frames lent for RX per port: what the worker forwards in N us at its\n"
-     "                   measured rate (at least 2 batches); beyond that the kernel drops\n"
-     "                   at RX, counted (xsk_rx_dropped); 0 = fill rings full (default 500)"},
+     "N    under overload, frames lent for RX per port: what the worker forwards\n"
+     "                   in N us at its measured rate (at least 2 batches); the excess is\n"
+     "                   dropped at RX, counted (xsk_rx_dropped); below saturation and\n"
+     "                   with 0 the fill rings are kept full (default 500)"},
     {"rt-priority", true,
      "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
      "                   NAPI thread of a served port on a worker's CPU (default auto)"},

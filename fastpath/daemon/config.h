@@ -51,9 +51,10 @@ struct Config {
   static constexpr uint32_t kDefaultIdlePollUs = 100000;
   /// Polling this long after the last frame before sleeping (0: after two empty passes).
   uint32_t idle_spin_us = 0;
-  /// Frames lent for RX per port: what the worker forwards in this long at its measured
-  /// rate (at least two batches), so a frame waits at most about this long in fastpathd's
-  /// rings; beyond that the kernel drops at RX, counted. 0: every fill ring kept full.
+  /// Under overload, frames lent for RX per port: what the worker forwards in this long
+  /// at its measured rate (at least two batches), so a frame waits at most about this
+  /// long in fastpathd's rings; the excess is dropped at RX, counted. Below saturation,
+  /// and with 0, every fill ring is kept full.
   uint32_t rx_budget_us = 500;
   /// SCHED_FIFO priority of the workers: N fixed, 0 off, kRtAuto = one above a real-time
   /// NAPI thread of a served port that shares a worker's CPU (re-checked every second).

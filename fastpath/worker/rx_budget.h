@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // How many frames a worker lends the kernel for receiving on one port (fill ring + frames
-// the kernel put on the RX ring), sized by time: the frames the worker forwards in
-// `budget_us` at the rate it is measured to drain its RX rings. A frame then waits at most
-// about budget_us between the kernel's copy into the UMEM and the worker taking it. Under
-// overload the kernel finds the fill ring empty and drops at RX, before the copy, counted
-// in the socket's XDP_STATISTICS (rx_dropped, rx_fill_ring_empty_descs), instead of
-// queueing thousands of frames (a 4,096-entry ring is ~10 ms at 400k frames/s): a queue
-// nobody configured would distort an emulation's delays.
+// the kernel put on the RX ring). Below saturation every fill ring is kept full, so a
+// burst (the worker or the NAPI thread off the CPU for a few milliseconds) is absorbed.
+// Under overload - the kernel dropping a sizeable share of what arrives because the worker
+// cannot keep up - a full ring is only a standing queue (a 4,096-entry ring is ~10 ms at
+// 400k frames/s, a delay nobody configured that would distort an emulation's delays): the
+// worker then lends only what it drains in `budget_us` at the rate it is measured to drain
+// its RX rings, so a frame waits at most about that long, and the kernel drops the excess
+// at RX before copying it, counted in the socket's XDP_STATISTICS (rx_dropped,
+// rx_fill_ring_empty_descs). The overload holds while drops go on, and for a hold time
+// after they stopped.
 #pragma once
 
 #include <algorithm>
@@ -40,8 +43,19 @@ class RxBudget {
     target_ = uint32_t(std::clamp<uint64_t>(t, min_, max_));
   }
 
+  /// The worker's view of the last window: `arrived` frames (received + dropped by the
+  /// kernel at RX), `dropped` of them at RX. A share over kOverloadShare starts (or
+  /// extends) the overload hold, during which target() is the budget.
+  void addWindow(uint64_t now_ns, uint64_t arrived, uint64_t dropped) {
+    if (dropped && dropped * kOverloadShare >= arrived) overloaded_until_ns_ = now_ns + kHoldNs;
+    overloaded_ = budget_us_ && now_ns < overloaded_until_ns_;
+  }
+  bool overloaded() const { return overloaded_; }
+
   /// Frames to keep lent for RX on one port (fill ring + RX ring).
-  uint32_t target() const { return target_; }
+  uint32_t target() const { return overloaded_ ? target_ : max_; }
+  /// What target() is under overload.
+  uint32_t budgetTarget() const { return target_; }
   /// The measured drain rate, frames/s of busy time (0 until a window was measured).
   uint64_t ratePps() const { return rate_pps_; }
   uint32_t budgetUs() const { return budget_us_; }
@@ -50,6 +64,11 @@ class RxBudget {
   /// Busy time summed before the rate is updated: long enough to cover the preemptions
   /// of a shared CPU, short enough to follow a change of load within a few milliseconds.
   static constexpr uint64_t kWindowNs = 2000000;
+  /// Overload: at least 1 in kOverloadShare arriving frames dropped at RX in a window.
+  static constexpr uint64_t kOverloadShare = 20;
+  static constexpr uint64_t kHoldNs = 200000000;
+  bool overloaded_ = false;
+  uint64_t overloaded_until_ns_ = 0;
   uint32_t budget_us_;
   uint32_t min_, max_;
   uint32_t target_;

@@ -703,6 +703,26 @@ void Worker::kick(PortId p) {
   }
 }
 
+void Worker::watchRxDrops() {
+  // Once per window, the share of arriving frames the kernel dropped at RX (one
+  // XDP_STATISTICS getsockopt per port) tells an overload from a burst (RxBudget).
+  constexpr uint64_t kWindowNs = 10000000;
+  rx_window_frames_ += last_pass_rx_;
+  if (now_ns_ - rx_window_ns_ < kWindowNs) return;
+  uint64_t dropped = 0;
+  for (const auto& s : sockets_) {
+    if (s->fd() < 0) continue;  // in-memory socket: no kernel, no drops
+    if (auto st = s->statistics(); st) dropped += st->rx_dropped + st->rx_ring_full;
+  }
+  // A port that left takes its counts along: never a negative difference.
+  const uint64_t d = dropped >= rx_dropped_seen_ ? dropped - rx_dropped_seen_ : 0;
+  rx_budget_.addWindow(now_ns_, rx_window_frames_ + d, d);
+  if (rx_budget_.overloaded()) counters_.rx_overload_windows.add(1);
+  rx_dropped_seen_ = dropped;
+  rx_window_frames_ = 0;
+  rx_window_ns_ = now_ns_;
+}
+
 uint32_t Worker::pollOnce(bool* tx_pending) {
   const PortId np = PortId(sockets_.size());
   uint32_t work = 0;
@@ -714,7 +734,7 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   // sizes the frames lent for RX.
   if (last_pass_rx_) {
     rx_budget_.addBusy(last_pass_rx_, now_ns_ - last_pass_ns_);
-    rx_target_.store(rx_budget_.target(), std::memory_order_relaxed);
+    rx_target_.store(rx_budget_.budgetTarget(), std::memory_order_relaxed);
     rx_rate_.store(rx_budget_.ratePps(), std::memory_order_relaxed);
   }
   last_pass_ns_ = now_ns_;
@@ -725,6 +745,7 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   for (PortId p = 0; p < np; ++p) rx += receive(p);
   last_pass_rx_ = rx;
   work += rx;
+  if (options_.rx_budget_us) watchRxDrops();
   work += transmitControl();
   // Link ports: frames sent to them in this pass (or left over, beyond a batch), and
   // emulated frames whose arrival time has come, are received at the peer end now; what

@@ -86,6 +86,7 @@ struct alignas(64) WorkerPortCounters {
 struct alignas(64) WorkerCounters {
   Counter loops, busy_loops, idle_polls, events, events_dropped;
   Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
+  Counter rx_overload_windows;  ///< 10 ms windows in RX overload (RxBudget: queue bounded)
   Counter link_tables;             ///< link port tables switched to
   Counter link_frames_discarded;   ///< frames queued on links when they were deleted
   Counter link_late_frames;        ///< emulated frames released over lateness_warn_ns late
@@ -111,8 +112,9 @@ struct WorkerOptions {
   /// its rings only takes CPU from that thread while it spins; the kernel wakes a sleeping
   /// worker when frames land.
   uint32_t idle_spin_ns = 0;
-  /// Frames lent for RX per port (fill ring + RX ring) are what the worker drains in this
-  /// long at its measured rate (RxBudget), at least two batches; 0: fill rings kept full.
+  /// Under overload (the kernel dropping at RX), frames lent for RX per port (fill ring +
+  /// RX ring) are what the worker drains in this long at its measured rate (RxBudget), at
+  /// least two batches; below it, and with 0, the fill rings are kept full.
   uint32_t rx_budget_us = 0;
   int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
   bool busy_poll = false;
@@ -186,8 +188,9 @@ class Worker {
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
   const WorkerCounters& counters() const { return counters_; }
-  /// Frames lent for RX per port now (RxBudget's target) and the drain rate it was sized
-  /// from (frames/s; 0 before the first measurement). Any thread.
+  /// Frames lent for RX per port under overload (RxBudget's budget; below saturation the
+  /// fill rings are kept full) and the drain rate it was sized from (frames/s; 0 before
+  /// the first measurement). Any thread.
   uint32_t rxFillTarget() const { return rx_target_.load(std::memory_order_relaxed); }
   uint64_t rxRatePps() const { return rx_rate_.load(std::memory_order_relaxed); }
 
@@ -244,6 +247,8 @@ class Worker {
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
   }
+  /// Every 10 ms: the share of arriving frames dropped at RX, for RxBudget's overload.
+  void watchRxDrops();
   uint32_t transmitControl();
   void kick(PortId p);
   /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
@@ -314,6 +319,9 @@ class Worker {
   RxBudget rx_budget_;
   uint64_t last_pass_ns_ = 0;     // start of the previous pass
   uint32_t last_pass_rx_ = 0;     // frames it received from the RX rings
+  uint64_t rx_window_ns_ = 0;      // watchRxDrops(): start of the window
+  uint64_t rx_window_frames_ = 0;  // frames received in it
+  uint64_t rx_dropped_seen_ = 0;   // the sockets' RX drops (XDP_STATISTICS) at its start
   std::atomic<uint32_t> rx_target_{0};
   std::atomic<uint64_t> rx_rate_{0};
 

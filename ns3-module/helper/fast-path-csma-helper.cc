@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-csma-helper.h"
+
+#include "fast-path-emulation.h"
+
+#include "ns3/abort.h"
+#include "ns3/csma-net-device.h"
+#include "ns3/data-rate.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/nstime.h"
+#include "ns3/uinteger.h"
+
+#include "fastpath/ctrl/client.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FastPathCsmaHelper");
+
+namespace
+{
+
+/// The segments one simulation created in fastpathd (the nodes, the connection and the
+/// following are FastPathEmulation's).
+struct CsmaSegments
+{
+    /// A segment and the ns-3 objects that carry its parameters.
+    struct Segment
+    {
+        std::string name;
+        std::vector<Ptr<Node>> nodes;
+        NetDeviceContainer devices;       //!< the FdNetDevices, in the nodes' order
+        NetDeviceContainer shadows;       //!< a CsmaNetDevice per port, on `channel`
+        Ptr<QueueBase> queue;             //!< the medium's queue
+        Ptr<CsmaChannel> channel;
+        fastpath::LinkParams applied;
+        bool up = true;
+        std::vector<bool> upPorts; //!< ns-3's interfaces, as last seen
+    };
+
+    FastPathEmulation* emulation = nullptr;
+    std::vector<Segment> segments;
+    uint32_t next = 0;
+
+    /// Hands the segment's parameters and state to fastpathd where they changed.
+    void Push(Segment& s);
+
+    void Clear()
+    {
+        for (const auto& s : segments)
+        {
+            auto st = emulation->Client().deleteSegment(s.name);
+            if (!st.ok())
+            {
+                NS_LOG_WARN("fastpathd: cannot delete segment " << s.name << ": "
+                                                                << st.error().message);
+            }
+        }
+        NS_LOG_INFO("fastpathd: deleted " << segments.size() << " segments");
+        segments.clear();
+    }
+};
+
+std::shared_ptr<CsmaSegments> g_segments;
+
+CsmaSegments&
+CurrentSegments()
+{
+    FastPathEmulation& e = FastPathEmulation::Get("FastPathCsmaHelper");
+    if (g_segments && g_segments->emulation == &e)
+    {
+        return *g_segments;
+    }
+    auto segs = std::make_shared<CsmaSegments>();
+    segs->emulation = &e;
+    g_segments = segs;
+    CsmaSegments* raw = segs.get();
+    e.AddFollower([raw]() {
+        for (auto& s : raw->segments)
+        {
+            raw->Push(s);
+        }
+    });
+    e.AddCleanup([]() {
+        if (g_segments)
+        {
+            g_segments->Clear();
+            g_segments.reset();
+        }
+    });
+    return *segs;
+}
+
+void
+CsmaSegments::Push(Segment& s)
+{
+    bool changed = false;
+    auto p = FastPathCsmaHelper::SegmentParamsOf(s.channel, s.shadows, s.queue);
+    if (!(p == s.applied))
+    {
+        auto st = emulation->Client().setSegmentParams(s.name, p);
+        if (!st.ok())
+        {
+            NS_LOG_WARN("fastpathd segment " << s.name << ": parameters refused: "
+                                             << st.error().message);
+        }
+        s.applied = p;
+        changed = true;
+    }
+    // The segment is down when every ns-3 interface on it is (a single interface set
+    // down: its node stops sending and receiving in ns-3, the medium stays up).
+    bool anyUp = false;
+    bool portChanged = false;
+    for (uint32_t i = 0; i < s.nodes.size(); ++i)
+    {
+        bool up = FastPathEmulation::InterfaceUp(s.nodes[i], s.devices.Get(i));
+        portChanged |= up != s.upPorts[i];
+        s.upPorts[i] = up;
+        anyUp |= up;
+    }
+    if (portChanged && anyUp != s.up)
+    {
+        auto st = emulation->Client().setSegmentState(s.name, anyUp);
+        if (!st.ok())
+        {
+            NS_LOG_WARN("fastpathd segment " << s.name << ": cannot set it "
+                                             << (anyUp ? "up" : "down") << ": "
+                                             << st.error().message);
+        }
+        NS_LOG_INFO("fastpathd segment " << s.name << " " << (anyUp ? "up" : "down"));
+        s.up = anyUp;
+        changed = true;
+    }
+    if (changed)
+    {
+        emulation->NoteFollowAck();
+    }
+}
+
+} // namespace
+
+FastPathCsmaHelper::FastPathCsmaHelper()
+{
+    m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
+    m_deviceFactory.SetTypeId("ns3::CsmaNetDevice");
+    m_channelFactory.SetTypeId("ns3::CsmaChannel");
+}
+
+void
+FastPathCsmaHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    CsmaHelper::SetDeviceAttribute(name, value);
+    m_deviceFactory.Set(name, value);
+}
+
+void
+FastPathCsmaHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    CsmaHelper::SetChannelAttribute(name, value);
+    m_channelFactory.Set(name, value);
+}
+
+bool
+FastPathCsmaHelper::IsEmulated()
+{
+    return FastPathEmulation::IsEnabled();
+}
+
+fastpath::LinkParams
+FastPathCsmaHelper::SegmentParamsOf(Ptr<CsmaChannel> channel,
+                                    const NetDeviceContainer& devices,
+                                    Ptr<QueueBase> queue)
+{
+    fastpath::LinkParams p;
+    p.rate_bps = channel->GetDataRate().GetBitRate();
+    p.overhead_bytes = 4; // CsmaNetDevice's Ethernet trailer (FCS)
+    p.delay_ns = channel->GetDelay().GetNanoSeconds();
+    QueueSize max = queue->GetMaxSize();
+    if (max.GetUnit() == QueueSizeUnit::PACKETS)
+    {
+        p.limit_packets = max.GetValue();
+        p.limit_bytes = 0;
+    }
+    else
+    {
+        p.limit_packets = 0;
+        p.limit_bytes = max.GetValue();
+    }
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        p.loss = std::max(p.loss, FastPathEmulation::ReceiveLoss(devices.Get(i)));
+    }
+    return p;
+}
+
+NetDeviceContainer
+FastPathCsmaHelper::Install(Ptr<Node> node) const
+{
+    return Install(NodeContainer(node));
+}
+
+NetDeviceContainer
+FastPathCsmaHelper::Install(std::string name) const
+{
+    return Install(NodeContainer(Names::Find<Node>(name)));
+}
+
+NetDeviceContainer
+FastPathCsmaHelper::Install(Ptr<Node> node, Ptr<CsmaChannel> channel) const
+{
+    NS_ABORT_MSG_IF(IsEmulated(),
+                    "FastPathCsmaHelper: emulated, a segment is created with all its nodes: "
+                    "install them with one Install(NodeContainer) instead of adding nodes to "
+                    "an existing channel");
+    return CsmaHelper::Install(node, channel);
+}
+
+NetDeviceContainer
+FastPathCsmaHelper::Install(const NodeContainer& c, Ptr<CsmaChannel> channel) const
+{
+    NS_ABORT_MSG_IF(IsEmulated(),
+                    "FastPathCsmaHelper: emulated, a segment is created with all its nodes: "
+                    "install them with one Install(NodeContainer) instead of adding nodes to "
+                    "an existing channel");
+    return CsmaHelper::Install(c, channel);
+}
+
+NetDeviceContainer
+FastPathCsmaHelper::Install(const NodeContainer& c) const
+{
+    if (!IsEmulated())
+    {
+        return CsmaHelper::Install(c);
+    }
+    NS_ABORT_MSG_IF(c.GetN() == 0, "FastPathCsmaHelper: Install() of no node");
+    CsmaSegments& s = CurrentSegments();
+    FastPathEmulation& e = *s.emulation;
+    const std::string port = "csma" + std::to_string(s.next++);
+
+    // ns-3's objects for the segment, never on a node: they hold its parameters where a
+    // script's Config::Set finds them (the channel in ChannelList, a device aggregated to
+    // each FdNetDevice) and the follower hands changes to fastpathd.
+    CsmaSegments::Segment seg;
+    seg.name = e.Tag() + "-" + port;
+    seg.channel = m_channelFactory.Create<CsmaChannel>();
+    seg.queue = m_queueFactory.Create<QueueBase>();
+    fastpath::SegmentSpec spec;
+    spec.name = seg.name;
+    for (uint32_t i = 0; i < c.GetN(); ++i)
+    {
+        Ptr<CsmaNetDevice> shadow = m_deviceFactory.Create<CsmaNetDevice>();
+        shadow->Attach(seg.channel);
+        seg.shadows.Add(shadow);
+        UintegerValue mtu;
+        shadow->GetAttribute("Mtu", mtu);
+        fastpath::SegmentPortSpec ps;
+        ps.node = e.NodeOf(c.Get(i));
+        ps.port = port;
+        ps.mtu = mtu.Get();
+        spec.ports.push_back(ps);
+        seg.nodes.push_back(c.Get(i));
+    }
+    spec.params = SegmentParamsOf(seg.channel, seg.shadows, seg.queue);
+    auto st = e.Client().createSegment(spec);
+    NS_ABORT_MSG_IF(!st.ok(),
+                    "FastPathCsmaHelper: cannot create fastpathd segment "
+                        << spec.name << " (" << c.GetN() << " nodes): " << st.error().message
+                        << (st.error().code == -ENOSYS ? " (fastpathd before protocol 1.5 has "
+                                                         "no segments: upgrade it)"
+                                                       : ""));
+    seg.applied = spec.params;
+    for (uint32_t i = 0; i < c.GetN(); ++i)
+    {
+        NetDeviceContainer d = e.Attach().Install(c.Get(i), spec.ports[i].node, {port});
+        d.Get(0)->AggregateObject(seg.shadows.Get(i));
+        seg.devices.Add(d);
+    }
+    seg.upPorts.assign(c.GetN(), true);
+    NS_LOG_INFO("segment " << spec.name << ": " << c.GetN() << " nodes, "
+                           << fastpath::formatLinkParams(spec.params));
+    NetDeviceContainer out = seg.devices;
+    s.segments.push_back(std::move(seg));
+    return out;
+}
+
+std::string
+FastPathCsmaHelper::GetFastPathSegmentName(Ptr<NetDevice> device)
+{
+    if (!g_segments)
+    {
+        return "";
+    }
+    for (const auto& s : g_segments->segments)
+    {
+        for (uint32_t i = 0; i < s.devices.GetN(); ++i)
+        {
+            if (s.devices.Get(i) == device)
+            {
+                return s.name;
+            }
+        }
+    }
+    return "";
+}
+
+} // namespace ns3

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// FastPathCsmaHelper: ns-3's CsmaHelper, whose channels are simulated by ns-3 or, with the
+// global value FastPathEmulation set, emulated by fastpathd as segments.
+#pragma once
+
+#include "ns3/csma-channel.h"
+#include "ns3/csma-helper.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/queue.h"
+
+#include "fastpath/link_params.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fastpath
+ * \brief A drop-in for CsmaHelper: one script, simulated or emulated.
+ *
+ * Configure it and call Install() exactly as a CsmaHelper (it is one: tracing helpers
+ * included). With the global value FastPathEmulation false (the default) it builds what
+ * CsmaHelper builds. With FastPathEmulation true:
+ *
+ * - each ns-3 node is on its fastpathd node TAG-NAME, the same one
+ *   FastPathPointToPointHelper uses (FastPathEmulation: one connection per node);
+ * - each Install(NodeContainer) creates one fastpathd segment TAG-csmaK (a shared
+ *   medium: a frame reaches the port of its destination MAC, broadcast and multicast every
+ *   other port, all ports share one rate), with a port csmaK on each node's fastpathd
+ *   node, emulated with the helper's parameters (see SegmentParamsOf);
+ * - each ns-3 node is attached to its fastpathd node: one FdNetDevice per segment port,
+ *   on the port's control channel, in CsmaHelper's order (the container's order).
+ *
+ * Config::Set of the channel's DataRate or Delay, the queue's MaxSize or the devices'
+ * ReceiveErrorModel reach fastpathd within FastPathFollowInterval (a CsmaChannel in
+ * ChannelList and a CsmaNetDevice aggregated to each FdNetDevice hold them); the ns-3
+ * interfaces of all ports set down take the segment down. A segment is created with all
+ * its nodes at once: Install(node, channel) of an existing channel is refused when
+ * emulated. Everything is deleted at Simulator::Destroy(); a crashed run's TAG- names at
+ * the first Install().
+ */
+class FastPathCsmaHelper : public CsmaHelper
+{
+  public:
+    FastPathCsmaHelper();
+
+    /// As CsmaHelper::SetQueue (the queue's MaxSize is the segment's limit).
+    template <typename... Ts>
+    void SetQueue(std::string type, Ts&&... args);
+    /// As CsmaHelper::SetDeviceAttribute (Mtu, ReceiveErrorModel...).
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    /// As CsmaHelper::SetChannelAttribute (DataRate, Delay).
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
+
+    NetDeviceContainer Install(Ptr<Node> node) const;
+    NetDeviceContainer Install(std::string name) const;
+    NetDeviceContainer Install(const NodeContainer& c) const;
+    /// Simulated only: emulated, a segment gets all its nodes in one Install(NodeContainer).
+    NetDeviceContainer Install(Ptr<Node> node, Ptr<CsmaChannel> channel) const;
+    NetDeviceContainer Install(const NodeContainer& c, Ptr<CsmaChannel> channel) const;
+
+    /// The value of the global value FastPathEmulation.
+    static bool IsEmulated();
+    /**
+     * The parameters of an emulated segment: the channel's DataRate with 4 bytes of
+     * Ethernet trailer per frame, its Delay, `queue`'s MaxSize as the one drop-tail limit,
+     * and as loss the largest loss of the `devices`' RateErrorModels (ReceiveErrorModel;
+     * a segment has one loss for every receiver).
+     */
+    static fastpath::LinkParams SegmentParamsOf(Ptr<CsmaChannel> channel,
+                                                const NetDeviceContainer& devices,
+                                                Ptr<QueueBase> queue);
+    /// The fastpathd segment behind an emulated device ("" if none).
+    static std::string GetFastPathSegmentName(Ptr<NetDevice> device);
+
+  private:
+    ObjectFactory m_queueFactory;
+    ObjectFactory m_deviceFactory;
+    ObjectFactory m_channelFactory;
+};
+
+template <typename... Ts>
+void
+FastPathCsmaHelper::SetQueue(std::string type, Ts&&... args)
+{
+    CsmaHelper::SetQueue(type, args...);
+    QueueBase::AppendItemTypeIfNotPresent(type, "Packet");
+    m_queueFactory.SetTypeId(type);
+    m_queueFactory.Set(std::forward<Ts>(args)...);
+}
+
+} // namespace ns3

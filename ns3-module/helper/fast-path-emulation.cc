@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-emulation.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/global-value.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/nstime.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include "fastpath/ctrl/client.h"
+
+#include <cerrno>
+#include <cmath>
+#include <fstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FastPathEmulation");
+
+namespace
+{
+
+/// A bool checker that, when the value is set to true, also selects what emulation needs
+/// (the realtime simulator, real checksums): the one switch of a script.
+class EmulationChecker : public AttributeChecker
+{
+  public:
+    bool Check(const AttributeValue& value) const override
+    {
+        if (!m_bool->Check(value))
+        {
+            return false;
+        }
+        auto b = dynamic_cast<const BooleanValue*>(&value);
+        if (b && b->Get())
+        {
+            GlobalValue::Bind("SimulatorImplementationType",
+                              StringValue("ns3::RealtimeSimulatorImpl"));
+            GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
+        }
+        return true;
+    }
+    std::string GetValueTypeName() const override
+    {
+        return m_bool->GetValueTypeName();
+    }
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return m_bool->HasUnderlyingTypeInformation();
+    }
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_bool->GetUnderlyingTypeInformation();
+    }
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_bool->Create();
+    }
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_bool->Copy(source, destination);
+    }
+
+  private:
+    Ptr<const AttributeChecker> m_bool = MakeBooleanChecker();
+};
+
+GlobalValue g_emulation("FastPathEmulation",
+                        "Links of FastPathPointToPointHelper and segments of FastPathCsmaHelper "
+                        "are emulated by fastpathd (true; also selects the realtime simulator "
+                        "and checksums) or simulated by ns-3 (false)",
+                        BooleanValue(false),
+                        Ptr<const AttributeChecker>(new EmulationChecker(), false));
+GlobalValue g_socket("FastPathSocket",
+                     "fastpathd's control socket (the emulating helpers)",
+                     StringValue("/run/fastpathd/fastpathd.sock"),
+                     MakeStringChecker());
+GlobalValue g_follow("FastPathFollowInterval",
+                     "How often the emulating helpers look for Config::Set changes of their "
+                     "links' and segments' DataRate, Delay, queue, error model and for "
+                     "interfaces set down or up, to hand them to fastpathd (0: never)",
+                     TimeValue(MilliSeconds(2)),
+                     MakeTimeChecker());
+GlobalValue g_tag("FastPathTag",
+                  "Prefix of the fastpathd nodes, links and segments the emulating helpers "
+                  "create (1-12 of [A-Za-z0-9_.-]; empty: the program's name). Names with "
+                  "this prefix are deleted at the first Install()",
+                  StringValue(""),
+                  MakeStringChecker());
+
+std::string
+GlobalString(const std::string& name)
+{
+    StringValue v;
+    GlobalValue::GetValueByName(name, v);
+    return v.Get();
+}
+
+/// The tag: FastPathTag, else the program's name, cut to what fastpathd's names allow.
+std::string
+TagOfProgram()
+{
+    std::string tag = GlobalString("FastPathTag");
+    if (tag.empty())
+    {
+        std::ifstream("/proc/self/comm") >> tag;
+    }
+    std::string out;
+    for (char c : tag)
+    {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')
+        {
+            out += c;
+        }
+    }
+    out = out.substr(0, 12);
+    return out.empty() ? "ns3" : out;
+}
+
+std::unique_ptr<FastPathEmulation> g_emulation_session;
+
+} // namespace
+
+bool
+FastPathEmulation::IsEnabled()
+{
+    BooleanValue v;
+    GlobalValue::GetValueByName("FastPathEmulation", v);
+    return v.Get();
+}
+
+FastPathEmulation*
+FastPathEmulation::Find()
+{
+    return g_emulation_session.get();
+}
+
+FastPathEmulation&
+FastPathEmulation::Get(const std::string& who)
+{
+    if (g_emulation_session)
+    {
+        return *g_emulation_session;
+    }
+    std::string why = FastPathHelper::CheckSimulatorPreconditions();
+    NS_ABORT_MSG_IF(!why.empty(),
+                    who << ": FastPathEmulation is set but " << why
+                        << " (FastPathEmulation selects both when it is set before the first "
+                           "node is created: parse the command line first)");
+    std::unique_ptr<FastPathEmulation> e(new FastPathEmulation());
+    e->m_tag = TagOfProgram();
+    e->m_socket = GlobalString("FastPathSocket");
+    auto c = fastpath::ctrl::Client::connect(e->m_socket);
+    NS_ABORT_MSG_IF(!c.ok(),
+                    who << ": cannot connect to fastpathd at " << e->m_socket << ": "
+                        << c.error().message
+                        << " (start fastpathd, or give its socket with --FastPathSocket=PATH)");
+    e->m_client = std::move(c.value());
+    auto st = e->m_client->hello("ns-3 " + e->m_tag);
+    NS_ABORT_MSG_IF(!st.ok(), who << ": hello: " << st.error().message);
+    e->RemoveLeftovers();
+    FastPathEmulation* raw = e.get();
+    Simulator::Schedule(Seconds(0), [raw]() { raw->Follow(); });
+    e->m_attach.SetSocketPath(e->m_socket);
+    g_emulation_session = std::move(e);
+    // After the nodes (NodeList disposes of them, and of their connections, first).
+    Simulator::ScheduleDestroy([]() { g_emulation_session.reset(); });
+    return *raw;
+}
+
+FastPathEmulation::~FastPathEmulation()
+{
+    Clear();
+}
+
+fastpath::ctrl::Client&
+FastPathEmulation::Client()
+{
+    return *m_client;
+}
+
+const std::string&
+FastPathEmulation::Tag() const
+{
+    return m_tag;
+}
+
+FastPathHelper&
+FastPathEmulation::Attach()
+{
+    return m_attach;
+}
+
+void
+FastPathEmulation::AddFollower(std::function<void()> follow)
+{
+    m_followers.push_back(std::move(follow));
+}
+
+void
+FastPathEmulation::AddCleanup(std::function<void()> cleanup)
+{
+    m_cleanups.push_back(std::move(cleanup));
+}
+
+void
+FastPathEmulation::NoteFollowAck()
+{
+    m_lastFollowAck = std::chrono::steady_clock::now();
+    ++m_followChanges;
+}
+
+uint64_t
+FastPathEmulation::GetFollowedChanges() const
+{
+    return m_followChanges;
+}
+
+std::chrono::steady_clock::time_point
+FastPathEmulation::GetLastFollowAck() const
+{
+    return m_lastFollowAck;
+}
+
+double
+FastPathEmulation::ReceiveLoss(Ptr<NetDevice> device)
+{
+    PointerValue em;
+    device->GetAttribute("ReceiveErrorModel", em);
+    Ptr<RateErrorModel> rem = em.Get<RateErrorModel>();
+    if (!rem || !rem->IsEnabled())
+    {
+        return 0;
+    }
+    UintegerValue mtu;
+    device->GetAttribute("Mtu", mtu);
+    switch (rem->GetUnit())
+    {
+    case RateErrorModel::ERROR_UNIT_PACKET:
+        return rem->GetRate();
+    case RateErrorModel::ERROR_UNIT_BYTE:
+        return 1 - std::pow(1 - rem->GetRate(), double(mtu.Get()));
+    case RateErrorModel::ERROR_UNIT_BIT:
+        return 1 - std::pow(1 - rem->GetRate(), 8.0 * mtu.Get());
+    }
+    return 0;
+}
+
+bool
+FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device)
+{
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    int32_t i = ipv4 ? ipv4->GetInterfaceForDevice(device) : -1;
+    return i < 0 || ipv4->IsUp(i);
+}
+
+void
+FastPathEmulation::Clear()
+{
+    if (!m_client)
+    {
+        return;
+    }
+    for (auto& c : m_cleanups)
+    {
+        c();
+    }
+    m_cleanups.clear();
+    m_followers.clear();
+    for (const auto& kv : m_nodes)
+    {
+        auto st = m_client->deleteNode(kv.second);
+        if (!st.ok())
+        {
+            NS_LOG_WARN("fastpathd: cannot delete node " << kv.second << ": "
+                                                         << st.error().message);
+        }
+    }
+    NS_LOG_INFO("fastpathd: deleted " << m_nodes.size() << " nodes");
+    m_nodes.clear();
+    m_client.reset();
+}
+
+void
+FastPathEmulation::RemoveLeftovers()
+{
+    const std::string prefix = m_tag + "-";
+    auto mine = [&](const std::string& name) { return name.compare(0, prefix.size(), prefix) == 0; };
+    auto ls = m_client->links();
+    NS_ABORT_MSG_IF(!ls.ok(), "fastpath emulation: cannot list fastpathd's links: "
+                                  << ls.error().message);
+    for (const auto& l : ls.value())
+    {
+        if (mine(l.name))
+        {
+            NS_LOG_WARN("fastpathd: deleting link " << l.name << " left by an earlier run");
+            m_client->deleteLink(l.name);
+        }
+    }
+    // Segments are protocol 1.5; an older fastpathd has none.
+    auto ss = m_client->segments();
+    if (ss.ok())
+    {
+        for (const auto& s : ss.value())
+        {
+            if (mine(s.name))
+            {
+                NS_LOG_WARN("fastpathd: deleting segment " << s.name
+                                                           << " left by an earlier run");
+                m_client->deleteSegment(s.name);
+            }
+        }
+    }
+    else if (ss.error().code != -ENOSYS)
+    {
+        NS_ABORT_MSG("fastpath emulation: cannot list fastpathd's segments: "
+                     << ss.error().message);
+    }
+    auto ns = m_client->nodes();
+    NS_ABORT_MSG_IF(!ns.ok(), "fastpath emulation: cannot list fastpathd's nodes: "
+                                  << ns.error().message);
+    for (const auto& n : ns.value())
+    {
+        if (mine(n.name))
+        {
+            NS_LOG_WARN("fastpathd: deleting node " << n.name << " left by an earlier run");
+            m_client->deleteNode(n.name);
+        }
+    }
+}
+
+std::string
+FastPathEmulation::FindNode(Ptr<Node> node) const
+{
+    auto it = m_nodes.find(node->GetId());
+    return it == m_nodes.end() ? "" : it->second;
+}
+
+std::string
+FastPathEmulation::NodeOf(Ptr<Node> node)
+{
+    auto it = m_nodes.find(node->GetId());
+    if (it != m_nodes.end())
+    {
+        return it->second;
+    }
+    std::string name = Names::FindName(node);
+    std::string clean;
+    for (char c : name)
+    {
+        clean += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'
+                     ? c
+                     : '_';
+    }
+    if (clean.empty() || m_tag.size() + 1 + clean.size() > 31)
+    {
+        clean = "n" + std::to_string(node->GetId());
+    }
+    fastpath::NodeSpec spec;
+    spec.name = m_tag + "-" + clean;
+    auto st = m_client->createNode(spec);
+    NS_ABORT_MSG_IF(!st.ok(),
+                    "fastpath emulation: cannot create fastpathd node "
+                        << spec.name << ": " << st.error().message
+                        << " (creating nodes needs an operator peer: run fastpathd with "
+                           "--socket-uid <this process's uid>)");
+    m_nodes[node->GetId()] = spec.name;
+    return spec.name;
+}
+
+void
+FastPathEmulation::Follow()
+{
+    for (auto& f : m_followers)
+    {
+        f();
+    }
+    TimeValue every;
+    GlobalValue::GetValueByName("FastPathFollowInterval", every);
+    if (every.Get().IsStrictlyPositive())
+    {
+        Simulator::Schedule(every.Get(), [this]() { Follow(); });
+    }
+}
+
+} // namespace ns3

@@ -12,8 +12,11 @@
 //        r7_0 ── r7_1 ── ... ── r7_7 ── d
 //
 // Links 198.18.K.0/24 (K = 1..112 router links, 113: s-r0_0, 114: r7_7-d; first node .1),
-// --rate and --delay each. After --traffic-start: --pings pings s -> d (every 0.2 s) and a
-// UDP flow s -> d of --udp-rate (--udp-size byte datagrams) for --udp-seconds.
+// --rate and --delay each. After --traffic-start: --pings pings s -> d (every 0.2 s) and,
+// --warmup seconds later, a UDP flow s -> d of --udp-rate (--udp-size byte datagrams) for
+// --udp-seconds. Emulated, the first packets to a next hop that fastpathd does not know yet
+// are handed to the router's ns-3, which resolves it (ARP) and forwards them: the pings
+// do that hop by hop at 5 packets/s, before the flow would at its full rate.
 //
 // Prints one JSON line (and --report=FILE): OLSR convergence (s and d have routes to each
 // other: converged_s; every router has routes to s and d: all_converged_s), the UDP flow's
@@ -34,6 +37,7 @@
 #include <chrono>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -63,14 +67,22 @@ main(int argc, char* argv[])
     uint32_t side = 8;
     std::string rate = "100Mbps";
     std::string delay = "1ms";
-    double trafficStart = 20;
-    uint32_t pings = 20;
+    double trafficStart = 10;
+    uint32_t pings = 150;
     double udpRateMbps = 10;
     uint32_t udpSize = 1000;
     double udpSeconds = 10;
+    double warmup = 20;
     double hello = 0.5;
     double tc = 1;
     std::string report;
+    // 66 nodes and 114 links in one simulator thread: the helper's check of every link's
+    // parameters (every FastPathFollowInterval, 2 ms by default) and each node's full route
+    // comparison (PollInterval, 100 ms) would take more CPU than real time leaves; both are
+    // slower here (route changes are still followed at once through OLSR's trace). The
+    // command line overrides them.
+    GlobalValue::Bind("FastPathFollowInterval", TimeValue(MilliSeconds(20)));
+    Config::SetDefault("ns3::FastPathRouteMirror::PollInterval", TimeValue(MilliSeconds(500)));
     CommandLine cmd(__FILE__);
     cmd.AddValue("side", "routers per row and column (8: 64 routers)", side);
     cmd.AddValue("rate", "every link's DataRate", rate);
@@ -80,6 +92,7 @@ main(int argc, char* argv[])
     cmd.AddValue("udp-rate", "UDP flow s -> d, Mbit/s of datagrams", udpRateMbps);
     cmd.AddValue("udp-size", "UDP datagram payload, bytes", udpSize);
     cmd.AddValue("udp-seconds", "seconds of the UDP flow", udpSeconds);
+    cmd.AddValue("warmup", "seconds between the first ping and the UDP flow", warmup);
     cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
     cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
     cmd.AddValue("report", "also write the JSON line to this file", report);
@@ -166,7 +179,7 @@ main(int argc, char* argv[])
     client.SetAttribute("Interval", TimeValue(Seconds(interval)));
     client.SetAttribute("PacketSize", UintegerValue(udpSize));
     ApplicationContainer source = client.Install(ends.Get(0));
-    source.Start(Seconds(trafficStart));
+    source.Start(Seconds(trafficStart + warmup));
     struct Flow
     {
         double first = -1, last = -1;
@@ -183,6 +196,27 @@ main(int argc, char* argv[])
             f->last = now;
             f->bytes += p->GetSize();
         }).Bind(&flow));
+
+    // What ns-3 dropped, by reason (Ipv4L3Protocol::DropReason), and ARP's drops.
+    std::map<std::string, uint64_t> drops;
+    Config::ConnectWithoutContext(
+        "/NodeList/*/$ns3::Ipv4L3Protocol/Drop",
+        MakeCallback(+[](std::map<std::string, uint64_t>* d,
+                         const Ipv4Header&,
+                         Ptr<const Packet>,
+                         Ipv4L3Protocol::DropReason reason,
+                         Ptr<Ipv4>,
+                         uint32_t) {
+            static const char* names[] = {"", "ttl_expired", "no_route", "bad_checksum",
+                                          "interface_down", "route_error", "fragment_timeout",
+                                          "duplicate"};
+            ++(*d)[reason < 8 ? names[reason] : "other"];
+        }).Bind(&drops));
+    Config::ConnectWithoutContext(
+        "/NodeList/*/$ns3::ArpL3Protocol/Drop",
+        MakeCallback(+[](std::map<std::string, uint64_t>* d, Ptr<const Packet>) {
+            ++(*d)["arp"];
+        }).Bind(&drops));
 
     // Convergence: s and d have routes to each other; every router has routes to both.
     auto hasRoute = [](Ptr<Node> from, Ipv4Address to) {
@@ -217,7 +251,7 @@ main(int argc, char* argv[])
     };
     Simulator::Schedule(Seconds(0), watch);
 
-    const double stop = trafficStart + std::max(udpSeconds, 0.2 * pings) + 1;
+    const double stop = trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
     const double cpuRun0 = CpuSeconds();
     const auto wallRun0 = std::chrono::steady_clock::now();
     Simulator::Stop(Seconds(stop));
@@ -244,7 +278,12 @@ main(int argc, char* argv[])
         << (sorted.empty() ? -1 : 1000 * sorted[sorted.size() / 2]) << ",\"rtt_min_ms\":"
         << (sorted.empty() ? -1 : 1000 * sorted.front()) << ",\"setup_s\":" << setupS
         << ",\"run_wall_s\":" << wallRun << ",\"run_cpu_s\":" << cpuRun
-        << ",\"cpu_total_s\":" << CpuSeconds() - cpu0 << "}";
+        << ",\"cpu_total_s\":" << CpuSeconds() - cpu0 << ",\"ns3_drops\":{";
+    for (auto it = drops.begin(); it != drops.end(); ++it)
+    {
+        out << (it == drops.begin() ? "" : ",") << "\"" << it->first << "\":" << it->second;
+    }
+    out << "}}";
     std::cout << out.str() << std::endl;
     if (!report.empty())
     {

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-grid.sh: the 8x8 OLSR grid emulated by fastpathd in one command (as root). Starts
+# fastpathd in a scratch namespace (one idle veth port: fastpathd needs one to start; the
+# script's 66 nodes and 114 links are created by the script) with the socket owned by
+# nobody (--socket-uid: an operator, which may hold the 67 connections the script needs),
+# runs grid as nobody with --FastPathEmulation=1, and prints the script's JSON line and a
+# summary: OLSR convergence, the UDP flow's received rate, ping RTT, and the CPU time of
+# fastpathd and of the ns-3 process over the run. Everything is removed on any exit.
+# --simulated runs grid alone (pure simulation).
+#
+#   sudo ns3-module/examples/run-grid.sh [--build-dir DIR] [--simulated] [-- GRID ARGS]
+#
+# e.g. sudo ns3-module/examples/run-grid.sh -- --udp-rate=20 --udp-seconds=20
+set -euo pipefail
+
+build=build
+emulated=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build-dir) build="$2"; shift 2 ;;
+    --simulated) emulated=0; shift ;;
+    --) shift; break ;;
+    -h|--help) sed -n '3,15p' "$0"; exit 0 ;;
+    *) echo "run-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+grid="$build/ns3-module/examples/grid"
+fpd="$build/fastpathd/fastpathd"
+[[ -x "$grid" && -x "$fpd" ]] || {
+  echo "run-grid.sh: build fastpathd and fp_ns3_grid in $build first" \
+       "(cmake --build $build --target fastpathd fp_ns3_grid)" >&2
+  exit 2
+}
+if [[ $emulated == 0 ]]; then
+  exec "$grid" "$@"
+fi
+[[ $(id -u) == 0 ]] || { echo "run-grid.sh: emulated needs root (fastpathd)" >&2; exit 2; }
+
+ns="fp-grid-$$"
+dir=$(mktemp -d /tmp/fp-grid-XXXXXX)
+chmod 755 "$dir"
+fpd_pid=""
+cleanup() {
+  [[ -n "$fpd_pid" ]] && kill "$fpd_pid" 2>/dev/null && wait "$fpd_pid" 2>/dev/null || true
+  ip netns del "$ns" 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT INT TERM
+
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" link add idle0 type veth peer name idle1
+ip -n "$ns" link set idle0 up
+ip -n "$ns" link set idle1 up
+ip netns exec "$ns" "$fpd" --port idle0 --socket "$dir/fastpathd.sock" \
+  --socket-uid "$(id -u nobody)" --socket-gid "$(id -g nobody)" >"$dir/fastpathd.log" 2>&1 &
+fpd_pid=$!
+for _ in $(seq 50); do [[ -S "$dir/fastpathd.sock" ]] && break; sleep 0.1; done
+[[ -S "$dir/fastpathd.sock" ]] || { cat "$dir/fastpathd.log" >&2; exit 1; }
+
+# fastpathd's CPU time (user + system, seconds) from /proc.
+fpd_cpu() {
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / hz }' "/proc/$fpd_pid/stat"
+}
+as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+"${as_nobody[@]}" test -x "$grid" || as_nobody=()
+install -m 644 -o nobody /dev/null "$dir/grid.json"
+cpu0=$(fpd_cpu)
+t0=$(date +%s.%N)
+"${as_nobody[@]}" "$grid" --FastPathEmulation=1 --FastPathSocket="$dir/fastpathd.sock" \
+  --report="$dir/grid.json" "$@"
+t1=$(date +%s.%N)
+cpu1=$(fpd_cpu)
+/usr/bin/python3 - "$dir/grid.json" "$cpu0" "$cpu1" "$t0" "$t1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+fpd = float(sys.argv[3]) - float(sys.argv[2])
+wall = float(sys.argv[5]) - float(sys.argv[4])
+print(f"grid: {r['routers']} routers, {r['links']} links of {r['rate']}, {r['delay']} (emulated)")
+print(f"  OLSR: s and d have routes to each other at {r['converged_s']:.2f} s, "
+      f"every router to both at {r['all_converged_s']:.2f} s")
+print(f"  UDP s -> d: {r['udp_received']}/{r['udp_sent']} datagrams, "
+      f"{r['udp_received_mbps']:.2f} Mbit/s ({r['udp_received_pps']:.0f} pps) received of "
+      f"{r['udp_offered_mbps']:g} offered")
+print(f"  ping s -> d: {r['ping_replies']}/{r['pings']} replies, RTT p50 {r['rtt_p50_ms']:.2f} ms, "
+      f"min {r['rtt_min_ms']:.2f} ms")
+print(f"  CPU over {wall:.1f} s: fastpathd {fpd:.2f} s ({100 * fpd / wall:.0f} %), "
+      f"ns-3 {r['cpu_total_s']:.2f} s ({100 * r['cpu_total_s'] / wall:.0f} %)")
+EOF

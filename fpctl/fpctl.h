@@ -92,5 +92,7 @@ int cmdPorts(const Global& g);
 int cmdMonitor(const Global& g);
 int cmdNode(const Global& g);
 int cmdLink(const Global& g);
+int cmdSegment(const Global& g);
+int cmdHost(const Global& g);
 
 }  // namespace fastpath::ctrl::fpctl

@@ -35,6 +35,12 @@ Objects and commands:
   node show NAME                                      one node, with its ports
   node add NAME [--host HOST]                         create a node
   node del NAME                                       delete a node and its links
+  node attach NAME IFNAME                             make an interface a port of a node
+  node detach NAME IFNAME                             take the interface port back
+  host list                                           list the hosts fastpathd made
+  host add NAME NODE ADDRESS/LEN... [--gw IP] [--mtu N]
+                                                      namespace fp-NAME joined to NODE
+  host del NAME                                       delete a host
   link list                                           list the links between nodes
   link show NAME                                      one link: ends, emulation per
                                                       direction, configured and measured
@@ -45,6 +51,12 @@ Objects and commands:
   link set NAME [a-to-b|b-to-a] PARAMETER...          emulate: rate 10mbit delay 5ms
                                                       jitter 1ms loss 1% limit 100 ...
                                                       (`fpctl link --help` lists them)
+  segment list                                        list the segments (shared media)
+  segment show NAME                                   one segment: ports, medium, counters
+  segment add NAME NODE[:PORT]... [--mtu N] [PARAMETER...]
+                                                      create a segment (a port in each node)
+  segment del NAME                                    delete a segment
+  segment set NAME [PARAMETER...] [up|down]           emulate the medium, bring it up/down
 
 Options:
   -s, --socket PATH   fastpathd's control socket (default /run/fastpathd/fastpathd.sock,
@@ -128,5 +140,7 @@ int main(int argc, char** argv) {
   if (object == "monitor") return cmdMonitor(g);
   if (object == "node" || object == "nodes") return cmdNode(g);
   if (object == "link" || object == "links") return cmdLink(g);
+  if (object == "segment" || object == "segments") return cmdSegment(g);
+  if (object == "host" || object == "hosts") return cmdHost(g);
   return usage("unknown object '" + object + "'", kMainHelp);
 }

@@ -16,6 +16,8 @@ const char* kNodeHelp =
        fpctl node show NAME [--json]
        fpctl node add NAME [--host HOST]
        fpctl node del NAME
+       fpctl node attach NAME IFNAME
+       fpctl node detach NAME IFNAME
 
   A node is one forwarding context of fastpathd: its own routes, neighbours, ports,
   control rules, control channels, route leases and counters. Every fastpathd has the
@@ -25,11 +27,18 @@ const char* kNodeHelp =
   list   every node: id, host, worker, number of ports, routes and neighbours
   show   one node with its ports (interface ports, and link ports with their link)
   add    creates an empty node; --host names the machine that runs it (default local)
-  del    deletes a node with its links; the default node, and a node that still has
-         interface ports, cannot be deleted
+  del    deletes a node with its links, its hosts (`fpctl host`) and the interfaces
+         attached to it at run time; the default node, and a node with interface ports
+         from fastpathd's start (--port, topology file), cannot be deleted
+  attach makes interface IFNAME of fastpathd's network namespace a port of node NAME
+         while fastpathd runs: classifier attached, AF_XDP sockets, tuning; the node's
+         clients get a port up event (`fpctl --node NAME ports` shows the port)
+  detach takes the interface port back: routes and neighbours through it go, frames
+         queued for it are dropped (counted), settings restored, XDP detached; its final
+         counters are in fastpathd's log
 
   NAME: 1 to 31 characters of letters, digits, '_', '.' and '-'.
-  add and del need root, the socket's owner (fastpathd --socket-uid) or an allowed uid
+  add, del, attach and detach need root, the socket's owner (fastpathd --socket-uid) or an allowed uid
   (exit status 4 otherwise); an unknown node is exit status 1.
 )";
 
@@ -167,6 +176,39 @@ int cmdNode(const Global& g) {
     if (int rc = s.connect(false)) return rc;
     if (auto st = s.client().deleteNode(a[0]); !st) return fail(st.error(), true);
     return printOk(g, "node " + a[0] + " deleted");
+  }
+  if (cmd == "attach" || cmd == "detach") {
+    if (a.size() != 2) return usage("node " + cmd + ": expected NAME IFNAME", kNodeHelp);
+    if (std::string why = nameProblem(a[0]); !why.empty())
+      return usage("node " + cmd + ": " + why, kNodeHelp);
+    if (a[1].empty() || a[1].size() > 15)
+      return usage("node " + cmd + ": IFNAME has 1 to 15 characters", kNodeHelp);
+    if (int rc = s.connect(false)) return rc;
+    if (cmd == "detach") {
+      if (auto st = s.client().detachInterface(a[0], a[1]); !st) return fail(st.error(), true);
+      return printOk(g, "interface " + a[1] + " detached from node " + a[0]);
+    }
+    auto p = s.client().attachInterface(a[0], a[1]);
+    if (!p) return fail(p.error(), true);
+    if (g.json) {
+      JsonWriter w;
+      w.beginObject()
+          .key("node").value(a[0])
+          .key("ifname").value(p->ifname)
+          .key("id").value(p->id)
+          .key("mac").value(p->mac.toString())
+          .key("mtu").value(p->mtu)
+          .key("up").value(p->up)
+          .key("xdp_mode").value(p->xdp_mode)
+          .key("xsk_mode").value(p->xsk_mode)
+          .endObject();
+      std::printf("%s\n", w.str().c_str());
+      return kExitOk;
+    }
+    std::printf("interface %s attached to node %s: port %u, %s, mtu %u, %s, XDP %s, AF_XDP %s\n",
+                p->ifname.c_str(), a[0].c_str(), p->id, p->mac.toString().c_str(), p->mtu,
+                p->up ? "up" : "down", p->xdp_mode.c_str(), p->xsk_mode.c_str());
+    return kExitOk;
   }
   return usage("node: unknown command '" + cmd + "'", kNodeHelp);
 }

@@ -64,5 +64,18 @@ Status ControlBackend::setSegmentParams(const std::string& name, const LinkParam
   return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
 }
 std::vector<SegmentInfo> ControlBackend::segments() const { return {}; }
+Result<PortInfo> ControlBackend::attachInterface(const std::string&, const std::string& ifname) {
+  return oneNode("attach interface \"" + ifname + "\"");
+}
+Status ControlBackend::detachInterface(const std::string&, const std::string& ifname) {
+  return Error{-ENOENT, "interface \"" + ifname + "\" is no port attached at run time"};
+}
+Result<HostInfo> ControlBackend::createHost(const HostSpec& spec) {
+  return oneNode("create host \"" + spec.name + "\"");
+}
+Status ControlBackend::deleteHost(const std::string& name) {
+  return Error{-ENOENT, "host \"" + name + "\": no such host"};
+}
+std::vector<HostInfo> ControlBackend::hosts() const { return {}; }
 
 }  // namespace fastpath

@@ -711,6 +711,99 @@ Result<std::optional<FastPathEvent>> Client::nextEvent(int timeout_ms) {
 
 bool Client::hasBufferedEvents() const { return !impl_->events.empty(); }
 
+namespace {
+Status needsHosts(const ServerInfo& info, const std::string& what) {
+  if (info.major > kProtocolMajor || (info.major == kProtocolMajor && info.minor >= 5)) return {};
+  return makeError(-ENOSYS, what + ": fastpathd speaks protocol " + std::to_string(info.major) +
+                                "." + std::to_string(info.minor) +
+                                "; interfaces attached at run time and hosts need 1.5 "
+                                "(upgrade fastpathd)");
+}
+
+HostInfo hostFromReply(const v1::Host& h) {
+  HostInfo out;
+  out.spec.name = h.name();
+  out.spec.node = h.node();
+  out.spec.mtu = h.mtu();
+  for (const auto& a : h.addresses())
+    out.spec.addresses.push_back(IpPrefix{addressFromReply(a.address()), uint8_t(a.length())});
+  for (const auto& g : h.gateways()) out.spec.gateways.push_back(addressFromReply(g));
+  out.netns = h.netns();
+  out.port = h.port();
+  out.port_id = h.port_id();
+  if (h.mac().size() == 6) std::memcpy(out.mac.bytes.data(), h.mac().data(), 6);
+  return out;
+}
+}  // namespace
+
+Result<PortInfo> Client::attachInterface(const std::string& node, const std::string& ifname) {
+  return FP_CALL(->Result<PortInfo> {
+    if (auto st = needsHosts(impl_->info, "attach_interface"); !st) return st.error();
+    v1::Request req;
+    req.mutable_attach_interface()->set_node(node);
+    req.mutable_attach_interface()->set_ifname(ifname);
+    auto rep = impl_->callOnce(req);
+    if (!rep) return rep.error();
+    if (rep->attached().ports_size() != 1)
+      return makeError(-EPROTO, "attach_interface: the reply has no port");
+    return portFromReply(rep->attached().ports(0));
+  });
+}
+
+Status Client::detachInterface(const std::string& node, const std::string& ifname) {
+  return FP_CALL(->Status {
+    if (auto st = needsHosts(impl_->info, "detach_interface"); !st) return st;
+    v1::Request req;
+    req.mutable_detach_interface()->set_node(node);
+    req.mutable_detach_interface()->set_ifname(ifname);
+    return impl_->call(req);
+  });
+}
+
+Result<HostInfo> Client::createHost(const HostSpec& spec) {
+  return FP_CALL(->Result<HostInfo> {
+    if (auto st = needsHosts(impl_->info, "create_host"); !st) return st.error();
+    v1::Request req;
+    auto* r = req.mutable_create_host();
+    r->set_name(spec.name);
+    r->set_node(spec.node);
+    r->set_mtu(spec.mtu);
+    for (const auto& a : spec.addresses) {
+      auto* w = r->add_addresses();
+      toWire(a.address, w->mutable_address());
+      w->set_length(a.length);
+    }
+    for (const auto& g : spec.gateways) toWire(g, r->add_gateways());
+    auto rep = impl_->callOnce(req);
+    if (!rep) return rep.error();
+    if (rep->hosts().hosts_size() != 1)
+      return makeError(-EPROTO, "create_host: the reply has no host");
+    return hostFromReply(rep->hosts().hosts(0));
+  });
+}
+
+Status Client::deleteHost(const std::string& name) {
+  return FP_CALL(->Status {
+    if (auto st = needsHosts(impl_->info, "delete_host"); !st) return st;
+    v1::Request req;
+    req.mutable_delete_host()->set_name(name);
+    return impl_->call(req);
+  });
+}
+
+Result<std::vector<HostInfo>> Client::hosts() {
+  return FP_CALL(->Result<std::vector<HostInfo>> {
+    if (auto st = needsHosts(impl_->info, "get_hosts"); !st) return st.error();
+    v1::Request req;
+    req.mutable_get_hosts();
+    auto rep = impl_->callOnce(req);
+    if (!rep) return rep.error();
+    std::vector<HostInfo> out;
+    for (const auto& h : rep->hosts().hosts()) out.push_back(hostFromReply(h));
+    return out;
+  });
+}
+
 int Client::fd() const { return impl_->fd; }
 
 }  // namespace fastpath::ctrl

@@ -101,6 +101,11 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
     case v1::Request::kSetSegmentState:
     case v1::Request::kSetSegmentParams:
     case v1::Request::kGetSegments: topology(s, req, o); return o;
+    case v1::Request::kAttachInterface:
+    case v1::Request::kDetachInterface:
+    case v1::Request::kCreateHost:
+    case v1::Request::kDeleteHost:
+    case v1::Request::kGetHosts: hostsAndInterfaces(s, req, o); return o;
     case v1::Request::kApplyRoutes:
     case v1::Request::kGetRoutes:
     case v1::Request::kAddNeighbour:

@@ -123,6 +123,8 @@ class Dispatcher {
   bool resolve(Session& s, const v1::Request& req, Target* t, Outcome& o);
   void nodeScoped(Session& s, const v1::Request& req, const Target& t, Outcome& o);
   void topology(Session& s, const v1::Request& req, Outcome& o);
+  /// AttachInterface .. GetHosts (dispatcher_hosts.cc).
+  void hostsAndInterfaces(Session& s, const v1::Request& req, Outcome& o);
   /// The lease owner of a write from `s` to `node`: the session's own lease when the write
   /// is for the node of that lease, else none (the write is permanent).
   static const std::string& leaseOwnerFor(const Session& s, const std::string& node);

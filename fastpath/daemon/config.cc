@@ -329,7 +329,9 @@ uint32_t Config::effectiveUmemFrames() const {
   size_t interfaces = ports.size();
   for (const auto& n : topology.nodes) interfaces += n.interfaces.size();
   const size_t links = std::min<size_t>(topology.links.size(), 64);
-  return uint32_t(interfaces * ring_size * 2 + 4 * batch_size + links * 2 * batch_size);
+  // And one more port's worth for interfaces and hosts attached at run time (more share
+  // the pool: each port's fill ring takes at most its share of it, see Worker::refill).
+  return uint32_t((interfaces + 1) * ring_size * 2 + 4 * batch_size + links * 2 * batch_size);
 }
 
 Status parseConfigText(const std::string& text, const std::string& origin, Config* config) {

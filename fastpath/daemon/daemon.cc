@@ -20,6 +20,15 @@ Daemon::~Daemon() { shutdown(); }
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
   if (auto st = checkPrerequisites(config_); !st) return st;
+  // Hosts a killed fastpathd of this socket and namespace left behind go first.
+  host_state_ = std::make_unique<HostState>(config_.control_socket);
+  bool live = false;
+  if (const size_t n = host_state_->removeStale(&live); n)
+    pr_info("removed %zu host(s) a previous fastpathd left (%s)", n, host_state_->path().c_str());
+  if (live)
+    return makeError(-EBUSY, "another fastpathd with control socket " + config_.control_socket +
+                                 " runs in this network namespace (its hosts are in " +
+                                 host_state_->path() + "): stop it or use another --socket");
   if (config_.tune_ports) {
     PortTuningOptions to;
     to.ifnames = config_.ports;
@@ -213,6 +222,7 @@ void Daemon::shutdown() {
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
+  attached_tuning_.clear();
   classifiers_.clear();  // detaches XDP
   channels_.clear();
   link_ports_.clear();
@@ -226,8 +236,17 @@ void Daemon::shutdown() {
   queue_pool_.clear();
   free_link_ports_.clear();
   port_node_.clear();
+  runtime_ports_.clear();
   default_node_ = nullptr;
   nodes_.clear();
+  // Hosts last: their veths were ports until now.
+  for (const auto& [name, h] : hosts_) {
+    unmakeHost(h.record);
+    pr_info("host %s removed (fastpathd stops): namespace %s, veth %s", name.c_str(),
+            h.record.netns.c_str(), h.record.veth.c_str());
+  }
+  hosts_.clear();
+  if (host_state_) (void)host_state_->write({});
   started_ = false;
 }
 
@@ -335,7 +354,28 @@ void Daemon::adjustRtPriority() {
 }
 
 void Daemon::checkLinks() {
+  // Ports attached at run time whose interface vanished are detached (a host's veth: the
+  // host goes); the id is free again.
+  std::vector<PortId> vanished;
+  for (PortId id : runtime_ports_) {
+    if (!portAttached(id)) continue;
+    errno = 0;
+    const int ifindex = int(if_nametoindex(ports_[id].ifname.c_str()));
+    if (ifindex == 0 && errno != ENODEV && errno != ENXIO) continue;  // no answer: next time
+    if (ifindex != ports_[id].ifindex) vanished.push_back(id);
+  }
+  for (PortId id : vanished) {
+    std::string host;
+    for (const auto& [name, h] : hosts_)
+      if (h.info.port_id == id) host = name;
+    pr_warn("port %u %s vanished; detaching it", id, ports_[id].ifname.c_str());
+    if (!host.empty())
+      removeHost(host, "lost its veth");
+    else
+      detachPort(id, "detached (its interface vanished)");
+  }
   for (auto& p : ports_) {
+    if (!portAttached(p.id)) continue;
     // A port whose name now resolves to no interface, or to another one, is gone for good:
     // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
     const int ifindex = int(if_nametoindex(p.ifname.c_str()));

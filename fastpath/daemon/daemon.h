@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/config.h"
+#include "daemon/hosts.h"
 #include "daemon/node.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
@@ -90,6 +91,11 @@ class Daemon : public ControlBackend {
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
   Status setPortParams(PortId port, const LinkParams& params) override;
+  Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) override;
+  Status detachInterface(const std::string& node, const std::string& ifname) override;
+  Result<HostInfo> createHost(const HostSpec& spec) override;
+  Status deleteHost(const std::string& name) override;
+  std::vector<HostInfo> hosts() const override;
   Status createSegment(const SegmentSpec& spec) override;
   Status deleteSegment(const std::string& name) override;
   Status setSegmentState(const std::string& name, bool up) override;
@@ -184,6 +190,17 @@ class Daemon : public ControlBackend {
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
   void emitPortEvent(PortId port, bool up);
+  /// Interface ports at run time (daemon_interfaces.cc).
+  Result<PortInfo> attachPort(Node& node, const std::string& ifname);
+  /// Takes an interface port out of its node and the workers: routes and neighbours
+  /// through it, emulated egress, classifier (tuning restored first), sockets (frames
+  /// taken back), channel; logs its final counters. The id becomes reusable.
+  void detachPort(PortId port, const std::string& why);
+  /// Routes and neighbours of `node` through `port`, and the port in its table.
+  void removeFromNodeTable(Node& node, PortId port, const std::string& what);
+  bool portAttached(PortId port) const { return port < port_node_.size() && port_node_[port]; }
+  void removeHost(const std::string& name, const std::string& why);
+  void writeHostState();
 
   Config config_;
   EpochDomain epoch_;  ///< one domain for every node's table and the link tables
@@ -217,6 +234,15 @@ class Daemon : public ControlBackend {
   uint64_t events_suppressed_ = 0;
   bool started_ = false;
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
+  std::map<PortId, std::unique_ptr<PortTuning>> attached_tuning_;  ///< ports attached at run time
+  std::vector<PortId> runtime_ports_;  ///< interface ports attached at run time
+  XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
+  struct Host {
+    HostInfo info;
+    HostRecord record;
+  };
+  std::map<std::string, Host> hosts_;
+  std::unique_ptr<HostState> host_state_;
 };
 
 }  // namespace fastpath

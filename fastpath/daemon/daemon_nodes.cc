@@ -72,9 +72,18 @@ Status Daemon::deleteNode(const std::string& name) {
   if (n == default_node_)
     return makeError(-EPERM, "node " + name + " is the default node; it cannot be deleted");
   for (PortId p : n->portIds())
-    if (p < kFirstLinkPort)
+    if (p < kFirstLinkPort &&
+        std::find(runtime_ports_.begin(), runtime_ports_.end(), p) == runtime_ports_.end())
       return makeError(-EBUSY, "node " + name + " has interface port " + portInfo(p).ifname +
-                                   "; interface ports stay until fastpathd stops");
+                                   " from fastpathd's start; those stay until fastpathd stops");
+  // Its hosts and the interfaces attached to it at run time go with it.
+  std::vector<std::string> node_hosts;
+  for (const auto& [hname, h] : hosts_)
+    if (h.info.spec.node == name) node_hosts.push_back(hname);
+  for (const auto& h : node_hosts) removeHost(h, "deleted with node " + name);
+  const std::vector<PortId> node_ports = n->portIds();
+  for (PortId p : node_ports)
+    if (p < kFirstLinkPort) detachPort(p, "detached (node " + name + " deleted)");
   std::vector<std::string> doomed;
   for (const auto& [lname, l] : links_)
     if (link_ports_.at(l.a).node == n || link_ports_.at(l.b).node == n) doomed.push_back(lname);
@@ -390,6 +399,8 @@ void Daemon::applyLinkParams(const std::string& link, LinkPort& lp, const LinkPa
 }
 
 Status Daemon::applyPortParams(PortId port, const LinkParams& params) {
+  if (port < ports_.size() && !portAttached(port))
+    return makeError(-ENODEV, "port " + std::to_string(port) + " is detached");
   if (port >= ports_.size())
     return makeError(-EINVAL, "port " + std::to_string(port) +
                                   " is a link port: set its link's parameters instead");
@@ -641,7 +652,10 @@ Status Daemon::applyNodeRules(Node& node, const std::vector<ControlRule>& rules)
 }
 
 Result<int> Daemon::portChannelFd(PortId port) {
-  if (port < channels_.size()) return channels_[port]->clientFd();
+  if (port < channels_.size()) {
+    if (!channels_[port]) return makeError(-ENODEV, "no port " + std::to_string(port));
+    return channels_[port]->clientFd();
+  }
   auto it = link_ports_.find(port);
   if (it == link_ports_.end()) return makeError(-ENODEV, "no port " + std::to_string(port));
   LinkPort& lp = it->second;
@@ -724,7 +738,7 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     for (size_t i = 0; i < FP_REASON_MAX; ++i) reason[i] += c.reason[i].get();
     for (size_t i = 0; i < size_t(ForwardResult::kMax); ++i) result[i] += c.result[i].get();
     for (size_t i = 0; i < size_t(WorkerDrop::kMax); ++i) drop[i] += c.drop[i].get();
-    if (link || port >= w->portCount()) continue;
+    if (link || !w->servesPort(port)) continue;
     if (auto st = w->socket(port).statistics(); st) {
       xs.rx_dropped += st->rx_dropped;
       xs.rx_invalid_descs += st->rx_invalid_descs;
@@ -780,7 +794,8 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
   v.push_back({"punt_burst", config_.punt_burst});
   if (!link && port < ports_.size()) {
     v.push_back({"xsk_zerocopy", ports_[port].xsk_mode == "zerocopy" ? 1u : 0u});
-    if (!workers_.empty()) v.push_back({"xsk_tx_budget", workers_[0]->socket(port).txBudget()});
+    if (!workers_.empty() && workers_[0]->servesPort(port))
+      v.push_back({"xsk_tx_budget", workers_[0]->socket(port).txBudget()});
   }
   return cs;
 }
@@ -818,12 +833,16 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"frames_in_kernel", uint64_t(std::max<int64_t>(0, a.inKernel()))},
                    {"frames_held", a.held},
                    {"frames_in_links", a.in_link},
+                   {"frames_lost", a.lost},
+                   {"port_tables", c.port_tables.get()},
+                   {"port_frames_discarded", c.port_frames_discarded.get()},
                    {"frames_balanced", a.balanced() ? 1u : 0u}};
     if (w->options().cpu >= 0)
       cs.counters.push_back({"cpu", uint64_t(w->options().cpu)});  // pinned
     out.push_back(std::move(cs));
   }
   for (const auto& c : classifiers_) {
+    if (!c) continue;  // a detached port's id
     auto st = c->readStats();
     if (!st) continue;
     CounterSet cs;

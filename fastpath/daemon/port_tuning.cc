@@ -192,6 +192,7 @@ bool restoreStalePortTuning(const std::string& path) {
   }
   pid_t pid = j.value("pid", 0);
   unsigned long long start = j.value("starttime", 0ULL);
+  if (pid == getpid()) return false;  // this daemon's own (a port attached at run time)
   if (pid > 0 && kill(pid, 0) == 0 && startTime(pid) == start) {
     pr_warn("port tuning: %s belongs to fastpathd pid %d, still running; leaving it",
             path.c_str(), int(pid));

@@ -48,20 +48,38 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
                std::vector<ControlChannel*> channels, const FibView& fib, EpochDomain& epoch)
     : options_(options),
       umem_(std::move(umem)),
-      sockets_(std::move(sockets)),
-      channels_(std::move(channels)),
       fib_(fib),
       epoch_(epoch),
-      max_ports_(std::max<uint32_t>(options.max_ports, uint32_t(sockets_.size()))),
+      max_ports_(std::max<uint32_t>(options.max_ports, uint32_t(sockets.size()))),
       book_(&umem_->pool()),
       port_counters_(new WorkerPortCounters[max_ports_]),
       ctrl_tx_(options.ctrl_tx_queue),
       events_(options.event_queue),
       rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {
-  const size_t np = sockets_.size();
-  tx_stage_.resize(np);
+  // Room for every interface port id the worker keeps counters for: ports attached later
+  // (attachPort) need no allocation on the worker's side.
+  const size_t np = sockets.size();
+  const size_t cap = std::max<size_t>(np, std::min<size_t>(max_ports_, kFirstLinkPort));
+  sockets_.resize(cap);
+  for (size_t p = 0; p < np; ++p) sockets_[p] = std::move(sockets[p]);
+  ctl_np_ = uint32_t(np);
+  np_ = uint32_t(np);
+  sock_.assign(cap, nullptr);
+  channels_.assign(cap, nullptr);
+  port_fib_.assign(cap, &fib);
+  for (size_t p = 0; p < np; ++p) {
+    sock_[p] = sockets_[p].get();
+    channels_[p] = p < channels.size() ? channels[p] : nullptr;
+  }
+  setFillQuota();
+  ctl_set_ = std::make_unique<PortSet>();
+  ctl_set_->np = uint32_t(np);
+  ctl_set_->sockets = sock_;
+  ctl_set_->channels = channels_;
+  ctl_set_->fibs = port_fib_;
+  tx_stage_.resize(cap);
   // A batch of received frames plus a batch of client frames can land on one port.
-  for (auto& s : tx_stage_) s.descs.resize(options_.batch_size * 2);
+  for (size_t p = 0; p < np; ++p) tx_stage_[p].descs.resize(options_.batch_size * 2);
   punt_addr_.resize(options_.batch_size);
   punt_len_.resize(options_.batch_size);
   limited_addr_.resize(options_.batch_size);
@@ -72,13 +90,169 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   dst4_.resize(options_.batch_size);
   nh4_.resize(options_.batch_size);
   idx4_.resize(options_.batch_size);
-  tx_pending_.assign(np, 0);
-  tx_out_.assign(np, 0);
+  tx_pending_.assign(cap, 0);
+  tx_out_.assign(cap, 0);
+  rx_lent_.assign(cap, 0);
   punt_bucket_.assign(max_ports_, TokenBucket(options_.punt_rate, options_.punt_burst));
-  port_fib_.assign(np, &fib);
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   link_rx_.resize(options_.batch_size * 2);
   link_arrival_.resize(options_.batch_size * 2);
+  publishAccounting();
+}
+
+void Worker::setFillQuota() {
+  uint32_t ports = 0;
+  for (PortId p = 0; p < np_; ++p) ports += sock_[p] != nullptr;
+  // Half the pool for the fill rings (the rest for TX, links and batches), shared out.
+  fill_quota_ = std::max<uint64_t>(options_.batch_size,
+                                   umem_->pool().capacity() / (2 * std::max<uint32_t>(ports, 1)));
+}
+
+void Worker::setPortFib(PortId p, const FibView* fib) {
+  port_fib_[p] = fib;
+  ctl_set_->fibs[p] = fib;
+}
+
+Status Worker::attachPort(PortId p, std::unique_ptr<XskSocket> socket, ControlChannel* channel,
+                          const FibView* fib) {
+  if (p >= sockets_.size())
+    return makeError(-ENOSPC, "worker " + std::to_string(options_.index) + ": port id " +
+                                  std::to_string(p) + " beyond its " +
+                                  std::to_string(sockets_.size()) + " interface ports");
+  if (sockets_[p])
+    return makeError(-EEXIST, "worker " + std::to_string(options_.index) + ": port id " +
+                                  std::to_string(p) + " is served already");
+  // Prepared here, published below: the worker touches a port's staging area only once
+  // the set that has the port is published (release/acquire).
+  tx_stage_[p].descs.resize(options_.batch_size * 2);
+  tx_stage_[p].n = 0;
+  resetPortCounters(p);
+  punt_bucket_[p] = TokenBucket(options_.punt_rate, options_.punt_burst);
+  auto set = std::make_unique<PortSet>(*ctl_set_);
+  set->sockets[p] = socket.get();
+  set->channels[p] = channel;
+  set->fibs[p] = fib;
+  set->np = std::max<uint32_t>(set->np, p + 1);
+  sockets_[p] = std::move(socket);
+  ctl_np_ = set->np;
+  if (auto st = publishPorts(std::move(set), 2000); !st) return st;
+  return {};
+}
+
+Status Worker::detachPort(PortId p, int timeout_ms) {
+  if (p >= sockets_.size() || !sockets_[p])
+    return makeError(-ENOENT, "worker " + std::to_string(options_.index) + ": port id " +
+                                  std::to_string(p) + " is not served");
+  auto set = std::make_unique<PortSet>(*ctl_set_);
+  set->sockets[p] = nullptr;
+  set->channels[p] = nullptr;
+  while (set->np && !set->sockets[set->np - 1]) --set->np;
+  if (auto st = publishPorts(std::move(set), timeout_ms); !st) return st;
+  sockets_[p].reset();  // the worker gave its frames back: the socket closes
+  ctl_np_ = ctl_set_->np;
+  return {};
+}
+
+Status Worker::publishPorts(std::unique_ptr<PortSet> set, int timeout_ms) {
+  set->version = ctl_set_->version + 1;
+  const uint64_t version = set->version;
+  old_sets_.push_back(std::move(ctl_set_));
+  ctl_set_ = std::move(set);
+  port_set_.store(ctl_set_.get(), std::memory_order_release);
+  if (!thread_.joinable()) {
+    switchPorts();  // not running: the caller's thread is the only one using the worker
+  } else {
+    // The worker switches at the start of its next pass; an idle one is woken for it.
+    const uint64_t one = 1;
+    timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+      if (port_set_seen_.load(std::memory_order_acquire) >= version) break;
+      if (write(wake_fd_, &one, sizeof(one)) < 0) {
+        // The counter is full: the worker is awake anyway.
+      }
+      timespec now;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      const int64_t ms = int64_t(now.tv_sec - start.tv_sec) * 1000 +
+                         (int64_t(now.tv_nsec) - int64_t(start.tv_nsec)) / 1000000;
+      if (ms > timeout_ms)
+        return makeError(-ETIMEDOUT, "worker " + std::to_string(options_.index) +
+                                         " did not take the new port set within " +
+                                         std::to_string(timeout_ms) +
+                                         " ms; the ports' sockets stay open until it does");
+      usleep(100);
+    }
+  }
+  old_sets_.clear();  // the worker copied the newest set: it holds none of them
+  return {};
+}
+
+void Worker::switchPorts() {
+  const PortSet* set = port_set_.load(std::memory_order_acquire);
+  if (!set || set->version == port_set_version_) return;
+  for (PortId p = 0; p < np_; ++p)
+    if (sock_[p] && (p >= set->np || set->sockets[p] != sock_[p])) reclaimPort(p);
+  for (PortId p = 0; p < std::max(np_, set->np); ++p) {
+    sock_[p] = p < set->np ? set->sockets[p] : nullptr;
+    channels_[p] = p < set->np ? set->channels[p] : nullptr;
+    port_fib_[p] = set->fibs[p];
+  }
+  np_ = set->np;
+  setFillQuota();
+  port_set_version_ = set->version;
+  ports_changed_ = true;
+  counters_.port_tables.add(1);
+  port_set_seen_.store(set->version, std::memory_order_release);
+}
+
+void Worker::reclaimPort(PortId p) {
+  // The port's classifier is detached (or its device gone) before the set without it is
+  // published: the kernel puts no more frames on this socket. Everything of ours that is
+  // still in its rings comes back to the pool; what the kernel itself still holds is lost
+  // with the socket (counted).
+  XskSocket& s = *sock_[p];
+  FramePool& pool = umem_->pool();
+  uint64_t discarded = 0;
+  Staged& st = tx_stage_[p];
+  for (uint32_t i = 0; i < st.n; ++i) pool.give(st.descs[i].addr);
+  book_.heldToFree(st.n);
+  discarded += st.n;
+  st.n = 0;
+  uint32_t idx, n;
+  while ((n = xsk_ring_cons__peek(&s.rx, 1024, &idx)) != 0) {
+    for (uint32_t i = 0; i < n; ++i)
+      pool.give(xsk_umem__add_offset_to_addr(xsk_ring_cons__rx_desc(&s.rx, idx + i)->addr));
+    xsk_ring_cons__release(&s.rx, n);
+    book_.receivedFromRx(n);
+    book_.heldToFree(n);
+    rx_lent_[p] -= n;
+    discarded += n;
+  }
+  while ((n = xsk_ring_cons__peek(&s.comp, 1024, &idx)) != 0) {
+    for (uint32_t i = 0; i < n; ++i) pool.give(*xsk_ring_cons__comp_addr(&s.comp, idx + i));
+    xsk_ring_cons__release(&s.comp, n);
+    book_.completed(n);
+    tx_out_[p] -= n;
+  }
+  // Fill and TX entries the kernel has not consumed are still ours to take back.
+  const uint32_t fill_cons = __atomic_load_n(s.fill.consumer, __ATOMIC_ACQUIRE);
+  const uint32_t fill_prod = *s.fill.producer;
+  for (uint32_t i = fill_cons; i != fill_prod; ++i)
+    pool.give(*xsk_ring_prod__fill_addr(&s.fill, i));
+  book_.unlentRx(fill_prod - fill_cons);
+  rx_lent_[p] -= fill_prod - fill_cons;
+  const uint32_t tx_cons = __atomic_load_n(s.tx.consumer, __ATOMIC_ACQUIRE);
+  const uint32_t tx_prod = *s.tx.producer;
+  for (uint32_t i = tx_cons; i != tx_prod; ++i) pool.give(xsk_ring_prod__tx_desc(&s.tx, i)->addr);
+  book_.unlentTx(tx_prod - tx_cons);
+  tx_out_[p] -= tx_prod - tx_cons;
+  discarded += tx_prod - tx_cons;
+  if (rx_lent_[p]) book_.lostRx(uint32_t(rx_lent_[p]));
+  if (tx_out_[p]) book_.lostTx(uint32_t(tx_out_[p]));
+  rx_lent_[p] = 0;
+  tx_out_[p] = 0;
+  tx_pending_[p] = 0;
+  counters_.port_frames_discarded.add(discarded);
   publishAccounting();
 }
 
@@ -113,7 +287,9 @@ FrameAccounting Worker::accounting() const {
     std::atomic_thread_fence(std::memory_order_acquire);
     if (acct_seq_.load(std::memory_order_relaxed) == s1) break;
   }
+  a.lost = book_.lost();
   for (const auto& s : sockets_) {
+    if (!s) continue;
     a.fill_ring += ringLevel(s->fill);
     a.rx_ring += ringLevel(s->rx);
     a.tx_ring += ringLevel(s->tx);
@@ -124,7 +300,7 @@ FrameAccounting Worker::accounting() const {
 
 void Worker::drainCompletions(PortId p) {
   if (!tx_out_[p]) return;  // nothing lent for TX on this port: skip the shared ring
-  XskSocket& s = *sockets_[p];
+  XskSocket& s = *sock_[p];
   uint32_t idx;
   uint32_t n = xsk_ring_cons__peek(&s.comp, options_.batch_size * 4, &idx);
   if (!n) return;
@@ -136,9 +312,13 @@ void Worker::drainCompletions(PortId p) {
 }
 
 void Worker::refill(PortId p) {
-  XskSocket& s = *sockets_[p];
+  XskSocket& s = *sock_[p];
   FramePool& pool = umem_->pool();
   uint32_t room = xsk_prod_nb_free(&s.fill, options_.batch_size);
+  // A port's fill ring holds at most its share of the pool, so ports attached later (or
+  // many ports on a small UMEM) are not starved by the first one's full ring.
+  if (rx_lent_[p] >= fill_quota_) return;
+  room = std::min<uint64_t>(room, fill_quota_ - rx_lent_[p]);
   // No more lent for RX (fill ring + RX ring) than the worker drains in rx_budget_us:
   // beyond that the kernel drops at RX, counted, instead of queueing (RxBudget).
   const uint32_t target = rx_budget_.target();
@@ -159,6 +339,7 @@ void Worker::refill(PortId p) {
   }
   xsk_ring_prod__submit(&s.fill, n);
   book_.lentForRx(n);
+  rx_lent_[p] += n;
   if (xsk_ring_prod__needs_wakeup(&s.fill))
     recvfrom(s.fd(), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
 }
@@ -184,7 +365,7 @@ bool packetDestination(const uint8_t* pkt, uint32_t len, const fp_xdp_meta& m, I
 }  // namespace
 
 uint32_t Worker::receive(PortId p) {
-  XskSocket& s = *sockets_[p];
+  XskSocket& s = *sock_[p];
   uint32_t idx;
   uint32_t n = xsk_ring_cons__peek(&s.rx, options_.batch_size, &idx);
   if (!n) {
@@ -192,6 +373,7 @@ uint32_t Worker::receive(PortId p) {
     return 0;
   }
   book_.receivedFromRx(n);
+  rx_lent_[p] -= n;
   // Descriptors and metadata of the whole batch; frames a few ahead are prefetched
   // (metadata line and header line) for the lookups that follow.
   RxFrame* rx = rx_batch_.data();
@@ -215,7 +397,7 @@ uint32_t Worker::receive(PortId p) {
   }
   // The descriptors are copied: the kernel may reuse the RX slots (the frames stay ours).
   xsk_ring_cons__release(&s.rx, n);
-  cur_channel_ = p < channels_.size() ? channels_[p] : nullptr;
+  cur_channel_ = channels_[p];
   process(p, n, *port_fib_[p]);
   return n;
 }
@@ -260,7 +442,6 @@ void Worker::process(PortId p, uint32_t n, const FibView& fib) {
   punt_bucket_[p].refill(now_ns_);
   WorkerPortCounters& pc = port_counters_[p];
   FramePool& pool = umem_->pool();
-  const uint32_t nports = uint32_t(sockets_.size());
   uint64_t bytes = 0;
   uint32_t result_count[size_t(ForwardResult::kMax)] = {};
   uint32_t verdict_count[FP_VERDICT_MAX] = {};
@@ -307,7 +488,7 @@ void Worker::process(PortId p, uint32_t n, const FibView& fib) {
     ++result_count[size_t(dec.result)];
     switch (dec.result) {
       case ForwardResult::kForward: {
-        if (dec.egress < nports) [[likely]] {
+        if (dec.egress < np_ && sock_[dec.egress]) [[likely]] {
           if (LinkShaper* sh = egressShaper(dec.egress)) [[unlikely]]
             shapedTransmit(*sh, port_counters_[dec.egress], addr, len);  // emulated egress
           else
@@ -551,7 +732,7 @@ uint32_t Worker::releaseShaped() {
   // of this pass send it).
   for (PortId p = 0; p < links_->egress.size(); ++p) {
     LinkShaper* sh = links_->egress[p];
-    if (!sh) continue;
+    if (!sh || p >= np_ || !sock_[p]) continue;  // a detached port's shaper is retired
     if (sh->nextArrival() <= now) {
       const uint32_t n = sh->release(now, link_rx_.data(), link_arrival_.data(), max);
       for (uint32_t i = 0; i < n; ++i) {
@@ -605,7 +786,6 @@ void Worker::switchLinkPorts() {
 
 uint32_t Worker::transmitControl() {
   FramePool& pool = umem_->pool();
-  const uint32_t nports = uint32_t(sockets_.size());
   const uint32_t max_len = umem_->options().frame_size;
   uint32_t n = 0;
   for (; n < options_.batch_size; ++n) {
@@ -613,7 +793,7 @@ uint32_t Worker::transmitControl() {
     if (!f) break;
     // The relay only queues frames of real ports and of at most kControlFrameMax bytes.
     const bool link = f->port >= kFirstLinkPort && f->port < max_ports_;
-    if ((f->port < nports || link) && f->len <= max_len) {
+    if (((f->port < np_ && sock_[f->port]) || link) && f->len <= max_len) {
       uint64_t addr;
       if (pool.take(&addr)) {
         book_.takenFromPool(1);
@@ -648,7 +828,7 @@ uint32_t Worker::transmitControl() {
 }
 
 void Worker::flushTx(PortId p) {
-  XskSocket& s = *sockets_[p];
+  XskSocket& s = *sock_[p];
   Staged& st = tx_stage_[p];
   if (!st.n) return;
   WorkerPortCounters& pc = port_counters_[p];
@@ -679,7 +859,7 @@ void Worker::flushTx(PortId p) {
 }
 
 void Worker::kick(PortId p) {
-  XskSocket& s = *sockets_[p];
+  XskSocket& s = *sock_[p];
   WorkerPortCounters& pc = port_counters_[p];
   flushTx(p);
   if (!tx_pending_[p]) return;
@@ -710,8 +890,9 @@ void Worker::watchRxDrops() {
   rx_window_frames_ += last_pass_rx_;
   if (now_ns_ - rx_window_ns_ < kWindowNs) return;
   uint64_t dropped = 0;
-  for (const auto& s : sockets_) {
-    if (s->fd() < 0) continue;  // in-memory socket: no kernel, no drops
+  for (PortId p = 0; p < np_; ++p) {
+    const XskSocket* s = sock_[p];
+    if (!s || s->fd() < 0) continue;  // detached, or in-memory (no kernel, no drops)
     if (auto st = s->statistics(); st) dropped += st->rx_dropped + st->rx_ring_full;
   }
   // A port that left takes its counts along: never a negative difference.
@@ -724,7 +905,6 @@ void Worker::watchRxDrops() {
 }
 
 uint32_t Worker::pollOnce(bool* tx_pending) {
-  const PortId np = PortId(sockets_.size());
   uint32_t work = 0;
   // One clock read per loop (vDSO, no syscall) for the punt limiters.
   timespec ts;
@@ -738,11 +918,16 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
     rx_rate_.store(rx_budget_.ratePps(), std::memory_order_relaxed);
   }
   last_pass_ns_ = now_ns_;
+  switchPorts();
   switchLinkPorts();
-  for (PortId p = 0; p < np; ++p) drainCompletions(p);
-  for (PortId p = 0; p < np; ++p) refill(p);
+  const PortId np = np_;
+  for (PortId p = 0; p < np; ++p)
+    if (sock_[p]) drainCompletions(p);
+  for (PortId p = 0; p < np; ++p)
+    if (sock_[p]) refill(p);
   uint32_t rx = 0;
-  for (PortId p = 0; p < np; ++p) rx += receive(p);
+  for (PortId p = 0; p < np; ++p)
+    if (sock_[p]) rx += receive(p);
   last_pass_rx_ = rx;
   work += rx;
   if (options_.rx_budget_us) watchRxDrops();
@@ -756,6 +941,7 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   }
   bool pending = false;
   for (PortId p = 0; p < np; ++p) {
+    if (!sock_[p]) continue;
     kick(p);
     pending |= tx_pending_[p] != 0;
   }

@@ -90,6 +90,8 @@ struct alignas(64) WorkerCounters {
   Counter link_tables;             ///< link port tables switched to
   Counter link_frames_discarded;   ///< frames queued on links when they were deleted
   Counter link_late_frames;        ///< emulated frames released over lateness_warn_ns late
+  Counter port_tables;             ///< interface port sets switched to
+  Counter port_frames_discarded;   ///< frames received or staged on ports when detached
   /// How late emulated frames left against their arrival time (the emulation's own error).
   LatencyHistogram lateness;
 };
@@ -157,7 +159,26 @@ class Worker {
 
   const WorkerOptions& options() const { return options_; }
   /// The table of interface port `p`'s node (default: the constructor's). Before start().
-  void setPortFib(PortId p, const FibView* fib) { port_fib_[p] = fib; }
+  void setPortFib(PortId p, const FibView* fib);
+  /// The UMEM new sockets of this worker are created on (AF_XDP socket creation only; the
+  /// frame pool is the worker's).
+  Umem& umem() { return *umem_; }
+  /// Control thread: serves interface port `p` (< kFirstLinkPort, not served now) from the
+  /// worker's next pass on: its socket (on umem()) gets fill frames from the pool, its
+  /// frames are received with `fib` (the port's node) and punted to `channel`. Like the link
+  /// tables, the port set is published to the worker (release store) and the worker never
+  /// locks; returns once published.
+  Status attachPort(PortId p, std::unique_ptr<XskSocket> socket, ControlChannel* channel,
+                    const FibView* fib);
+  /// Control thread: stops serving interface port `p`. Returns once the worker took every
+  /// frame back from the socket's rings (received frames and client frames staged for it
+  /// are discarded, counted in port_frames_discarded), then closes the socket. Frames the
+  /// kernel still held (the driver's, in zero-copy mode) are out of circulation for good
+  /// (frames_lost). Waits at most `timeout_ms` for the worker; on timeout the socket is kept
+  /// open (never freed under the worker) and an error says so.
+  Status detachPort(PortId p, int timeout_ms = 2000);
+  /// Control thread: the port's socket is served (attached and not detached).
+  bool servesPort(PortId p) const { return p < sockets_.size() && sockets_[p] != nullptr; }
   /// Control thread: the link ports this worker serves from its next pass on. The table
   /// must stay valid until an epoch synchronize() that started after the next publish.
   void publishLinkPorts(const LinkPortTable* table) {
@@ -184,7 +205,9 @@ class Worker {
   int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
   /// The adaptive base priority (0: fixed priority).
   int rtBelow() const { return rt_below_.load(std::memory_order_relaxed); }
-  size_t portCount() const { return sockets_.size(); }  ///< interface ports
+  /// Interface port ids in use + 1 (control thread; some below may be detached:
+  /// servesPort()).
+  size_t portCount() const { return ctl_np_; }
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
   const WorkerCounters& counters() const { return counters_; }
@@ -216,6 +239,19 @@ class Worker {
 
  private:
   void run();
+  /// Interface ports as the control thread publishes them (attachPort, detachPort).
+  struct PortSet {
+    uint64_t version = 0;
+    uint32_t np = 0;                        ///< highest port id + 1
+    std::vector<XskSocket*> sockets;        ///< by port id; nullptr: none
+    std::vector<ControlChannel*> channels;  ///< by port id
+    std::vector<const FibView*> fibs;       ///< by port id
+  };
+  /// Worker thread (or the control thread while not started): adopts the newest port set;
+  /// ports that left it give their frames back (reclaimPort).
+  void switchPorts();
+  void reclaimPort(PortId p);
+  Status publishPorts(std::unique_ptr<PortSet> set, int timeout_ms);
   void drainCompletions(PortId p);
   void refill(PortId p);
   uint32_t receive(PortId p);
@@ -266,8 +302,22 @@ class Worker {
 
   WorkerOptions options_;
   std::unique_ptr<Umem> umem_;
+  // Control thread: the sockets (owned, by port id) and the published sets.
   std::vector<std::unique_ptr<XskSocket>> sockets_;
+  uint32_t ctl_np_ = 0;
+  std::unique_ptr<PortSet> ctl_set_;                // the newest set
+  std::vector<std::unique_ptr<PortSet>> old_sets_;  // freed once the worker moved past them
+  std::atomic<const PortSet*> port_set_{nullptr};
+  std::atomic<uint64_t> port_set_seen_{0};  // the version the worker serves
+  // Worker thread: the ports served (copied from the set; no pointer to a set is kept).
+  uint64_t port_set_version_ = 0;
+  uint32_t np_ = 0;
+  std::vector<XskSocket*> sock_;
   std::vector<ControlChannel*> channels_;
+  std::vector<uint64_t> rx_lent_;  // per port: frames on its fill ring, in the kernel, on RX
+  uint64_t fill_quota_ = 0;        // per port: at most this many frames lent for receive
+  void setFillQuota();
+  bool ports_changed_ = false;     // run(): rebuild the poll set
   const FibView& fib_;
   EpochDomain& epoch_;
   uint32_t max_ports_ = 0;

@@ -22,7 +22,8 @@ namespace fastpath {
 Status Worker::start() {
   // Fill the fill rings before the thread exists (thread creation orders these writes
   // before the worker's), so frames arriving as soon as start() returns find room.
-  for (PortId p = 0; p < PortId(sockets_.size()); ++p) refill(p);
+  for (PortId p = 0; p < np_; ++p)
+    if (sock_[p]) refill(p);
   publishAccounting();
   thread_ = std::thread([this] { run(); });
   if (options_.cpu >= 0) {
@@ -78,7 +79,9 @@ void Worker::adaptRtPriority(int below) {
   constexpr uint64_t kHoldMinNs = 100'000'000, kHoldMaxNs = 6'400'000'000;
   // Full means full of what the worker lends for RX (RxBudget), not of the ring's entries.
   uint32_t level = 0, size = 0;
-  for (const auto& s : sockets_) {
+  for (PortId p = 0; p < np_; ++p) {
+    const XskSocket* s = sock_[p];
+    if (!s) continue;
     level = std::max(level, ringLevel(s->rx));
     size = std::max(size, std::min(s->rx.size, rx_budget_.target()));
   }
@@ -131,8 +134,14 @@ void Worker::run() {
     return;
   }
   std::vector<pollfd> pfds;
-  for (auto& s : sockets_) pfds.push_back({s->fd(), POLLIN, 0});
-  if (wake_fd_ >= 0) pfds.push_back({wake_fd_, POLLIN, 0});
+  auto pollSet = [&] {
+    pfds.clear();
+    for (PortId p = 0; p < np_; ++p)
+      if (sock_[p]) pfds.push_back({sock_[p]->fd(), POLLIN, 0});
+    if (wake_fd_ >= 0) pfds.push_back({wake_fd_, POLLIN, 0});
+    ports_changed_ = false;
+  };
+  pollSet();
   // Emulated links wake the worker at their frames' arrival times: the default 50 us of
   // timer slack would be the emulation's error.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -177,6 +186,7 @@ void Worker::run() {
     // Idle: sleep in ppoll() until a frame arrives, the next emulated arrival is near, or
     // the timeout (which bounds the delay of client frames and of stop). Offline so route
     // updates never wait for us.
+    if (ports_changed_) pollSet();  // interface ports attached or detached
     reader.offline();
     counters_.idle_polls.add(1);
     uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;

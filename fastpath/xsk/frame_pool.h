@@ -59,6 +59,9 @@ struct FrameAccounting {
   uint64_t lent_tx = 0;    ///< produced on TX rings, not yet consumed from completion rings
   uint64_t held = 0;       ///< taken by the worker and not yet given back or lent
   uint64_t in_link = 0;    ///< in flight on an internal link (a LinkQueue of this worker)
+  /// Lent to the kernel on a socket that was closed before it gave them back (an interface
+  /// port detached while the driver held frames): out of circulation for good.
+  uint64_t lost = 0;
   uint64_t fill_ring = 0;  ///< entries sitting in fill rings (kernel has not taken them)
   uint64_t rx_ring = 0;    ///< entries sitting in RX rings
   uint64_t tx_ring = 0;    ///< entries sitting in TX rings
@@ -67,7 +70,7 @@ struct FrameAccounting {
   int64_t inKernel() const {
     return int64_t(lent_rx + lent_tx) - int64_t(fill_ring + rx_ring + tx_ring + comp_ring);
   }
-  bool balanced() const { return free + lent_rx + lent_tx + held + in_link == total; }
+  bool balanced() const { return free + lent_rx + lent_tx + held + in_link + lost == total; }
 };
 
 /// The worker's book of frame movements. Every transition goes through one of these so
@@ -106,6 +109,19 @@ class FrameBook {
   }
   /// n frames of a deleted link's queue given back to the pool.
   void linkToFree(uint32_t n) { in_link_ -= n; }
+  /// A detached port's socket: n frames taken back from its fill ring (free again), and
+  /// frames the kernel kept when the socket closed.
+  void unlentRx(uint32_t n) { lent_rx_ -= n; }
+  void unlentTx(uint32_t n) { lent_tx_ -= n; }
+  void lostRx(uint32_t n) {
+    lent_rx_ -= n;
+    lost_ += n;
+  }
+  void lostTx(uint32_t n) {
+    lent_tx_ -= n;
+    lost_ += n;
+  }
+  uint64_t lost() const { return lost_; }
   uint64_t inLink() const { return in_link_; }
   uint64_t lentRx() const { return lent_rx_; }
   uint64_t lentTx() const { return lent_tx_; }
@@ -118,6 +134,7 @@ class FrameBook {
     a.lent_tx = lent_tx_;
     a.held = held_;
     a.in_link = in_link_;
+    a.lost = lost_;
     return a;
   }
 
@@ -127,6 +144,7 @@ class FrameBook {
   uint64_t lent_tx_ = 0;
   uint64_t held_ = 0;
   uint64_t in_link_ = 0;
+  uint64_t lost_ = 0;
 };
 
 }  // namespace fastpath

@@ -140,6 +140,24 @@ struct SegmentInfo {
   LinkDirectionStats stats;  ///< the medium, as measured (all senders)
 };
 
+/// A host: a network namespace "fp-<name>" joined by a veth pair to a node of the daemon
+/// (eth0 inside, addressed; the other end an interface port of the node).
+struct HostSpec {
+  std::string name;  ///< 1..12 of [A-Za-z0-9_.-]: the namespace is "fp-" + name
+  std::string node;
+  std::vector<IpPrefix> addresses;  ///< eth0's addresses (host bits allowed: an address/len)
+  std::vector<IpAddress> gateways;  ///< default routes via eth0 (one IPv4, one IPv6 at most)
+  uint32_t mtu = 1500;
+};
+
+struct HostInfo {
+  HostSpec spec;
+  std::string netns;  ///< "fp-" + name
+  std::string port;   ///< fastpathd's end of the veth pair: the node's interface port
+  PortId port_id = 0;
+  MacAddress mac;     ///< eth0's
+};
+
 /// Named counters, so the wire format need not change when a counter is added.
 struct CounterSet {
   std::string scope;  ///< "port fp1", "worker 0", "classifier fp1", "control", ...
@@ -234,6 +252,15 @@ class ControlBackend {
   virtual Status setSegmentState(const std::string& name, bool up);
   virtual Status setSegmentParams(const std::string& name, const LinkParams& params);
   virtual std::vector<SegmentInfo> segments() const;
+  /// Interface ports at run time: an interface of the daemon's namespace becomes a port of
+  /// `node` (classifier, AF_XDP sockets, tuning), or stops being one (routes, neighbours
+  /// and frames queued for it go; settings restored).
+  virtual Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname);
+  virtual Status detachInterface(const std::string& node, const std::string& ifname);
+  /// Hosts (network namespace + veth pair attached to a node), made by the daemon.
+  virtual Result<HostInfo> createHost(const HostSpec& spec);
+  virtual Status deleteHost(const std::string& name);
+  virtual std::vector<HostInfo> hosts() const;
 };
 
 }  // namespace fastpath

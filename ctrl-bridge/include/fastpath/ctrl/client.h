@@ -188,6 +188,17 @@ class Client {
   /// With the medium's parameters and counters and each port's counters.
   Result<std::vector<SegmentInfo>> segments();
 
+  // Interface ports at run time and hosts (protocol 1.5; -ENOSYS from an older server;
+  // changes need an operator).
+  /// Makes interface `ifname` of fastpathd's namespace a port of `node`; the new port.
+  Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname);
+  Status detachInterface(const std::string& node, const std::string& ifname);
+  /// Namespace fp-<name> joined by a veth pair to `node` (eth0 inside, addressed); the host
+  /// with its port and eth0's MAC.
+  Result<HostInfo> createHost(const HostSpec& spec);
+  Status deleteHost(const std::string& name);
+  Result<std::vector<HostInfo>> hosts();
+
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
   int fd() const;
 

@@ -11,6 +11,7 @@
 #include "fastpath/link_params.h"
 #include "fpctl.h"
 #include "json.h"
+#include "link_format.h"
 
 namespace fastpath::ctrl::fpctl {
 namespace {
@@ -557,6 +558,18 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
 }
 
 }  // namespace
+
+std::string linkParamsSummary(const LinkParams& p) { return summary(p); }
+void linkParamsJson(JsonWriter& w, const LinkParams& p) { paramsJson(w, p); }
+void linkStatsJson(JsonWriter& w, const LinkDirectionStats& s) { statsJson(w, s); }
+std::string linkStatsLine(const LinkDirectionStats& s) {
+  return "sent " + count(s.tx_packets) + ", delivered " + count(s.delivered) + ", dropped " +
+         count(drops(s)) + " (" + ratioText(s) + "; queue " + count(s.queue_drops) + ", loss " +
+         count(s.loss_drops) + ", capacity " + count(s.full_drops) + ", down " +
+         count(s.link_down_drops) + "), queued " + count(s.depth_packets) + ", in flight " +
+         count(s.in_flight) + ", time in queue p50 " + sojournText(s, s.sojourn_p50_ns) +
+         " p99 " + sojournText(s, s.sojourn_p99_ns);
+}
 
 int cmdLink(const Global& g) {
   std::vector<std::string> a = g.args;

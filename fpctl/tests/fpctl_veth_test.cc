@@ -215,5 +215,44 @@ TEST_F(FpctlVeth, ReplaceAllOf10kRoutesWhileTrafficFlowsLosesNothing) {
   EXPECT_EQ(client_->routes()->size(), 10001u);
 }
 
+// fpctl segment against the real daemon: add (ports in three nodes, the medium's
+// parameters), list, show in text and JSON, set parameters and state, the errors' exit
+// statuses, del.
+TEST_F(FpctlVeth, SegmentAddListShowSetDel) {
+  for (const char* n : {"h3a", "h3b", "h3c"}) ASSERT_EQ(runFpctl({"-s", sock_, "node", "add", n}), 0);
+  std::string out;
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "add", "lan", "h3a", "h3b", "h3c:eth9", "rate",
+                      "10mbit", "delay", "1ms"},
+                     &out),
+            0)
+      << out;
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "list"}, &out), 0);
+  EXPECT_NE(out.find("h3a:lan h3b:lan h3c:eth9"), std::string::npos) << out;
+  EXPECT_NE(out.find("rate 10mbit delay 1ms"), std::string::npos) << out;
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "set", "lan", "loss", "1%", "down"}, &out), 0)
+      << out;
+  ASSERT_EQ(runFpctl({"-s", sock_, "--json", "segment", "show", "lan"}, &out), 0);
+  EXPECT_NE(out.find("\"up\":false"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"port\":\"eth9\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"rate_bps\":10000000"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"unknown_dst_drops\":0"), std::string::npos) << out;
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "show", "lan"}, &out), 0);
+  EXPECT_NE(out.find("rate 10mbit delay 1ms loss 1%"), std::string::npos) << out;
+  EXPECT_NE(out.find("segment lan: down, 3 port(s)"), std::string::npos) << out;
+  // The port is the node's, like any other.
+  ASSERT_EQ(runFpctl({"-s", sock_, "--node", "h3c", "ports"}, &out), 0);
+  EXPECT_NE(out.find("eth9"), std::string::npos) << out;
+  EXPECT_EQ(runFpctl({"-s", sock_, "segment", "add", "lan2", "h3a", "h3a"}), 2) << "node twice";
+  EXPECT_EQ(runFpctl({"-s", sock_, "segment", "set", "lan", "loss", "150%"}), 2);
+  EXPECT_EQ(runFpctl({"-s", sock_, "segment", "add", "lan", "h3a:x"}), 1) << "name in use";
+  EXPECT_EQ(runFpctl({"-s", sock_, "segment", "add", "lan3", "nope"}), 1) << "unknown node";
+  EXPECT_EQ(runFpctl({"-s", sock_, "segment", "show", "nope"}), 1);
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "del", "lan"}), 0);
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "list"}, &out), 0);
+  EXPECT_EQ(out.find("lan"), std::string::npos) << out;
+  EXPECT_NE(runFpctl({"-s", sock_, "--node", "h3c", "ports"}, &out), -1);
+  EXPECT_EQ(out.find("eth9"), std::string::npos) << "the port went with the segment: " << out;
+}
+
 }  // namespace
 }  // namespace fastpath::ctrl

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// fpctl segment: list, show, add, del, set — fastpathd's segments (shared media joining
+// many nodes, as ns-3's CsmaChannel) and the emulation of their medium.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fastpath/link_params.h"
+#include "fpctl.h"
+#include "json.h"
+#include "link_format.h"
+
+namespace fastpath::ctrl::fpctl {
+namespace {
+
+const char* kSegmentHelp =
+    R"(Usage: fpctl segment list [--json]
+       fpctl segment show NAME [--json]
+       fpctl segment add NAME NODE[:PORT] [NODE[:PORT]...] [--mtu N] [PARAMETER...]
+       fpctl segment del NAME
+       fpctl segment set NAME up|down
+       fpctl segment set NAME PARAMETER... [up|down]
+
+  A segment is a shared medium joining nodes of fastpathd, as ns-3's CsmaChannel: each
+  node gets a port with its own MAC (`fpctl --node NODE ports` lists it). A frame sent on
+  a port reaches the port of its destination MAC; broadcast and multicast reach every
+  other port; a unicast to a MAC no port has is dropped (counted). All ports share one
+  medium: one rate, delay, queue and loss, the senders' frames one after the other.
+
+  list   every segment: state, its ports (node:port), the medium's emulation
+  show   one segment: each port's node, port, id, MAC and MTU with what it sent and
+         received and its drops (unknown destination, no frame for a broadcast copy,
+         receive queue full, sent while down), then the medium: configured parameters
+         and what was measured (sent, delivered, drops, queue, time in the queue)
+  add    creates a segment, up, with a port in each NODE (1 to 64, each node once); PORT
+         names the port inside its node (default: the segment's name); MACs are
+         generated; --mtu N sets every port's MTU (68..65535, default 1500); PARAMETERs
+         emulate the medium
+  del    deletes a segment and its ports (routes and neighbours through them go too);
+         frames in the medium are discarded (counted)
+  set    up or down: a segment that is down passes no frame (counted) and each node's
+         subscribers get a port-down event; PARAMETERs change the medium's emulation
+         (only those named: fpctl reads the current ones first)
+
+  PARAMETERs are `fpctl link`'s (tc's words and units): rate 10mbit, overhead BYTES,
+  delay 5ms, jitter, distribution, reorder, limit PACKETS, limit-bytes, loss 1%,
+  gemodel, duplicate, corrupt, seed (`fpctl link --help` explains each).
+
+  A bad argument is exit status 2 (nothing is sent). add, del and set need root, the
+  socket's owner (fastpathd --socket-uid) or an allowed uid (exit status 4 otherwise);
+  an unknown node or segment, or a value fastpathd refuses, is exit status 1.
+)";
+
+int badParameter(const std::string& what, const Error& e) {
+  std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),
+               e.message.c_str());
+  return kExitUsage;
+}
+
+const SegmentInfo* findSegment(const std::vector<SegmentInfo>& segs, const std::string& name) {
+  for (const auto& s : segs)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+Error noSegment(const std::string& name) {
+  return makeError(-ENOENT, "no segment '" + name + "' (`fpctl segment list` lists them)");
+}
+
+void segmentJson(JsonWriter& w, const SegmentInfo& s) {
+  w.beginObject().key("name").value(s.name).key("up").value(s.up).key("ports").beginArray();
+  for (const auto& p : s.ports)
+    w.beginObject()
+        .key("node")
+        .value(p.node)
+        .key("port")
+        .value(p.port)
+        .key("id")
+        .value(p.id)
+        .key("mac")
+        .value(p.mac.toString())
+        .key("mtu")
+        .value(p.mtu)
+        .key("tx_packets")
+        .value(p.tx_packets)
+        .key("tx_bytes")
+        .value(p.tx_bytes)
+        .key("rx_packets")
+        .value(p.rx_packets)
+        .key("rx_bytes")
+        .value(p.rx_bytes)
+        .key("unknown_dst_drops")
+        .value(p.unknown_dst_drops)
+        .key("no_frame_drops")
+        .value(p.no_frame_drops)
+        .key("queue_full_drops")
+        .value(p.queue_full_drops)
+        .key("down_drops")
+        .value(p.down_drops)
+        .endObject();
+  w.endArray().key("configured");
+  linkParamsJson(w, s.params);
+  w.key("measured");
+  linkStatsJson(w, s.stats);
+  w.endObject();
+}
+
+std::string portsText(const SegmentInfo& s) {
+  std::string out;
+  for (const auto& p : s.ports) out += (out.empty() ? "" : " ") + p.node + ":" + p.port;
+  return out;
+}
+
+void showText(const SegmentInfo& s) {
+  std::printf("segment %s: %s, %zu port(s)\n", s.name.c_str(), s.up ? "up" : "down",
+              s.ports.size());
+  std::printf("  %-20s %-12s %-6s %-17s %-5s %10s %10s %8s %8s %8s %8s\n", "NODE", "PORT", "ID",
+              "MAC", "MTU", "TX", "RX", "UNKNOWN", "NOFRAME", "QFULL", "DOWN");
+  for (const auto& p : s.ports)
+    std::printf("  %-20s %-12s %-6u %-17s %-5u %10llu %10llu %8llu %8llu %8llu %8llu\n",
+                p.node.c_str(), p.port.c_str(), unsigned(p.id), p.mac.toString().c_str(),
+                unsigned(p.mtu), (unsigned long long)p.tx_packets,
+                (unsigned long long)p.rx_packets, (unsigned long long)p.unknown_dst_drops,
+                (unsigned long long)p.no_frame_drops, (unsigned long long)p.queue_full_drops,
+                (unsigned long long)p.down_drops);
+  std::printf("  medium, configured: %s\n", linkParamsSummary(s.params).c_str());
+  std::printf("  medium, measured:   %s\n", linkStatsLine(s.stats).c_str());
+}
+
+int listOrShow(const Global& g, Session& s, const std::string& cmd,
+               const std::vector<std::string>& a) {
+  if (cmd != "show" && !a.empty())
+    return usage("segment list: unexpected argument '" + a[0] + "'", kSegmentHelp);
+  if (cmd == "show" && a.size() != 1)
+    return usage("segment show: expected exactly one NAME", kSegmentHelp);
+  if (int rc = s.connect(false)) return rc;
+  auto segs = s.client().segments();
+  if (!segs) return fail(segs.error(), true);
+  if (cmd == "show") {
+    const SegmentInfo* found = findSegment(segs.value(), a[0]);
+    if (!found) return fail(noSegment(a[0]), true);
+    if (g.json) {
+      JsonWriter w;
+      segmentJson(w, *found);
+      std::printf("%s\n", w.str().c_str());
+    } else {
+      showText(*found);
+    }
+    return kExitOk;
+  }
+  if (g.json) {
+    JsonWriter w;
+    w.beginArray();
+    for (const auto& seg : segs.value()) segmentJson(w, seg);
+    w.endArray();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("%-16s %-5s %-48s %s\n", "NAME", "STATE", "PORTS", "EMULATION");
+    for (const auto& seg : segs.value())
+      std::printf("%-16s %-5s %-48s %s\n", seg.name.c_str(), seg.up ? "up" : "down",
+                  portsText(seg).c_str(), linkParamsSummary(seg.params).c_str());
+  }
+  return kExitOk;
+}
+
+int add(const Global& g, Session& s, std::vector<std::string> a) {
+  std::string mtu_s;
+  bool has_mtu = takeFlag(a, "--mtu", &mtu_s);
+  if (a.size() < 2)
+    return usage("segment add: expected NAME NODE[:PORT] [NODE[:PORT]...] [PARAMETER...]",
+                 kSegmentHelp);
+  if (std::string why = nameProblem(a[0]); !why.empty())
+    return usage("segment add: " + why, kSegmentHelp);
+  SegmentSpec spec;
+  spec.name = a[0];
+  uint32_t mtu = 1500;
+  if (has_mtu) {
+    char* end = nullptr;
+    unsigned long m = std::strtoul(mtu_s.c_str(), &end, 10);
+    if (mtu_s.empty() || *end || m < 68 || m > 65535)
+      return usage("--mtu: '" + mtu_s + "' is not an MTU (68..65535)", kSegmentHelp);
+    mtu = static_cast<uint32_t>(m);
+  }
+  // NODE[:PORT] words until the first parameter word.
+  size_t i = 1;
+  std::vector<std::string> words;
+  for (; i < a.size(); ++i) {
+    LinkParams probe;
+    if (applyLinkParamWords({a[i]}, &probe) ||
+        (i + 1 < a.size() && applyLinkParamWords({a[i], a[i + 1]}, &probe)))
+      break;  // a parameter: the rest are parameters
+    SegmentPortSpec p;
+    auto colon = a[i].find(':');
+    p.node = a[i].substr(0, colon);
+    p.port = colon == std::string::npos ? spec.name : a[i].substr(colon + 1);
+    p.mtu = mtu;
+    if (std::string why = nameProblem(p.node); !why.empty())
+      return usage("segment add: node '" + a[i] + "': " + why, kSegmentHelp);
+    if (std::string why = nameProblem(p.port); !why.empty())
+      return usage("segment add: port of '" + a[i] + "': " + why, kSegmentHelp);
+    for (const auto& q : spec.ports)
+      if (q.node == p.node)
+        return usage("segment add: node " + p.node + " twice; a node has one port on a segment",
+                     kSegmentHelp);
+    spec.ports.push_back(p);
+  }
+  words.assign(a.begin() + long(i), a.end());
+  if (spec.ports.empty()) return usage("segment add: expected at least one NODE", kSegmentHelp);
+  if (auto st = applyLinkParamWords(words, &spec.params); !st)
+    return badParameter("segment add", st.error());
+  if (int rc = s.connect(false)) return rc;
+  if (auto st = s.client().createSegment(spec); !st) return fail(st.error(), true);
+  return printOk(g, "segment " + spec.name + " added with " + std::to_string(spec.ports.size()) +
+                        " port(s)" +
+                        (words.empty() ? "" : ": " + formatLinkParams(spec.params)));
+}
+
+int set(const Global& g, Session& s, std::vector<std::string> a) {
+  if (a.empty()) return usage("segment set: expected NAME", kSegmentHelp);
+  const std::string name = a[0];
+  a.erase(a.begin());
+  if (std::string why = nameProblem(name); !why.empty())
+    return usage("segment set: " + why, kSegmentHelp);
+  std::string state;
+  std::vector<std::string> words;
+  for (const auto& w : a) {
+    if (w == "up" || w == "down") {
+      if (!state.empty()) return usage("segment set: up or down, once", kSegmentHelp);
+      state = w;
+    } else {
+      words.push_back(w);
+    }
+  }
+  if (state.empty() && words.empty())
+    return usage("segment set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
+                 kSegmentHelp);
+  if (!words.empty()) {
+    LinkParams probe;
+    if (auto st = applyLinkParamWords(words, &probe); !st)
+      return badParameter("segment set", st.error());
+  }
+  if (int rc = s.connect(false)) return rc;
+  std::string result = "segment " + name;
+  if (!words.empty()) {
+    auto segs = s.client().segments();
+    if (!segs) return fail(segs.error(), true);
+    const SegmentInfo* seg = findSegment(segs.value(), name);
+    if (!seg) return fail(noSegment(name), true);
+    LinkParams p = seg->params;
+    if (auto st = applyLinkParamWords(words, &p); !st)
+      return badParameter("segment set", st.error());
+    if (auto st = s.client().setSegmentParams(name, p); !st) return fail(st.error(), true);
+    result += " " + formatLinkParams(p);
+  }
+  if (!state.empty()) {
+    if (auto st = s.client().setSegmentState(name, state == "up"); !st)
+      return fail(st.error(), true);
+    result += " " + state;
+  }
+  return printOk(g, result);
+}
+
+}  // namespace
+
+int cmdSegment(const Global& g) {
+  std::vector<std::string> a = g.args;
+  if (g.help || a.empty()) return printHelp(g, kSegmentHelp);
+  std::string cmd = a[0];
+  a.erase(a.begin());
+  Session s(g);
+  if (cmd == "list" || cmd == "ls" || cmd == "show") return listOrShow(g, s, cmd, a);
+  if (cmd == "add" || cmd == "create") return add(g, s, a);
+  if (cmd == "del" || cmd == "delete") {
+    if (a.size() != 1) return usage("segment del: expected exactly one NAME", kSegmentHelp);
+    if (std::string why = nameProblem(a[0]); !why.empty())
+      return usage("segment del: " + why, kSegmentHelp);
+    if (int rc = s.connect(false)) return rc;
+    if (auto st = s.client().deleteSegment(a[0]); !st) return fail(st.error(), true);
+    return printOk(g, "segment " + a[0] + " deleted");
+  }
+  if (cmd == "set") return set(g, s, a);
+  return usage("segment: unknown command '" + cmd + "'", kSegmentHelp);
+}
+
+}  // namespace fastpath::ctrl::fpctl

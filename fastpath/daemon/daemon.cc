@@ -203,6 +203,10 @@ Status Daemon::startTopology() {
     if (auto st = createLink(tl.spec); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tl.line) +
                                             ": " + st.error().message);
+  for (const auto& ts : config_.topology.segments)
+    if (auto st = createSegment(ts.spec); !st)
+      return makeError(st.error().code, config_.topology_file + ":" + std::to_string(ts.line) +
+                                            ": " + st.error().message);
   for (const auto& tn : config_.topology.nodes)
     if (auto st = staticEntries(*findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tn.line) +

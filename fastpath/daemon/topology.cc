@@ -39,9 +39,14 @@ struct LinkLines {
   int a = 0, b = 0;
   int a_to_b = 0, b_to_a = 0;  ///< where each direction's emulation was given
 };
+struct SegmentLines {
+  std::vector<int> ports;
+  int params = 0;
+};
 struct Lines {
   std::vector<NodeLines> nodes;
   std::vector<LinkLines> links;
+  std::vector<SegmentLines> segments;
 };
 
 /// The problems found so far, each one line "origin:LINE: what: what to do", reported in
@@ -114,13 +119,15 @@ class Reader {
       return;
     }
     bool any = false;
-    forEachKey(root, "the document", {"nodes", "links"}, {},
+    forEachKey(root, "the document", {"nodes", "links", "segments"}, {},
                [&](const std::string& key, const YAML::Node& v) {
                  any = true;
                  if (key == "nodes")
                    forEachItem(v, "nodes", [&](const YAML::Node& n) { node(n); });
-                 else
+                 else if (key == "links")
                    forEachItem(v, "links", [&](const YAML::Node& n) { link(n); });
+                 else
+                   forEachItem(v, "segments", [&](const YAML::Node& n) { segment(n); });
                });
     if (root.IsMap() && !any)
       p_->add(
@@ -373,6 +380,39 @@ class Reader {
     lines.links.push_back(ll);
   }
 
+  /// `{name: lan, ports: [r1, {node: r2, port: eth1, mac: M, mtu: N}], up: B, params: P}`
+  void segment(const YAML::Node& n) {
+    TopologySegment seg;
+    SegmentLines sl;
+    seg.line = lineOf(n);
+    const std::string what = label(n, "segment", topology.segments.size());
+    forEachKey(n, what, {"name", "ports", "up", "params"}, {"name", "ports"},
+               [&](const std::string& key, const YAML::Node& v) {
+                 if (key == "name") {
+                   scalar(v, what + ": name", &seg.spec.name);
+                 } else if (key == "ports") {
+                   forEachItem(v, what + ": ports", [&](const YAML::Node& p) {
+                     LinkEndSpec e;
+                     int line = 0;
+                     end(p, what + ": port " + std::to_string(seg.spec.ports.size()), &e, &line);
+                     seg.spec.ports.push_back(SegmentPortSpec{e.node, e.port, e.mac, e.mtu});
+                     sl.ports.push_back(line);
+                   });
+                 } else if (key == "up") {
+                   if (!v.IsScalar() || !YAML::convert<bool>::decode(v, seg.spec.up))
+                     p_->add(lineOf(v), what + ": up must be true or false");
+                 } else {
+                   sl.params = lineOf(v);
+                   linkParams(v, what + ": params", &seg.spec.params);
+                 }
+               });
+    // A segment port is named after its segment unless the entry says otherwise.
+    for (auto& p : seg.spec.ports)
+      if (p.port.empty()) p.port = seg.spec.name;
+    topology.segments.push_back(std::move(seg));
+    lines.segments.push_back(sl);
+  }
+
   /// "rate 10mbit delay 5ms loss 1%": fpctl's words (applyLinkParamWords), applied on top
   /// of `p`; on error `p` is left as it was.
   bool linkParams(const YAML::Node& v, const std::string& what, LinkParams* p) {
@@ -469,6 +509,12 @@ Status validate(const Topology& t, const std::string& origin, const Lines* lines
           std::to_string(t.links.size()) + " links: a fastpathd holds at most " +
               std::to_string(kMaxLinks) + ", this is the first one too many: remove " +
               std::to_string(t.links.size() - kMaxLinks) + " link(s)");
+  else if (t.links.size() + t.segments.size() > kMaxLinks)
+    p.add(t.segments[kMaxLinks - t.links.size()].line,
+          std::to_string(t.links.size()) + " links and " + std::to_string(t.segments.size()) +
+              " segments: a fastpathd holds at most " + std::to_string(kMaxLinks) +
+              " together, this is the first one too many: remove " +
+              std::to_string(t.links.size() + t.segments.size() - kMaxLinks) + " segment(s)");
   size_t interfaces = 0;
   for (size_t n = 0; n < t.nodes.size(); ++n)
     for (size_t k = 0; k < t.nodes[n].interfaces.size(); ++k)
@@ -580,11 +626,78 @@ Status validate(const Topology& t, const std::string& origin, const Lines* lines
     }
   }
 
+  // Segments: 1 .. kMaxSegmentPorts known nodes, each once, with ports as a link end's.
+  std::map<std::string, int> segment_line;
+  for (size_t s = 0; s < t.segments.size(); ++s) {
+    const auto& seg = t.segments[s];
+    const std::string& name = seg.spec.name;
+    const std::string what = "segment " + name;
+    if (!validName(name))
+      p.add(seg.line, "segment name '" + name + "' is not valid: use " + kNameRule);
+    if (auto lit = link_line.find(name); lit != link_line.end())
+      p.add(seg.line, what + ": link " + name + " (line " + std::to_string(lit->second) +
+                          ") has that name: links and segments share names; rename one");
+    auto [it, fresh] = segment_line.emplace(name, seg.line);
+    if (!fresh)
+      p.add(seg.line, what + " is defined twice (first at line " + std::to_string(it->second) +
+                          "): rename one");
+    if (seg.spec.ports.empty() || seg.spec.ports.size() > kMaxSegmentPorts)
+      p.add(seg.line, what + ": " + std::to_string(seg.spec.ports.size()) +
+                          " ports: a segment joins 1 to " + std::to_string(kMaxSegmentPorts) +
+                          " nodes");
+    if (auto st = validateLinkParams(seg.spec.params); !st) {
+      int line = lines && s < lines->segments.size() && lines->segments[s].params
+                     ? lines->segments[s].params
+                     : seg.line;
+      p.add(line, what + ": params: " + st.error().message);
+    }
+    std::map<std::string, int> on_segment;  // node -> line
+    for (size_t k = 0; k < seg.spec.ports.size(); ++k) {
+      const SegmentPortSpec& e = seg.spec.ports[k];
+      const std::string port_what = what + ": port " + std::to_string(k) + " (node " + e.node + ")";
+      int line = lines && s < lines->segments.size() && k < lines->segments[s].ports.size()
+                     ? lines->segments[s].ports[k]
+                     : seg.line;
+      if (!known(e.node)) {
+        p.add(line, port_what + ": node '" + e.node +
+                        "' is not defined: add it under 'nodes:' or correct the name");
+      } else if (auto [nit, nfresh] = on_segment.emplace(e.node, line); !nfresh) {
+        p.add(line, port_what + ": node " + e.node + " is on the segment already (line " +
+                        std::to_string(nit->second) + "): a node has one port on a segment");
+      } else if (!validName(e.port)) {
+        if (e.port != name)
+          p.add(line, port_what + ": port name '" + e.port + "' is not valid: use " + kNameRule);
+      } else {
+        auto [pit, pfresh] =
+            ports[e.node].emplace(e.port, std::make_pair("segment " + name + "'s port", line));
+        if (!pfresh)
+          p.add(line, port_what + ": node " + e.node + " already has a port " + e.port + " (" +
+                          pit->second.first + ", line " + std::to_string(pit->second.second) +
+                          "): give this port another name with 'port:'");
+      }
+      if (e.mtu < kMinMtu || e.mtu > kMaxMtu)
+        p.add(line, port_what + ": mtu " + std::to_string(e.mtu) + " is out of range: use " +
+                        std::to_string(kMinMtu) + ".." + std::to_string(kMaxMtu));
+      if (!e.mac.isZero()) {
+        if (e.mac.bytes[0] & 1)
+          p.add(line, port_what + ": mac " + e.mac.toString() +
+                          " is multicast: use a unicast address such as 02:00:00:00:01:01");
+        auto [mit, mfresh] = macs.emplace(e.mac.bytes, std::make_pair(port_what, line));
+        if (!mfresh)
+          p.add(line, port_what + ": mac " + e.mac.toString() + " is already used by " +
+                          mit->second.first + " (line " + std::to_string(mit->second.second) +
+                          "): give each port its own MAC, or leave 'mac' out to have one "
+                          "generated");
+      }
+    }
+  }
+
   // Routes and neighbours: on ports of their node.
   auto portList = [&](const std::string& node) {
     std::vector<std::string> names;
     for (const auto& [port, holder] : ports[node]) names.push_back(port);
-    if (names.empty()) return std::string("it has no port: add 'interfaces:' or a link");
+    if (names.empty())
+      return std::string("it has no port: add 'interfaces:', a link or a segment");
     if (names.size() > 8) names.resize(8), names.push_back("...");
     return "use one of " + joined(names);
   };

@@ -28,9 +28,16 @@ struct TopologyLink {
   int line = 0;
 };
 
+/// A segment: a shared medium joining nodes (`segments:`), with a port in each.
+struct TopologySegment {
+  SegmentSpec spec;  ///< ports (node, port, mac, mtu), up, the medium's `params`
+  int line = 0;
+};
+
 struct Topology {
   std::vector<TopologyNode> nodes;
   std::vector<TopologyLink> links;
+  std::vector<TopologySegment> segments;
 };
 
 /// Parses and validates (validateTopology) a topology document; `origin` names it in
@@ -39,9 +46,10 @@ Result<Topology> parseTopologyText(const std::string& text, const std::string& o
 /// Reads and parses a file.
 Result<Topology> parseTopologyFile(const std::string& path);
 /// The checks that need no system access: names unique and well-formed, links between two
-/// different known nodes, port names unique per node, an interface in one node only, route
-/// devices known to their node, link emulation parameters (validateLinkParams), at most
-/// kMaxNodes nodes and kMaxLinks links. Returns all problems found, one per line.
+/// different known nodes, segments of 1 .. kMaxSegmentPorts known nodes (each once), port
+/// names unique per node, MACs unique, an interface in one node only, route devices known
+/// to their node, emulation parameters (validateLinkParams), at most kMaxNodes nodes and
+/// kMaxLinks links and segments together. Returns all problems found, one per line.
 Status validateTopology(const Topology& topology, const std::string& origin);
 /// Every interface named exists in the current network namespace (a clear error naming
 /// the interface, the node and the line otherwise). Touches nothing.

@@ -313,5 +313,32 @@ TEST_F(SegmentVeth, BadSegmentsAreRefusedWithReasons) {
   EXPECT_EQ(segment().ports.size(), 3u);
 }
 
+TEST_F(SegmentVeth, ASegmentOfTheTopologyIsCreatedAtStart) {
+  daemon_.reset();
+  guard_.reset();
+  Config c;
+  c.topology.nodes.resize(2);
+  c.topology.nodes[0].spec.name = "n1";
+  c.topology.nodes[0].interfaces = {"fp0"};
+  c.topology.nodes[1].spec.name = "n2";
+  c.topology.nodes[1].interfaces = {"fp1"};
+  c.topology.segments.resize(1);
+  c.topology.segments[0].spec.name = "lan0";
+  c.topology.segments[0].spec.ports = {SegmentPortSpec{"n1", "lan0", segMac(1), 1500},
+                                       SegmentPortSpec{"n2", "lan0", segMac(2), 1500}};
+  c.topology.segments[0].spec.params.rate_bps = 10000000;
+  c.control_socket = "/tmp/fp-h3-seg-" + std::to_string(getpid()) + ".sock";
+  c.cores = {1};
+  startDaemon(std::move(c));
+  if (HasFatalFailure()) return;
+  auto segs = daemon_->segments();
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_EQ(segs[0].name, "lan0");
+  EXPECT_EQ(segs[0].params.rate_bps, 10000000u);
+  ASSERT_EQ(segs[0].ports.size(), 2u);
+  EXPECT_EQ(segs[0].ports[1].mac, segMac(2));
+  EXPECT_TRUE(node("n2").portByName("lan0").ok());
+}
+
 }  // namespace
 }  // namespace fastpath

@@ -345,6 +345,84 @@ TEST(TopologyErrors, MtuRangeAndDuplicateMacs) {
               7, "link l1: b: mac 02:00:00:00:00:01 is already used by link l1: a (line 6)");
 }
 
+// ---- segments ----
+
+TEST(TopologyParse, SegmentsWithTheirPortsAndMedium) {
+  auto t = parseTopologyText(
+      "nodes:\n"
+      "  - name: r1\n"
+      "    routes:\n"
+      "      - {prefix: 198.18.9.0/24, via: 198.18.50.3, dev: lan}\n"
+      "  - name: r2\n"
+      "  - name: r3\n"
+      "segments:\n"
+      "  - name: lan\n"  // 8
+      "    ports: [r1, {node: r2, port: eth1, mac: \"02:00:00:00:50:02\", mtu: 9000}, r3]\n"
+      "    params: rate 100mbit delay 1ms\n"
+      "  - {name: lan2, ports: [r2], up: false}\n",
+      "t.yaml");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->segments.size(), 2u);
+  const TopologySegment& s = t->segments[0];
+  EXPECT_EQ(s.spec.name, "lan");
+  EXPECT_EQ(s.line, 8);
+  EXPECT_TRUE(s.spec.up);
+  ASSERT_EQ(s.spec.ports.size(), 3u);
+  EXPECT_EQ(s.spec.ports[0].node, "r1");
+  EXPECT_EQ(s.spec.ports[0].port, "lan") << "the port defaults to the segment's name";
+  EXPECT_TRUE(s.spec.ports[0].mac.isZero());
+  EXPECT_EQ(s.spec.ports[1].port, "eth1");
+  EXPECT_EQ(s.spec.ports[1].mac.toString(), "02:00:00:00:50:02");
+  EXPECT_EQ(s.spec.ports[1].mtu, 9000u);
+  EXPECT_EQ(s.spec.params.rate_bps, 100000000u);
+  EXPECT_EQ(s.spec.params.delay_ns, 1000000u);
+  EXPECT_FALSE(t->segments[1].spec.up);
+}
+
+TEST(TopologyErrors, BadSegmentsNameTheirLine) {
+  const std::string nodes =
+      "nodes:\n"
+      "  - name: r1\n"
+      "  - name: r2\n"
+      "    interfaces: [eth1]\n"
+      "segments:\n";
+  expectError(nodes + "  - {name: lan, ports: []}\n", 6,
+              "segment lan: 0 ports: a segment joins 1 to 64 nodes");
+  expectError(nodes +
+                  "  - name: lan\n"
+                  "    ports:\n"
+                  "      - r1\n"   // 8
+                  "      - r1\n",  // 9
+              9, "segment lan: port 1 (node r1): node r1 is on the segment already (line 8)");
+  expectError(nodes + "  - {name: lan, ports: [r1, r9]}\n", 6,
+              "segment lan: port 1 (node r9): node 'r9' is not defined");
+  expectError(nodes +
+                  "  - name: lan\n"
+                  "    ports: [r1, {node: r2, port: eth1}]\n",
+              7, "segment lan: port 1 (node r2): node r2 already has a port eth1 (interface eth1");
+  expectError(nodes +
+                  "  - name: lan\n"
+                  "    ports: [r1]\n"
+                  "    params: loss 150%\n",  // 8
+              8, "segment lan: params");
+  expectError(nodes + "  - {name: lan, ports: [{node: r1, mac: \"01:00:00:00:00:01\"}]}\n", 6,
+              "is multicast");
+  expectError(nodes + "  - {name: lan, ports: [r1]}\n  - {name: lan, ports: [r2]}\n", 7,
+              "segment lan is defined twice (first at line 6)");
+  expectError(
+      "nodes: [{name: r1}, {name: r2}]\n"
+      "links: [{name: x, a: r1, b: r2}]\n"
+      "segments:\n"
+      "  - {name: x, ports: [r1], bogus: 1}\n",
+      4, "unknown key 'bogus'");
+  expectError(
+      "nodes: [{name: r1}, {name: r2}]\n"
+      "links: [{name: x, a: r1, b: r2}]\n"
+      "segments:\n"
+      "  - {name: x, ports: [r1]}\n",
+      4, "segment x: link x (line 2) has that name");
+}
+
 // ---- link emulation ----
 
 TEST(TopologyParse, LinkEmulationForBothOrOneDirection) {

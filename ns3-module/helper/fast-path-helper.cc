@@ -13,14 +13,82 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include "fastpath/ctrl/client.h"
+
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FastPathHelper");
+
+namespace
+{
+
+int g_signalPipe[2] = {-1, -1};
+
+void
+OnStopSignal(int sig)
+{
+    const char c = char(sig);
+    if (write(g_signalPipe[1], &c, 1) < 0)
+    {
+        // Nothing to do in a signal handler; a second signal has the default action.
+    }
+}
+
+/// SIGINT and SIGTERM stop the simulation instead of the process, so that the script goes
+/// on to Simulator::Destroy() and everything created in fastpathd is deleted (the second
+/// one has the default action). The handler writes to a pipe; a thread schedules
+/// Simulator::Stop() (ScheduleWithContext is thread-safe in the realtime simulator).
+/// Signals the program handles itself are left alone.
+void
+StopOnSignals()
+{
+    static std::atomic<bool> installed{false};
+    if (installed.exchange(true) || pipe(g_signalPipe) != 0)
+    {
+        return;
+    }
+    bool any = false;
+    for (int sig : {SIGINT, SIGTERM})
+    {
+        struct sigaction old = {};
+        if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL)
+        {
+            continue;
+        }
+        struct sigaction sa = {};
+        sa.sa_handler = OnStopSignal;
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        any |= sigaction(sig, &sa, nullptr) == 0;
+    }
+    if (!any)
+    {
+        return;
+    }
+    std::thread([]() {
+        char c = 0;
+        while (read(g_signalPipe[0], &c, 1) < 0 && errno == EINTR)
+        {
+        }
+        std::cerr << "fastpath: " << (c == SIGINT ? "SIGINT" : "SIGTERM")
+                  << ": stopping the simulation; what it created in fastpathd is deleted at "
+                     "Simulator::Destroy() (again to quit at once)"
+                  << std::endl;
+        Simulator::ScheduleWithContext(Simulator::NO_CONTEXT, Seconds(0), &Simulator::Stop);
+    }).detach();
+}
+
+} // namespace
 
 FastPathHelper::FastPathHelper()
     : m_udpPorts{698, 520, 521, 654}
@@ -106,6 +174,7 @@ FastPathHelper::DoInstall(Ptr<Node> node,
     std::string why = CheckSimulatorPreconditions();
     NS_ABORT_MSG_IF(!why.empty(), "FastPathHelper::Install: " << why);
     NS_ABORT_MSG_IF(ports.empty(), "FastPathHelper::Install: no fastpathd port names given");
+    StopOnSignals();
 
     std::shared_ptr<PerNode> per;
     auto known = m_nodes.find(node->GetId());
@@ -171,6 +240,48 @@ FastPathHelper::DoInstall(Ptr<Node> node,
     NS_ABORT_MSG_IF(!infos.ok(),
                     "FastPathHelper::Install: cannot list the ports of fastpathd node "
                         << fpNode << ": " << infos.error().message);
+
+    // A name that is no port of the node yet but an interface of fastpathd's namespace is
+    // attached to the node now (protocol 1.5, an operator's connection), and detached at
+    // Simulator::Destroy().
+    for (const auto& portName : ports)
+    {
+        bool found = false;
+        for (const auto& p : infos.value())
+        {
+            found |= p.ifname == portName;
+        }
+        if (found)
+        {
+            continue;
+        }
+        auto attached = per->connection->AttachInterface(portName);
+        NS_ABORT_MSG_IF(!attached.ok(),
+                        "FastPathHelper::Install: fastpathd node "
+                            << fpNode << " has no port '" << portName
+                            << "' and attaching the interface failed: "
+                            << attached.error().message
+                            << " (give fastpathd the interface with --port or --topology, "
+                               "or fix the name)");
+        NS_LOG_INFO("fastpathd node " << fpNode << ": interface " << portName
+                                      << " attached as port " << attached.value().id);
+        const std::string socket = per->connection->GetSocketPath();
+        Simulator::ScheduleDestroy([socket, fpNode, portName]() {
+            auto c = fastpath::ctrl::Client::connect(socket);
+            auto st = c.ok() ? c.value()->detachInterface(fpNode, portName)
+                             : fastpath::Status(c.error());
+            if (!st.ok())
+            {
+                NS_LOG_WARN("fastpathd: cannot detach interface " << portName << " from node "
+                                                                  << fpNode << ": "
+                                                                  << st.error().message);
+            }
+        });
+        infos = per->connection->Ports();
+        NS_ABORT_MSG_IF(!infos.ok(),
+                        "FastPathHelper::Install: cannot list the ports of fastpathd node "
+                            << fpNode << ": " << infos.error().message);
+    }
 
     NetDeviceContainer devices;
     for (const auto& portName : ports)

@@ -71,6 +71,14 @@ class FastPathHelper
      * this helper attached before may be given more ports of the same fastpathd node by
      * another Install() before the simulation runs (one connection per node; the new
      * ports' devices are added after the node's others).
+     * A name that is no port of the fastpathd node but a real interface of fastpathd's
+     * network namespace ("eth1") is attached to the node first (fastpathd 1.5; the process
+     * must be an operator of the socket: root or fastpathd --socket-uid), and detached at
+     * Simulator::Destroy().
+     * The first Install() also makes SIGINT and SIGTERM (when the program has no handler of
+     * its own) stop the simulation instead of the process, so that the script goes on to
+     * Simulator::Destroy() and what it created in fastpathd is deleted; a second signal
+     * has the default action.
      * Aborts with a message saying what to fix when a precondition does not hold.
      */
     NetDeviceContainer Install(Ptr<Node> node, const std::vector<std::string>& ports);

@@ -183,6 +183,17 @@ FastPathConnection::Ports()
     return m_client->ports();
 }
 
+fastpath::Result<fastpath::PortInfo>
+FastPathConnection::AttachInterface(const std::string& ifname)
+{
+    NS_ABORT_MSG_IF(!m_client || m_running,
+                    "FastPathConnection::AttachInterface: connect first, and call it before "
+                    "StartWorker()");
+    return m_client->attachInterface(
+        m_fastPathNode.empty() ? std::string(fastpath::kDefaultNodeName) : m_fastPathNode,
+        ifname);
+}
+
 fastpath::Result<int>
 FastPathConnection::OpenControlChannel(fastpath::PortId port)
 {

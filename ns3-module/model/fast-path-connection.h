@@ -61,6 +61,15 @@ class FastPathConnection : public Object
     fastpath::Status Connect();
     bool IsConnected() const;
     fastpath::Result<std::vector<fastpath::PortInfo>> Ports();
+    /// Makes interface `ifname` of fastpathd's namespace a port of this connection's
+    /// fastpathd node (protocol 1.5; the process must be an operator of the socket).
+    /// Before StartWorker().
+    fastpath::Result<fastpath::PortInfo> AttachInterface(const std::string& ifname);
+    /// fastpathd's control socket (the SocketPath attribute).
+    const std::string& GetSocketPath() const
+    {
+        return m_socketPath;
+    }
     fastpath::Result<int> OpenControlChannel(fastpath::PortId port);
     /// Adds `rules` to fastpathd's control rule set (existing rules are kept). Synchronous
     /// before StartWorker(), queued after.

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hosts: two OLSR routers and a host on each, simulated or emulated with real hosts.
+//
+//   h1 ── r1 ── r2 ── h2      h1 198.18.1.2/24 (r1 .1), h2 198.18.2.2/24 (r2 .1),
+//                            r1-r2 198.18.0.0/24
+//
+//   simulated:   hosts                      ns-3 nodes stand in for h1 and h2; an ns-3 ping
+//                                          h1 -> h2 runs from --ping-at for --pings
+//   emulated:    hosts --FastPathEmulation=1
+//                fastpathd makes the namespaces fp-TAG-h1 and fp-TAG-h2 (TAG: FastPathTag,
+//                default "hosts"); run real programs in them while the script runs:
+//                  ip netns exec fp-hosts-h1 ping 198.18.2.2
+//
+// Emulated, fastpathd must be running with a socket this user may create nodes, links and
+// hosts on (fastpathd --socket-uid UID; --FastPathSocket=PATH if not the default socket).
+// Ctrl-C stops the run early, and what it created in fastpathd is deleted all the same.
+// --report=FILE writes key=value lines as they become known: the namespaces, when r1
+// first had a route to h2's subnet (OLSR converged, with the hosts' networks as HNA), and
+// simulated, the ping's replies.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/fast-path-host-helper.h"
+#include "ns3/fast-path-point-to-point-helper.h"
+#include "ns3/internet-apps-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/olsr-helper.h"
+
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("FastPathHosts");
+
+int
+main(int argc, char* argv[])
+{
+    double duration = 30;
+    double pingAt = 10;
+    uint32_t pings = 5;
+    double hello = 1;
+    double tc = 2;
+    std::string report;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("duration", "seconds to run", duration);
+    cmd.AddValue("ping-at", "simulated: when h1 starts pinging h2 (seconds)", pingAt);
+    cmd.AddValue("pings", "simulated: pings h1 sends to h2", pings);
+    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
+    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
+    cmd.AddValue("report", "write key=value results to this file (as they are known)", report);
+    cmd.Parse(argc, argv);
+    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
+    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+
+    std::ofstream out;
+    if (!report.empty())
+    {
+        out.open(report);
+    }
+    auto say = [&out](const std::string& line) {
+        std::cout << line << std::endl;
+        if (out.is_open())
+        {
+            out << line << std::endl;
+        }
+    };
+
+    NodeContainer routers;
+    routers.Create(2);
+    Names::Add("r1", routers.Get(0));
+    Names::Add("r2", routers.Get(1));
+    // OLSR for the routers' routes, static routing for the hosts' subnets (connected): OLSR
+    // announces them (HNA) but routes only to OLSR nodes itself.
+    OlsrHelper olsr;
+    Ipv4StaticRoutingHelper staticRouting;
+    Ipv4ListRoutingHelper list;
+    list.Add(staticRouting, 0);
+    list.Add(olsr, 10);
+    InternetStackHelper stack;
+    stack.SetRoutingHelper(list);
+    stack.Install(routers);
+
+    FastPathPointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+    p2p.SetChannelAttribute("Delay", StringValue("1ms"));
+    Ipv4AddressHelper address("198.18.0.0", "255.255.255.0");
+    address.Assign(p2p.Install(routers.Get(0), routers.Get(1)));
+
+    FastPathHostHelper hosts;
+    FastPathHostHelper::Host h1 = hosts.Install(routers.Get(0), "h1", "198.18.1.2/24");
+    FastPathHostHelper::Host h2 = hosts.Install(routers.Get(1), "h2", "198.18.2.2/24");
+    if (!h1.netns.empty())
+    {
+        say("netns_h1=" + h1.netns);
+        say("netns_h2=" + h2.netns);
+        std::cout << "real hosts: ip netns exec " << h1.netns << " ping 198.18.2.2" << std::endl;
+    }
+
+    uint32_t replies = 0;
+    if (h1.node)
+    {
+        V4PingHelper ping(h2.address);
+        ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
+        ApplicationContainer app = ping.Install(h1.node);
+        app.Start(Seconds(pingAt));
+        app.Stop(Seconds(pingAt + 0.2 * pings - 0.1));
+        Config::ConnectWithoutContext("/NodeList/*/ApplicationList/*/$ns3::V4Ping/Rtt",
+                                      MakeCallback(+[](uint32_t* n, Time) { ++*n; }).Bind(&replies));
+    }
+
+    // When r1 first has a route to h2 (OLSR converged, h2's subnet announced by r2).
+    Ptr<Ipv4> ipv4 = routers.Get(0)->GetObject<Ipv4>();
+    std::function<void()> watch = [&]() {
+        Ipv4Header h;
+        h.SetDestination(h2.address);
+        Socket::SocketErrno err;
+        if (ipv4->GetRoutingProtocol()->RouteOutput(nullptr, h, nullptr, err))
+        {
+            say("converged=" + std::to_string(Simulator::Now().GetSeconds()));
+            return;
+        }
+        Simulator::Schedule(MilliSeconds(50), watch);
+    };
+    Simulator::Schedule(Seconds(0), watch);
+
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    if (h1.node)
+    {
+        say("ping_replies=" + std::to_string(replies));
+    }
+    say("stopped_at=" + std::to_string(Simulator::Now().GetSeconds()));
+    Simulator::Destroy();
+    say("destroyed=1");
+    return 0;
+}

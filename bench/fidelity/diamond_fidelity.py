@@ -144,7 +144,11 @@ def run_diamond(build, args, emulated, fpd, workdir, timeout_s, fh):
     report = os.path.join(workdir, f"diamond-{emulated}.json")
     argv = [exe, f"--report={report}", f"--FastPathEmulation={emulated}"] + args
     if emulated:
-        argv += [f"--FastPathSocket={fpd.sock}", "--FastPathTag=fp-h5-dia"]
+        plan = os.path.join(workdir, "plan.yaml")
+        argv += [f"--FastPathSocket={fpd.sock}", "--FastPathTag=fp-h5-dia",
+                 f"--FastPathPlan={plan}"]
+        open(plan, "w").close()
+        shutil.chown(plan, "nobody")
         argv = ["ip", "netns", "exec", fpd.ns, "setpriv", "--reuid=nobody", "--regid=nogroup",
                 "--clear-groups"] + argv
         open(report, "w").close()
@@ -168,6 +172,53 @@ def run_diamond(build, args, emulated, fpd, workdir, timeout_s, fh):
         res["fastpathd_cpu_s"] = round(proc_cpu_s(fpd.proc.pid) - fpd_cpu0, 2)
     log("result: " + json.dumps(res), fh)
     return res
+
+
+def check_plan(build, fpd, workdir, fh):
+    """The plan the emulated run wrote (--FastPathPlan), read by a second fastpathd
+    (--topology, its own idle port and socket): the script's nodes with their host and its
+    links with their emulation, the lossy direction included. Returns (ok, what)."""
+    plan = os.path.join(workdir, "plan.yaml")
+    if not os.path.getsize(plan):
+        return False, "no plan written"
+    sock = os.path.join(workdir, "plan.sock")
+    for cmd in (["link", "add", "idle2", "type", "veth", "peer", "name", "idle3"],
+                ["link", "set", "idle2", "up"], ["link", "set", "idle3", "up"]):
+        subprocess.run(["ip", "-n", fpd.ns] + cmd, check=True)
+    proc = subprocess.Popen(
+        ["ip", "netns", "exec", fpd.ns, os.path.join(build, "fastpathd", "fastpathd"),
+         "--port", "idle2", "--socket", sock, "--topology", plan],
+        stdout=open(os.path.join(workdir, "plan-fastpathd.log"), "w"), stderr=subprocess.STDOUT)
+    try:
+        for _ in range(100):
+            if os.path.exists(sock) or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        if not os.path.exists(sock):
+            return False, "fastpathd --topology refused the plan: " + \
+                open(os.path.join(workdir, "plan-fastpathd.log")).read()[-1500:]
+        fpctl = os.path.join(build, "fpctl", "fpctl")
+        nodes = json.loads(subprocess.run([fpctl, "--socket", sock, "node", "list", "--json"],
+                                          capture_output=True, text=True, timeout=10).stdout)
+        links = json.loads(subprocess.run([fpctl, "--socket", sock, "link", "list", "--json"],
+                                          capture_output=True, text=True, timeout=10).stdout)
+        nodes = nodes.get("nodes", []) if isinstance(nodes, dict) else nodes
+        links = links.get("links", []) if isinstance(links, dict) else links
+        names = sorted(n["name"] for n in nodes if n["name"] != "default")
+        hosts = {n.get("host", "local") for n in nodes}
+        text = json.dumps(links)
+        what = f"{len(names)} nodes ({', '.join(names)}), {len(links)} links"
+        log(f"plan read back by fastpathd --topology: {what}", fh)
+        ok = (names == [f"fp-h5-dia-{x}" for x in "abcd"] and len(links) == 4 and
+              hosts == {"local"} and "10mbit" in text and "1%" in text)
+        return ok, what
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def compare(sim, emu, scale):
@@ -252,6 +303,9 @@ def main():
         sim = run_diamond(build, args, 0, None, workdir, scale["timeout_s"], fh)
         fpd = Fastpathd(build, workdir, fh)
         emu = run_diamond(build, args, 1, fpd, workdir, scale["timeout_s"], fh)
+        plan_ok, plan_what = check_plan(build, fpd, workdir, fh)
+        if os.path.exists(os.path.join(workdir, "plan.yaml")):
+            shutil.copy(os.path.join(workdir, "plan.yaml"), a.out)
         # Nothing of the script may remain in fastpathd.
         fpctl = os.path.join(build, "fpctl", "fpctl")
         leftovers = None
@@ -270,6 +324,8 @@ def main():
             fpd.close()
         shutil.rmtree(workdir, ignore_errors=True)
     checks = compare(sim, emu, scale)
+    checks.append(("generated plan (--FastPathPlan) read by fastpathd --topology", "",
+                   plan_what, "4 nodes (host local), 4 links, 10mbit, 1%", plan_ok))
     if leftovers:
         checks.append(("script's nodes left in fastpathd", "", len(leftovers), "none", False))
     ok = all(c[4] for c in checks)

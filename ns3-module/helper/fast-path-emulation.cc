@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-emulation.h"
 
+#include "fast-path-plan.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -169,6 +171,7 @@ FastPathEmulation::Get(const std::string& who)
     e->RemoveLeftovers();
     FastPathEmulation* raw = e.get();
     Simulator::Schedule(Seconds(0), [raw]() { raw->Follow(); });
+    FastPathPlan::ScheduleIfAsked(e->m_socket, e->m_tag + "-");
     e->m_attach.SetSocketPath(e->m_socket);
     g_emulation_session = std::move(e);
     // After the nodes (NodeList disposes of them, and of their connections, first).

@@ -171,8 +171,28 @@ Status Daemon::startWorkers() {
     wo.punt_rate = config_.punt_rate / config_.queues;
     wo.punt_burst = std::max<uint64_t>(1, config_.punt_burst / config_.queues);
     wo.max_ports = kMaxPorts;
+    // No interface port at start: the UMEM's own socket is bound to lo (copy mode, never
+    // served), so that interfaces attached and detached later each get a socket of their
+    // own (libxdp hands the UMEM's fd to the first socket, and it can be bound only once).
+    std::unique_ptr<XskSocket> anchor;
+    if (np == 0) {
+      XskOptions xo;
+      xo.ifname = "lo";
+      xo.queue = 0;
+      xo.rx_size = 64;
+      xo.tx_size = 64;
+      xo.mode = XskMode::kCopy;
+      auto s = XskSocket::create(**umem, xo);
+      if (s)
+        anchor = std::move(*s);
+      else
+        pr_warn("worker %u: binding the UMEM to lo failed (%s); an interface attached at run "
+                "time and detached leaves its worker unable to attach another",
+                w, s.error().message.c_str());
+    }
     auto worker = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
                                            default_node_->fib().view(), epoch_);
+    if (anchor) worker->keepAnchor(std::move(anchor));
     for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &port_node_[p]->fib().view());
     workers_.push_back(std::move(worker));
   }

@@ -146,6 +146,10 @@ Status Daemon::detachInterface(const std::string& node_name, const std::string& 
       if (h.info.port_id == p)
         return makeError(-EBUSY, "interface " + ifname + " is host " + name +
                                      "'s port: delete the host instead");
+    if (std::find(runtime_ports_.begin(), runtime_ports_.end(), p) == runtime_ports_.end())
+      return makeError(-EBUSY, "interface " + ifname +
+                                   " is a port from fastpathd's start (--port, topology); "
+                                   "those stay until fastpathd stops");
     detachPort(p, "detached");
     return {};
   }

@@ -177,6 +177,11 @@ class Worker {
   /// (frames_lost). Waits at most `timeout_ms` for the worker; on timeout the socket is kept
   /// open (never freed under the worker) and an error says so.
   Status detachPort(PortId p, int timeout_ms = 2000);
+  /// Keeps `socket` open for the worker's lifetime without serving it: the UMEM's first
+  /// socket when no interface port existed at start (libxdp binds the UMEM's own fd with
+  /// the first socket, and that fd can be bound only once: a port attached later and
+  /// detached must not be the one holding it).
+  void keepAnchor(std::unique_ptr<XskSocket> socket) { anchor_ = std::move(socket); }
   /// Control thread: the port's socket is served (attached and not detached).
   bool servesPort(PortId p) const { return p < sockets_.size() && sockets_[p] != nullptr; }
   /// Control thread: the link ports this worker serves from its next pass on. The table
@@ -304,6 +309,7 @@ class Worker {
   std::unique_ptr<Umem> umem_;
   // Control thread: the sockets (owned, by port id) and the published sets.
   std::vector<std::unique_ptr<XskSocket>> sockets_;
+  std::unique_ptr<XskSocket> anchor_;  // see keepAnchor()
   uint32_t ctl_np_ = 0;
   std::unique_ptr<PortSet> ctl_set_;                // the newest set
   std::vector<std::unique_ptr<PortSet>> old_sets_;  // freed once the worker moved past them

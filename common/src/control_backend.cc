@@ -57,7 +57,7 @@ Status ControlBackend::createSegment(const SegmentSpec& spec) {
 Status ControlBackend::deleteSegment(const std::string& name) {
   return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
 }
-Status ControlBackend::setSegmentState(const std::string& name, bool) {
+Status ControlBackend::setSegmentState(const std::string& name, bool, const std::string&) {
   return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
 }
 Status ControlBackend::setSegmentParams(const std::string& name, const LinkParams&) {

@@ -647,12 +647,13 @@ Status Client::deleteSegment(const std::string& name) {
   });
 }
 
-Status Client::setSegmentState(const std::string& name, bool up) {
+Status Client::setSegmentState(const std::string& name, bool up, const std::string& node) {
   return FP_CALL(->Status {
     if (auto st = needsSegments(impl_->info, "set_segment_state"); !st) return st;
     v1::Request req;
     req.mutable_set_segment_state()->set_name(name);
     req.mutable_set_segment_state()->set_up(up);
+    req.mutable_set_segment_state()->set_node(node);
     return impl_->call(req);
   });
 }

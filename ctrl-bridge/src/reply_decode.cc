@@ -208,6 +208,7 @@ SegmentInfo segmentFromReply(const v1::Segment& in) {
     p.no_frame_drops = w.no_frame_drops();
     p.queue_full_drops = w.queue_full_drops();
     p.down_drops = w.down_drops();
+    p.up = w.up();
     s.ports.push_back(std::move(p));
   }
   s.params = linkParamsFromReply(in.params());

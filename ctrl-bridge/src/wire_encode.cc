@@ -233,6 +233,7 @@ void toWire(const SegmentInfo& in, v1::Segment* out) {
     w->set_no_frame_drops(p.no_frame_drops);
     w->set_queue_full_drops(p.queue_full_drops);
     w->set_down_drops(p.down_drops);
+    w->set_up(p.up);
   }
   toWire(in.params, out->mutable_params());
   toWire(in.stats, out->mutable_stats());

@@ -98,7 +98,7 @@ class Daemon : public ControlBackend {
   std::vector<HostInfo> hosts() const override;
   Status createSegment(const SegmentSpec& spec) override;
   Status deleteSegment(const std::string& name) override;
-  Status setSegmentState(const std::string& name, bool up) override;
+  Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
   Status setSegmentParams(const std::string& name, const LinkParams& params) override;
   std::vector<SegmentInfo> segments() const override;
 
@@ -137,6 +137,7 @@ class Daemon : public ControlBackend {
     LinkParams params;                        ///< emulation of frames sent here (to the peer)
     std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
     std::string segment;                      ///< segment ports: the segment (no peer)
+    std::unique_ptr<LinkState> port_state;    ///< segment ports: the port's own up/down
   };
   struct Link {
     std::string name;

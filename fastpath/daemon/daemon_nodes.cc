@@ -324,9 +324,11 @@ void Daemon::removeLinkPort(PortId id, const std::string& what) {
   // What a worker may still read until it switched tables: freed after the epoch.
   UserspaceClassifier* cls = lp.classifier.release();
   ControlChannel* ch = lp.channel.release();
-  epoch_.retire([this, cls, ch, id] {
+  LinkState* port_state = lp.port_state.release();  // segment ports
+  epoch_.retire([this, cls, ch, port_state, id] {
     delete cls;
     delete ch;
+    delete port_state;
     free_link_ports_.push_back(id);
   });
   link_ports_.erase(id);
@@ -530,6 +532,7 @@ void Daemon::publishLinkTables() {
         m.port = p;
         std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
         m.inbound = lp.inbound[w];
+        m.port_state = lp.port_state.get();
         ss.members.push_back(m);
       }
       t->segments.push_back(std::move(ss));
@@ -542,6 +545,7 @@ void Daemon::publishLinkTables() {
       s.inbound = lp.inbound[w];
       if (!lp.segment.empty()) {
         s.segment = seg_slot.at(lp.segment);
+        s.port_state = lp.port_state.get();
         s.peer = id;
       } else {
         s.to_peer = link_ports_.at(lp.peer).inbound[w];
@@ -624,7 +628,8 @@ PortInfo Daemon::portInfo(PortId port) const {
   auto it = link_ports_.find(port);
   if (it == link_ports_.end()) return PortInfo{};
   PortInfo p = it->second.info;
-  p.up = it->second.state->up.load(std::memory_order_relaxed);
+  p.up = it->second.state->up.load(std::memory_order_relaxed) &&
+         (!it->second.port_state || it->second.port_state->up.load(std::memory_order_relaxed));
   return p;
 }
 

@@ -127,6 +127,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
     lp.state = seg.state.get();
     lp.classifier = std::move(*cls);
     lp.segment = spec.name;
+    lp.port_state = std::make_unique<LinkState>();
   }
   for (size_t i = 0; i < n; ++i) {
     std::vector<PortConfig> ports = nodes[i]->fib().ports();
@@ -188,21 +189,47 @@ Status Daemon::deleteSegment(const std::string& name) {
   return {};
 }
 
-Status Daemon::setSegmentState(const std::string& name, bool up) {
+Status Daemon::setSegmentState(const std::string& name, bool up, const std::string& node) {
   auto it = segments_.find(name);
   if (it == segments_.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   Segment& seg = it->second;
-  if (seg.state->up.load(std::memory_order_relaxed) == up) return {};
-  seg.state->up.store(up, std::memory_order_release);
-  for (PortId id : seg.ports) {
+  // A port passes frames when it and the segment are up: its node's table and its
+  // subscribers follow that.
+  auto follow = [&](PortId id, bool before) {
     LinkPort& lp = link_ports_.at(id);
-    lp.info.up = up;
-    if (auto st = lp.node->setPortUp(id, up); !st)
+    const bool now = seg.state->up.load(std::memory_order_relaxed) &&
+                     lp.port_state->up.load(std::memory_order_relaxed);
+    if (now == before) return;
+    lp.info.up = now;
+    if (auto st = lp.node->setPortUp(id, now); !st)
       pr_warn("segment %s: node %s: %s", name.c_str(), lp.node->name().c_str(),
               st.error().message.c_str());
-    emitPortEvent(id, up);
+    emitPortEvent(id, now);
+  };
+  auto effective = [&](PortId id) {
+    return seg.state->up.load(std::memory_order_relaxed) &&
+           link_ports_.at(id).port_state->up.load(std::memory_order_relaxed);
+  };
+  if (!node.empty()) {
+    for (PortId id : seg.ports) {
+      LinkPort& lp = link_ports_.at(id);
+      if (lp.info.node != node) continue;
+      if (lp.port_state->up.load(std::memory_order_relaxed) == up) return {};
+      const bool before = effective(id);
+      lp.port_state->up.store(up, std::memory_order_release);
+      follow(id, before);
+      pr_info_ratelimited("segment %s: node %s's port %s is %s", name.c_str(), node.c_str(),
+                          lp.info.ifname.c_str(), up ? "up" : "down");
+      return {};
+    }
+    return makeError(-ENOENT, "segment " + name + ": node " + node + " has no port on it");
   }
+  if (seg.state->up.load(std::memory_order_relaxed) == up) return {};
+  std::vector<bool> before;
+  for (PortId id : seg.ports) before.push_back(effective(id));
+  seg.state->up.store(up, std::memory_order_release);
+  for (size_t i = 0; i < seg.ports.size(); ++i) follow(seg.ports[i], before[i]);
   pr_info_ratelimited("segment %s is %s", name.c_str(), up ? "up" : "down");
   return {};
 }
@@ -238,6 +265,7 @@ std::vector<SegmentInfo> Daemon::segments() const {
       p.id = id;
       p.mac = lp.info.mac;
       p.mtu = lp.info.mtu;
+      p.up = lp.port_state->up.load(std::memory_order_relaxed);
       for (const auto& w : workers_) {
         const auto& pc = w->portCounters(id);
         p.tx_packets += pc.tx_packets.get();

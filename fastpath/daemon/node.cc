@@ -127,8 +127,8 @@ Status Node::setLinkParams(const std::string& name, LinkDirection direction,
 std::vector<LinkInfo> Node::links() const { return daemon_.links(); }
 Status Node::createSegment(const SegmentSpec& spec) { return daemon_.createSegment(spec); }
 Status Node::deleteSegment(const std::string& name) { return daemon_.deleteSegment(name); }
-Status Node::setSegmentState(const std::string& name, bool up) {
-  return daemon_.setSegmentState(name, up);
+Status Node::setSegmentState(const std::string& name, bool up, const std::string& node) {
+  return daemon_.setSegmentState(name, up, node);
 }
 Status Node::setSegmentParams(const std::string& name, const LinkParams& params) {
   return daemon_.setSegmentParams(name, params);

@@ -64,7 +64,7 @@ class Node : public ControlBackend {
   Status setPortParams(PortId port, const LinkParams& params) override;
   Status createSegment(const SegmentSpec& spec) override;
   Status deleteSegment(const std::string& name) override;
-  Status setSegmentState(const std::string& name, bool up) override;
+  Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
   Status setSegmentParams(const std::string& name, const LinkParams& params) override;
   std::vector<SegmentInfo> segments() const override;
 

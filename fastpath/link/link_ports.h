@@ -37,6 +37,7 @@ struct SegmentMember {
   PortId port = 0;
   uint8_t mac[6] = {};
   LinkQueue* inbound = nullptr;  ///< frames delivered to `port` (in this worker)
+  const LinkState* port_state = nullptr;  ///< the port's own up/down
 };
 
 /// A segment (shared medium) in one worker: its ports, its state and the one shaper of
@@ -61,8 +62,10 @@ struct LinkPortSlot {
   /// Link emulation of the direction port -> peer (this worker's); nullptr: frames pass
   /// to the peer at once.
   LinkShaper* shaper = nullptr;
-  /// Segment ports: their segment (then `peer`, `to_peer` and `shaper` are unused).
+  /// Segment ports: their segment (then `peer`, `to_peer` and `shaper` are unused) and
+  /// the port's own up/down (`state` is the segment's).
   const SegmentSlot* segment = nullptr;
+  const LinkState* port_state = nullptr;
 };
 
 struct LinkPortTable {

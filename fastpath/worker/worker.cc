@@ -583,7 +583,8 @@ void Worker::linkTransmit(PortId egress, uint64_t addr, uint32_t len) {
 void Worker::segmentTransmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len) {
   WorkerPortCounters& pc = port_counters_[slot.port];
   const SegmentSlot& seg = *slot.segment;
-  if (!seg.state->up.load(std::memory_order_relaxed)) {
+  if (!seg.state->up.load(std::memory_order_relaxed) ||
+      !slot.port_state->up.load(std::memory_order_relaxed)) {
     pc.drop[size_t(WorkerDrop::kLinkDown)].add(1);
     umem_->pool().give(addr);
     book_.heldToFree(1);
@@ -610,19 +611,24 @@ void Worker::segmentDeliver(const SegmentSlot& seg, PortId from, uint64_t addr, 
     // Unicast: the port whose MAC it is, as a CsmaNetDevice keeps only frames for itself.
     for (const SegmentMember& m : seg.members) {
       if (m.port == from || std::memcmp(m.mac, pkt, 6) != 0) continue;
+      if (!m.port_state->up.load(std::memory_order_relaxed))
+        return drop(m.port, WorkerDrop::kLinkDown);  // its device is down
       if (!m.inbound->push(addr, len)) return drop(m.port, WorkerDrop::kLinkQueueFull);
       return;
     }
     return drop(from, WorkerDrop::kSegmentUnknownDst);
   }
-  // Broadcast and multicast: every port but the sender; the last one takes the frame
-  // itself, the others a copy each.
+  // Broadcast and multicast: every port but the sender (and those down); the last one
+  // takes the frame itself, the others a copy each.
+  auto takes = [&](const SegmentMember& m) {
+    return m.port != from && m.port_state->up.load(std::memory_order_relaxed);
+  };
   const SegmentMember* last = nullptr;
   for (const SegmentMember& m : seg.members)
-    if (m.port != from) last = &m;
-  if (!last) return drop(from, WorkerDrop::kSegmentUnknownDst);  // alone on the segment
+    if (takes(m)) last = &m;
+  if (!last) return drop(from, WorkerDrop::kSegmentUnknownDst);  // nobody else to hear it
   for (const SegmentMember& m : seg.members) {
-    if (m.port == from || &m == last) continue;
+    if (!takes(m) || &m == last) continue;
     if (m.inbound->size() == m.inbound->capacity()) {
       port_counters_[m.port].drop[size_t(WorkerDrop::kLinkQueueFull)].add(1);
       continue;

@@ -278,6 +278,36 @@ TEST_F(SegmentVeth, DownDropsAndCountsUpPassesAndDeleteDrains) {
   EXPECT_TRUE(ledger().balanced());
 }
 
+TEST_F(SegmentVeth, APortSetDownNeitherSendsNorReceivesTheOthersGoOn) {
+  for (int i = 1; i <= 4; ++i) ASSERT_GE(channel(i), 0);
+  std::vector<FastPathEvent> events;
+  daemon_->setEventSink([&](const FastPathEvent& e) { events.push_back(e); });
+  ASSERT_TRUE(daemon_->setSegmentState("lan", false, "n3").ok());
+  ASSERT_EQ(events.size(), 1u) << "one event, for n3's port";
+  EXPECT_EQ(events[0].node, "n3");
+  EXPECT_EQ(events[0].kind, FastPathEvent::Kind::kPortDown);
+  EXPECT_FALSE(port(3).up);
+  EXPECT_TRUE(port(2).up);
+  // n1's broadcast reaches n2 and n4, not n3.
+  const auto req = arp(1, mac("ff:ff:ff:ff:ff:ff"), 3);
+  ASSERT_EQ(write(channel(1), req.data(), req.size()), ssize_t(req.size()));
+  for (int i : {2, 4}) EXPECT_EQ(readFrames(channel(i), 1, 2000).size(), 1u) << "n" << i;
+  EXPECT_TRUE(readFrames(channel(3), 1, 200).empty()) << "n3's port is down";
+  // A unicast to n3 is dropped at n3's port; what n3 sends is dropped too.
+  const auto to3 = arp(1, segMac(3), 3);
+  ASSERT_EQ(write(channel(1), to3.data(), to3.size()), ssize_t(to3.size()));
+  const auto from3 = arp(3, segMac(1), 1);
+  ASSERT_EQ(write(channel(3), from3.data(), from3.size()), ssize_t(from3.size()));
+  EXPECT_TRUE(waitUntil([&] { return port(3).down_drops == 2; }, 2000)) << port(3).down_drops;
+  EXPECT_TRUE(readFrames(channel(1), 1, 200).empty());
+  // Up again: n3 hears the next broadcast.
+  ASSERT_TRUE(daemon_->setSegmentState("lan", true, "n3").ok());
+  ASSERT_EQ(write(channel(1), req.data(), req.size()), ssize_t(req.size()));
+  EXPECT_EQ(readFrames(channel(3), 1, 2000).size(), 1u);
+  EXPECT_EQ(daemon_->setSegmentState("lan", false, "nx").error().code, -ENOENT);
+  EXPECT_TRUE(ledger().balanced());
+}
+
 TEST_F(SegmentVeth, BadSegmentsAreRefusedWithReasons) {
   SegmentSpec s;
   s.name = "lan";

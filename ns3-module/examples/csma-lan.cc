@@ -19,7 +19,8 @@
 // replies, when a first had a route to b, and per node the frames ns-3 received at its
 // IPv4 layer: data (this UDP flow and the pings) and the others (OLSR). --rate-at=T sets
 // the LAN's DataRate to --new-rate and --delay-at=T its Delay to --new-delay
-// (Config::Set); emulated, the report says how long after the call fastpathd had them.
+// (Config::Set), --down-at=T takes r1's LAN interface down (Ipv4::SetDown; r1 is not on
+// the path); emulated, the report says how long after the call fastpathd had them.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/csma-module.h"
@@ -96,6 +97,7 @@ main(int argc, char* argv[])
     std::string newRate = "10Mbps";
     double delayAt = 0;
     std::string newDelay = "2ms";
+    double downAt = 0;
     CommandLine cmd(__FILE__);
     cmd.AddValue("duration", "seconds to run", duration);
     cmd.AddValue("traffic-start", "seconds before UDP and ping start", trafficStart);
@@ -108,6 +110,7 @@ main(int argc, char* argv[])
     cmd.AddValue("new-rate", "the DataRate --rate-at sets", newRate);
     cmd.AddValue("delay-at", "set the LAN's Delay to --new-delay then (0: never)", delayAt);
     cmd.AddValue("new-delay", "the Delay --delay-at sets", newDelay);
+    cmd.AddValue("down-at", "take r1's LAN interface down then (0: never)", downAt);
     cmd.Parse(argc, argv);
     Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
     Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
@@ -184,7 +187,7 @@ main(int argc, char* argv[])
 
     // Changes made the ns-3 way while the script runs; emulated, they reach fastpathd.
     Clock::time_point changedAt;
-    double rateLatencyUs = -1, delayLatencyUs = -1;
+    double rateLatencyUs = -1, delayLatencyUs = -1, downLatencyUs = -1;
     auto latencyOf = [&changedAt](uint64_t before, double* out) {
         Simulator::Schedule(MilliSeconds(50), [before, out, &changedAt]() {
             if (FastPathPointToPointHelper::GetFollowedChanges() > before)
@@ -214,6 +217,17 @@ main(int argc, char* argv[])
         });
     }
 
+    if (downAt > 0)
+    {
+        Simulator::Schedule(Seconds(downAt), [&]() {
+            Ptr<Ipv4> ipv4 = nodes.Get(2)->GetObject<Ipv4>();
+            uint64_t before = FastPathPointToPointHelper::GetFollowedChanges();
+            changedAt = Clock::now();
+            ipv4->SetDown(ipv4->GetInterfaceForDevice(lanDevices.Get(1)));
+            latencyOf(before, &downLatencyUs);
+        });
+    }
+
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
 
@@ -228,7 +242,8 @@ main(int argc, char* argv[])
         << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end())) << "\n"
         << "segment=" << FastPathCsmaHelper::GetFastPathSegmentName(lanDevices.Get(0)) << "\n"
         << "rate_latency_us=" << rateLatencyUs << "\n"
-        << "delay_latency_us=" << delayLatencyUs << "\n";
+        << "delay_latency_us=" << delayLatencyUs << "\n"
+        << "down_latency_us=" << downLatencyUs << "\n";
     for (uint32_t i = 0; i < 5; ++i)
     {
         out << names[i] << ".ns3_rx_data=" << g_seen[i].data << "\n"

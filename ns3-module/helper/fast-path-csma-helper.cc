@@ -38,7 +38,6 @@ struct CsmaSegments
         Ptr<QueueBase> queue;             //!< the medium's queue
         Ptr<CsmaChannel> channel;
         fastpath::LinkParams applied;
-        bool up = true;
         std::vector<bool> upPorts; //!< ns-3's interfaces, as last seen
     };
 
@@ -111,28 +110,27 @@ CsmaSegments::Push(Segment& s)
         s.applied = p;
         changed = true;
     }
-    // The segment is down when every ns-3 interface on it is (a single interface set
-    // down: its node stops sending and receiving in ns-3, the medium stays up).
-    bool anyUp = false;
-    bool portChanged = false;
+    // An ns-3 interface on the segment set down or up: that node's port follows (it
+    // neither sends nor receives while down, as the CsmaNetDevice would not); the medium
+    // and the other ports go on.
     for (uint32_t i = 0; i < s.nodes.size(); ++i)
     {
         bool up = FastPathEmulation::InterfaceUp(s.nodes[i], s.devices.Get(i));
-        portChanged |= up != s.upPorts[i];
-        s.upPorts[i] = up;
-        anyUp |= up;
-    }
-    if (portChanged && anyUp != s.up)
-    {
-        auto st = emulation->Client().setSegmentState(s.name, anyUp);
+        if (up == s.upPorts[i])
+        {
+            continue;
+        }
+        const std::string node = emulation->FindNode(s.nodes[i]);
+        auto st = emulation->Client().setSegmentState(s.name, up, node);
         if (!st.ok())
         {
-            NS_LOG_WARN("fastpathd segment " << s.name << ": cannot set it "
-                                             << (anyUp ? "up" : "down") << ": "
+            NS_LOG_WARN("fastpathd segment " << s.name << ": cannot set " << node << "'s port "
+                                             << (up ? "up" : "down") << ": "
                                              << st.error().message);
         }
-        NS_LOG_INFO("fastpathd segment " << s.name << " " << (anyUp ? "up" : "down"));
-        s.up = anyUp;
+        NS_LOG_INFO("fastpathd segment " << s.name << ": " << node << "'s port "
+                                         << (up ? "up" : "down"));
+        s.upPorts[i] = up;
         changed = true;
     }
     if (changed)

@@ -36,8 +36,9 @@ namespace ns3
  *
  * Config::Set of the channel's DataRate or Delay, the queue's MaxSize or the devices'
  * ReceiveErrorModel reach fastpathd within FastPathFollowInterval (a CsmaChannel in
- * ChannelList and a CsmaNetDevice aggregated to each FdNetDevice hold them); the ns-3
- * interfaces of all ports set down take the segment down. A segment is created with all
+ * ChannelList and a CsmaNetDevice aggregated to each FdNetDevice hold them); an ns-3
+ * interface set down or up takes its node's port of the segment down or up (it neither
+ * sends nor receives meanwhile; the others go on). A segment is created with all
  * its nodes at once: Install(node, channel) of an existing channel is refused when
  * emulated. Everything is deleted at Simulator::Destroy(); a crashed run's TAG- names at
  * the first Install().

@@ -45,13 +45,14 @@ const char* kTag = "csmalan";
 const char* kAsNobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
 
 /// The script's arguments common to both runs: traffic from 8 s, the LAN's DataRate
-/// 100 -> 10 Mbit/s at 12 s, stop at 14 s.
+/// 100 -> 10 Mbit/s at 12 s, r1's LAN interface down at 13 s, stop at 14 s.
 const std::vector<std::string> kScriptArgs = {"--hello=0.5",
                                               "--tc=1",
                                               "--traffic-start=8",
                                               "--packets=150",
                                               "--interval=0.02",
                                               "--rate-at=12",
+                                              "--down-at=13",
                                               "--duration=14"};
 
 class CsmaLanTest : public FastPathVethFixture
@@ -223,7 +224,7 @@ TEST_F(CsmaLanTest, EmulatedLanSameScriptDataThroughAFastpathdSegment)
     const std::string seg = std::string(kTag) + "-csma0";
     std::vector<std::string> seenNodes;
     fastpath::SegmentInfo first, last;
-    bool seen = false, staleSeen = false;
+    bool seen = false, staleSeen = false, r1Down = false, othersUp = true;
     auto during = [&]() {
         auto now = NodesTagged();
         if (now.size() > seenNodes.size())
@@ -243,6 +244,11 @@ TEST_F(CsmaLanTest, EmulatedLanSameScriptDataThroughAFastpathdSegment)
                     seen = true;
                 }
                 last = s;
+                if (s.ports.size() == 3 && !s.ports[1].up)
+                {
+                    r1Down = true;
+                    othersUp &= s.ports[0].up && s.ports[2].up;
+                }
             }
         }
     };
@@ -268,6 +274,11 @@ TEST_F(CsmaLanTest, EmulatedLanSameScriptDataThroughAFastpathdSegment)
     EXPECT_EQ(last.params.rate_bps, 10000000u);
     EXPECT_GT(Num(r, "rate_latency_us"), 0);
     EXPECT_LE(Num(r, "rate_latency_us"), 10000);
+    // Ipv4::SetDown on r1's LAN interface took r1's port down, the others stayed up.
+    EXPECT_TRUE(r1Down);
+    EXPECT_TRUE(othersUp);
+    EXPECT_GT(Num(r, "down_latency_us"), 0);
+    EXPECT_LE(Num(r, "down_latency_us"), 10000);
     // The data crossed the segment from r0's port to r2's, never to r1's: r1 received
     // only the LAN's broadcasts (OLSR, ARP), r2 those and the data.
     ASSERT_EQ(last.ports.size(), 3u);
@@ -287,7 +298,8 @@ TEST_F(CsmaLanTest, EmulatedLanSameScriptDataThroughAFastpathdSegment)
     std::cout << "[ csma-lan ] fastpathd segment " << seg << ": r0 tx " << last.ports[0].tx_packets
               << ", r1 rx " << last.ports[1].rx_packets << ", r2 rx " << last.ports[2].rx_packets
               << ", medium delivered " << last.stats.delivered << "; DataRate -> fastpathd "
-              << r["rate_latency_us"] << " us\n";
+              << r["rate_latency_us"] << " us, r1's interface down -> its port down "
+              << r["down_latency_us"] << " us\n";
     // Nothing of the script is left in fastpathd.
     EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
     auto segs =

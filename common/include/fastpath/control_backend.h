@@ -133,7 +133,8 @@ struct SegmentInfo {
     uint64_t unknown_dst_drops = 0;  ///< sent to a MAC no other port has
     uint64_t no_frame_drops = 0;     ///< broadcast copies not made: no free frame
     uint64_t queue_full_drops = 0;   ///< delivered while its receive queue was full
-    uint64_t down_drops = 0;         ///< sent while the segment was down
+    uint64_t down_drops = 0;  ///< sent by or to it while it or the segment was down
+    bool up = true;           ///< the port's own state (setSegmentState with its node)
   };
   std::vector<Port> ports;
   LinkParams params;         ///< as configured
@@ -249,7 +250,9 @@ class ControlBackend {
   /// down event; parameters as setLinkParams, for the one shared medium.
   virtual Status createSegment(const SegmentSpec& spec);
   virtual Status deleteSegment(const std::string& name);
-  virtual Status setSegmentState(const std::string& name, bool up);
+  /// `node` non-empty: that node's port alone (it neither sends nor receives while down;
+  /// a port passes frames when it and the segment are up).
+  virtual Status setSegmentState(const std::string& name, bool up, const std::string& node = "");
   virtual Status setSegmentParams(const std::string& name, const LinkParams& params);
   virtual std::vector<SegmentInfo> segments() const;
   /// Interface ports at run time: an interface of the daemon's namespace becomes a port of

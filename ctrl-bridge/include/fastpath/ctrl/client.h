@@ -181,7 +181,8 @@ class Client {
   /// An empty SegmentPortSpec::port is named after the segment; a zero MAC is generated.
   Status createSegment(const SegmentSpec& spec);
   Status deleteSegment(const std::string& name);
-  Status setSegmentState(const std::string& name, bool up);
+  /// `node` non-empty: that node's port alone.
+  Status setSegmentState(const std::string& name, bool up, const std::string& node = "");
   /// Replaces the medium's emulation parameters, whole (read segments() first to change
   /// one field).
   Status setSegmentParams(const std::string& name, const LinkParams& params);

@@ -2,8 +2,8 @@
 // How many frames a worker lends the kernel for receiving on one port (fill ring + frames
 // the kernel put on the RX ring). Below saturation every fill ring is kept full, so a
 // burst (the worker or the NAPI thread off the CPU for a few milliseconds) is absorbed.
-// Under overload - the kernel dropping a sizeable share of what arrives because the worker
-// cannot keep up - a full ring is only a standing queue (a 4,096-entry ring is ~10 ms at
+// Under overload - the kernel dropping at RX because the worker cannot keep up, or a queue
+// that does not drain - a full ring is only a standing queue (a 4,096-entry ring is ~10 ms at
 // 400k frames/s, a delay nobody configured that would distort an emulation's delays): the
 // worker then lends only what it drains in `budget_us` at the rate it is measured to drain
 // its RX rings, so a frame waits at most about that long, and the kernel drops the excess
@@ -44,10 +44,14 @@ class RxBudget {
   }
 
   /// The worker's view of the last window: `arrived` frames (received + dropped by the
-  /// kernel at RX), `dropped` of them at RX. A share over kOverloadShare starts (or
-  /// extends) the overload hold, during which target() is the budget.
-  void addWindow(uint64_t now_ns, uint64_t arrived, uint64_t dropped) {
-    if (dropped && dropped * kOverloadShare >= arrived) overloaded_until_ns_ = now_ns + kHoldNs;
+  /// kernel at RX), `dropped` of them at RX, and the fewest frames its passes left on the
+  /// RX rings (a burst drains, an overload does not). At least 1 in kOverloadShare
+  /// dropped, or a standing queue over the budget, starts (or extends) the overload hold,
+  /// during which target() is the budget.
+  void addWindow(uint64_t now_ns, uint64_t arrived, uint64_t dropped, uint32_t min_backlog) {
+    const bool drops = dropped && dropped * kOverloadShare >= arrived;
+    const bool standing = budget_us_ && rate_pps_ && min_backlog > target_;
+    if (drops || standing) overloaded_until_ns_ = now_ns + kHoldNs;
     overloaded_ = budget_us_ && now_ns < overloaded_until_ns_;
   }
   bool overloaded() const { return overloaded_; }
@@ -65,7 +69,7 @@ class RxBudget {
   /// of a shared CPU, short enough to follow a change of load within a few milliseconds.
   static constexpr uint64_t kWindowNs = 2000000;
   /// Overload: at least 1 in kOverloadShare arriving frames dropped at RX in a window.
-  static constexpr uint64_t kOverloadShare = 20;
+  static constexpr uint64_t kOverloadShare = 1000;
   static constexpr uint64_t kHoldNs = 200000000;
   bool overloaded_ = false;
   uint64_t overloaded_until_ns_ = 0;

@@ -891,8 +891,14 @@ void Worker::kick(PortId p) {
 
 void Worker::watchRxDrops() {
   // Once per window, the share of arriving frames the kernel dropped at RX (one
-  // XDP_STATISTICS getsockopt per port) tells an overload from a burst (RxBudget).
+  // XDP_STATISTICS getsockopt per port) and the standing queue tell an overload from a
+  // burst (RxBudget).
   constexpr uint64_t kWindowNs = 10000000;
+  // What this pass left on the RX rings; the window's minimum is the standing queue.
+  uint32_t backlog = 0;
+  for (PortId p = 0; p < np_; ++p)
+    if (const XskSocket* s = sock_[p]) backlog += ringLevel(s->rx);
+  rx_window_min_backlog_ = std::min(rx_window_min_backlog_, backlog);
   rx_window_frames_ += last_pass_rx_;
   if (now_ns_ - rx_window_ns_ < kWindowNs) return;
   uint64_t dropped = 0;
@@ -903,7 +909,8 @@ void Worker::watchRxDrops() {
   }
   // A port that left takes its counts along: never a negative difference.
   const uint64_t d = dropped >= rx_dropped_seen_ ? dropped - rx_dropped_seen_ : 0;
-  rx_budget_.addWindow(now_ns_, rx_window_frames_ + d, d);
+  rx_budget_.addWindow(now_ns_, rx_window_frames_ + d, d, rx_window_min_backlog_);
+  rx_window_min_backlog_ = ~0u;
   if (rx_budget_.overloaded()) counters_.rx_overload_windows.add(1);
   rx_dropped_seen_ = dropped;
   rx_window_frames_ = 0;

@@ -288,7 +288,8 @@ class Worker {
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
   }
-  /// Every 10 ms: the share of arriving frames dropped at RX, for RxBudget's overload.
+  /// Every 10 ms: the share of arriving frames dropped at RX and the standing queue, for
+  /// RxBudget's overload.
   void watchRxDrops();
   uint32_t transmitControl();
   void kick(PortId p);
@@ -378,6 +379,7 @@ class Worker {
   uint64_t rx_window_ns_ = 0;      // watchRxDrops(): start of the window
   uint64_t rx_window_frames_ = 0;  // frames received in it
   uint64_t rx_dropped_seen_ = 0;   // the sockets' RX drops (XDP_STATISTICS) at its start
+  uint32_t rx_window_min_backlog_ = ~0u;  // fewest frames a pass left on the RX rings
   std::atomic<uint32_t> rx_target_{0};
   std::atomic<uint64_t> rx_rate_{0};
 

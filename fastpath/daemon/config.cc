@@ -51,8 +51,8 @@ const OptionSpec kOptions[] = {
     {"rx-budget-us", true,
      "N    under overload, frames lent for RX per port: what the worker forwards\n"
      "                   in N us at its measured rate (at least 2 batches); the excess is\n"
-     "                   dropped at RX, counted (xsk_rx_dropped); below saturation and\n"
-     "                   with 0 the fill rings are kept full (default 500)"},
+     "                   dropped at RX, counted (xsk_rx_dropped); below saturation 4x\n"
+     "                   that, for bursts; 0 = fill rings kept full (default 500)"},
     {"rt-priority", true,
      "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
      "                   NAPI thread of a served port on a worker's CPU (default auto)"},

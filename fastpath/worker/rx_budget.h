@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // How many frames a worker lends the kernel for receiving on one port (fill ring + frames
-// the kernel put on the RX ring). Below saturation every fill ring is kept full, so a
-// burst (the worker or the NAPI thread off the CPU for a few milliseconds) is absorbed.
+// the kernel put on the RX ring). Below saturation each port gets kBurstFactor times the
+// budget (the whole fill ring until the rate is measured), so a burst - the worker or the
+// NAPI thread off the CPU for a millisecond or two - is absorbed.
 // Under overload - the kernel dropping at RX because the worker cannot keep up, or a queue
 // that does not drain - a full ring is only a standing queue (a 4,096-entry ring is ~10 ms at
 // 400k frames/s, a delay nobody configured that would distort an emulation's delays): the
@@ -25,7 +26,8 @@ class RxBudget {
       : budget_us_(budget_us),
         min_(std::min(min_frames, max_frames)),
         max_(max_frames),
-        target_(max_frames) {}
+        target_(max_frames),
+        burst_target_(max_frames) {}
 
   /// The worker's pass that received `frames` (> 0) started `ns` before the next pass
   /// started: wall-clock time, so a worker that shares its CPU (with the NAPI thread
@@ -41,6 +43,7 @@ class RxBudget {
     if (!budget_us_) return;
     const uint64_t t = rate_pps_ * budget_us_ / 1000000;
     target_ = uint32_t(std::clamp<uint64_t>(t, min_, max_));
+    burst_target_ = uint32_t(std::clamp<uint64_t>(t * kBurstFactor, min_, max_));
   }
 
   /// The worker's view of the last window: `arrived` frames (received + dropped by the
@@ -57,7 +60,7 @@ class RxBudget {
   bool overloaded() const { return overloaded_; }
 
   /// Frames to keep lent for RX on one port (fill ring + RX ring).
-  uint32_t target() const { return overloaded_ ? target_ : max_; }
+  uint32_t target() const { return overloaded_ ? target_ : burst_target_; }
   /// What target() is under overload.
   uint32_t budgetTarget() const { return target_; }
   /// The measured drain rate, frames/s of busy time (0 until a window was measured).
@@ -71,11 +74,15 @@ class RxBudget {
   /// Overload: at least 1 in kOverloadShare arriving frames dropped at RX in a window.
   static constexpr uint64_t kOverloadShare = 1000;
   static constexpr uint64_t kHoldNs = 200000000;
+  /// Below saturation: this many budgets lent, for bursts. Also the longest queue an
+  /// overload builds before it is recognised (one watch window, 2 ms, later).
+  static constexpr uint64_t kBurstFactor = 4;
   bool overloaded_ = false;
   uint64_t overloaded_until_ns_ = 0;
   uint32_t budget_us_;
   uint32_t min_, max_;
-  uint32_t target_;
+  uint32_t target_;        // under overload
+  uint32_t burst_target_;  // below saturation
   uint64_t frames_ = 0, ns_ = 0;
   uint64_t rate_pps_ = 0;
 };

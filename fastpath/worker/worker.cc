@@ -893,7 +893,7 @@ void Worker::watchRxDrops() {
   // Once per window, the share of arriving frames the kernel dropped at RX (one
   // XDP_STATISTICS getsockopt per port) and the standing queue tell an overload from a
   // burst (RxBudget).
-  constexpr uint64_t kWindowNs = 10000000;
+  constexpr uint64_t kWindowNs = 2000000;
   // What this pass left on the RX rings; the window's minimum is the standing queue.
   uint32_t backlog = 0;
   for (PortId p = 0; p < np_; ++p)

@@ -86,7 +86,7 @@ struct alignas(64) WorkerPortCounters {
 struct alignas(64) WorkerCounters {
   Counter loops, busy_loops, idle_polls, events, events_dropped;
   Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
-  Counter rx_overload_windows;  ///< 10 ms windows in RX overload (RxBudget: queue bounded)
+  Counter rx_overload_windows;  ///< 2 ms windows in RX overload (RxBudget: queue bounded)
   Counter link_tables;             ///< link port tables switched to
   Counter link_frames_discarded;   ///< frames queued on links when they were deleted
   Counter link_late_frames;        ///< emulated frames released over lateness_warn_ns late
@@ -288,7 +288,7 @@ class Worker {
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
   }
-  /// Every 10 ms: the share of arriving frames dropped at RX and the standing queue, for
+  /// Every 2 ms: the share of arriving frames dropped at RX and the standing queue, for
   /// RxBudget's overload.
   void watchRxDrops();
   uint32_t transmitControl();

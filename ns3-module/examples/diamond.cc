@@ -19,14 +19,23 @@
 // The lossy direction carries no TCP data (a -> d), at most its acknowledgements.
 // OLSR convergence: when a had a route to d's addresses and d to a's.
 //
+// --hosts=1 (emulated): real hosts instead of ns-3's applications - FastPathHostHelper
+// attaches h1 (198.18.10.2/24) to a and h2 (198.18.20.2/24) to d, namespaces fp-TAG-h1 and
+// fp-TAG-h2 made by fastpathd (the routers run OLSR with static routing below it, so that
+// OLSR announces the hosts' subnets); the script runs --host-seconds and measures nothing
+// itself: ping and iperf3 run in the namespaces (bench/fidelity/diamond_fidelity.py).
+//
 // Prints one JSON line (also written to --report=FILE), e.g.
 //   {"scenario":"diamond","emulated":0,"converged_s":2.51,"tcp_goodput_mbps":9.61,...}
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
+#include "ns3/fast-path-host-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/internet-apps-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/ipv4-list-routing-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/olsr-helper.h"
 #include "ns3/point-to-point-module.h"
 
@@ -90,6 +99,8 @@ main(int argc, char* argv[])
     double tc = 1;
     uint32_t run = 1;
     std::string report;
+    bool withHosts = false;
+    double hostSeconds = 60;
     CommandLine cmd(__FILE__);
     cmd.AddValue("traffic-start", "seconds before ping and probe start", trafficStart);
     cmd.AddValue("pings", "pings a -> d (one every 0.2 s), before the TCP transfer", pings);
@@ -103,6 +114,8 @@ main(int argc, char* argv[])
     cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
     cmd.AddValue("run", "ns-3 RngRun (the simulated error model's draws)", run);
     cmd.AddValue("report", "also write the JSON line to this file", report);
+    cmd.AddValue("hosts", "real hosts h1 at a and h2 at d instead of ns-3's applications", withHosts);
+    cmd.AddValue("host-seconds", "with --hosts: seconds to run", hostSeconds);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(pings == 0 || tcpSeconds < 2 || probes == 0 || probeRate <= 0,
                     "--pings, --probes, --probe-rate > 0 and --tcp-seconds >= 2");
@@ -120,8 +133,19 @@ main(int argc, char* argv[])
     }
     Ptr<Node> a = nodes.Get(0), b = nodes.Get(1), c = nodes.Get(2), d = nodes.Get(3);
     OlsrHelper olsr;
+    Ipv4StaticRoutingHelper staticRouting;
+    Ipv4ListRoutingHelper list;
+    list.Add(staticRouting, 0);
+    list.Add(olsr, 10);
     InternetStackHelper stack;
-    stack.SetRoutingHelper(olsr);
+    if (withHosts)
+    {
+        stack.SetRoutingHelper(list); // OLSR announces the hosts' subnets (HNA)
+    }
+    else
+    {
+        stack.SetRoutingHelper(olsr);
+    }
     stack.Install(nodes);
 
     FastPathPointToPointHelper p2p;
@@ -151,13 +175,27 @@ main(int argc, char* argv[])
         cOnCd->SetAttribute("ReceiveErrorModel", PointerValue(em));
     }
 
+    FastPathHostHelper::Host h1, h2;
+    if (withHosts)
+    {
+        FastPathHostHelper hosts;
+        h1 = hosts.Install(a, "h1", "198.18.10.2/24");
+        h2 = hosts.Install(d, "h2", "198.18.20.2/24");
+    }
+
     const Ipv4Address dAddr = ifs[2].GetAddress(1); // d on B-D
     const Ipv4Address cAddr = ifs[3].GetAddress(0); // c on C-D
+    if (withHosts)
+    {
+        // No ns-3 application: the hosts' programs measure. The applications below are
+        // installed all the same but start after the end.
+        trafficStart = hostSeconds + 1;
+    }
     const double pingEnd = trafficStart + 0.2 * pings;
     const double tcpStart = pingEnd + 0.5;
     const double tcpEnd = tcpStart + tcpSeconds;
     const double probeEnd = trafficStart + probes / probeRate;
-    const double stop = std::max(tcpEnd, probeEnd) + 1;
+    const double stop = withHosts ? hostSeconds : std::max(tcpEnd, probeEnd) + 1;
 
     // 1. ping a -> d.
     V4PingHelper ping(dAddr);
@@ -254,7 +292,14 @@ main(int argc, char* argv[])
         << ",\"probes_received\":" << received << ",\"loss\":" << double(lost) / probes
         << ",\"loss_ci99\":[" << ci.first << "," << ci.second << "]"
         << ",\"lossy_link\":\"" << FastPathPointToPointHelper::GetFastPathLinkName(devs[3].Get(0))
-        << "\"}";
+        << "\"";
+    if (withHosts)
+    {
+        out << ",\"hosts\":{\"h1\":{\"netns\":\"" << h1.netns << "\",\"address\":\"" << h1.address
+            << "\"},\"h2\":{\"netns\":\"" << h2.netns << "\",\"address\":\"" << h2.address
+            << "\"}}";
+    }
+    out << "}";
     std::cout << out.str() << std::endl;
     if (!report.empty())
     {

@@ -271,6 +271,12 @@ TEST_F(HostVeth, AttachAndDetachAnInterfaceWhileTrafficFlows) {
   EXPECT_TRUE(gone);
   EXPECT_EQ(topo_->exec(host_[0].netns, "ping -c 2 -i 0.1 -W 2 -q 198.18.2.2 >/dev/null"), 0);
   EXPECT_EQ(workerCounter("frames_balanced"), 1u);
+  // SIGTERM: fastpathd removes its hosts as it stops.
+  EXPECT_EQ(stopDaemon(SIGTERM), 0);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FALSE(netnsExists(host_[i].netns));
+    EXPECT_FALSE(linkExists(host_[i].port));
+  }
 }
 
 TEST_F(HostVeth, SigkillThenNextStartRemovesTheHosts) {

@@ -15,17 +15,22 @@
 // Emulated, fastpathd must be running with a socket this user may create nodes, links and
 // hosts on (fastpathd --socket-uid UID; --FastPathSocket=PATH if not the default socket).
 // Ctrl-C stops the run early, and what it created in fastpathd is deleted all the same.
+// --attach=IFNAME (emulated) also gives r1 a real interface of fastpathd's namespace
+// (FastPathHelper::Install(r1, {IFNAME}) attaches it to r1's fastpathd node, and detaches it
+// at the end), addressed --attach-address (default 198.18.3.1/24) and announced by OLSR.
 // --report=FILE writes key=value lines as they become known: the namespaces, when r1
 // first had a route to h2's subnet (OLSR converged, with the hosts' networks as HNA), and
 // simulated, the ping's replies.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
+#include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-host-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/internet-apps-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/olsr-helper.h"
+#include "ns3/olsr-routing-protocol.h"
 
 #include <fstream>
 #include <iostream>
@@ -43,7 +48,11 @@ main(int argc, char* argv[])
     double hello = 1;
     double tc = 2;
     std::string report;
+    std::string attach;
+    std::string attachAddress = "198.18.3.1/24";
     CommandLine cmd(__FILE__);
+    cmd.AddValue("attach", "emulated: a real interface of fastpathd's namespace for r1", attach);
+    cmd.AddValue("attach-address", "r1's address on --attach, A.B.C.D/LEN", attachAddress);
     cmd.AddValue("duration", "seconds to run", duration);
     cmd.AddValue("ping-at", "simulated: when h1 starts pinging h2 (seconds)", pingAt);
     cmd.AddValue("pings", "simulated: pings h1 sends to h2", pings);
@@ -96,6 +105,31 @@ main(int argc, char* argv[])
         say("netns_h1=" + h1.netns);
         say("netns_h2=" + h2.netns);
         std::cout << "real hosts: ip netns exec " << h1.netns << " ping 198.18.2.2" << std::endl;
+    }
+
+    if (!attach.empty() && !h1.netns.empty())
+    {
+        // The same FastPathHelper the emulation attached r1 with (one connection per node).
+        const std::string fpNode = FastPathEmulation::Get("hosts").NodeOf(routers.Get(0));
+        NetDeviceContainer d =
+            FastPathEmulation::Get("hosts").Attach().Install(routers.Get(0), fpNode, {attach});
+        Ptr<Ipv4> ipv4 = routers.Get(0)->GetObject<Ipv4>();
+        const auto slash = attachAddress.find('/');
+        const Ipv4Address a(attachAddress.substr(0, slash).c_str());
+        const Ipv4Mask m(("/" + attachAddress.substr(slash + 1)).c_str());
+        const int32_t i = ipv4->AddInterface(d.Get(0));
+        ipv4->AddAddress(i, Ipv4InterfaceAddress(a, m));
+        ipv4->SetUp(i);
+        Ptr<Ipv4ListRouting> routing = DynamicCast<Ipv4ListRouting>(ipv4->GetRoutingProtocol());
+        for (uint32_t k = 0; k < routing->GetNRoutingProtocols(); ++k)
+        {
+            int16_t priority;
+            if (auto o = DynamicCast<olsr::RoutingProtocol>(routing->GetRoutingProtocol(k, priority)))
+            {
+                o->AddHostNetworkAssociation(a.CombineMask(m), m);
+            }
+        }
+        say("attached=" + attach);
     }
 
     uint32_t replies = 0;

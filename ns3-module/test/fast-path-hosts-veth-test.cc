@@ -4,7 +4,9 @@
 // links and hosts on. A real `ping` from one host's namespace to the other crosses the
 // emulated routers; Ctrl-C (SIGINT) stops the script and everything it created is gone; a
 // script killed with SIGKILL leaves its nodes and hosts, and the next run starts cleanly
-// and leaves nothing of either run: no node, link, host namespace, veth or XDP program.
+// and leaves nothing of either run: no node, link, host namespace, veth or XDP program. A
+// real interface given to the script (FastPathHelper::Install(r1, {"fp-h4nx0"})) is
+// attached to r1's fastpathd node while the script runs, and detached when it ends.
 // fastpathd runs with `nsenter --net` so that the namespaces it mounts are the test's.
 #include <grp.h>
 #include <signal.h>
@@ -82,10 +84,12 @@ class Ns3Hosts : public ::testing::Test {
     return pid;
   }
 
-  pid_t runScript(double duration, const std::string& log) {
-    return spawn({HOSTS_BIN, "--FastPathEmulation=1", "--FastPathSocket=" + sock_,
-                  "--FastPathTag=" + tag_, "--duration=" + std::to_string(duration)},
-                 log, kNobody);
+  pid_t runScript(double duration, const std::string& log, const std::string& attach = "") {
+    std::vector<std::string> argv = {HOSTS_BIN, "--FastPathEmulation=1",
+                                     "--FastPathSocket=" + sock_, "--FastPathTag=" + tag_,
+                                     "--duration=" + std::to_string(duration)};
+    if (!attach.empty()) argv.push_back("--attach=" + attach);
+    return spawn(argv, log, kNobody);
   }
 
   /// Exit status of `pid` within `timeout`, or -1 (then killed).
@@ -181,6 +185,38 @@ TEST_F(Ns3Hosts, AfterSigkillTheNextRunStartsCleanAndNothingRemains) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
       << "status " << status << "; log: " << log2;
   EXPECT_EQ(leftovers(), "");
+}
+
+TEST_F(Ns3Hosts, ARealInterfaceGivenToTheScriptIsAttachedThenDetached) {
+  // A namespace of the test behind a veth into fastpathd's namespace: s0 198.18.3.2/24.
+  const std::string s = topo_->addNamespace("s");
+  topo_->addVeth(s, "s0", d_, "fp-h4nx0");
+  ASSERT_EQ(topo_->exec(s, "ip addr add 198.18.3.2/24 dev s0"), 0);
+  ASSERT_EQ(topo_->exec(s, "ip route add default via 198.18.3.1"), 0);
+  const std::string log = ::testing::TempDir() + "fp-h4n-hosts-attach.log";
+  script_ = runScript(50, log, "fp-h4nx0");
+  ASSERT_TRUE(pingWorks(std::chrono::seconds(30))) << "script log: " << log;
+  bool attached = false;
+  auto ports = client_->ports(tag_ + "-r1");
+  ASSERT_TRUE(ports.ok()) << ports.error().message;
+  for (const auto& p : *ports) attached |= p.ifname == "fp-h4nx0";
+  EXPECT_TRUE(attached);
+  // ns-3's r1 answers on it; data crosses it, the link and r2 to h2 (r1 announces
+  // 198.18.3.0/24 by OLSR, so r2 routes the replies back).
+  bool reached = false;
+  for (int i = 0; i < 40 && !reached; ++i) {
+    reached = topo_->exec(s, "ping -c 1 -W 1 -q 198.18.2.2 >/dev/null 2>&1") == 0;
+    if (!reached) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_TRUE(reached) << "script log: " << log;
+  EXPECT_EQ(topo_->exec(s, "ping -c 3 -i 0.2 -W 2 -q 198.18.3.1 >/dev/null"), 0);
+  ::kill(script_, SIGINT);
+  const int status = waitExit(script_, std::chrono::seconds(15));
+  script_ = -1;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  // Detached: no port, no XDP program on it (leftovers() looks at every interface).
+  EXPECT_EQ(leftovers(), "");
+  EXPECT_EQ(topo_->execOutput(d_, "ip -d link show fp-h4nx0").find("xdp"), std::string::npos);
 }
 
 }  // namespace

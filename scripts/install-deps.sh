@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev                    # ns-3 3.37; gsl is needed to link it
   iproute2 ethtool iputils-ping iputils-tracepath traceroute tcpdump
+  iperf3                                   # the demo's real hosts (demo/diamond.sh)
   bird2                                    # real RIP peer for the ns-3 RIP example
   python3 python3-matplotlib               # bench plots
   python3-pyroute2 python3-pytest          # bench: netlink (NAPI threads), unit tests

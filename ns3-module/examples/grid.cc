@@ -18,16 +18,24 @@
 // are handed to the router's ns-3, which resolves it (ARP) and forwards them: the pings
 // do that hop by hop at 5 packets/s, before the flow would at its full rate.
 //
+// --hosts=1: two real hosts instead of s and d's applications - FastPathHostHelper attaches
+// h1 (198.18.200.2/24) to r0_0 and h2 (198.18.201.2/24) to r7_7 (emulated: namespaces
+// fp-TAG-h1, fp-TAG-h2 made by fastpathd; the routers run OLSR over static routing so that
+// OLSR announces the hosts' subnets); ping and iperf3 run there (run-grid.sh --hosts).
+//
 // Prints one JSON line (and --report=FILE): OLSR convergence (s and d have routes to each
 // other: converged_s; every router has routes to s and d: all_converged_s), the UDP flow's
 // sent and received datagrams and received rate, ping replies and RTT, and this process's
 // CPU time (user + system) and wall time.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
+#include "ns3/fast-path-host-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/internet-apps-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/ipv4-list-routing-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/olsr-helper.h"
 #include "ns3/point-to-point-module.h"
 
@@ -76,6 +84,8 @@ main(int argc, char* argv[])
     double hello = 0.5;
     double tc = 1;
     std::string report;
+    bool withHosts = false;
+    double hostSeconds = 90;
     // 66 nodes and 114 links in one simulator thread: the helper's check of every link's
     // parameters (every FastPathFollowInterval, 2 ms by default) and each node's full route
     // comparison (PollInterval, 100 ms) would take more CPU than real time leaves; both are
@@ -96,6 +106,8 @@ main(int argc, char* argv[])
     cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
     cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
     cmd.AddValue("report", "also write the JSON line to this file", report);
+    cmd.AddValue("hosts", "real hosts h1 at r0_0 and h2 at the far corner (emulated)", withHosts);
+    cmd.AddValue("host-seconds", "with --hosts: seconds to run", hostSeconds);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(side < 2 || side > 16, "--side: 2..16");
     NS_ABORT_MSG_IF(udpRateMbps <= 0 || udpSize < 12 || udpSeconds <= 0, "bad UDP flow");
@@ -119,8 +131,19 @@ main(int argc, char* argv[])
     Names::Add("s", ends.Get(0));
     Names::Add("d", ends.Get(1));
     OlsrHelper olsr;
+    Ipv4StaticRoutingHelper staticRouting;
+    Ipv4ListRoutingHelper list;
+    list.Add(staticRouting, 0);
+    list.Add(olsr, 10);
     InternetStackHelper stack;
-    stack.SetRoutingHelper(olsr);
+    if (withHosts)
+    {
+        stack.SetRoutingHelper(list); // OLSR announces the hosts' subnets (HNA)
+    }
+    else
+    {
+        stack.SetRoutingHelper(olsr);
+    }
     stack.Install(routers);
     stack.Install(ends);
 
@@ -154,6 +177,15 @@ main(int argc, char* argv[])
     Ipv4InterfaceContainer dIf = join(routers.Get(side * side - 1), ends.Get(1));
     const Ipv4Address sAddr = sIf.GetAddress(0);
     const Ipv4Address dAddr = dIf.GetAddress(1);
+    FastPathHostHelper::Host h1, h2;
+    if (withHosts)
+    {
+        FastPathHostHelper hosts;
+        h1 = hosts.Install(routers.Get(0), "h1", "198.18.200.2/24");
+        h2 = hosts.Install(routers.Get(side * side - 1), "h2", "198.18.201.2/24");
+        // s and d stay idle: the hosts' programs measure.
+        trafficStart = hostSeconds + 1;
+    }
     const double setupS =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
@@ -251,7 +283,8 @@ main(int argc, char* argv[])
     };
     Simulator::Schedule(Seconds(0), watch);
 
-    const double stop = trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
+    const double stop =
+        withHosts ? hostSeconds : trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
     const double cpuRun0 = CpuSeconds();
     const auto wallRun0 = std::chrono::steady_clock::now();
     Simulator::Stop(Seconds(stop));
@@ -283,7 +316,14 @@ main(int argc, char* argv[])
     {
         out << (it == drops.begin() ? "" : ",") << "\"" << it->first << "\":" << it->second;
     }
-    out << "}}";
+    out << "}";
+    if (withHosts)
+    {
+        out << ",\"hosts\":{\"h1\":{\"netns\":\"" << h1.netns << "\",\"address\":\"" << h1.address
+            << "\"},\"h2\":{\"netns\":\"" << h2.netns << "\",\"address\":\"" << h2.address
+            << "\"}}";
+    }
+    out << "}";
     std::cout << out.str() << std::endl;
     if (!report.empty())
     {

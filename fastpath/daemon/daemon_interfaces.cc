@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
@@ -203,6 +205,9 @@ void Daemon::detachPort(PortId id, const std::string& why) {
   // no more frames on the sockets, whose rings the workers then empty.
   attached_tuning_.erase(id);
   classifiers_[id].reset();
+  // A frame the kernel was receiving as the program went may still be on its way into the
+  // socket's rings: let it land before the workers take the rings' frames back.
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
   for (auto& w : workers_)
     if (w->servesPort(id))
       if (auto st = w->detachPort(id); !st) pr_err("%s: %s", what.c_str(), st.error().message.c_str());

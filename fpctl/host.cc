@@ -19,7 +19,8 @@ const char* kHostHelp =
 
   A host is a network namespace "fp-NAME" that fastpathd makes and joins to node NODE by
   a veth pair: "eth0" inside (the addresses, up, default routes via the gateways, lo up),
-  the other end ("fh-NAME", or "fh" + a hash of a longer NAME) a port of the node. Real programs run in it:
+  the other end ("fh-NAME", or "fh" + a hash of a NAME over 12 characters) a port of the
+  node. Real programs run in it:
     ip netns exec fp-NAME ping 198.18.2.1
   fastpathd removes it on `host del`, when its node is deleted, when it stops, and at
   its next start when it was killed.

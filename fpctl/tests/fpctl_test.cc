@@ -86,7 +86,8 @@ TEST(FpctlCli, HelpAndUsageErrors) {
         "Exit status", "--node NAME", "node add NAME", "link add NAME A-NODE[:PORT] B-NODE[:PORT]",
         "link set NAME up|down", "link set NAME [a-to-b|b-to-a] PARAMETER..."})
     EXPECT_NE(h.out.find(word), std::string::npos) << word;
-  for (const char* obj : {"route", "neigh", "rules", "stats", "ports", "monitor", "node", "link"}) {
+  for (const char* obj :
+       {"route", "neigh", "rules", "stats", "ports", "monitor", "node", "link", "host"}) {
     auto o = fpctl({obj, "--help"});
     EXPECT_EQ(o.exit_code, 0) << obj;
     EXPECT_NE(o.out.find("Usage: fpctl"), std::string::npos) << obj;
@@ -306,6 +307,28 @@ TEST_F(FpctlNodes, UnknownOrMalformedNode) {
   EXPECT_EQ(run({"node", "add", "a/b"}).exit_code, 2);
   EXPECT_EQ(run({"node", "add"}).exit_code, 2);
   EXPECT_EQ(run({"node", "frobnicate"}).exit_code, 2);
+}
+
+// host and node attach/detach: usage errors are exit 2 before anything is sent; this
+// backend has no hosts and attaches nothing, so the requests are refused (exit 1) with
+// fastpathd's reason; host list is empty.
+TEST_F(FpctlNodes, HostAndAttachUsageAndRefusals) {
+  EXPECT_EQ(run({"host", "add", "h1", "r1"}).exit_code, 2);  // no address
+  EXPECT_EQ(run({"host", "add", "h1", "r1", "198.18.1.2"}).exit_code, 2);  // no /LEN
+  EXPECT_EQ(run({"host", "add", "h1", "r1", "198.18.1.2/33"}).exit_code, 2);
+  EXPECT_EQ(run({"host", "add", "h1", "r1", "198.18.1.2/24", "--gw", "nope"}).exit_code, 2);
+  EXPECT_EQ(run({"host", "add", "h1", "r1", "198.18.1.2/24", "--mtu", "20"}).exit_code, 2);
+  EXPECT_EQ(run({"host", "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(run({"node", "attach", "r1"}).exit_code, 2);
+  EXPECT_EQ(run({"node", "attach", "r1", std::string(16, 'e')}).exit_code, 2);
+  auto add = run({"host", "add", "h1", "r1", "198.18.1.2/24", "--gw", "198.18.1.1"});
+  EXPECT_EQ(add.exit_code, 1) << add.err;
+  EXPECT_NE(add.err.find("create host"), std::string::npos) << add.err;
+  EXPECT_EQ(run({"node", "attach", "r1", "eth1"}).exit_code, 1);
+  EXPECT_EQ(run({"host", "del", "h1"}).exit_code, 1);
+  auto list = run({"--json", "host", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out, "[]\n");
 }
 
 TEST_F(FpctlNodes, NodeListShowAddDel) {

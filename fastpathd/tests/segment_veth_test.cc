@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,6 +234,9 @@ TEST_F(SegmentVeth, TwoSendersShareTheSegmentsRate) {
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double medium = 2.0 * kEach * kFrameLen * 8 / 2e6;
   EXPECT_GE(took, 0.9 * medium) << "both senders' frames went through one medium";
+  std::cout << "[ segment ] 2 x " << kEach << " frames of " << kFrameLen
+            << " B through one 2 Mbit/s medium: " << took << " s (the medium alone: " << medium
+            << " s; a rate per sender: " << medium / 2 << " s)\n";
   const SegmentInfo s = segment();
   EXPECT_EQ(s.ports[0].tx_packets, kEach);
   EXPECT_EQ(s.ports[2].tx_packets, kEach);

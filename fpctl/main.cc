@@ -57,6 +57,7 @@ Objects and commands:
                                                       create a segment (a port in each node)
   segment del NAME                                    delete a segment
   segment set NAME [PARAMETER...] [up|down]           emulate the medium, bring it up/down
+  --node NODE segment set NAME up|down                that node's port of the segment alone
 
 Options:
   -s, --socket PATH   fastpathd's control socket (default /run/fastpathd/fastpathd.sock,

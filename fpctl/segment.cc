@@ -21,6 +21,7 @@ const char* kSegmentHelp =
        fpctl segment add NAME NODE[:PORT] [NODE[:PORT]...] [--mtu N] [PARAMETER...]
        fpctl segment del NAME
        fpctl segment set NAME up|down
+       fpctl [--node NODE] segment set NAME up|down
        fpctl segment set NAME PARAMETER... [up|down]
 
   A segment is a shared medium joining nodes of fastpathd, as ns-3's CsmaChannel: each
@@ -41,7 +42,9 @@ const char* kSegmentHelp =
   del    deletes a segment and its ports (routes and neighbours through them go too);
          frames in the medium are discarded (counted)
   set    up or down: a segment that is down passes no frame (counted) and each node's
-         subscribers get a port-down event; PARAMETERs change the medium's emulation
+         subscribers get a port-down event; with --node NODE only that node's port goes
+         down or up (it neither sends nor receives, the other ports go on; a port passes
+         frames when it and the segment are up); PARAMETERs change the medium's emulation
          (only those named: fpctl reads the current ones first)
 
   PARAMETERs are `fpctl link`'s (tc's words and units): rate 10mbit, overhead BYTES,
@@ -83,6 +86,8 @@ void segmentJson(JsonWriter& w, const SegmentInfo& s) {
         .value(p.mac.toString())
         .key("mtu")
         .value(p.mtu)
+        .key("up")
+        .value(p.up)
         .key("tx_packets")
         .value(p.tx_packets)
         .key("tx_bytes")
@@ -116,12 +121,12 @@ std::string portsText(const SegmentInfo& s) {
 void showText(const SegmentInfo& s) {
   std::printf("segment %s: %s, %zu port(s)\n", s.name.c_str(), s.up ? "up" : "down",
               s.ports.size());
-  std::printf("  %-20s %-12s %-6s %-17s %-5s %10s %10s %8s %8s %8s %8s\n", "NODE", "PORT", "ID",
-              "MAC", "MTU", "TX", "RX", "UNKNOWN", "NOFRAME", "QFULL", "DOWN");
+  std::printf("  %-20s %-12s %-6s %-17s %-5s %-5s %10s %10s %8s %8s %8s %8s\n", "NODE", "PORT",
+              "ID", "MAC", "MTU", "STATE", "TX", "RX", "UNKNOWN", "NOFRAME", "QFULL", "DOWN");
   for (const auto& p : s.ports)
-    std::printf("  %-20s %-12s %-6u %-17s %-5u %10llu %10llu %8llu %8llu %8llu %8llu\n",
+    std::printf("  %-20s %-12s %-6u %-17s %-5u %-5s %10llu %10llu %8llu %8llu %8llu %8llu\n",
                 p.node.c_str(), p.port.c_str(), unsigned(p.id), p.mac.toString().c_str(),
-                unsigned(p.mtu), (unsigned long long)p.tx_packets,
+                unsigned(p.mtu), p.up ? "up" : "down", (unsigned long long)p.tx_packets,
                 (unsigned long long)p.rx_packets, (unsigned long long)p.unknown_dst_drops,
                 (unsigned long long)p.no_frame_drops, (unsigned long long)p.queue_full_drops,
                 (unsigned long long)p.down_drops);
@@ -236,6 +241,10 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
   if (state.empty() && words.empty())
     return usage("segment set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
                  kSegmentHelp);
+  if (!g.node.empty() && !words.empty())
+    return usage("segment set: --node takes one node's port up or down; parameters are the "
+                 "whole medium's: give them without --node",
+                 kSegmentHelp);
   if (!words.empty()) {
     LinkParams probe;
     if (auto st = applyLinkParamWords(words, &probe); !st)
@@ -255,9 +264,9 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
     result += " " + formatLinkParams(p);
   }
   if (!state.empty()) {
-    if (auto st = s.client().setSegmentState(name, state == "up"); !st)
+    if (auto st = s.client().setSegmentState(name, state == "up", g.node); !st)
       return fail(st.error(), true);
-    result += " " + state;
+    result += (g.node.empty() ? " " : ": node " + g.node + "'s port ") + state;
   }
   return printOk(g, result);
 }

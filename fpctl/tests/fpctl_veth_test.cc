@@ -247,6 +247,15 @@ TEST_F(FpctlVeth, SegmentAddListShowSetDel) {
   EXPECT_EQ(runFpctl({"-s", sock_, "segment", "add", "lan", "h3a:x"}), 1) << "name in use";
   EXPECT_EQ(runFpctl({"-s", sock_, "segment", "add", "lan3", "nope"}), 1) << "unknown node";
   EXPECT_EQ(runFpctl({"-s", sock_, "segment", "show", "nope"}), 1);
+  // One node's port alone.
+  ASSERT_EQ(runFpctl({"-s", sock_, "segment", "set", "lan", "up"}), 0);
+  ASSERT_EQ(runFpctl({"-s", sock_, "--node", "h3b", "segment", "set", "lan", "down"}, &out), 0)
+      << out;
+  ASSERT_EQ(runFpctl({"-s", sock_, "--json", "segment", "show", "lan"}, &out), 0);
+  EXPECT_NE(out.find("\"up\":true,\"ports\""), std::string::npos) << "the segment: " << out;
+  EXPECT_NE(out.find("\"mtu\":1500,\"up\":false"), std::string::npos) << "h3b's port: " << out;
+  EXPECT_EQ(runFpctl({"-s", sock_, "--node", "nope", "segment", "set", "lan", "down"}), 1);
+  EXPECT_EQ(runFpctl({"-s", sock_, "--node", "h3b", "segment", "set", "lan", "rate", "1mbit"}), 2);
   ASSERT_EQ(runFpctl({"-s", sock_, "segment", "del", "lan"}), 0);
   ASSERT_EQ(runFpctl({"-s", sock_, "segment", "list"}, &out), 0);
   EXPECT_EQ(out.find("lan"), std::string::npos) << out;

@@ -58,12 +58,17 @@ class Ns3Hosts : public ::testing::Test {
   }
 
   void TearDown() override {
-    for (pid_t p : {script_, daemon_})
-      if (p > 0) {
-        ::kill(p, SIGKILL);
-        waitpid(p, nullptr, 0);
-      }
+    if (script_ > 0) {
+      ::kill(script_, SIGKILL);
+      waitpid(script_, nullptr, 0);
+    }
     client_.reset();
+    // SIGTERM: fastpathd removes its hosts and state files as it stops (SIGKILL after 5 s).
+    if (daemon_ > 0) {
+      ::kill(daemon_, SIGTERM);
+      waitExit(daemon_, std::chrono::seconds(5));
+      daemon_ = -1;
+    }
     for (const char* h : {"h1", "h2"}) testing::sh("ip netns del fp-" + tag_ + "-" + h + " 2>/dev/null");
     testing::sh("rm -rf " + dir_);
   }

@@ -32,21 +32,12 @@ if(NOT FP_CLANG_HAS_LIBFUZZER)
     "(install libclang-rt-14-dev, or configure with -DFP_FUZZ=OFF)")
 endif()
 
-# Sources: the harness, ctrl-bridge's decode/validate/dispatch, the test backend, and
-# the table (every source of fp_table and fp_common), plus the generated schema.
-set(_fuzz_srcs
-  ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/control_fuzz.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/framing.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/wire_error.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/wire_validate.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/route_batch.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/wire_encode.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/reply_decode.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/dispatcher.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/route_lease.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/table_backend.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/tests/support/multi_node_backend.cc)
-foreach(lib fp_table fp_common)
+# Sources: the harness, ctrl-bridge's decode/validate/dispatch (fp_ctrl_common), the test
+# backends (fp_ctrl_test_support) and the table (fp_table, fp_common), plus the schema.
+# Every source is taken from its library's target, so a file added to one of them is
+# compiled here too.
+set(_fuzz_srcs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/control_fuzz.cc)
+foreach(lib fp_ctrl_common fp_ctrl_test_support fp_table fp_common)
   get_target_property(_dir ${lib} SOURCE_DIR)
   get_target_property(_srcs ${lib} SOURCES)
   foreach(s ${_srcs})

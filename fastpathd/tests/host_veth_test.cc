@@ -36,7 +36,7 @@ class HostVeth : public ::testing::Test {
     topo_ = std::make_unique<Topology>("h4");
     d_ = topo_->addNamespace("d");
     // Host names are short (the namespace is fp-NAME): the pid keeps runs apart.
-    tag_ = "h4" + std::to_string(::getpid() % 100000);
+    tag_ = "h4-" + std::to_string(::getpid() % 100000);  // namespaces fp-h4-NNNNNa
     sock_ = "/tmp/fp-h4-" + std::to_string(::getpid()) + ".sock";
     topo_file_ = "/tmp/fp-h4-" + std::to_string(::getpid()) + ".yaml";
     std::ofstream(topo_file_) << "nodes: []\n";

@@ -38,9 +38,9 @@ class Ns3Hosts : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
-    topo_ = std::make_unique<Topology>("h4n");
+    topo_ = std::make_unique<Topology>("h4");
     d_ = topo_->addNamespace("d");
-    tag_ = "h4n" + std::to_string(::getpid() % 100000);
+    tag_ = "h4-" + std::to_string(::getpid() % 100000);  // namespaces fp-h4-NNNNN-h1
     dir_ = "/tmp/fp-h4n-" + std::to_string(::getpid());
     ::mkdir(dir_.c_str(), 0755);
     sock_ = dir_ + "/fp.sock";

@@ -3,7 +3,9 @@
 
 #include <fcntl.h>
 #include <net/if.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/sockios.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
@@ -393,6 +395,13 @@ Result<MacAddress> makeHost(const HostSpec& spec, const std::string& veth) {
     std::strncpy(ifr.ifr_name, "eth0", IFNAMSIZ - 1);
     if (s.fd < 0 || ioctl(s.fd, SIOCGIFHWADDR, &ifr) != 0) return -errno;
     std::memcpy(mac.bytes.data(), ifr.ifr_hwaddr.sa_data, 6);
+    // TX checksum offload off, as on a wire: with it a veth hands the peer frames whose
+    // TCP/UDP checksum is still to be filled in (CHECKSUM_PARTIAL), and the copy into
+    // AF_XDP carries them on unfinished - the far end drops every TCP segment.
+    step = "eth0 TX checksum offload off";
+    ethtool_value off{ETHTOOL_STXCSUM, 0};
+    ifr.ifr_data = reinterpret_cast<char*>(&off);
+    if (ioctl(s.fd, SIOCETHTOOL, &ifr) != 0) return -errno;
     return 0;
   });
   if (err) return fail("in " + netns + ": " + step, err);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-csma-helper.h"
 
-#include "fast-path-emulation.h"
-
+#include "ns3/fast-path-emulation.h"
 #include "ns3/abort.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/data-rate.h"
@@ -24,43 +23,28 @@ NS_LOG_COMPONENT_DEFINE("FastPathCsmaHelper");
 namespace
 {
 
+/// A segment and the ns-3 objects that carry its parameters.
+struct CsmaSegment
+{
+    std::string name;
+    std::vector<Ptr<Node>> nodes;
+    NetDeviceContainer devices;       //!< the FdNetDevices, in the nodes' order
+    NetDeviceContainer shadows;       //!< a CsmaNetDevice per port, on `channel`
+    Ptr<QueueBase> queue;             //!< the medium's queue
+    Ptr<CsmaChannel> channel;
+    fastpath::LinkParams applied;
+    std::vector<bool> upPorts; //!< ns-3's interfaces, as last seen
+};
+
 /// The segments one simulation created in fastpathd (the nodes, the connection and the
 /// following are FastPathEmulation's).
-struct CsmaSegments
+struct CsmaSegments : FastPathEmulatedSet<CsmaSegment>
 {
-    /// A segment and the ns-3 objects that carry its parameters.
-    struct Segment
+    void Push(CsmaSegment& s) override;
+
+    fastpath::Status Delete(const std::string& name) override
     {
-        std::string name;
-        std::vector<Ptr<Node>> nodes;
-        NetDeviceContainer devices;       //!< the FdNetDevices, in the nodes' order
-        NetDeviceContainer shadows;       //!< a CsmaNetDevice per port, on `channel`
-        Ptr<QueueBase> queue;             //!< the medium's queue
-        Ptr<CsmaChannel> channel;
-        fastpath::LinkParams applied;
-        std::vector<bool> upPorts; //!< ns-3's interfaces, as last seen
-    };
-
-    FastPathEmulation* emulation = nullptr;
-    std::vector<Segment> segments;
-    uint32_t next = 0;
-
-    /// Hands the segment's parameters and state to fastpathd where they changed.
-    void Push(Segment& s);
-
-    void Clear()
-    {
-        for (const auto& s : segments)
-        {
-            auto st = emulation->Client().deleteSegment(s.name);
-            if (!st.ok())
-            {
-                NS_LOG_WARN("fastpathd: cannot delete segment " << s.name << ": "
-                                                                << st.error().message);
-            }
-        }
-        NS_LOG_INFO("fastpathd: deleted " << segments.size() << " segments");
-        segments.clear();
+        return emulation->Client().deleteSegment(name);
     }
 };
 
@@ -69,33 +53,11 @@ std::shared_ptr<CsmaSegments> g_segments;
 CsmaSegments&
 CurrentSegments()
 {
-    FastPathEmulation& e = FastPathEmulation::Get("FastPathCsmaHelper");
-    if (g_segments && g_segments->emulation == &e)
-    {
-        return *g_segments;
-    }
-    auto segs = std::make_shared<CsmaSegments>();
-    segs->emulation = &e;
-    g_segments = segs;
-    CsmaSegments* raw = segs.get();
-    e.AddFollower([raw]() {
-        for (auto& s : raw->segments)
-        {
-            raw->Push(s);
-        }
-    });
-    e.AddCleanup([]() {
-        if (g_segments)
-        {
-            g_segments->Clear();
-            g_segments.reset();
-        }
-    });
-    return *segs;
+    return CsmaSegments::Current(g_segments, "FastPathCsmaHelper", "segment");
 }
 
 void
-CsmaSegments::Push(Segment& s)
+CsmaSegments::Push(CsmaSegment& s)
 {
     bool changed = false;
     auto p = FastPathCsmaHelper::SegmentParamsOf(s.channel, s.shadows, s.queue);
@@ -142,30 +104,8 @@ CsmaSegments::Push(Segment& s)
 } // namespace
 
 FastPathCsmaHelper::FastPathCsmaHelper()
+    : FastPathEmulatingHelper("ns3::CsmaNetDevice", "ns3::CsmaChannel")
 {
-    m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
-    m_deviceFactory.SetTypeId("ns3::CsmaNetDevice");
-    m_channelFactory.SetTypeId("ns3::CsmaChannel");
-}
-
-void
-FastPathCsmaHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
-{
-    CsmaHelper::SetDeviceAttribute(name, value);
-    m_deviceFactory.Set(name, value);
-}
-
-void
-FastPathCsmaHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
-{
-    CsmaHelper::SetChannelAttribute(name, value);
-    m_channelFactory.Set(name, value);
-}
-
-bool
-FastPathCsmaHelper::IsEmulated()
-{
-    return FastPathEmulation::IsEnabled();
 }
 
 fastpath::LinkParams
@@ -177,17 +117,7 @@ FastPathCsmaHelper::SegmentParamsOf(Ptr<CsmaChannel> channel,
     p.rate_bps = channel->GetDataRate().GetBitRate();
     p.overhead_bytes = 4; // CsmaNetDevice's Ethernet trailer (FCS)
     p.delay_ns = channel->GetDelay().GetNanoSeconds();
-    QueueSize max = queue->GetMaxSize();
-    if (max.GetUnit() == QueueSizeUnit::PACKETS)
-    {
-        p.limit_packets = max.GetValue();
-        p.limit_bytes = 0;
-    }
-    else
-    {
-        p.limit_packets = 0;
-        p.limit_bytes = max.GetValue();
-    }
+    FastPathEmulation::SetQueueLimit(p, queue);
     for (uint32_t i = 0; i < devices.GetN(); ++i)
     {
         p.loss = std::max(p.loss, FastPathEmulation::ReceiveLoss(devices.Get(i)));
@@ -242,7 +172,7 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     // ns-3's objects for the segment, never on a node: they hold its parameters where a
     // script's Config::Set finds them (the channel in ChannelList, a device aggregated to
     // each FdNetDevice) and the follower hands changes to fastpathd.
-    CsmaSegments::Segment seg;
+    CsmaSegment seg;
     seg.name = e.Tag() + "-" + port;
     seg.channel = m_channelFactory.Create<CsmaChannel>();
     seg.queue = m_queueFactory.Create<QueueBase>();
@@ -281,7 +211,7 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     NS_LOG_INFO("segment " << spec.name << ": " << c.GetN() << " nodes, "
                            << fastpath::formatLinkParams(spec.params));
     NetDeviceContainer out = seg.devices;
-    s.segments.push_back(std::move(seg));
+    s.items.push_back(std::move(seg));
     return out;
 }
 
@@ -292,7 +222,7 @@ FastPathCsmaHelper::GetFastPathSegmentName(Ptr<NetDevice> device)
     {
         return "";
     }
-    for (const auto& s : g_segments->segments)
+    for (const auto& s : g_segments->items)
     {
         for (uint32_t i = 0; i < s.devices.GetN(); ++i)
         {

@@ -5,9 +5,9 @@
 
 #include "ns3/csma-channel.h"
 #include "ns3/csma-helper.h"
+#include "ns3/fast-path-emulation.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
-#include "ns3/object-factory.h"
 #include "ns3/queue.h"
 
 #include "fastpath/link_params.h"
@@ -43,18 +43,10 @@ namespace ns3
  * emulated. Everything is deleted at Simulator::Destroy(); a crashed run's TAG- names at
  * the first Install().
  */
-class FastPathCsmaHelper : public CsmaHelper
+class FastPathCsmaHelper : public FastPathEmulatingHelper<CsmaHelper>
 {
   public:
     FastPathCsmaHelper();
-
-    /// As CsmaHelper::SetQueue (the queue's MaxSize is the segment's limit).
-    template <typename... Ts>
-    void SetQueue(std::string type, Ts&&... args);
-    /// As CsmaHelper::SetDeviceAttribute (Mtu, ReceiveErrorModel...).
-    void SetDeviceAttribute(std::string name, const AttributeValue& value);
-    /// As CsmaHelper::SetChannelAttribute (DataRate, Delay).
-    void SetChannelAttribute(std::string name, const AttributeValue& value);
 
     NetDeviceContainer Install(Ptr<Node> node) const;
     NetDeviceContainer Install(std::string name) const;
@@ -63,8 +55,6 @@ class FastPathCsmaHelper : public CsmaHelper
     NetDeviceContainer Install(Ptr<Node> node, Ptr<CsmaChannel> channel) const;
     NetDeviceContainer Install(const NodeContainer& c, Ptr<CsmaChannel> channel) const;
 
-    /// The value of the global value FastPathEmulation.
-    static bool IsEmulated();
     /**
      * The parameters of an emulated segment: the channel's DataRate with 4 bytes of
      * Ethernet trailer per frame, its Delay, `queue`'s MaxSize as the one drop-tail limit,
@@ -76,21 +66,6 @@ class FastPathCsmaHelper : public CsmaHelper
                                                 Ptr<QueueBase> queue);
     /// The fastpathd segment behind an emulated device ("" if none).
     static std::string GetFastPathSegmentName(Ptr<NetDevice> device);
-
-  private:
-    ObjectFactory m_queueFactory;
-    ObjectFactory m_deviceFactory;
-    ObjectFactory m_channelFactory;
 };
-
-template <typename... Ts>
-void
-FastPathCsmaHelper::SetQueue(std::string type, Ts&&... args)
-{
-    CsmaHelper::SetQueue(type, args...);
-    QueueBase::AppendItemTypeIfNotPresent(type, "Packet");
-    m_queueFactory.SetTypeId(type);
-    m_queueFactory.Set(std::forward<Ts>(args)...);
-}
 
 } // namespace ns3

@@ -266,6 +266,39 @@ FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device)
 }
 
 void
+FastPathEmulation::SetQueueLimit(fastpath::LinkParams& p, Ptr<QueueBase> queue)
+{
+    QueueSize max = queue->GetMaxSize();
+    if (max.GetUnit() == QueueSizeUnit::PACKETS)
+    {
+        p.limit_packets = max.GetValue();
+        p.limit_bytes = 0;
+    }
+    else
+    {
+        p.limit_packets = 0;
+        p.limit_bytes = max.GetValue();
+    }
+}
+
+void
+FastPathEmulation::DeleteAll(const std::string& kind,
+                             const std::vector<std::string>& names,
+                             const std::function<fastpath::Status(const std::string&)>& del)
+{
+    for (const auto& name : names)
+    {
+        auto st = del(name);
+        if (!st.ok())
+        {
+            NS_LOG_WARN("fastpathd: cannot delete " << kind << " " << name << ": "
+                                                    << st.error().message);
+        }
+    }
+    NS_LOG_INFO("fastpathd: deleted " << names.size() << " " << kind << "s");
+}
+
+void
 FastPathEmulation::Clear()
 {
     if (!m_client)

@@ -5,9 +5,15 @@
 // Config::Set changes, and the cleanup.
 #pragma once
 
+#include "ns3/attribute.h"
 #include "ns3/fast-path-helper.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
+#include "ns3/queue.h"
+
+#include "fastpath/link_params.h"
+#include "fastpath/result.h"
 
 #include <chrono>
 #include <functional>
@@ -70,6 +76,13 @@ class FastPathEmulation
     static double ReceiveLoss(Ptr<NetDevice> device);
     /// The IPv4 interface of `device` on `node` is up (or the device has none).
     static bool InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device);
+    /// Sets `p`'s drop-tail limit to `queue`'s MaxSize (packets or bytes, the other 0).
+    static void SetQueueLimit(fastpath::LinkParams& p, Ptr<QueueBase> queue);
+    /// Deletes `names` in fastpathd with `del` (a warning for each refused), `kind` ("link",
+    /// "segment") naming them in the log.
+    void DeleteAll(const std::string& kind,
+                   const std::vector<std::string>& names,
+                   const std::function<fastpath::Status(const std::string&)>& del);
 
     ~FastPathEmulation();
 
@@ -88,6 +101,132 @@ class FastPathEmulation
     std::vector<std::function<void()>> m_cleanups;
     std::chrono::steady_clock::time_point m_lastFollowAck;
     uint64_t m_followChanges = 0;
+};
+
+/**
+ * \ingroup fastpath
+ * \brief What one emulating helper created in the current emulation (its links, its
+ * segments): Items with a name, the parameters they had last handed to fastpathd.
+ *
+ * Derived implements Push (an item's changes to fastpathd) and Delete (one item in
+ * fastpathd). Current() creates it with the emulation, pushes every item every
+ * FastPathFollowInterval and deletes them all at the emulation's cleanup, before the nodes.
+ */
+template <typename Item>
+class FastPathEmulatedSet
+{
+  public:
+    virtual ~FastPathEmulatedSet() = default;
+    /// Hands `item`'s parameters and state to fastpathd where they changed.
+    virtual void Push(Item& item) = 0;
+    /// Deletes the fastpathd object `name`.
+    virtual fastpath::Status Delete(const std::string& name) = 0;
+
+    /// The set of the current emulation kept in `slot` (a helper's global), created on
+    /// first use; `who` names the helper when the emulation cannot be created.
+    template <typename Derived>
+    static Derived& Current(std::shared_ptr<Derived>& slot,
+                            const std::string& who,
+                            const std::string& kind)
+    {
+        FastPathEmulation& e = FastPathEmulation::Get(who);
+        if (slot && slot->emulation == &e)
+        {
+            return *slot;
+        }
+        auto set = std::make_shared<Derived>();
+        set->emulation = &e;
+        set->m_kind = kind;
+        slot = set;
+        Derived* raw = set.get();
+        e.AddFollower([raw]() {
+            for (auto& item : raw->items)
+            {
+                raw->Push(item);
+            }
+        });
+        std::shared_ptr<Derived>* at = &slot;
+        e.AddCleanup([at]() {
+            if (*at)
+            {
+                (*at)->Clear();
+                at->reset();
+            }
+        });
+        return *set;
+    }
+
+    /// Deletes every item in fastpathd.
+    void Clear()
+    {
+        std::vector<std::string> names;
+        for (const auto& item : items)
+        {
+            names.push_back(item.name);
+        }
+        emulation->DeleteAll(m_kind, names, [this](const std::string& n) { return Delete(n); });
+        items.clear();
+    }
+
+    FastPathEmulation* emulation = nullptr;
+    std::vector<Item> items;
+    uint32_t next = 0; //!< the number of the next item's name
+
+  private:
+    std::string m_kind;
+};
+
+/**
+ * \ingroup fastpath
+ * \brief An ns-3 helper `Base` (PointToPointHelper, CsmaHelper) that keeps its own copy of
+ * the queue, device and channel settings: `Base` keeps its factories private, and the
+ * emulated objects (the parameters' holders, never on a node) are created from them.
+ */
+template <typename Base>
+class FastPathEmulatingHelper : public Base
+{
+  public:
+    /// As Base::SetQueue (the queue's MaxSize is the emulated limit).
+    template <typename... Ts>
+    void SetQueue(std::string type, Ts&&... args)
+    {
+        Base::SetQueue(type, args...);
+        QueueBase::AppendItemTypeIfNotPresent(type, "Packet");
+        m_queueFactory.SetTypeId(type);
+        m_queueFactory.Set(std::forward<Ts>(args)...);
+    }
+
+    /// As Base::SetDeviceAttribute (DataRate, Mtu, ReceiveErrorModel...).
+    void SetDeviceAttribute(std::string name, const AttributeValue& value)
+    {
+        Base::SetDeviceAttribute(name, value);
+        m_deviceFactory.Set(name, value);
+    }
+
+    /// As Base::SetChannelAttribute (DataRate, Delay).
+    void SetChannelAttribute(std::string name, const AttributeValue& value)
+    {
+        Base::SetChannelAttribute(name, value);
+        m_channelFactory.Set(name, value);
+    }
+
+    /// The value of the global value FastPathEmulation.
+    static bool IsEmulated()
+    {
+        return FastPathEmulation::IsEnabled();
+    }
+
+  protected:
+    FastPathEmulatingHelper(const std::string& device, const std::string& channel)
+    {
+        m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
+        m_deviceFactory.SetTypeId(device);
+        m_channelFactory.SetTypeId(channel);
+    }
+
+    ObjectFactory m_queueFactory;
+    ObjectFactory m_deviceFactory;
+    ObjectFactory m_channelFactory;
 };
 
 } // namespace ns3

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-point-to-point-helper.h"
 
-#include "fast-path-emulation.h"
-
+#include "ns3/fast-path-emulation.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
@@ -41,46 +40,31 @@ NS_LOG_COMPONENT_DEFINE("FastPathPointToPointHelper");
 namespace
 {
 
+/// A link and the ns-3 objects that carry its parameters.
+struct P2pLink
+{
+    std::string name;
+    Ptr<Node> a, b;
+    Ptr<NetDevice> devA, devB; //!< the FdNetDevices
+    Ptr<PointToPointNetDevice> shadowA, shadowB;
+    Ptr<QueueBase> queueA, queueB;
+    Ptr<PointToPointChannel> channel;
+    fastpath::LinkParams appliedAToB, appliedBToA;
+    bool pushed = false;
+    bool up = true;
+    bool upA = true, upB = true; //!< ns-3's interfaces, as last seen
+};
+
 /// The links one simulation created in fastpathd (the nodes, the connection and the
 /// following are FastPathEmulation's).
-struct P2pLinks
+struct P2pLinks : FastPathEmulatedSet<P2pLink>
 {
-    /// A link and the ns-3 objects that carry its parameters.
-    struct Link
-    {
-        std::string name;
-        Ptr<Node> a, b;
-        Ptr<NetDevice> devA, devB; //!< the FdNetDevices
-        Ptr<PointToPointNetDevice> shadowA, shadowB;
-        Ptr<QueueBase> queueA, queueB;
-        Ptr<PointToPointChannel> channel;
-        fastpath::LinkParams appliedAToB, appliedBToA;
-        bool pushed = false;
-        bool up = true;
-        bool upA = true, upB = true; //!< ns-3's interfaces, as last seen
-    };
-
-    FastPathEmulation* emulation = nullptr;
-    std::vector<Link> links;
-    uint32_t nextLink = 0;
-
     /// Hands the link's parameters to fastpathd where they differ from what it has.
-    void Push(Link& l);
+    void Push(P2pLink& l) override;
 
-    /// Deletes every link this simulation created.
-    void Clear()
+    fastpath::Status Delete(const std::string& name) override
     {
-        for (const auto& l : links)
-        {
-            auto st = emulation->Client().deleteLink(l.name);
-            if (!st.ok())
-            {
-                NS_LOG_WARN("fastpathd: cannot delete link " << l.name << ": "
-                                                             << st.error().message);
-            }
-        }
-        NS_LOG_INFO("fastpathd: deleted " << links.size() << " links");
-        links.clear();
+        return emulation->Client().deleteLink(name);
     }
 };
 
@@ -90,29 +74,7 @@ std::shared_ptr<P2pLinks> g_links;
 P2pLinks&
 CurrentLinks()
 {
-    FastPathEmulation& e = FastPathEmulation::Get("FastPathPointToPointHelper");
-    if (g_links && g_links->emulation == &e)
-    {
-        return *g_links;
-    }
-    auto links = std::make_shared<P2pLinks>();
-    links->emulation = &e;
-    g_links = links;
-    P2pLinks* raw = links.get();
-    e.AddFollower([raw]() {
-        for (auto& l : raw->links)
-        {
-            raw->Push(l);
-        }
-    });
-    e.AddCleanup([]() {
-        if (g_links)
-        {
-            g_links->Clear();
-            g_links.reset();
-        }
-    });
-    return *links;
+    return P2pLinks::Current(g_links, "FastPathPointToPointHelper", "link");
 }
 
 /// Gives one or both directions of a link their emulation (protocol 1.4, SetLinkParams).
@@ -126,7 +88,7 @@ ApplyLinkParams(fastpath::ctrl::Client& client,
 }
 
 void
-P2pLinks::Push(Link& l)
+P2pLinks::Push(P2pLink& l)
 {
     using fastpath::LinkDirection;
     auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, l.queueA, l.shadowB);
@@ -194,30 +156,8 @@ P2pLinks::Push(Link& l)
 } // namespace
 
 FastPathPointToPointHelper::FastPathPointToPointHelper()
+    : FastPathEmulatingHelper("ns3::PointToPointNetDevice", "ns3::PointToPointChannel")
 {
-    m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
-    m_deviceFactory.SetTypeId("ns3::PointToPointNetDevice");
-    m_channelFactory.SetTypeId("ns3::PointToPointChannel");
-}
-
-void
-FastPathPointToPointHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
-{
-    PointToPointHelper::SetDeviceAttribute(name, value);
-    m_deviceFactory.Set(name, value);
-}
-
-void
-FastPathPointToPointHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
-{
-    PointToPointHelper::SetChannelAttribute(name, value);
-    m_channelFactory.Set(name, value);
-}
-
-bool
-FastPathPointToPointHelper::IsEmulated()
-{
-    return FastPathEmulation::IsEnabled();
 }
 
 fastpath::LinkParams
@@ -234,17 +174,7 @@ FastPathPointToPointHelper::LinkParamsOf(Ptr<NetDevice> device,
     TimeValue delay;
     channel->GetAttribute("Delay", delay);
     p.delay_ns = delay.Get().GetNanoSeconds();
-    QueueSize max = queue->GetMaxSize();
-    if (max.GetUnit() == QueueSizeUnit::PACKETS)
-    {
-        p.limit_packets = max.GetValue();
-        p.limit_bytes = 0;
-    }
-    else
-    {
-        p.limit_packets = 0;
-        p.limit_bytes = max.GetValue();
-    }
+    FastPathEmulation::SetQueueLimit(p, queue);
     if (!receiver)
     {
         receiver = device;
@@ -291,14 +221,14 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     const std::string nb = e.NodeOf(b);
     const std::string& tag = e.Tag();
     fastpath::LinkSpec spec;
-    spec.name = tag + "-l" + std::to_string(s.nextLink++);
+    spec.name = tag + "-l" + std::to_string(s.next++);
     spec.a.node = na;
     spec.b.node = nb;
     // Each end's port is named after the peer node (after the link when two links join
     // the same pair).
     spec.a.port = nb.substr(tag.size() + 1);
     spec.b.port = na.substr(tag.size() + 1);
-    for (const auto& l : s.links)
+    for (const auto& l : s.items)
     {
         if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
         {
@@ -309,7 +239,7 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     // ns-3's objects for the link, never on a node: they hold its parameters where a
     // script's Config::Set finds them (the channel in ChannelList, each device aggregated
     // to its FdNetDevice) and Follow() hands changes to fastpathd.
-    P2pLinks::Link link;
+    P2pLink link;
     link.name = spec.name;
     link.a = a;
     link.b = b;
@@ -350,11 +280,11 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.devB = devices.Get(1);
     link.devA->AggregateObject(link.shadowA);
     link.devB->AggregateObject(link.shadowB);
-    s.links.push_back(link);
-    s.Push(s.links.back());
+    s.items.push_back(link);
+    s.Push(s.items.back());
     NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"
                         << spec.b.port << ", "
-                        << fastpath::formatLinkParams(s.links.back().appliedAToB));
+                        << fastpath::formatLinkParams(s.items.back().appliedAToB));
     return devices;
 }
 
@@ -372,7 +302,7 @@ FastPathPointToPointHelper::GetFastPathLinkName(Ptr<NetDevice> device)
     {
         return "";
     }
-    for (const auto& l : g_links->links)
+    for (const auto& l : g_links->items)
     {
         if (l.devA == device || l.devB == device)
         {

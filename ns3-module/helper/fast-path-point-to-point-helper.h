@@ -3,10 +3,10 @@
 // or, with the global value FastPathEmulation set, emulated by fastpathd.
 #pragma once
 
+#include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-helper.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
-#include "ns3/object-factory.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue.h"
 
@@ -47,18 +47,10 @@ namespace ns3
  * is the global value FastPathSocket; the process must be allowed to create nodes and
  * links there (fastpathd --socket-uid). Install everything before Simulator::Run().
  */
-class FastPathPointToPointHelper : public PointToPointHelper
+class FastPathPointToPointHelper : public FastPathEmulatingHelper<PointToPointHelper>
 {
   public:
     FastPathPointToPointHelper();
-
-    /// As PointToPointHelper::SetQueue (the queue's MaxSize is the link's limit).
-    template <typename... Ts>
-    void SetQueue(std::string type, Ts&&... args);
-    /// As PointToPointHelper::SetDeviceAttribute (DataRate, Mtu, ReceiveErrorModel...).
-    void SetDeviceAttribute(std::string name, const AttributeValue& value);
-    /// As PointToPointHelper::SetChannelAttribute (Delay).
-    void SetChannelAttribute(std::string name, const AttributeValue& value);
 
     NetDeviceContainer Install(NodeContainer c);
     NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
@@ -66,8 +58,6 @@ class FastPathPointToPointHelper : public PointToPointHelper
     NetDeviceContainer Install(std::string aName, Ptr<Node> b);
     NetDeviceContainer Install(std::string aNode, std::string bNode);
 
-    /// The value of the global value FastPathEmulation.
-    static bool IsEmulated();
     /// The parameters of the direction of an emulated link that `device` (a
     /// PointToPointNetDevice) sends into: its DataRate + 2 bytes per frame, the channel's
     /// Delay, `queue`'s MaxSize, and as loss the RateErrorModel (ReceiveErrorModel) of
@@ -89,21 +79,6 @@ class FastPathPointToPointHelper : public PointToPointHelper
     /// The helper attaching the ns-3 nodes (for FastPathHelper::Flush, GetMirror...);
     /// nullptr when nothing is emulated.
     static FastPathHelper* GetFastPathHelper();
-
-  private:
-    ObjectFactory m_queueFactory;
-    ObjectFactory m_deviceFactory;
-    ObjectFactory m_channelFactory;
 };
-
-template <typename... Ts>
-void
-FastPathPointToPointHelper::SetQueue(std::string type, Ts&&... args)
-{
-    PointToPointHelper::SetQueue(type, args...);
-    QueueBase::AppendItemTypeIfNotPresent(type, "Packet");
-    m_queueFactory.SetTypeId(type);
-    m_queueFactory.Set(std::forward<Ts>(args)...);
-}
 
 } // namespace ns3

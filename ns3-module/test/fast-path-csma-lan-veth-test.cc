@@ -14,35 +14,19 @@
 // to r2's (counters) and not to r1's, the routers' ns-3 receives OLSR and the few frames
 // punted while ARP resolves, the segment carries the helper's parameters and follows a
 // Config::Set of the channel's DataRate, and nothing of the script is left afterwards.
-#include "fast-path-veth-fixture.h"
-
-#include <gtest/gtest.h>
-#include <grp.h>
-#include <pwd.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "fast-path-script-fixture.h"
 
 #include <algorithm>
-#include <chrono>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <thread>
+#include <string>
+#include <vector>
 
-using fastpath::testing::sh;
-using fastpath::testing::Topology;
-using namespace std::chrono_literals;
 using namespace fastpath_ns3_test;
 
 namespace
 {
 
-using Clock = std::chrono::steady_clock;
-
 const char* kTag = "csmalan";
-const char* kAsNobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
 
 /// The script's arguments common to both runs: traffic from 8 s, the LAN's DataRate
 /// 100 -> 10 Mbit/s at 12 s, r1's LAN interface down at 13 s, stop at 14 s.
@@ -55,110 +39,12 @@ const std::vector<std::string> kScriptArgs = {"--hello=0.5",
                                               "--down-at=13",
                                               "--duration=14"};
 
-class CsmaLanTest : public FastPathVethFixture
+class CsmaLanTest : public FastPathScriptFixture
 {
   protected:
-    void SetUp() override
+    CsmaLanTest()
+        : FastPathScriptFixture({CSMA_LAN_BIN, "csma-lan", "lan", "h3-csma", "/tmp/fp-h3-csma-XXXXXX", kTag, kScriptArgs})
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
-        {
-            GTEST_SKIP() << why;
-        }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(CSMA_LAN_BIN, X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or csma-lan not built";
-        }
-        topo_ = std::make_unique<Topology>("h3-csma");
-        R_ = topo_->addNamespace("r");
-        char tmpl[] = "/tmp/fp-h3-csma-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        chmod(dir_.c_str(), 0755);
-        sock_ = dir_ + "/fastpathd.sock";
-        haveNobody_ = getpwnam("nobody") && getgrnam("nogroup") &&
-                      sh(std::string(kAsNobody) + " test -x " + CSMA_LAN_BIN) == 0;
-    }
-
-    void TearDown() override
-    {
-        CleanUp({"lan.log", "fastpathd.log"});
-    }
-
-    /// fastpathd with no node but the default one, whose one port (an idle veth) is there
-    /// only because fastpathd refuses to start without any port.
-    void StartFastpathd()
-    {
-        S_ = topo_->addNamespace("s");
-        topo_->addVeth(S_, "s0", R_, "idle0");
-        std::vector<std::string> fpd = {FASTPATHD_BIN,
-                                        "--port",
-                                        "idle0",
-                                        "--socket",
-                                        sock_,
-                                        "--log-level",
-                                        "info"};
-        if (haveNobody_)
-        {
-            fpd.insert(fpd.end(),
-                       {"--socket-uid",
-                        std::to_string(getpwnam("nobody")->pw_uid),
-                        "--socket-gid",
-                        std::to_string(getgrnam("nogroup")->gr_gid)});
-        }
-        topo_->spawn(R_, fpd, dir_ + "/fastpathd.log");
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
-    }
-
-    /// Runs the script (as nobody when it can) until it exits (at most 90 s), calling
-    /// `during` every 100 ms meanwhile; returns its report.
-    std::map<std::string, std::string> RunScript(const std::vector<std::string>& extra,
-                                                 const std::function<void()>& during)
-    {
-        std::vector<std::string> argv = {CSMA_LAN_BIN, "--report=" + dir_ + "/lan.report"};
-        argv.insert(argv.end(), kScriptArgs.begin(), kScriptArgs.end());
-        argv.insert(argv.end(), extra.begin(), extra.end());
-        if (haveNobody_)
-        {
-            sh("install -m 644 -o nobody /dev/null " + dir_ + "/lan.report");
-            argv.insert(argv.begin(),
-                        {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"});
-        }
-        auto t0 = Clock::now();
-        pid_t pid = topo_->spawn(R_, argv, dir_ + "/lan.log");
-        bool exited = false;
-        while (Clock::now() - t0 < 90s)
-        {
-            siginfo_t info{};
-            // WNOWAIT: the Topology reaps it (stop), so its PID is never reused meanwhile.
-            if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-            {
-                exited = true;
-                break;
-            }
-            if (during)
-            {
-                during();
-            }
-            std::this_thread::sleep_for(100ms);
-        }
-        const int exitCode = topo_->stop(pid, 20000);
-        seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
-        EXPECT_TRUE(exited) << "csma-lan did not exit within 90 s";
-        EXPECT_EQ(exitCode, 0) << Slurp(dir_ + "/lan.log").substr(0, 4000);
-        auto report = ReadReport(dir_ + "/lan.report");
-        EXPECT_TRUE(report.count("udp_received")) << "report: " << Slurp(dir_ + "/lan.report");
-        return report;
-    }
-
-    static double Num(std::map<std::string, std::string>& report, const std::string& key)
-    {
-        auto it = report.find(key);
-        return it == report.end() || it->second.empty() ? -1 : std::stod(it->second);
     }
 
     /// What both runs must show: OLSR converged across the LAN before the traffic, the UDP
@@ -180,23 +66,6 @@ class CsmaLanTest : public FastPathVethFixture
                   << " r1 " << r["r1.ns3_rx_data"] << " r2 " << r["r2.ns3_rx_data"]
                   << ", run " << seconds_ << " s\n";
     }
-
-    std::vector<std::string> NodesTagged()
-    {
-        std::vector<std::string> out;
-        auto nodes = Query([](auto& c) { return c.nodes(); }, std::vector<fastpath::NodeInfo>{});
-        for (const auto& n : nodes)
-        {
-            if (n.name.rfind(std::string(kTag) + "-", 0) == 0)
-            {
-                out.push_back(n.name);
-            }
-        }
-        return out;
-    }
-
-    bool haveNobody_ = false;
-    double seconds_ = 0;
 };
 
 TEST_F(CsmaLanTest, SimulatedLanDeliversEndToEnd)

@@ -14,34 +14,19 @@
 // routers' ns-3 receives OLSR only, a node left by a crashed run of the same tag is deleted,
 // taking an interface down in ns-3 (Ipv4::SetDown) sets the fastpathd link down, and
 // nothing of the script is left in fastpathd after it exits.
-#include "fast-path-veth-fixture.h"
+#include "fast-path-script-fixture.h"
 
-#include <gtest/gtest.h>
-#include <grp.h>
-#include <pwd.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <fstream>
+#include <algorithm>
 #include <iostream>
-#include <map>
-#include <thread>
+#include <string>
+#include <vector>
 
-using fastpath::testing::sh;
-using fastpath::testing::Topology;
-using namespace std::chrono_literals;
 using namespace fastpath_ns3_test;
 
 namespace
 {
 
-using Clock = std::chrono::steady_clock;
-
 const char* kTag = "p2pline";
-const char* kAsNobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups";
 
 /// The script's arguments common to both runs: 4 routers, 200 UDP datagrams from 10 s,
 /// every channel's Delay 1 ms -> 5 ms at 14.5 s, node 1's DataRate 100 -> 10 Mbit/s at
@@ -57,110 +42,12 @@ const std::vector<std::string> kScriptArgs = {"--nodes=4",
                                               "--down-at=16",
                                               "--duration=18"};
 
-class P2pLineTest : public FastPathVethFixture
+class P2pLineTest : public FastPathScriptFixture
 {
   protected:
-    void SetUp() override
+    P2pLineTest()
+        : FastPathScriptFixture({P2P_LINE_BIN, "p2p-line", "line", "p2p", "/tmp/fp-ns3-p2p-XXXXXX", kTag, kScriptArgs})
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
-        {
-            GTEST_SKIP() << why;
-        }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(P2P_LINE_BIN, X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or p2p-line not built";
-        }
-        topo_ = std::make_unique<Topology>("p2p");
-        R_ = topo_->addNamespace("r");
-        char tmpl[] = "/tmp/fp-ns3-p2p-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        chmod(dir_.c_str(), 0755);
-        sock_ = dir_ + "/fastpathd.sock";
-        haveNobody_ = getpwnam("nobody") && getgrnam("nogroup") &&
-                      sh(std::string(kAsNobody) + " test -x " + P2P_LINE_BIN) == 0;
-    }
-
-    void TearDown() override
-    {
-        CleanUp({"line.log", "fastpathd.log"});
-    }
-
-    /// fastpathd with no node but the default one, whose one port (an idle veth) is there
-    /// only because fastpathd refuses to start without any port.
-    void StartFastpathd()
-    {
-        S_ = topo_->addNamespace("s");
-        topo_->addVeth(S_, "s0", R_, "idle0");
-        std::vector<std::string> fpd = {FASTPATHD_BIN,
-                                        "--port",
-                                        "idle0",
-                                        "--socket",
-                                        sock_,
-                                        "--log-level",
-                                        "info"};
-        if (haveNobody_)
-        {
-            fpd.insert(fpd.end(),
-                       {"--socket-uid",
-                        std::to_string(getpwnam("nobody")->pw_uid),
-                        "--socket-gid",
-                        std::to_string(getgrnam("nogroup")->gr_gid)});
-        }
-        topo_->spawn(R_, fpd, dir_ + "/fastpathd.log");
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
-    }
-
-    /// Runs the script (as nobody when it can) until it exits (at most 90 s), calling
-    /// `during` every 100 ms meanwhile; returns its report.
-    std::map<std::string, std::string> RunScript(const std::vector<std::string>& extra,
-                                                 const std::function<void()>& during)
-    {
-        std::vector<std::string> argv = {P2P_LINE_BIN, "--report=" + dir_ + "/line.report"};
-        argv.insert(argv.end(), kScriptArgs.begin(), kScriptArgs.end());
-        argv.insert(argv.end(), extra.begin(), extra.end());
-        if (haveNobody_)
-        {
-            sh("install -m 644 -o nobody /dev/null " + dir_ + "/line.report");
-            argv.insert(argv.begin(),
-                        {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"});
-        }
-        auto t0 = Clock::now();
-        pid_t pid = topo_->spawn(R_, argv, dir_ + "/line.log");
-        bool exited = false;
-        while (Clock::now() - t0 < 90s)
-        {
-            siginfo_t info{};
-            // WNOWAIT: the Topology reaps it (stop), so its PID is never reused meanwhile.
-            if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-            {
-                exited = true;
-                break;
-            }
-            if (during)
-            {
-                during();
-            }
-            std::this_thread::sleep_for(100ms);
-        }
-        const int exitCode = topo_->stop(pid, 20000);
-        seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
-        EXPECT_TRUE(exited) << "p2p-line did not exit within 90 s";
-        EXPECT_EQ(exitCode, 0) << Slurp(dir_ + "/line.log").substr(0, 4000);
-        auto report = ReadReport(dir_ + "/line.report");
-        EXPECT_TRUE(report.count("udp_received")) << "report: " << Slurp(dir_ + "/line.report");
-        return report;
-    }
-
-    static double Num(std::map<std::string, std::string>& report, const std::string& key)
-    {
-        auto it = report.find(key);
-        return it == report.end() || it->second.empty() ? -1 : std::stod(it->second);
     }
 
     /// What both runs must show: OLSR converged before the traffic, the UDP flow and the
@@ -179,23 +66,6 @@ class P2pLineTest : public FastPathVethFixture
                   << r["ping_rtt_ms"] << " ms), ns-3 data rx n1 " << r["n1.ns3_rx_data"]
                   << " n2 " << r["n2.ns3_rx_data"] << ", run " << seconds_ << " s\n";
     }
-
-    std::vector<std::string> NodesTagged()
-    {
-        std::vector<std::string> out;
-        auto nodes = Query([](auto& c) { return c.nodes(); }, std::vector<fastpath::NodeInfo>{});
-        for (const auto& n : nodes)
-        {
-            if (n.name.rfind(std::string(kTag) + "-", 0) == 0)
-            {
-                out.push_back(n.name);
-            }
-        }
-        return out;
-    }
-
-    bool haveNobody_ = false;
-    double seconds_ = 0;
 };
 
 TEST_F(P2pLineTest, SimulatedLineDeliversEndToEnd)

@@ -150,4 +150,15 @@ std::string Session::portName(const std::string& node, PortId id) {
   return it == n->second.end() ? "port" + std::to_string(id) : it->second;
 }
 
+int deleteNamed(const Global& g, Session& s, const std::string& kind,
+                const std::vector<std::string>& a, const char* help,
+                Status (Client::*del)(const std::string&)) {
+  if (a.size() != 1) return usage(kind + " del: expected exactly one NAME", help);
+  if (std::string why = nameProblem(a[0]); !why.empty())
+    return usage(kind + " del: " + why, help);
+  if (int rc = s.connect(false)) return rc;
+  if (auto st = (s.client().*del)(a[0]); !st) return fail(st.error(), true);
+  return printOk(g, kind + " " + a[0] + " deleted");
+}
+
 }  // namespace fastpath::ctrl::fpctl

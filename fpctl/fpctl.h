@@ -58,6 +58,14 @@ int printOk(const Global& g, const std::string& what, double seconds = -1);
 /// [A-Za-z0-9_.-], as fastpathd checks it); otherwise why not.
 std::string nameProblem(const std::string& name);
 
+class Session;
+
+/// `KIND del NAME` (`a`: the words after del): the name checked, then `del` of it sent;
+/// "KIND NAME deleted".
+int deleteNamed(const Global& g, Session& s, const std::string& kind,
+                const std::vector<std::string>& a, const char* help,
+                Status (Client::*del)(const std::string&));
+
 /// The connection to fastpathd for one command, with the port names it knows.
 class Session {
  public:

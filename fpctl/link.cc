@@ -68,14 +68,6 @@ const char* kLinkHelp =
   an unknown node or link, or a value fastpathd refuses, is exit status 1.
 )";
 
-/// A parameter fpctl cannot read: the message and where the words are explained (the
-/// whole help would bury the message), exit status 2.
-int badParameter(const std::string& what, const Error& e) {
-  std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),
-               e.message.c_str());
-  return kExitUsage;
-}
-
 std::string endText(const LinkInfo::End& e) {
   return e.node + ":" + e.port + " (port " + std::to_string(e.id) + ")";
 }
@@ -478,11 +470,9 @@ int add(const Global& g, Session& s, std::vector<std::string> a) {
   spec.a = *ea;
   spec.b = *eb;
   if (has_mtu) {
-    char* end = nullptr;
-    unsigned long mtu = std::strtoul(mtu_s.c_str(), &end, 10);
-    if (mtu_s.empty() || *end || mtu < 68 || mtu > 65535)
-      return usage("--mtu: '" + mtu_s + "' is not an MTU (68..65535)", kLinkHelp);
-    spec.a.mtu = spec.b.mtu = static_cast<uint32_t>(mtu);
+    uint32_t mtu = 0;
+    if (int rc = parseMtu(mtu_s, kLinkHelp, &mtu)) return rc;
+    spec.a.mtu = spec.b.mtu = mtu;
   }
   const std::vector<std::string> words(a.begin() + 3, a.end());
   if (auto st = applyLinkParamWords(words, &spec.a_to_b); !st)
@@ -508,22 +498,8 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
   // up/down is the link's state; every other word is a parameter.
   std::string state;
   std::vector<std::string> words;
-  for (const auto& w : a) {
-    if (w == "up" || w == "down") {
-      if (!state.empty()) return usage("link set: up or down, once", kLinkHelp);
-      state = w;
-    } else {
-      words.push_back(w);
-    }
-  }
-  if (state.empty() && words.empty())
-    return usage("link set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
-                 kLinkHelp);
-  if (!words.empty()) {
-    LinkParams probe;  // the words are checked before anything is sent
-    if (auto st = applyLinkParamWords(words, &probe); !st)
-      return badParameter("link set", st.error());
-  }
+  if (int rc = splitSetWords("link", a, kLinkHelp, &state, &words)) return rc;
+  if (int rc = checkParamWords("link set", words)) return rc;
   if (int rc = s.connect(false)) return rc;
   std::string result = "link " + name;
   if (!words.empty()) {
@@ -571,6 +547,44 @@ std::string linkStatsLine(const LinkDirectionStats& s) {
          " p99 " + sojournText(s, s.sojourn_p99_ns);
 }
 
+int badParameter(const std::string& what, const Error& e) {
+  std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),
+               e.message.c_str());
+  return kExitUsage;
+}
+
+int checkParamWords(const std::string& what, const std::vector<std::string>& words) {
+  if (words.empty()) return kExitOk;
+  LinkParams probe;
+  if (auto st = applyLinkParamWords(words, &probe); !st) return badParameter(what, st.error());
+  return kExitOk;
+}
+
+int parseMtu(const std::string& text, const char* help, uint32_t* mtu) {
+  char* end = nullptr;
+  unsigned long m = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end || m < 68 || m > 65535)
+    return usage("--mtu: '" + text + "' is not an MTU (68..65535)", help);
+  *mtu = static_cast<uint32_t>(m);
+  return kExitOk;
+}
+
+int splitSetWords(const std::string& kind, const std::vector<std::string>& a, const char* help,
+                  std::string* state, std::vector<std::string>* words) {
+  for (const auto& w : a) {
+    if (w == "up" || w == "down") {
+      if (!state->empty()) return usage(kind + " set: up or down, once", help);
+      *state = w;
+    } else {
+      words->push_back(w);
+    }
+  }
+  if (state->empty() && words->empty())
+    return usage(kind + " set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
+                 help);
+  return kExitOk;
+}
+
 int cmdLink(const Global& g) {
   std::vector<std::string> a = g.args;
   if (g.help || a.empty()) return printHelp(g, kLinkHelp);
@@ -579,14 +593,8 @@ int cmdLink(const Global& g) {
   Session s(g);
   if (cmd == "list" || cmd == "ls" || cmd == "show") return listOrShow(g, s, cmd, a);
   if (cmd == "add" || cmd == "create") return add(g, s, a);
-  if (cmd == "del" || cmd == "delete") {
-    if (a.size() != 1) return usage("link del: expected exactly one NAME", kLinkHelp);
-    if (std::string why = nameProblem(a[0]); !why.empty())
-      return usage("link del: " + why, kLinkHelp);
-    if (int rc = s.connect(false)) return rc;
-    if (auto st = s.client().deleteLink(a[0]); !st) return fail(st.error(), true);
-    return printOk(g, "link " + a[0] + " deleted");
-  }
+  if (cmd == "del" || cmd == "delete")
+    return deleteNamed(g, s, "link", a, kLinkHelp, &Client::deleteLink);
   if (cmd == "set") return set(g, s, a);
   return usage("link: unknown command '" + cmd + "'", kLinkHelp);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// How fpctl shows emulation parameters and counters (link.cc), for the commands that
-// show them too (segment.cc).
+// How fpctl shows emulation parameters and counters and reads the words that set them
+// (link.cc), for the commands that take them too (segment.cc).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fastpath/control_backend.h"
 #include "json.h"
@@ -19,5 +21,19 @@ void linkStatsJson(JsonWriter& w, const LinkDirectionStats& s);
 /// What was measured, one line: "sent N delivered N drops N (x%) queue N in-flight N
 /// sojourn p50/p99".
 std::string linkStatsLine(const LinkDirectionStats& s);
+
+/// A parameter fpctl cannot read: the message and where the words are explained (the
+/// whole help would bury the message), exit status 2.
+int badParameter(const std::string& what, const Error& e);
+/// `what`'s PARAMETER words read on their own, before anything is sent: 0 or
+/// badParameter's exit status.
+int checkParamWords(const std::string& what, const std::vector<std::string>& words);
+/// --mtu's value into *mtu (68..65535); 0, or the usage error's exit status.
+int parseMtu(const std::string& text, const char* help, uint32_t* mtu);
+/// The words of `KIND set NAME ...`: up or down (at most once) into *state, every other
+/// word into *words (parameters); 0, or the usage error's exit status when there are
+/// neither.
+int splitSetWords(const std::string& kind, const std::vector<std::string>& a, const char* help,
+                  std::string* state, std::vector<std::string>* words);
 
 }  // namespace fastpath::ctrl::fpctl

@@ -169,14 +169,8 @@ int cmdNode(const Global& g) {
     if (auto st = s.client().createNode(spec); !st) return fail(st.error(), true);
     return printOk(g, "node " + spec.name + " added");
   }
-  if (cmd == "del" || cmd == "delete") {
-    if (a.size() != 1) return usage("node del: expected exactly one NAME", kNodeHelp);
-    if (std::string why = nameProblem(a[0]); !why.empty())
-      return usage("node del: " + why, kNodeHelp);
-    if (int rc = s.connect(false)) return rc;
-    if (auto st = s.client().deleteNode(a[0]); !st) return fail(st.error(), true);
-    return printOk(g, "node " + a[0] + " deleted");
-  }
+  if (cmd == "del" || cmd == "delete")
+    return deleteNamed(g, s, "node", a, kNodeHelp, &Client::deleteNode);
   if (cmd == "attach" || cmd == "detach") {
     if (a.size() != 2) return usage("node " + cmd + ": expected NAME IFNAME", kNodeHelp);
     if (std::string why = nameProblem(a[0]); !why.empty())

@@ -3,7 +3,6 @@
 // many nodes, as ns-3's CsmaChannel) and the emulation of their medium.
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -55,12 +54,6 @@ const char* kSegmentHelp =
   socket's owner (fastpathd --socket-uid) or an allowed uid (exit status 4 otherwise);
   an unknown node or segment, or a value fastpathd refuses, is exit status 1.
 )";
-
-int badParameter(const std::string& what, const Error& e) {
-  std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),
-               e.message.c_str());
-  return kExitUsage;
-}
 
 const SegmentInfo* findSegment(const std::vector<SegmentInfo>& segs, const std::string& name) {
   for (const auto& s : segs)
@@ -182,11 +175,7 @@ int add(const Global& g, Session& s, std::vector<std::string> a) {
   spec.name = a[0];
   uint32_t mtu = 1500;
   if (has_mtu) {
-    char* end = nullptr;
-    unsigned long m = std::strtoul(mtu_s.c_str(), &end, 10);
-    if (mtu_s.empty() || *end || m < 68 || m > 65535)
-      return usage("--mtu: '" + mtu_s + "' is not an MTU (68..65535)", kSegmentHelp);
-    mtu = static_cast<uint32_t>(m);
+    if (int rc = parseMtu(mtu_s, kSegmentHelp, &mtu)) return rc;
   }
   // NODE[:PORT] words until the first parameter word.
   size_t i = 1;
@@ -230,26 +219,12 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
     return usage("segment set: " + why, kSegmentHelp);
   std::string state;
   std::vector<std::string> words;
-  for (const auto& w : a) {
-    if (w == "up" || w == "down") {
-      if (!state.empty()) return usage("segment set: up or down, once", kSegmentHelp);
-      state = w;
-    } else {
-      words.push_back(w);
-    }
-  }
-  if (state.empty() && words.empty())
-    return usage("segment set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
-                 kSegmentHelp);
+  if (int rc = splitSetWords("segment", a, kSegmentHelp, &state, &words)) return rc;
   if (!g.node.empty() && !words.empty())
     return usage("segment set: --node takes one node's port up or down; parameters are the "
                  "whole medium's: give them without --node",
                  kSegmentHelp);
-  if (!words.empty()) {
-    LinkParams probe;
-    if (auto st = applyLinkParamWords(words, &probe); !st)
-      return badParameter("segment set", st.error());
-  }
+  if (int rc = checkParamWords("segment set", words)) return rc;
   if (int rc = s.connect(false)) return rc;
   std::string result = "segment " + name;
   if (!words.empty()) {
@@ -281,14 +256,8 @@ int cmdSegment(const Global& g) {
   Session s(g);
   if (cmd == "list" || cmd == "ls" || cmd == "show") return listOrShow(g, s, cmd, a);
   if (cmd == "add" || cmd == "create") return add(g, s, a);
-  if (cmd == "del" || cmd == "delete") {
-    if (a.size() != 1) return usage("segment del: expected exactly one NAME", kSegmentHelp);
-    if (std::string why = nameProblem(a[0]); !why.empty())
-      return usage("segment del: " + why, kSegmentHelp);
-    if (int rc = s.connect(false)) return rc;
-    if (auto st = s.client().deleteSegment(a[0]); !st) return fail(st.error(), true);
-    return printOk(g, "segment " + a[0] + " deleted");
-  }
+  if (cmd == "del" || cmd == "delete")
+    return deleteNamed(g, s, "segment", a, kSegmentHelp, &Client::deleteSegment);
   if (cmd == "set") return set(g, s, a);
   return usage("segment: unknown command '" + cmd + "'", kSegmentHelp);
 }

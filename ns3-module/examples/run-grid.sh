@@ -16,6 +16,7 @@
 #
 # e.g. sudo ns3-module/examples/run-grid.sh -- --udp-rate=20 --udp-seconds=20
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/emulation-runner.sh"
 
 build=build
 emulated=1
@@ -30,46 +31,18 @@ while [[ $# -gt 0 ]]; do
     *) echo "run-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-grid="$build/ns3-module/examples/grid"
-fpd="$build/fastpathd/fastpathd"
-[[ -x "$grid" && -x "$fpd" ]] || {
-  echo "run-grid.sh: build fastpathd and fp_ns3_grid in $build first" \
-       "(cmake --build $build --target fastpathd fp_ns3_grid)" >&2
-  exit 2
-}
+fp_binaries run-grid.sh grid fp_ns3_grid
+grid="$example"
 if [[ $emulated == 0 ]]; then
   exec "$grid" "$@"
 fi
-[[ $(id -u) == 0 ]] || { echo "run-grid.sh: emulated needs root (fastpathd)" >&2; exit 2; }
-
-ns="fp-grid-$$"
-dir=$(mktemp -d /tmp/fp-grid-XXXXXX)
-chmod 755 "$dir"
-fpd_pid=""
-cleanup() {
-  [[ -n "$fpd_pid" ]] && kill "$fpd_pid" 2>/dev/null && wait "$fpd_pid" 2>/dev/null || true
-  ip netns del "$ns" 2>/dev/null || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT INT TERM
-
-ip netns add "$ns"
-ip -n "$ns" link set lo up
-ip -n "$ns" link add idle0 type veth peer name idle1
-ip -n "$ns" link set idle0 up
-ip -n "$ns" link set idle1 up
-ip netns exec "$ns" "$fpd" --port idle0 --socket "$dir/fastpathd.sock" \
-  --socket-uid "$(id -u nobody)" --socket-gid "$(id -g nobody)" >"$dir/fastpathd.log" 2>&1 &
-fpd_pid=$!
-for _ in $(seq 50); do [[ -S "$dir/fastpathd.sock" ]] && break; sleep 0.1; done
-[[ -S "$dir/fastpathd.sock" ]] || { cat "$dir/fastpathd.log" >&2; exit 1; }
+fp_start_fastpathd run-grid.sh grid --socket-gid "$(id -g nobody)"
 
 # fastpathd's CPU time (user + system, seconds) from /proc.
 fpd_cpu() {
   awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / hz }' "/proc/$fpd_pid/stat"
 }
-as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-"${as_nobody[@]}" test -x "$grid" || as_nobody=()
+fp_as_nobody
 install -m 644 -o nobody /dev/null "$dir/grid.json"
 cpu0=$(fpd_cpu)
 t0=$(date +%s.%N)

@@ -292,23 +292,7 @@ void Daemon::removeLinkPort(PortId id, const std::string& what) {
   LinkPort& lp = link_ports_.at(id);
   Node& node = *lp.node;
   // Routes and neighbours through the port go with it.
-  RouteBatch batch;
-  batch.ignore_missing = true;
-  for (const auto& r : node.fib().routes())
-    if (r.port == id) batch.remove.push_back(r.prefix);
-  if (!batch.remove.empty())
-    if (auto st = node.fib().applyRoutes(batch); !st)
-      pr_warn("%s: removing node %s's routes through it: %s", what.c_str(), node.name().c_str(),
-              st.error().message.c_str());
-  for (const auto& n : node.fib().neighbours())
-    if (n.port == id) (void)node.fib().deleteNeighbour(n.ip, id);
-  std::vector<PortConfig> ports = node.fib().ports();
-  ports.erase(std::remove_if(ports.begin(), ports.end(),
-                             [id](const PortConfig& p) { return p.id == id; }),
-              ports.end());
-  if (auto st = node.fib().setPorts(ports); !st)
-    pr_warn("%s: node %s: %s", what.c_str(), node.name().c_str(), st.error().message.c_str());
-  node.removePort(id);
+  removeFromNodeTable(node, id, what);
   emitPortEvent(id, false);
   if (lp.channel && relay_) relay_->removeChannel(lp.channel.get());
   for (size_t w = 0; w < lp.inbound.size(); ++w) {

@@ -16,6 +16,8 @@ namespace {
 
 constexpr uint32_t kLinkQueueFrames = 1024;
 
+}  // namespace
+
 bool validName(const std::string& n) {
   if (n.empty() || n.size() > 31) return false;
   for (char c : n)
@@ -27,8 +29,6 @@ bool validName(const std::string& n) {
 std::string nameRule(const std::string& what, const std::string& name) {
   return what + " name \"" + name + "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-'";
 }
-
-}  // namespace
 
 // ---- nodes ----
 

@@ -15,24 +15,11 @@
 #include "userspace_classifier.h"
 
 namespace fastpath {
-namespace {
-
-bool validName(const std::string& n) {
-  if (n.empty() || n.size() > 31) return false;
-  for (char c : n)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
-      return false;
-  return true;
-}
-
-}  // namespace
 
 Status Daemon::createSegment(const SegmentSpec& in) {
   SegmentSpec spec = in;
   const std::string what = "segment " + spec.name;
-  if (!validName(spec.name))
-    return makeError(-EINVAL, "segment name \"" + spec.name +
-                                  "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-'");
+  if (!validName(spec.name)) return makeError(-EINVAL, nameRule("segment", spec.name));
   if (segments_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
   if (links_.count(spec.name)) return makeError(-EEXIST, what + ": a link has that name already");
   if (links_.size() + segments_.size() >= kMaxLinks)
@@ -66,9 +53,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
       return makeError(-EINVAL, what + ": node " + nodes[i]->name() +
                                     " is attached twice; a node has one port on a segment");
     if (ps.port.empty()) ps.port = spec.name;
-    if (!validName(ps.port))
-      return makeError(-EINVAL, at + ": port name \"" + ps.port +
-                                    "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-'");
+    if (!validName(ps.port)) return makeError(-EINVAL, at + ": " + nameRule("port", ps.port));
     if (nodes[i]->portByName(ps.port))
       return makeError(-EEXIST, at + ": node " + nodes[i]->name() + " has a port named " +
                                     ps.port + " already");

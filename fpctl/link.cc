@@ -585,18 +585,21 @@ int splitSetWords(const std::string& kind, const std::vector<std::string>& a, co
   return kExitOk;
 }
 
-int cmdLink(const Global& g) {
+int runMediumCommand(const Global& g, const MediumCommands& c) {
   std::vector<std::string> a = g.args;
-  if (g.help || a.empty()) return printHelp(g, kLinkHelp);
+  if (g.help || a.empty()) return printHelp(g, c.help);
   std::string cmd = a[0];
   a.erase(a.begin());
   Session s(g);
-  if (cmd == "list" || cmd == "ls" || cmd == "show") return listOrShow(g, s, cmd, a);
-  if (cmd == "add" || cmd == "create") return add(g, s, a);
-  if (cmd == "del" || cmd == "delete")
-    return deleteNamed(g, s, "link", a, kLinkHelp, &Client::deleteLink);
-  if (cmd == "set") return set(g, s, a);
-  return usage("link: unknown command '" + cmd + "'", kLinkHelp);
+  if (cmd == "list" || cmd == "ls" || cmd == "show") return c.list_or_show(g, s, cmd, a);
+  if (cmd == "add" || cmd == "create") return c.add(g, s, a);
+  if (cmd == "del" || cmd == "delete") return deleteNamed(g, s, c.kind, a, c.help, c.del);
+  if (cmd == "set") return c.set(g, s, a);
+  return usage(std::string(c.kind) + ": unknown command '" + cmd + "'", c.help);
+}
+
+int cmdLink(const Global& g) {
+  return runMediumCommand(g, {"link", kLinkHelp, listOrShow, add, set, &Client::deleteLink});
 }
 
 }  // namespace fastpath::ctrl::fpctl

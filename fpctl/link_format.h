@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
+#include "fpctl.h"
 #include "json.h"
 
 namespace fastpath::ctrl::fpctl {
@@ -35,5 +36,19 @@ int parseMtu(const std::string& text, const char* help, uint32_t* mtu);
 /// neither.
 int splitSetWords(const std::string& kind, const std::vector<std::string>& a, const char* help,
                   std::string* state, std::vector<std::string>* words);
+
+
+/// The commands of a medium (link, segment): list, show, add, del, set.
+struct MediumCommands {
+  const char* kind;  // "link", "segment"
+  const char* help;
+  int (*list_or_show)(const Global& g, Session& s, const std::string& cmd,
+                      const std::vector<std::string>& a);
+  int (*add)(const Global& g, Session& s, std::vector<std::string> a);
+  int (*set)(const Global& g, Session& s, std::vector<std::string> a);
+  Status (Client::*del)(const std::string& name);
+};
+/// `fpctl KIND COMMAND ...`: the command word read and the rest handed to its function.
+int runMediumCommand(const Global& g, const MediumCommands& c);
 
 }  // namespace fastpath::ctrl::fpctl

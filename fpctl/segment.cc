@@ -249,17 +249,8 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
 }  // namespace
 
 int cmdSegment(const Global& g) {
-  std::vector<std::string> a = g.args;
-  if (g.help || a.empty()) return printHelp(g, kSegmentHelp);
-  std::string cmd = a[0];
-  a.erase(a.begin());
-  Session s(g);
-  if (cmd == "list" || cmd == "ls" || cmd == "show") return listOrShow(g, s, cmd, a);
-  if (cmd == "add" || cmd == "create") return add(g, s, a);
-  if (cmd == "del" || cmd == "delete")
-    return deleteNamed(g, s, "segment", a, kSegmentHelp, &Client::deleteSegment);
-  if (cmd == "set") return set(g, s, a);
-  return usage("segment: unknown command '" + cmd + "'", kSegmentHelp);
+  return runMediumCommand(
+      g, {"segment", kSegmentHelp, listOrShow, add, set, &Client::deleteSegment});
 }
 
 }  // namespace fastpath::ctrl::fpctl

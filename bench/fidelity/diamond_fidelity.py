@@ -10,7 +10,7 @@ in both runs) with --FastPathEmulation=0 and =1 and compares them:
   loss          each run's lost probes within the binomial 99 % interval of the configured rate
   convergence   reported for both (must be before the traffic starts)
 
-Emulated, fastpathd runs in a scratch namespace fp-h5-dia-<pid> (one idle veth port: it
+Emulated, fastpathd runs in a scratch namespace fp-dia-<pid> (one idle veth port: it
 needs one to start), the script as nobody (fastpathd --socket-uid). Writes results.json,
 results.md and log.txt into --out; exits 1 when a check fails and --check is given.
 
@@ -111,7 +111,7 @@ class Fastpathd:
     """fastpathd in a scratch namespace with one idle veth port; removed on close()."""
 
     def __init__(self, build, workdir, fh):
-        self.ns = f"fp-h5-dia-{os.getpid()}"
+        self.ns = f"fp-dia-{os.getpid()}"
         self.sock = os.path.join(workdir, "fastpathd.sock")
         self.logpath = os.path.join(workdir, "fastpathd.log")
         self.proc = None
@@ -210,7 +210,7 @@ def run_diamond(build, args, emulated, fpd, workdir, timeout_s, fh):
     argv = [exe, f"--report={report}", f"--FastPathEmulation={emulated}"] + args
     if emulated:
         plan = os.path.join(workdir, "plan.yaml")
-        argv += [f"--FastPathSocket={fpd.sock}", "--FastPathTag=fp-h5-dia",
+        argv += [f"--FastPathSocket={fpd.sock}", "--FastPathTag=dia",
                  f"--FastPathPlan={plan}"]
         open(plan, "w").close()
         shutil.chown(plan, "nobody")
@@ -286,7 +286,7 @@ def check_plan(build, fpd, workdir, fh):
         text = json.dumps(links)
         what = f"{len(names)} nodes ({', '.join(names)}), {len(links)} links"
         log(f"plan read back by fastpathd --topology: {what}", fh)
-        ok = (names == [f"fp-h5-dia-{x}" for x in "abcd"] and len(links) == 4 and
+        ok = (names == [f"dia-{x}" for x in "abcd"] and len(links) == 4 and
               hosts == {"local"} and "10mbit" in text and "1%" in text)
         return ok, what
     finally:
@@ -309,9 +309,9 @@ def run_hosts(build, fpd, workdir, scale, fh):
     shutil.chown(report, "nobody")
     argv = ["ip", "netns", "exec", fpd.ns, "setpriv", "--reuid=nobody", "--regid=nogroup",
             "--clear-groups", exe, f"--report={report}", "--FastPathEmulation=1",
-            f"--FastPathSocket={fpd.sock}", "--FastPathTag=fp-h5-dia", "--hosts=1",
+            f"--FastPathSocket={fpd.sock}", "--FastPathTag=dia", "--hosts=1",
             f"--host-seconds={h['seconds']}"]
-    ns1, ns2, dst = "fp-fp-h5-dia-h1", "fp-fp-h5-dia-h2", "198.18.20.2"
+    ns1, ns2, dst = "fp-dia-h1", "fp-dia-h2", "198.18.20.2"
     # fastpathd runs under `ip netns exec` (a mount namespace of its own): the names it
     # gives its hosts' namespaces (/run/netns) are seen from its mount namespace only.
     enter = ["nsenter", f"--mount=/proc/{fpd.proc.pid}/ns/mnt", "ip", "netns", "exec"]
@@ -457,7 +457,7 @@ def main():
     scale = SCALES["demo" if a.demo else "small" if a.small else "full"]
     os.makedirs(a.out, exist_ok=True)
     fh = open(os.path.join(a.out, "log.txt"), "w")
-    workdir = tempfile.mkdtemp(prefix="fp-h5-dia-")
+    workdir = tempfile.mkdtemp(prefix="fp-dia-")
     os.chmod(workdir, 0o755)
     args = scale["args"] + [f"--run={a.run}"]
     fpd = None
@@ -483,7 +483,7 @@ def main():
             if r.returncode == 0:
                 nodes = json.loads(r.stdout)
                 nodes = nodes.get("nodes", []) if isinstance(nodes, dict) else nodes
-                leftovers = [n for n in nodes if str(n.get("name", "")).startswith("fp-h5-dia-")]
+                leftovers = [n for n in nodes if str(n.get("name", "")).startswith("dia-")]
         for f in ("fastpathd.log", "diamond-0.log", "diamond-1.log", "diamond-hosts.log",
                   "iperf3.json"):
             if os.path.exists(os.path.join(workdir, f)):

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// A bounded flood through fastpathd on veth (S -- R -- D in namespaces fp-h1-flood-*, the
+// A bounded flood through fastpathd on veth (S -- R -- D in namespaces fp-flood-*, the
 // daemon at R with real AF_XDP sockets and the real classifier): S sends faster than R
 // forwards, and afterwards every frame S offered is either received at D or counted by
 // the one place that dropped it - exactly, frame for frame. What fastpathd sees: the XDP
@@ -30,7 +30,7 @@ using namespace vethtest;
 class FloodLedger : public SrdFixture {
  protected:
   void SetUp() override {
-    makeTopology("h1-flood");
+    makeTopology("flood");
     if (IsSkipped()) return;
     // Nothing but the test's frames on the wires: no IPv6 autoconfiguration, router
     // solicitations or MLD reports from any of the three namespaces.
@@ -42,7 +42,7 @@ class FloodLedger : public SrdFixture {
   Config config() {
     Config c;
     c.ports = {"fp0", "fp1"};
-    c.control_socket = "/tmp/fp-h1-flood-" + std::to_string(getpid()) + ".sock";
+    c.control_socket = "/tmp/fp-flood-" + std::to_string(getpid()) + ".sock";
     // The worker and the ports' NAPI threads on the last CPU, the sender on CPU 0.
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu > 1) c.cores = {int(ncpu - 1)};

@@ -33,14 +33,14 @@ class HostVeth : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
-    topo_ = std::make_unique<Topology>("h4");
+    topo_ = std::make_unique<Topology>("hvt");
     d_ = topo_->addNamespace("d");
     // Host names are short (the namespace is fp-NAME): the pid keeps runs apart.
-    tag_ = "h4-" + std::to_string(::getpid() % 100000);  // namespaces fp-h4-NNNNNa
-    sock_ = "/tmp/fp-h4-" + std::to_string(::getpid()) + ".sock";
-    topo_file_ = "/tmp/fp-h4-" + std::to_string(::getpid()) + ".yaml";
+    tag_ = "hv-" + std::to_string(::getpid() % 100000);  // namespaces fp-hv-NNNNNa
+    sock_ = "/tmp/fp-hostveth-" + std::to_string(::getpid()) + ".sock";
+    topo_file_ = "/tmp/fp-hostveth-" + std::to_string(::getpid()) + ".yaml";
     std::ofstream(topo_file_) << "nodes: []\n";
-    log_ = ::testing::TempDir() + "fp-h4-fastpathd.log";
+    log_ = ::testing::TempDir() + "fp-hostveth-fastpathd.log";
   }
 
   void TearDown() override {
@@ -219,13 +219,13 @@ TEST_F(HostVeth, AttachAndDetachAnInterfaceWhileTrafficFlows) {
   if (HasFatalFailure()) return;
   // A namespace of the test with a veth into fastpathd's namespace: s0 198.18.1.3 <-> x0.
   const std::string s = topo_->addNamespace("s");
-  topo_->addVeth(s, "s0", d_, "fp-h4x0");
+  topo_->addVeth(s, "s0", d_, "fp-hvx0");
   ASSERT_EQ(topo_->exec(s, "ip addr add 198.18.1.3/24 dev s0"), 0);
-  auto p = client_->attachInterface("r1", "fp-h4x0");
+  auto p = client_->attachInterface("r1", "fp-hvx0");
   ASSERT_TRUE(p.ok()) << p.error().message;
   EXPECT_EQ(p->node, "r1");
-  EXPECT_FALSE(client_->attachInterface("r2", "fp-h4x0").ok()) << "attached twice";
-  EXPECT_FALSE(client_->attachInterface("r1", "fp-h4nosuch").ok());
+  EXPECT_FALSE(client_->attachInterface("r2", "fp-hvx0").ok()) << "attached twice";
+  EXPECT_FALSE(client_->attachInterface("r1", "fp-hvnosuch").ok());
   // r1 routes 198.18.1.3 out of the new port; s routes 198.18.2.0/24 via r1's port MAC.
   ASSERT_TRUE(client_->addNeighbour(Neighbour{*IpAddress::parse("198.18.1.3"), p->id,
                                               *MacAddress::parse(mac(s, "s0"))},
@@ -234,18 +234,18 @@ TEST_F(HostVeth, AttachAndDetachAnInterfaceWhileTrafficFlows) {
   RouteBatch b;
   b.add = {Route{*IpPrefix::parse("198.18.1.3/32"), {}, p->id, 0}};
   ASSERT_TRUE(client_->applyRoutes(b, "r1").ok());
-  ASSERT_EQ(topo_->exec(s, "ip neigh replace 198.18.1.1 lladdr " + mac(d_, "fp-h4x0") +
+  ASSERT_EQ(topo_->exec(s, "ip neigh replace 198.18.1.1 lladdr " + mac(d_, "fp-hvx0") +
                                " dev s0"),
             0);
   ASSERT_EQ(topo_->exec(s, "ip route add 198.18.2.0/24 via 198.18.1.1 dev s0"), 0);
   EXPECT_EQ(topo_->exec(s, "ping -c 3 -i 0.1 -W 2 -q 198.18.2.2 >/dev/null"), 0);
   // Detach while a flood ping (bounded: 400 frames, at most 10 s) runs through the port.
-  const std::string out = ::testing::TempDir() + "fp-h4-ping.txt";
+  const std::string out = ::testing::TempDir() + "fp-hostveth-ping.txt";
   std::thread ping([&] {
     topo_->exec(s, "ping -c 400 -i 0.005 -W 1 -w 10 -q 198.18.2.2 > " + out + " 2>&1");
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  ASSERT_TRUE(client_->detachInterface("r1", "fp-h4x0").ok());
+  ASSERT_TRUE(client_->detachInterface("r1", "fp-hvx0").ok());
   ping.join();
   std::ifstream f(out);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -259,7 +259,7 @@ TEST_F(HostVeth, AttachAndDetachAnInterfaceWhileTrafficFlows) {
   EXPECT_EQ(workerCounter("frames_balanced"), 1u);
   EXPECT_EQ(workerCounter("frames_lost"), 0u) << "copy mode: nothing stays in the kernel";
   // Attached again: the same id, traffic flows again.
-  auto again = client_->attachInterface("r1", "fp-h4x0");
+  auto again = client_->attachInterface("r1", "fp-hvx0");
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(again->id, p->id);
   ASSERT_TRUE(client_->addNeighbour(Neighbour{*IpAddress::parse("198.18.1.3"), again->id,
@@ -269,7 +269,7 @@ TEST_F(HostVeth, AttachAndDetachAnInterfaceWhileTrafficFlows) {
   ASSERT_TRUE(client_->applyRoutes(b, "r1").ok());
   EXPECT_EQ(topo_->exec(s, "ping -c 3 -i 0.1 -W 2 -q 198.18.2.2 >/dev/null"), 0);
   // An attached interface that vanishes is detached; fastpathd goes on.
-  ASSERT_EQ(topo_->exec(d_, "ip link del fp-h4x0"), 0);
+  ASSERT_EQ(topo_->exec(d_, "ip link del fp-hvx0"), 0);
   bool gone = false;
   for (int i = 0; i < 40 && !gone; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -277,7 +277,7 @@ TEST_F(HostVeth, AttachAndDetachAnInterfaceWhileTrafficFlows) {
     auto ports = client_->ports("r1");
     ASSERT_TRUE(ports.ok());
     for (const auto& port : *ports)
-      if (port.ifname == "fp-h4x0") gone = false;
+      if (port.ifname == "fp-hvx0") gone = false;
   }
   EXPECT_TRUE(gone);
   EXPECT_EQ(topo_->exec(host_[0].netns, "ping -c 2 -i 0.1 -W 2 -q 198.18.2.2 >/dev/null"), 0);

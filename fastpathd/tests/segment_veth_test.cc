@@ -33,7 +33,7 @@ MacAddress segMac(int i) { return mac("02:00:00:00:64:0" + std::to_string(i)); }
 class SegmentVeth : public SrdFixture {
  protected:
   void SetUp() override {
-    makeTopology("h3-seg");
+    makeTopology("seg");
     if (IsSkipped()) return;
     topo_->addVeth(s_, "s1", r_, "fp2");
     s1_mac_ = mac(topo_->mac(s_, "s1"));
@@ -46,7 +46,7 @@ class SegmentVeth : public SrdFixture {
     c.topology.nodes[1].interfaces = {"fp1"};
     c.topology.nodes[2].spec.name = "n3";
     c.topology.nodes[2].interfaces = {"fp2"};
-    c.control_socket = "/tmp/fp-h3-seg-" + std::to_string(getpid()) + ".sock";
+    c.control_socket = "/tmp/fp-seg-" + std::to_string(getpid()) + ".sock";
     c.ring_size = 2048;
     c.cores = {1};
     startDaemon(std::move(c));
@@ -361,7 +361,7 @@ TEST_F(SegmentVeth, ASegmentOfTheTopologyIsCreatedAtStart) {
   c.topology.segments[0].spec.ports = {SegmentPortSpec{"n1", "lan0", segMac(1), 1500},
                                        SegmentPortSpec{"n2", "lan0", segMac(2), 1500}};
   c.topology.segments[0].spec.params.rate_bps = 10000000;
-  c.control_socket = "/tmp/fp-h3-seg-" + std::to_string(getpid()) + ".sock";
+  c.control_socket = "/tmp/fp-seg-" + std::to_string(getpid()) + ".sock";
   c.cores = {1};
   startDaemon(std::move(c));
   if (HasFatalFailure()) return;

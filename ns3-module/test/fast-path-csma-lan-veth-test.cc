@@ -43,7 +43,7 @@ class CsmaLanTest : public FastPathScriptFixture
 {
   protected:
     CsmaLanTest()
-        : FastPathScriptFixture({CSMA_LAN_BIN, "csma-lan", "lan", "h3-csma", "/tmp/fp-h3-csma-XXXXXX", kTag, kScriptArgs})
+        : FastPathScriptFixture({CSMA_LAN_BIN, "csma-lan", "lan", "csma", "/tmp/fp-ns3-csma-XXXXXX", kTag, kScriptArgs})
     {
     }
 

@@ -5,7 +5,7 @@
 // emulated routers; Ctrl-C (SIGINT) stops the script and everything it created is gone; a
 // script killed with SIGKILL leaves its nodes and hosts, and the next run starts cleanly
 // and leaves nothing of either run: no node, link, host namespace, veth or XDP program. A
-// real interface given to the script (FastPathHelper::Install(r1, {"fp-h4nx0"})) is
+// real interface given to the script (FastPathHelper::Install(r1, {"fp-hsx0"})) is
 // attached to r1's fastpathd node while the script runs, and detached when it ends.
 // fastpathd runs with `nsenter --net` so that the namespaces it mounts are the test's.
 #include <grp.h>
@@ -38,14 +38,14 @@ class Ns3Hosts : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
-    topo_ = std::make_unique<Topology>("h4");
+    topo_ = std::make_unique<Topology>("hsn");
     d_ = topo_->addNamespace("d");
-    tag_ = "h4-" + std::to_string(::getpid() % 100000);  // namespaces fp-h4-NNNNN-h1
-    dir_ = "/tmp/fp-h4n-" + std::to_string(::getpid());
+    tag_ = "hs-" + std::to_string(::getpid() % 100000);  // namespaces fp-hs-NNNNN-h1
+    dir_ = "/tmp/fp-hsn-" + std::to_string(::getpid());
     ::mkdir(dir_.c_str(), 0755);
     sock_ = dir_ + "/fp.sock";
     std::ofstream(dir_ + "/empty.yaml") << "nodes: []\n";
-    log_ = ::testing::TempDir() + "fp-h4n-fastpathd.log";
+    log_ = ::testing::TempDir() + "fp-hsn-fastpathd.log";
     daemon_ = spawn({"nsenter", "--net=/run/netns/" + d_, FASTPATHD_BIN, "--topology",
                      dir_ + "/empty.yaml", "--socket", sock_, "--socket-uid",
                      std::to_string(kNobody)},
@@ -155,7 +155,7 @@ class Ns3Hosts : public ::testing::Test {
 };
 
 TEST_F(Ns3Hosts, RealPingBetweenHostsThroughEmulatedRoutersThenCtrlCRemovesAll) {
-  const std::string log = ::testing::TempDir() + "fp-h4n-hosts-1.log";
+  const std::string log = ::testing::TempDir() + "fp-hsn-hosts-1.log";
   script_ = runScript(50, log);
   ASSERT_TRUE(pingWorks(std::chrono::seconds(30)))
       << "no reply through the emulated routers; script log: " << log << ", fastpathd: " << log_;
@@ -173,7 +173,7 @@ TEST_F(Ns3Hosts, RealPingBetweenHostsThroughEmulatedRoutersThenCtrlCRemovesAll) 
 }
 
 TEST_F(Ns3Hosts, AfterSigkillTheNextRunStartsCleanAndNothingRemains) {
-  const std::string log1 = ::testing::TempDir() + "fp-h4n-hosts-killed.log";
+  const std::string log1 = ::testing::TempDir() + "fp-hsn-hosts-killed.log";
   script_ = runScript(50, log1);
   ASSERT_TRUE(pingWorks(std::chrono::seconds(30))) << "script log: " << log1;
   ::kill(script_, SIGKILL);
@@ -183,7 +183,7 @@ TEST_F(Ns3Hosts, AfterSigkillTheNextRunStartsCleanAndNothingRemains) {
   EXPECT_NE(leftovers().find("host " + tag_ + "-h1"), std::string::npos) << leftovers();
   EXPECT_TRUE(netnsExists(netns("h1")));
   // The next run removes it at its first Install(), makes its own, and removes those.
-  const std::string log2 = ::testing::TempDir() + "fp-h4n-hosts-next.log";
+  const std::string log2 = ::testing::TempDir() + "fp-hsn-hosts-next.log";
   script_ = runScript(3, log2);
   const int status = waitExit(script_, std::chrono::seconds(30));
   script_ = -1;
@@ -195,16 +195,16 @@ TEST_F(Ns3Hosts, AfterSigkillTheNextRunStartsCleanAndNothingRemains) {
 TEST_F(Ns3Hosts, ARealInterfaceGivenToTheScriptIsAttachedThenDetached) {
   // A namespace of the test behind a veth into fastpathd's namespace: s0 198.18.3.2/24.
   const std::string s = topo_->addNamespace("s");
-  topo_->addVeth(s, "s0", d_, "fp-h4nx0");
+  topo_->addVeth(s, "s0", d_, "fp-hsx0");
   ASSERT_EQ(topo_->exec(s, "ip addr add 198.18.3.2/24 dev s0"), 0);
   ASSERT_EQ(topo_->exec(s, "ip route add default via 198.18.3.1"), 0);
-  const std::string log = ::testing::TempDir() + "fp-h4n-hosts-attach.log";
-  script_ = runScript(50, log, "fp-h4nx0");
+  const std::string log = ::testing::TempDir() + "fp-hsn-hosts-attach.log";
+  script_ = runScript(50, log, "fp-hsx0");
   ASSERT_TRUE(pingWorks(std::chrono::seconds(30))) << "script log: " << log;
   bool attached = false;
   auto ports = client_->ports(tag_ + "-r1");
   ASSERT_TRUE(ports.ok()) << ports.error().message;
-  for (const auto& p : *ports) attached |= p.ifname == "fp-h4nx0";
+  for (const auto& p : *ports) attached |= p.ifname == "fp-hsx0";
   EXPECT_TRUE(attached);
   // ns-3's r1 answers on it; data crosses it, the link and r2 to h2 (r1 announces
   // 198.18.3.0/24 by OLSR, so r2 routes the replies back).
@@ -221,7 +221,7 @@ TEST_F(Ns3Hosts, ARealInterfaceGivenToTheScriptIsAttachedThenDetached) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   // Detached: no port, no XDP program on it (leftovers() looks at every interface).
   EXPECT_EQ(leftovers(), "");
-  EXPECT_EQ(topo_->execOutput(d_, "ip -d link show fp-h4nx0").find("xdp"), std::string::npos);
+  EXPECT_EQ(topo_->execOutput(d_, "ip -d link show fp-hsx0").find("xdp"), std::string::npos);
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <getopt.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
 #include <net/if.h>
@@ -251,42 +250,12 @@ void usage(FILE* to) {
 
 int main(int argc, char** argv) {
   std::vector<Port> ports;
-  std::vector<fb::StaticRoute> routes;
-  int cpu = -1;
-  static const option longopts[] = {{"ifname", required_argument, nullptr, 'i'},
-                                    {"route", required_argument, nullptr, 'r'},
-                                    {"cpu", required_argument, nullptr, 'c'},
-                                    {"help", no_argument, nullptr, 'h'},
-                                    {nullptr, 0, nullptr, 0}};
-  std::vector<std::string> names;
-  int c;
-  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
-    if (c == 'i') {
-      names.push_back(optarg);
-    } else if (c == 'r') {
-      std::string err;
-      auto r = fb::parseRoute(optarg, &err);
-      if (!r) {
-        std::fprintf(stderr, "fp-afxdp-min: %s\n", err.c_str());
-        return 2;
-      }
-      if (r->family != 4) {
-        std::fprintf(stderr, "fp-afxdp-min: route '%s': IPv4 only\n", optarg);
-        return 2;
-      }
-      routes.push_back(*r);
-    } else if (c == 'c') {
-      char* end = nullptr;
-      cpu = (int)std::strtol(optarg, &end, 10);
-      if (!end || *end || cpu < 0) {
-        std::fprintf(stderr, "fp-afxdp-min: --cpu '%s': not a CPU number\n", optarg);
-        return 2;
-      }
-    } else {
-      usage(c == 'h' ? stdout : stderr);
-      return c == 'h' ? 0 : 2;
-    }
-  }
+  int exit_code = 2;
+  const auto args = fb::parseForwarderArgs("fp-afxdp-min", argc, argv, usage, &exit_code);
+  if (!args) return exit_code;
+  const std::vector<std::string>& names = args->ifnames;
+  const std::vector<fb::StaticRoute>& routes = args->routes;
+  const int cpu = args->cpu;
   if (names.empty() || names.size() > kMaxPorts || routes.empty()) {
     std::fprintf(stderr, "fp-afxdp-min: give 1..%u --ifname and at least one --route\n", kMaxPorts);
     return 2;

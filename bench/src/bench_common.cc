@@ -2,6 +2,7 @@
 #include "bench_common.h"
 
 #include <arpa/inet.h>
+#include <getopt.h>
 #include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -11,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "fp_bench.h"
@@ -167,6 +169,47 @@ bool interfaceMac(const std::string& ifname, uint8_t out[6]) {
   if (ok) std::memcpy(out, ifr.ifr_hwaddr.sa_data, 6);
   close(fd);
   return ok;
+}
+
+std::optional<ForwarderArgs> parseForwarderArgs(const char* program, int argc, char** argv,
+                                                void (*usage)(FILE*), int* exit_code) {
+  static const option longopts[] = {{"ifname", required_argument, nullptr, 'i'},
+                                    {"route", required_argument, nullptr, 'r'},
+                                    {"cpu", required_argument, nullptr, 'c'},
+                                    {"help", no_argument, nullptr, 'h'},
+                                    {nullptr, 0, nullptr, 0}};
+  ForwarderArgs a;
+  *exit_code = 2;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
+    if (c == 'i') {
+      a.ifnames.push_back(optarg);
+    } else if (c == 'r') {
+      std::string err;
+      auto r = parseRoute(optarg, &err);
+      if (!r) {
+        std::fprintf(stderr, "%s: %s\n", program, err.c_str());
+        return std::nullopt;
+      }
+      if (r->family != 4) {
+        std::fprintf(stderr, "%s: route '%s': IPv4 only\n", program, optarg);
+        return std::nullopt;
+      }
+      a.routes.push_back(*r);
+    } else if (c == 'c') {
+      char* end = nullptr;
+      a.cpu = (int)std::strtol(optarg, &end, 10);
+      if (!end || *end || a.cpu < 0) {
+        std::fprintf(stderr, "%s: --cpu '%s': not a CPU number\n", program, optarg);
+        return std::nullopt;
+      }
+    } else {
+      usage(c == 'h' ? stdout : stderr);
+      if (c == 'h') *exit_code = 0;
+      return std::nullopt;
+    }
+  }
+  return a;
 }
 
 }  // namespace fastpath::bench

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,18 @@ std::optional<StaticRoute> parseRoute(const std::string& text, std::string* erro
 /// Longest-prefix match of an IPv4 destination over a small table (linear: the bench
 /// tables have 2 entries); IPv6 routes are not considered.
 const StaticRoute* lookupRoute(const std::vector<StaticRoute>& routes, uint32_t dst_be);
+
+/// The command line of the userspace baseline forwarders: --ifname IF (repeated),
+/// --route PREFIX/LEN,IFNAME,NEXTHOP_MAC (repeated, IPv4 only), --cpu N, --help.
+struct ForwarderArgs {
+  std::vector<std::string> ifnames;
+  std::vector<StaticRoute> routes;
+  int cpu = -1;
+};
+/// Reads it; on --help or a bad word returns nullopt and sets *exit_code (0 or 2) after
+/// `usage(stdout|stderr)` or a message naming `program`.
+std::optional<ForwarderArgs> parseForwarderArgs(const char* program, int argc, char** argv,
+                                                void (*usage)(FILE*), int* exit_code);
 
 /// MAC address of a local interface (SIOCGIFHWADDR); false when it does not exist.
 bool interfaceMac(const std::string& ifname, uint8_t out[6]);

@@ -6,7 +6,6 @@
 // must be off in its namespace (the kernel still sees and drops the frames, as it did in
 // the thesis's setup).
 #include <arpa/inet.h>
-#include <getopt.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -93,41 +92,24 @@ void flush(Port* p) {
 }
 }  // namespace
 
+static void usage(FILE* to) {
+  std::fprintf(to, "usage: fp-rawfwd --ifname IF... --route PREFIX/LEN,IFNAME,NEXTHOP_MAC... "
+                   "[--cpu N]\n");
+}
+
 int main(int argc, char** argv) {
   std::vector<Port> ports;
   std::vector<fb::StaticRoute> routes;
   int cpu = -1;
-  static const option longopts[] = {{"ifname", required_argument, nullptr, 'i'},
-                                    {"route", required_argument, nullptr, 'r'},
-                                    {"cpu", required_argument, nullptr, 'c'},
-                                    {"help", no_argument, nullptr, 'h'},
-                                    {nullptr, 0, nullptr, 0}};
-  int c;
+  int exit_code = 2;
+  const auto args = fb::parseForwarderArgs("fp-rawfwd", argc, argv, usage, &exit_code);
+  if (!args) return exit_code;
+  routes = args->routes;
+  cpu = args->cpu;
   ports.reserve(16);
-  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
-    if (c == 'i') {
-      ports.emplace_back();
-      ports.back().name = optarg;
-    } else if (c == 'r') {
-      std::string err;
-      auto r = fb::parseRoute(optarg, &err);
-      if (!r) {
-        std::fprintf(stderr, "fp-rawfwd: %s\n", err.c_str());
-        return 2;
-      }
-      if (r->family != 4) {
-        std::fprintf(stderr, "fp-rawfwd: route '%s': IPv4 only\n", optarg);
-        return 2;
-      }
-      routes.push_back(*r);
-    } else if (c == 'c') {
-      cpu = std::atoi(optarg);
-    } else {
-      std::fprintf(c == 'h' ? stdout : stderr,
-                   "usage: fp-rawfwd --ifname IF... --route PREFIX/LEN,IFNAME,NEXTHOP_MAC... "
-                   "[--cpu N]\n");
-      return c == 'h' ? 0 : 2;
-    }
+  for (const std::string& name : args->ifnames) {
+    ports.emplace_back();
+    ports.back().name = name;
   }
   if (ports.empty() || ports.size() > 16 || routes.empty()) {
     std::fprintf(stderr, "fp-rawfwd: give 1..16 --ifname and at least one --route\n");

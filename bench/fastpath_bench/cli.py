@@ -12,7 +12,7 @@ import sys
 import time
 
 from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, NAPI_ENVS, ONE_PROCESS_LINE, V6_SKIP
-from .proc import Cleanup, log
+from .proc import Cleanup, log, run_cleaning_up
 from .topology import Topology
 from .forwarders import Forwarder, OlsrScenario
 from .meter import CpuMeter, Sink, StageCounters
@@ -248,34 +248,25 @@ class Run:
     def measure(self):
         """Every scenario; returns the exit code (0, 1 on error, 130 when interrupted).
         Whatever was started is removed at the end, whatever happened."""
-        rc = 0
-        try:
-            topo = Topology("m", 1, self.clean, ipv6=6 in self.plan.families)
-            topo.build()
-            self.placement = topo.placement
-            for p in self.placement:
-                log("placement: " + p)
-            ceiling_pps = self.generator_ceilings(topo)
-            sink = Sink(self.tools, topo)
-            for fw in self.forwarders if self.args.sweep else []:
-                if fw not in LINE_ONLY:
-                    self.sweep(topo, sink, fw, ceiling_pps)
-            if self.olsr_kinds:
-                self.routing_scenario(topo, sink)
-            sink.close()
-            topo.destroy()
-            for n in self.plan.line_ns:
-                self.line(n)
-        except KeyboardInterrupt as e:
-            log(f"interrupted ({e}): cleaning up")
-            rc = 130
-        except Exception as e:
-            log(f"error: {e}")
-            self.failures.append(str(e))
-            rc = 1
-        finally:
-            self.clean.all()
-        return rc
+        return run_cleaning_up(self._measure, self.clean, self.failures)
+
+    def _measure(self):
+        topo = Topology("m", 1, self.clean, ipv6=6 in self.plan.families)
+        topo.build()
+        self.placement = topo.placement
+        for p in self.placement:
+            log("placement: " + p)
+        ceiling_pps = self.generator_ceilings(topo)
+        sink = Sink(self.tools, topo)
+        for fw in self.forwarders if self.args.sweep else []:
+            if fw not in LINE_ONLY:
+                self.sweep(topo, sink, fw, ceiling_pps)
+        if self.olsr_kinds:
+            self.routing_scenario(topo, sink)
+        sink.close()
+        topo.destroy()
+        for n in self.plan.line_ns:
+            self.line(n)
 
     def generator_ceilings(self, topo):
         ceiling_pps = {}

@@ -12,7 +12,7 @@ import os
 import time
 
 from .settings import BENCH_NICE, FWD_CPU, LABELS, NAPI_ENVS, NAPI_RT_PRIO
-from .proc import Cleanup, log
+from .proc import Cleanup, log, run_cleaning_up
 from .topology import Topology
 from .forwarders import Forwarder
 from .meter import CpuMeter, Sink, StageCounters
@@ -258,34 +258,25 @@ class FwdRateRun:
         self.argv_by = {}
 
     def measure(self):
-        rc = 0
-        try:
-            topo = Topology("m", 1, self.clean)
-            topo.build()
-            self.placement = topo.placement
-            c = max((generator_ceiling(self.tools, topo, PAYLOAD, min(self.plan.duration, 1.0))
-                     for _ in range(1 if self.args.smoke else 3)), key=lambda c: c["sent_pps"])
-            self.ceiling = c
-            log(f"generator ceiling, {PAYLOAD} B: sent {c['sent_pps']:,.0f} pkt/s")
-            sink = Sink(self.tools, topo)
-            for env in self.envs:
-                topo.napi_env = env
-                topo.pin_napi()
-                log(f"NAPI environment {env}: {env_description(env)}")
-                for fw in self.forwarders:
-                    self.forwarder(topo, sink, env, fw)
-            sink.close()
-            topo.destroy()
-        except KeyboardInterrupt as e:
-            log(f"interrupted ({e}): cleaning up")
-            rc = 130
-        except Exception as e:
-            log(f"error: {e}")
-            self.failures.append(str(e))
-            rc = 1
-        finally:
-            self.clean.all()
-        return rc
+        return run_cleaning_up(self._measure, self.clean, self.failures)
+
+    def _measure(self):
+        topo = Topology("m", 1, self.clean)
+        topo.build()
+        self.placement = topo.placement
+        c = max((generator_ceiling(self.tools, topo, PAYLOAD, min(self.plan.duration, 1.0))
+                 for _ in range(1 if self.args.smoke else 3)), key=lambda c: c["sent_pps"])
+        self.ceiling = c
+        log(f"generator ceiling, {PAYLOAD} B: sent {c['sent_pps']:,.0f} pkt/s")
+        sink = Sink(self.tools, topo)
+        for env in self.envs:
+            topo.napi_env = env
+            topo.pin_napi()
+            log(f"NAPI environment {env}: {env_description(env)}")
+            for fw in self.forwarders:
+                self.forwarder(topo, sink, env, fw)
+        sink.close()
+        topo.destroy()
 
     def forwarder(self, topo, sink, env, fw):
         plan, args = self.plan, self.args

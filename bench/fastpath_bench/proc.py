@@ -25,6 +25,23 @@ def sh(cmd, check=True, capture=False, timeout=60):
     return r.stdout if capture else r.returncode
 
 
+def run_cleaning_up(body, clean, failures):
+    """Runs body(); returns the exit code (0, 1 on error - recorded in failures -, 130 when
+    interrupted). Whatever `clean` holds is removed at the end, whatever happened."""
+    try:
+        body()
+        return 0
+    except KeyboardInterrupt as e:
+        log(f"interrupted ({e}): cleaning up")
+        return 130
+    except Exception as e:
+        log(f"error: {e}")
+        failures.append(str(e))
+        return 1
+    finally:
+        clean.all()
+
+
 class Cleanup:
     """Everything the harness created, removed in reverse order, also on error/Ctrl-C."""
 

@@ -17,7 +17,7 @@
 
 namespace fastpath::ctrl::fpctl {
 
-// Exit codes (documented in docs/fpctl.md and --help).
+// Exit codes (documented in docs/reference/fpctl.md and --help).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRejected =
     1;                                  // fastpathd refused the request (bad field, not found, ...)

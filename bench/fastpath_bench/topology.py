@@ -29,8 +29,8 @@ def line_link_mac(k, end):
 
 
 def node_line_topology(n, in_if, out_if, s_ip, s_mac, d_ip, d_mac, net_s=NET_S, net_d=NET_D):
-    """fastpathd's topology (a dict in the file's schema, docs/fastpathd.md "Topology
-    files") of S -- n1 = n2 = ... = nN -- D in one daemon: n1 serves in_if (facing S), nN
+    """fastpathd's topology (a dict in the file's schema, docs/reference/topology.md)
+    of S -- n1 = n2 = ... = nN -- D in one daemon: n1 serves in_if (facing S), nN
     out_if (facing D; n = 1: the single node serves both), link l<k> joins n<k> and n<k+1>
     (its port is named l<k> in both nodes). Every node routes net_d towards D and net_s
     towards S, hop by hop, and holds the neighbour of each next hop: the MAC of the peer's
@@ -87,7 +87,7 @@ def _yaml_flow(v):
 
 
 def topology_yaml(doc, comment=""):
-    """A topology dict as YAML text in the style of docs/fastpathd.md: a block list per
+    """A topology dict as YAML text in the style of docs/reference/topology.md: a block list per
     top-level key, one block mapping per item whose lists of mappings are block lists of
     flow mappings."""
     out = [f"# {line}" for line in comment.splitlines()]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Route updates through the real path: client library -> Unix socket -> ControlServer ->
 // FibManager (TableBackend), acknowledged once workers could see them.
-//   fp_ctrl_bench --benchmark_filter=.   (see docs/ipc.md for reference numbers)
+//   fp_ctrl_bench --benchmark_filter=.   (reference numbers: docs/benchmarks/results.md)
 #include <arpa/inet.h>
 #include <benchmark/benchmark.h>
 

@@ -545,7 +545,7 @@ std::string usageText() {
   s += "\nExample:\n  fastpathd --port fp0 --port fp1 --cores 1 \\\n"
        "    --route 198.18.2.0/24,via=198.18.1.2,dev=fp1 --neigh "
        "198.18.1.2,mac=02:00:00:00:01:02,dev=fp1\n"
-       "  fastpathd --topology /etc/fastpathd/topology.yaml   # syntax: docs/fastpathd.md\n";
+       "  fastpathd --topology /etc/fastpathd/topology.yaml   # syntax: docs/reference/topology.md\n";
   return s;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // fastpathd's configuration: one struct with defaults, filled from a file and/or flags,
 // validated completely before any interface is touched (l3fwd style: contradictory
-// options are rejected explicitly). See docs/fastpathd.md for the syntax.
+// options are rejected explicitly). Options and file syntax: docs/reference/fastpathd-options.md.
 #pragma once
 
 #include <sys/types.h>

@@ -27,7 +27,7 @@ constexpr size_t kMaxIfnameLength = 15;    // IFNAMSIZ - 1
 constexpr size_t kMaxProblemsShown = 100;  // a broken generated file must not flood stderr
 constexpr uint32_t kMinMtu = 68;           // RFC 791: every IPv4 host must take 68 bytes
 constexpr uint32_t kMaxMtu = 65535;
-constexpr const char* kGuide = "docs/fastpathd.md, \"Topology files\"";
+constexpr const char* kGuide = "docs/reference/topology.md";
 
 /// Where the entries of a node or link were written (1-based lines), so that a message
 /// points at the entry itself. Only a parsed file has them; a Topology built in code has

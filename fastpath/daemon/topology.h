@@ -3,7 +3,7 @@
 // them, static routes and neighbours — for use without ns-3 and for tests
 // (`fastpathd --topology FILE`). YAML (JSON is YAML too), read with yaml-cpp, validated
 // whole before any interface is touched: every problem is reported with its line.
-// Syntax and an example: docs/fastpathd.md, "Topology files".
+// Syntax and an example: docs/reference/topology.md.
 #pragma once
 
 #include <string>

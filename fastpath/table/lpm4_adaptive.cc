@@ -7,7 +7,7 @@
 // Up to 8k rules the trie keeps 80 % or more of DIR-24-8's rate in a few MiB (7.6 MiB
 // touched at 8k, where DIR-24-8 backs most of its 64 MiB first level); beyond, its nodes
 // leave the L2 cache and its dependent reads fall behind. A node-sized table (15 rules) is
-// faster in the trie than in DIR-24-8 (BM_Lpm4NodeTable). docs/fastpathd.md has the table.
+// faster in the trie than in DIR-24-8 (BM_Lpm4NodeTable). docs/design/lpm.md has the table.
 #include <algorithm>
 #include <cerrno>
 #include <string>

@@ -11,7 +11,7 @@
 //   --hosts   ports facing plain hosts rather than other routers: OLSR does not run there and
 //             their networks are announced as OLSR HNA.
 //
-// The default is the ring of docs/ns3-integration.md and fp_ns3_ring_veth_test:
+// The default is the ring of docs/guides/ns3-router.md and fp_ns3_ring_veth_test:
 //
 //          S ── r1-s [r1] r1-r2 ──── r2-r1 [r2]
 //                    r1-r4            r2-r3

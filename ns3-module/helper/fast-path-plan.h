@@ -16,7 +16,7 @@ namespace ns3
  * \ingroup fastpath
  * \brief The generated plan: the nodes, links and segments an emulated script created in
  * fastpathd (names starting with `TAG-`, TAG the global value FastPathTag), as a topology
- * file in fastpathd's syntax (docs/fastpathd.md, "Topology files"): each node with its
+ * file in fastpathd's syntax (docs/reference/topology.md): each node with its
  * `host` (`local` for now, so that a scenario can later be split over machines without a
  * new format), each link's ends (node, port, MAC, MTU), state and the emulation of each
  * direction, each segment's ports and medium.

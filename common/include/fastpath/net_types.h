@@ -36,7 +36,7 @@ struct IpPrefix {
   uint8_t length = 0;
 
   /// Parses "198.18.2.0/24" or "2001:2:0:1::/64"; rejects length > 32/128. Host bits set
-  /// are an error (the caller can normalise explicitly): see docs/ipc.md.
+  /// are an error (the caller can normalise explicitly): see docs/reference/ipc.md.
   static Result<IpPrefix> parse(const std::string& text);
   bool hostBitsSet() const;
   IpPrefix normalised() const;

@@ -43,7 +43,7 @@ struct ClientOptions {
   /// installs are permanent. > 0 (needs node_name): when this node's last connection
   /// closes, fastpathd keeps them this many ms, then withdraws those this node still owns
   /// (the last writer of a prefix owns it). Reconnecting in time (with auto_reconnect,
-  /// on_reconnect replays) cancels the withdrawal. See docs/ipc.md.
+  /// on_reconnect replays) cancels the withdrawal. See docs/reference/ipc.md.
   uint32_t route_grace_period_ms = 0;
   /// How long to wait for a reply, in ms; <= 0 waits forever.
   int reply_timeout_ms = 60000;

@@ -137,28 +137,26 @@ class Reader {
     return true;
   }
 
-  bool ip(const YAML::Node& v, const std::string& what, IpAddress* out) {
+  /// A value read by T::parse; `hint` follows its error message.
+  template <typename T>
+  bool parsed(const YAML::Node& v, const std::string& what, const char* hint, T* out) {
     std::string s;
     if (!scalar(v, what, &s)) return false;
-    auto a = IpAddress::parse(s);
-    if (!a) {
-      p_->add(lineOf(v), what + ": " + a.error().message + ": write e.g. 198.18.1.2 or 2001:2::2");
+    auto x = T::parse(s);
+    if (!x) {
+      p_->add(lineOf(v), what + ": " + x.error().message + hint);
       return false;
     }
-    *out = *a;
+    *out = *x;
     return true;
   }
 
+  bool ip(const YAML::Node& v, const std::string& what, IpAddress* out) {
+    return parsed(v, what, ": write e.g. 198.18.1.2 or 2001:2::2", out);
+  }
+
   bool mac(const YAML::Node& v, const std::string& what, MacAddress* out) {
-    std::string s;
-    if (!scalar(v, what, &s)) return false;
-    auto m = MacAddress::parse(s);
-    if (!m) {
-      p_->add(lineOf(v), what + ": " + m.error().message + "; quote it: \"02:00:00:00:01:02\"");
-      return false;
-    }
-    *out = *m;
-    return true;
+    return parsed(v, what, "; quote it: \"02:00:00:00:01:02\"", out);
   }
 
   /// "node r1" when the mapping has a usable name, "node N" (its position) otherwise.
@@ -377,7 +375,7 @@ class Reader {
                    if (scalar(x, what + " port", &e->port) && e->port.empty())
                      p_->add(lineOf(x), what +
                                             ": port is empty: name it or leave 'port' out "
-                                            "(the link's name is used)");
+                                            "(the link's or segment's name is used)");
                  } else if (key == "mac") {
                    mac(x, what + " mac", &e->mac);
                  } else {

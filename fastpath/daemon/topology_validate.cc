@@ -291,6 +291,15 @@ class Validator {
     return "use one of " + joined(names);
   }
 
+  /// The port of a route or neighbour: given, and a port of its node.
+  void dev(const std::string& dev, const std::string& node, const std::string& what, int line) {
+    if (dev.empty())
+      p_.add(line, what + " has no dev: add 'dev: PORT' (" + portList(node) + ")");
+    else if (!ports_[node].count(dev))
+      p_.add(line, what + ": dev " + dev + " is not a port of node " + node + ": " +
+                       portList(node));
+  }
+
   /// Routes: on ports of their node, prefixes normalised and given once.
   void routes(size_t n) {
     const auto& node = t_.nodes[n];
@@ -300,11 +309,7 @@ class Validator {
       const RouteConfig& r = node.routes[k];
       const std::string what = "node " + nn + ": route " + r.prefix.toString();
       int line = routeLine(n, k);
-      if (r.dev.empty())
-        p_.add(line, what + " has no dev: add 'dev: PORT' (" + portList(nn) + ")");
-      else if (!ports_[nn].count(r.dev))
-        p_.add(line,
-               what + ": dev " + r.dev + " is not a port of node " + nn + ": " + portList(nn));
+      dev(r.dev, nn, what, line);
       if (r.prefix.hostBitsSet())
         p_.add(line, what + ": host bits set: use " + r.prefix.normalised().toString());
       if (r.via.family != r.prefix.address.family)
@@ -328,11 +333,7 @@ class Validator {
       const NeighbourConfig& nb = node.neighbours[k];
       const std::string what = "node " + nn + ": neighbour " + nb.ip.toString();
       int line = neighLine(n, k);
-      if (nb.dev.empty())
-        p_.add(line, what + " has no dev: add 'dev: PORT' (" + portList(nn) + ")");
-      else if (!ports_[nn].count(nb.dev))
-        p_.add(line,
-               what + ": dev " + nb.dev + " is not a port of node " + nn + ": " + portList(nn));
+      dev(nb.dev, nn, what, line);
       if (nb.mac.isZero())
         p_.add(line, what + ": mac 00:00:00:00:00:00 is not valid: give the neighbour's MAC");
       else if (nb.mac.bytes[0] & 1)

@@ -13,7 +13,7 @@
 namespace fastpath::topology_detail {
 
 inline constexpr size_t kMaxProblemsShown = 100;  // a broken generated file must not flood stderr
-inline constexpr const char* kGuide = "docs/fastpathd.md, \"Topology files\"";
+inline constexpr const char* kGuide = "docs/reference/topology.md";
 
 /// Where the entries of a node or link were written (1-based lines), so that a message
 /// points at the entry itself. Only a parsed file has them; a Topology built in code has

@@ -5,13 +5,15 @@
 
 namespace fastpath {
 
+bool validNameChar(char c) {
+  // Spelled out rather than isalnum(): the rule must not depend on the locale.
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
 bool validName(const std::string& name) {
   if (name.empty() || name.size() > kMaxNameLength) return false;
-  // Spelled out rather than isalnum(): the rule must not depend on the locale.
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-';
-  });
+  return std::all_of(name.begin(), name.end(), validNameChar);
 }
 
 std::string nameRule(const std::string& what, const std::string& name) {

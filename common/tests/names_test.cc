@@ -16,6 +16,16 @@ TEST(Names, ValidNameTakesLettersDigitsAndThreeMarks) {
     EXPECT_FALSE(validName(bad)) << bad;
 }
 
+TEST(Names, ValidNameCharIsTheCharacterRuleOfValidName) {
+  for (int c = 0; c < 256; ++c) {
+    const char ch = char(c);
+    const bool expected = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                          (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
+    EXPECT_EQ(validNameChar(ch), expected) << c;
+    EXPECT_EQ(validName(std::string("a") + ch), expected) << c;
+  }
+}
+
 TEST(Names, ValidNameLengthIsAtMost31) {
   EXPECT_EQ(kMaxNameLength, 31u);
   EXPECT_TRUE(validName(std::string(kMaxNameLength, 'x')));

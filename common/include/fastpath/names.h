@@ -20,8 +20,11 @@ inline constexpr std::size_t kMaxIfnameLength = 15;
 /// namespace, "fp-" + name, is a file name, and eth0 inside is fixed).
 inline constexpr std::size_t kMaxHostNameInVeth = kMaxIfnameLength - 3;
 
-/// A node, link, segment, port or host name: 1 to kMaxNameLength characters of
-/// A-Z a-z 0-9 '_' '.' '-'.
+/// A character a name may hold: A-Z a-z 0-9 '_' '.' '-' (in any locale). For entry points
+/// that say which character is wrong; the others call validName.
+bool validNameChar(char c);
+/// A node, link, segment, port or host name: 1 to kMaxNameLength characters that are all
+/// validNameChar.
 bool validName(const std::string& name);
 /// Why `name` is refused as the name of a `what` ("node", "link", "segment", "port",
 /// "host"): "WHAT name 'NAME' is not valid: use 1 to 31 letters, digits, '_', '.', '-'".

@@ -5,18 +5,13 @@
 #include <string>
 
 #include "fastpath/control_backend.h"
+#include "fastpath/names.h"  // validName, nameRule: the daemon's files use them
 #include "fastpath/result.h"
 
 namespace fastpath {
 
 /// MAC, MTU, ifindex, up flag and queue count of an interface in the current netns.
 Result<PortInfo> readPortInfo(const std::string& ifname, PortId id);
-
-/// A node, link, segment or port name fastpathd takes: 1 to 31 letters, digits, '_', '.',
-/// '-' (fpctl checks the same).
-bool validName(const std::string& name);
-/// Why `name` is refused as the name of a `what` ("node", "link", "segment", "port").
-std::string nameRule(const std::string& what, const std::string& name);
 
 }  // namespace fastpath
 

@@ -18,18 +18,6 @@ constexpr uint32_t kLinkQueueFrames = 1024;
 
 }  // namespace
 
-bool validName(const std::string& n) {
-  if (n.empty() || n.size() > 31) return false;
-  for (char c : n)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
-      return false;
-  return true;
-}
-
-std::string nameRule(const std::string& what, const std::string& name) {
-  return what + " name \"" + name + "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-'";
-}
-
 // ---- nodes ----
 
 Node* Daemon::findNode(const std::string& name) const {

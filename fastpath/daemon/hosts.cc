@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "fastpath/log.h"
+#include "fastpath/names.h"
 
 namespace fastpath {
 namespace {
@@ -327,19 +328,13 @@ std::string comm(pid_t pid) {
 }  // namespace
 
 Status validateHostName(const std::string& name) {
-  bool ok = !name.empty() && name.size() <= 31;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
-      ok = false;
-  if (!ok)
-    return makeError(-EINVAL, "host name \"" + name +
-                                  "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-' "
-                                  "(the namespace is fp-NAME)");
+  if (!validName(name))
+    return makeError(-EINVAL, nameRule("host", name) + " (the namespace is fp-NAME)");
   return {};
 }
 
 std::string hostVethName(const std::string& name) {
-  if (name.size() <= 12) return "fh-" + name;
+  if (name.size() <= kMaxHostNameInVeth) return "fh-" + name;
   // An interface name has at most 15 characters: a hash of longer names (FNV-1a).
   uint64_t h = 1469598103934665603ull;
   for (char c : name) h = (h ^ uint8_t(c)) * 1099511628211ull;

@@ -28,10 +28,10 @@ struct HostRecord {
   std::string veth;   ///< fastpathd's end, in fastpathd's namespace
 };
 
-/// Checks a host name: 1..31 of [A-Za-z0-9_.-] (the namespace is "fp-" + name).
+/// Checks a host name: validName (names.h); the namespace is "fp-" + name.
 Status validateHostName(const std::string& name);
 /// fastpathd's end of a host's veth pair: "fh-NAME", or "fh" + a 48-bit hash of the name
-/// when that would exceed an interface name's 15 characters.
+/// when the name is longer than kMaxHostNameInVeth (an interface name has 15 characters).
 std::string hostVethName(const std::string& name);
 
 /// Creates the namespace, the veth pair and the inside configuration of `spec`; `veth` is

@@ -56,13 +56,17 @@ struct NodeInfo {
   size_t neighbours = 0;
 };
 
-/// One end of a point-to-point link between two nodes of the daemon.
-struct LinkEndSpec {
+/// A node's port on a link or a segment: one end of a point-to-point link, or one of a
+/// segment's ports. Both are checked by one rule (name, MTU, MAC).
+struct PortSpec {
   std::string node;
-  std::string port;  ///< the link port's name inside `node` (unique there)
+  std::string port;  ///< the port's name inside `node` (unique there); empty: the link's or
+                     ///< segment's name
   MacAddress mac;    ///< zero: generated (locally administered, unique in the daemon)
   uint32_t mtu = 1500;
 };
+/// One end of a point-to-point link between two nodes of the daemon.
+using LinkEndSpec = PortSpec;
 
 struct LinkSpec {
   std::string name;
@@ -106,12 +110,8 @@ struct LinkInfo {
 /// kMaxLinks; a segment has 1 .. kMaxSegmentPorts ports.
 inline constexpr size_t kMaxSegmentPorts = 64;
 
-struct SegmentPortSpec {
-  std::string node;
-  std::string port;  ///< the port's name inside `node`; empty: the segment's name
-  MacAddress mac;    ///< zero: generated (locally administered, unique in the daemon)
-  uint32_t mtu = 1500;
-};
+/// A node's port on a segment.
+using SegmentPortSpec = PortSpec;
 
 struct SegmentSpec {
   std::string name;
@@ -144,7 +144,7 @@ struct SegmentInfo {
 /// A host: a network namespace "fp-<name>" joined by a veth pair to a node of the daemon
 /// (eth0 inside, addressed; the other end an interface port of the node).
 struct HostSpec {
-  std::string name;  ///< 1..12 of [A-Za-z0-9_.-]: the namespace is "fp-" + name
+  std::string name;  ///< validName (names.h): the namespace is "fp-" + name
   std::string node;
   std::vector<IpPrefix> addresses;  ///< eth0's addresses (host bits allowed: an address/len)
   std::vector<IpAddress> gateways;  ///< default routes via eth0 (one IPv4, one IPv6 at most)

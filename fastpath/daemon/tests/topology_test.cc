@@ -345,6 +345,29 @@ TEST(TopologyErrors, MtuRangeAndDuplicateMacs) {
               7, "link l1: b: mac 02:00:00:00:00:01 is already used by link l1: a (line 6)");
 }
 
+TEST(TopologyErrors, LinkEndsAndSegmentPortsFollowOnePortRule) {
+  // A segment port is checked as a link end is, against the same ports and MACs.
+  const std::string head = std::string(kTwoNodes) +
+                           "  - {name: l1, a: {node: r1, mac: \"02:00:00:00:00:01\"}, b: r2}\n"
+                           "segments:\n";  // 6
+  expectError(head + "  - {name: lan, ports: [{node: r1, mac: \"02:00:00:00:00:01\"}]}\n", 7,
+              "segment lan: port 0 (node r1): mac 02:00:00:00:00:01 is already used by "
+              "link l1: a (line 5): give each port its own MAC");
+  expectError(head + "  - {name: lan, ports: [{node: r1, mtu: 67}]}\n", 7,
+              "segment lan: port 0 (node r1): mtu 67 is out of range: use 68..65535");
+  expectError(head + "  - {name: lan, ports: [{node: r1, port: l1}]}\n", 7,
+              "segment lan: port 0 (node r1): node r1 already has a port l1 (link l1's port, "
+              "line 5): give this port another name with 'port:'");
+  expectError(head + "  - {name: lan, ports: [{node: r1, port: bad/port}]}\n", 7,
+              "segment lan: port 0 (node r1): port name 'bad/port' is not valid: use 1 to 31");
+  expectError(std::string(kTwoNodes) + "  - {name: l1, a: {node: r1, port: bad/port}, b: r2}\n",
+              5, "link l1: a: port name 'bad/port' is not valid: use 1 to 31");
+  expectError(std::string(kTwoNodes) + "  - {name: l1, a: {node: r1, port: up}, b: r2}\n" +
+                  "  - {name: l2, a: {node: r1, port: up}, b: r2}\n",
+              6, "link l2: a: node r1 already has a port up (link l1's port, line 5): give this "
+                 "end another name with 'port:'");
+}
+
 // ---- segments ----
 
 TEST(TopologyParse, SegmentsWithTheirPortsAndMedium) {

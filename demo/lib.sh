@@ -30,8 +30,8 @@ common_arg() {
 # (nobody) when nobody can reach the build tree.
 require_binaries() {
   router=$build/ns3-module/examples/$1
-  fastpathd=$build/fastpathd/fastpathd
-  fpctl=$build/fpctl/fpctl
+  fastpathd=$build/bin/fastpathd
+  fpctl=$build/bin/fpctl
   trafgen=$build/bench/fp-trafgen
   local b
   for b in "$router" "$fastpathd" "$fpctl" "$trafgen"; do

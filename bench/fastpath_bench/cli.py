@@ -40,7 +40,7 @@ def read_autogroup_nice():
 def parse_args(argv):
     ap = argparse.ArgumentParser(description="ns3-fastpath benchmark harness.")
     ap.add_argument("--build-dir", default=os.path.join(_TOP, "build"),
-                    help="CMake build directory holding bench/fp-* and fastpathd/fastpathd")
+                    help="CMake build directory holding bench/fp-* and bin/fastpathd")
     ap.add_argument("--fastpathd-build", default=None,
                     help="take fastpathd and fpctl from this CMake build directory instead "
                     "of --build-dir (e.g. a build of another revision)")
@@ -174,7 +174,7 @@ def available_forwarders(args, tools, skipped):
             forwarders.append(f)
         else:
             msg = {"ns3": "fp-ns3-fdfwd not built (ns-3 not found by pkg-config?)",
-                   "fastpathd": f"fastpathd binary not found under {args.build_dir}/fastpathd",
+                   "fastpathd": f"fastpathd binary not found under {args.build_dir}/bin",
                    }.get(tool, f"binary for {f} not found")
             skipped.append(f"{LABELS.get(f, f)}: skipped, {msg}")
             log(f"SKIP {f}: {msg}")
@@ -193,7 +193,7 @@ def olsr_variants(args, tools, plan, skipped):
             if missing:
                 msg = f"{k}: skipped, missing " + ", ".join(
                     {"olsr": "ns3-module/examples/olsr-router",
-                     "fastpathd": "fastpathd/fastpathd"}[n] for n in missing)
+                     "fastpathd": "bin/fastpathd"}[n] for n in missing)
                 skipped.append(msg)
                 log("SKIP " + msg)
             else:
@@ -529,7 +529,7 @@ def main(argv=None):
             if k in other:
                 tools[k] = other[k]
         if "fastpathd" not in tools:
-            print(f"fastpath_bench: no fastpathd/fastpathd in --fastpathd-build "
+            print(f"fastpath_bench: no bin/fastpathd in --fastpathd-build "
                   f"{args.fastpathd_build}", file=sys.stderr)
             return 2
     for need in ("trafgen", "sink"):

@@ -10,9 +10,9 @@ TOOL_PATHS = {
     "xdp": "bench/fp-xdpfwd", "rawfwd": "bench/fp-rawfwd",
     "afxdp-min": "bench/fp-afxdp-min",
     "ns3": "bench/fp-ns3-fdfwd",
-    "fastpathd": "fastpathd/fastpathd",
+    "fastpathd": "bin/fastpathd",
     "olsr": "ns3-module/examples/olsr-router",
-    "fpctl": "fpctl/fpctl",
+    "fpctl": "bin/fpctl",
 }
 
 

@@ -124,7 +124,7 @@ class Fastpathd:
                         ["link", "set", "idle0", "up"], ["link", "set", "idle1", "up"]):
                 subprocess.run(["ip", "-n", self.ns] + cmd, check=True)
             self.proc = subprocess.Popen(
-                ["ip", "netns", "exec", self.ns, os.path.join(build, "fastpathd", "fastpathd"),
+                ["ip", "netns", "exec", self.ns, os.path.join(build, "bin", "fastpathd"),
                  "--port", "idle0", "--socket", self.sock, "--socket-uid", str(nobody.pw_uid),
                  "--socket-gid", str(nobody.pw_gid)],
                 stdout=open(self.logpath, "w"), stderr=subprocess.STDOUT)
@@ -159,7 +159,7 @@ def arg_value(args, name, default):
 def sample_links(build, sock, offsets, t0, out):
     """fpctl link list --json at the given seconds after t0 (wall clock): out[i] = (time,
     links). The emulated script runs in real time, so these are its TCP phase's bounds."""
-    fpctl = os.path.join(build, "fpctl", "fpctl")
+    fpctl = os.path.join(build, "bin", "fpctl")
     for off in offsets:
         delay = t0 + off - time.time()
         if delay > 0:
@@ -263,7 +263,7 @@ def check_plan(build, fpd, workdir, fh):
                 ["link", "set", "idle2", "up"], ["link", "set", "idle3", "up"]):
         subprocess.run(["ip", "-n", fpd.ns] + cmd, check=True)
     proc = subprocess.Popen(
-        ["ip", "netns", "exec", fpd.ns, os.path.join(build, "fastpathd", "fastpathd"),
+        ["ip", "netns", "exec", fpd.ns, os.path.join(build, "bin", "fastpathd"),
          "--port", "idle2", "--socket", sock, "--topology", plan],
         stdout=open(os.path.join(workdir, "plan-fastpathd.log"), "w"), stderr=subprocess.STDOUT)
     try:
@@ -274,7 +274,7 @@ def check_plan(build, fpd, workdir, fh):
         if not os.path.exists(sock):
             return False, "fastpathd --topology refused the plan: " + \
                 open(os.path.join(workdir, "plan-fastpathd.log")).read()[-1500:]
-        fpctl = os.path.join(build, "fpctl", "fpctl")
+        fpctl = os.path.join(build, "bin", "fpctl")
         nodes = json.loads(subprocess.run([fpctl, "--socket", sock, "node", "list", "--json"],
                                           capture_output=True, text=True, timeout=10).stdout)
         links = json.loads(subprocess.run([fpctl, "--socket", sock, "link", "list", "--json"],
@@ -449,7 +449,7 @@ def main():
         print("diamond_fidelity.py: needs root (fastpathd, a namespace)", file=sys.stderr)
         return 2
     build = os.path.abspath(a.build_dir)
-    for exe in ("ns3-module/examples/diamond", "fastpathd/fastpathd"):
+    for exe in ("ns3-module/examples/diamond", "bin/fastpathd"):
         if not os.access(os.path.join(build, exe), os.X_OK):
             print(f"diamond_fidelity.py: {build}/{exe} not built (cmake --build {a.build_dir} "
                   "--target fp_ns3_diamond fastpathd)", file=sys.stderr)
@@ -475,7 +475,7 @@ def main():
         if os.path.exists(os.path.join(workdir, "plan.yaml")):
             shutil.copy(os.path.join(workdir, "plan.yaml"), a.out)
         # Nothing of the script may remain in fastpathd.
-        fpctl = os.path.join(build, "fpctl", "fpctl")
+        fpctl = os.path.join(build, "bin", "fpctl")
         leftovers = None
         if os.access(fpctl, os.X_OK):
             r = subprocess.run([fpctl, "--socket", fpd.sock, "node", "list", "--json"],

@@ -18,9 +18,9 @@
 #include "daemon/node.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
+#include "fastpath/userspace_classifier.h"
 #include "link/link_ports.h"
 #include "table/fib_manager.h"
-#include "userspace_classifier.h"
 #include "worker/control_channel.h"
 #include "worker/worker.h"
 

@@ -9,7 +9,7 @@
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
 #include "fastpath/log.h"
-#include "userspace_classifier.h"
+#include "fastpath/userspace_classifier.h"
 
 namespace fastpath {
 namespace {

@@ -4,7 +4,7 @@
 // When the loop runs is worker_schedule.cc; punts and events are worker_punt.cc.
 #include "worker/worker.h"
 
-#include "userspace_classifier.h"
+#include "fastpath/userspace_classifier.h"
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>

@@ -10,7 +10,7 @@
 fp_binaries() {
   local script=$1 name=$2 target=$3
   example="$build/ns3-module/examples/$name"
-  fpd="$build/fastpathd/fastpathd"
+  fpd="$build/bin/fastpathd"
   [[ -x "$example" && -x "$fpd" ]] || {
     echo "$script: build fastpathd and $target in $build first" \
          "(cmake --build $build --target fastpathd $target)" >&2

@@ -66,7 +66,7 @@ def test_find_tools_takes_executable_files_only(tmp_path):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("#!/bin/sh\n")
         p.chmod(p.stat().st_mode | stat.S_IXUSR)
-    (tmp_path / "fpctl" / "fpctl").mkdir(parents=True)  # a directory, not a program
+    (tmp_path / TOOL_PATHS["fpctl"]).mkdir(parents=True)  # a directory, not a program
     sink = tmp_path / TOOL_PATHS["sink"]
     sink.write_text("not executable")
     tools = find_tools(str(tmp_path))

@@ -35,10 +35,10 @@
 #include <vector>
 
 #include "classifier_frames.h"
+#include "fastpath/userspace_classifier.h"
 #include "fib_testing.h"
 #include "table/checksum.h"
 #include "table/fib_manager.h"
-#include "userspace_classifier.h"
 #include "worker/worker.h"
 #include "xsk_kernel_side.h"
 

@@ -2,7 +2,7 @@
 // Mirrors classifier/bpf/fp_classify.bpf.c and fp_classify_parse.h step by step; each
 // function is named after the BPF one it follows. Change both together (the differential
 // test fails otherwise).
-#include "userspace_classifier.h"
+#include "fastpath/userspace_classifier.h"
 
 #include <cerrno>
 #include <cstring>

@@ -4,7 +4,7 @@
 // frames delivered to the socket, the same metadata; and over each run the twin's reasons
 // add up to the program's reason counters exactly (the reason of a dropped or passed frame
 // is not in any metadata).
-#include "userspace_classifier.h"
+#include "fastpath/userspace_classifier.h"
 
 #include <gtest/gtest.h>
 #include <linux/bpf.h>

@@ -317,10 +317,9 @@ BENCHMARK(BM_WorkerBatch)
 // A line of `nodes` nodes in one worker: frames enter node 1 on interface port 0, cross
 // nodes - 1 internal links (each a hand-off to the peer's LinkQueue, the userspace
 // classifier at the peer end, a lookup in that node's table, the rewrite) and leave node N
-// on interface port 1. ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of
-// one internal hop.
-void BM_WorkerLine(benchmark::State& state) {
-  const int nodes = int(state.range(0));
+// on interface port 1. `idle` more links, emulated (a shaper each way) but without
+// traffic, sit in the same table: a pass must not pay for them.
+void runLine(benchmark::State& state, int nodes, int idle) {
   EpochDomain epoch;
   std::vector<std::unique_ptr<FibManager>> fibs;
   std::vector<std::unique_ptr<UserspaceClassifier>> classifiers;
@@ -379,6 +378,33 @@ void BM_WorkerLine(benchmark::State& state) {
       s.state = states.back().get();
       s.fib = &fibs[size_t(l - 1 + e)]->view();
       s.classifier = classifiers.back().get();
+      table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
+      table.slots.push_back(s);
+    }
+  }
+  // Idle links after the line's: ports kFirstLinkPort + 2 (nodes - 1) on, between nodes 1
+  // and 2 (any node will do: no frame crosses them).
+  std::vector<std::unique_ptr<LinkShaper>> shapers;
+  LinkParams idle_params;
+  idle_params.delay_ns = 1000000;
+  for (int l = 0; l < idle; ++l) {
+    states.push_back(std::make_unique<LinkState>());
+    LinkQueue* q[2];
+    for (int e = 0; e < 2; ++e) {
+      queues.push_back(std::make_unique<LinkQueue>(64));
+      q[e] = queues.back().get();
+    }
+    for (int e = 0; e < 2; ++e) {
+      shapers.push_back(std::make_unique<LinkShaper>(idle_params, uint64_t(2 * l + e + 1), 16));
+      LinkPortSlot s;
+      s.port = linkPort(nodes + l, e);
+      s.peer = linkPort(nodes + l, 1 - e);
+      s.inbound = q[e];
+      s.to_peer = q[1 - e];
+      s.state = states.back().get();
+      s.fib = &fibs.front()->view();
+      s.classifier = classifiers.front().get();
+      s.shaper = shapers.back().get();
       table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
       table.slots.push_back(s);
     }
@@ -454,8 +480,18 @@ void BM_WorkerLine(benchmark::State& state) {
   std::nth_element(batch_ns.begin(), batch_ns.begin() + batch_ns.size() / 2, batch_ns.end());
   state.counters["p50_ns_per_pkt"] = benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / kBatch);
   state.SetLabel(std::to_string(nodes) + " nodes, " + std::to_string(nodes - 1) +
-                 " internal links, IPv4 160 B");
+                 " internal links, " + (idle ? std::to_string(idle) + " idle emulated links, " : "") +
+                 "IPv4 160 B");
 }
+
+// ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of one internal hop.
+void BM_WorkerLine(benchmark::State& state) { runLine(state, int(state.range(0)), 0); }
+
+// One busy link (two nodes) beside 0 or `idle` emulated links without traffic: the
+// per-packet cost must follow the traffic, not the number of links.
+void BM_WorkerIdleLinks(benchmark::State& state) { runLine(state, 2, int(state.range(0))); }
+BENCHMARK(BM_WorkerIdleLinks)->ArgNames({"idle"})->Arg(0)->Arg(4096)->UseManualTime();
+
 BENCHMARK(BM_WorkerLine)
     ->ArgNames({"nodes"})
     ->Arg(1)

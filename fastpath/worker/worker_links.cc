@@ -80,20 +80,29 @@ uint32_t Worker::releaseDue() {
   const uint64_t now = monotonicNs();
   const std::span<const Released> due =
       emulation_.takeDue(now, *links_, std::span<XskSocket* const>(sock_.data(), np_));
-  for (const Released& r : due) {
+  uint32_t work = uint32_t(due.size());
+  for (size_t i = 0; i < due.size(); ++i) {
+    const Released& r = due[i];
     if (ShaperKey::isEgress(r.key)) {
       // Interface egress: staged; the kicks of this pass send it, and its lateness is
       // taken after them.
       book_.linkToHeld(1);
       stageTx(PortId(r.key), r.frame.addr, r.frame.len);
       if (tx_due_n_ < tx_due_.size()) tx_due_[tx_due_n_++] = r.frame.due;
-    } else if (ShaperKey::isSegment(r.key)) {
-      fanout_.deliver(links_->segments[r.key - ShaperKey::kSegmentBase], r.frame);
-    } else {
-      handoff_.arrive(*links_->find(PortId(r.key)), r.frame);
+      continue;
     }
+    if (ShaperKey::isSegment(r.key)) {
+      fanout_.deliver(links_->segments[r.key - ShaperKey::kSegmentBase], r.frame);
+      continue;
+    }
+    const LinkPortSlot& slot = *links_->find(PortId(r.key));
+    handoff_.arrive(slot, r.frame);
+    // The peer end takes its run of frames now, before frames due later on other links:
+    // a node fed by several links handles their frames in the order they arrived.
+    if (i + 1 == due.size() || due[i + 1].key != r.key)
+      if (const LinkPortSlot* peer = links_->find(slot.peer)) work += receiveLink(*peer);
   }
-  return uint32_t(due.size());
+  return work;
 }
 
 void Worker::recordLateness(const uint64_t* due, uint32_t n) {

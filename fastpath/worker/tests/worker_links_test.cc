@@ -133,6 +133,58 @@ class WorkerLinksTest : public ::testing::Test {
     }
   }
 
+  // A segment of three ports: `p[0]` on node A, `p[1]` on node B, `p[2]` on a node that
+  // only receives (A's table; it has no route for the test's frames). Its medium is
+  // emulated with `params` if given.
+  void addSegment(const PortId (&p)[3], const LinkParams* params = nullptr) {
+    states_.push_back(std::make_unique<LinkState>());  // the segment's
+    table_.segments.reserve(8);  // slots point into it: never reallocated
+    SegmentSlot seg;
+    seg.state = states_.back().get();
+    if (params) {
+      shapers_.push_back(
+          std::make_unique<LinkShaper>(*params, 99, LinkShaper::capacityFor(*params)));
+      seg.shaper = shapers_.back().get();
+    }
+    table_.segments.push_back(seg);
+    SegmentSlot& ss = table_.segments.back();
+    for (int e = 0; e < 3; ++e) {
+      queues_.push_back(std::make_unique<LinkQueue>(256));
+      states_.push_back(std::make_unique<LinkState>());  // the port's own up/down
+      const MacAddress mac = linkMac(100, e);
+      UserspaceClassifier::Config cc;
+      cc.port_mac = mac;
+      classifiers_.push_back(std::make_unique<UserspaceClassifier>(cc));
+      SegmentMember m;
+      m.port = p[e];
+      std::memcpy(m.mac, mac.bytes.data(), 6);
+      m.inbound = queues_.back().get();
+      m.port_state = states_.back().get();
+      ss.members.push_back(m);
+      LinkPortSlot s;
+      s.port = p[e];
+      s.peer = p[e];
+      s.inbound = m.inbound;
+      s.state = ss.state;
+      s.classifier = classifiers_.back().get();
+      s.segment = &ss;
+      s.port_state = m.port_state;
+      slots_node_b_.push_back(e == 1);
+      table_.slot_of[s.port - kFirstLinkPort] = int32_t(table_.slots.size());
+      table_.slots.push_back(s);
+    }
+  }
+  // A frame ns-3 writes on `port`'s control channel: to MAC `dst`, IPv4 to 198.19.0.x.
+  void sendRaw(PortId port, const MacAddress& dst, uint32_t seq) {
+    ControlTxFrame f;
+    f.port = port;
+    std::vector<uint8_t> buf(kHeadroom + kFrameBytes);
+    f.len = writeFrame(buf.data() + kHeadroom, 0, seq);
+    std::memcpy(buf.data() + kHeadroom, dst.bytes.data(), 6);
+    std::memcpy(f.data, buf.data() + kHeadroom, f.len);
+    ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  }
+
   // Builds the nodes' tables and the worker, and publishes the link table.
   void start(uint32_t lateness_warn_ns = 1000000) {
     for (NodeSpec* n : {&a_, &b_}) {
@@ -145,7 +197,6 @@ class WorkerLinksTest : public ::testing::Test {
     }
     for (size_t i = 0; i < table_.slots.size(); ++i)
       table_.slots[i].fib = &fibs_[slots_node_b_[i] ? 1 : 0]->view();
-    for (SegmentSlot& seg : table_.segments) (void)seg;
     UmemOptions uo;
     uo.frames = 4096;
     uo.frame_size = 2048;
@@ -188,13 +239,14 @@ class WorkerLinksTest : public ::testing::Test {
     });
     ASSERT_EQ(n, nets.size());
   }
-  // Kernel: what left on port 1, in order (sequence numbers).
-  std::vector<uint32_t> collect() {
+  // Kernel: what left on port 1, in order (sequence numbers); `ttl`: 62 after A and B, 63
+  // for frames ns-3 wrote on a port of A (only B forwarded them).
+  std::vector<uint32_t> collect(uint8_t ttl = 62) {
     std::vector<uint32_t> seqs;
     kernelTransmit(*out_, 1024, [&](const xdp_desc& d) {
       const uint8_t* f = umem_->data(d.addr);
       EXPECT_EQ(std::memcmp(f, kGatewayMac.bytes.data(), 6), 0);
-      EXPECT_EQ(f[14 + 8], 62) << "TTL decremented at A and at B";
+      EXPECT_EQ(f[14 + 8], ttl) << "TTL decremented once per node that forwarded it";
       seqs.push_back(seqOf(f));
     });
     return seqs;
@@ -381,6 +433,69 @@ TEST_F(WorkerLinksTest, FramesHeldBackInThePeersQueueCountAsLate) {
   EXPECT_GE(c.lateness.max(), 4000000u);
   poll();
   expectBalanced("after the late frames");
+}
+
+TEST_F(WorkerLinksTest, ASegmentDeliversUnicastToItsMacBroadcastToAllAndCountsUnknownMacs) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  addSegment(p);
+  start();
+  auto rx = [&](int e) { return worker_->portCounters(p[e]).rx_packets.get(); };
+  // Unicast to B's port: only B receives it, and forwards it out of port 1.
+  sendRaw(p[0], linkMac(100, 1), 1);
+  poll();
+  EXPECT_EQ(rx(1), 1u);
+  EXPECT_EQ(rx(2), 0u) << "a unicast reached a port whose MAC it is not";
+  EXPECT_EQ(collect(63), std::vector<uint32_t>{1});
+  EXPECT_EQ(worker_->portCounters(p[0]).tx_packets.get(), 1u);
+  // Broadcast: every port but the sender, a copy for all but the last.
+  sendRaw(p[0], MacAddress{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, 2);
+  poll();
+  EXPECT_EQ(rx(0), 0u) << "the sender heard its own broadcast";
+  EXPECT_EQ(rx(1), 2u);
+  EXPECT_EQ(rx(2), 1u);
+  // Unicast to a MAC nobody has: counted at the sender.
+  sendRaw(p[0], MacAddress{{2, 0, 0, 0, 0x77, 0x77}}, 3);
+  poll();
+  EXPECT_EQ(worker_->portCounters(p[0]).drop[size_t(WorkerDrop::kSegmentUnknownDst)].get(), 1u);
+  EXPECT_EQ(rx(1), 2u);
+  EXPECT_EQ(rx(2), 1u);
+  // A port that is down receives no unicast for it (counted at it).
+  const_cast<LinkState*>(table_.segments[0].members[1].port_state)->up.store(false);
+  sendRaw(p[0], linkMac(100, 1), 4);
+  poll();
+  EXPECT_EQ(worker_->portCounters(p[1]).drop[size_t(WorkerDrop::kLinkDown)].get(), 1u);
+  poll();
+  expectBalanced("after the segment");
+  EXPECT_EQ(worker_->accounting().in_link, 0u);
+}
+
+TEST_F(WorkerLinksTest, AnEmulatedSegmentHoldsFramesUntilTheirTimeThenFansThemOut) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  LinkParams params;
+  params.delay_ns = 2000000;
+  addSegment(p, &params);
+  start();
+  const uint64_t t_send = nowNs();
+  sendRaw(p[0], MacAddress{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, 1);
+  sendRaw(p[0], linkMac(100, 1), 2);
+  poll();
+  EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 0u) << "nothing before the delay";
+  std::vector<uint32_t> out;
+  while (out.empty() && nowNs() < t_send + 1000000000) {
+    poll();
+    const uint64_t t_seen = nowNs();
+    for (uint32_t s : collect(63)) {
+      EXPECT_GE(t_seen, t_send + params.delay_ns) << "frame " << s << " released early";
+      out.push_back(s);
+    }
+  }
+  EXPECT_EQ(out, std::vector<uint32_t>{2});
+  EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 2u);
+  EXPECT_EQ(worker_->portCounters(p[2]).rx_packets.get(), 1u);
+  // Lateness once per frame handed on at each port: the broadcast's two, the unicast.
+  EXPECT_EQ(worker_->counters().lateness.count(), 3u);
+  poll();
+  expectBalanced("after the emulated segment");
 }
 
 }  // namespace

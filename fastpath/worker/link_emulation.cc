@@ -82,7 +82,9 @@ std::span<const Released> LinkEmulation::takeDue(uint64_t now, const LinkPortTab
   active_.retain([&](uint32_t key) {
     const LinkShaper* sh = shaperOf(t, key);
     if (!sh || !sh->size()) return false;
-    next_arrival_ = std::min(next_arrival_, sh->nextArrival());
+    // An egress whose port left is waited for by nobody: its table retires it soon.
+    if (!ShaperKey::isEgress(key) || (key < served.size() && served[key]))
+      next_arrival_ = std::min(next_arrival_, sh->nextArrival());
     return true;
   });
   // Each shaper gives its frames in arrival order; across links the earliest goes first.

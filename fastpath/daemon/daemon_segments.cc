@@ -4,7 +4,7 @@
 // classifier twin, control channel); what it sends enters the segment's one medium (one
 // LinkShaper per worker: every sender's frames in one FIFO, one rate) and is fanned out
 // when it leaves it, to the port of the destination MAC or to every other port
-// (Worker::segmentDeliver).
+// (SegmentFanout).
 #include <algorithm>
 #include <cerrno>
 #include <set>

@@ -2,7 +2,8 @@
 // The worker's slow path: frames punted to the port's control channel (batched per port,
 // rate-limited, CONTROL frames before limited punts, headroom kept for routing protocol
 // frames) and the route-miss / neighbour events raised to the control thread. The
-// forwarding hot path, and the frames ns-3 sends out through a channel, are in worker.cc.
+// forwarding hot path, and the frames ns-3 sends out through a channel, are in
+// worker_forward.cc.
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>

@@ -2,7 +2,7 @@
 // When a worker runs: its thread (CPU pinning, name), its real-time priority relative to
 // the NAPI threads that fill its RX rings (fixed, or adaptive under overload), and the
 // loop around pollOnce() that spins while there is work and sleeps in poll() when idle.
-// The per-batch work itself is in worker.cc.
+// The per-batch work itself is in worker_forward.cc.
 #include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>

@@ -466,7 +466,8 @@ void runLine(benchmark::State& state, int nodes, int idle) {
     if (batch_ns.size() < batch_ns.capacity()) batch_ns.push_back(uint32_t(t1 - t0));
     state.SetIterationTime(double(t1 - t0) * 1e-9);
   }
-  // A batch crosses the whole line in one pass (link ports are served in line order).
+  // A batch crosses the whole line in one pass (link ports that get frames while the pass
+  // walks them are received in the same pass).
   const uint64_t forwarded = worker.portCounters(1).tx_packets.get();
   if (forwarded != received || !worker.accounting().balanced()) {
     state.SkipWithError(("received " + std::to_string(received) + ", forwarded " +

@@ -245,32 +245,12 @@ Worker::~Worker() {
   if (wake_fd_ >= 0) close(wake_fd_);
 }
 
-void Worker::publishAccounting() {
-  uint64_t s = acct_seq_.load(std::memory_order_relaxed);
-  acct_seq_.store(s + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  acct_free_.store(umem_->pool().available(), std::memory_order_relaxed);
-  acct_lent_rx_.store(book_.lentRx(), std::memory_order_relaxed);
-  acct_lent_tx_.store(book_.lentTx(), std::memory_order_relaxed);
-  acct_held_.store(book_.held(), std::memory_order_relaxed);
-  acct_in_link_.store(book_.inLink(), std::memory_order_relaxed);
-  acct_seq_.store(s + 2, std::memory_order_release);
-}
+void Worker::publishAccounting() { acct_.publish(umem_->pool(), book_); }
 
 FrameAccounting Worker::accounting() const {
   FrameAccounting a;
   a.total = umem_->pool().capacity();
-  for (;;) {
-    uint64_t s1 = acct_seq_.load(std::memory_order_acquire);
-    if (s1 & 1) continue;
-    a.free = acct_free_.load(std::memory_order_relaxed);
-    a.lent_rx = acct_lent_rx_.load(std::memory_order_relaxed);
-    a.lent_tx = acct_lent_tx_.load(std::memory_order_relaxed);
-    a.held = acct_held_.load(std::memory_order_relaxed);
-    a.in_link = acct_in_link_.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (acct_seq_.load(std::memory_order_relaxed) == s1) break;
-  }
+  acct_.read(&a);
   a.lost = book_.lost();
   for (const auto& s : sockets_) {
     if (!s) continue;

@@ -24,6 +24,7 @@
 #include "table/epoch.h"
 #include "table/fib_manager.h"
 #include "table/forward.h"
+#include "worker/accounting_snapshot.h"
 #include "worker/control_channel.h"
 #include "worker/link_emulation.h"
 #include "worker/link_handoff.h"
@@ -336,9 +337,7 @@ class Worker {
   std::atomic<uint64_t> rx_rate_{0};
 
   // Accounting snapshot (seqlock: the worker writes, anyone reads).
-  std::atomic<uint64_t> acct_seq_{0};
-  std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0},
-      acct_in_link_{0};
+  AccountingSnapshot acct_;
 
   std::atomic<int> rt_{0};
   std::atomic<int> rt_below_{0};

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -359,56 +360,49 @@ void runLine(benchmark::State& state, int nodes, int idle) {
   LinkPortTable table;
   table.version = 1;
   table.slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
-  for (int l = 1; l < nodes; ++l) {
+  // Link `l`: ports linkPort(l, 0) and (l, 1) with the tables and classifiers given per
+  // end; `shaped`: emulated both ways.
+  std::vector<std::unique_ptr<LinkShaper>> shapers;
+  LinkParams idle_params;
+  idle_params.delay_ns = 1000000;
+  auto addLink = [&](int l, uint32_t queue, std::array<const FibView*, 2> fib,
+                     std::array<const UserspaceClassifier*, 2> cls, bool shaped) {
     states.push_back(std::make_unique<LinkState>());
     LinkQueue* q[2];
     for (int e = 0; e < 2; ++e) {
-      queues.push_back(std::make_unique<LinkQueue>(1024));
+      queues.push_back(std::make_unique<LinkQueue>(queue));
       q[e] = queues.back().get();
     }
     for (int e = 0; e < 2; ++e) {
-      UserspaceClassifier::Config cc;
-      cc.port_mac = linkMac(l, e);
-      classifiers.push_back(std::make_unique<UserspaceClassifier>(cc));
       LinkPortSlot s;
       s.port = linkPort(l, e);
       s.peer = linkPort(l, 1 - e);
       s.inbound = q[e];
       s.to_peer = q[1 - e];
       s.state = states.back().get();
-      s.fib = &fibs[size_t(l - 1 + e)]->view();
-      s.classifier = classifiers.back().get();
+      s.fib = fib[size_t(e)];
+      s.classifier = cls[size_t(e)];
+      if (shaped) {
+        shapers.push_back(std::make_unique<LinkShaper>(idle_params, uint64_t(2 * l + e + 1), 16));
+        s.shaper = shapers.back().get();
+      }
       table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
       table.slots.push_back(s);
     }
-  }
-  // Idle links after the line's: ports kFirstLinkPort + 2 (nodes - 1) on, between nodes 1
-  // and 2 (any node will do: no frame crosses them).
-  std::vector<std::unique_ptr<LinkShaper>> shapers;
-  LinkParams idle_params;
-  idle_params.delay_ns = 1000000;
-  for (int l = 0; l < idle; ++l) {
-    states.push_back(std::make_unique<LinkState>());
-    LinkQueue* q[2];
+  };
+  for (int l = 1; l < nodes; ++l) {
     for (int e = 0; e < 2; ++e) {
-      queues.push_back(std::make_unique<LinkQueue>(64));
-      q[e] = queues.back().get();
+      UserspaceClassifier::Config cc;
+      cc.port_mac = linkMac(l, e);
+      classifiers.push_back(std::make_unique<UserspaceClassifier>(cc));
     }
-    for (int e = 0; e < 2; ++e) {
-      shapers.push_back(std::make_unique<LinkShaper>(idle_params, uint64_t(2 * l + e + 1), 16));
-      LinkPortSlot s;
-      s.port = linkPort(nodes + l, e);
-      s.peer = linkPort(nodes + l, 1 - e);
-      s.inbound = q[e];
-      s.to_peer = q[1 - e];
-      s.state = states.back().get();
-      s.fib = &fibs.front()->view();
-      s.classifier = classifiers.front().get();
-      s.shaper = shapers.back().get();
-      table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
-      table.slots.push_back(s);
-    }
+    addLink(l, 1024, {&fibs[size_t(l - 1)]->view(), &fibs[size_t(l)]->view()},
+            {classifiers[classifiers.size() - 2].get(), classifiers.back().get()}, false);
   }
+  // Idle links after the line's, between nodes 1 and 2 (any will do: no frame crosses them).
+  for (int l = 0; l < idle; ++l)
+    addLink(nodes + l, 64, {&fibs.front()->view(), &fibs.front()->view()},
+            {classifiers.front().get(), classifiers.front().get()}, true);
   std::vector<Prebuilt> frames(4096);
   std::mt19937_64 rng(7);
   for (auto& pb : frames) {

@@ -193,8 +193,7 @@ void Daemon::detachPort(PortId id, const std::string& why) {
   if (id < egress_shapers_.size() && !egress_shapers_[id].empty()) {
     for (size_t w = 0; w < egress_shapers_[id].size(); ++w) {
       LinkShaper* sh = egress_shapers_[id][w];
-      sh->drained.store(false, std::memory_order_relaxed);
-      sh->retired.store(true, std::memory_order_release);
+      sh->retire();
       retired_shapers_.push_back({uint32_t(w), sh});
     }
     egress_shapers_[id].clear();

@@ -284,13 +284,11 @@ void Daemon::removeLinkPort(PortId id, const std::string& what) {
   emitPortEvent(id, false);
   if (lp.channel && relay_) relay_->removeChannel(lp.channel.get());
   for (size_t w = 0; w < lp.inbound.size(); ++w) {
-    lp.inbound[w]->drained.store(false, std::memory_order_relaxed);
-    lp.inbound[w]->retired.store(true, std::memory_order_release);
+    lp.inbound[w]->retire();
     retired_queues_.push_back({uint32_t(w), lp.inbound[w]});
   }
   for (size_t w = 0; w < lp.shapers.size(); ++w) {
-    lp.shapers[w]->drained.store(false, std::memory_order_relaxed);
-    lp.shapers[w]->retired.store(true, std::memory_order_release);
+    lp.shapers[w]->retire();
     retired_shapers_.push_back({uint32_t(w), lp.shapers[w]});
   }
   // What a worker may still read until it switched tables: freed after the epoch.
@@ -357,8 +355,7 @@ void Daemon::applyShaping(std::vector<LinkShaper*>& shapers, const std::string& 
     if (old) {
       // More room needed: the worker moves the old one's frames and state over.
       old->successor = raw;
-      old->drained.store(false, std::memory_order_relaxed);
-      old->retired.store(true, std::memory_order_release);
+      old->retire();
       retired_shapers_.push_back({uint32_t(w), old});
       shapers[w] = raw;
     } else {
@@ -548,12 +545,11 @@ void Daemon::publishLinkTables() {
   // Queues of deleted links the workers have drained are reusable.
   for (auto it = retired_queues_.begin(); it != retired_queues_.end();) {
     LinkQueue* q = it->second;
-    if (!q->drained.load(std::memory_order_acquire)) {
+    if (!q->drained()) {
       ++it;
       continue;
     }
     q->reset();
-    q->retired.store(false, std::memory_order_relaxed);
     free_queues_.push_back(q);
     it = retired_queues_.erase(it);
   }
@@ -561,7 +557,7 @@ void Daemon::publishLinkTables() {
   // them is retired with this epoch, so free them after the next one.
   for (auto it = retired_shapers_.begin(); it != retired_shapers_.end();) {
     LinkShaper* sh = it->second;
-    if (!sh->drained.load(std::memory_order_acquire)) {
+    if (!sh->drained()) {
       ++it;
       continue;
     }

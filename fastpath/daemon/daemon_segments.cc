@@ -4,7 +4,7 @@
 // classifier twin, control channel); what it sends enters the segment's one medium (one
 // LinkShaper per worker: every sender's frames in one FIFO, one rate) and is fanned out
 // when it leaves it, to the port of the destination MAC or to every other port
-// (Worker::segmentDeliver).
+// (SegmentFanout).
 #include <algorithm>
 #include <cerrno>
 #include <set>
@@ -152,8 +152,7 @@ void Daemon::detachFromSegment(const std::string& name, PortId id) {
   seg.ports.erase(std::remove(seg.ports.begin(), seg.ports.end(), id), seg.ports.end());
   if (!seg.ports.empty()) return;
   for (size_t w = 0; w < seg.shapers.size(); ++w) {
-    seg.shapers[w]->drained.store(false, std::memory_order_relaxed);
-    seg.shapers[w]->retired.store(true, std::memory_order_release);
+    seg.shapers[w]->retire();
     retired_shapers_.push_back({uint32_t(w), seg.shapers[w]});
   }
   LinkState* state = seg.state.release();

@@ -7,9 +7,10 @@
 // worker may drain a queue of a deleted link after it switched to a table without it.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
+
+#include "link/retirable.h"
 
 namespace fastpath {
 
@@ -17,18 +18,25 @@ struct LinkFrame {
   uint64_t addr;
   uint32_t len;
   uint32_t from = 0;  ///< segments: the port that sent it (fan-out skips it); links: unused
+  /// Emulated frames: the arrival time the link model gave it (CLOCK_MONOTONIC ns); the
+  /// worker reports its lateness against it once the peer end has handed it on. 0: not
+  /// emulated.
+  uint64_t due = 0;
 };
 
-class LinkQueue {
+/// Deleting a link retires its queues (Retirable): the worker discards what is queued
+/// (counted) before the daemon reuses them.
+class LinkQueue : public Retirable {
  public:
   /// `capacity`: a power of two; frames beyond it are counted drops (link_queue_full).
   explicit LinkQueue(uint32_t capacity) : ring_(capacity), mask_(capacity - 1) {}
   LinkQueue(const LinkQueue&) = delete;
   LinkQueue& operator=(const LinkQueue&) = delete;
 
-  bool push(uint64_t addr, uint32_t len) {
+  bool push(uint64_t addr, uint32_t len) { return push(LinkFrame{addr, len, 0, 0}); }
+  bool push(const LinkFrame& f) {
     if (tail_ - head_ == ring_.size()) return false;
-    ring_[tail_++ & mask_] = LinkFrame{addr, len, 0};
+    ring_[tail_++ & mask_] = f;
     return true;
   }
   /// Takes up to `max` frames, oldest first.
@@ -41,11 +49,6 @@ class LinkQueue {
   uint32_t capacity() const { return uint32_t(ring_.size()); }
   /// Control thread, only while no worker can reach the queue (drained).
   void reset() { head_ = tail_ = 0; }
-
-  /// Control thread -> worker: the link is deleted; the worker discards what is queued
-  /// (counted) and sets `drained`, after which the daemon may reuse the queue.
-  std::atomic<bool> retired{false};
-  std::atomic<bool> drained{true};
 
  private:
   std::vector<LinkFrame> ring_;

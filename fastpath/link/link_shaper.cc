@@ -219,7 +219,7 @@ uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, ui
       e = heap_.back();
       heap_.pop_back();
     }
-    out[n] = LinkFrame{e.addr, e.len, e.from};
+    out[n] = LinkFrame{e.addr, e.len, e.from, e.arrival};
     arrival[n] = e.arrival;
     ++n;
   }

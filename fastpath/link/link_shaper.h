@@ -61,7 +61,9 @@ struct ShaperCounters {
   LatencyHistogram sojourn;                                ///< time in the queue
 };
 
-class LinkShaper {
+/// Deleted, or replaced by a larger one (`successor`), a shaper is retired (Retirable):
+/// the worker drains it, or moves its frames and state into the successor.
+class LinkShaper : public Retirable {
  public:
   /// `capacity`: frames it can hold admitted and not yet released (queue + link +
   /// propagation); beyond it frames are counted full_drops (the emulation says it could
@@ -95,7 +97,7 @@ class LinkShaper {
   /// back with the frame at release (a segment's sender port).
   Admit admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from = 0);
   /// Frames whose arrival time has come (oldest arrival first), at most `max`; each one's
-  /// arrival time in `arrival` (for the worker's lateness).
+  /// arrival time in `arrival` and in its `due` (for the worker's lateness).
   uint32_t release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max);
   /// The earliest arrival time held; UINT64_MAX when empty.
   uint64_t nextArrival() const;
@@ -108,9 +110,7 @@ class LinkShaper {
   void moveFrom(LinkShaper& old);
 
   ShaperCounters counters;
-  /// Control thread -> worker: drain (deleted) or move into `successor` (grown).
-  std::atomic<bool> retired{false};
-  std::atomic<bool> drained{true};
+  /// Set before retire() when the shaper is replaced by a larger one.
   LinkShaper* successor = nullptr;
 
  private:

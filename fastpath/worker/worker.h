@@ -24,77 +24,23 @@
 #include "table/epoch.h"
 #include "table/fib_manager.h"
 #include "table/forward.h"
+#include "worker/accounting_snapshot.h"
 #include "worker/control_channel.h"
+#include "worker/link_emulation.h"
+#include "worker/link_handoff.h"
+#include "worker/link_inbox.h"
+#include "worker/publication.h"
 #include "worker/rx_budget.h"
+#include "worker/segment_fanout.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
+#include "worker/worker_counters.h"
+#include "worker/worker_frames.h"
 #include "xsk/frame_pool.h"
 #include "xsk/umem.h"
 #include "xsk/xsk_port.h"
 
 namespace fastpath {
-
-/// Why the worker itself dropped a frame (exceptions sent to the control channel are not
-/// drops). Stable names in workerDropName().
-enum class WorkerDrop : uint8_t {
-  kControlChannelFull,  ///< "control_channel_full": the client does not read fast enough
-  kNoControlClient,     ///< "no_control_client": nobody took the port's channel yet
-  kPuntPolicy,          ///< "punt_policy_drop": --punt drop
-  kTxRingFull,          ///< "tx_ring_full": the egress TX ring had no room
-  kNoEgress,            ///< "no_egress_socket": decision named a port this worker lacks
-  kPortDown,            ///< "port_down"
-  kCtrlTxNoFrame,       ///< "ctrl_tx_no_frame": no free UMEM frame for a client's frame
-  kCtrlTxRingFull,      ///< "ctrl_tx_ring_full"
-  kPuntRateLimited,     ///< "punt_rate_limited": over --punt-rate (never CONTROL frames)
-  kPuntHeadroom,        ///< "punt_headroom": channel 3/4 full, the rest kept for CONTROL
-  kLinkDown,            ///< "link_down": sent on a link port whose link is down
-  kLinkQueueFull,       ///< "link_queue_full": the link's queue toward the peer had no room
-  kLinkClassifier,      ///< "link_classifier": the userspace classifier's DROP (per reason)
-  kLinkPass,            ///< "link_pass": a PASS rule matched on a link port (no kernel there)
-  kLinkLoss,            ///< "link_loss": the link's loss model (Bernoulli, Gilbert-Elliott)
-  kLinkQueueDrop,       ///< "link_queue_drop": the link's drop-tail queue was at its limit
-  kLinkEmulationFull,   ///< "link_emulation_full": more frames in flight than the emulation holds
-  kSegmentUnknownDst,   ///< "segment_unknown_dst": a unicast to a MAC no other segment port has
-  kSegmentNoFrame,      ///< "segment_no_frame": no free UMEM frame for a broadcast's copy
-  kMax,
-};
-const char* workerDropName(WorkerDrop drop);
-
-/// A counter written by one thread (the worker), read by others.
-struct Counter {
-  std::atomic<uint64_t> v{0};
-  void add(uint64_t n) {
-    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
-  uint64_t get() const { return v.load(std::memory_order_relaxed); }
-};
-
-/// Per (worker, port) counters, one cache line aligned block each.
-struct alignas(64) WorkerPortCounters {
-  Counter rx_packets, rx_bytes;                 ///< received on this port
-  Counter tx_packets, tx_bytes;                 ///< forwarded out of this port (descriptor moves)
-  Counter to_control, to_control_bytes;         ///< written to this port's control channel
-  Counter ctrl_tx_packets;                      ///< client frames transmitted on this port
-  Counter no_meta;                              ///< frames without classifier metadata (punted)
-  Counter verdict[FP_VERDICT_MAX];              ///< classifier verdicts seen
-  Counter reason[FP_REASON_MAX];  ///< link ports: the userspace classifier's reasons
-  Counter result[size_t(ForwardResult::kMax)];  ///< forwarding decisions (DATA frames)
-  Counter drop[size_t(WorkerDrop::kMax)];
-  Counter tx_kicks, tx_kick_errors;
-};
-
-struct alignas(64) WorkerCounters {
-  Counter loops, busy_loops, idle_polls, events, events_dropped;
-  Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
-  Counter rx_overload_windows;  ///< 2 ms windows in RX overload (RxBudget: queue bounded)
-  Counter link_tables;             ///< link port tables switched to
-  Counter link_frames_discarded;   ///< frames queued on links when they were deleted
-  Counter link_late_frames;        ///< emulated frames released over lateness_warn_ns late
-  Counter port_tables;             ///< interface port sets switched to
-  Counter port_frames_discarded;   ///< frames received or staged on ports when detached
-  /// How late emulated frames left against their arrival time (the emulation's own error).
-  LatencyHistogram lateness;
-};
 
 /// An event for the control thread (route miss, neighbour needed).
 struct WorkerEvent {
@@ -130,7 +76,7 @@ struct WorkerOptions {
   bool punt_headroom = true;
   uint32_t ctrl_tx_queue = 256;
   uint32_t event_queue = 1024;
-  /// An emulated frame released later than this after its arrival time counts as late
+  /// An emulated frame handed on later than this after its arrival time counts as late
   /// (link_late_frames; fastpathd warns when it grows).
   uint64_t lateness_warn_ns = 1000000;
   /// Waits shorter than this until the next emulated arrival are spun, not slept; a
@@ -186,9 +132,7 @@ class Worker {
   bool servesPort(PortId p) const { return p < sockets_.size() && sockets_[p] != nullptr; }
   /// Control thread: the link ports this worker serves from its next pass on. The table
   /// must stay valid until an epoch synchronize() that started after the next publish.
-  void publishLinkPorts(const LinkPortTable* table) {
-    link_ports_.store(table, std::memory_order_release);
-  }
+  void publishLinkPorts(const LinkPortTable* table) { links_pub_.publish(table); }
   /// Control thread: zeroes a port id's counters before the id is reused (only while no
   /// published table has the port, after an epoch synchronize).
   void resetPortCounters(PortId p) {
@@ -255,6 +199,8 @@ class Worker {
   /// Worker thread (or the control thread while not started): adopts the newest port set;
   /// ports that left it give their frames back (reclaimPort).
   void switchPorts();
+  /// Waits (at most `timeout_ms`) until the worker serves port set `version`.
+  Status awaitPorts(uint64_t version, int timeout_ms);
   void reclaimPort(PortId p);
   Status publishPorts(std::unique_ptr<PortSet> set, int timeout_ms);
   void drainCompletions(PortId p);
@@ -264,26 +210,18 @@ class Worker {
   uint32_t receiveLink(const LinkPortSlot& slot);
   /// The received batch rx_batch_[0..n) of port `p`: lookups, verdicts, decisions.
   void process(PortId p, uint32_t n, const FibView& fib);
-  /// A held frame out of link port `egress` (its peer's queue), or a counted drop.
-  void linkTransmit(PortId egress, uint64_t addr, uint32_t len);
-  /// A held frame sent on a segment port: into the medium's emulation, or fanned out.
-  void segmentTransmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len);
-  /// A frame leaving a segment's medium (in_link): to the port of its destination MAC, or
-  /// to every port but `from` (copies), or a counted drop.
-  void segmentDeliver(const SegmentSlot& seg, PortId from, uint64_t addr, uint32_t len);
-  /// Switches to the newest link port table; drains the queues of deleted links.
+  /// The one egress dispatch: a held frame leaving on port `egress` — an interface port's
+  /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), or
+  /// a counted drop (at `in`, the port it came from, when `egress` is no port at all).
+  void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in);
+  /// Emulated frames whose arrival time has come, handed on in due order: to a link's
+  /// peer end, a segment's ports, or an interface port's TX staging.
+  uint32_t releaseDue();
+  /// Switches to the newest link port table; drains the queues and shapers it retires.
   void switchLinkPorts();
-  /// Emulated links: frames whose arrival time has come go to the peer end's queue.
-  uint32_t releaseShaped();
-  /// Admits a held frame into a link's or an interface egress's emulation (loss,
-  /// duplication, corruption, queue); counted on `pc`, the sending port's counters.
-  void shapedTransmit(LinkShaper& sh, WorkerPortCounters& pc, uint64_t addr, uint32_t len,
-                      PortId from = 0);
-  /// How late an emulated frame left against its arrival time.
-  void recordLateness(uint64_t late_ns) {
-    counters_.lateness.add(late_ns);
-    if (late_ns > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
-  }
+  /// Lateness of emulated frames handed on now: what the frames due at `due[0..n)`
+  /// waited after their arrival time.
+  void recordLateness(const uint64_t* due, uint32_t n);
   /// The egress emulation of interface port p, if any.
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
@@ -296,8 +234,16 @@ class Worker {
   /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
   void adaptRtPriority(int below);
   /// Queues a held frame for the egress port's TX ring (flushed once per loop, or when
-  /// the staging area is full).
-  inline void stageTx(PortId egress, uint64_t addr, uint32_t len);  // defined in worker.cc only
+  /// the staging area is full). Per forwarded frame: always inlined.
+  [[gnu::always_inline]] void stageTx(PortId egress, uint64_t addr, uint32_t len) {
+    Staged& st = tx_stage_[egress];
+    if (st.n == st.descs.size()) [[unlikely]]
+      flushTx(egress);
+    st.descs[st.n].addr = addr;
+    st.descs[st.n].len = len;
+    st.descs[st.n].options = 0;
+    ++st.n;
+  }
   void flushTx(PortId p);
   /// `limited`: a PUNT-class or exception frame (token bucket, headroom); otherwise a
   /// CONTROL frame, sent first and never rate-limited.
@@ -314,8 +260,7 @@ class Worker {
   uint32_t ctl_np_ = 0;
   std::unique_ptr<PortSet> ctl_set_;                // the newest set
   std::vector<std::unique_ptr<PortSet>> old_sets_;  // freed once the worker moved past them
-  std::atomic<const PortSet*> port_set_{nullptr};
-  std::atomic<uint64_t> port_set_seen_{0};  // the version the worker serves
+  Publication<PortSet> ports_pub_;
   // Worker thread: the ports served (copied from the set; no pointer to a set is kept).
   uint64_t port_set_version_ = 0;
   uint32_t np_ = 0;
@@ -329,16 +274,24 @@ class Worker {
   EpochDomain& epoch_;
   uint32_t max_ports_ = 0;
   std::vector<const FibView*> port_fib_;  // per interface port: its node's table
-  std::atomic<const LinkPortTable*> link_ports_{nullptr};
+  Publication<LinkPortTable> links_pub_;
   const LinkPortTable* links_ = nullptr;  // worker thread: the table in use
   uint64_t links_version_ = 0;
   std::vector<LinkFrame> link_rx_;  // one link port's batch
-  std::vector<uint64_t> link_arrival_;  // their arrival times (emulated links)
-  uint64_t next_arrival_ = ~0ull;       // earliest emulated arrival after this pass
+  std::vector<uint64_t> link_due_;  // the due times of its emulated frames
+  // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.
+  std::vector<uint64_t> tx_due_;
+  uint32_t tx_due_n_ = 0;
   ControlChannel* cur_channel_ = nullptr;  // the channel of the port being processed
   FrameBook book_;
   std::unique_ptr<WorkerPortCounters[]> port_counters_;
   WorkerCounters counters_;
+  // The per-packet stages beside forwarding, on the worker's frames and counters.
+  WorkerFrames frames_;
+  LinkInbox inbox_;
+  LinkEmulation emulation_;
+  LinkHandoff handoff_;
+  SegmentFanout fanout_;
   SpscRing<ControlTxFrame> ctrl_tx_;
   SpscRing<WorkerEvent> events_;
 
@@ -384,9 +337,7 @@ class Worker {
   std::atomic<uint64_t> rx_rate_{0};
 
   // Accounting snapshot (seqlock: the worker writes, anyone reads).
-  std::atomic<uint64_t> acct_seq_{0};
-  std::atomic<uint64_t> acct_free_{0}, acct_lent_rx_{0}, acct_lent_tx_{0}, acct_held_{0},
-      acct_in_link_{0};
+  AccountingSnapshot acct_;
 
   std::atomic<int> rt_{0};
   std::atomic<int> rt_below_{0};

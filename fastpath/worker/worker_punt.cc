@@ -2,7 +2,8 @@
 // The worker's slow path: frames punted to the port's control channel (batched per port,
 // rate-limited, CONTROL frames before limited punts, headroom kept for routing protocol
 // frames) and the route-miss / neighbour events raised to the control thread. The
-// forwarding hot path, and the frames ns-3 sends out through a channel, are in worker.cc.
+// forwarding hot path, and the frames ns-3 sends out through a channel, are in
+// worker_forward.cc.
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -28,8 +29,6 @@ void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& 
 }
 
 void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
-  WorkerPortCounters& pc = port_counters_[in];
-  FramePool& pool = umem_->pool();
   ControlChannel* ch = cur_channel_;
   WorkerDrop why = WorkerDrop::kMax;
   if (!options_.punt_to_control)
@@ -38,12 +37,7 @@ void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
     why = WorkerDrop::kNoControlClient;
   else if (limited && !punt_bucket_[in].take())
     why = WorkerDrop::kPuntRateLimited;
-  if (why != WorkerDrop::kMax) {
-    pc.drop[size_t(why)].add(1);
-    pool.give(addr);
-    book_.heldToFree(1);
-    return;
-  }
+  if (why != WorkerDrop::kMax) return frames_.drop(in, why, addr);
   // receive() handles at most batch_size frames between flushes.
   if (limited) {
     limited_addr_[limited_n_] = addr;
@@ -65,9 +59,8 @@ void Worker::flushPunts(PortId in) {
   if (limited_n_ && headroom_limit > 0) {
     int queued = 0;
     if (ioctl(fd, SIOCOUTQ, &queued) == 0 && queued >= headroom_limit) {
-      pc.drop[size_t(WorkerDrop::kPuntHeadroom)].add(limited_n_);
-      for (uint32_t i = 0; i < limited_n_; ++i) pool.give(limited_addr_[i]);
-      book_.heldToFree(limited_n_);
+      for (uint32_t i = 0; i < limited_n_; ++i)
+        frames_.drop(in, WorkerDrop::kPuntHeadroom, limited_addr_[i]);
       limited_n_ = 0;
     }
   }

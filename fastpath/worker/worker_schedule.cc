@@ -2,7 +2,7 @@
 // When a worker runs: its thread (CPU pinning, name), its real-time priority relative to
 // the NAPI threads that fill its RX rings (fixed, or adaptive under overload), and the
 // loop around pollOnce() that spins while there is work and sleeps in poll() when idle.
-// The per-batch work itself is in worker.cc.
+// The per-batch work itself is in worker_forward.cc.
 #include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -170,9 +170,9 @@ void Worker::run() {
     // An emulated frame due within the spin window: wait for it awake (a sleeping thread
     // would wake tens of microseconds late).
     uint64_t until_arrival = ~0ull;
-    if (next_arrival_ != ~0ull) {
+    if (emulation_.nextArrival() != ~0ull) {
       const uint64_t now = monotonicNs();
-      until_arrival = next_arrival_ > now ? next_arrival_ - now : 0;
+      until_arrival = emulation_.nextArrival() > now ? emulation_.nextArrival() - now : 0;
       if (until_arrival <= options_.emulation_spin_ns) {
         idle = 0;
         continue;

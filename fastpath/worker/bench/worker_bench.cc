@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -317,10 +318,9 @@ BENCHMARK(BM_WorkerBatch)
 // A line of `nodes` nodes in one worker: frames enter node 1 on interface port 0, cross
 // nodes - 1 internal links (each a hand-off to the peer's LinkQueue, the userspace
 // classifier at the peer end, a lookup in that node's table, the rewrite) and leave node N
-// on interface port 1. ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of
-// one internal hop.
-void BM_WorkerLine(benchmark::State& state) {
-  const int nodes = int(state.range(0));
+// on interface port 1. `idle` more links, emulated (a shaper each way) but without
+// traffic, sit in the same table: a pass must not pay for them.
+void runLine(benchmark::State& state, int nodes, int idle) {
   EpochDomain epoch;
   std::vector<std::unique_ptr<FibManager>> fibs;
   std::vector<std::unique_ptr<UserspaceClassifier>> classifiers;
@@ -360,29 +360,49 @@ void BM_WorkerLine(benchmark::State& state) {
   LinkPortTable table;
   table.version = 1;
   table.slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
-  for (int l = 1; l < nodes; ++l) {
+  // Link `l`: ports linkPort(l, 0) and (l, 1) with the tables and classifiers given per
+  // end; `shaped`: emulated both ways.
+  std::vector<std::unique_ptr<LinkShaper>> shapers;
+  LinkParams idle_params;
+  idle_params.delay_ns = 1000000;
+  auto addLink = [&](int l, uint32_t queue, std::array<const FibView*, 2> fib,
+                     std::array<const UserspaceClassifier*, 2> cls, bool shaped) {
     states.push_back(std::make_unique<LinkState>());
     LinkQueue* q[2];
     for (int e = 0; e < 2; ++e) {
-      queues.push_back(std::make_unique<LinkQueue>(1024));
+      queues.push_back(std::make_unique<LinkQueue>(queue));
       q[e] = queues.back().get();
     }
     for (int e = 0; e < 2; ++e) {
-      UserspaceClassifier::Config cc;
-      cc.port_mac = linkMac(l, e);
-      classifiers.push_back(std::make_unique<UserspaceClassifier>(cc));
       LinkPortSlot s;
       s.port = linkPort(l, e);
       s.peer = linkPort(l, 1 - e);
       s.inbound = q[e];
       s.to_peer = q[1 - e];
       s.state = states.back().get();
-      s.fib = &fibs[size_t(l - 1 + e)]->view();
-      s.classifier = classifiers.back().get();
+      s.fib = fib[size_t(e)];
+      s.classifier = cls[size_t(e)];
+      if (shaped) {
+        shapers.push_back(std::make_unique<LinkShaper>(idle_params, uint64_t(2 * l + e + 1), 16));
+        s.shaper = shapers.back().get();
+      }
       table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
       table.slots.push_back(s);
     }
+  };
+  for (int l = 1; l < nodes; ++l) {
+    for (int e = 0; e < 2; ++e) {
+      UserspaceClassifier::Config cc;
+      cc.port_mac = linkMac(l, e);
+      classifiers.push_back(std::make_unique<UserspaceClassifier>(cc));
+    }
+    addLink(l, 1024, {&fibs[size_t(l - 1)]->view(), &fibs[size_t(l)]->view()},
+            {classifiers[classifiers.size() - 2].get(), classifiers.back().get()}, false);
   }
+  // Idle links after the line's, between nodes 1 and 2 (any will do: no frame crosses them).
+  for (int l = 0; l < idle; ++l)
+    addLink(nodes + l, 64, {&fibs.front()->view(), &fibs.front()->view()},
+            {classifiers.front().get(), classifiers.front().get()}, true);
   std::vector<Prebuilt> frames(4096);
   std::mt19937_64 rng(7);
   for (auto& pb : frames) {
@@ -440,7 +460,8 @@ void BM_WorkerLine(benchmark::State& state) {
     if (batch_ns.size() < batch_ns.capacity()) batch_ns.push_back(uint32_t(t1 - t0));
     state.SetIterationTime(double(t1 - t0) * 1e-9);
   }
-  // A batch crosses the whole line in one pass (link ports are served in line order).
+  // A batch crosses the whole line in one pass (link ports that get frames while the pass
+  // walks them are received in the same pass).
   const uint64_t forwarded = worker.portCounters(1).tx_packets.get();
   if (forwarded != received || !worker.accounting().balanced()) {
     state.SkipWithError(("received " + std::to_string(received) + ", forwarded " +
@@ -454,8 +475,18 @@ void BM_WorkerLine(benchmark::State& state) {
   std::nth_element(batch_ns.begin(), batch_ns.begin() + batch_ns.size() / 2, batch_ns.end());
   state.counters["p50_ns_per_pkt"] = benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / kBatch);
   state.SetLabel(std::to_string(nodes) + " nodes, " + std::to_string(nodes - 1) +
-                 " internal links, IPv4 160 B");
+                 " internal links, " + (idle ? std::to_string(idle) + " idle emulated links, " : "") +
+                 "IPv4 160 B");
 }
+
+// ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of one internal hop.
+void BM_WorkerLine(benchmark::State& state) { runLine(state, int(state.range(0)), 0); }
+
+// One busy link (two nodes) beside 0 or `idle` emulated links without traffic: the
+// per-packet cost must follow the traffic, not the number of links.
+void BM_WorkerIdleLinks(benchmark::State& state) { runLine(state, 2, int(state.range(0))); }
+BENCHMARK(BM_WorkerIdleLinks)->ArgNames({"idle"})->Arg(0)->Arg(4096)->UseManualTime();
+
 BENCHMARK(BM_WorkerLine)
     ->ArgNames({"nodes"})
     ->Arg(1)

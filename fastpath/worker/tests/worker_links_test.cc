@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Links, segments and link emulation through the worker's real pass (Worker::pollOnce) on
+// in-memory AF_XDP rings: the test plays the kernel on two interface ports (frames in on
+// port 0, out of port 1) and builds the nodes' tables and the link port table as the
+// daemon would. Hand-off to the peer end, segment fan-out (unicast, broadcast, unknown
+// MAC), emulation timing (never before the due time), release order across many links,
+// and the lateness the worker reports for frames held back inside it. No root needed.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <time.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "classifier_frames.h"
+#include "table/fib_manager.h"
+#include "fastpath/userspace_classifier.h"
+#include "worker/worker.h"
+#include "xsk_kernel_side.h"
+
+namespace fastpath {
+namespace {
+
+constexpr uint32_t kHeadroom = 256;
+constexpr uint32_t kFrameBytes = 160;
+constexpr uint32_t kBatch = 64;
+const MacAddress kGatewayMac{{2, 0, 0, 0, 1, 1}};
+
+uint64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+void sleepUntil(uint64_t t) {
+  while (nowNs() < t) std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+MacAddress linkMac(int link, int end) { return MacAddress{{2, 0x66, 0x70, 0, uint8_t(link), uint8_t(end)}}; }
+
+// An IPv4 UDP frame to 198.19.`net`.`host` carrying `seq`, with DATA metadata in front.
+uint32_t writeFrame(uint8_t* f, uint8_t net, uint32_t seq) {
+  const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
+  testing::V4 ip;
+  ip.ttl = 64;
+  ip.src = {198, 18, 0, 1};
+  ip.dst = {198, 19, net, uint8_t(1 + seq % 200)};
+  testing::Bytes frame = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
+  std::memcpy(f, frame.data(), kFrameBytes);
+  std::memcpy(f + 14 + 20 + 8, &seq, 4);
+  fp_xdp_meta meta{};
+  meta.magic = FP_META_MAGIC;
+  meta.verdict = FP_VERDICT_DATA;
+  meta.l3_proto = FP_L3_IPV4;
+  meta.l4_proto = 17;
+  meta.l3_offset = 14;
+  meta.l4_offset = 34;
+  std::memcpy(f - sizeof(meta), &meta, sizeof(meta));
+  return kFrameBytes;
+}
+
+uint32_t seqOf(const uint8_t* f) {
+  uint32_t seq;
+  std::memcpy(&seq, f + 14 + 20 + 8, 4);
+  return seq;
+}
+
+// A worker with interface ports 0 (in, node "A") and 1 (out, node "B"), and what the
+// daemon would give it: per node a table, per link port a queue, a classifier and
+// optionally a shaper, in one published LinkPortTable.
+class WorkerLinksTest : public ::testing::Test {
+ protected:
+  struct NodeSpec {
+    std::vector<PortConfig> ports;
+    std::vector<Neighbour> neighbours;
+    RouteBatch routes;
+  };
+
+  static PortId linkPort(int link, int end) { return kFirstLinkPort + PortId(2 * link + end); }
+
+  void SetUp() override {
+    // Node A has port 0; node B port 1 and a route for everything out of it.
+    a_.ports.push_back(PortConfig{0, MacAddress{{2, 0, 0, 0, 0, 1}}, 1500, true});
+    b_.ports.push_back(PortConfig{1, MacAddress{{2, 0, 0, 0, 0, 2}}, 1500, true});
+    b_.neighbours.push_back({IpAddress::parse("198.18.1.2").value(), 1, kGatewayMac});
+    b_.routes.add.push_back(Route{IpPrefix::parse("198.19.0.0/16").value(),
+                                  IpAddress::parse("198.18.1.2").value(), 1, 0});
+    table_.version = 1;
+    table_.slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
+  }
+
+  // Link `k` from A to B: A routes 198.19.k.0/24 over it; B sends it all out of port 1.
+  // `params` (if it shapes) emulates the direction A -> B.
+  void addLink(int k, const LinkParams* params = nullptr, uint32_t queue = 1024) {
+    const PortId pa = linkPort(k, 0), pb = linkPort(k, 1);
+    a_.ports.push_back(PortConfig{pa, linkMac(k, 0), 1500, true});
+    b_.ports.push_back(PortConfig{pb, linkMac(k, 1), 1500, true});
+    const IpAddress nh = IpAddress::v4(htonl(0xc612c800u + uint32_t(k)));  // 198.18.200.k
+    a_.neighbours.push_back({nh, pa, linkMac(k, 1)});
+    a_.routes.add.push_back(
+        Route{IpPrefix{IpAddress::v4(htonl(0xc6130000u | uint32_t(k) << 8)), 24}, nh, pa, 0});
+    states_.push_back(std::make_unique<LinkState>());
+    LinkQueue* q[2];
+    for (int e = 0; e < 2; ++e) {
+      queues_.push_back(std::make_unique<LinkQueue>(queue));
+      q[e] = queues_.back().get();
+    }
+    LinkShaper* sh = nullptr;
+    if (params) {
+      shapers_.push_back(std::make_unique<LinkShaper>(*params, uint64_t(k + 1),
+                                                      LinkShaper::capacityFor(*params)));
+      sh = shapers_.back().get();
+    }
+    for (int e = 0; e < 2; ++e) {
+      UserspaceClassifier::Config cc;
+      cc.port_mac = linkMac(k, e);
+      classifiers_.push_back(std::make_unique<UserspaceClassifier>(cc));
+      LinkPortSlot s;
+      s.port = e == 0 ? pa : pb;
+      s.peer = e == 0 ? pb : pa;
+      s.inbound = q[e];
+      s.to_peer = q[1 - e];
+      s.state = states_.back().get();
+      s.classifier = classifiers_.back().get();
+      s.shaper = e == 0 ? sh : nullptr;
+      slots_node_b_.push_back(e == 1);
+      table_.slot_of[s.port - kFirstLinkPort] = int32_t(table_.slots.size());
+      table_.slots.push_back(s);
+    }
+  }
+
+  // A segment of three ports: `p[0]` on node A, `p[1]` on node B, `p[2]` on a node that
+  // only receives (A's table; it has no route for the test's frames). Its medium is
+  // emulated with `params` if given.
+  void addSegment(const PortId (&p)[3], const LinkParams* params = nullptr) {
+    states_.push_back(std::make_unique<LinkState>());  // the segment's
+    table_.segments.reserve(8);  // slots point into it: never reallocated
+    SegmentSlot seg;
+    seg.state = states_.back().get();
+    if (params) {
+      shapers_.push_back(
+          std::make_unique<LinkShaper>(*params, 99, LinkShaper::capacityFor(*params)));
+      seg.shaper = shapers_.back().get();
+    }
+    table_.segments.push_back(seg);
+    SegmentSlot& ss = table_.segments.back();
+    for (int e = 0; e < 3; ++e) {
+      queues_.push_back(std::make_unique<LinkQueue>(256));
+      states_.push_back(std::make_unique<LinkState>());  // the port's own up/down
+      const MacAddress mac = linkMac(100, e);
+      UserspaceClassifier::Config cc;
+      cc.port_mac = mac;
+      classifiers_.push_back(std::make_unique<UserspaceClassifier>(cc));
+      SegmentMember m;
+      m.port = p[e];
+      std::memcpy(m.mac, mac.bytes.data(), 6);
+      m.inbound = queues_.back().get();
+      m.port_state = states_.back().get();
+      ss.members.push_back(m);
+      LinkPortSlot s;
+      s.port = p[e];
+      s.peer = p[e];
+      s.inbound = m.inbound;
+      s.state = ss.state;
+      s.classifier = classifiers_.back().get();
+      s.segment = &ss;
+      s.port_state = m.port_state;
+      slots_node_b_.push_back(e == 1);
+      table_.slot_of[s.port - kFirstLinkPort] = int32_t(table_.slots.size());
+      table_.slots.push_back(s);
+    }
+  }
+  // A frame ns-3 writes on `port`'s control channel: to MAC `dst`, IPv4 to 198.19.0.x.
+  void sendRaw(PortId port, const MacAddress& dst, uint32_t seq) {
+    ControlTxFrame f;
+    f.port = port;
+    std::vector<uint8_t> buf(kHeadroom + kFrameBytes);
+    f.len = writeFrame(buf.data() + kHeadroom, 0, seq);
+    std::memcpy(buf.data() + kHeadroom, dst.bytes.data(), 6);
+    std::memcpy(f.data, buf.data() + kHeadroom, f.len);
+    ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  }
+
+  // Builds the nodes' tables and the worker, and publishes the link table.
+  void start(uint32_t lateness_warn_ns = 1000000) {
+    for (NodeSpec* n : {&a_, &b_}) {
+      auto fib = FibManager::create(1 << 10, 1 << 8, &epoch_);
+      ASSERT_TRUE(fib.ok());
+      ASSERT_TRUE((*fib)->setPorts(n->ports).ok());
+      for (const Neighbour& nb : n->neighbours) ASSERT_TRUE((*fib)->addNeighbour(nb).ok());
+      ASSERT_TRUE((*fib)->applyRoutes(n->routes).ok());
+      fibs_.push_back(std::move(*fib));
+    }
+    for (size_t i = 0; i < table_.slots.size(); ++i)
+      table_.slots[i].fib = &fibs_[slots_node_b_[i] ? 1 : 0]->view();
+    UmemOptions uo;
+    uo.frames = 4096;
+    uo.frame_size = 2048;
+    uo.fill_size = 512;
+    uo.comp_size = 1024;
+    auto umem = Umem::createInMemory(uo);
+    ASSERT_TRUE(umem.ok());
+    umem_ = umem->get();
+    std::vector<std::unique_ptr<XskSocket>> sockets;
+    for (int p = 0; p < 2; ++p) {
+      XskOptions xo;
+      xo.rx_size = 512;
+      xo.tx_size = 1024;
+      sockets.push_back(XskSocket::createInMemory(xo, uo.fill_size, uo.comp_size));
+    }
+    in_ = sockets[0].get();
+    out_ = sockets[1].get();
+    WorkerOptions wo;
+    wo.batch_size = kBatch;
+    wo.max_ports = kMaxPorts;
+    wo.lateness_warn_ns = lateness_warn_ns;
+    worker_ = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets),
+                                       std::vector<ControlChannel*>{nullptr, nullptr},
+                                       fibs_[0]->view(), epoch_);
+    worker_->setPortFib(0, &fibs_[0]->view());
+    worker_->setPortFib(1, &fibs_[1]->view());
+    worker_->publishLinkPorts(&table_);
+    poll();  // fill rings filled, table taken
+  }
+
+  void poll() {
+    bool pending = false;
+    worker_->pollOnce(&pending);
+  }
+  // Kernel: frames to 198.19.net[i] with sequence numbers `next_seq_`... onto port 0's RX.
+  void send(const std::vector<uint8_t>& nets) {
+    size_t i = 0;
+    const uint32_t n = kernelReceive(*in_, uint32_t(nets.size()), kHeadroom, [&](uint64_t a) {
+      return writeFrame(umem_->data(a), nets[i++], next_seq_++);
+    });
+    ASSERT_EQ(n, nets.size());
+  }
+  // Kernel: what left on port 1, in order (sequence numbers); `ttl`: 62 after A and B, 63
+  // for frames ns-3 wrote on a port of A (only B forwarded them).
+  std::vector<uint32_t> collect(uint8_t ttl = 62) {
+    std::vector<uint32_t> seqs;
+    kernelTransmit(*out_, 1024, [&](const xdp_desc& d) {
+      const uint8_t* f = umem_->data(d.addr);
+      EXPECT_EQ(std::memcmp(f, kGatewayMac.bytes.data(), 6), 0);
+      EXPECT_EQ(f[14 + 8], ttl) << "TTL decremented once per node that forwarded it";
+      seqs.push_back(seqOf(f));
+    });
+    return seqs;
+  }
+  void expectBalanced(const char* where) {
+    const FrameAccounting a = worker_->accounting();
+    EXPECT_TRUE(a.balanced()) << where;
+    EXPECT_EQ(a.held, 0u) << where;
+  }
+
+  EpochDomain epoch_;
+  NodeSpec a_, b_;
+  LinkPortTable table_;
+  std::vector<bool> slots_node_b_;
+  std::vector<std::unique_ptr<LinkState>> states_;
+  std::vector<std::unique_ptr<LinkQueue>> queues_;
+  std::vector<std::unique_ptr<LinkShaper>> shapers_;
+  std::vector<std::unique_ptr<UserspaceClassifier>> classifiers_;
+  std::vector<std::unique_ptr<FibManager>> fibs_;
+  Umem* umem_ = nullptr;
+  XskSocket* in_ = nullptr;
+  XskSocket* out_ = nullptr;
+  std::unique_ptr<Worker> worker_;
+  uint32_t next_seq_ = 0;
+};
+
+TEST_F(WorkerLinksTest, FramesCrossALinkInOnePassAndAreCountedAtBothEnds) {
+  addLink(0);
+  start();
+  send(std::vector<uint8_t>(40, 0));
+  poll();
+  const std::vector<uint32_t> out = collect();
+  ASSERT_EQ(out.size(), 40u) << "a frame handed to the peer end is received in the same pass";
+  for (uint32_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i) << "order kept";
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).tx_packets.get(), 40u);
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 1)).rx_packets.get(), 40u);
+  EXPECT_EQ(worker_->portCounters(1).tx_packets.get(), 40u);
+  poll();
+  expectBalanced("after the link");
+  EXPECT_EQ(worker_->accounting().in_link, 0u);
+}
+
+TEST_F(WorkerLinksTest, ADownLinkAndAFullQueueAreCountedAtTheSendingEnd) {
+  addLink(0, nullptr, 16);
+  addLink(1);
+  start();
+  // 64 frames in one batch into a 16-frame queue: the peer end reads it after the batch.
+  send(std::vector<uint8_t>(kBatch, 0));
+  poll();
+  EXPECT_EQ(collect().size(), 16u);
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).drop[size_t(WorkerDrop::kLinkQueueFull)].get(),
+            kBatch - 16);
+  states_[1]->up.store(false);
+  send(std::vector<uint8_t>(5, 1));
+  poll();
+  EXPECT_TRUE(collect().empty());
+  EXPECT_EQ(worker_->portCounters(linkPort(1, 0)).drop[size_t(WorkerDrop::kLinkDown)].get(), 5u);
+  poll();
+  expectBalanced("after the drops");
+}
+
+TEST_F(WorkerLinksTest, AnEmulatedLinkNeverReleasesBeforeTheDueTimeAndCountsLateness) {
+  LinkParams p;
+  p.delay_ns = 3000000;  // 3 ms
+  addLink(0, &p);
+  start();
+  const uint64_t t_send = nowNs();
+  send(std::vector<uint8_t>(20, 0));
+  poll();
+  EXPECT_TRUE(collect().empty()) << "nothing leaves before the link's delay";
+  EXPECT_EQ(worker_->accounting().in_link, 20u) << "the frames are in the link";
+  std::vector<uint32_t> out;
+  while (out.size() < 20 && nowNs() < t_send + 1000000000) {
+    poll();
+    const uint64_t t_seen = nowNs();
+    for (uint32_t s : collect()) {
+      EXPECT_GE(t_seen, t_send + p.delay_ns) << "frame " << s << " released before its time";
+      out.push_back(s);
+    }
+  }
+  ASSERT_EQ(out.size(), 20u);
+  for (uint32_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i);
+  const WorkerCounters& c = worker_->counters();
+  EXPECT_EQ(c.lateness.count(), 20u) << "every emulated frame's lateness is reported once";
+  poll();
+  expectBalanced("after the emulated link");
+}
+
+// Many links to one node, each frame on its own link: what leaves node B's port shows the
+// order in which the links released them.
+TEST_F(WorkerLinksTest, ReleasesAcrossManyLinksWithEqualDelaysKeepTheSendingOrder) {
+  constexpr int kLinks = 16, kRounds = 6;
+  LinkParams p;
+  p.delay_ns = 20000000;  // far longer than sending takes, even on a busy machine
+  for (int k = 0; k < kLinks; ++k) addLink(k, &p);
+  start();
+  // Rounds a little apart, each one frame per link in a shuffled link order; then one pass
+  // once everything is due, so all releases happen in that pass.
+  uint64_t t_last = 0;
+  std::vector<uint32_t> out;
+  for (int r = 0; r < kRounds; ++r) {
+    std::vector<uint8_t> nets;
+    for (int k = 0; k < kLinks; ++k) nets.push_back(uint8_t((k * 7 + r * 3) % kLinks));
+    send(nets);
+    poll();
+    t_last = nowNs();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    for (uint32_t s : collect()) out.push_back(s);
+  }
+  EXPECT_TRUE(out.empty()) << "released before the link's delay";
+  sleepUntil(t_last + p.delay_ns + 200000);
+  poll();
+  for (uint32_t s : collect()) out.push_back(s);
+  ASSERT_EQ(out.size(), size_t(kLinks * kRounds));
+  for (uint32_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], i) << "released out of due order across links";
+  poll();
+  expectBalanced("after the links");
+}
+
+TEST_F(WorkerLinksTest, ReleasesAcrossManyLinksWithDifferentDelaysFollowTheirDueTimes) {
+  constexpr int kLinks = 16;
+  // Link k delays (16 - k) x 150 us: sent in link order, due in the reverse one.
+  std::vector<LinkParams> params(kLinks);
+  for (int k = 0; k < kLinks; ++k) {
+    params[size_t(k)].delay_ns = uint64_t(kLinks - k) * 150000;
+    addLink(k, &params[size_t(k)]);
+  }
+  start();
+  std::vector<uint8_t> nets;
+  for (int round = 0; round < 3; ++round)
+    for (int k = 0; k < kLinks; ++k) nets.push_back(uint8_t(k));
+  send(nets);
+  poll();
+  const uint64_t t_admitted = nowNs();  // every frame was admitted before
+  sleepUntil(t_admitted + kLinks * 150000 + 200000);
+  poll();  // everything is due: one pass releases it all
+  const std::vector<uint32_t> out = collect();
+  ASSERT_EQ(out.size(), nets.size());
+  // Due order: the link with the shortest delay (15) first; a link's frames in their order.
+  std::vector<int> last_of_link(kLinks, -1);
+  int prev_link = kLinks;
+  for (uint32_t s : out) {
+    const int link = int(nets[s]);
+    EXPECT_GT(int(s), last_of_link[size_t(link)]) << "frames of link " << link << " reordered";
+    last_of_link[size_t(link)] = int(s);
+    EXPECT_LE(link, prev_link) << "frame " << s << " of link " << link
+                               << " released before a frame due earlier";
+    prev_link = link;
+  }
+  poll();
+  expectBalanced("after the links");
+}
+
+TEST_F(WorkerLinksTest, FramesHeldBackInThePeersQueueCountAsLate) {
+  LinkParams p;
+  p.delay_ns = 1000000;
+  addLink(0, &p);
+  start(2000000);  // late: over 2 ms after the due time
+  // Four batches due at once: the peer end receives a batch or two per pass, and the
+  // passes are 4 ms apart, so what the first pass leaves waits in its queue after it was
+  // due.
+  constexpr uint32_t kFrames = 4 * kBatch;
+  for (uint32_t b = 0; b < kFrames / kBatch; ++b) {
+    send(std::vector<uint8_t>(kBatch, 0));
+    poll();
+  }
+  sleepUntil(nowNs() + p.delay_ns + 200000);
+  poll();
+  const uint32_t first = uint32_t(collect().size());
+  ASSERT_LT(first, kFrames) << "the peer end took everything in one pass: nothing waited";
+  uint32_t out = first;
+  for (int pass = 0; pass < 4 && out < kFrames; ++pass) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(4));
+    poll();
+    out += uint32_t(collect().size());
+  }
+  EXPECT_EQ(out, kFrames);
+  const WorkerCounters& c = worker_->counters();
+  EXPECT_EQ(c.lateness.count(), kFrames);
+  EXPECT_GE(c.link_late_frames.get(), kFrames - first)
+      << "frames the worker held back after their due time are not reported late";
+  EXPECT_GE(c.lateness.max(), 4000000u);
+  poll();
+  expectBalanced("after the late frames");
+}
+
+TEST_F(WorkerLinksTest, ASegmentDeliversUnicastToItsMacBroadcastToAllAndCountsUnknownMacs) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  addSegment(p);
+  start();
+  auto rx = [&](int e) { return worker_->portCounters(p[e]).rx_packets.get(); };
+  // Unicast to B's port: only B receives it, and forwards it out of port 1.
+  sendRaw(p[0], linkMac(100, 1), 1);
+  poll();
+  EXPECT_EQ(rx(1), 1u);
+  EXPECT_EQ(rx(2), 0u) << "a unicast reached a port whose MAC it is not";
+  EXPECT_EQ(collect(63), std::vector<uint32_t>{1});
+  EXPECT_EQ(worker_->portCounters(p[0]).tx_packets.get(), 1u);
+  // Broadcast: every port but the sender, a copy for all but the last.
+  sendRaw(p[0], MacAddress{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, 2);
+  poll();
+  EXPECT_EQ(rx(0), 0u) << "the sender heard its own broadcast";
+  EXPECT_EQ(rx(1), 2u);
+  EXPECT_EQ(rx(2), 1u);
+  // Unicast to a MAC nobody has: counted at the sender.
+  sendRaw(p[0], MacAddress{{2, 0, 0, 0, 0x77, 0x77}}, 3);
+  poll();
+  EXPECT_EQ(worker_->portCounters(p[0]).drop[size_t(WorkerDrop::kSegmentUnknownDst)].get(), 1u);
+  EXPECT_EQ(rx(1), 2u);
+  EXPECT_EQ(rx(2), 1u);
+  // A port that is down receives no unicast for it (counted at it).
+  const_cast<LinkState*>(table_.segments[0].members[1].port_state)->up.store(false);
+  sendRaw(p[0], linkMac(100, 1), 4);
+  poll();
+  EXPECT_EQ(worker_->portCounters(p[1]).drop[size_t(WorkerDrop::kLinkDown)].get(), 1u);
+  poll();
+  expectBalanced("after the segment");
+  EXPECT_EQ(worker_->accounting().in_link, 0u);
+}
+
+TEST_F(WorkerLinksTest, AnEmulatedSegmentHoldsFramesUntilTheirTimeThenFansThemOut) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  LinkParams params;
+  params.delay_ns = 2000000;
+  addSegment(p, &params);
+  start();
+  const uint64_t t_send = nowNs();
+  sendRaw(p[0], MacAddress{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, 1);
+  sendRaw(p[0], linkMac(100, 1), 2);
+  poll();
+  EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 0u) << "nothing before the delay";
+  std::vector<uint32_t> out;
+  while (out.empty() && nowNs() < t_send + 1000000000) {
+    poll();
+    const uint64_t t_seen = nowNs();
+    for (uint32_t s : collect(63)) {
+      EXPECT_GE(t_seen, t_send + params.delay_ns) << "frame " << s << " released early";
+      out.push_back(s);
+    }
+  }
+  EXPECT_EQ(out, std::vector<uint32_t>{2});
+  EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 2u);
+  EXPECT_EQ(worker_->portCounters(p[2]).rx_packets.get(), 1u);
+  // Lateness once per frame handed on at each port: the broadcast's two, the unicast.
+  EXPECT_EQ(worker_->counters().lateness.count(), 3u);
+  poll();
+  expectBalanced("after the emulated segment");
+}
+
+}  // namespace
+}  // namespace fastpath

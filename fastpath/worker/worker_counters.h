@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A worker's counters: per (worker, port) and per worker, each written by the worker
+// thread only and read by any (relaxed atomics), and the named reasons of its drops.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "fp_abi.h"
+#include "link/latency_histogram.h"
+#include "table/forward.h"
+
+namespace fastpath {
+
+/// Why the worker itself dropped a frame (exceptions sent to the control channel are not
+/// drops). Stable names in workerDropName().
+enum class WorkerDrop : uint8_t {
+  kControlChannelFull,  ///< "control_channel_full": the client does not read fast enough
+  kNoControlClient,     ///< "no_control_client": nobody took the port's channel yet
+  kPuntPolicy,          ///< "punt_policy_drop": --punt drop
+  kTxRingFull,          ///< "tx_ring_full": the egress TX ring had no room
+  kNoEgress,            ///< "no_egress_socket": decision named a port this worker lacks
+  kPortDown,            ///< "port_down"
+  kCtrlTxNoFrame,       ///< "ctrl_tx_no_frame": no free UMEM frame for a client's frame
+  kCtrlTxRingFull,      ///< "ctrl_tx_ring_full"
+  kPuntRateLimited,     ///< "punt_rate_limited": over --punt-rate (never CONTROL frames)
+  kPuntHeadroom,        ///< "punt_headroom": channel 3/4 full, the rest kept for CONTROL
+  kLinkDown,            ///< "link_down": sent on a link port whose link is down
+  kLinkQueueFull,       ///< "link_queue_full": the link's queue toward the peer had no room
+  kLinkClassifier,      ///< "link_classifier": the userspace classifier's DROP (per reason)
+  kLinkPass,            ///< "link_pass": a PASS rule matched on a link port (no kernel there)
+  kLinkLoss,            ///< "link_loss": the link's loss model (Bernoulli, Gilbert-Elliott)
+  kLinkQueueDrop,       ///< "link_queue_drop": the link's drop-tail queue was at its limit
+  kLinkEmulationFull,   ///< "link_emulation_full": more frames in flight than the emulation holds
+  kSegmentUnknownDst,   ///< "segment_unknown_dst": a unicast to a MAC no other segment port has
+  kSegmentNoFrame,      ///< "segment_no_frame": no free UMEM frame for a broadcast's copy
+  kMax,
+};
+const char* workerDropName(WorkerDrop drop);
+
+/// A counter written by one thread (the worker), read by others.
+struct Counter {
+  std::atomic<uint64_t> v{0};
+  void add(uint64_t n) {
+    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  uint64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+/// Per (worker, port) counters, one cache line aligned block each.
+struct alignas(64) WorkerPortCounters {
+  Counter rx_packets, rx_bytes;                 ///< received on this port
+  Counter tx_packets, tx_bytes;                 ///< forwarded out of this port (descriptor moves)
+  Counter to_control, to_control_bytes;         ///< written to this port's control channel
+  Counter ctrl_tx_packets;                      ///< client frames transmitted on this port
+  Counter no_meta;                              ///< frames without classifier metadata (punted)
+  Counter verdict[FP_VERDICT_MAX];              ///< classifier verdicts seen
+  Counter reason[FP_REASON_MAX];  ///< link ports: the userspace classifier's reasons
+  Counter result[size_t(ForwardResult::kMax)];  ///< forwarding decisions (DATA frames)
+  Counter drop[size_t(WorkerDrop::kMax)];
+  Counter tx_kicks, tx_kick_errors;
+};
+
+struct alignas(64) WorkerCounters {
+  Counter loops, busy_loops, idle_polls, events, events_dropped;
+  Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
+  Counter rx_overload_windows;  ///< 2 ms windows in RX overload (RxBudget: queue bounded)
+  Counter link_tables;             ///< link port tables switched to
+  Counter link_frames_discarded;   ///< frames queued on links when they were deleted
+  Counter link_late_frames;        ///< emulated frames handed on over lateness_warn_ns late
+  Counter port_tables;             ///< interface port sets switched to
+  Counter port_frames_discarded;   ///< frames received or staged on ports when detached
+  /// How late emulated frames were handed on against their arrival time: the emulation's
+  /// own error, including every wait inside the worker after the frame was due (the peer
+  /// end's queue, its batch, the TX staging of the pass, a late wake-up).
+  LatencyHistogram lateness;
+};
+
+}  // namespace fastpath

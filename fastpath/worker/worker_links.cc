@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Where the worker meets links, segments and emulation: the one egress dispatch every
+// held frame leaves through, link ports' frames received and classified in userspace,
+// emulated frames released in due order, the lateness of emulated frames where they leave
+// the worker's hands, and link tables switched to (what they retire drained).
+#include <time.h>
+
+#include "fastpath/userspace_classifier.h"
+#include "worker/worker.h"
+
+namespace fastpath {
+namespace {
+
+uint64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace
+
+void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
+  if (egress < np_ && sock_[egress]) [[likely]] {
+    if (LinkShaper* sh = egressShaper(egress)) [[unlikely]]
+      return emulation_.transmit(*sh, egress, egress, addr, len);  // emulated egress
+    return stageTx(egress, addr, len);  // the same frame: a descriptor move, no copy
+  }
+  if (egress >= kFirstLinkPort && egress < max_ports_) {
+    // To a peer node: no copy either. A link port this worker does not serve (yet, or
+    // any more) counts at its own end.
+    const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
+    if (!slot) return frames_.drop(egress, WorkerDrop::kNoEgress, addr);
+    if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len);
+    return handoff_.transmit(*slot, addr, len);
+  }
+  frames_.drop(in, WorkerDrop::kNoEgress, addr);
+}
+
+uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
+  uint32_t n = slot.inbound->pop(link_rx_.data(), options_.batch_size);
+  if (!n) return 0;
+  book_.linkToHeld(n);
+  const PortId p = slot.port;
+  WorkerPortCounters& pc = port_counters_[p];
+  // The userspace twin of the XDP classifier decides what the program decides at a NIC;
+  // what it drops never reaches the batch (counted per reason, as the program counts).
+  RxFrame* rx = rx_batch_.data();
+  uint32_t m = 0, emulated = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const LinkFrame& lf = link_rx_[i];
+    if (lf.due) link_due_[emulated++] = lf.due;
+    const fp_xdp_meta meta = slot.classifier->classify(umem_->data(lf.addr), lf.len);
+    if (meta.reason < FP_REASON_MAX) pc.reason[meta.reason].add(1);
+    if (meta.verdict == FP_VERDICT_DROP || meta.verdict == FP_VERDICT_PASS) {
+      pc.rx_packets.add(1);
+      pc.rx_bytes.add(lf.len);
+      pc.verdict[meta.verdict].add(1);
+      frames_.drop(p,
+                   meta.verdict == FP_VERDICT_DROP ? WorkerDrop::kLinkClassifier
+                                                   : WorkerDrop::kLinkPass,
+                   lf.addr);
+      continue;
+    }
+    rx[m].addr = lf.addr;
+    rx[m].len = lf.len;
+    rx[m].meta = meta;
+    ++m;
+  }
+  cur_channel_ = slot.channel;
+  if (m) process(p, m, *slot.fib);
+  // The batch is handed on (forwarded, punted or dropped): emulated frames were due at
+  // the peer end when they left the link, and whatever they waited since — this port's
+  // queue, the batches before theirs, this batch — is lateness too.
+  if (emulated) recordLateness(link_due_.data(), emulated);
+  return n;
+}
+
+uint32_t Worker::releaseDue() {
+  // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
+  const uint64_t now = monotonicNs();
+  const std::span<const Released> due =
+      emulation_.takeDue(now, *links_, std::span<XskSocket* const>(sock_.data(), np_));
+  uint32_t work = uint32_t(due.size());
+  for (size_t i = 0; i < due.size(); ++i) {
+    const Released& r = due[i];
+    if (ShaperKey::isEgress(r.key)) {
+      // Interface egress: staged; the kicks of this pass send it, and its lateness is
+      // taken after them.
+      book_.linkToHeld(1);
+      stageTx(PortId(r.key), r.frame.addr, r.frame.len);
+      if (tx_due_n_ < tx_due_.size()) tx_due_[tx_due_n_++] = r.frame.due;
+      continue;
+    }
+    if (ShaperKey::isSegment(r.key)) {
+      fanout_.deliver(links_->segments[r.key - ShaperKey::kSegmentBase], r.frame);
+      continue;
+    }
+    const LinkPortSlot& slot = *links_->find(PortId(r.key));
+    handoff_.arrive(slot, r.frame);
+    // The peer end takes its run of frames now, before frames due later on other links:
+    // a node fed by several links handles their frames in the order they arrived.
+    if (i + 1 == due.size() || due[i + 1].key != r.key)
+      if (const LinkPortSlot* peer = links_->find(slot.peer)) work += receiveLink(*peer);
+  }
+  return work;
+}
+
+void Worker::recordLateness(const uint64_t* due, uint32_t n) {
+  const uint64_t now = monotonicNs();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t late = now > due[i] ? now - due[i] : 0;
+    counters_.lateness.add(late);
+    if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
+  }
+}
+
+void Worker::switchLinkPorts() {
+  // Versions, not pointers, tell tables apart: a new table may reuse a freed one's address.
+  const LinkPortTable* t = links_pub_.newer(links_version_);
+  if (!t) return;
+  FramePool& pool = umem_->pool();
+  // What the table retires is emptied here, before the daemon may reuse or free it.
+  auto discard = [&](uint32_t k) {
+    for (uint32_t i = 0; i < k; ++i) pool.give(link_rx_[i].addr);
+    book_.linkToFree(k);
+    counters_.link_frames_discarded.add(k);
+  };
+  const uint32_t max = uint32_t(link_rx_.size());
+  for (LinkQueue* q : t->retired) {
+    if (q->drained()) continue;
+    while (const uint32_t k = q->pop(link_rx_.data(), max)) discard(k);
+    q->markDrained();
+  }
+  for (LinkShaper* sh : t->retired_shapers) {
+    if (sh->drained()) continue;
+    if (sh->successor)
+      sh->successor->moveFrom(*sh);  // grown: the frames and the link's state go on
+    else
+      while (const uint32_t k = sh->takeAll(link_rx_.data(), max)) discard(k);
+    sh->markDrained();
+  }
+  links_ = t;
+  links_version_ = t->version;
+  // Ports and shapers holding frames are found again in the new table.
+  inbox_.adopt(*t);
+  emulation_.adopt(*t);
+  counters_.link_tables.add(1);
+  links_pub_.serve(t->version);
+}
+
+}  // namespace fastpath

@@ -103,9 +103,13 @@ TEST(FibSharedEpoch, OneReaderForManyTables) {
       ASSERT_TRUE(fibs[f]->addNeighbour({v4(gw(f, k)), 1, mac(uint8_t(k))}).ok());
     ASSERT_TRUE(apply(*fibs[f], table(f)).ok());
   }
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, reader_gone{false};
   std::atomic<uint64_t> lookups{0}, bad{0};
   std::thread reader([&] {
+    struct Gone {
+      std::atomic<bool>& flag;
+      ~Gone() { flag = true; }
+    } gone{reader_gone};
     EpochReader er(shared, "worker");  // once, for every table
     ASSERT_TRUE(er.ok());
     std::mt19937 r(9);
@@ -136,6 +140,9 @@ TEST(FibSharedEpoch, OneReaderForManyTables) {
       er.quiescent();
     }
   });
+  // The changes start once the reader has looked up: on a busy machine the 600 rounds could
+  // otherwise all end before the reader thread first runs (and no lookup would be checked).
+  while (lookups.load() == 0 && !reader_gone.load()) std::this_thread::yield();
   for (int round = 0; round < 600; ++round) {
     const int f = static_cast<int>(rng() % kTables);
     const int op = static_cast<int>(rng() % 8);

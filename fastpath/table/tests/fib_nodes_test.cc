@@ -27,15 +27,8 @@ MacAddress mac(uint8_t last, uint8_t hi = 0) {
   m.bytes = {0x02, 0x00, 0x00, 0x00, hi, last};
   return m;
 }
-IpAddress v4(uint32_t host) { return IpAddress::v4(htonl(host)); }
-Route route(uint32_t ip, uint8_t len, uint32_t gw, PortId port = 1) {
-  Route r;
-  r.prefix.address = v4(ip);
-  r.prefix.length = len;
-  if (gw) r.next_hop = v4(gw);
-  r.port = port;
-  return r;
-}
+using testing::route;
+using testing::v4;
 std::vector<PortConfig> twoPorts() { return {{0, mac(1), 1500, true}, {1, mac(2), 1500, true}}; }
 std::unique_ptr<FibManager> create(EpochDomain* shared, size_t v4 = 1 << 16) {
   auto fib = FibManager::create(v4, 1 << 12, shared);

@@ -12,7 +12,7 @@ import sys
 import time
 
 from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, NAPI_ENVS, ONE_PROCESS_LINE, V6_SKIP
-from .proc import Cleanup, log, run_cleaning_up
+from .proc import Cleanup, failure_recorded, log, run_cleaning_up
 from .topology import Topology
 from .forwarders import Forwarder, OlsrScenario
 from .meter import CpuMeter, Sink, StageCounters
@@ -294,23 +294,19 @@ class Run:
             return
         f = Forwarder(fw, self.tools, topo, fastpathd_args=self.fastpathd_args)
         try:
-            f.start()
-            meter = CpuMeter(f.pids(), topo.router_napi_pids(), fw)
-            stages = (StageCounters(self.tools, topo, f.fpctl_sockets(), log=self.stage_log)
-                      if args.stages else None)
-            for fam, payload in [(fam, p) for fam in fams for p in plan.payloads]:
-                self.sweep_points(topo, sink, meter, stages, fw, fam, payload, ceiling_pps)
-            if not args.no_tcp:
-                for rep in range(plan.reps):
-                    t = run_tcp(self.tools, topo, plan.tcp_dur)
-                    t.update({"forwarder": fw, "rep": rep, "routers": 1})
-                    self.tcp_rows.append(t)
-                    log(f"{fw:9s} TCP {t['tcp_mbps']:.1f} Mbit/s rtt {t['rtt_ms']:.3f} ms")
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:
-            self.failures.append(f"{fw}: {e}")
-            log(f"FAILED {fw}: {e}")
+            with failure_recorded(self.failures, fw):
+                f.start()
+                meter = CpuMeter(f.pids(), topo.router_napi_pids(), fw)
+                stages = (StageCounters(self.tools, topo, f.fpctl_sockets(), log=self.stage_log)
+                          if args.stages else None)
+                for fam, payload in [(fam, p) for fam in fams for p in plan.payloads]:
+                    self.sweep_points(topo, sink, meter, stages, fw, fam, payload, ceiling_pps)
+                if not args.no_tcp:
+                    for rep in range(plan.reps):
+                        t = run_tcp(self.tools, topo, plan.tcp_dur)
+                        t.update({"forwarder": fw, "rep": rep, "routers": 1})
+                        self.tcp_rows.append(t)
+                        log(f"{fw:9s} TCP {t['tcp_mbps']:.1f} Mbit/s rtt {t['rtt_ms']:.3f} ms")
         finally:
             f.stop()
 
@@ -350,7 +346,7 @@ class Run:
         try:
             sc.setup()
             for kind in self.olsr_kinds:
-                try:
+                with failure_recorded(self.failures, kind):
                     procs = sc.start(kind)
                     try:
                         meter = CpuMeter([p.pid for p in procs], topo.router_napi_pids(), kind)
@@ -368,11 +364,6 @@ class Run:
                                     f"cpu {row['cpu_fwd_pct']:5.1f}%")
                     finally:
                         sc.stop(procs)
-                except KeyboardInterrupt:
-                    raise
-                except Exception as e:
-                    self.failures.append(f"{kind}: {e}")
-                    log(f"FAILED {kind}: {e}")
         finally:
             sc.teardown()
 
@@ -405,20 +396,16 @@ class Run:
         f = Forwarder(fw, self.tools, lt, nodes=n, fastpathd_args=self.fastpathd_args,
                       keep_dir=keep)
         try:
-            f.start()
-            meter = CpuMeter(f.pids(), lt.router_napi_pids(), fw)
-            run_line_point(self.tools, lt, ls, meter, fw, n, self.args, plan.reps,
-                           plan.duration, plan.tcp_dur, self.line_rows, self.tcp_line_rows,
-                           cap=plan.line_cap, ttl=LINE_TTL)
-            gone = f.exited()
-            if gone:
-                raise RuntimeError("exited during the measurement: " + "; ".join(
-                    f"{name} (exit {rc}, log {logp})" for name, rc, logp in gone))
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:
-            self.failures.append(f"{fw} line N={n}: {e}")
-            log(f"FAILED {fw} line N={n}: {e}")
+            with failure_recorded(self.failures, f"{fw} line N={n}"):
+                f.start()
+                meter = CpuMeter(f.pids(), lt.router_napi_pids(), fw)
+                run_line_point(self.tools, lt, ls, meter, fw, n, self.args, plan.reps,
+                               plan.duration, plan.tcp_dur, self.line_rows, self.tcp_line_rows,
+                               cap=plan.line_cap, ttl=LINE_TTL)
+                gone = f.exited()
+                if gone:
+                    raise RuntimeError("exited during the measurement: " + "; ".join(
+                        f"{name} (exit {rc}, log {logp})" for name, rc, logp in gone))
         finally:
             if f.procs and fw == "fastpathd-nodes":
                 self.line_counters.append({"forwarder": fw, "routers": n,

@@ -12,7 +12,7 @@ import os
 import time
 
 from .settings import BENCH_NICE, FWD_CPU, LABELS, NAPI_ENVS, NAPI_RT_PRIO
-from .proc import Cleanup, log, run_cleaning_up
+from .proc import Cleanup, failure_recorded, log, run_cleaning_up
 from .topology import Topology
 from .forwarders import Forwarder
 from .meter import CpuMeter, Sink, StageCounters
@@ -306,34 +306,30 @@ class FwdRateRun:
             measured[rate] = rs
             return rs
         try:
-            f.start()
-            if f.argv and fw not in self.argv_by:
-                self.argv_by[fw] = f.argv[0]
-            elif fw not in self.argv_by:
-                self.argv_by[fw] = self.forwarder_argv(f, topo)
-            meter = CpuMeter(f.pids(), topo.router_napi_pids(), fw)
-            stages = (StageCounters(self.tools, topo, f.fpctl_sockets(), log=self.stage_log)
-                      if args.stages else None)
-            bad = 0
-            for rate in plan.rates:
-                if rate is not None and bad >= 2:
-                    continue
-                rs = point(rate, "sweep")
-                if rate is not None and median([r["loss_pct"] for r in rs]) > 50:
-                    bad += 1
-            if plan.extra:
-                mx = max(median([r["rx_pps"] for r in rs]) for rs in measured.values())
-                r80 = nice_rate(0.8 * mx)
-                if r80 >= 1000 and r80 not in measured:
-                    point(r80, "80% of max")
-                r2 = nice_rate(2 * mx)
-                if r2 <= 0.9 * self.ceiling.get("sent_pps", 0) and r2 not in measured:
-                    point(r2, "overload")
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:
-            self.failures.append(f"{fw} ({env}): {e}")
-            log(f"FAILED {fw} ({env}): {e}")
+            with failure_recorded(self.failures, f"{fw} ({env})"):
+                f.start()
+                if f.argv and fw not in self.argv_by:
+                    self.argv_by[fw] = f.argv[0]
+                elif fw not in self.argv_by:
+                    self.argv_by[fw] = self.forwarder_argv(f, topo)
+                meter = CpuMeter(f.pids(), topo.router_napi_pids(), fw)
+                stages = (StageCounters(self.tools, topo, f.fpctl_sockets(), log=self.stage_log)
+                          if args.stages else None)
+                bad = 0
+                for rate in plan.rates:
+                    if rate is not None and bad >= 2:
+                        continue
+                    rs = point(rate, "sweep")
+                    if rate is not None and median([r["loss_pct"] for r in rs]) > 50:
+                        bad += 1
+                if plan.extra:
+                    mx = max(median([r["rx_pps"] for r in rs]) for rs in measured.values())
+                    r80 = nice_rate(0.8 * mx)
+                    if r80 >= 1000 and r80 not in measured:
+                        point(r80, "80% of max")
+                    r2 = nice_rate(2 * mx)
+                    if r2 <= 0.9 * self.ceiling.get("sent_pps", 0) and r2 not in measured:
+                        point(r2, "overload")
         finally:
             f.stop()
 

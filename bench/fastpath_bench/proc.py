@@ -2,6 +2,7 @@
 """Running commands and child processes inside the benchmark's namespaces, and removing
 everything the harness created (Cleanup), also on error or Ctrl-C."""
 
+import contextlib
 import json
 import os
 import select
@@ -40,6 +41,19 @@ def run_cleaning_up(body, clean, failures):
         return 1
     finally:
         clean.all()
+
+
+@contextlib.contextmanager
+def failure_recorded(failures, what):
+    """Runs the block; an error in it (not Ctrl-C, which stops the run) is appended to
+    failures as "what: error" and logged, and the run goes on with the next measurement."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:
+        failures.append(f"{what}: {e}")
+        log(f"FAILED {what}: {e}")
 
 
 class Cleanup:

@@ -20,7 +20,6 @@ See bench/fidelity/README.md.
 """
 import argparse
 import json
-import math
 import os
 import platform
 import pwd
@@ -31,6 +30,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from fidelity_common import binom_interval, log
 
 # Full scale (the bench) and small scale (ctest): script arguments and tolerances.
 SCALES = {
@@ -58,32 +59,6 @@ SCALES = {
         "timeout_s": 90,
     },
 }
-
-
-def log(msg, fh=None):
-    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-    print(line, flush=True)
-    if fh:
-        fh.write(line + "\n")
-        fh.flush()
-
-
-def binom_interval(n, p, conf):
-    """Smallest and largest count k with P(X < k) <= (1-conf)/2 and P(X > k) <= (1-conf)/2,
-    X ~ Binomial(n, p): the central interval of counts at confidence conf."""
-    tail = (1 - conf) / 2
-    logp, logq = math.log(p), math.log1p(-p)
-    cdf, lo, hi = 0.0, None, n
-    for k in range(n + 1):
-        pmf = math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                       + k * logp + (n - k) * logq)
-        if lo is None and cdf + pmf > tail:
-            lo = k
-        cdf += pmf
-        if cdf >= 1 - tail:
-            hi = k
-            break
-    return lo, hi
 
 
 def proc_cpu_s(pid):

@@ -24,6 +24,8 @@ import sys
 import threading
 import time
 
+from fidelity_common import binom_interval, log
+
 HARD_LIMIT_S = 15 * 60  # the whole measured run, fp-link-fidelity included
 
 # Targets (bench/fidelity/README.md)
@@ -31,14 +33,6 @@ DELAY_P50_US = 5.0
 DELAY_P99_US = 20.0
 RATE_DEV = 0.005
 GE_BURST_DEV = 0.05
-
-
-def log(msg, fh=None):
-    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
-    print(line, flush=True)
-    if fh:
-        fh.write(line + "\n")
-        fh.flush()
 
 
 def compilers():
@@ -221,33 +215,6 @@ def dist(x_ns):
     return {"n": int(len(x)), "min": float(x.min()), "p1": pct(x, 1), "p10": pct(x, 10),
             "p50": pct(x, 50), "p90": pct(x, 90), "p99": pct(x, 99), "p99.9": pct(x, 99.9),
             "max": float(x.max()), "mean": float(x.mean()), "std": float(x.std())}
-
-
-def binom_interval(n, p, level=0.99):
-    """Central interval [lo, hi] of Binomial(n, p) holding at least `level` (exact pmf)."""
-    if p <= 0:
-        return 0, 0
-    if p >= 1:
-        return n, n
-    mu, sd = n * p, math.sqrt(n * p * (1 - p))
-    k0, k1 = max(0, int(mu - 12 * sd) - 5), min(n, int(mu + 12 * sd) + 5)
-    logp = lambda k: (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                      + k * math.log(p) + (n - k) * math.log1p(-p))
-    pmf = [(k, math.exp(logp(k))) for k in range(k0, k1 + 1)]
-    tail = (1 - level) / 2
-    acc, lo = 0.0, k0
-    for k, v in pmf:
-        if acc + v > tail:
-            lo = k
-            break
-        acc += v
-    acc, hi = 0.0, k1
-    for k, v in reversed(pmf):
-        if acc + v > tail:
-            hi = k
-            break
-        acc += v
-    return lo, hi
 
 
 def lateness(sc):

@@ -25,7 +25,14 @@ uint64_t monoNs() {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t realtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 bool pinToCpu(int cpu) {
+  if (cpu < 0) return true;
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);

@@ -16,7 +16,10 @@ namespace fastpath::bench {
 
 /// CLOCK_MONOTONIC in nanoseconds (the clock bpf_ktime_get_ns() reads).
 uint64_t monoNs();
-/// Pins the calling thread to one CPU; false (with errno) on failure.
+/// CLOCK_REALTIME in nanoseconds (the clock of the kernel's SO_TIMESTAMPNS receive stamps).
+uint64_t realtimeNs();
+/// Pins the calling thread to one CPU; false (with errno) on failure. A negative CPU
+/// leaves the thread where it is (true).
 bool pinToCpu(int cpu);
 /// "aa:bb:cc:dd:ee:ff" -> 6 bytes.
 bool parseMac(const std::string& text, uint8_t out[6]);

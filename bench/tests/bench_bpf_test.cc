@@ -145,12 +145,39 @@ bool canLoadBpf(std::string* why) {
   return true;
 }
 
-TEST(BenchSink, CountsFlowsGapsReorderingAndLatency) {
-  std::string why;
-  if (!canLoadBpf(&why)) GTEST_SKIP() << why;
-  fp_bench_sink* skel = fp_bench_sink__open_and_load();
-  ASSERT_NE(skel, nullptr) << "loading fp_bench_sink failed: " << strerror(errno);
-  int prog = bpf_program__fd(skel->progs.xdp_fp_bench_sink);
+constexpr char kSinkName[] = "fp_bench_sink";
+constexpr char kXdpFwdName[] = "fp_bench_xdpfwd";
+
+// One test with a freshly loaded skeleton (skipped without root), destroyed after it.
+template <typename Skel, Skel* (*kOpen)(), void (*kDestroy)(Skel*), const char* kName>
+class SkeletonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!canLoadBpf(&why)) GTEST_SKIP() << why;
+    skel = kOpen();
+    ASSERT_NE(skel, nullptr) << "loading " << kName << " failed: " << strerror(errno);
+  }
+  void TearDown() override {
+    if (skel) kDestroy(skel);
+  }
+  Skel* skel = nullptr;
+};
+
+class BenchSink : public SkeletonTest<fp_bench_sink, fp_bench_sink__open_and_load,
+                                      fp_bench_sink__destroy, kSinkName> {
+ protected:
+  int sinkProg() const { return bpf_program__fd(skel->progs.xdp_fp_bench_sink); }
+};
+
+class BenchXdpFwd : public SkeletonTest<fp_bench_xdpfwd, fp_bench_xdpfwd__open_and_load,
+                                        fp_bench_xdpfwd__destroy, kXdpFwdName> {
+ protected:
+  int fwdProg() const { return bpf_program__fd(skel->progs.xdp_fp_bench_fwd); }
+};
+
+TEST_F(BenchSink, CountsFlowsGapsReorderingAndLatency) {
+  const int prog = sinkProg();
   uint64_t now = fastpath::bench::monoNs();
   // flow 3: seq 0, 5 (gap of 4), 2 (reordered); flow 7: seq 0.
   for (uint64_t seq : {0ull, 5ull, 2ull}) {
@@ -187,15 +214,10 @@ TEST(BenchSink, CountsFlowsGapsReorderingAndLatency) {
   uint64_t total = 0;
   EXPECT_GE(sinkAtLeast16us(skel, &total), 3u);
   EXPECT_EQ(total, 4u);
-  fp_bench_sink__destroy(skel);
 }
 
-TEST(BenchSink, CountsIpv6FramesLikeIpv4) {
-  std::string why;
-  if (!canLoadBpf(&why)) GTEST_SKIP() << why;
-  fp_bench_sink* skel = fp_bench_sink__open_and_load();
-  ASSERT_NE(skel, nullptr) << "loading fp_bench_sink failed: " << strerror(errno);
-  int prog = bpf_program__fd(skel->progs.xdp_fp_bench_sink);
+TEST_F(BenchSink, CountsIpv6FramesLikeIpv4) {
+  const int prog = sinkProg();
   uint64_t now = fastpath::bench::monoNs();
   // flow 2: seq 0, 4 (gap of 3), 1 (reordered), sent 20 us ago; 1452 B (the IPv6 maximum).
   for (uint64_t seq : {0ull, 4ull, 1ull}) {
@@ -229,7 +251,6 @@ TEST(BenchSink, CountsIpv6FramesLikeIpv4) {
   EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_MATCHED), 4u);
   EXPECT_EQ(sinkCounter(skel, FP_BENCH_CNT_OTHER), 5u);
   EXPECT_GE(sinkAtLeast16us(skel), 3u);
-  fp_bench_sink__destroy(skel);
 }
 
 // fp-trafgen --ipv6 sums the constant part once and adds the changing words per frame:
@@ -261,12 +282,8 @@ TEST(BenchCommon, Ipv6UdpChecksumOfGeneratedFramesVerifies) {
   EXPECT_NE(udp6Verify(f), 0xffff);
 }
 
-TEST(BenchXdpFwd, RewritesLikeARouterOrPasses) {
-  std::string why;
-  if (!canLoadBpf(&why)) GTEST_SKIP() << why;
-  fp_bench_xdpfwd* skel = fp_bench_xdpfwd__open_and_load();
-  ASSERT_NE(skel, nullptr) << "loading fp_bench_xdpfwd failed: " << strerror(errno);
-  int prog = bpf_program__fd(skel->progs.xdp_fp_bench_fwd);
+TEST_F(BenchXdpFwd, RewritesLikeARouterOrPasses) {
+  const int prog = fwdProg();
   struct {
     __u32 prefixlen, addr;
   } k{24, htonl(0xc6120100)};  // 198.18.1.0/24
@@ -292,15 +309,10 @@ TEST(BenchXdpFwd, RewritesLikeARouterOrPasses) {
   auto noroute = udpFrame(FP_BENCH_UDP_PORT, 0, 0, 0, htonl(0xc6120902), 64);
   EXPECT_EQ(run(prog, noroute), XDP_PASS);
   EXPECT_EQ(noroute[22], 64);
-  fp_bench_xdpfwd__destroy(skel);
 }
 
-TEST(BenchXdpFwd, Ipv6RewritesLikeARouterOrPasses) {
-  std::string why;
-  if (!canLoadBpf(&why)) GTEST_SKIP() << why;
-  fp_bench_xdpfwd* skel = fp_bench_xdpfwd__open_and_load();
-  ASSERT_NE(skel, nullptr) << "loading fp_bench_xdpfwd failed: " << strerror(errno);
-  int prog = bpf_program__fd(skel->progs.xdp_fp_bench_fwd);
+TEST_F(BenchXdpFwd, Ipv6RewritesLikeARouterOrPasses) {
+  const int prog = fwdProg();
   std::string err;
   auto r = fastpath::bench::parseRoute("2001:2:0:2::/64,fb1b,02:bb:00:00:00:02", &err);
   ASSERT_TRUE(r) << err;
@@ -339,7 +351,6 @@ TEST(BenchXdpFwd, Ipv6RewritesLikeARouterOrPasses) {
   // An IPv4 frame to the same numbers is not routed by the IPv6 table.
   auto v4 = udpFrame(FP_BENCH_UDP_PORT, 0, 0, 0, htonl(0xc6120102), 64);
   EXPECT_EQ(run(prog, v4), XDP_PASS);
-  fp_bench_xdpfwd__destroy(skel);
 }
 
 TEST(BenchCommon, RouteParsingAndTtlChecksum) {

@@ -19,13 +19,8 @@ namespace fastpath {
 
 namespace {
 
-inline uint32_t depthMask(uint8_t depth) { return depth == 0 ? 0 : ~0u << (32 - depth); }
-
-std::string prefixText(uint32_t ip, uint8_t depth) {
-  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 0xff) + "." +
-         std::to_string((ip >> 8) & 0xff) + "." + std::to_string(ip & 0xff) + "/" +
-         std::to_string(depth);
-}
+constexpr const char* kWho = "lpm4";  // as Lpm4Dir24_8 words its errors
+using Errors = LpmErrors<Lpm4Prefix>;
 
 // Trie nodes for `rules` rules: at most two per rule (a /25-/32 alone in its /16), so the
 // trie does not run out below the threshold (it would switch up if retired nodes made it).
@@ -91,20 +86,14 @@ bool Lpm4Adaptive::toSmall() {
 
 Status Lpm4Adaptive::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
   if (large_owner_) return large_owner_->add(ip, depth, next_hop);
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4: prefix length " + std::to_string(depth) + " > 32");
-  if (next_hop > kMaxNextHop)
-    return makeError(-EINVAL, "lpm4: next hop " + std::to_string(next_hop) + " > " +
-                                  std::to_string(kMaxNextHop));
-  ip &= depthMask(depth);
+  if (auto st = Errors::checkAdd(kWho, depth, next_hop, kMaxNextHop); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
   const bool fresh = !trie_->find(ip, depth).has_value();
   if (fresh) {
     const size_t rules = trie_->stats().rules;
-    if (rules >= config_.max_rules)
-      return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": table full (" +
-                                    std::to_string(config_.max_rules) + " rules); raise max_rules");
+    if (rules >= config_.max_rules) return Errors::tableFull(kWho, ip, depth, config_.max_rules);
     if (depth > 24 && !long24_.count(ip >> 8) && groupsFree() == 0)
-      return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": all " +
+      return makeError(-ENOSPC, "lpm4: cannot add " + Lpm4Prefix::text(ip, depth) + ": all " +
                                     std::to_string(config_.max_groups) +
                                     " tbl8 groups in use; raise max_groups");
     if (rules >= small_max_rules_ || trie_->nodesNeeded(ip, depth) > trie_->nodesFree()) {
@@ -119,11 +108,9 @@ Status Lpm4Adaptive::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
 
 Status Lpm4Adaptive::remove(uint32_t ip, uint8_t depth) {
   if (large_owner_) return large_owner_->remove(ip, depth);
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4: prefix length " + std::to_string(depth) + " > 32");
-  ip &= depthMask(depth);
-  if (!trie_->find(ip, depth))
-    return makeError(-ENOENT, "lpm4: cannot remove " + prefixText(ip, depth) + ": no such rule");
+  if (auto st = Errors::checkDepth(kWho, depth); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
+  if (!trie_->find(ip, depth)) return Errors::noSuchRule(kWho, ip, depth);
   if (auto st = trie_->remove(ip, depth); !st.ok()) return st;
   if (depth > 24) {
     auto it = long24_.find(ip >> 8);

@@ -4,6 +4,8 @@
 // readers here: a tbl8 group is never reused before the owner's epoch synchronize().
 #include <cerrno>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "table/lpm4_dir24_8.h"
 #include "table/lpm_memory.h"
@@ -15,17 +17,10 @@ namespace {
 constexpr uint32_t kTbl24Entries = 1u << 24;
 constexpr uint32_t kGroupEntries = 256;
 
-inline uint32_t depthMask(uint8_t depth) { return depth == 0 ? 0 : ~0u << (32 - depth); }
-inline uint64_t ruleKey(uint32_t masked_ip, uint8_t depth) {
-  return (uint64_t{masked_ip} << 6) | depth;
-}
-inline void store(uint32_t* slot, uint32_t v) { __atomic_store_n(slot, v, __ATOMIC_RELEASE); }
+constexpr const char* kWho = "lpm4";
+using Errors = LpmErrors<Lpm4Prefix>;
 
-std::string prefixText(uint32_t ip, uint8_t depth) {
-  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 0xff) + "." +
-         std::to_string((ip >> 8) & 0xff) + "." + std::to_string(ip & 0xff) + "/" +
-         std::to_string(depth);
-}
+inline void store(uint32_t* slot, uint32_t v) { __atomic_store_n(slot, v, __ATOMIC_RELEASE); }
 
 }  // namespace
 
@@ -56,17 +51,6 @@ Result<std::unique_ptr<Lpm4Dir24_8>> Lpm4Dir24_8::create(const LpmConfig& config
 
 void Lpm4Dir24_8::releaseRetired() { groups_.releaseRetired(); }
 
-std::optional<std::pair<uint8_t, uint32_t>> Lpm4Dir24_8::coveringRule(uint32_t ip,
-                                                                      uint8_t depth) const {
-  for (int d = depth - 1; d >= 0; --d) {
-    if (rules_per_depth_[d] == 0) continue;
-    auto it =
-        rules_.find(ruleKey(ip & depthMask(static_cast<uint8_t>(d)), static_cast<uint8_t>(d)));
-    if (it != rules_.end()) return std::make_pair(static_cast<uint8_t>(d), it->second);
-  }
-  return std::nullopt;
-}
-
 // depth <= 24: expand over 2^(24-depth) tbl24 entries; inside existing groups, overwrite
 // only entries that belong to shorter (or equal) prefixes.
 void Lpm4Dir24_8::addSmall(uint32_t ip, uint8_t depth, uint32_t entry) {
@@ -75,13 +59,13 @@ void Lpm4Dir24_8::addSmall(uint32_t ip, uint8_t depth, uint32_t entry) {
   for (uint32_t i = first; i < last; ++i) {
     const uint32_t e = tbl24_[i];
     if (!(e & kExt)) {
-      if (!(e & kValid) || ((e & kDepthMask) >> kDepthShift) <= depth) store(&tbl24_[i], entry);
+      if (yieldsTo(e, depth)) store(&tbl24_[i], entry);
       continue;
     }
     uint32_t* grp = tbl8_ + size_t{e & kValueMask} * kGroupEntries;
     for (uint32_t j = 0; j < kGroupEntries; ++j) {
       const uint32_t g = grp[j];
-      if (!(g & kValid) || ((g & kDepthMask) >> kDepthShift) <= depth) store(&grp[j], entry);
+      if (yieldsTo(g, depth)) store(&grp[j], entry);
     }
   }
 }
@@ -106,43 +90,35 @@ bool Lpm4Dir24_8::addBig(uint32_t ip, uint8_t depth, uint32_t entry) {
   const uint32_t last = first + (1u << (32 - depth));
   for (uint32_t j = first; j < last; ++j) {
     const uint32_t g = grp[j];
-    if (!(g & kValid) || ((g & kDepthMask) >> kDepthShift) <= depth) store(&grp[j], entry);
+    if (yieldsTo(g, depth)) store(&grp[j], entry);
   }
   if (!(e & kExt)) store(&tbl24_[i], kValid | kExt | group);
   return true;
 }
 
 Status Lpm4Dir24_8::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4: prefix length " + std::to_string(depth) + " > 32");
-  if (next_hop > kMaxNextHop)
-    return makeError(-EINVAL, "lpm4: next hop " + std::to_string(next_hop) + " > " +
-                                  std::to_string(kMaxNextHop));
-  ip &= depthMask(depth);
-  const uint64_t key = ruleKey(ip, depth);
-  auto it = rules_.find(key);
-  if (it == rules_.end()) {
+  if (auto st = Errors::checkAdd(kWho, depth, next_hop, kMaxNextHop); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
+  uint32_t* existing = rules_.find(ip, depth);
+  if (!existing) {
     if (rules_.size() >= config_.max_rules)
-      return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": table full (" +
-                                    std::to_string(config_.max_rules) + " rules); raise max_rules");
+      return Errors::tableFull(kWho, ip, depth, config_.max_rules);
     if (depth > 24 && !(tbl24_[ip >> 8] & kExt) && groups_.freeCount() == 0)
-      return makeError(-ENOSPC, "lpm4: cannot add " + prefixText(ip, depth) + ": all " +
+      return makeError(-ENOSPC, "lpm4: cannot add " + Lpm4Prefix::text(ip, depth) + ": all " +
                                     std::to_string(config_.max_groups) +
                                     " tbl8 groups in use; raise max_groups");
   }
-  const uint32_t entry = kValid | (uint32_t{depth} << kDepthShift) | next_hop;
+  const uint32_t entry = leaf(depth, next_hop);
   if (depth <= 24) {
     addSmall(ip, depth, entry);
   } else if (!addBig(ip, depth, entry)) {
     return makeError(-ENOSPC,
-                     "lpm4: cannot add " + prefixText(ip, depth) + ": tbl8 groups exhausted");
+                     "lpm4: cannot add " + Lpm4Prefix::text(ip, depth) + ": tbl8 groups exhausted");
   }
-  if (it == rules_.end()) {
-    rules_.emplace(key, next_hop);
-    ++rules_per_depth_[depth];
-  } else {
-    it->second = next_hop;
-  }
+  if (existing)
+    *existing = next_hop;
+  else
+    rules_.insert(ip, depth, next_hop);
   return {};
 }
 
@@ -151,16 +127,15 @@ Status Lpm4Dir24_8::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
 void Lpm4Dir24_8::removeSmall(uint32_t ip, uint8_t depth, uint32_t replacement) {
   const uint32_t first = ip >> 8;
   const uint32_t last = first + (1u << (24 - depth));
-  const uint32_t own = uint32_t{depth} << kDepthShift;
   for (uint32_t i = first; i < last; ++i) {
     const uint32_t e = tbl24_[i];
     if (!(e & kExt)) {
-      if ((e & kValid) && (e & kDepthMask) == own) store(&tbl24_[i], replacement);
+      if (ownedBy(e, depth)) store(&tbl24_[i], replacement);
       continue;
     }
     uint32_t* grp = tbl8_ + size_t{e & kValueMask} * kGroupEntries;
     for (uint32_t j = 0; j < kGroupEntries; ++j)
-      if ((grp[j] & kValid) && (grp[j] & kDepthMask) == own) store(&grp[j], replacement);
+      if (ownedBy(grp[j], depth)) store(&grp[j], replacement);
   }
 }
 
@@ -170,34 +145,24 @@ void Lpm4Dir24_8::removeBig(uint32_t ip, uint8_t depth, uint32_t replacement) {
   if (!(e & kExt)) return;  // cannot happen while the rule exists
   const uint32_t group = e & kValueMask;
   uint32_t* grp = tbl8_ + size_t{group} * kGroupEntries;
-  const uint32_t own = uint32_t{depth} << kDepthShift;
   const uint32_t first = ip & 0xff;
   const uint32_t last = first + (1u << (32 - depth));
   for (uint32_t j = first; j < last; ++j)
-    if ((grp[j] & kValid) && (grp[j] & kDepthMask) == own) store(&grp[j], replacement);
+    if (ownedBy(grp[j], depth)) store(&grp[j], replacement);
 
   // Recycle (rte_lpm tbl8_recycle_check): a group whose 256 entries are all invalid, or all
   // the same rule of depth <= 24, is folded back into its tbl24 entry and retired.
-  const uint32_t first_entry = grp[0];
-  if ((first_entry & kValid) && ((first_entry & kDepthMask) >> kDepthShift) > 24) return;
-  for (uint32_t j = 1; j < kGroupEntries; ++j)
-    if (grp[j] != first_entry) return;
-  store(&tbl24_[i], first_entry);
-  groups_.retire(group);
+  if (auto folded = uniformLeaf(grp, 24)) {
+    store(&tbl24_[i], *folded);
+    groups_.retire(group);
+  }
 }
 
 Status Lpm4Dir24_8::remove(uint32_t ip, uint8_t depth) {
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4: prefix length " + std::to_string(depth) + " > 32");
-  ip &= depthMask(depth);
-  auto it = rules_.find(ruleKey(ip, depth));
-  if (it == rules_.end())
-    return makeError(-ENOENT, "lpm4: cannot remove " + prefixText(ip, depth) + ": no such rule");
-  rules_.erase(it);
-  --rules_per_depth_[depth];
-  uint32_t replacement = 0;
-  if (auto cover = coveringRule(ip, depth))
-    replacement = kValid | (uint32_t{cover->first} << kDepthShift) | cover->second;
+  if (auto st = Errors::checkDepth(kWho, depth); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
+  if (!rules_.erase(ip, depth)) return Errors::noSuchRule(kWho, ip, depth);
+  const uint32_t replacement = coverLeaf(rules_.covering(ip, depth));
   if (depth <= 24)
     removeSmall(ip, depth, replacement);
   else
@@ -207,14 +172,11 @@ Status Lpm4Dir24_8::remove(uint32_t ip, uint8_t depth) {
 
 std::optional<uint32_t> Lpm4Dir24_8::find(uint32_t ip, uint8_t depth) const {
   if (depth > 32) return std::nullopt;
-  auto it = rules_.find(ruleKey(ip & depthMask(depth), depth));
-  if (it == rules_.end()) return std::nullopt;
-  return it->second;
+  return rules_.find(Lpm4Prefix::masked(ip, depth), depth);
 }
 
 void Lpm4Dir24_8::forEachRule(const std::function<void(uint32_t, uint8_t, uint32_t)>& fn) const {
-  for (const auto& [key, nh] : rules_)
-    fn(static_cast<uint32_t>(key >> 6), static_cast<uint8_t>(key & 0x3f), nh);
+  rules_.forEach(fn);
 }
 
 uint32_t Lpm4Dir24_8::groupsNeeded(

@@ -9,18 +9,20 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "fastpath/result.h"
 #include "table/lpm_common.h"
+#include "table/lpm_entry.h"
 #include "table/lpm_group_pool.h"
+#include "table/lpm_rule_store.h"
 
 namespace fastpath {
 
 /// IPv4 DIR-24-8 table. See lpm_common.h for the threading contract. Addresses are host
-/// byte order; next hops must be <= kMaxNextHop.
-class Lpm4Dir24_8 {
+/// byte order; next hops must be <= kMaxNextHop. Entries (tbl24 and tbl8) are Lpm4Entry:
+/// in tbl24, ext means the value is a tbl8 group.
+class Lpm4Dir24_8 : public Lpm4Entry {
  public:
   static constexpr uint32_t kMaxNextHop = (1u << 24) - 1;
 
@@ -60,20 +62,12 @@ class Lpm4Dir24_8 {
   /// Worker side: n lookups, with the first-level reads issued ahead (prefetch).
   void lookupBulk(const uint32_t* ips, uint32_t* next_hops, size_t n) const noexcept;
 
-  // Entry encoding (tbl24 and tbl8): valid | ext (tbl24: value is a tbl8 group) | depth | value.
-  static constexpr uint32_t kValid = 1u << 31;
-  static constexpr uint32_t kExt = 1u << 30;
-  static constexpr uint32_t kDepthShift = 24;
-  static constexpr uint32_t kDepthMask = 0x3fu << kDepthShift;
-  static constexpr uint32_t kValueMask = (1u << 24) - 1;
-
  private:
   explicit Lpm4Dir24_8(const LpmConfig& config);
   void addSmall(uint32_t ip, uint8_t depth, uint32_t entry);
   bool addBig(uint32_t ip, uint8_t depth, uint32_t entry);
   void removeSmall(uint32_t ip, uint8_t depth, uint32_t replacement);
   void removeBig(uint32_t ip, uint8_t depth, uint32_t replacement);
-  std::optional<std::pair<uint8_t, uint32_t>> coveringRule(uint32_t ip, uint8_t depth) const;
 
   LpmConfig config_;
   uint32_t* tbl24_ = nullptr;  // 2^24 entries, mmap'd
@@ -81,9 +75,7 @@ class Lpm4Dir24_8 {
   size_t tbl24_bytes_ = 0;
   size_t tbl8_bytes_ = 0;
   LpmGroupPool groups_;
-  // Control-side rule store: key = (masked ip << 6) | depth.
-  std::unordered_map<uint64_t, uint32_t> rules_;
-  uint32_t rules_per_depth_[33] = {};
+  LpmRuleStore<Lpm4Prefix> rules_;
 };
 
 }  // namespace fastpath

@@ -22,7 +22,8 @@ constexpr uint32_t kUnitsPerLine = 64 / Lpm4Dxr::kUnit;
 // Never allocated: the vector compares of the last block may read up to 32 bytes past it.
 constexpr uint32_t kSlackUnits = 64 / Lpm4Dxr::kUnit;
 
-inline uint32_t depthMask(uint8_t depth) { return depth == 0 ? 0 : ~0u << (32 - depth); }
+constexpr const char* kWho = "lpm4 dxr";
+using Errors = LpmErrors<Lpm4Prefix>;
 inline void store(uint32_t* slot, uint32_t v) { __atomic_store_n(slot, v, __ATOMIC_RELEASE); }
 
 uint32_t blockBytes(uint32_t n, bool is_short) {
@@ -76,9 +77,8 @@ void Lpm4Dxr::invalidate(uint32_t first_chunk, uint32_t last_chunk) {
 }
 
 Status Lpm4Dxr::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4 dxr: prefix length " + std::to_string(depth) + " > 32");
-  ip &= depthMask(depth);
+  if (auto st = Errors::checkDepth(kWho, depth); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
   const bool fresh = !dir_->find(ip, depth).has_value();
   if (auto st = dir_->add(ip, depth, next_hop); !st.ok()) return st;
   if (fresh && depth > 24) {
@@ -91,9 +91,8 @@ Status Lpm4Dxr::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
 }
 
 Status Lpm4Dxr::remove(uint32_t ip, uint8_t depth) {
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4 dxr: prefix length " + std::to_string(depth) + " > 32");
-  ip &= depthMask(depth);
+  if (auto st = Errors::checkDepth(kWho, depth); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
   if (auto st = dir_->remove(ip, depth); !st.ok()) return st;
   if (depth > 24) {
     auto it = long24_.find(ip >> 8);

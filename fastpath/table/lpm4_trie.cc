@@ -28,22 +28,12 @@ constexpr size_t kRootBytes = kRootEntries * sizeof(uint32_t);
 constexpr unsigned kPageShift = 10;  // root entries per 4 KiB page: 1024
 constexpr size_t kPageBytes = 4096;
 
-inline uint32_t depthMask(uint8_t depth) { return depth == 0 ? 0 : ~0u << (32 - depth); }
-inline uint64_t ruleKey(uint32_t masked_ip, uint8_t depth) {
-  return (uint64_t{masked_ip} << 6) | depth;
-}
+constexpr const char* kWho = "lpm4 trie";
+using Errors = LpmErrors<Lpm4Prefix>;
+
 inline int levelEnd(int level) { return 16 + 8 * level; }
 inline uint32_t levelIndex(uint32_t ip, int level) {
   return level == 0 ? ip >> 16 : (ip >> (32 - levelEnd(level))) & 0xff;
-}
-inline unsigned entryDepth(uint32_t e) {
-  return (e & Lpm4Trie::kDepthMask) >> Lpm4Trie::kDepthShift;
-}
-
-std::string prefixText(uint32_t ip, uint8_t depth) {
-  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 0xff) + "." +
-         std::to_string((ip >> 8) & 0xff) + "." + std::to_string(ip & 0xff) + "/" +
-         std::to_string(depth);
 }
 
 }  // namespace
@@ -79,8 +69,7 @@ void Lpm4Trie::clear() {
   root_pages_ = 0;
   pool_.reset(config_.max_groups);
   default_ = kLpmNoRoute;
-  rules_ = {};
-  std::fill(std::begin(rules_per_depth_), std::end(rules_per_depth_), 0u);
+  rules_.clear();
 }
 
 size_t Lpm4Trie::touchedBytes() const {
@@ -93,19 +82,6 @@ void Lpm4Trie::store(int level, uint32_t* slot, uint32_t v) {
   if (level == 0) root_pages_ |= uint64_t{1} << ((slot - root_) >> kPageShift);
 }
 
-// The longest rule shorter than `depth` covering ip, the default route excepted (it is not
-// in the table: its leaves are invalid ones).
-std::optional<std::pair<uint8_t, uint32_t>> Lpm4Trie::coveringRule(uint32_t ip,
-                                                                   uint8_t depth) const {
-  for (int d = depth - 1; d >= 1; --d) {
-    if (rules_per_depth_[d] == 0) continue;
-    auto it =
-        rules_.find(ruleKey(ip & depthMask(static_cast<uint8_t>(d)), static_cast<uint8_t>(d)));
-    if (it != rules_.end()) return std::make_pair(static_cast<uint8_t>(d), it->second);
-  }
-  return std::nullopt;
-}
-
 // Overwrites, in a whole node and its subtree, the leaves owned by rules of length <= depth.
 void Lpm4Trie::fillNode(uint32_t node, uint8_t depth, uint32_t entry) {
   uint32_t* t = table(1, node);
@@ -113,7 +89,7 @@ void Lpm4Trie::fillNode(uint32_t node, uint8_t depth, uint32_t entry) {
     const uint32_t e = t[j];
     if (e & kExt)
       fillNode(e & kValueMask, depth, entry);
-    else if (!(e & kValid) || entryDepth(e) <= depth)
+    else if (yieldsTo(e, depth))
       store(1, &t[j], entry);
   }
 }
@@ -128,7 +104,7 @@ void Lpm4Trie::addAt(int level, uint32_t node, uint32_t ip, uint8_t depth, uint3
       const uint32_t e = t[i];
       if (e & kExt)
         fillNode(e & kValueMask, depth, entry);
-      else if (!(e & kValid) || entryDepth(e) <= depth)
+      else if (yieldsTo(e, depth))
         store(level, &t[i], entry);
     }
     return;
@@ -142,7 +118,7 @@ void Lpm4Trie::addAt(int level, uint32_t node, uint32_t ip, uint8_t depth, uint3
     child = *pool_.alloc();  // add() checked that the path's nodes are free
     uint32_t* c = table(1, child);
     for (uint32_t j = 0; j < kNodeEntries; ++j) store(1, &c[j], e);  // inherit the leaf
-    store(level, &t[i], kValid | kExt | child);
+    store(level, &t[i], link(child));
   }
   addAt(level + 1, child, ip, depth, entry);
 }
@@ -162,49 +138,35 @@ uint32_t Lpm4Trie::nodesNeeded(uint32_t ip, uint8_t depth) const {
 }
 
 Status Lpm4Trie::add(uint32_t ip, uint8_t depth, uint32_t next_hop) {
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4 trie: prefix length " + std::to_string(depth) + " > 32");
-  if (next_hop > kMaxNextHop)
-    return makeError(-EINVAL, "lpm4 trie: next hop " + std::to_string(next_hop) + " > " +
-                                  std::to_string(kMaxNextHop));
-  ip &= depthMask(depth);
-  const uint64_t key = ruleKey(ip, depth);
-  auto it = rules_.find(key);
-  if (it == rules_.end() && rules_.size() >= config_.max_rules)
-    return makeError(-ENOSPC, "lpm4 trie: cannot add " + prefixText(ip, depth) + ": table full (" +
-                                  std::to_string(config_.max_rules) + " rules); raise max_rules");
+  if (auto st = Errors::checkAdd(kWho, depth, next_hop, kMaxNextHop); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
+  uint32_t* existing = rules_.find(ip, depth);
+  if (!existing && rules_.size() >= config_.max_rules)
+    return Errors::tableFull(kWho, ip, depth, config_.max_rules);
   if (const uint32_t need = nodesNeeded(ip, depth); need > pool_.freeCount())
-    return makeError(-ENOSPC, "lpm4 trie: cannot add " + prefixText(ip, depth) + ": needs " +
+    return makeError(-ENOSPC, "lpm4 trie: cannot add " + Lpm4Prefix::text(ip, depth) + ": needs " +
                                   std::to_string(need) + " nodes, " +
                                   std::to_string(pool_.freeCount()) + " free of " +
                                   std::to_string(config_.max_groups) + "; raise max_groups");
   if (depth == 0)
     __atomic_store_n(&default_, next_hop, __ATOMIC_RELEASE);
   else
-    addAt(0, 0, ip, depth, kValid | (uint32_t{depth} << kDepthShift) | next_hop);
-  if (it == rules_.end()) {
-    rules_.emplace(key, next_hop);
-    ++rules_per_depth_[depth];
-  } else {
-    it->second = next_hop;
-  }
+    addAt(0, 0, ip, depth, leaf(depth, next_hop));
+  if (existing)
+    *existing = next_hop;
+  else
+    rules_.insert(ip, depth, next_hop);
   return {};
 }
 
 std::optional<uint32_t> Lpm4Trie::collapsible(uint32_t node, int level) const {
-  const uint32_t* t = table(level, node);
-  const uint32_t first = t[0];
-  if (first & kExt) return std::nullopt;
-  if ((first & kValid) && static_cast<int>(entryDepth(first)) > levelEnd(level - 1))
-    return std::nullopt;
-  for (uint32_t j = 1; j < kNodeEntries; ++j)
-    if (t[j] != first) return std::nullopt;
-  return first;
+  return uniformLeaf(table(level, node), levelEnd(level - 1));
 }
 
-// Hands the leaves of rule `own` in [first, first + count) of a level's table (and the
-// subtrees below) to `replacement`, folding back every child that became one short leaf.
-void Lpm4Trie::sweep(int level, uint32_t node, uint32_t first, uint32_t count, uint32_t own,
+// Hands the leaves of the rule of length `own` in [first, first + count) of a level's table
+// (and the subtrees below) to `replacement`, folding back every child that became one short
+// leaf.
+void Lpm4Trie::sweep(int level, uint32_t node, uint32_t first, uint32_t count, uint8_t own,
                      uint32_t replacement) {
   uint32_t* t = table(level, node);
   for (uint32_t i = first; i < first + count; ++i) {
@@ -216,7 +178,7 @@ void Lpm4Trie::sweep(int level, uint32_t node, uint32_t first, uint32_t count, u
         store(level, &t[i], *v);
         pool_.retire(child);  // only leaf-only nodes are folded: no subtree
       }
-    } else if ((e & kValid) && (e & kDepthMask) == own) {
+    } else if (ownedBy(e, own)) {
       store(level, &t[i], replacement);
     }
   }
@@ -226,10 +188,9 @@ void Lpm4Trie::removeAt(int level, uint32_t node, uint32_t ip, uint8_t depth,
                         uint32_t replacement) {
   uint32_t* t = table(level, node);
   const int end = levelEnd(level);
-  const uint32_t own = uint32_t{depth} << kDepthShift;
   if (depth <= end) {
     const uint32_t count = 1u << (end - depth);
-    sweep(level, node, levelIndex(ip, level) & ~(count - 1), count, own, replacement);
+    sweep(level, node, levelIndex(ip, level) & ~(count - 1), count, depth, replacement);
     return;
   }
   const uint32_t i = levelIndex(ip, level);
@@ -244,36 +205,25 @@ void Lpm4Trie::removeAt(int level, uint32_t node, uint32_t ip, uint8_t depth,
 }
 
 Status Lpm4Trie::remove(uint32_t ip, uint8_t depth) {
-  if (depth > 32)
-    return makeError(-EINVAL, "lpm4 trie: prefix length " + std::to_string(depth) + " > 32");
-  ip &= depthMask(depth);
-  auto it = rules_.find(ruleKey(ip, depth));
-  if (it == rules_.end())
-    return makeError(-ENOENT,
-                     "lpm4 trie: cannot remove " + prefixText(ip, depth) + ": no such rule");
-  rules_.erase(it);
-  --rules_per_depth_[depth];
+  if (auto st = Errors::checkDepth(kWho, depth); !st.ok()) return st;
+  ip = Lpm4Prefix::masked(ip, depth);
+  if (!rules_.erase(ip, depth)) return Errors::noSuchRule(kWho, ip, depth);
   if (depth == 0) {
     __atomic_store_n(&default_, kLpmNoRoute, __ATOMIC_RELEASE);
     return {};
   }
-  uint32_t replacement = 0;
-  if (auto cover = coveringRule(ip, depth))
-    replacement = kValid | (uint32_t{cover->first} << kDepthShift) | cover->second;
-  removeAt(0, 0, ip, depth, replacement);
+  // The default route is not in the table (its leaves are invalid ones): it covers nothing.
+  removeAt(0, 0, ip, depth, coverLeaf(rules_.covering(ip, depth, /*min_depth=*/1)));
   return {};
 }
 
 std::optional<uint32_t> Lpm4Trie::find(uint32_t ip, uint8_t depth) const {
   if (depth > 32) return std::nullopt;
-  auto it = rules_.find(ruleKey(ip & depthMask(depth), depth));
-  if (it == rules_.end()) return std::nullopt;
-  return it->second;
+  return rules_.find(Lpm4Prefix::masked(ip, depth), depth);
 }
 
 void Lpm4Trie::forEachRule(const std::function<void(uint32_t, uint8_t, uint32_t)>& fn) const {
-  for (const auto& [key, nh] : rules_)
-    fn(static_cast<uint32_t>(key >> 6), static_cast<uint8_t>(key & 0x3f), nh);
+  rules_.forEach(fn);
 }
 
 LpmStats Lpm4Trie::stats() const {

@@ -23,20 +23,21 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "fastpath/result.h"
 #include "table/lpm_common.h"
+#include "table/lpm_entry.h"
 #include "table/lpm_group_pool.h"
+#include "table/lpm_rule_store.h"
 
 namespace fastpath {
 
 /// IPv4 multibit trie (strides 16-8-8, default route aside). Same interface and threading
 /// contract (lpm_common.h) as Lpm4Dir24_8. LpmConfig::max_groups counts its 256-entry
 /// nodes (the root not included). Root and nodes are reserved address space, backed as
-/// they are first written.
-class Lpm4Trie {
+/// they are first written. Entries are Lpm4Entry (ext: the value is a child node).
+class Lpm4Trie : public Lpm4Entry {
  public:
   static constexpr uint32_t kMaxNextHop = (1u << 24) - 1;
 
@@ -85,13 +86,6 @@ class Lpm4Trie {
   /// Worker side: n lookups, branch-free (see lpm4_trie.cc).
   void lookupBulk(const uint32_t* ips, uint32_t* next_hops, size_t n) const noexcept;
 
-  // Entry encoding (as Lpm4Dir24_8): valid | ext (value is a child node) | depth | value.
-  static constexpr uint32_t kValid = 1u << 31;
-  static constexpr uint32_t kExt = 1u << 30;
-  static constexpr uint32_t kDepthShift = 24;
-  static constexpr uint32_t kDepthMask = 0x3fu << kDepthShift;
-  static constexpr uint32_t kValueMask = (1u << 24) - 1;
-
  private:
   explicit Lpm4Trie(const LpmConfig& config);
   uint32_t* table(int level, uint32_t node) const {
@@ -101,10 +95,9 @@ class Lpm4Trie {
   void fillNode(uint32_t node, uint8_t depth, uint32_t entry);
   void addAt(int level, uint32_t node, uint32_t ip, uint8_t depth, uint32_t entry);
   void removeAt(int level, uint32_t node, uint32_t ip, uint8_t depth, uint32_t replacement);
-  void sweep(int level, uint32_t node, uint32_t first, uint32_t count, uint32_t own,
+  void sweep(int level, uint32_t node, uint32_t first, uint32_t count, uint8_t own,
              uint32_t replacement);
   std::optional<uint32_t> collapsible(uint32_t node, int level) const;
-  std::optional<std::pair<uint8_t, uint32_t>> coveringRule(uint32_t ip, uint8_t depth) const;
 
   LpmConfig config_;
   uint32_t* root_ = nullptr;  // 2^16 entries, then max_groups nodes of 256: one mapping
@@ -113,8 +106,7 @@ class Lpm4Trie {
   uint32_t default_ = kLpmNoRoute;  // the /0 rule's next hop; read by workers
   uint64_t root_pages_ = 0;         // bit p: the root's 4 KiB page p was written
   LpmGroupPool pool_;
-  std::unordered_map<uint64_t, uint32_t> rules_;  // key = (masked ip << 6) | depth
-  uint32_t rules_per_depth_[33] = {};
+  LpmRuleStore<Lpm4Prefix> rules_;
 };
 
 }  // namespace fastpath

@@ -11,8 +11,6 @@
 // is the invalid leaf).
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <set>
 #include <string>
 
@@ -33,44 +31,10 @@ inline uint32_t levelIndex(const uint8_t* ip, int level) {
   return level == 0 ? (uint32_t{ip[0]} << 16) | (uint32_t{ip[1]} << 8) | ip[2] : ip[2 + level];
 }
 
-Lpm6Trie::Address masked(const uint8_t* ip, unsigned depth) {
-  Lpm6Trie::Address r{};
-  for (unsigned i = 0; i < 16; ++i) {
-    const int bits = static_cast<int>(depth) - static_cast<int>(i * 8);
-    if (bits >= 8)
-      r[i] = ip[i];
-    else if (bits > 0)
-      r[i] = static_cast<uint8_t>(ip[i] & (0xff00u >> bits));
-  }
-  return r;
-}
-
-std::string prefixText(const Lpm6Trie::Address& a, unsigned depth) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%x:%x:%x:%x:%x:%x:%x:%x/%u", (a[0] << 8) | a[1],
-                (a[2] << 8) | a[3], (a[4] << 8) | a[5], (a[6] << 8) | a[7], (a[8] << 8) | a[9],
-                (a[10] << 8) | a[11], (a[12] << 8) | a[13], (a[14] << 8) | a[15], depth);
-  return buf;
-}
-
-inline unsigned entryDepth(uint32_t e) {
-  return (e & Lpm6Trie::kDepthMask) >> Lpm6Trie::kDepthShift;
-}
+constexpr const char* kWho = "lpm6";
+using Errors = LpmErrors<Lpm6Prefix>;
 
 }  // namespace
-
-size_t Lpm6Trie::RuleKeyHash::operator()(const RuleKey& k) const noexcept {
-  uint64_t x, y;
-  std::memcpy(&x, k.addr.data(), 8);
-  std::memcpy(&y, k.addr.data() + 8, 8);
-  uint64_t h = x ^ (y * 0x9e3779b97f4a7c15ull) ^ (uint64_t{k.depth} << 56);
-  h ^= h >> 33;  // murmur3 fmix64
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return static_cast<size_t>(h);
-}
 
 Lpm6Trie::Lpm6Trie(const LpmConfig& config) : config_(config) {}
 
@@ -102,17 +66,6 @@ uint32_t* Lpm6Trie::table(int level, uint32_t group) const {
 
 void Lpm6Trie::releaseRetired() { pool_.releaseRetired(); }
 
-std::optional<std::pair<uint8_t, uint32_t>> Lpm6Trie::coveringRule(const Address& ip,
-                                                                   uint8_t depth) const {
-  for (int d = depth - 1; d >= 1; --d) {  // ::/0 is not in the table
-    if (rules_per_depth_[d] == 0) continue;
-    auto it =
-        rules_.find(RuleKey{masked(ip.data(), static_cast<unsigned>(d)), static_cast<uint8_t>(d)});
-    if (it != rules_.end()) return std::make_pair(static_cast<uint8_t>(d), it->second);
-  }
-  return std::nullopt;
-}
-
 // Overwrites, in a whole group and its subtree, the leaves owned by rules of length <= depth.
 void Lpm6Trie::fillGroup(uint32_t group, uint8_t depth, uint32_t entry) {
   uint32_t* g = groups_ + size_t{group} * kGroupEntries;
@@ -120,7 +73,7 @@ void Lpm6Trie::fillGroup(uint32_t group, uint8_t depth, uint32_t entry) {
     const uint32_t e = g[j];
     if (e & kExt)
       fillGroup(e & kValueMask, depth, entry);
-    else if (!(e & kValid) || entryDepth(e) <= depth)
+    else if (yieldsTo(e, depth))
       store(&g[j], entry);
   }
 }
@@ -134,7 +87,7 @@ bool Lpm6Trie::addAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth,
       const uint32_t e = tbl[i];
       if (e & kExt)
         fillGroup(e & kValueMask, depth, entry);
-      else if (!(e & kValid) || entryDepth(e) <= depth)
+      else if (yieldsTo(e, depth))
         store(&tbl[i], entry);
     }
     return true;
@@ -150,38 +103,30 @@ bool Lpm6Trie::addAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth,
     group = *g;
     uint32_t* child = table(level + 1, group);
     for (uint32_t j = 0; j < kGroupEntries; ++j) store(&child[j], e);  // inherit the leaf
-    store(&tbl[i], kValid | kExt | group);
+    store(&tbl[i], link(group));
   }
   return addAt(table(level + 1, group), level + 1, ip, depth, entry);
 }
 
 Status Lpm6Trie::add(const uint8_t* ip_in, uint8_t depth, uint32_t next_hop) {
-  if (depth > 128)
-    return makeError(-EINVAL, "lpm6: prefix length " + std::to_string(depth) + " > 128");
-  if (next_hop > kMaxNextHop)
-    return makeError(-EINVAL, "lpm6: next hop " + std::to_string(next_hop) + " > " +
-                                  std::to_string(kMaxNextHop));
-  const Address ip = masked(ip_in, depth);
-  const RuleKey key{ip, depth};
-  auto it = rules_.find(key);
-  if (it == rules_.end() && rules_.size() >= config_.max_rules)
-    return makeError(-ENOSPC, "lpm6: cannot add " + prefixText(ip, depth) + ": table full (" +
-                                  std::to_string(config_.max_rules) + " rules); raise max_rules");
+  if (auto st = Errors::checkAdd(kWho, depth, next_hop, kMaxNextHop); !st.ok()) return st;
+  const Address ip = Lpm6Prefix::masked(ip_in, depth);
+  uint32_t* existing = rules_.find(ip, depth);
+  if (!existing && rules_.size() >= config_.max_rules)
+    return Errors::tableFull(kWho, ip, depth, config_.max_rules);
   if (const uint32_t need = groupsNeeded({{ip, depth}}); need > pool_.freeCount())
-    return makeError(-ENOSPC, "lpm6: cannot add " + prefixText(ip, depth) + ": needs " +
+    return makeError(-ENOSPC, "lpm6: cannot add " + Lpm6Prefix::text(ip, depth) + ": needs " +
                                   std::to_string(need) + " groups, " +
                                   std::to_string(pool_.freeCount()) + " free of " +
                                   std::to_string(config_.max_groups) + "; raise max_groups");
   if (depth == 0)
     __atomic_store_n(&default_, next_hop, __ATOMIC_RELEASE);
   else
-    addAt(tbl24_, 0, ip, depth, kValid | (uint32_t{depth} << kDepthShift) | next_hop);
-  if (it == rules_.end()) {
-    rules_.emplace(key, next_hop);
-    ++rules_per_depth_[depth];
-  } else {
-    it->second = next_hop;
-  }
+    addAt(tbl24_, 0, ip, depth, leaf(depth, next_hop));
+  if (existing)
+    *existing = next_hop;
+  else
+    rules_.insert(ip, depth, next_hop);
   if (!huge_pages_ && rules_.size() >= kHugePagesFromRules) {
     detail::adviseHugePages(tbl24_, tbl24_bytes_);
     detail::adviseHugePages(groups_, groups_bytes_);
@@ -191,20 +136,12 @@ Status Lpm6Trie::add(const uint8_t* ip_in, uint8_t depth, uint32_t next_hop) {
 }
 
 std::optional<uint32_t> Lpm6Trie::collapsible(uint32_t group, int level) const {
-  const uint32_t* g = groups_ + size_t{group} * kGroupEntries;
-  const uint32_t first = g[0];
-  if (first & kExt) return std::nullopt;
-  if ((first & kValid) && static_cast<int>(entryDepth(first)) > levelEnd(level - 1))
-    return std::nullopt;
-  for (uint32_t j = 1; j < kGroupEntries; ++j)
-    if (g[j] != first) return std::nullopt;
-  return first;
+  return uniformLeaf(groups_ + size_t{group} * kGroupEntries, levelEnd(level - 1));
 }
 
 void Lpm6Trie::removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth,
                         uint32_t replacement) {
   const int end = levelEnd(level);
-  const uint32_t own = uint32_t{depth} << kDepthShift;
   auto sweep = [&](auto& self, uint32_t* t, int lvl, uint32_t first, uint32_t count) -> void {
     for (uint32_t i = first; i < first + count; ++i) {
       const uint32_t e = t[i];
@@ -215,7 +152,7 @@ void Lpm6Trie::removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t dep
           store(&t[i], *v);
           pool_.retire(child);  // only leaf-only groups are folded: no subtree
         }
-      } else if ((e & kValid) && (e & kDepthMask) == own) {
+      } else if (ownedBy(e, depth)) {
         store(&t[i], replacement);
       }
     }
@@ -238,34 +175,25 @@ void Lpm6Trie::removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t dep
 }
 
 Status Lpm6Trie::remove(const uint8_t* ip_in, uint8_t depth) {
-  if (depth > 128)
-    return makeError(-EINVAL, "lpm6: prefix length " + std::to_string(depth) + " > 128");
-  const Address ip = masked(ip_in, depth);
-  auto it = rules_.find(RuleKey{ip, depth});
-  if (it == rules_.end())
-    return makeError(-ENOENT, "lpm6: cannot remove " + prefixText(ip, depth) + ": no such rule");
-  rules_.erase(it);
-  --rules_per_depth_[depth];
+  if (auto st = Errors::checkDepth(kWho, depth); !st.ok()) return st;
+  const Address ip = Lpm6Prefix::masked(ip_in, depth);
+  if (!rules_.erase(ip, depth)) return Errors::noSuchRule(kWho, ip, depth);
   if (depth == 0) {
     __atomic_store_n(&default_, kLpmNoRoute, __ATOMIC_RELEASE);
     return {};
   }
-  uint32_t replacement = 0;
-  if (auto cover = coveringRule(ip, depth))
-    replacement = kValid | (uint32_t{cover->first} << kDepthShift) | cover->second;
-  removeAt(tbl24_, 0, ip, depth, replacement);
+  // ::/0 is not in the table (its leaves are invalid ones): it covers nothing.
+  removeAt(tbl24_, 0, ip, depth, coverLeaf(rules_.covering(ip, depth, /*min_depth=*/1)));
   return {};
 }
 
 std::optional<uint32_t> Lpm6Trie::find(const uint8_t* ip, uint8_t depth) const {
   if (depth > 128) return std::nullopt;
-  auto it = rules_.find(RuleKey{masked(ip, depth), depth});
-  if (it == rules_.end()) return std::nullopt;
-  return it->second;
+  return rules_.find(Lpm6Prefix::masked(ip, depth), depth);
 }
 
 void Lpm6Trie::forEachRule(const std::function<void(const Address&, uint8_t, uint32_t)>& fn) const {
-  for (const auto& [key, nh] : rules_) fn(key.addr, key.depth, nh);
+  rules_.forEach(fn);
 }
 
 uint32_t Lpm6Trie::groupsNeeded(const std::vector<std::pair<Address, uint8_t>>& prefixes) const {
@@ -282,7 +210,8 @@ uint32_t Lpm6Trie::groupsNeeded(const std::vector<std::pair<Address, uint8_t>>& 
       ++level;
     }
     for (; depth > levelEnd(level) && level < kMaxLevel; ++level)
-      fresh.emplace(level + 1, masked(ip.data(), static_cast<unsigned>(levelEnd(level))));
+      fresh.emplace(level + 1,
+                    Lpm6Prefix::masked(ip.data(), static_cast<unsigned>(levelEnd(level))));
   }
   return static_cast<uint32_t>(fresh.size());
 }

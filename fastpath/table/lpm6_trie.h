@@ -17,24 +17,25 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "fastpath/result.h"
 #include "table/lpm_common.h"
+#include "table/lpm_entry.h"
 #include "table/lpm_group_pool.h"
+#include "table/lpm_rule_store.h"
 
 namespace fastpath {
 
 /// IPv6 multibit trie. See lpm_common.h for the threading contract. Addresses are 16
-/// bytes in network order; next hops must be <= kMaxNextHop.
-class Lpm6Trie {
+/// bytes in network order; next hops must be <= kMaxNextHop. Entries are Lpm6Entry.
+class Lpm6Trie : public Lpm6Entry {
  public:
   static constexpr uint32_t kMaxNextHop = (1u << 22) - 1;
   /// From this many rules on the tables ask for transparent huge pages (lookups in a large
   /// table are TLB-bound).
   static constexpr size_t kHugePagesFromRules = 1u << 13;
-  using Address = std::array<uint8_t, 16>;
+  using Address = Lpm6Prefix::Address;
 
   static Result<std::unique_ptr<Lpm6Trie>> create(const LpmConfig& config = {});
   ~Lpm6Trie();
@@ -71,29 +72,13 @@ class Lpm6Trie {
   /// overlap instead of forming one dependent chain per address.
   void lookupBulk(const uint8_t* const* ips, uint32_t* next_hops, size_t n) const noexcept;
 
-  static constexpr uint32_t kValid = 1u << 31;
-  static constexpr uint32_t kExt = 1u << 30;
-  static constexpr uint32_t kDepthShift = 22;
-  static constexpr uint32_t kDepthMask = 0xffu << kDepthShift;
-  static constexpr uint32_t kValueMask = (1u << 22) - 1;
-
  private:
-  struct RuleKey {
-    Address addr;
-    uint8_t depth;
-    bool operator==(const RuleKey& o) const { return depth == o.depth && addr == o.addr; }
-  };
-  struct RuleKeyHash {
-    size_t operator()(const RuleKey& k) const noexcept;
-  };
-
   explicit Lpm6Trie(const LpmConfig& config);
   uint32_t* table(int level, uint32_t group) const;
   bool addAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t entry);
   void fillGroup(uint32_t group, uint8_t depth, uint32_t entry);
   void removeAt(uint32_t* tbl, int level, const Address& ip, uint8_t depth, uint32_t replacement);
   std::optional<uint32_t> collapsible(uint32_t group, int level) const;
-  std::optional<std::pair<uint8_t, uint32_t>> coveringRule(const Address& ip, uint8_t depth) const;
 
   LpmConfig config_;
   uint32_t* tbl24_ = nullptr;
@@ -103,8 +88,7 @@ class Lpm6Trie {
   uint32_t default_ = kLpmNoRoute;  // the ::/0 rule's next hop; read by workers
   bool huge_pages_ = false;         // THP requested (kHugePagesFromRules reached)
   LpmGroupPool pool_;
-  std::unordered_map<RuleKey, uint32_t, RuleKeyHash> rules_;
-  uint32_t rules_per_depth_[129] = {};
+  LpmRuleStore<Lpm6Prefix> rules_;
 };
 
 }  // namespace fastpath

@@ -30,15 +30,8 @@ long vmRssKib() {
   return -1;
 }
 
-IpAddress v4(uint32_t host) { return IpAddress::v4(htonl(host)); }
-Route route(uint32_t ip, uint8_t len, uint32_t gw, PortId port) {
-  Route r;
-  r.prefix.address = v4(ip);
-  r.prefix.length = len;
-  if (gw) r.next_hop = v4(gw);
-  r.port = port;
-  return r;
-}
+using testing::route;
+using testing::v4;
 
 // Node k's table: 10 routes (0/0 via a gateway, 2 on-link /24s, 4 gateway /24s, 3 /32s)
 // and 5 neighbours on the first on-link subnet (each gets a learnt /32); `dual_stack` adds

@@ -27,15 +27,8 @@ MacAddress mac(uint8_t last, uint8_t hi = 0) {
   m.bytes = {0x02, 0x00, 0x00, 0x00, hi, last};
   return m;
 }
-IpAddress v4(uint32_t host) { return IpAddress::v4(htonl(host)); }
-Route route(uint32_t ip, uint8_t len, uint32_t gw, PortId port = 1) {
-  Route r;
-  r.prefix.address = v4(ip);
-  r.prefix.length = len;
-  if (gw) r.next_hop = v4(gw);
-  r.port = port;
-  return r;
-}
+using testing::route;
+using testing::v4;
 std::vector<PortConfig> twoPorts() { return {{0, mac(1), 1500, true}, {1, mac(2), 1500, true}}; }
 std::unique_ptr<FibManager> create(EpochDomain* shared, size_t v4 = 1 << 16) {
   auto fib = FibManager::create(v4, 1 << 12, shared);
@@ -103,9 +96,13 @@ TEST(FibSharedEpoch, OneReaderForManyTables) {
       ASSERT_TRUE(fibs[f]->addNeighbour({v4(gw(f, k)), 1, mac(uint8_t(k))}).ok());
     ASSERT_TRUE(apply(*fibs[f], table(f)).ok());
   }
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, reader_gone{false};
   std::atomic<uint64_t> lookups{0}, bad{0};
   std::thread reader([&] {
+    struct Gone {
+      std::atomic<bool>& flag;
+      ~Gone() { flag = true; }
+    } gone{reader_gone};
     EpochReader er(shared, "worker");  // once, for every table
     ASSERT_TRUE(er.ok());
     std::mt19937 r(9);
@@ -136,6 +133,9 @@ TEST(FibSharedEpoch, OneReaderForManyTables) {
       er.quiescent();
     }
   });
+  // The changes start once the reader has looked up: on a busy machine the 600 rounds could
+  // otherwise all end before the reader thread first runs (and no lookup would be checked).
+  while (lookups.load() == 0 && !reader_gone.load()) std::this_thread::yield();
   for (int round = 0; round < 600; ++round) {
     const int f = static_cast<int>(rng() % kTables);
     const int op = static_cast<int>(rng() % 8);

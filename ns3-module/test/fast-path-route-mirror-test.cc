@@ -21,6 +21,19 @@ using namespace ns3;
 namespace
 {
 
+/// UDP echo: a server on `server` from t = 0.5 s, `packets` requests from `client` to
+/// `destination` every 100 ms from `start` on.
+void
+Echo(Ptr<Node> client, Ptr<Node> server, const Address& destination, uint32_t packets, double start)
+{
+    UdpEchoServerHelper echoServer(9);
+    echoServer.Install(server).Start(Seconds(0.5));
+    UdpEchoClientHelper echoClient(destination, 9);
+    echoClient.SetAttribute("MaxPackets", UintegerValue(packets));
+    echoClient.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+    echoClient.Install(client).Start(Seconds(start));
+}
+
 /// A — B — C on two simple links: 198.18.1.0/24 (A .1, B .2), 198.18.2.0/24 (B .1, C .2).
 struct Line
 {
@@ -181,12 +194,7 @@ struct Line6
     /// UDP echo from A to `destination` (5 packets from t = 1 s).
     void Ping(const char* destination)
     {
-        UdpEchoServerHelper server(9);
-        server.Install(nodes.Get(2)).Start(Seconds(0.5));
-        UdpEchoClientHelper client(Ipv6Address(destination), 9);
-        client.SetAttribute("MaxPackets", UintegerValue(5));
-        client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-        client.Install(nodes.Get(0)).Start(Seconds(1));
+        Echo(nodes.Get(0), nodes.Get(2), Ipv6Address(destination), 5, 1);
     }
 
     fastpath::MacAddress Mac(Ptr<NetDevice> device) const
@@ -447,12 +455,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
     Line line;
     AodvHelper aodv;
     line.Build(aodv);
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(5));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Echo(line.nodes.Get(0), line.nodes.Get(2), Ipv4Address("198.18.2.2"), 5, 1);
     Simulator::Stop(Seconds(3));
     Simulator::Run();
 
@@ -477,12 +480,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
 void
 StartEchoThenTakeCDown(Line& line)
 {
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(10));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Echo(line.nodes.Get(0), line.nodes.Get(2), Ipv4Address("198.18.2.2"), 10, 1);
     Simulator::Schedule(Seconds(3),
                         [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
 }
@@ -664,12 +662,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsRipngDecisionsWithLinkLocalNextHop)
     line.Build(true);
     // From t = 3 s, past RIPng's first exchanges: 2001:2:0:30::/64 is known to B only
     // through RIPng.
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv6Address("2001:2:0:30::1"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(5));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(3));
+    Echo(line.nodes.Get(0), line.nodes.Get(2), Ipv6Address("2001:2:0:30::1"), 5, 3);
     Simulator::Stop(Seconds(4));
     Simulator::Run();
 

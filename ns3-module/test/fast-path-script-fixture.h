@@ -49,22 +49,13 @@ class FastPathScriptFixture : public FastPathVethFixture
 
     void SetUp() override
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
+        if (std::string why = WhyNot({FASTPATHD_BIN, script_.bin}); !why.empty())
         {
             GTEST_SKIP() << why;
         }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(script_.bin.c_str(), X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or " << script_.name << " not built";
-        }
         topo_ = std::make_unique<fastpath::testing::Topology>(script_.topology);
         R_ = topo_->addNamespace("r");
-        std::string tmpl = script_.scratch;
-        ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
-        dir_ = tmpl;
-        chmod(dir_.c_str(), 0755);
-        sock_ = dir_ + "/fastpathd.sock";
+        ASSERT_TRUE(MakeScratch(script_.scratch));
         haveNobody_ = getpwnam("nobody") && getgrnam("nogroup") &&
                       fastpath::testing::sh(
                           "setpriv --reuid=nobody --regid=nogroup --clear-groups test -x " +

@@ -47,31 +47,21 @@ int
 main(int argc, char* argv[])
 {
     const uint16_t udpPort = 9;
-    double duration = 16;
-    double trafficStart = 8;
-    uint32_t packets = 200;
-    double interval = 0.02;
-    OlsrTimers olsrTimers;
-    std::string report;
+    FlowOptions o(16, 8);
     double rateAt = 0;
     std::string newRate = "10Mbps";
     double delayAt = 0;
     std::string newDelay = "2ms";
     double downAt = 0;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("duration", "seconds to run", duration);
-    cmd.AddValue("traffic-start", "seconds before UDP and ping start", trafficStart);
-    cmd.AddValue("packets", "UDP datagrams sent from a to b", packets);
-    cmd.AddValue("interval", "seconds between UDP datagrams", interval);
-    olsrTimers.AddValues(cmd);
-    cmd.AddValue("report", "write key=value results to this file", report);
+    o.AddValues(cmd, "a to b");
     cmd.AddValue("rate-at", "set the LAN's DataRate to --new-rate then (0: never)", rateAt);
     cmd.AddValue("new-rate", "the DataRate --rate-at sets", newRate);
     cmd.AddValue("delay-at", "set the LAN's Delay to --new-delay then (0: never)", delayAt);
     cmd.AddValue("new-delay", "the Delay --delay-at sets", newDelay);
     cmd.AddValue("down-at", "take r1's LAN interface down then (0: never)", downAt);
     cmd.Parse(argc, argv);
-    olsrTimers.SetDefaults();
+    o.olsr.SetDefaults();
 
     // Node ids: a 0, r0 1, r1 2, r2 3, b 4.
     NodeContainer nodes;
@@ -105,10 +95,10 @@ main(int argc, char* argv[])
     Ipv4RxCounter seen(udpPort);
 
     const Ipv4Address last = toB.GetAddress(1);
-    Ptr<UdpServer> udp =
-        InstallUdpFlow(nodes.Get(0), nodes.Get(4), last, udpPort, packets, interval, 512, trafficStart);
+    Ptr<UdpServer> udp = InstallUdpFlow(nodes.Get(0), nodes.Get(4), last, udpPort, o.packets,
+                                        o.interval, 512, o.trafficStart);
     std::vector<double> rtts;
-    InstallPing(nodes.Get(0), last, trafficStart, trafficStart + 2, &rtts);
+    InstallPing(nodes.Get(0), last, o.trafficStart, o.trafficStart + 2, &rtts);
 
     // When a first has a route to b (OLSR converged across the LAN).
     double converged = -1;
@@ -130,13 +120,13 @@ main(int argc, char* argv[])
         ipv4->SetDown(ipv4->GetInterfaceForDevice(lanDevices.Get(1)));
     });
 
-    Simulator::Stop(Seconds(duration));
+    Simulator::Stop(Seconds(o.duration));
     Simulator::Run();
 
     std::ostringstream out;
     out << "emulated=" << (FastPathCsmaHelper::IsEmulated() ? 1 : 0) << "\n"
         << "converged_s=" << converged << "\n"
-        << "udp_sent=" << packets << "\n"
+        << "udp_sent=" << o.packets << "\n"
         << "udp_received=" << udp->GetReceived() << "\n"
         << "ping_replies=" << rtts.size() << "\n"
         << "ping_rtt_min_ms="
@@ -152,7 +142,7 @@ main(int argc, char* argv[])
             << names[i] << ".fastpathd_node="
             << FastPathPointToPointHelper::GetFastPathNodeName(nodes.Get(i)) << "\n";
     }
-    WriteReport(report, out.str());
+    WriteReport(o.report, out.str());
     Simulator::Destroy();
     return 0;
 }

@@ -134,14 +134,7 @@ main(int argc, char* argv[])
     Ptr<Node> a = nodes.Get(0), b = nodes.Get(1), c = nodes.Get(2), d = nodes.Get(3);
     OlsrHelper olsr;
     InternetStackHelper stack;
-    if (withHosts)
-    {
-        stack.SetRoutingHelper(StaticThenOlsr(olsr)); // OLSR announces the hosts' subnets (HNA)
-    }
-    else
-    {
-        stack.SetRoutingHelper(olsr);
-    }
+    SetOlsrRouting(stack, olsr, withHosts); // OLSR announces the hosts' subnets (HNA)
     stack.Install(nodes);
 
     FastPathPointToPointHelper p2p;

@@ -47,6 +47,34 @@ struct OlsrTimers
     }
 };
 
+/// The command line of a scenario with one UDP flow and a ping between two of its nodes
+/// (`flow` says which, e.g. "a to b"), OLSR's timers and a key=value report.
+struct FlowOptions
+{
+    double duration;
+    double trafficStart;
+    uint32_t packets = 200;
+    double interval = 0.02;
+    OlsrTimers olsr;
+    std::string report;
+
+    FlowOptions(double defaultDuration, double defaultTrafficStart)
+        : duration(defaultDuration),
+          trafficStart(defaultTrafficStart)
+    {
+    }
+
+    void AddValues(CommandLine& cmd, const std::string& flow)
+    {
+        cmd.AddValue("duration", "seconds to run", duration);
+        cmd.AddValue("traffic-start", "seconds before UDP and ping start", trafficStart);
+        cmd.AddValue("packets", "UDP datagrams sent from " + flow, packets);
+        cmd.AddValue("interval", "seconds between UDP datagrams", interval);
+        olsr.AddValues(cmd);
+        cmd.AddValue("report", "write key=value results to this file", report);
+    }
+};
+
 /// Static routing (connected subnets, e.g. a host's) before OLSR, which announces those
 /// subnets (HNA) but routes only to OLSR nodes itself. `olsr` is copied: configure it first.
 inline Ipv4ListRoutingHelper
@@ -57,6 +85,20 @@ StaticThenOlsr(const OlsrHelper& olsr)
     list.Add(staticRouting, 0);
     list.Add(olsr, 10);
     return list;
+}
+
+/// OLSR alone, or (`hosts`: real hosts whose subnets OLSR announces) StaticThenOlsr.
+inline void
+SetOlsrRouting(InternetStackHelper& stack, const OlsrHelper& olsr, bool hosts)
+{
+    if (hosts)
+    {
+        stack.SetRoutingHelper(StaticThenOlsr(olsr));
+    }
+    else
+    {
+        stack.SetRoutingHelper(olsr);
+    }
 }
 
 /// Whether `from`'s routing protocol has a route to `to` now.

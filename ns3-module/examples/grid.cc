@@ -132,14 +132,7 @@ main(int argc, char* argv[])
     Names::Add("d", ends.Get(1));
     OlsrHelper olsr;
     InternetStackHelper stack;
-    if (withHosts)
-    {
-        stack.SetRoutingHelper(StaticThenOlsr(olsr)); // OLSR announces the hosts' subnets (HNA)
-    }
-    else
-    {
-        stack.SetRoutingHelper(olsr);
-    }
+    SetOlsrRouting(stack, olsr, withHosts); // OLSR announces the hosts' subnets (HNA)
     stack.Install(routers);
     stack.Install(ends);
 

@@ -45,12 +45,7 @@ main(int argc, char* argv[])
 {
     const uint16_t udpPort = 9;
     uint32_t nNodes = 4;
-    double duration = 20;
-    double trafficStart = 10;
-    uint32_t packets = 200;
-    double interval = 0.02;
-    OlsrTimers olsrTimers;
-    std::string report;
+    FlowOptions o(20, 10);
     double downAt = 0;
     double delayAt = 0;
     std::string newDelay = "5ms";
@@ -58,12 +53,7 @@ main(int argc, char* argv[])
     std::string newRate = "10Mbps";
     CommandLine cmd(__FILE__);
     cmd.AddValue("nodes", "routers in the line", nNodes);
-    cmd.AddValue("duration", "seconds to run", duration);
-    cmd.AddValue("traffic-start", "seconds before UDP and ping start", trafficStart);
-    cmd.AddValue("packets", "UDP datagrams sent from the first node to the last", packets);
-    cmd.AddValue("interval", "seconds between UDP datagrams", interval);
-    olsrTimers.AddValues(cmd);
-    cmd.AddValue("report", "write key=value results to this file", report);
+    o.AddValues(cmd, "the first node to the last");
     cmd.AddValue("down-at", "take node 1's interface towards node 2 down then (0: never)", downAt);
     cmd.AddValue("delay-at", "set every channel's Delay to --new-delay then (0: never)", delayAt);
     cmd.AddValue("new-delay", "the Delay --delay-at sets", newDelay);
@@ -71,7 +61,7 @@ main(int argc, char* argv[])
     cmd.AddValue("new-rate", "the DataRate --rate-at sets", newRate);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(nNodes < 2, "--nodes: at least 2");
-    olsrTimers.SetDefaults();
+    o.olsr.SetDefaults();
 
     NodeContainer nodes;
     nodes.Create(nNodes);
@@ -96,9 +86,9 @@ main(int argc, char* argv[])
 
     const Ipv4Address last = interfaces.back().GetAddress(1);
     Ptr<UdpServer> udp = InstallUdpFlow(nodes.Get(0), nodes.Get(nNodes - 1), last, udpPort,
-                                        packets, interval, 512, trafficStart);
+                                        o.packets, o.interval, 512, o.trafficStart);
     std::vector<double> rtts; // seconds: the first includes ARP resolution at every hop
-    InstallPing(nodes.Get(0), last, trafficStart, trafficStart + 2, &rtts);
+    InstallPing(nodes.Get(0), last, o.trafficStart, o.trafficStart + 2, &rtts);
 
     // When node 0 first has a route to the last node (OLSR converged along the line).
     double converged = -1;
@@ -124,14 +114,14 @@ main(int argc, char* argv[])
                     StringValue(newRate));
     });
 
-    Simulator::Stop(Seconds(duration));
+    Simulator::Stop(Seconds(o.duration));
     Simulator::Run();
 
     std::ostringstream out;
     out << "emulated=" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0) << "\n"
         << "nodes=" << nNodes << "\n"
         << "converged_s=" << converged << "\n"
-        << "udp_sent=" << packets << "\n"
+        << "udp_sent=" << o.packets << "\n"
         << "udp_received=" << udp->GetReceived() << "\n"
         << "ping_replies=" << rtts.size() << "\n"
         << "ping_rtt_ms=" << (rtts.empty() ? -1 : 1000 * std::accumulate(rtts.begin(), rtts.end(), 0.0) / rtts.size()) << "\n"
@@ -147,7 +137,7 @@ main(int argc, char* argv[])
             << "n" << i << ".fastpathd_node="
             << FastPathPointToPointHelper::GetFastPathNodeName(nodes.Get(i)) << "\n";
     }
-    WriteReport(report, out.str());
+    WriteReport(o.report, out.str());
     Simulator::Destroy();
     return 0;
 }

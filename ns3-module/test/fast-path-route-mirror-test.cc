@@ -34,8 +34,9 @@ Echo(Ptr<Node> client, Ptr<Node> server, const Address& destination, uint32_t pa
     echoClient.Install(client).Start(Seconds(start));
 }
 
-/// A — B — C on two simple links: 198.18.1.0/24 (A .1, B .2), 198.18.2.0/24 (B .1, C .2).
-struct Line
+/// A — B — C: three nodes on two simple links, B's route mirror (ports 0 towards A, 1
+/// towards C) feeding a sink that records the updates and the table they build up.
+struct MirroredLine
 {
     NodeContainer nodes;
     NetDeviceContainer ab;
@@ -43,6 +44,24 @@ struct Line
     Ptr<FastPathRouteMirror> mirror; // on B
     FastPathTable applied;           // what the sink's diffs build up
     std::vector<FastPathUpdate> updates;
+
+    void StartMirror()
+    {
+        mirror = CreateObject<FastPathRouteMirror>();
+        mirror->SetNode(nodes.Get(1));
+        mirror->AddPort(ab.Get(1), 0);
+        mirror->AddPort(bc.Get(0), 1);
+        mirror->SetSink([this](const FastPathUpdate& u) {
+            updates.push_back(u);
+            applied.Apply(u.routes);
+        });
+        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+    }
+};
+
+/// A — B — C on two simple links: 198.18.1.0/24 (A .1, B .2), 198.18.2.0/24 (B .1, C .2).
+struct Line : MirroredLine
+{
 
     void Build(const Ipv4RoutingHelper& routing)
     {
@@ -59,15 +78,7 @@ struct Line
         addr.SetBase("198.18.2.0", "255.255.255.0", "0.0.0.1");
         addr.Assign(bc);
 
-        mirror = CreateObject<FastPathRouteMirror>();
-        mirror->SetNode(nodes.Get(1));
-        mirror->AddPort(ab.Get(1), 0);
-        mirror->AddPort(bc.Get(0), 1);
-        mirror->SetSink([this](const FastPathUpdate& u) {
-            updates.push_back(u);
-            applied.Apply(u.routes);
-        });
-        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+        StartMirror();
     }
 };
 
@@ -108,16 +119,10 @@ Has(const FastPathTable& t, const fastpath::Route& want)
 /// B runs Ipv6StaticRouting (the default Ipv6ListRouting) with a static route
 /// 2001:2:0:30::/64 via C, or (ripng) RIPng next to static routing on B and C, B learning
 /// 2001:2:0:30::/64 from C.
-struct Line6
+struct Line6 : MirroredLine
 {
-    NodeContainer nodes;
-    NetDeviceContainer ab;
-    NetDeviceContainer bc;
     Ipv6InterfaceContainer abIf;
     Ipv6InterfaceContainer bcIf;
-    Ptr<FastPathRouteMirror> mirror; // on B
-    FastPathTable applied;
-    std::vector<FastPathUpdate> updates;
 
     void Build(bool ripng = false)
     {
@@ -169,15 +174,7 @@ struct Line6
                                     bcIf.GetInterfaceIndex(0));
         }
 
-        mirror = CreateObject<FastPathRouteMirror>();
-        mirror->SetNode(nodes.Get(1));
-        mirror->AddPort(ab.Get(1), 0);
-        mirror->AddPort(bc.Get(0), 1);
-        mirror->SetSink([this](const FastPathUpdate& u) {
-            updates.push_back(u);
-            applied.Apply(u.routes);
-        });
-        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+        StartMirror();
     }
 
     static Ipv6InterfaceContainer Assign(Ptr<NetDevice> device, const char* address)

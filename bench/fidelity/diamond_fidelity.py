@@ -10,8 +10,8 @@ in both runs) with --FastPathEmulation=0 and =1 and compares them:
   loss          each run's lost probes within the binomial 99 % interval of the configured rate
   convergence   reported for both (must be before the traffic starts)
 
-Emulated, fastpathd runs in a scratch namespace fp-dia-<pid> (one idle veth port: it
-needs one to start), the script as nobody (fastpathd --socket-uid). Writes results.json,
+Emulated, fastpathd runs in a scratch namespace fp-dia-<pid>, started from an empty
+topology file (no node, no port), the script as nobody (fastpathd --socket-uid). Writes results.json,
 results.md and log.txt into --out; exits 1 when a check fails and --check is given.
 
 Usage: sudo bench/fidelity/diamond_fidelity.py --build-dir build --out /tmp/diamond
@@ -83,7 +83,8 @@ def source():
 
 
 class Fastpathd:
-    """fastpathd in a scratch namespace with one idle veth port; removed on close()."""
+    """fastpathd in a scratch namespace from an empty topology file (no node, no port: the
+    diamond creates its own); removed on close()."""
 
     def __init__(self, build, workdir, fh):
         self.ns = f"fp-dia-{os.getpid()}"
@@ -94,13 +95,13 @@ class Fastpathd:
         nobody = pwd.getpwnam("nobody")
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         try:
-            for cmd in (["link", "set", "lo", "up"],
-                        ["link", "add", "idle0", "type", "veth", "peer", "name", "idle1"],
-                        ["link", "set", "idle0", "up"], ["link", "set", "idle1", "up"]):
-                subprocess.run(["ip", "-n", self.ns] + cmd, check=True)
+            subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
+            topology = os.path.join(workdir, "empty.yaml")
+            with open(topology, "w") as f:
+                f.write("nodes: []\n")
             self.proc = subprocess.Popen(
                 ["ip", "netns", "exec", self.ns, os.path.join(build, "bin", "fastpathd"),
-                 "--port", "idle0", "--socket", self.sock, "--socket-uid", str(nobody.pw_uid),
+                 "--topology", topology, "--socket", self.sock, "--socket-uid", str(nobody.pw_uid),
                  "--socket-gid", str(nobody.pw_gid)],
                 stdout=open(self.logpath, "w"), stderr=subprocess.STDOUT)
             for _ in range(100):
@@ -228,18 +229,15 @@ def run_diamond(build, args, emulated, fpd, workdir, timeout_s, fh):
 
 def check_plan(build, fpd, workdir, fh):
     """The plan the emulated run wrote (--FastPathPlan), read by a second fastpathd
-    (--topology, its own idle port and socket): the script's nodes with their host and its
+    (--topology alone, its own socket): the script's nodes with their host and its
     links with their emulation, the lossy direction included. Returns (ok, what)."""
     plan = os.path.join(workdir, "plan.yaml")
     if not os.path.getsize(plan):
         return False, "no plan written"
     sock = os.path.join(workdir, "plan.sock")
-    for cmd in (["link", "add", "idle2", "type", "veth", "peer", "name", "idle3"],
-                ["link", "set", "idle2", "up"], ["link", "set", "idle3", "up"]):
-        subprocess.run(["ip", "-n", fpd.ns] + cmd, check=True)
     proc = subprocess.Popen(
         ["ip", "netns", "exec", fpd.ns, os.path.join(build, "bin", "fastpathd"),
-         "--port", "idle2", "--socket", sock, "--topology", plan],
+         "--socket", sock, "--topology", plan],
         stdout=open(os.path.join(workdir, "plan-fastpathd.log"), "w"), stderr=subprocess.STDOUT)
     try:
         for _ in range(100):

@@ -21,6 +21,8 @@
 // the LAN's DataRate to --new-rate and --delay-at=T its Delay to --new-delay
 // (Config::Set), --down-at=T takes r1's LAN interface down (Ipv4::SetDown; r1 is not on
 // the path); emulated, the report says how long after the call fastpathd had them.
+#include "example-scenario.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/csma-module.h"
@@ -33,87 +35,33 @@
 #include "ns3/point-to-point-module.h"
 
 #include <algorithm>
-#include <chrono>
-#include <fstream>
-#include <map>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::fastpathexamples;
 
 NS_LOG_COMPONENT_DEFINE("FastPathCsmaLan");
-
-namespace
-{
-
-const uint16_t kUdpPort = 9;
-
-struct Seen
-{
-    uint64_t data = 0;
-    uint64_t other = 0;
-};
-
-std::map<uint32_t, Seen> g_seen;
-
-/// Packets a node's IPv4 received: this flow's UDP and ICMP are data, the rest control.
-void
-CountRx(std::string context, Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t)
-{
-    uint32_t node = std::stoul(context.substr(10, context.find('/', 10) - 10));
-    Ptr<Packet> p = packet->Copy();
-    Ipv4Header ip;
-    bool data = false;
-    if (p->GetSize() >= 20 && p->PeekHeader(ip))
-    {
-        if (ip.GetProtocol() == 1)
-        {
-            data = true;
-        }
-        else if (ip.GetProtocol() == 17)
-        {
-            p->RemoveHeader(ip);
-            UdpHeader udp;
-            data = p->PeekHeader(udp) && udp.GetDestinationPort() == kUdpPort;
-        }
-    }
-    (data ? g_seen[node].data : g_seen[node].other)++;
-}
-
-using Clock = std::chrono::steady_clock;
-
-} // namespace
 
 int
 main(int argc, char* argv[])
 {
-    double duration = 16;
-    double trafficStart = 8;
-    uint32_t packets = 200;
-    double interval = 0.02;
-    double hello = 0.5;
-    double tc = 1;
-    std::string report;
+    const uint16_t udpPort = 9;
+    FlowOptions o(16, 8);
     double rateAt = 0;
     std::string newRate = "10Mbps";
     double delayAt = 0;
     std::string newDelay = "2ms";
     double downAt = 0;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("duration", "seconds to run", duration);
-    cmd.AddValue("traffic-start", "seconds before UDP and ping start", trafficStart);
-    cmd.AddValue("packets", "UDP datagrams sent from a to b", packets);
-    cmd.AddValue("interval", "seconds between UDP datagrams", interval);
-    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
-    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
-    cmd.AddValue("report", "write key=value results to this file", report);
+    o.AddValues(cmd, "a to b");
     cmd.AddValue("rate-at", "set the LAN's DataRate to --new-rate then (0: never)", rateAt);
     cmd.AddValue("new-rate", "the DataRate --rate-at sets", newRate);
     cmd.AddValue("delay-at", "set the LAN's Delay to --new-delay then (0: never)", delayAt);
     cmd.AddValue("new-delay", "the Delay --delay-at sets", newDelay);
     cmd.AddValue("down-at", "take r1's LAN interface down then (0: never)", downAt);
     cmd.Parse(argc, argv);
-    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    o.olsr.SetDefaults();
 
     // Node ids: a 0, r0 1, r1 2, r2 3, b 4.
     NodeContainer nodes;
@@ -144,118 +92,57 @@ main(int argc, char* argv[])
     address.Assign(p2p.Install(nodes.Get(0), nodes.Get(1)));
     address.SetBase("10.1.2.0", "255.255.255.0");
     Ipv4InterfaceContainer toB = address.Assign(p2p.Install(nodes.Get(3), nodes.Get(4)));
-    Config::Connect("/NodeList/*/$ns3::Ipv4L3Protocol/Rx", MakeCallback(&CountRx));
+    Ipv4RxCounter seen(udpPort);
 
     const Ipv4Address last = toB.GetAddress(1);
-    UdpServerHelper server(kUdpPort);
-    ApplicationContainer sink = server.Install(nodes.Get(4));
-    UdpClientHelper client(last, kUdpPort);
-    client.SetAttribute("MaxPackets", UintegerValue(packets));
-    client.SetAttribute("Interval", TimeValue(Seconds(interval)));
-    client.SetAttribute("PacketSize", UintegerValue(512));
-    ApplicationContainer source = client.Install(nodes.Get(0));
-    V4PingHelper ping(last);
-    ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
-    ApplicationContainer pinger = ping.Install(nodes.Get(0));
-    uint32_t pingReplies = 0;
+    Ptr<UdpServer> udp = InstallUdpFlow(nodes.Get(0), nodes.Get(4), last, udpPort, o.packets,
+                                        o.interval, 512, o.trafficStart);
     std::vector<double> rtts;
-    Config::ConnectWithoutContext("/NodeList/0/ApplicationList/*/$ns3::V4Ping/Rtt",
-                                  MakeCallback(+[](uint32_t* n, std::vector<double>* all, Time rtt) {
-                                      ++*n;
-                                      all->push_back(rtt.GetSeconds());
-                                  }).Bind(&pingReplies, &rtts));
-    sink.Start(Seconds(0));
-    source.Start(Seconds(trafficStart));
-    pinger.Start(Seconds(trafficStart));
-    pinger.Stop(Seconds(trafficStart + 2));
+    InstallPing(nodes.Get(0), last, o.trafficStart, o.trafficStart + 2, &rtts);
 
     // When a first has a route to b (OLSR converged across the LAN).
     double converged = -1;
-    Ptr<Ipv4> ipv4First = nodes.Get(0)->GetObject<Ipv4>();
-    std::function<void()> watch = [&]() {
-        Ipv4Header h;
-        h.SetDestination(last);
-        Socket::SocketErrno err;
-        if (ipv4First->GetRoutingProtocol()->RouteOutput(nullptr, h, nullptr, err))
-        {
-            converged = Simulator::Now().GetSeconds();
-            return;
-        }
-        Simulator::Schedule(MilliSeconds(50), watch);
-    };
-    Simulator::Schedule(Seconds(0), watch);
+    WhenTrue(
+        MilliSeconds(50),
+        [&]() { return HasRoute(nodes.Get(0), last); },
+        [&](double t) { converged = t; });
 
     // Changes made the ns-3 way while the script runs; emulated, they reach fastpathd.
-    Clock::time_point changedAt;
-    double rateLatencyUs = -1, delayLatencyUs = -1, downLatencyUs = -1;
-    auto latencyOf = [&changedAt](uint64_t before, double* out) {
-        Simulator::Schedule(MilliSeconds(50), [before, out, &changedAt]() {
-            if (FastPathPointToPointHelper::GetFollowedChanges() > before)
-            {
-                *out = std::chrono::duration<double, std::micro>(
-                           FastPathPointToPointHelper::GetLastFollowAck() - changedAt)
-                           .count();
-            }
-        });
-    };
-    if (rateAt > 0)
-    {
-        Simulator::Schedule(Seconds(rateAt), [&]() {
-            uint64_t before = FastPathPointToPointHelper::GetFollowedChanges();
-            changedAt = Clock::now();
-            Config::Set("/ChannelList/*/$ns3::CsmaChannel/DataRate", StringValue(newRate));
-            latencyOf(before, &rateLatencyUs);
-        });
-    }
-    if (delayAt > 0)
-    {
-        Simulator::Schedule(Seconds(delayAt), [&]() {
-            uint64_t before = FastPathPointToPointHelper::GetFollowedChanges();
-            changedAt = Clock::now();
-            Config::Set("/ChannelList/*/$ns3::CsmaChannel/Delay", StringValue(newDelay));
-            latencyOf(before, &delayLatencyUs);
-        });
-    }
+    FollowedChange rate, delay, down;
+    rate.At(rateAt, [&]() {
+        Config::Set("/ChannelList/*/$ns3::CsmaChannel/DataRate", StringValue(newRate));
+    });
+    delay.At(delayAt, [&]() {
+        Config::Set("/ChannelList/*/$ns3::CsmaChannel/Delay", StringValue(newDelay));
+    });
+    down.At(downAt, [&]() {
+        Ptr<Ipv4> ipv4 = nodes.Get(2)->GetObject<Ipv4>();
+        ipv4->SetDown(ipv4->GetInterfaceForDevice(lanDevices.Get(1)));
+    });
 
-    if (downAt > 0)
-    {
-        Simulator::Schedule(Seconds(downAt), [&]() {
-            Ptr<Ipv4> ipv4 = nodes.Get(2)->GetObject<Ipv4>();
-            uint64_t before = FastPathPointToPointHelper::GetFollowedChanges();
-            changedAt = Clock::now();
-            ipv4->SetDown(ipv4->GetInterfaceForDevice(lanDevices.Get(1)));
-            latencyOf(before, &downLatencyUs);
-        });
-    }
-
-    Simulator::Stop(Seconds(duration));
+    Simulator::Stop(Seconds(o.duration));
     Simulator::Run();
 
-    Ptr<UdpServer> udp = DynamicCast<UdpServer>(sink.Get(0));
     std::ostringstream out;
     out << "emulated=" << (FastPathCsmaHelper::IsEmulated() ? 1 : 0) << "\n"
         << "converged_s=" << converged << "\n"
-        << "udp_sent=" << packets << "\n"
+        << "udp_sent=" << o.packets << "\n"
         << "udp_received=" << udp->GetReceived() << "\n"
-        << "ping_replies=" << pingReplies << "\n"
+        << "ping_replies=" << rtts.size() << "\n"
         << "ping_rtt_min_ms="
         << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end())) << "\n"
         << "segment=" << FastPathCsmaHelper::GetFastPathSegmentName(lanDevices.Get(0)) << "\n"
-        << "rate_latency_us=" << rateLatencyUs << "\n"
-        << "delay_latency_us=" << delayLatencyUs << "\n"
-        << "down_latency_us=" << downLatencyUs << "\n";
+        << "rate_latency_us=" << rate.latencyUs << "\n"
+        << "delay_latency_us=" << delay.latencyUs << "\n"
+        << "down_latency_us=" << down.latencyUs << "\n";
     for (uint32_t i = 0; i < 5; ++i)
     {
-        out << names[i] << ".ns3_rx_data=" << g_seen[i].data << "\n"
-            << names[i] << ".ns3_rx_other=" << g_seen[i].other << "\n"
+        out << names[i] << ".ns3_rx_data=" << seen.Of(i).data << "\n"
+            << names[i] << ".ns3_rx_other=" << seen.Of(i).other << "\n"
             << names[i] << ".fastpathd_node="
             << FastPathPointToPointHelper::GetFastPathNodeName(nodes.Get(i)) << "\n";
     }
-    std::cout << out.str();
-    if (!report.empty())
-    {
-        std::ofstream(report) << out.str();
-    }
+    WriteReport(o.report, out.str());
     Simulator::Destroy();
     return 0;
 }

@@ -27,6 +27,8 @@
 //
 // Prints one JSON line (also written to --report=FILE), e.g.
 //   {"scenario":"diamond","emulated":0,"converged_s":2.51,"tcp_goodput_mbps":9.61,...}
+#include "example-scenario.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-host-helper.h"
@@ -47,6 +49,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::fastpathexamples;
 
 NS_LOG_COMPONENT_DEFINE("FastPathDiamond");
 
@@ -95,8 +98,7 @@ main(int argc, char* argv[])
     double loss = 0.01;
     std::string rate = "10Mbps";
     std::string delay = "5ms";
-    double hello = 0.5;
-    double tc = 1;
+    OlsrTimers olsrTimers;
     uint32_t run = 1;
     std::string report;
     bool withHosts = false;
@@ -110,8 +112,7 @@ main(int argc, char* argv[])
     cmd.AddValue("loss", "RateErrorModel rate (per packet) of direction d -> c", loss);
     cmd.AddValue("rate", "every link's DataRate", rate);
     cmd.AddValue("delay", "every link's Delay", delay);
-    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
-    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
+    olsrTimers.AddValues(cmd);
     cmd.AddValue("run", "ns-3 RngRun (the simulated error model's draws)", run);
     cmd.AddValue("report", "also write the JSON line to this file", report);
     cmd.AddValue("hosts", "real hosts h1 at a and h2 at d instead of ns-3's applications", withHosts);
@@ -120,8 +121,7 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_IF(pings == 0 || tcpSeconds < 2 || probes == 0 || probeRate <= 0,
                     "--pings, --probes, --probe-rate > 0 and --tcp-seconds >= 2");
     RngSeedManager::SetRun(run);
-    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    olsrTimers.SetDefaults();
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
 
     NodeContainer nodes;
@@ -133,19 +133,8 @@ main(int argc, char* argv[])
     }
     Ptr<Node> a = nodes.Get(0), b = nodes.Get(1), c = nodes.Get(2), d = nodes.Get(3);
     OlsrHelper olsr;
-    Ipv4StaticRoutingHelper staticRouting;
-    Ipv4ListRoutingHelper list;
-    list.Add(staticRouting, 0);
-    list.Add(olsr, 10);
     InternetStackHelper stack;
-    if (withHosts)
-    {
-        stack.SetRoutingHelper(list); // OLSR announces the hosts' subnets (HNA)
-    }
-    else
-    {
-        stack.SetRoutingHelper(olsr);
-    }
+    SetOlsrRouting(stack, olsr, withHosts); // OLSR announces the hosts' subnets (HNA)
     stack.Install(nodes);
 
     FastPathPointToPointHelper p2p;
@@ -198,17 +187,8 @@ main(int argc, char* argv[])
     const double stop = withHosts ? hostSeconds : std::max(tcpEnd, probeEnd) + 1;
 
     // 1. ping a -> d.
-    V4PingHelper ping(dAddr);
-    ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
-    ApplicationContainer pinger = ping.Install(a);
-    pinger.Start(Seconds(trafficStart));
-    pinger.Stop(Seconds(pingEnd));
     std::vector<double> rtts;
-    Config::ConnectWithoutContext(
-        "/NodeList/0/ApplicationList/*/$ns3::V4Ping/Rtt",
-        MakeCallback(+[](std::vector<double>* all, Time rtt) {
-            all->push_back(rtt.GetSeconds());
-        }).Bind(&rtts));
+    InstallPing(a, dAddr, trafficStart, pingEnd, &rtts);
 
     // 2. TCP a -> d; bytes counted from its second second on.
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
@@ -238,40 +218,23 @@ main(int argc, char* argv[])
         }).Bind(&goodput));
 
     // 3. UDP probe d -> c (sequence-numbered by UdpClient).
-    UdpServerHelper probeServer(kProbePort);
-    ApplicationContainer probeSink = probeServer.Install(c);
-    probeSink.Start(Seconds(0));
-    UdpClientHelper probe(cAddr, kProbePort);
-    probe.SetAttribute("MaxPackets", UintegerValue(probes));
-    probe.SetAttribute("Interval", TimeValue(Seconds(1.0 / probeRate)));
-    probe.SetAttribute("PacketSize", UintegerValue(64));
-    ApplicationContainer prober = probe.Install(d);
-    prober.Start(Seconds(trafficStart));
+    Ptr<UdpServer> probeSink =
+        InstallUdpFlow(d, c, cAddr, kProbePort, probes, 1.0 / probeRate, 64, trafficStart);
 
     // OLSR convergence: a has a route to d's addresses and d to a's.
     double converged = -1;
-    auto hasRoute = [](Ptr<Node> from, Ipv4Address to) {
-        Ipv4Header h;
-        h.SetDestination(to);
-        Socket::SocketErrno err;
-        return bool(from->GetObject<Ipv4>()->GetRoutingProtocol()->RouteOutput(nullptr, h,
-                                                                               nullptr, err));
-    };
-    std::function<void()> watch = [&]() {
-        if (hasRoute(a, ifs[2].GetAddress(1)) && hasRoute(a, ifs[3].GetAddress(1)) &&
-            hasRoute(d, ifs[0].GetAddress(0)) && hasRoute(d, ifs[1].GetAddress(0)))
-        {
-            converged = Simulator::Now().GetSeconds();
-            return;
-        }
-        Simulator::Schedule(MilliSeconds(10), watch);
-    };
-    Simulator::Schedule(Seconds(0), watch);
+    WhenTrue(
+        MilliSeconds(10),
+        [&]() {
+            return HasRoute(a, ifs[2].GetAddress(1)) && HasRoute(a, ifs[3].GetAddress(1)) &&
+                   HasRoute(d, ifs[0].GetAddress(0)) && HasRoute(d, ifs[1].GetAddress(0));
+        },
+        [&](double t) { converged = t; });
 
     Simulator::Stop(Seconds(stop));
     Simulator::Run();
 
-    const uint64_t received = DynamicCast<UdpServer>(probeSink.Get(0))->GetReceived();
+    const uint64_t received = probeSink->GetReceived();
     const uint64_t lost = probes > received ? probes - received : 0;
     const auto ci = Wilson(lost, probes, 2.5758);
     std::ostringstream out;
@@ -300,11 +263,8 @@ main(int argc, char* argv[])
             << "\"}}";
     }
     out << "}";
-    std::cout << out.str() << std::endl;
-    if (!report.empty())
-    {
-        std::ofstream(report) << out.str() << "\n";
-    }
+    out << "\n";
+    WriteReport(report, out.str());
     Simulator::Destroy();
     return 0;
 }

@@ -19,8 +19,8 @@ fp_binaries() {
 }
 
 # fp_start_fastpathd SCRIPT NAME [FASTPATHD OPTION...]: as root, fastpathd in namespace
-# fp-NAME-PID whose one port is an idle veth (fastpathd needs one to start; the example
-# creates its own nodes and links), its socket $dir/fastpathd.sock owned by nobody
+# fp-NAME-PID from an empty topology file (no node, no port: the example creates its own
+# nodes and links), its socket $dir/fastpathd.sock owned by nobody
 # (--socket-uid: an operator, which may create nodes and links); sets ns, dir, fpd_pid.
 fp_start_fastpathd() {
   local script=$1 name=$2
@@ -34,10 +34,8 @@ fp_start_fastpathd() {
 
   ip netns add "$ns"
   ip -n "$ns" link set lo up
-  ip -n "$ns" link add idle0 type veth peer name idle1
-  ip -n "$ns" link set idle0 up
-  ip -n "$ns" link set idle1 up
-  ip netns exec "$ns" "$fpd" --port idle0 --socket "$dir/fastpathd.sock" \
+  echo 'nodes: []' >"$dir/empty.yaml"
+  ip netns exec "$ns" "$fpd" --topology "$dir/empty.yaml" --socket "$dir/fastpathd.sock" \
     --socket-uid "$(id -u nobody)" "$@" >"$dir/fastpathd.log" 2>&1 &
   fpd_pid=$!
   for _ in $(seq 50); do [[ -S "$dir/fastpathd.sock" ]] && break; sleep 0.1; done

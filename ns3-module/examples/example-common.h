@@ -4,6 +4,7 @@
 #pragma once
 
 #include "emu-devices.h"
+#include "example-scenario.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fast-path-helper.h"
@@ -157,16 +158,6 @@ FastPathReport(FastPathHelper& fastPath, Ptr<Node> node)
             << " port " << r.port << "\n";
     }
     return out.str();
-}
-
-inline void
-WriteReport(const std::string& path, const std::string& text)
-{
-    std::cout << text;
-    if (!path.empty())
-    {
-        std::ofstream(path) << text;
-    }
 }
 
 /// The options aodv-router and rip-router share: a fast-path router on fastpathd's ports,

@@ -27,6 +27,8 @@
 // other: converged_s; every router has routes to s and d: all_converged_s), the UDP flow's
 // sent and received datagrams and received rate, ping replies and RTT, and this process's
 // CPU time (user + system) and wall time.
+#include "example-scenario.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-host-helper.h"
@@ -50,6 +52,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::fastpathexamples;
 
 NS_LOG_COMPONENT_DEFINE("FastPathGrid");
 
@@ -81,8 +84,7 @@ main(int argc, char* argv[])
     uint32_t udpSize = 1000;
     double udpSeconds = 10;
     double warmup = 20;
-    double hello = 0.5;
-    double tc = 1;
+    OlsrTimers olsrTimers;
     std::string report;
     bool withHosts = false;
     double hostSeconds = 90;
@@ -103,16 +105,14 @@ main(int argc, char* argv[])
     cmd.AddValue("udp-size", "UDP datagram payload, bytes", udpSize);
     cmd.AddValue("udp-seconds", "seconds of the UDP flow", udpSeconds);
     cmd.AddValue("warmup", "seconds between the first ping and the UDP flow", warmup);
-    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
-    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
+    olsrTimers.AddValues(cmd);
     cmd.AddValue("report", "also write the JSON line to this file", report);
     cmd.AddValue("hosts", "real hosts h1 at r0_0 and h2 at the far corner (emulated)", withHosts);
     cmd.AddValue("host-seconds", "with --hosts: seconds to run", hostSeconds);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(side < 2 || side > 16, "--side: 2..16");
     NS_ABORT_MSG_IF(udpRateMbps <= 0 || udpSize < 12 || udpSeconds <= 0, "bad UDP flow");
-    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    olsrTimers.SetDefaults();
     const auto wall0 = std::chrono::steady_clock::now();
     const double cpu0 = CpuSeconds();
 
@@ -131,19 +131,8 @@ main(int argc, char* argv[])
     Names::Add("s", ends.Get(0));
     Names::Add("d", ends.Get(1));
     OlsrHelper olsr;
-    Ipv4StaticRoutingHelper staticRouting;
-    Ipv4ListRoutingHelper list;
-    list.Add(staticRouting, 0);
-    list.Add(olsr, 10);
     InternetStackHelper stack;
-    if (withHosts)
-    {
-        stack.SetRoutingHelper(list); // OLSR announces the hosts' subnets (HNA)
-    }
-    else
-    {
-        stack.SetRoutingHelper(olsr);
-    }
+    SetOlsrRouting(stack, olsr, withHosts); // OLSR announces the hosts' subnets (HNA)
     stack.Install(routers);
     stack.Install(ends);
 
@@ -190,34 +179,18 @@ main(int argc, char* argv[])
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     // Ping and the UDP flow s -> d.
-    V4PingHelper ping(dAddr);
-    ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
-    ApplicationContainer pinger = ping.Install(ends.Get(0));
-    pinger.Start(Seconds(trafficStart));
-    pinger.Stop(Seconds(trafficStart + 0.2 * pings));
     std::vector<double> rtts;
-    Config::ConnectWithoutContext(
-        "/NodeList/" + std::to_string(ends.Get(0)->GetId()) + "/ApplicationList/*/$ns3::V4Ping/Rtt",
-        MakeCallback(+[](std::vector<double>* all, Time rtt) {
-            all->push_back(rtt.GetSeconds());
-        }).Bind(&rtts));
+    InstallPing(ends.Get(0), dAddr, trafficStart, trafficStart + 0.2 * pings, &rtts);
     const double interval = 8.0 * udpSize / (udpRateMbps * 1e6);
     const uint32_t datagrams = uint32_t(udpSeconds / interval);
-    UdpServerHelper server(kUdpPort);
-    ApplicationContainer sink = server.Install(ends.Get(1));
-    sink.Start(Seconds(0));
-    UdpClientHelper client(dAddr, kUdpPort);
-    client.SetAttribute("MaxPackets", UintegerValue(datagrams));
-    client.SetAttribute("Interval", TimeValue(Seconds(interval)));
-    client.SetAttribute("PacketSize", UintegerValue(udpSize));
-    ApplicationContainer source = client.Install(ends.Get(0));
-    source.Start(Seconds(trafficStart + warmup));
+    Ptr<UdpServer> udp = InstallUdpFlow(ends.Get(0), ends.Get(1), dAddr, kUdpPort, datagrams,
+                                        interval, udpSize, trafficStart + warmup);
     struct Flow
     {
         double first = -1, last = -1;
         uint64_t bytes = 0;
     } flow;
-    DynamicCast<UdpServer>(sink.Get(0))->TraceConnectWithoutContext(
+    udp->TraceConnectWithoutContext(
         "Rx",
         MakeCallback(+[](Flow* f, Ptr<const Packet> p) {
             double now = Simulator::Now().GetSeconds();
@@ -251,37 +224,24 @@ main(int argc, char* argv[])
         }).Bind(&drops));
 
     // Convergence: s and d have routes to each other; every router has routes to both.
-    auto hasRoute = [](Ptr<Node> from, Ipv4Address to) {
-        Ipv4Header h;
-        h.SetDestination(to);
-        Socket::SocketErrno err;
-        return bool(from->GetObject<Ipv4>()->GetRoutingProtocol()->RouteOutput(nullptr, h,
-                                                                               nullptr, err));
-    };
     double converged = -1, allConverged = -1;
-    std::function<void()> watch = [&]() {
-        if (converged < 0 && hasRoute(ends.Get(0), dAddr) && hasRoute(ends.Get(1), sAddr))
-        {
-            converged = Simulator::Now().GetSeconds();
-        }
-        if (allConverged < 0)
-        {
-            bool all = true;
-            for (uint32_t i = 0; all && i < routers.GetN(); ++i)
+    WhenTrue(
+        MilliSeconds(50),
+        [&]() { return HasRoute(ends.Get(0), dAddr) && HasRoute(ends.Get(1), sAddr); },
+        [&](double t) { converged = t; });
+    WhenTrue(
+        MilliSeconds(50),
+        [&]() {
+            for (uint32_t i = 0; i < routers.GetN(); ++i)
             {
-                all = hasRoute(routers.Get(i), sAddr) && hasRoute(routers.Get(i), dAddr);
+                if (!HasRoute(routers.Get(i), sAddr) || !HasRoute(routers.Get(i), dAddr))
+                {
+                    return false;
+                }
             }
-            if (all)
-            {
-                allConverged = Simulator::Now().GetSeconds();
-            }
-        }
-        if (converged < 0 || allConverged < 0)
-        {
-            Simulator::Schedule(MilliSeconds(50), watch);
-        }
-    };
-    Simulator::Schedule(Seconds(0), watch);
+            return true;
+        },
+        [&](double t) { allConverged = t; });
 
     const double stop =
         withHosts ? hostSeconds : trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
@@ -293,7 +253,6 @@ main(int argc, char* argv[])
     const double wallRun =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallRun0).count();
 
-    Ptr<UdpServer> udp = DynamicCast<UdpServer>(sink.Get(0));
     std::vector<double> sorted = rtts;
     std::sort(sorted.begin(), sorted.end());
     const double span = flow.last > flow.first ? flow.last - flow.first : 0;
@@ -324,11 +283,8 @@ main(int argc, char* argv[])
             << "\"}}";
     }
     out << "}";
-    std::cout << out.str() << std::endl;
-    if (!report.empty())
-    {
-        std::ofstream(report) << out.str() << "\n";
-    }
+    out << "\n";
+    WriteReport(report, out.str());
     Simulator::Destroy();
     return 0;
 }

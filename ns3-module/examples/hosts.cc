@@ -21,6 +21,8 @@
 // --report=FILE writes key=value lines as they become known: the namespaces, when r1
 // first had a route to h2's subnet (OLSR converged, with the hosts' networks as HNA), and
 // simulated, the ping's replies.
+#include "example-scenario.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-emulation.h"
@@ -36,6 +38,7 @@
 #include <iostream>
 
 using namespace ns3;
+using namespace ns3::fastpathexamples;
 
 NS_LOG_COMPONENT_DEFINE("FastPathHosts");
 
@@ -45,8 +48,7 @@ main(int argc, char* argv[])
     double duration = 30;
     double pingAt = 10;
     uint32_t pings = 5;
-    double hello = 1;
-    double tc = 2;
+    OlsrTimers olsrTimers{1, 2};
     std::string report;
     std::string attach;
     std::string attachAddress = "198.18.3.1/24";
@@ -56,12 +58,10 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "seconds to run", duration);
     cmd.AddValue("ping-at", "simulated: when h1 starts pinging h2 (seconds)", pingAt);
     cmd.AddValue("pings", "simulated: pings h1 sends to h2", pings);
-    cmd.AddValue("hello", "OLSR HELLO interval, seconds", hello);
-    cmd.AddValue("tc", "OLSR TC interval, seconds", tc);
+    olsrTimers.AddValues(cmd);
     cmd.AddValue("report", "write key=value results to this file (as they are known)", report);
     cmd.Parse(argc, argv);
-    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    olsrTimers.SetDefaults();
 
     std::ofstream out;
     if (!report.empty())
@@ -82,13 +82,8 @@ main(int argc, char* argv[])
     Names::Add("r2", routers.Get(1));
     // OLSR for the routers' routes, static routing for the hosts' subnets (connected): OLSR
     // announces them (HNA) but routes only to OLSR nodes itself.
-    OlsrHelper olsr;
-    Ipv4StaticRoutingHelper staticRouting;
-    Ipv4ListRoutingHelper list;
-    list.Add(staticRouting, 0);
-    list.Add(olsr, 10);
     InternetStackHelper stack;
-    stack.SetRoutingHelper(list);
+    stack.SetRoutingHelper(StaticThenOlsr(OlsrHelper()));
     stack.Install(routers);
 
     FastPathPointToPointHelper p2p;
@@ -132,38 +127,23 @@ main(int argc, char* argv[])
         say("attached=" + attach);
     }
 
-    uint32_t replies = 0;
+    std::vector<double> rtts;
     if (h1.node)
     {
-        V4PingHelper ping(h2.address);
-        ping.SetAttribute("Interval", TimeValue(Seconds(0.2)));
-        ApplicationContainer app = ping.Install(h1.node);
-        app.Start(Seconds(pingAt));
-        app.Stop(Seconds(pingAt + 0.2 * pings - 0.1));
-        Config::ConnectWithoutContext("/NodeList/*/ApplicationList/*/$ns3::V4Ping/Rtt",
-                                      MakeCallback(+[](uint32_t* n, Time) { ++*n; }).Bind(&replies));
+        InstallPing(h1.node, h2.address, pingAt, pingAt + 0.2 * pings - 0.1, &rtts);
     }
 
     // When r1 first has a route to h2 (OLSR converged, h2's subnet announced by r2).
-    Ptr<Ipv4> ipv4 = routers.Get(0)->GetObject<Ipv4>();
-    std::function<void()> watch = [&]() {
-        Ipv4Header h;
-        h.SetDestination(h2.address);
-        Socket::SocketErrno err;
-        if (ipv4->GetRoutingProtocol()->RouteOutput(nullptr, h, nullptr, err))
-        {
-            say("converged=" + std::to_string(Simulator::Now().GetSeconds()));
-            return;
-        }
-        Simulator::Schedule(MilliSeconds(50), watch);
-    };
-    Simulator::Schedule(Seconds(0), watch);
+    WhenTrue(
+        MilliSeconds(50),
+        [&]() { return HasRoute(routers.Get(0), h2.address); },
+        [&](double t) { say("converged=" + std::to_string(t)); });
 
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
     if (h1.node)
     {
-        say("ping_replies=" + std::to_string(replies));
+        say("ping_replies=" + std::to_string(rtts.size()));
     }
     say("stopped_at=" + std::to_string(Simulator::Now().GetSeconds()));
     Simulator::Destroy();

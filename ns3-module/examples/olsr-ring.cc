@@ -158,8 +158,7 @@ main(int argc, char* argv[])
     std::string hosts = "r1-s,r3-d";
     std::string report;
     double duration = 0;
-    double hello = 0.5;
-    double tc = 1.0;
+    OlsrTimers olsrTimers;
     double status = 0;
 
     CommandLine cmd(__FILE__);
@@ -168,8 +167,7 @@ main(int argc, char* argv[])
     cmd.AddValue("hosts", "ports facing plain hosts (no OLSR there; networks announced as HNA)",
                  hosts);
     cmd.AddValue("duration", "seconds to run (0: until SIGINT/SIGTERM)", duration);
-    cmd.AddValue("hello", "OLSR HelloInterval in seconds", hello);
-    cmd.AddValue("tc", "OLSR TcInterval in seconds", tc);
+    olsrTimers.AddValues(cmd);
     cmd.AddValue("report", "write key=value statistics to this file at exit", report);
     cmd.AddValue("status", "print a status line every this many seconds (0: never)", status);
     cmd.Parse(argc, argv);
@@ -181,8 +179,7 @@ main(int argc, char* argv[])
 
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RealtimeSimulatorImpl"));
     GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    olsrTimers.SetDefaults();
 
     // One ns-3 node per fastpathd node, one connection each.
     FastPathHelper fastPath;
@@ -208,12 +205,8 @@ main(int argc, char* argv[])
         }
     }
 
-    Ipv4StaticRoutingHelper staticRouting;
-    Ipv4ListRoutingHelper list;
-    list.Add(staticRouting, 0);
-    list.Add(olsr, 10);
     InternetStackHelper stack;
-    stack.SetRoutingHelper(list);
+    stack.SetRoutingHelper(StaticThenOlsr(olsr));
     for (auto& r : routers)
     {
         stack.Install(r.node);

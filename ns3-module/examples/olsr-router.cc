@@ -56,8 +56,7 @@ main(int argc, char* argv[])
     std::string report;
     std::string name = "R";
     double duration = 30;
-    double hello = 0.5;
-    double tc = 1.0;
+    OlsrTimers olsrTimers;
     double status = 0;
 
     CommandLine cmd(__FILE__);
@@ -68,8 +67,7 @@ main(int argc, char* argv[])
     cmd.AddValue("addresses", "one address/len per device, in order", addresses);
     cmd.AddValue("hna", "networks to announce as OLSR HNA, e.g. 198.18.10.0/24", hna);
     cmd.AddValue("duration", "seconds to run (0: until SIGINT/SIGTERM)", duration);
-    cmd.AddValue("hello", "OLSR HelloInterval in seconds", hello);
-    cmd.AddValue("tc", "OLSR TcInterval in seconds", tc);
+    olsrTimers.AddValues(cmd);
     cmd.AddValue("name", "node name (shown by fastpathd)", name);
     cmd.AddValue("report", "write key=value statistics to this file at exit", report);
     cmd.AddValue("status", "print a status line every this many seconds (0: never)", status);
@@ -100,8 +98,7 @@ main(int argc, char* argv[])
     // --- plain ns-3 emulation setup ---------------------------------------------------
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::RealtimeSimulatorImpl"));
     GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::HelloInterval", TimeValue(Seconds(hello)));
-    Config::SetDefault("ns3::olsr::RoutingProtocol::TcInterval", TimeValue(Seconds(tc)));
+    olsrTimers.SetDefaults();
 
     Ptr<Node> node = CreateObject<Node>();
     Names::Add(name, node);
@@ -120,12 +117,8 @@ main(int argc, char* argv[])
     }
 
     OlsrHelper olsr;
-    Ipv4StaticRoutingHelper staticRouting;
-    Ipv4ListRoutingHelper list;
-    list.Add(staticRouting, 0);
-    list.Add(olsr, 10);
     InternetStackHelper stack;
-    stack.SetRoutingHelper(list);
+    stack.SetRoutingHelper(StaticThenOlsr(olsr));
     stack.Install(node);
 
     Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();

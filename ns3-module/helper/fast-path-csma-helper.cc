@@ -104,7 +104,7 @@ CsmaSegments::Push(CsmaSegment& s)
 } // namespace
 
 FastPathCsmaHelper::FastPathCsmaHelper()
-    : FastPathEmulatingHelper("ns3::CsmaNetDevice", "ns3::CsmaChannel")
+    : FastPathEmulatingHelper("ns3::CsmaNetDevice", "ns3::CsmaChannel", "FastPathCsmaHelper")
 {
 }
 

@@ -19,6 +19,8 @@
 #include "fastpath/ctrl/client.h"
 
 #include <cerrno>
+#include <cstdlib>
+#include <iostream>
 #include <cmath>
 #include <fstream>
 
@@ -425,6 +427,36 @@ FastPathEmulation::Follow()
     {
         Simulator::Schedule(every.Get(), [this]() { Follow(); });
     }
+}
+
+void
+FastPathEmulation::Refuse(const std::string& message)
+{
+    std::cerr << message << std::endl;
+    Simulator::Destroy();
+    std::exit(1);
+}
+
+void
+FastPathEmulation::RefuseTracing(const std::string& call, Ptr<NetDevice> nd, TypeId deviceType)
+{
+    // Emulated, a device is an FdNetDevice on a fastpathd port with a stand-in of ns-3's
+    // device aggregated to it (it holds the link's parameters for Config::Set); simulated,
+    // the device is of that type itself.
+    Ptr<Object> standIn = nd->GetObject<Object>(deviceType);
+    if (!standIn || PeekPointer(standIn) == PeekPointer(nd))
+    {
+        return;
+    }
+    const std::string device = "/NodeList/" + std::to_string(nd->GetNode()->GetId()) +
+                               "/DeviceList/" + std::to_string(nd->GetIfIndex());
+    const std::string type = deviceType.GetName();
+    Refuse(call + ": device " + device + " is emulated (--FastPathEmulation=1): its frames "
+           "cross fastpathd, not ns-3, so the trace sources this tracing connects (" + device +
+           "/$" + type + "/TxQueue/Enqueue and the others of " + type +
+           ") would never fire. Trace what ns-3's own stacks send and receive instead "
+           "(InternetStackHelper::EnablePcapIpv4All, EnableAsciiIpv4All; FlowMonitor), or run "
+           "the script simulated (--FastPathEmulation=0).");
 }
 
 } // namespace ns3

@@ -10,6 +10,7 @@
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
+#include "ns3/output-stream-wrapper.h"
 #include "ns3/queue.h"
 
 #include "fastpath/link_params.h"
@@ -53,6 +54,15 @@ class FastPathEmulation
     static FastPathEmulation& Get(const std::string& who);
     /// The current emulation, or nullptr (not emulated, or nothing installed yet).
     static FastPathEmulation* Find();
+    /// Refuses the script at start: prints `message` (what cannot be emulated, and what to
+    /// use instead) on stderr, removes what the emulation created in fastpathd
+    /// (Simulator::Destroy) and exits with status 1. A refusal, not an abort: no core dump.
+    [[noreturn]] static void Refuse(const std::string& message);
+    /// If `nd` is an emulated device whose stand-in for ns-3's device type `deviceType`
+    /// (e.g. ns3::PointToPointNetDevice) is aggregated to it, refuses the script: `call`
+    /// (e.g. "FastPathPointToPointHelper::EnablePcap") would connect to trace sources of
+    /// that stand-in, which never sees a frame (fastpathd carries them).
+    static void RefuseTracing(const std::string& call, Ptr<NetDevice> nd, TypeId deviceType);
 
     fastpath::ctrl::Client& Client();
     /// TAG: prefix of every fastpathd name this simulation creates.
@@ -217,7 +227,9 @@ class FastPathEmulatingHelper : public Base
     }
 
   protected:
-    FastPathEmulatingHelper(const std::string& device, const std::string& channel)
+    FastPathEmulatingHelper(const std::string& device, const std::string& channel,
+                            const std::string& name)
+        : m_name(name)
     {
         m_queueFactory.SetTypeId("ns3::DropTailQueue<Packet>");
         m_deviceFactory.SetTypeId(device);
@@ -227,6 +239,40 @@ class FastPathEmulatingHelper : public Base
     ObjectFactory m_queueFactory;
     ObjectFactory m_deviceFactory;
     ObjectFactory m_channelFactory;
+
+  private:
+    // Base's pcap and ascii tracing (EnablePcap*, EnableAscii*, their All and container
+    // forms all end here, one device at a time). Simulated, the device is Base's own and
+    // is traced as Base traces it (Base's tracing keeps no state of the helper, so a plain
+    // Base does it). Emulated, the script is refused with one message.
+    void EnablePcapInternal(std::string prefix,
+                            Ptr<NetDevice> nd,
+                            bool promiscuous,
+                            bool explicitFilename) override
+    {
+        FastPathEmulation::RefuseTracing(m_name + "::EnablePcap", nd, m_deviceFactory.GetTypeId());
+        Base plain;
+        plain.EnablePcap(prefix, nd, promiscuous, explicitFilename);
+    }
+
+    void EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
+                             std::string prefix,
+                             Ptr<NetDevice> nd,
+                             bool explicitFilename) override
+    {
+        FastPathEmulation::RefuseTracing(m_name + "::EnableAscii", nd, m_deviceFactory.GetTypeId());
+        Base plain;
+        if (stream)
+        {
+            plain.EnableAscii(stream, nd);
+        }
+        else
+        {
+            plain.EnableAscii(prefix, nd, explicitFilename);
+        }
+    }
+
+    std::string m_name; //!< the helper's class in messages
 };
 
 } // namespace ns3

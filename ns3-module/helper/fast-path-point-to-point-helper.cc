@@ -156,7 +156,9 @@ P2pLinks::Push(P2pLink& l)
 } // namespace
 
 FastPathPointToPointHelper::FastPathPointToPointHelper()
-    : FastPathEmulatingHelper("ns3::PointToPointNetDevice", "ns3::PointToPointChannel")
+    : FastPathEmulatingHelper("ns3::PointToPointNetDevice",
+                              "ns3::PointToPointChannel",
+                              "FastPathPointToPointHelper")
 {
 }
 

@@ -57,24 +57,11 @@ class Ipv6VethTest : public FastPathVethFixture
   protected:
     void SetUp() override
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
+        if (std::string why = WhyNot({FASTPATHD_BIN, STATIC6_ROUTER_BIN}); !why.empty())
         {
             GTEST_SKIP() << why;
         }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(STATIC6_ROUTER_BIN, X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or static6-router not built";
-        }
-        topo_ = std::make_unique<Topology>("n-v6");
-        S_ = topo_->addNamespace("s");
-        R_ = topo_->addNamespace("r");
-        D_ = topo_->addNamespace("d");
-        topo_->addVeth(S_, "s0", R_, "r0");
-        topo_->addVeth(D_, "d0", R_, "r1");
-        // ns-3 checks checksums; the kernels' veth offload would leave them partial.
-        topo_->exec(S_, "ethtool -K s0 tx off >/dev/null");
-        topo_->exec(D_, "ethtool -K d0 tx off >/dev/null");
+        BuildSRD("n-v6", "r0", "r1");
         // The kernel must not route or autoconfigure on R's ports: fastpathd and ns-3 do.
         topo_->exec(R_, "sysctl -qw net.ipv6.conf.r0.accept_ra=0 net.ipv6.conf.r1.accept_ra=0");
         sh("ip -n " + S_ + " addr add 2001:2:0:1::2/64 dev s0 nodad");
@@ -83,19 +70,10 @@ class Ipv6VethTest : public FastPathVethFixture
         sh("ip -n " + D_ + " addr add 2001:2:0:20::1/128 dev lo nodad");
         sh("ip -n " + D_ + " route add 2001:2:0:1::/64 via 2001:2:0:2::1");
 
-        char tmpl[] = "/tmp/fp-n-v6-test-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        sock_ = dir_ + "/fastpathd.sock";
-        fastpathd_ = topo_->spawn(R_,
-                                  {FASTPATHD_BIN, "--port", "r0", "--port", "r1", "--socket",
-                                   sock_, "--log-level", "info"},
+        ASSERT_TRUE(MakeScratch("/tmp/fp-n-v6-test-XXXXXX"));
+        fastpathd_ = topo_->spawn(R_, FastpathdArgv({"--port", "r0", "--port", "r1"}, false),
                                   dir_ + "/fastpathd.log");
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
+        ASSERT_TRUE(WaitForSocket());
         router_ = topo_->spawn(R_,
                                {STATIC6_ROUTER_BIN, "--socket=" + sock_, "--ports=r0,r1",
                                 "--addresses6=2001:2:0:1::1/64,2001:2:0:2::1/64",

@@ -113,58 +113,23 @@ class OlsrRingVethTest : public FastPathVethFixture
   protected:
     void SetUp() override
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
+        if (std::string why = WhyNot({FASTPATHD_BIN, OLSR_RING_BIN}); !why.empty())
         {
             GTEST_SKIP() << why;
         }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(OLSR_RING_BIN, X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or olsr-ring not built";
-        }
         const bool haveNobody = getpwnam("nobody") && getgrnam("nogroup");
-        topo_ = std::make_unique<Topology>("ring");
-        S_ = topo_->addNamespace("s");
-        R_ = topo_->addNamespace("r");
-        D_ = topo_->addNamespace("d");
-        topo_->addVeth(S_, "s0", R_, "r1-s");
-        topo_->addVeth(D_, "d0", R_, "r3-d");
-        // ns-3 checks checksums; the kernels' veth offload would leave them partial.
-        topo_->exec(S_, "ethtool -K s0 tx off >/dev/null");
-        topo_->exec(D_, "ethtool -K d0 tx off >/dev/null");
+        BuildSRD("ring", "r1-s", "r3-d");
         sh("ip -n " + S_ + " addr add 198.18.1.2/24 dev s0");
         sh("ip -n " + S_ + " route add 198.18.3.0/24 via 198.18.1.1");
         sh("ip -n " + D_ + " addr add 198.18.3.2/24 dev d0");
         sh("ip -n " + D_ + " route add 198.18.1.0/24 via 198.18.3.1");
 
-        char tmpl[] = "/tmp/fp-ns3-ring-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        chmod(dir_.c_str(), 0755);
-        sock_ = dir_ + "/fastpathd.sock";
+        ASSERT_TRUE(MakeScratch("/tmp/fp-ns3-ring-XXXXXX"));
         std::ofstream(dir_ + "/ring.yaml") << kTopology;
 
-        std::vector<std::string> fpd = {FASTPATHD_BIN,
-                                        "--topology",
-                                        dir_ + "/ring.yaml",
-                                        "--socket",
-                                        sock_,
-                                        "--log-level",
-                                        "info"};
-        if (haveNobody)
-        {
-            fpd.insert(fpd.end(),
-                       {"--socket-uid",
-                        std::to_string(getpwnam("nobody")->pw_uid),
-                        "--socket-gid",
-                        std::to_string(getgrnam("nogroup")->gr_gid)});
-        }
-        fastpathd_ = topo_->spawn(R_, fpd, dir_ + "/fastpathd.log");
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
+        fastpathd_ = topo_->spawn(R_, FastpathdArgv({"--topology", dir_ + "/ring.yaml"}, haveNobody),
+                                  dir_ + "/fastpathd.log");
+        ASSERT_TRUE(WaitForSocket());
 
         // The four routers in one process. It only needs fastpathd's socket: run it as
         // nobody (as root if the build tree is not readable by nobody).

@@ -21,8 +21,22 @@ using namespace ns3;
 namespace
 {
 
-/// A — B — C on two simple links: 198.18.1.0/24 (A .1, B .2), 198.18.2.0/24 (B .1, C .2).
-struct Line
+/// UDP echo: a server on `server` from t = 0.5 s, `packets` requests from `client` to
+/// `destination` every 100 ms from `start` on.
+void
+Echo(Ptr<Node> client, Ptr<Node> server, const Address& destination, uint32_t packets, double start)
+{
+    UdpEchoServerHelper echoServer(9);
+    echoServer.Install(server).Start(Seconds(0.5));
+    UdpEchoClientHelper echoClient(destination, 9);
+    echoClient.SetAttribute("MaxPackets", UintegerValue(packets));
+    echoClient.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
+    echoClient.Install(client).Start(Seconds(start));
+}
+
+/// A — B — C: three nodes on two simple links, B's route mirror (ports 0 towards A, 1
+/// towards C) feeding a sink that records the updates and the table they build up.
+struct MirroredLine
 {
     NodeContainer nodes;
     NetDeviceContainer ab;
@@ -30,6 +44,24 @@ struct Line
     Ptr<FastPathRouteMirror> mirror; // on B
     FastPathTable applied;           // what the sink's diffs build up
     std::vector<FastPathUpdate> updates;
+
+    void StartMirror()
+    {
+        mirror = CreateObject<FastPathRouteMirror>();
+        mirror->SetNode(nodes.Get(1));
+        mirror->AddPort(ab.Get(1), 0);
+        mirror->AddPort(bc.Get(0), 1);
+        mirror->SetSink([this](const FastPathUpdate& u) {
+            updates.push_back(u);
+            applied.Apply(u.routes);
+        });
+        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+    }
+};
+
+/// A — B — C on two simple links: 198.18.1.0/24 (A .1, B .2), 198.18.2.0/24 (B .1, C .2).
+struct Line : MirroredLine
+{
 
     void Build(const Ipv4RoutingHelper& routing)
     {
@@ -46,15 +78,7 @@ struct Line
         addr.SetBase("198.18.2.0", "255.255.255.0", "0.0.0.1");
         addr.Assign(bc);
 
-        mirror = CreateObject<FastPathRouteMirror>();
-        mirror->SetNode(nodes.Get(1));
-        mirror->AddPort(ab.Get(1), 0);
-        mirror->AddPort(bc.Get(0), 1);
-        mirror->SetSink([this](const FastPathUpdate& u) {
-            updates.push_back(u);
-            applied.Apply(u.routes);
-        });
-        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+        StartMirror();
     }
 };
 
@@ -95,16 +119,10 @@ Has(const FastPathTable& t, const fastpath::Route& want)
 /// B runs Ipv6StaticRouting (the default Ipv6ListRouting) with a static route
 /// 2001:2:0:30::/64 via C, or (ripng) RIPng next to static routing on B and C, B learning
 /// 2001:2:0:30::/64 from C.
-struct Line6
+struct Line6 : MirroredLine
 {
-    NodeContainer nodes;
-    NetDeviceContainer ab;
-    NetDeviceContainer bc;
     Ipv6InterfaceContainer abIf;
     Ipv6InterfaceContainer bcIf;
-    Ptr<FastPathRouteMirror> mirror; // on B
-    FastPathTable applied;
-    std::vector<FastPathUpdate> updates;
 
     void Build(bool ripng = false)
     {
@@ -156,15 +174,7 @@ struct Line6
                                     bcIf.GetInterfaceIndex(0));
         }
 
-        mirror = CreateObject<FastPathRouteMirror>();
-        mirror->SetNode(nodes.Get(1));
-        mirror->AddPort(ab.Get(1), 0);
-        mirror->AddPort(bc.Get(0), 1);
-        mirror->SetSink([this](const FastPathUpdate& u) {
-            updates.push_back(u);
-            applied.Apply(u.routes);
-        });
-        Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+        StartMirror();
     }
 
     static Ipv6InterfaceContainer Assign(Ptr<NetDevice> device, const char* address)
@@ -181,12 +191,7 @@ struct Line6
     /// UDP echo from A to `destination` (5 packets from t = 1 s).
     void Ping(const char* destination)
     {
-        UdpEchoServerHelper server(9);
-        server.Install(nodes.Get(2)).Start(Seconds(0.5));
-        UdpEchoClientHelper client(Ipv6Address(destination), 9);
-        client.SetAttribute("MaxPackets", UintegerValue(5));
-        client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-        client.Install(nodes.Get(0)).Start(Seconds(1));
+        Echo(nodes.Get(0), nodes.Get(2), Ipv6Address(destination), 5, 1);
     }
 
     fastpath::MacAddress Mac(Ptr<NetDevice> device) const
@@ -447,12 +452,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
     Line line;
     AodvHelper aodv;
     line.Build(aodv);
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(5));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Echo(line.nodes.Get(0), line.nodes.Get(2), Ipv4Address("198.18.2.2"), 5, 1);
     Simulator::Stop(Seconds(3));
     Simulator::Run();
 
@@ -477,12 +477,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsAodvDecisionsAndNeighbours)
 void
 StartEchoThenTakeCDown(Line& line)
 {
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv4Address("198.18.2.2"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(10));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(1));
+    Echo(line.nodes.Get(0), line.nodes.Get(2), Ipv4Address("198.18.2.2"), 10, 1);
     Simulator::Schedule(Seconds(3),
                         [&line]() { line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1); });
 }
@@ -664,12 +659,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissLearnsRipngDecisionsWithLinkLocalNextHop)
     line.Build(true);
     // From t = 3 s, past RIPng's first exchanges: 2001:2:0:30::/64 is known to B only
     // through RIPng.
-    UdpEchoServerHelper server(9);
-    server.Install(line.nodes.Get(2)).Start(Seconds(0.5));
-    UdpEchoClientHelper client(Ipv6Address("2001:2:0:30::1"), 9);
-    client.SetAttribute("MaxPackets", UintegerValue(5));
-    client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-    client.Install(line.nodes.Get(0)).Start(Seconds(3));
+    Echo(line.nodes.Get(0), line.nodes.Get(2), Ipv6Address("2001:2:0:30::1"), 5, 3);
     Simulator::Stop(Seconds(4));
     Simulator::Run();
 

@@ -49,22 +49,13 @@ class FastPathScriptFixture : public FastPathVethFixture
 
     void SetUp() override
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
+        if (std::string why = WhyNot({FASTPATHD_BIN, script_.bin}); !why.empty())
         {
             GTEST_SKIP() << why;
         }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(script_.bin.c_str(), X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or " << script_.name << " not built";
-        }
         topo_ = std::make_unique<fastpath::testing::Topology>(script_.topology);
         R_ = topo_->addNamespace("r");
-        std::string tmpl = script_.scratch;
-        ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
-        dir_ = tmpl;
-        chmod(dir_.c_str(), 0755);
-        sock_ = dir_ + "/fastpathd.sock";
+        ASSERT_TRUE(MakeScratch(script_.scratch));
         haveNobody_ = getpwnam("nobody") && getgrnam("nogroup") &&
                       fastpath::testing::sh(
                           "setpriv --reuid=nobody --regid=nogroup --clear-groups test -x " +
@@ -77,34 +68,19 @@ class FastPathScriptFixture : public FastPathVethFixture
         CleanUp({log.c_str(), "fastpathd.log"});
     }
 
-    /// fastpathd with no node but the default one, whose one port (an idle veth) is there
-    /// only because fastpathd refuses to start without any port.
+    /// fastpathd from an empty topology file: no node but the default one, no port (the
+    /// script creates its nodes, links and segments).
     void StartFastpathd()
     {
-        using namespace std::chrono_literals;
-        S_ = topo_->addNamespace("s");
-        topo_->addVeth(S_, "s0", R_, "idle0");
-        std::vector<std::string> fpd = {FASTPATHD_BIN,
-                                        "--port",
-                                        "idle0",
-                                        "--socket",
-                                        sock_,
-                                        "--log-level",
-                                        "info"};
-        if (haveNobody_)
-        {
-            fpd.insert(fpd.end(),
-                       {"--socket-uid",
-                        std::to_string(getpwnam("nobody")->pw_uid),
-                        "--socket-gid",
-                        std::to_string(getgrnam("nogroup")->gr_gid)});
-        }
-        topo_->spawn(R_, fpd, dir_ + "/fastpathd.log");
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
+        std::ofstream(dir_ + "/empty.yaml") << "nodes: []\n";
+        topo_->spawn(R_, FastpathdArgv({"--topology", dir_ + "/empty.yaml"}, haveNobody_),
+                     dir_ + "/fastpathd.log");
+        ASSERT_TRUE(WaitForSocket());
+        // A supported start: fastpathd runs, and its default node has no port.
+        ASSERT_NE(Client(), nullptr) << "fastpathd at " << sock_ << " does not answer";
+        auto ports = Client()->ports();
+        ASSERT_TRUE(ports.ok()) << ports.error().message;
+        EXPECT_TRUE(ports.value().empty()) << ports.value().size() << " ports";
     }
 
     /// Runs the script (as nobody when it can) until it exits (at most 90 s), calling

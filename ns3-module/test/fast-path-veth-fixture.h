@@ -9,6 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -55,6 +60,82 @@ ReadReport(const std::string& path)
 class FastPathVethFixture : public ::testing::Test
 {
   protected:
+    /// Why the test cannot run here (no privileges, or one of `programs` not built), or "".
+    static std::string WhyNot(std::initializer_list<std::string> programs)
+    {
+        std::string why;
+        if (!fastpath::testing::havePrivileges(&why))
+        {
+            return why;
+        }
+        for (const auto& p : programs)
+        {
+            if (access(p.c_str(), X_OK) != 0)
+            {
+                return p + " not built";
+            }
+        }
+        return "";
+    }
+
+    /// S — R — D in namespaces of a new topology named `prefix`: veths s0 – `rToS` and
+    /// d0 – `rToD`, S's and D's transmit checksum offload off (ns-3 checks checksums; the
+    /// kernels' veth offload would leave them partial).
+    void BuildSRD(const std::string& prefix, const std::string& rToS, const std::string& rToD)
+    {
+        topo_ = std::make_unique<fastpath::testing::Topology>(prefix);
+        S_ = topo_->addNamespace("s");
+        R_ = topo_->addNamespace("r");
+        D_ = topo_->addNamespace("d");
+        topo_->addVeth(S_, "s0", R_, rToS);
+        topo_->addVeth(D_, "d0", R_, rToD);
+        topo_->exec(S_, "ethtool -K s0 tx off >/dev/null");
+        topo_->exec(D_, "ethtool -K d0 tx off >/dev/null");
+    }
+
+    /// dir_: a new scratch directory from the mkdtemp template `tmpl`, readable by all (an
+    /// unprivileged simulation runs from there); sock_: fastpathd's socket in it.
+    ::testing::AssertionResult MakeScratch(std::string tmpl)
+    {
+        if (mkdtemp(&tmpl[0]) == nullptr)
+        {
+            return ::testing::AssertionFailure() << "mkdtemp " << tmpl << " failed";
+        }
+        dir_ = tmpl;
+        chmod(dir_.c_str(), 0755);
+        sock_ = dir_ + "/fastpathd.sock";
+        return ::testing::AssertionSuccess();
+    }
+
+    /// fastpathd's command line: `args`, then the socket, the log level and, with
+    /// `forNobody`, the socket's owner nobody:nogroup (the simulation then runs as nobody).
+    std::vector<std::string> FastpathdArgv(std::vector<std::string> args, bool forNobody) const
+    {
+        args.insert(args.begin(), FASTPATHD_BIN);
+        args.insert(args.end(), {"--socket", sock_, "--log-level", "info"});
+        if (forNobody)
+        {
+            args.insert(args.end(),
+                        {"--socket-uid", std::to_string(getpwnam("nobody")->pw_uid),
+                         "--socket-gid", std::to_string(getgrnam("nogroup")->gr_gid)});
+        }
+        return args;
+    }
+
+    /// Waits (10 s at most) for fastpathd to create its socket.
+    ::testing::AssertionResult WaitForSocket()
+    {
+        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (access(sock_.c_str(), F_OK) != 0)
+        {
+            return ::testing::AssertionFailure() << "fastpathd did not create " << sock_;
+        }
+        return ::testing::AssertionSuccess();
+    }
+
     /// Prints `logs` (files in dir_) when the test failed, then stops every spawned process,
     /// removes the namespaces and the scratch directory.
     void CleanUp(std::initializer_list<const char*> logs)

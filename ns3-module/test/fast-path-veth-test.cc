@@ -36,25 +36,12 @@ class OlsrVethTest : public FastPathVethFixture
   protected:
     void SetUp() override
     {
-        std::string why;
-        if (!fastpath::testing::havePrivileges(&why))
+        if (std::string why = WhyNot({FASTPATHD_BIN, OLSR_ROUTER_BIN}); !why.empty())
         {
             GTEST_SKIP() << why;
         }
-        if (access(FASTPATHD_BIN, X_OK) != 0 || access(OLSR_ROUTER_BIN, X_OK) != 0)
-        {
-            GTEST_SKIP() << "fastpathd or olsr-router not built";
-        }
         haveNobody_ = getpwnam("nobody") && getgrnam("nogroup");
-        topo_ = std::make_unique<Topology>("ns3");
-        S_ = topo_->addNamespace("s");
-        R_ = topo_->addNamespace("r");
-        D_ = topo_->addNamespace("d");
-        topo_->addVeth(S_, "s0", R_, "r0");
-        topo_->addVeth(D_, "d0", R_, "r1");
-        // ns-3 checks checksums; the kernels' veth offload would leave them partial.
-        topo_->exec(S_, "ethtool -K s0 tx off >/dev/null");
-        topo_->exec(D_, "ethtool -K d0 tx off >/dev/null");
+        BuildSRD("ns3", "r0", "r1");
         sh("ip -n " + S_ + " addr add 198.18.1.2/24 dev s0");
         sh("ip -n " + S_ + " addr add 198.18.10.1/32 dev lo");
         sh("ip -n " + S_ + " route add 198.18.20.0/24 via 198.18.1.1 src 198.18.10.1");
@@ -62,11 +49,7 @@ class OlsrVethTest : public FastPathVethFixture
         sh("ip -n " + D_ + " addr add 198.18.20.1/32 dev lo");
         sh("ip -n " + D_ + " route add 198.18.10.0/24 via 198.18.2.1 src 198.18.20.1");
 
-        char tmpl[] = "/tmp/fp-ns3-test-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        chmod(dir_.c_str(), 0755);
-        sock_ = dir_ + "/fastpathd.sock";
+        ASSERT_TRUE(MakeScratch("/tmp/fp-ns3-test-XXXXXX"));
         StartFastpathd();
         peerS_ = topo_->spawn(S_,
                               {OLSR_ROUTER_BIN, "--role=peer", "--interfaces=s0",
@@ -108,21 +91,10 @@ class OlsrVethTest : public FastPathVethFixture
 
     void StartFastpathd()
     {
-        std::vector<std::string> argv = {FASTPATHD_BIN, "--port", "r0", "--port", "r1",
-                                         "--socket", sock_, "--log-level", "info"};
-        if (haveNobody_)
-        {
-            argv.insert(argv.end(),
-                        {"--socket-uid", std::to_string(getpwnam("nobody")->pw_uid),
-                         "--socket-gid", std::to_string(getgrnam("nogroup")->gr_gid)});
-        }
         unlink(sock_.c_str());
-        fastpathd_ = topo_->spawn(R_, argv, dir_ + "/fastpathd.log");
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(100ms);
-        }
-        ASSERT_EQ(access(sock_.c_str(), F_OK), 0) << "fastpathd did not create " << sock_;
+        fastpathd_ = topo_->spawn(R_, FastpathdArgv({"--port", "r0", "--port", "r1"}, haveNobody_),
+                                  dir_ + "/fastpathd.log");
+        ASSERT_TRUE(WaitForSocket());
         client_.reset();
     }
 

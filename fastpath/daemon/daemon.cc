@@ -437,29 +437,6 @@ void Daemon::checkLinks() {
   }
 }
 
-// ---- ControlBackend: the default node ----
-
-Status Daemon::applyRoutes(const RouteBatch& batch) { return default_node_->applyRoutes(batch); }
-std::vector<Route> Daemon::routes() const { return default_node_->routes(); }
-Status Daemon::addNeighbour(const Neighbour& n) { return default_node_->addNeighbour(n); }
-Status Daemon::deleteNeighbour(const IpAddress& ip, PortId port) {
-  return default_node_->deleteNeighbour(ip, port);
-}
-std::vector<Neighbour> Daemon::neighbours() const { return default_node_->neighbours(); }
-Status Daemon::setControlRules(const std::vector<ControlRule>& rules) {
-  return default_node_->setControlRules(rules);
-}
-std::vector<ControlRule> Daemon::controlRules() const { return default_node_->controlRules(); }
-std::vector<PortInfo> Daemon::ports() const { return default_node_->ports(); }
-Result<PortId> Daemon::portByName(const std::string& ifname) const {
-  return default_node_->portByName(ifname);
-}
-Result<int> Daemon::controlChannelFd(PortId port) {
-  return default_node_->controlChannelFd(port);
-}
-void Daemon::releaseControlChannel(PortId port) { default_node_->releaseControlChannel(port); }
-std::vector<CounterSet> Daemon::stats() const { return default_node_->stats(); }
-
 void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
   sink_ = std::move(sink);
 }

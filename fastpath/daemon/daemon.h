@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // fastpathd's data plane as a class: brings up the classifier, the forwarding table, the
-// control-frame channels and the workers for a validated Config, implements ControlBackend
-// (what the control socket's server calls), and tears everything down in reverse order.
+// control-frame channels and the workers for a validated Config, implements TopologyControl
+// (what the control socket's server calls; each Node is a NodeControl), and tears
+// everything down in reverse order.
 // The program (fastpathd/main.cc) pairs it with ctrl-bridge's server; tests link it alone.
 #pragma once
 
@@ -33,9 +34,9 @@ class PortTuning;
 Status checkPrerequisites(const Config& config);
 
 /// The data plane of one fastpathd: nodes (forwarding contexts, "default" always exists),
-/// their interface ports and the links between them, served by the workers. Its own
-/// ControlBackend methods are the default node's; node(NAME) gives any other.
-class Daemon : public ControlBackend {
+/// their interface ports and the links between them, served by the workers. node(NAME)
+/// gives a node's control plane; defaultNode() the one a client that names none talks to.
+class Daemon : public TopologyControl {
  public:
   explicit Daemon(Config config);
   ~Daemon() override;
@@ -66,21 +67,9 @@ class Daemon : public ControlBackend {
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 
-  // ControlBackend: the default node's (the node a client that names none talks to)
-  Status applyRoutes(const RouteBatch& batch) override;
-  std::vector<Route> routes() const override;
-  Status addNeighbour(const Neighbour& n) override;
-  Status deleteNeighbour(const IpAddress& ip, PortId port) override;
-  std::vector<Neighbour> neighbours() const override;
-  Status setControlRules(const std::vector<ControlRule>& rules) override;
-  std::vector<ControlRule> controlRules() const override;
-  std::vector<PortInfo> ports() const override;
-  Result<PortId> portByName(const std::string& ifname) const override;
-  std::vector<CounterSet> stats() const override;
-  Result<int> controlChannelFd(PortId port) override;
-  void releaseControlChannel(PortId port) override;
+  // TopologyControl: the nodes, links, segments, interfaces and hosts.
   void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
-  Result<ControlBackend*> node(const std::string& name) override;
+  Result<NodeControl*> node(const std::string& name) override;
   Status createNode(const NodeSpec& spec) override;
   Status deleteNode(const std::string& name) override;
   std::vector<NodeInfo> nodes() const override;
@@ -90,7 +79,6 @@ class Daemon : public ControlBackend {
   Status setLinkParams(const std::string& name, LinkDirection direction,
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
-  Status setPortParams(PortId port, const LinkParams& params) override;
   Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) override;
   Status detachInterface(const std::string& node, const std::string& ifname) override;
   Result<HostInfo> createHost(const HostSpec& spec) override;

@@ -54,8 +54,8 @@ Result<Node*> Daemon::addNode(const NodeSpec& spec) {
   return raw;
 }
 
-Result<ControlBackend*> Daemon::node(const std::string& name) {
-  if (Node* n = findNode(name)) return static_cast<ControlBackend*>(n);
+Result<NodeControl*> Daemon::node(const std::string& name) {
+  if (Node* n = findNode(name)) return static_cast<NodeControl*>(n);
   return makeError(-ENOENT, "node " + name + ": no such node (fpctl node list shows them)");
 }
 
@@ -400,10 +400,6 @@ Status Daemon::applyPortParams(PortId port, const LinkParams& params) {
   pr_info_ratelimited("port %s egress: %s", ports_[port].ifname.c_str(),
                       formatLinkParams(params).c_str());
   return {};
-}
-
-Status Daemon::setPortParams(PortId port, const LinkParams& params) {
-  return default_node_->setPortParams(port, params);
 }
 
 Status Daemon::setLinkParams(const std::string& name, LinkDirection direction,

@@ -74,32 +74,55 @@ Status Daemon::startPorts() {
     if (!p) return p.error();
     p->queues = config_.queues;
     p->node = interfaces[i].second->name();
-    ports_.push_back(*p);
-    port_node_.push_back(interfaces[i].second);
+    auto port = std::make_unique<InterfacePort>();
+    port->info = *p;
+    port->node = interfaces[i].second;
+    ports_.push_back(std::move(port));
     interfaces[i].second->addPort(PortId(i));
     fib_ports[interfaces[i].second].push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
   }
-  port_gone_.assign(ports_.size(), false);
   for (auto& [node, ports] : fib_ports)
     if (auto st = node->fib().setPorts(ports); !st) return st;
   if (auto st = staticEntries(*default_node_, config_.routes, config_.neighbours); !st) return st;
-  for (auto& p : ports_) {
-    ClassifierOptions co;
-    co.ifname = p.ifname;
-    co.allow_generic = config_.xdp_mode != "native";
-    co.no_xsk_policy = config_.no_xsk_drop ? FP_NO_XSK_DROP : FP_NO_XSK_PASS;
-    auto c = Classifier::attach(co);
-    if (!c) return c.error();
-    p.xdp_mode = (*c)->mode();
+  for (auto& port : ports_) {
+    if (auto st = openInterfacePort(*port); !st) return st;
+    const PortInfo& p = port->info;
     pr_info("port %u %s: classifier attached (%s XDP), MAC %s, MTU %u, node %s", p.id,
             p.ifname.c_str(), p.xdp_mode.c_str(), p.mac.toString().c_str(), p.mtu,
             p.node.c_str());
-    classifiers_.push_back(std::move(*c));
-    auto ch = ControlChannel::create(p.id, p.ifname);
-    if (!ch) return ch.error();
-    channels_.push_back(std::move(*ch));
   }
   return {};
+}
+
+Status Daemon::openInterfacePort(InterfacePort& port) {
+  ClassifierOptions co;
+  co.ifname = port.info.ifname;
+  co.allow_generic = config_.xdp_mode != "native";
+  co.no_xsk_policy = config_.no_xsk_drop ? FP_NO_XSK_DROP : FP_NO_XSK_PASS;
+  auto c = Classifier::attach(co);
+  if (!c) return c.error();
+  // A node's rules apply to every port it gets (none yet at start).
+  if (auto st = (*c)->setRules(port.node->controlRules()); !st) return st;
+  port.info.xdp_mode = (*c)->mode();
+  auto ch = ControlChannel::create(port.info.id, port.info.ifname);
+  if (!ch) return ch.error();
+  port.classifier = std::move(*c);
+  port.channel = std::move(*ch);
+  return {};
+}
+
+XskOptions Daemon::xskOptions(const std::string& ifname, uint32_t queue, XskMode mode,
+                              const Classifier& classifier) const {
+  XskOptions xo;
+  xo.ifname = ifname;
+  xo.queue = queue;
+  xo.rx_size = config_.ring_size;
+  xo.tx_size = config_.ring_size;
+  xo.mode = mode;
+  xo.busy_poll = config_.busy_poll;
+  xo.busy_poll_budget = config_.batch_size;
+  xo.xsks_map_fd = classifier.xsksMapFd();
+  return xo;
 }
 
 Status Daemon::staticEntries(Node& node, const std::vector<RouteConfig>& routes,
@@ -128,10 +151,10 @@ Status Daemon::startWorkers() {
   const uint32_t np = uint32_t(ports_.size());
   XskMode mode = config_.xsk_mode;
   if (mode == XskMode::kAuto && np) {
-    mode = xskZeroCopySupported(ports_[0].ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
+    mode = xskZeroCopySupported(ports_[0]->info.ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
   }
   std::vector<ControlChannel*> channels;
-  for (auto& c : channels_) channels.push_back(c.get());
+  for (auto& p : ports_) channels.push_back(p->channel.get());
   for (uint32_t w = 0; w < config_.queues; ++w) {
     UmemOptions uo;
     uo.frames = config_.effectiveUmemFrames();
@@ -142,18 +165,10 @@ Status Daemon::startWorkers() {
     if (!umem) return umem.error();
     std::vector<std::unique_ptr<XskSocket>> sockets;
     for (uint32_t p = 0; p < np; ++p) {
-      XskOptions xo;
-      xo.ifname = ports_[p].ifname;
-      xo.queue = w;
-      xo.rx_size = config_.ring_size;
-      xo.tx_size = config_.ring_size;
-      xo.mode = mode;
-      xo.busy_poll = config_.busy_poll;
-      xo.busy_poll_budget = config_.batch_size;
-      xo.xsks_map_fd = classifiers_[p]->xsksMapFd();
-      auto s = XskSocket::create(**umem, xo);
+      InterfacePort& port = *ports_[p];
+      auto s = XskSocket::create(**umem, xskOptions(port.info.ifname, w, mode, *port.classifier));
       if (!s) return s.error();
-      ports_[p].xsk_mode = (*s)->modeName();
+      port.info.xsk_mode = (*s)->modeName();
       sockets.push_back(std::move(*s));
     }
     WorkerOptions wo;
@@ -193,15 +208,15 @@ Status Daemon::startWorkers() {
     auto worker = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
                                            default_node_->fib().view(), epoch_);
     if (anchor) worker->keepAnchor(std::move(anchor));
-    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &port_node_[p]->fib().view());
+    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &ports_[p]->node->fib().view());
     workers_.push_back(std::move(worker));
   }
   link_tables_.resize(workers_.size());
   // Client frames of a port are transmitted by worker 0 (queue 0 of every port): one
   // producer per TX ring.
   std::vector<ControlRelay::Route> routes;
-  for (auto& c : channels_)
-    routes.push_back({c.get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd()});
+  for (auto& p : ports_)
+    routes.push_back({p->channel.get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd()});
   relay_ = std::make_unique<ControlRelay>(routes);
   if (auto st = relay_->start(); !st) return st;
   for (auto& w : workers_)
@@ -210,7 +225,7 @@ Status Daemon::startWorkers() {
     pr_info(
         "fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
         "batch %u, %u UMEM frames/worker",
-        np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
+        np, config_.queues, ports_[0]->info.xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
         config_.batch_size, config_.effectiveUmemFrames());
   else
     pr_info("fastpathd: no interface port, %u worker(s), batch %u, %u UMEM frames/worker",
@@ -246,21 +261,14 @@ void Daemon::shutdown() {
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
-  attached_tuning_.clear();
-  classifiers_.clear();  // detaches XDP
-  channels_.clear();
+  // Each port: its own tuning restored, XDP detached, its channel closed (in that order).
+  ports_.clear();
   link_ports_.clear();
   links_.clear();
+  segments_.clear();
   link_tables_.clear();
-  retired_queues_.clear();
-  retired_shapers_.clear();
-  egress_shapers_.clear();
-  shapers_.clear();
-  free_queues_.clear();
-  queue_pool_.clear();
+  resources_.clear();
   free_link_ports_.clear();
-  port_node_.clear();
-  runtime_ports_.clear();
   default_node_ = nullptr;
   nodes_.clear();
   // Hosts last: their veths were ports until now.
@@ -381,25 +389,27 @@ void Daemon::checkLinks() {
   // Ports attached at run time whose interface vanished are detached (a host's veth: the
   // host goes); the id is free again.
   std::vector<PortId> vanished;
-  for (PortId id : runtime_ports_) {
-    if (!portAttached(id)) continue;
+  for (PortId id = 0; id < ports_.size(); ++id) {
+    if (!portAttached(id) || !ports_[id]->runtime) continue;
     errno = 0;
-    const int ifindex = int(if_nametoindex(ports_[id].ifname.c_str()));
+    const int ifindex = int(if_nametoindex(ports_[id]->info.ifname.c_str()));
     if (ifindex == 0 && errno != ENODEV && errno != ENXIO) continue;  // no answer: next time
-    if (ifindex != ports_[id].ifindex) vanished.push_back(id);
+    if (ifindex != ports_[id]->info.ifindex) vanished.push_back(id);
   }
   for (PortId id : vanished) {
     std::string host;
     for (const auto& [name, h] : hosts_)
       if (h.info.port_id == id) host = name;
-    pr_warn("port %u %s vanished; detaching it", id, ports_[id].ifname.c_str());
+    pr_warn("port %u %s vanished; detaching it", id, ports_[id]->info.ifname.c_str());
     if (!host.empty())
       removeHost(host, "lost its veth");
     else
       detachPort(id, "detached (its interface vanished)");
   }
-  for (auto& p : ports_) {
-    if (!portAttached(p.id)) continue;
+  for (PortId id = 0; id < ports_.size(); ++id) {
+    if (!portAttached(id)) continue;
+    InterfacePort& port = *ports_[id];
+    PortInfo& p = port.info;
     // A port whose name now resolves to no interface, or to another one, is gone for good:
     // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
     const int ifindex = int(if_nametoindex(p.ifname.c_str()));
@@ -412,8 +422,8 @@ void Daemon::checkLinks() {
     }
     bool up = false;
     if (ifindex != p.ifindex) {
-      if (!port_gone_[p.id]) {
-        port_gone_[p.id] = true;
+      if (!port.gone) {
+        port.gone = true;
         pr_err(
             "port %u %s vanished (%s): frames routed to it are now counted drops "
             "(drop_port_down); the other ports keep forwarding; restart fastpathd to serve "
@@ -432,7 +442,7 @@ void Daemon::checkLinks() {
     pr_info("port %u %s is %s", p.id, p.ifname.c_str(), p.up ? "up" : "down");
     emitPortEvent(p.id, p.up);
     // Routes through a down port become counted drops instead of frames stuck in its TX ring.
-    if (auto st = port_node_[p.id]->setPortUp(p.id, p.up); !st)
+    if (auto st = port.node->setPortUp(p.id, p.up); !st)
       pr_warn("ports: publishing up/down state failed: %s", st.error().message.c_str());
   }
 }

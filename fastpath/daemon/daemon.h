@@ -16,7 +16,12 @@
 
 #include "daemon/config.h"
 #include "daemon/hosts.h"
+#include "daemon/interface_port.h"
+#include "daemon/link.h"
+#include "daemon/link_port.h"
+#include "daemon/link_resources.h"
 #include "daemon/node.h"
+#include "daemon/segment.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
 #include "link/link_ports.h"
@@ -26,8 +31,6 @@
 #include "worker/worker.h"
 
 namespace fastpath {
-
-class PortTuning;
 
 /// Checks what fastpathd needs before anything is touched: root, bpffs (mounted when
 /// missing and allowed), every port present, enough queues. Clear message on failure.
@@ -114,34 +117,6 @@ class Daemon : public TopologyControl {
   uint64_t eventsSuppressed() const { return events_suppressed_; }
 
  private:
-  struct LinkPort {
-    PortInfo info;
-    PortId peer = 0;
-    Node* node = nullptr;
-    LinkState* state = nullptr;
-    std::unique_ptr<UserspaceClassifier> classifier;
-    std::unique_ptr<ControlChannel> channel;  ///< created when a client first opens it
-    std::vector<LinkQueue*> inbound;          ///< per worker: frames arriving here
-    LinkParams params;                        ///< emulation of frames sent here (to the peer)
-    std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
-    std::string segment;                      ///< segment ports: the segment (no peer)
-    std::unique_ptr<LinkState> port_state;    ///< segment ports: the port's own up/down
-  };
-  struct Link {
-    std::string name;
-    PortId a = 0, b = 0;
-    std::unique_ptr<LinkState> state;
-  };
-
-  /// A shared medium: its ports (link ports without a peer), one state, one emulation.
-  struct Segment {
-    std::string name;
-    std::vector<PortId> ports;
-    std::unique_ptr<LinkState> state;
-    LinkParams params;
-    std::vector<LinkShaper*> shapers;  ///< per worker, when `params` shape
-  };
-
   Status startPorts();
   Status startWorkers();
   /// Links, then the topology file's routes and neighbours (after the workers exist).
@@ -151,7 +126,20 @@ class Daemon : public TopologyControl {
                        const std::vector<NeighbourConfig>& neighbours);
   Result<std::unique_ptr<UserspaceClassifier>> linkClassifier(const MacAddress& mac,
                                                              const std::vector<ControlRule>& rules);
-  LinkQueue* takeQueue();
+  /// A link's or segment's name: valid, unused by either, within kMaxLinks. `kind` is
+  /// "link" or "segment".
+  Status checkMediumName(const std::string& kind, const std::string& name) const;
+  /// The checks a link end and a segment port share: its node exists, its name (empty:
+  /// `default_name`) is valid and free in the node, its MTU fits the frames, its MAC (zero:
+  /// generated later) is unicast. `at` names the end in messages.
+  Result<Node*> checkLinkPortSpec(const std::string& what, const std::string& at,
+                                  const std::string& node, std::string& port,
+                                  const std::string& default_name, uint32_t mtu,
+                                  const MacAddress& mac);
+  /// The one path that makes the ports of a link (two, each the other's peer) or of a
+  /// segment (each its own peer) once their specs are checked: port ids, classifier twins,
+  /// the nodes' tables, queues, the nodes' port lists. All or nothing. The ids, in order.
+  Result<std::vector<PortId>> addLinkPorts(const std::string& what, std::vector<LinkPort> ports);
   /// A generated link port MAC (02:66:70 + a counter) no port uses.
   MacAddress nextLinkMac(const std::vector<MacAddress>& also_taken);
   bool linkMacInUse(const MacAddress& mac) const;
@@ -170,15 +158,22 @@ class Daemon : public TopologyControl {
   /// Gives the port's direction these parameters: shapers created, updated in place, or
   /// replaced by larger ones (their frames move over in the worker).
   void applyLinkParams(const std::string& link, LinkPort& port, const LinkParams& params);
-  /// One shaper per worker for `params`: created, updated in place, or replaced by a
-  /// larger one (the worker moves the old one's frames and state over).
+  /// One shaper per worker for `params` (LinkResources::applyShaping).
   void applyShaping(std::vector<LinkShaper*>& shapers, const std::string& seed_name,
-                    const LinkParams& params);
+                    const LinkParams& params) {
+    resources_.applyShaping(shapers, workers_.size(), seed_name, params);
+  }
   LinkDirectionStats shaperStats(const std::vector<LinkShaper*>& shapers) const;
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
   void emitPortEvent(PortId port, bool up);
+  /// What start-up and run-time attach both do for an interface port: the XDP classifier
+  /// (with the node's rules) and the control channel.
+  Status openInterfacePort(InterfacePort& port);
+  /// The AF_XDP socket options of `ifname`'s queue `queue` (start-up and attach alike).
+  XskOptions xskOptions(const std::string& ifname, uint32_t queue, XskMode mode,
+                        const Classifier& classifier) const;
   /// Interface ports at run time (daemon_interfaces.cc).
   Result<PortInfo> attachPort(Node& node, const std::string& ifname);
   /// Takes an interface port out of its node and the workers: routes and neighbours
@@ -187,34 +182,27 @@ class Daemon : public TopologyControl {
   void detachPort(PortId port, const std::string& why);
   /// Routes and neighbours of `node` through `port`, and the port in its table.
   void removeFromNodeTable(Node& node, PortId port, const std::string& what);
-  bool portAttached(PortId port) const { return port < port_node_.size() && port_node_[port]; }
+  bool portAttached(PortId port) const { return port < ports_.size() && ports_[port]; }
   void removeHost(const std::string& name, const std::string& why);
   void writeHostState();
 
   Config config_;
   EpochDomain epoch_;  ///< one domain for every node's table and the link tables
-  std::vector<PortInfo> ports_;  ///< interface ports, index = PortId
-  std::vector<bool> port_gone_;  ///< interface deleted or replaced since start
+  // The network: nodes, their interface ports (index = PortId; null: a free id), link and
+  // segment ports (ids from kFirstLinkPort), links, segments and hosts.
   std::map<std::string, std::unique_ptr<Node>> nodes_;
   Node* default_node_ = nullptr;
   uint32_t next_node_id_ = 0;
-  std::vector<Node*> port_node_;  ///< interface ports: their node
+  std::vector<std::unique_ptr<InterfacePort>> ports_;
   std::map<PortId, LinkPort> link_ports_;
   std::map<std::string, Link> links_;
   std::map<std::string, Segment> segments_;
   std::vector<PortId> free_link_ports_;  ///< reusable ids (highest first)
-  std::vector<std::unique_ptr<LinkQueue>> queue_pool_;
-  std::vector<LinkQueue*> free_queues_;
-  std::vector<std::pair<uint32_t, LinkQueue*>> retired_queues_;  ///< (worker, queue)
-  std::map<LinkShaper*, std::unique_ptr<LinkShaper>> shapers_;   ///< all, owned
-  std::vector<std::pair<uint32_t, LinkShaper*>> retired_shapers_;
+  LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
-  std::vector<std::vector<LinkShaper*>> egress_shapers_;  ///< interface port -> per worker
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
   uint32_t next_link_mac_ = 1;
-  std::vector<std::unique_ptr<Classifier>> classifiers_;
-  std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;
@@ -223,8 +211,6 @@ class Daemon : public TopologyControl {
   uint64_t events_suppressed_ = 0;
   bool started_ = false;
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
-  std::map<PortId, std::unique_ptr<PortTuning>> attached_tuning_;  ///< ports attached at run time
-  std::vector<PortId> runtime_ports_;  ///< interface ports attached at run time
   XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
   struct Host {
     HostInfo info;

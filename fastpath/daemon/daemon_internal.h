@@ -12,12 +12,6 @@ namespace fastpath {
 /// MAC, MTU, ifindex, up flag and queue count of an interface in the current netns.
 Result<PortInfo> readPortInfo(const std::string& ifname, PortId id);
 
-/// A node, link, segment or port name fastpathd takes: 1 to 31 letters, digits, '_', '.',
-/// '-' (fpctl checks the same).
-bool validName(const std::string& name);
-/// Why `name` is refused as the name of a `what` ("node", "link", "segment", "port").
-std::string nameRule(const std::string& what, const std::string& name);
-
 }  // namespace fastpath
 
 #include <sched.h>

@@ -12,19 +12,14 @@
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
 #include "fastpath/log.h"
-#include "userspace_classifier.h"
+#include "fastpath/names.h"
 
 namespace fastpath {
 
 Status Daemon::createSegment(const SegmentSpec& in) {
   SegmentSpec spec = in;
   const std::string what = "segment " + spec.name;
-  if (!validName(spec.name)) return makeError(-EINVAL, nameRule("segment", spec.name));
-  if (segments_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
-  if (links_.count(spec.name)) return makeError(-EEXIST, what + ": a link has that name already");
-  if (links_.size() + segments_.size() >= kMaxLinks)
-    return makeError(-ENOSPC, what + ": fastpathd holds at most " + std::to_string(kMaxLinks) +
-                                  " links and segments together");
+  if (auto st = checkMediumName("segment", spec.name); !st) return st;
   if (spec.ports.empty())
     return makeError(-EINVAL, what + ": no port; a segment joins 1 to " +
                                   std::to_string(kMaxSegmentPorts) + " nodes");
@@ -43,27 +38,16 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   std::vector<Node*> nodes(n);
   std::set<Node*> seen;
   std::vector<MacAddress> macs;
-  const uint32_t max_mtu = config_.frame_size - 256 - 14;  // XDP headroom, Ethernet header
   for (size_t i = 0; i < n; ++i) {
     SegmentPortSpec& ps = spec.ports[i];
     const std::string at = what + ": port " + std::to_string(i) + " (node " + ps.node + ")";
-    nodes[i] = findNode(ps.node);
-    if (!nodes[i]) return makeError(-ENOENT, what + ": no node " + ps.node);
+    auto node = checkLinkPortSpec(what, at, ps.node, ps.port, spec.name, ps.mtu, ps.mac);
+    if (!node) return node.error();
+    nodes[i] = *node;
     if (!seen.insert(nodes[i]).second)
       return makeError(-EINVAL, what + ": node " + nodes[i]->name() +
                                     " is attached twice; a node has one port on a segment");
-    if (ps.port.empty()) ps.port = spec.name;
-    if (!validName(ps.port)) return makeError(-EINVAL, at + ": " + nameRule("port", ps.port));
-    if (nodes[i]->portByName(ps.port))
-      return makeError(-EEXIST, at + ": node " + nodes[i]->name() + " has a port named " +
-                                    ps.port + " already");
-    if (ps.mtu < 68 || ps.mtu > max_mtu)
-      return makeError(-EINVAL, at + ": MTU " + std::to_string(ps.mtu) + " outside 68.." +
-                                    std::to_string(max_mtu) +
-                                    " (the frame size, --frame-size, bounds it)");
     if (!ps.mac.isZero()) {
-      if (ps.mac.bytes[0] & 1)
-        return makeError(-EINVAL, at + ": MAC " + ps.mac.toString() + " is multicast");
       if (linkMacInUse(ps.mac) || std::count(macs.begin(), macs.end(), ps.mac))
         return makeError(-EEXIST,
                          at + ": MAC " + ps.mac.toString() + " is in use by another port");
@@ -81,66 +65,32 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   seg.state = std::make_unique<LinkState>();
   seg.state->up.store(spec.up, std::memory_order_relaxed);
   seg.params = spec.params;
-  std::vector<LinkPort> lps(n);
+  std::vector<LinkPort> ports(n);
   for (size_t i = 0; i < n; ++i) {
     const SegmentPortSpec& ps = spec.ports[i];
-    auto cls = linkClassifier(ps.mac, nodes[i]->controlRules());
-    if (!cls) {
-      for (PortId id : seg.ports) free_link_ports_.push_back(id);
-      return makeError(cls.error().code, what + ": " + cls.error().message);
-    }
-    auto id = takeLinkPortId(seg.ports);
-    if (!id) {
-      for (PortId p : seg.ports) free_link_ports_.push_back(p);
-      return makeError(id.error().code, what + ": " + id.error().message);
-    }
-    for (auto& w : workers_) w->resetPortCounters(*id);
-    seg.ports.push_back(*id);
-    LinkPort& lp = lps[i];
-    lp.info.id = *id;
+    LinkPort& lp = ports[i];
     lp.info.ifname = ps.port;
     lp.info.mac = ps.mac;
     lp.info.mtu = ps.mtu;
     lp.info.up = spec.up;
-    lp.info.queues = uint32_t(workers_.size());
-    lp.info.xdp_mode = "none";
     lp.info.xsk_mode = "segment";
     lp.info.node = nodes[i]->name();
     lp.info.link = spec.name;
-    lp.peer = *id;
     lp.node = nodes[i];
     lp.state = seg.state.get();
-    lp.classifier = std::move(*cls);
     lp.segment = spec.name;
     lp.port_state = std::make_unique<LinkState>();
   }
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<PortConfig> ports = nodes[i]->fib().ports();
-    ports.push_back(PortConfig{seg.ports[i], spec.ports[i].mac, spec.ports[i].mtu, spec.up});
-    if (auto st = nodes[i]->fib().setPorts(ports); !st) {
-      for (size_t k = 0; k < i; ++k) {
-        std::vector<PortConfig> back = nodes[k]->fib().ports();
-        back.pop_back();
-        (void)nodes[k]->fib().setPorts(back);
-      }
-      for (PortId id : seg.ports) free_link_ports_.push_back(id);
-      return makeError(st.error().code, what + ": node " + nodes[i]->name() + ": " +
-                                            st.error().message);
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t w = 0; w < workers_.size(); ++w) lps[i].inbound.push_back(takeQueue());
-    nodes[i]->addPort(seg.ports[i]);
-    link_ports_[seg.ports[i]] = std::move(lps[i]);
-  }
+  auto ids = addLinkPorts(what, std::move(ports));
+  if (!ids) return ids.error();
+  seg.ports = *ids;
   applyShaping(seg.shapers, "segment/" + spec.name, spec.params);
   segments_[spec.name] = std::move(seg);
   publishLinkTables();
   std::string list;
   for (size_t i = 0; i < n; ++i)
     list += (i ? ", " : "") + nodes[i]->name() + "/" + spec.ports[i].port + " (port " +
-            std::to_string(segments_[spec.name].ports[i]) + ", " + spec.ports[i].mac.toString() +
-            ")";
+            std::to_string((*ids)[i]) + ", " + spec.ports[i].mac.toString() + ")";
   pr_info_ratelimited("segment %s: %s, %s, %s", spec.name.c_str(), list.c_str(),
                       formatLinkParams(spec.params).c_str(), spec.up ? "up" : "down");
   return {};
@@ -151,11 +101,7 @@ void Daemon::detachFromSegment(const std::string& name, PortId id) {
   removeLinkPort(id, "segment " + name);
   seg.ports.erase(std::remove(seg.ports.begin(), seg.ports.end(), id), seg.ports.end());
   if (!seg.ports.empty()) return;
-  for (size_t w = 0; w < seg.shapers.size(); ++w) {
-    seg.shapers[w]->drained.store(false, std::memory_order_relaxed);
-    seg.shapers[w]->retired.store(true, std::memory_order_release);
-    retired_shapers_.push_back({uint32_t(w), seg.shapers[w]});
-  }
+  resources_.retireShapers(seg.shapers);
   LinkState* state = seg.state.release();
   epoch_.retire([state] { delete state; });
   segments_.erase(name);

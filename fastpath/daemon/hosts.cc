@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "fastpath/log.h"
+#include "fastpath/names.h"
 
 namespace fastpath {
 namespace {
@@ -327,14 +328,8 @@ std::string comm(pid_t pid) {
 }  // namespace
 
 Status validateHostName(const std::string& name) {
-  bool ok = !name.empty() && name.size() <= 31;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
-      ok = false;
-  if (!ok)
-    return makeError(-EINVAL, "host name \"" + name +
-                                  "\" is not valid: use 1 to 31 letters, digits, '_', '.', '-' "
-                                  "(the namespace is fp-NAME)");
+  if (!validName(name))
+    return makeError(-EINVAL, nameRule("host", name) + " (the namespace is fp-NAME)");
   return {};
 }
 

@@ -28,7 +28,7 @@ struct HostRecord {
   std::string veth;   ///< fastpathd's end, in fastpathd's namespace
 };
 
-/// Checks a host name: 1..31 of [A-Za-z0-9_.-] (the namespace is "fp-" + name).
+/// Checks a host name: names.h's rule (the namespace is "fp-" + name).
 Status validateHostName(const std::string& name);
 /// fastpathd's end of a host's veth pair: "fh-NAME", or "fh" + a 48-bit hash of the name
 /// when that would exceed an interface name's 15 characters.

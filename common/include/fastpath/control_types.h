@@ -143,7 +143,7 @@ struct SegmentInfo {
 /// A host: a network namespace "fp-<name>" joined by a veth pair to a node of the daemon
 /// (eth0 inside, addressed; the other end an interface port of the node).
 struct HostSpec {
-  std::string name;  ///< 1..12 of [A-Za-z0-9_.-]: the namespace is "fp-" + name
+  std::string name;  ///< validName (names.h): the namespace is "fp-" + name
   std::string node;
   std::vector<IpPrefix> addresses;  ///< eth0's addresses (host bits allowed: an address/len)
   std::vector<IpAddress> gateways;  ///< default routes via eth0 (one IPv4, one IPv6 at most)

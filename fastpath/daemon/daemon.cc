@@ -53,18 +53,18 @@ Status Daemon::start() {
 }
 
 Status Daemon::startPorts() {
-  ports_.clear();
+  net_.ports.clear();
   auto def = addNode(NodeSpec{kDefaultNodeName, "local"});
   if (!def) return def.error();
-  default_node_ = *def;
+  net_.default_node = *def;
   for (const auto& tn : config_.topology.nodes)
     if (tn.spec.name != kDefaultNodeName)
       if (auto n = addNode(tn.spec); !n) return n.error();
   // Interface ports: the --port ones (the default node's) first, then each node's.
   std::vector<std::pair<std::string, Node*>> interfaces;
-  for (const auto& name : config_.ports) interfaces.push_back({name, default_node_});
+  for (const auto& name : config_.ports) interfaces.push_back({name, net_.default_node});
   for (const auto& tn : config_.topology.nodes)
-    for (const auto& name : tn.interfaces) interfaces.push_back({name, findNode(tn.spec.name)});
+    for (const auto& name : tn.interfaces) interfaces.push_back({name, net_.findNode(tn.spec.name)});
   if (interfaces.size() > kMaxInterfacePorts)
     return makeError(-ENOSPC, std::to_string(interfaces.size()) + " interface ports; at most " +
                                   std::to_string(kMaxInterfacePorts));
@@ -77,14 +77,14 @@ Status Daemon::startPorts() {
     auto port = std::make_unique<InterfacePort>();
     port->info = *p;
     port->node = interfaces[i].second;
-    ports_.push_back(std::move(port));
+    net_.ports.push_back(std::move(port));
     interfaces[i].second->addPort(PortId(i));
     fib_ports[interfaces[i].second].push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
   }
   for (auto& [node, ports] : fib_ports)
     if (auto st = node->fib().setPorts(ports); !st) return st;
-  if (auto st = staticEntries(*default_node_, config_.routes, config_.neighbours); !st) return st;
-  for (auto& port : ports_) {
+  if (auto st = staticEntries(*net_.default_node, config_.routes, config_.neighbours); !st) return st;
+  for (auto& port : net_.ports) {
     if (auto st = openInterfacePort(*port); !st) return st;
     const PortInfo& p = port->info;
     pr_info("port %u %s: classifier attached (%s XDP), MAC %s, MTU %u, node %s", p.id,
@@ -148,13 +148,13 @@ Status Daemon::staticEntries(Node& node, const std::vector<RouteConfig>& routes,
 }
 
 Status Daemon::startWorkers() {
-  const uint32_t np = uint32_t(ports_.size());
+  const uint32_t np = uint32_t(net_.ports.size());
   XskMode mode = config_.xsk_mode;
   if (mode == XskMode::kAuto && np) {
-    mode = xskZeroCopySupported(ports_[0]->info.ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
+    mode = xskZeroCopySupported(net_.ports[0]->info.ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
   }
   std::vector<ControlChannel*> channels;
-  for (auto& p : ports_) channels.push_back(p->channel.get());
+  for (auto& p : net_.ports) channels.push_back(p->channel.get());
   for (uint32_t w = 0; w < config_.queues; ++w) {
     UmemOptions uo;
     uo.frames = config_.effectiveUmemFrames();
@@ -165,7 +165,7 @@ Status Daemon::startWorkers() {
     if (!umem) return umem.error();
     std::vector<std::unique_ptr<XskSocket>> sockets;
     for (uint32_t p = 0; p < np; ++p) {
-      InterfacePort& port = *ports_[p];
+      InterfacePort& port = *net_.ports[p];
       auto s = XskSocket::create(**umem, xskOptions(port.info.ifname, w, mode, *port.classifier));
       if (!s) return s.error();
       port.info.xsk_mode = (*s)->modeName();
@@ -206,16 +206,16 @@ Status Daemon::startWorkers() {
                 w, s.error().message.c_str());
     }
     auto worker = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
-                                           default_node_->fib().view(), epoch_);
+                                           net_.default_node->fib().view(), epoch_);
     if (anchor) worker->keepAnchor(std::move(anchor));
-    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &ports_[p]->node->fib().view());
+    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &net_.ports[p]->node->fib().view());
     workers_.push_back(std::move(worker));
   }
   link_tables_.resize(workers_.size());
   // Client frames of a port are transmitted by worker 0 (queue 0 of every port): one
   // producer per TX ring.
   std::vector<ControlRelay::Route> routes;
-  for (auto& p : ports_)
+  for (auto& p : net_.ports)
     routes.push_back({p->channel.get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd()});
   relay_ = std::make_unique<ControlRelay>(routes);
   if (auto st = relay_->start(); !st) return st;
@@ -225,7 +225,7 @@ Status Daemon::startWorkers() {
     pr_info(
         "fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
         "batch %u, %u UMEM frames/worker",
-        np, config_.queues, ports_[0]->info.xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
+        np, config_.queues, net_.ports[0]->info.xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
         config_.batch_size, config_.effectiveUmemFrames());
   else
     pr_info("fastpathd: no interface port, %u worker(s), batch %u, %u UMEM frames/worker",
@@ -243,14 +243,14 @@ Status Daemon::startTopology() {
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(ts.line) +
                                             ": " + st.error().message);
   for (const auto& tn : config_.topology.nodes)
-    if (auto st = staticEntries(*findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
+    if (auto st = staticEntries(*net_.findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tn.line) +
                                             ": " + st.error().message);
-  if (nodes_.size() > 1 || !links_.empty()) {
+  if (net_.nodes.size() > 1 || !net_.links.empty()) {
     // Placement: a frame stays on the worker whose queue received it, through every
     // node and link it crosses; every worker serves every node.
     pr_info("fastpathd: %zu node(s), %zu link(s), %zu interface port(s); served by %zu worker(s)",
-            nodes_.size(), links_.size(), ports_.size(), workers_.size());
+            net_.nodes.size(), net_.links.size(), net_.ports.size(), workers_.size());
   }
   return {};
 }
@@ -261,23 +261,18 @@ void Daemon::shutdown() {
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
-  // Each port: its own tuning restored, XDP detached, its channel closed (in that order).
-  ports_.clear();
-  link_ports_.clear();
-  links_.clear();
-  segments_.clear();
+  // Each port: its own tuning restored, XDP detached, its channel closed (in that order);
+  // then links, segments and nodes.
+  net_.clear();
   link_tables_.clear();
   resources_.clear();
-  free_link_ports_.clear();
-  default_node_ = nullptr;
-  nodes_.clear();
   // Hosts last: their veths were ports until now.
-  for (const auto& [name, h] : hosts_) {
+  for (const auto& [name, h] : net_.hosts) {
     unmakeHost(h.record);
     pr_info("host %s removed (fastpathd stops): namespace %s, veth %s", name.c_str(),
             h.record.netns.c_str(), h.record.veth.c_str());
   }
-  hosts_.clear();
+  net_.hosts.clear();
   if (host_state_) (void)host_state_->write({});
   started_ = false;
 }
@@ -302,7 +297,7 @@ Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_contro
   }
   // Final counters, non-zero only: what happened during the run, for logs and benchmarks.
   std::vector<CounterSet> sets;
-  for (const auto& [name, node] : nodes_)
+  for (const auto& [name, node] : net_.nodes)
     for (auto& cs : node->stats())
       if (name == kDefaultNodeName || cs.scope.rfind("port ", 0) == 0 || cs.scope == "fib")
         sets.push_back(CounterSet{name == kDefaultNodeName ? cs.scope : name + " " + cs.scope,
@@ -331,7 +326,7 @@ void Daemon::drainEvents() {
       }
       recent_events_[key] = now;
       ++events_delivered_;
-      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, portNodeName(e.port)});
+      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, net_.portNodeName(e.port)});
     }
   }
   if (recent_events_.size() > 65536) recent_events_.clear();  // bound the memory
@@ -389,26 +384,26 @@ void Daemon::checkLinks() {
   // Ports attached at run time whose interface vanished are detached (a host's veth: the
   // host goes); the id is free again.
   std::vector<PortId> vanished;
-  for (PortId id = 0; id < ports_.size(); ++id) {
-    if (!portAttached(id) || !ports_[id]->runtime) continue;
+  for (PortId id = 0; id < net_.ports.size(); ++id) {
+    if (!net_.portAttached(id) || !net_.ports[id]->runtime) continue;
     errno = 0;
-    const int ifindex = int(if_nametoindex(ports_[id]->info.ifname.c_str()));
+    const int ifindex = int(if_nametoindex(net_.ports[id]->info.ifname.c_str()));
     if (ifindex == 0 && errno != ENODEV && errno != ENXIO) continue;  // no answer: next time
-    if (ifindex != ports_[id]->info.ifindex) vanished.push_back(id);
+    if (ifindex != net_.ports[id]->info.ifindex) vanished.push_back(id);
   }
   for (PortId id : vanished) {
     std::string host;
-    for (const auto& [name, h] : hosts_)
+    for (const auto& [name, h] : net_.hosts)
       if (h.info.port_id == id) host = name;
-    pr_warn("port %u %s vanished; detaching it", id, ports_[id]->info.ifname.c_str());
+    pr_warn("port %u %s vanished; detaching it", id, net_.ports[id]->info.ifname.c_str());
     if (!host.empty())
       removeHost(host, "lost its veth");
     else
       detachPort(id, "detached (its interface vanished)");
   }
-  for (PortId id = 0; id < ports_.size(); ++id) {
-    if (!portAttached(id)) continue;
-    InterfacePort& port = *ports_[id];
+  for (PortId id = 0; id < net_.ports.size(); ++id) {
+    if (!net_.portAttached(id)) continue;
+    InterfacePort& port = *net_.ports[id];
     PortInfo& p = port.info;
     // A port whose name now resolves to no interface, or to another one, is gone for good:
     // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
@@ -454,7 +449,7 @@ void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
 std::string Daemon::statsLine() {
   std::string s = "stats:";
   std::vector<CounterSet> sets;
-  for (const auto& [name, node] : nodes_)
+  for (const auto& [name, node] : net_.nodes)
     for (PortId p : node->portIds())
       sets.push_back(portCounters(
           p, (name == kDefaultNodeName ? "" : name + "/") + portInfo(p).ifname));

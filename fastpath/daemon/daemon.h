@@ -16,12 +16,8 @@
 
 #include "daemon/config.h"
 #include "daemon/hosts.h"
-#include "daemon/interface_port.h"
-#include "daemon/link.h"
-#include "daemon/link_port.h"
 #include "daemon/link_resources.h"
-#include "daemon/node.h"
-#include "daemon/segment.h"
+#include "daemon/network.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
 #include "link/link_ports.h"
@@ -94,8 +90,8 @@ class Daemon : public TopologyControl {
   std::vector<SegmentInfo> segments() const override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
-  Node* findNode(const std::string& name) const;
-  Node& defaultNode() { return *default_node_; }
+  Node* findNode(const std::string& name) const { return net_.findNode(name); }
+  Node& defaultNode() { return *net_.default_node; }
   /// The port as it is now (interface: flags read again), with its node and link.
   PortInfo portInfo(PortId port) const;
   /// The port's counters (all workers), scope "port <scope_name>".
@@ -112,7 +108,7 @@ class Daemon : public TopologyControl {
   // For tests and the stats line.
   const Config& config() const { return config_; }
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
-  FibManager& fib() { return default_node_->fib(); }
+  FibManager& fib() { return net_.default_node->fib(); }
   uint64_t eventsDelivered() const { return events_delivered_; }
   uint64_t eventsSuppressed() const { return events_suppressed_; }
 
@@ -140,11 +136,6 @@ class Daemon : public TopologyControl {
   /// segment (each its own peer) once their specs are checked: port ids, classifier twins,
   /// the nodes' tables, queues, the nodes' port lists. All or nothing. The ids, in order.
   Result<std::vector<PortId>> addLinkPorts(const std::string& what, std::vector<LinkPort> ports);
-  /// A generated link port MAC (02:66:70 + a counter) no port uses.
-  MacAddress nextLinkMac(const std::vector<MacAddress>& also_taken);
-  bool linkMacInUse(const MacAddress& mac) const;
-  /// A free link port id, or an error when every id is in use.
-  Result<PortId> takeLinkPortId(const std::vector<PortId>& also_taken = {});
   /// Takes a link or segment port out of its node (routes and neighbours through it, the
   /// node's table, its channel, its queues and own shapers retired) and forgets it.
   void removeLinkPort(PortId id, const std::string& what);
@@ -154,7 +145,6 @@ class Daemon : public TopologyControl {
   /// Gives every worker a new link port table, waits for the workers to take it
   /// (epoch), recycles queues they drained.
   void publishLinkTables();
-  std::string portNodeName(PortId port) const;
   /// Gives the port's direction these parameters: shapers created, updated in place, or
   /// replaced by larger ones (their frames move over in the worker).
   void applyLinkParams(const std::string& link, LinkPort& port, const LinkParams& params);
@@ -182,27 +172,16 @@ class Daemon : public TopologyControl {
   void detachPort(PortId port, const std::string& why);
   /// Routes and neighbours of `node` through `port`, and the port in its table.
   void removeFromNodeTable(Node& node, PortId port, const std::string& what);
-  bool portAttached(PortId port) const { return port < ports_.size() && ports_[port]; }
   void removeHost(const std::string& name, const std::string& why);
   void writeHostState();
 
   Config config_;
   EpochDomain epoch_;  ///< one domain for every node's table and the link tables
-  // The network: nodes, their interface ports (index = PortId; null: a free id), link and
-  // segment ports (ids from kFirstLinkPort), links, segments and hosts.
-  std::map<std::string, std::unique_ptr<Node>> nodes_;
-  Node* default_node_ = nullptr;
-  uint32_t next_node_id_ = 0;
-  std::vector<std::unique_ptr<InterfacePort>> ports_;
-  std::map<PortId, LinkPort> link_ports_;
-  std::map<std::string, Link> links_;
-  std::map<std::string, Segment> segments_;
-  std::vector<PortId> free_link_ports_;  ///< reusable ids (highest first)
+  Network net_;  ///< nodes, ports, links, segments, hosts
   LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
-  uint32_t next_link_mac_ = 1;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;
@@ -212,11 +191,6 @@ class Daemon : public TopologyControl {
   bool started_ = false;
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
   XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
-  struct Host {
-    HostInfo info;
-    HostRecord record;
-  };
-  std::map<std::string, Host> hosts_;
   std::unique_ptr<HostState> host_state_;
 };
 

@@ -86,8 +86,8 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     // The userspace classifier's reasons (what the XDP program counts per CPU at a NIC).
     for (unsigned i = 0; i < FP_REASON_MAX; ++i)
       v.push_back({std::string("classifier_") + reasonName(i), reason[i]});
-    auto it = link_ports_.find(port);
-    if (it != link_ports_.end()) {
+    auto it = net_.link_ports.find(port);
+    if (it != net_.link_ports.end()) {
       ch = it->second.channel.get();
       v.push_back({"link_up", it->second.state->up.load() ? 1u : 0u});
       if (!it->second.shapers.empty()) appendEmulationCounters(shaperStats(it->second.shapers), &v);
@@ -99,7 +99,7 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     v.push_back({"xsk_rx_ring_full", xs.rx_ring_full});
     v.push_back({"xsk_fill_ring_empty", xs.rx_fill_ring_empty_descs});
     v.push_back({"xsk_tx_ring_empty", xs.tx_ring_empty_descs});
-    const InterfacePort* ip = port < ports_.size() ? ports_[port].get() : nullptr;
+    const InterfacePort* ip = port < net_.ports.size() ? net_.ports[port].get() : nullptr;
     if (ip) ch = ip->channel.get();
     if (ip && !ip->egress.empty()) appendEmulationCounters(shaperStats(ip->egress), &v);
   }
@@ -114,8 +114,8 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
   }
   v.push_back({"punt_rate", config_.punt_rate});
   v.push_back({"punt_burst", config_.punt_burst});
-  if (!link && port < ports_.size()) {
-    const bool zc = ports_[port] && ports_[port]->info.xsk_mode == "zerocopy";
+  if (!link && port < net_.ports.size()) {
+    const bool zc = net_.ports[port] && net_.ports[port]->info.xsk_mode == "zerocopy";
     v.push_back({"xsk_zerocopy", zc ? 1u : 0u});
     if (!workers_.empty() && workers_[0]->servesPort(port))
       v.push_back({"xsk_tx_budget", workers_[0]->socket(port).txBudget()});
@@ -164,7 +164,7 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
       cs.counters.push_back({"cpu", uint64_t(w->options().cpu)});  // pinned
     out.push_back(std::move(cs));
   }
-  for (const auto& port : ports_) {
+  for (const auto& port : net_.ports) {
     if (!port) continue;  // a detached port's id
     const auto& c = port->classifier;
     auto st = c->readStats();
@@ -180,8 +180,8 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
   out.push_back(
       CounterSet{"events", {{"delivered", events_delivered_}, {"suppressed", events_suppressed_}}});
   out.push_back(CounterSet{"nodes",
-                           {{"nodes", nodes_.size()},
-                            {"links", links_.size()},
+                           {{"nodes", net_.nodes.size()},
+                            {"links", net_.links.size()},
                             {"link_queues", resources_.queues()},
                             {"link_queues_retired", resources_.retiredQueues()},
                             {"link_shapers", resources_.shapers()},

@@ -13,12 +13,12 @@
 namespace fastpath {
 
 Status Daemon::applyPortParams(PortId port, const LinkParams& params) {
-  if (port < ports_.size() && !portAttached(port))
+  if (port < net_.ports.size() && !net_.portAttached(port))
     return makeError(-ENODEV, "port " + std::to_string(port) + " is detached");
-  if (port >= ports_.size())
+  if (port >= net_.ports.size())
     return makeError(-EINVAL, "port " + std::to_string(port) +
                                   " is a link port: set its link's parameters instead");
-  InterfacePort& p = *ports_[port];
+  InterfacePort& p = *net_.ports[port];
   if (auto st = validateLinkParams(params); !st)
     return makeError(st.error().code, "port " + p.info.ifname + ": " + st.error().message +
                                           "; the port keeps its parameters");
@@ -78,13 +78,13 @@ void Daemon::publishLinkTables() {
     t->slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
     // Segments first: their ports' slots point into `segments`, sized once here.
     std::map<std::string, const SegmentSlot*> seg_slot;
-    t->segments.reserve(segments_.size());
-    for (const auto& [sname, seg] : segments_) {
+    t->segments.reserve(net_.segments.size());
+    for (const auto& [sname, seg] : net_.segments) {
       SegmentSlot ss;
       ss.state = seg.state.get();
       ss.shaper = w < seg.shapers.size() ? seg.shapers[w] : nullptr;
       for (PortId p : seg.ports) {
-        const LinkPort& lp = link_ports_.at(p);
+        const LinkPort& lp = net_.link_ports.at(p);
         SegmentMember m;
         m.port = p;
         std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
@@ -95,7 +95,7 @@ void Daemon::publishLinkTables() {
       t->segments.push_back(std::move(ss));
       seg_slot[sname] = &t->segments.back();
     }
-    for (const auto& [id, lp] : link_ports_) {
+    for (const auto& [id, lp] : net_.link_ports) {
       LinkPortSlot s;
       s.port = id;
       s.peer = lp.peer;
@@ -105,7 +105,7 @@ void Daemon::publishLinkTables() {
         s.port_state = lp.port_state.get();
         s.peer = id;
       } else {
-        s.to_peer = link_ports_.at(lp.peer).inbound[w];
+        s.to_peer = net_.link_ports.at(lp.peer).inbound[w];
       }
       s.state = lp.state;
       s.fib = &lp.node->fib().view();
@@ -118,11 +118,11 @@ void Daemon::publishLinkTables() {
     resources_.retiredFor(uint32_t(w), *t);
     // Egress shapers up to the last port that has one (none: an empty table).
     size_t shaped = 0;
-    for (size_t p = 0; p < ports_.size(); ++p)
-      if (ports_[p] && !ports_[p]->egress.empty()) shaped = p + 1;
+    for (size_t p = 0; p < net_.ports.size(); ++p)
+      if (net_.ports[p] && !net_.ports[p]->egress.empty()) shaped = p + 1;
     t->egress.assign(shaped, nullptr);
     for (size_t p = 0; p < shaped; ++p)
-      if (ports_[p] && w < ports_[p]->egress.size()) t->egress[p] = ports_[p]->egress[w];
+      if (net_.ports[p] && w < net_.ports[p]->egress.size()) t->egress[p] = net_.ports[p]->egress[w];
     workers_[w]->publishLinkPorts(t.get());
     if (link_tables_[w]) {
       LinkPortTable* old = link_tables_[w].release();

@@ -18,7 +18,7 @@ namespace fastpath {
 // ---- interface ports ----
 
 Result<PortInfo> Daemon::attachInterface(const std::string& node_name, const std::string& ifname) {
-  Node* node = findNode(node_name);
+  Node* node = net_.findNode(node_name);
   if (!node) return makeError(-ENOENT, "node " + node_name + ": no such node");
   return attachPort(*node, ifname);
 }
@@ -28,14 +28,14 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
   if (!started_) return makeError(-EAGAIN, what + ": fastpathd is not running");
   if (ifname.empty() || ifname.size() >= IFNAMSIZ)
     return makeError(-EINVAL, what + ": an interface name has 1 to 15 characters");
-  for (PortId p = 0; p < ports_.size(); ++p)
-    if (portAttached(p) && ports_[p]->info.ifname == ifname)
+  for (PortId p = 0; p < net_.ports.size(); ++p)
+    if (net_.portAttached(p) && net_.ports[p]->info.ifname == ifname)
       return makeError(-EEXIST, what + ": it is port " + std::to_string(p) + " of node " +
-                                    ports_[p]->node->name() + " already");
+                                    net_.ports[p]->node->name() + " already");
   if (node.portByName(ifname))
     return makeError(-EEXIST, what + ": the node has a port named " + ifname + " already");
   PortId id = 0;
-  while (id < ports_.size() && portAttached(id)) ++id;
+  while (id < net_.ports.size() && net_.portAttached(id)) ++id;
   if (id >= kMaxInterfacePorts)
     return makeError(-ENOSPC, what + ": fastpathd serves at most " +
                                   std::to_string(kMaxInterfacePorts) + " interface ports");
@@ -98,9 +98,9 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
     (void)node.fib().setPorts(fib_ports);
     return makeError(failed.error().code, what + ": " + failed.error().message);
   }
-  if (id == ports_.size()) ports_.emplace_back();
-  ports_[id] = std::move(port);
-  InterfacePort& p = *ports_[id];
+  if (id == net_.ports.size()) net_.ports.emplace_back();
+  net_.ports[id] = std::move(port);
+  InterfacePort& p = *net_.ports[id];
   node.addPort(id);
   if (p.tuning) p.tuning->tune();  // its NAPI instances exist now (veth: with XDP attached)
   pr_info("port %u %s attached to node %s: classifier (%s XDP), AF_XDP %s on %zu queue(s), "
@@ -112,16 +112,16 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
 }
 
 Status Daemon::detachInterface(const std::string& node_name, const std::string& ifname) {
-  for (PortId p = 0; p < ports_.size(); ++p) {
-    if (!portAttached(p) || ports_[p]->info.ifname != ifname) continue;
-    if (!node_name.empty() && ports_[p]->node->name() != node_name)
+  for (PortId p = 0; p < net_.ports.size(); ++p) {
+    if (!net_.portAttached(p) || net_.ports[p]->info.ifname != ifname) continue;
+    if (!node_name.empty() && net_.ports[p]->node->name() != node_name)
       return makeError(-ENOENT, "node " + node_name + " has no interface port " + ifname +
-                                    " (it is node " + ports_[p]->node->name() + "'s)");
-    for (const auto& [name, h] : hosts_)
+                                    " (it is node " + net_.ports[p]->node->name() + "'s)");
+    for (const auto& [name, h] : net_.hosts)
       if (h.info.port_id == p)
         return makeError(-EBUSY, "interface " + ifname + " is host " + name +
                                      "'s port: delete the host instead");
-    if (!ports_[p]->runtime)
+    if (!net_.ports[p]->runtime)
       return makeError(-EBUSY, "interface " + ifname +
                                    " is a port from fastpathd's start (--port, topology); "
                                    "those stay until fastpathd stops");
@@ -152,7 +152,7 @@ void Daemon::removeFromNodeTable(Node& node, PortId id, const std::string& what)
 }
 
 void Daemon::detachPort(PortId id, const std::string& why) {
-  InterfacePort& port = *ports_[id];
+  InterfacePort& port = *net_.ports[id];
   Node& node = *port.node;
   const std::string ifname = port.info.ifname;
   const std::string what = "port " + std::to_string(id) + " " + ifname;
@@ -180,7 +180,7 @@ void Daemon::detachPort(PortId id, const std::string& why) {
     if (w->servesPort(id))
       if (auto st = w->detachPort(id); !st) pr_err("%s: %s", what.c_str(), st.error().message.c_str());
   if (port.channel && relay_) relay_->removeChannel(port.channel.get());
-  ports_[id].reset();  // the channel closes; the id is free
+  net_.ports[id].reset();  // the channel closes; the id is free
   pr_info("%s %s (node %s); final counters:%s", what.c_str(), why.c_str(), node.name().c_str(),
           line.empty() ? " none" : line.c_str());
 }
@@ -190,7 +190,7 @@ void Daemon::detachPort(PortId id, const std::string& why) {
 void Daemon::writeHostState() {
   if (!host_state_) return;
   std::vector<HostRecord> records;
-  for (const auto& [name, h] : hosts_) records.push_back(h.record);
+  for (const auto& [name, h] : net_.hosts) records.push_back(h.record);
   if (auto st = host_state_->write(records); !st)
     pr_warn("%s (the hosts are removed at stop all the same)", st.error().message.c_str());
 }
@@ -199,8 +199,8 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   HostSpec spec = in;
   if (auto st = validateHostName(spec.name); !st) return st.error();
   const std::string what = "host " + spec.name;
-  if (hosts_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
-  Node* node = findNode(spec.node);
+  if (net_.hosts.count(spec.name)) return makeError(-EEXIST, what + " exists already");
+  Node* node = net_.findNode(spec.node);
   if (!node) return makeError(-ENOENT, what + ": no node " + spec.node);
   if (spec.mtu == 0) spec.mtu = 1500;
   const uint32_t max_mtu = config_.frame_size - 256 - 14;
@@ -221,18 +221,18 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   h.record = HostRecord{spec.name, "fp-" + spec.name, hostVethName(spec.name)};
   // Recorded before anything exists: a fastpathd killed in the middle leaves nothing the
   // next start does not remove.
-  hosts_[spec.name] = h;
+  net_.hosts[spec.name] = h;
   writeHostState();
   auto mac = makeHost(spec, h.record.veth);
   if (!mac) {
-    hosts_.erase(spec.name);
+    net_.hosts.erase(spec.name);
     writeHostState();
     return makeError(mac.error().code, mac.error().message);
   }
   auto port = attachPort(*node, h.record.veth);
   if (!port) {
     unmakeHost(h.record);
-    hosts_.erase(spec.name);
+    net_.hosts.erase(spec.name);
     writeHostState();
     return makeError(port.error().code, what + ": " + port.error().message);
   }
@@ -241,7 +241,7 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   h.info.port = h.record.veth;
   h.info.port_id = port->id;
   h.info.mac = *mac;
-  hosts_[spec.name] = h;
+  net_.hosts[spec.name] = h;
   std::string addrs;
   for (const auto& a : spec.addresses) addrs += " " + a.toString();
   pr_info("host %s: namespace %s, eth0 %s%s, via %s = port %u of node %s", spec.name.c_str(),
@@ -251,27 +251,27 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
 }
 
 void Daemon::removeHost(const std::string& name, const std::string& why) {
-  auto it = hosts_.find(name);
-  if (it == hosts_.end()) return;
+  auto it = net_.hosts.find(name);
+  if (it == net_.hosts.end()) return;
   const Host h = it->second;
-  if (portAttached(h.info.port_id) && ports_[h.info.port_id]->info.ifname == h.record.veth)
+  if (net_.portAttached(h.info.port_id) && net_.ports[h.info.port_id]->info.ifname == h.record.veth)
     detachPort(h.info.port_id, "detached (host " + name + " " + why + ")");
   unmakeHost(h.record);
-  hosts_.erase(it);
+  net_.hosts.erase(it);
   writeHostState();
   pr_info("host %s %s: namespace %s and veth %s removed", name.c_str(), why.c_str(),
           h.record.netns.c_str(), h.record.veth.c_str());
 }
 
 Status Daemon::deleteHost(const std::string& name) {
-  if (!hosts_.count(name)) return makeError(-ENOENT, "host " + name + ": no such host");
+  if (!net_.hosts.count(name)) return makeError(-ENOENT, "host " + name + ": no such host");
   removeHost(name, "deleted");
   return {};
 }
 
 std::vector<HostInfo> Daemon::hosts() const {
   std::vector<HostInfo> out;
-  for (const auto& [name, h] : hosts_) out.push_back(h.info);
+  for (const auto& [name, h] : net_.hosts) out.push_back(h.info);
   return out;
 }
 

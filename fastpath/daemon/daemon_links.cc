@@ -23,49 +23,16 @@ Result<std::unique_ptr<UserspaceClassifier>> Daemon::linkClassifier(
   return cls;
 }
 
-bool Daemon::linkMacInUse(const MacAddress& m) const {
-  for (const auto& [id, lp] : link_ports_)
-    if (lp.info.mac == m) return true;
-  return false;
-}
-
-MacAddress Daemon::nextLinkMac(const std::vector<MacAddress>& also_taken) {
-  // Locally administered, unicast, unique in the daemon: 02:66:70 ("fp") + a counter.
-  MacAddress m;
-  for (;;) {
-    const uint32_t c = next_link_mac_++;
-    m.bytes = {0x02, 0x66, 0x70, uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c)};
-    if (!linkMacInUse(m) &&
-        std::find(also_taken.begin(), also_taken.end(), m) == also_taken.end())
-      return m;
-  }
-}
-
-Result<PortId> Daemon::takeLinkPortId(const std::vector<PortId>& also_taken) {
-  if (!free_link_ports_.empty()) {
-    const PortId id = free_link_ports_.back();
-    free_link_ports_.pop_back();
-    return id;
-  }
-  for (PortId id = kFirstLinkPort + PortId(link_ports_.size()); id < kMaxPorts; ++id)
-    if (!link_ports_.count(id) &&
-        std::find(also_taken.begin(), also_taken.end(), id) == also_taken.end())
-      return id;
-  return makeError(-ENOSPC, "every link port id is in use (fastpathd holds at most " +
-                                std::to_string(kMaxPorts - kFirstLinkPort) +
-                                " link and segment ports); delete links or segments first");
-}
-
 Status Daemon::checkMediumName(const std::string& kind, const std::string& name) const {
   const std::string what = kind + " " + name;
   if (!validName(name)) return makeError(-EINVAL, nameRule(kind, name));
-  const bool link = links_.count(name) != 0, segment = segments_.count(name) != 0;
+  const bool link = net_.links.count(name) != 0, segment = net_.segments.count(name) != 0;
   if ((kind == "link" && link) || (kind == "segment" && segment))
     return makeError(-EEXIST, what + " exists already");
   if (link || segment)
     return makeError(-EEXIST,
                      what + ": a " + (link ? "link" : "segment") + " has that name already");
-  if (links_.size() + segments_.size() >= kMaxLinks)
+  if (net_.links.size() + net_.segments.size() >= kMaxLinks)
     return makeError(-ENOSPC, what + ": fastpathd holds at most " + std::to_string(kMaxLinks) +
                                   " links and segments together");
   return {};
@@ -75,7 +42,7 @@ Result<Node*> Daemon::checkLinkPortSpec(const std::string& what, const std::stri
                                         const std::string& node_name, std::string& port,
                                         const std::string& default_name, uint32_t mtu,
                                         const MacAddress& mac) {
-  Node* node = findNode(node_name);
+  Node* node = net_.findNode(node_name);
   if (!node) return makeError(-ENOENT, what + ": no node " + node_name);
   if (port.empty()) port = default_name;
   if (!validName(port)) return makeError(-EINVAL, at + ": " + nameRule("port", port));
@@ -97,11 +64,11 @@ Result<std::vector<PortId>> Daemon::addLinkPorts(const std::string& what,
   const size_t n = ports.size();
   std::vector<PortId> ids;
   auto give_back = [&] {
-    for (PortId id : ids) free_link_ports_.push_back(id);
+    for (PortId id : ids) net_.free_link_ports.push_back(id);
   };
   // Port ids: reuse those whose counters the workers no longer write.
   for (size_t i = 0; i < n; ++i) {
-    auto id = takeLinkPortId(ids);
+    auto id = net_.takeLinkPortId(ids);
     if (!id) {
       give_back();
       return makeError(id.error().code, what + ": " + id.error().message);
@@ -141,13 +108,13 @@ Result<std::vector<PortId>> Daemon::addLinkPorts(const std::string& what,
   for (size_t i = 0; i < n; ++i) {
     for (size_t w = 0; w < workers_.size(); ++w) ports[i].inbound.push_back(resources_.takeQueue());
     ports[i].node->addPort(ids[i]);
-    link_ports_[ids[i]] = std::move(ports[i]);
+    net_.link_ports[ids[i]] = std::move(ports[i]);
   }
   return ids;
 }
 
 void Daemon::removeLinkPort(PortId id, const std::string& what) {
-  LinkPort& lp = link_ports_.at(id);
+  LinkPort& lp = net_.link_ports.at(id);
   Node& node = *lp.node;
   // Routes and neighbours through the port go with it.
   removeFromNodeTable(node, id, what);
@@ -163,9 +130,9 @@ void Daemon::removeLinkPort(PortId id, const std::string& what) {
     delete cls;
     delete ch;
     delete port_state;
-    free_link_ports_.push_back(id);
+    net_.free_link_ports.push_back(id);
   });
-  link_ports_.erase(id);
+  net_.link_ports.erase(id);
 }
 
 // ---- links ----
@@ -191,8 +158,8 @@ Status Daemon::createLink(const LinkSpec& in) {
   for (int e = 0; e < 2; ++e) {
     MacAddress& m = ends[e]->mac;
     if (m.isZero())
-      m = nextLinkMac(e == 1 ? std::vector<MacAddress>{ends[0]->mac} : std::vector<MacAddress>{});
-    else if (linkMacInUse(m) || (e == 1 && m == ends[0]->mac))
+      m = net_.nextLinkMac(e == 1 ? std::vector<MacAddress>{ends[0]->mac} : std::vector<MacAddress>{});
+    else if (net_.linkMacInUse(m) || (e == 1 && m == ends[0]->mac))
       return makeError(-EEXIST, what + ": MAC " + m.toString() + " is in use by another port");
   }
   auto state = std::make_unique<LinkState>();
@@ -213,13 +180,13 @@ Status Daemon::createLink(const LinkSpec& in) {
   auto ids = addLinkPorts(what, std::move(ports));
   if (!ids) return ids.error();
   for (int e = 0; e < 2; ++e)
-    applyLinkParams(spec.name, link_ports_.at((*ids)[e]), e == 0 ? spec.a_to_b : spec.b_to_a);
+    applyLinkParams(spec.name, net_.link_ports.at((*ids)[e]), e == 0 ? spec.a_to_b : spec.b_to_a);
   Link l;
   l.name = spec.name;
   l.a = (*ids)[0];
   l.b = (*ids)[1];
   l.state = std::move(state);
-  links_[spec.name] = std::move(l);
+  net_.links[spec.name] = std::move(l);
   publishLinkTables();
   pr_info_ratelimited("link %s: %s/%s (port %u, %s) <-> %s/%s (port %u, %s), %s",
                       spec.name.c_str(), nodes[0]->name().c_str(), ends[0]->port.c_str(),
@@ -230,10 +197,10 @@ Status Daemon::createLink(const LinkSpec& in) {
 }
 
 Status Daemon::deleteLink(const std::string& name) {
-  auto it = links_.find(name);
-  if (it == links_.end()) return makeError(-ENOENT, "link " + name + ": no such link");
+  auto it = net_.links.find(name);
+  if (it == net_.links.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   Link link = std::move(it->second);
-  links_.erase(it);
+  net_.links.erase(it);
   for (PortId id : {link.a, link.b}) removeLinkPort(id, "link " + name);
   LinkState* state = link.state.release();
   epoch_.retire([state] { delete state; });
@@ -243,13 +210,13 @@ Status Daemon::deleteLink(const std::string& name) {
 }
 
 Status Daemon::setLinkState(const std::string& name, bool up) {
-  auto it = links_.find(name);
-  if (it == links_.end()) return makeError(-ENOENT, "link " + name + ": no such link");
+  auto it = net_.links.find(name);
+  if (it == net_.links.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   Link& l = it->second;
   if (l.state->up.load(std::memory_order_relaxed) == up) return {};
   l.state->up.store(up, std::memory_order_release);
   for (PortId id : {l.a, l.b}) {
-    LinkPort& lp = link_ports_.at(id);
+    LinkPort& lp = net_.link_ports.at(id);
     lp.info.up = up;
     if (auto st = lp.node->setPortUp(id, up); !st)
       pr_warn("link %s: node %s: %s", name.c_str(), lp.node->name().c_str(),
@@ -262,14 +229,14 @@ Status Daemon::setLinkState(const std::string& name, bool up) {
 
 Status Daemon::setLinkParams(const std::string& name, LinkDirection direction,
                              const LinkParams& params) {
-  auto it = links_.find(name);
-  if (it == links_.end()) return makeError(-ENOENT, "link " + name + ": no such link");
+  auto it = net_.links.find(name);
+  if (it == net_.links.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   if (auto st = validateLinkParams(params); !st)
     return makeError(st.error().code, "link " + name + ": " + st.error().message +
                                           "; the link keeps its parameters");
   const Link& l = it->second;
-  if (direction != LinkDirection::kBToA) applyLinkParams(name, link_ports_.at(l.a), params);
-  if (direction != LinkDirection::kAToB) applyLinkParams(name, link_ports_.at(l.b), params);
+  if (direction != LinkDirection::kBToA) applyLinkParams(name, net_.link_ports.at(l.a), params);
+  if (direction != LinkDirection::kAToB) applyLinkParams(name, net_.link_ports.at(l.b), params);
   publishLinkTables();
   pr_info_ratelimited("link %s%s: %s", name.c_str(),
                       direction == LinkDirection::kBoth   ? ""
@@ -297,20 +264,20 @@ void Daemon::applyLinkParams(const std::string& link, LinkPort& lp, const LinkPa
 
 std::vector<LinkInfo> Daemon::links() const {
   std::vector<LinkInfo> out;
-  for (const auto& [name, l] : links_) {
+  for (const auto& [name, l] : net_.links) {
     LinkInfo i;
     i.name = name;
     i.up = l.state->up.load(std::memory_order_relaxed);
     auto end = [&](PortId id) {
-      const LinkPort& lp = link_ports_.at(id);
+      const LinkPort& lp = net_.link_ports.at(id);
       return LinkInfo::End{lp.info.node, lp.info.ifname, id, lp.info.mac, lp.info.mtu};
     };
     i.a = end(l.a);
     i.b = end(l.b);
-    i.a_to_b = link_ports_.at(l.a).params;
-    i.b_to_a = link_ports_.at(l.b).params;
-    i.a_to_b_stats = directionStats(link_ports_.at(l.a));
-    i.b_to_a_stats = directionStats(link_ports_.at(l.b));
+    i.a_to_b = net_.link_ports.at(l.a).params;
+    i.b_to_a = net_.link_ports.at(l.b).params;
+    i.a_to_b_stats = directionStats(net_.link_ports.at(l.a));
+    i.b_to_a_stats = directionStats(net_.link_ports.at(l.b));
     out.push_back(std::move(i));
   }
   return out;

@@ -14,30 +14,25 @@ namespace fastpath {
 
 // ---- nodes ----
 
-Node* Daemon::findNode(const std::string& name) const {
-  auto it = nodes_.find(name.empty() ? std::string(kDefaultNodeName) : name);
-  return it == nodes_.end() ? nullptr : it->second.get();
-}
-
 Result<Node*> Daemon::addNode(const NodeSpec& spec) {
   if (!validName(spec.name)) return makeError(-EINVAL, nameRule("node", spec.name));
-  if (nodes_.count(spec.name))
+  if (net_.nodes.count(spec.name))
     return makeError(-EEXIST, "node " + spec.name + " exists already");
-  if (nodes_.size() >= kMaxNodes)
+  if (net_.nodes.size() >= kMaxNodes)
     return makeError(-ENOSPC, "node " + spec.name + ": fastpathd holds at most " +
                                   std::to_string(kMaxNodes) + " nodes");
   auto fib = FibManager::create(1 << 20, 1 << 16, &epoch_);
   if (!fib) return makeError(fib.error().code, "node " + spec.name + ": " + fib.error().message);
   NodeSpec s = spec;
   if (s.host.empty()) s.host = "local";
-  auto node = std::make_unique<Node>(*this, next_node_id_++, s, std::move(*fib));
+  auto node = std::make_unique<Node>(*this, net_.next_node_id++, s, std::move(*fib));
   Node* raw = node.get();
-  nodes_[spec.name] = std::move(node);
+  net_.nodes[spec.name] = std::move(node);
   return raw;
 }
 
 Result<NodeControl*> Daemon::node(const std::string& name) {
-  if (Node* n = findNode(name)) return static_cast<NodeControl*>(n);
+  if (Node* n = net_.findNode(name)) return static_cast<NodeControl*>(n);
   return makeError(-ENOENT, "node " + name + ": no such node (fpctl node list shows them)");
 }
 
@@ -49,37 +44,37 @@ Status Daemon::createNode(const NodeSpec& spec) {
 }
 
 Status Daemon::deleteNode(const std::string& name) {
-  Node* n = findNode(name);
+  Node* n = net_.findNode(name);
   if (!n) return makeError(-ENOENT, "node " + name + ": no such node");
-  if (n == default_node_)
+  if (n == net_.default_node)
     return makeError(-EPERM, "node " + name + " is the default node; it cannot be deleted");
   for (PortId p : n->portIds())
-    if (p < kFirstLinkPort && !ports_[p]->runtime)
+    if (p < kFirstLinkPort && !net_.ports[p]->runtime)
       return makeError(-EBUSY, "node " + name + " has interface port " + portInfo(p).ifname +
                                    " from fastpathd's start; those stay until fastpathd stops");
   // Its hosts and the interfaces attached to it at run time go with it.
   std::vector<std::string> node_hosts;
-  for (const auto& [hname, h] : hosts_)
+  for (const auto& [hname, h] : net_.hosts)
     if (h.info.spec.node == name) node_hosts.push_back(hname);
   for (const auto& h : node_hosts) removeHost(h, "deleted with node " + name);
   const std::vector<PortId> node_ports = n->portIds();
   for (PortId p : node_ports)
     if (p < kFirstLinkPort) detachPort(p, "detached (node " + name + " deleted)");
   std::vector<std::string> doomed;
-  for (const auto& [lname, l] : links_)
-    if (link_ports_.at(l.a).node == n || link_ports_.at(l.b).node == n) doomed.push_back(lname);
+  for (const auto& [lname, l] : net_.links)
+    if (net_.link_ports.at(l.a).node == n || net_.link_ports.at(l.b).node == n) doomed.push_back(lname);
   for (const auto& l : doomed)
     if (auto st = deleteLink(l); !st) return st;
   // Its ports on segments go; the segments stay for the other nodes.
   std::vector<std::pair<std::string, PortId>> attached;
-  for (const auto& [sname, seg] : segments_)
+  for (const auto& [sname, seg] : net_.segments)
     for (PortId p : seg.ports)
-      if (link_ports_.at(p).node == n) attached.push_back({sname, p});
+      if (net_.link_ports.at(p).node == n) attached.push_back({sname, p});
   for (const auto& [sname, p] : attached) detachFromSegment(sname, p);
   if (!attached.empty()) publishLinkTables();
   // The node's table may still be read by a worker that has not switched tables yet.
-  Node* raw = nodes_[name].release();
-  nodes_.erase(name);
+  Node* raw = net_.nodes[name].release();
+  net_.nodes.erase(name);
   epoch_.retire([raw] { delete raw; });
   epoch_.synchronize();
   pr_info_ratelimited("node %s deleted with %zu link(s)", name.c_str(), doomed.size());
@@ -88,7 +83,7 @@ Status Daemon::deleteNode(const std::string& name) {
 
 std::vector<NodeInfo> Daemon::nodes() const {
   std::vector<NodeInfo> out;
-  for (const auto& [name, n] : nodes_) {
+  for (const auto& [name, n] : net_.nodes) {
     NodeInfo i;
     i.name = name;
     i.host = n->spec().host;
@@ -105,30 +100,24 @@ std::vector<NodeInfo> Daemon::nodes() const {
 
 // ---- what nodes ask of the daemon ----
 
-std::string Daemon::portNodeName(PortId port) const {
-  if (port < ports_.size()) return ports_[port] ? ports_[port]->node->name() : std::string();
-  auto it = link_ports_.find(port);
-  return it == link_ports_.end() ? std::string() : it->second.info.node;
-}
-
 void Daemon::emitPortEvent(PortId port, bool up) {
   ++events_delivered_;
   if (sink_)
     sink_(FastPathEvent{up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, port,
-                        {}, 0, portNodeName(port)});
+                        {}, 0, net_.portNodeName(port)});
 }
 
 PortInfo Daemon::portInfo(PortId port) const {
-  if (port < ports_.size()) {
-    if (!ports_[port]) {
+  if (port < net_.ports.size()) {
+    if (!net_.ports[port]) {
       PortInfo p;  // a detached port's id
       p.id = port;
       return p;
     }
-    return ports_[port]->current();
+    return net_.ports[port]->current();
   }
-  auto it = link_ports_.find(port);
-  if (it == link_ports_.end()) return PortInfo{};
+  auto it = net_.link_ports.find(port);
+  if (it == net_.link_ports.end()) return PortInfo{};
   PortInfo p = it->second.info;
   p.up = it->second.passes();
   return p;
@@ -136,12 +125,12 @@ PortInfo Daemon::portInfo(PortId port) const {
 
 Status Daemon::applyNodeRules(Node& node, const std::vector<ControlRule>& rules) {
   for (PortId p : node.portIds())
-    if (p < ports_.size() && ports_[p])
-      if (auto st = ports_[p]->classifier->setRules(rules); !st) return st;
+    if (p < net_.ports.size() && net_.ports[p])
+      if (auto st = net_.ports[p]->classifier->setRules(rules); !st) return st;
   bool links = false;
   for (PortId p : node.portIds()) {
-    auto it = link_ports_.find(p);
-    if (it == link_ports_.end()) continue;
+    auto it = net_.link_ports.find(p);
+    if (it == net_.link_ports.end()) continue;
     auto cls = linkClassifier(it->second.info.mac, rules);
     if (!cls) return cls.error();
     UserspaceClassifier* old = it->second.classifier.release();
@@ -158,12 +147,12 @@ Status Daemon::applyNodeRules(Node& node, const std::vector<ControlRule>& rules)
 }
 
 Result<int> Daemon::portChannelFd(PortId port) {
-  if (port < ports_.size()) {
-    if (!ports_[port]) return makeError(-ENODEV, "no port " + std::to_string(port));
-    return ports_[port]->channel->clientFd();
+  if (port < net_.ports.size()) {
+    if (!net_.ports[port]) return makeError(-ENODEV, "no port " + std::to_string(port));
+    return net_.ports[port]->channel->clientFd();
   }
-  auto it = link_ports_.find(port);
-  if (it == link_ports_.end()) return makeError(-ENODEV, "no port " + std::to_string(port));
+  auto it = net_.link_ports.find(port);
+  if (it == net_.link_ports.end()) return makeError(-ENODEV, "no port " + std::to_string(port));
   LinkPort& lp = it->second;
   if (!lp.channel) {
     // Created on first use: a daemon with thousands of links holds descriptors only for
@@ -182,9 +171,9 @@ Result<int> Daemon::portChannelFd(PortId port) {
 
 void Daemon::releasePortChannel(PortId port) {
   ControlChannel* ch = nullptr;
-  if (port < ports_.size())
-    ch = ports_[port] ? ports_[port]->channel.get() : nullptr;
-  else if (auto it = link_ports_.find(port); it != link_ports_.end())
+  if (port < net_.ports.size())
+    ch = net_.ports[port] ? net_.ports[port]->channel.get() : nullptr;
+  else if (auto it = net_.link_ports.find(port); it != net_.link_ports.end())
     ch = it->second.channel.get();
   if (!ch) return;
   ch->detach();

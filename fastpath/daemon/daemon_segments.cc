@@ -27,7 +27,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
     return makeError(-EINVAL, what + ": " + std::to_string(spec.ports.size()) +
                                   " ports; a segment has at most " +
                                   std::to_string(kMaxSegmentPorts));
-  if (link_ports_.size() + spec.ports.size() > size_t(kMaxPorts - kFirstLinkPort))
+  if (net_.link_ports.size() + spec.ports.size() > size_t(kMaxPorts - kFirstLinkPort))
     return makeError(-ENOSPC, what + ": " + std::to_string(spec.ports.size()) +
                                   " more ports than fastpathd has port ids for (" +
                                   std::to_string(kMaxPorts - kFirstLinkPort) +
@@ -48,7 +48,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
       return makeError(-EINVAL, what + ": node " + nodes[i]->name() +
                                     " is attached twice; a node has one port on a segment");
     if (!ps.mac.isZero()) {
-      if (linkMacInUse(ps.mac) || std::count(macs.begin(), macs.end(), ps.mac))
+      if (net_.linkMacInUse(ps.mac) || std::count(macs.begin(), macs.end(), ps.mac))
         return makeError(-EEXIST,
                          at + ": MAC " + ps.mac.toString() + " is in use by another port");
       macs.push_back(ps.mac);
@@ -56,7 +56,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   }
   for (auto& ps : spec.ports)
     if (ps.mac.isZero()) {
-      ps.mac = nextLinkMac(macs);
+      ps.mac = net_.nextLinkMac(macs);
       macs.push_back(ps.mac);
     }
   // Everything that can fail is checked: the ports are made.
@@ -85,7 +85,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   if (!ids) return ids.error();
   seg.ports = *ids;
   applyShaping(seg.shapers, "segment/" + spec.name, spec.params);
-  segments_[spec.name] = std::move(seg);
+  net_.segments[spec.name] = std::move(seg);
   publishLinkTables();
   std::string list;
   for (size_t i = 0; i < n; ++i)
@@ -97,20 +97,20 @@ Status Daemon::createSegment(const SegmentSpec& in) {
 }
 
 void Daemon::detachFromSegment(const std::string& name, PortId id) {
-  Segment& seg = segments_.at(name);
+  Segment& seg = net_.segments.at(name);
   removeLinkPort(id, "segment " + name);
   seg.ports.erase(std::remove(seg.ports.begin(), seg.ports.end(), id), seg.ports.end());
   if (!seg.ports.empty()) return;
   resources_.retireShapers(seg.shapers);
   LinkState* state = seg.state.release();
   epoch_.retire([state] { delete state; });
-  segments_.erase(name);
+  net_.segments.erase(name);
   pr_info_ratelimited("segment %s deleted (no port left)", name.c_str());
 }
 
 Status Daemon::deleteSegment(const std::string& name) {
-  auto it = segments_.find(name);
-  if (it == segments_.end())
+  auto it = net_.segments.find(name);
+  if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   const size_t ports = it->second.ports.size();
   // The last port takes the segment (its shapers: frames held are discarded, counted).
@@ -121,14 +121,14 @@ Status Daemon::deleteSegment(const std::string& name) {
 }
 
 Status Daemon::setSegmentState(const std::string& name, bool up, const std::string& node) {
-  auto it = segments_.find(name);
-  if (it == segments_.end())
+  auto it = net_.segments.find(name);
+  if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   Segment& seg = it->second;
   // A port passes frames when it and the segment are up: its node's table and its
   // subscribers follow that.
   auto follow = [&](PortId id, bool before) {
-    LinkPort& lp = link_ports_.at(id);
+    LinkPort& lp = net_.link_ports.at(id);
     const bool now = seg.state->up.load(std::memory_order_relaxed) &&
                      lp.port_state->up.load(std::memory_order_relaxed);
     if (now == before) return;
@@ -140,11 +140,11 @@ Status Daemon::setSegmentState(const std::string& name, bool up, const std::stri
   };
   auto effective = [&](PortId id) {
     return seg.state->up.load(std::memory_order_relaxed) &&
-           link_ports_.at(id).port_state->up.load(std::memory_order_relaxed);
+           net_.link_ports.at(id).port_state->up.load(std::memory_order_relaxed);
   };
   if (!node.empty()) {
     for (PortId id : seg.ports) {
-      LinkPort& lp = link_ports_.at(id);
+      LinkPort& lp = net_.link_ports.at(id);
       if (lp.info.node != node) continue;
       if (lp.port_state->up.load(std::memory_order_relaxed) == up) return {};
       const bool before = effective(id);
@@ -166,8 +166,8 @@ Status Daemon::setSegmentState(const std::string& name, bool up, const std::stri
 }
 
 Status Daemon::setSegmentParams(const std::string& name, const LinkParams& params) {
-  auto it = segments_.find(name);
-  if (it == segments_.end())
+  auto it = net_.segments.find(name);
+  if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   if (auto st = validateLinkParams(params); !st)
     return makeError(st.error().code, "segment " + name + ": " + st.error().message +
@@ -182,14 +182,14 @@ Status Daemon::setSegmentParams(const std::string& name, const LinkParams& param
 
 std::vector<SegmentInfo> Daemon::segments() const {
   std::vector<SegmentInfo> out;
-  for (const auto& [name, seg] : segments_) {
+  for (const auto& [name, seg] : net_.segments) {
     SegmentInfo i;
     i.name = name;
     i.up = seg.state->up.load(std::memory_order_relaxed);
     i.params = seg.params;
     i.stats = shaperStats(seg.shapers);
     for (PortId id : seg.ports) {
-      const LinkPort& lp = link_ports_.at(id);
+      const LinkPort& lp = net_.link_ports.at(id);
       SegmentInfo::Port p;
       p.node = lp.info.node;
       p.port = lp.info.ifname;

@@ -221,7 +221,7 @@ Status runScenario(const Options& opt, Testbed& tb, const Scenario& sc, std::ofs
   }
   cap.stop();
   const LinkInfo after = linkInfo(*daemon);
-  const std::vector<CounterSet> dstats = daemon->stats();
+  const std::vector<CounterSet> dstats = daemon->defaultNode().stats();
   std::vector<CounterSet> worker;
   for (const auto& cs : dstats)
     if (cs.scope.rfind("worker", 0) == 0) worker.push_back(cs);

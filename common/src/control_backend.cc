@@ -1,81 +1,77 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// ControlBackend's defaults for a data plane with one node (tests' backends, and any
-// backend that does not host several nodes): the backend is its own default node.
+// SingleNodeTopology: the topology of a data plane with one node (tests' backends, and any
+// backend that does not host several nodes), which refuses every change.
 #include "fastpath/control_backend.h"
 
 #include <cerrno>
 
 namespace fastpath {
 
-namespace {
-Error oneNode(const std::string& what) {
+Error singleNodeRefusal(const std::string& what) {
   return Error{-ENOTSUP, what + ": this data plane has one node, \"" +
                             std::string(kDefaultNodeName) + "\"; it cannot create or delete "
                             "nodes or links"};
 }
-}  // namespace
 
-Result<ControlBackend*> ControlBackend::node(const std::string& name) {
-  if (name.empty() || name == kDefaultNodeName) return this;
+Result<NodeControl*> SingleNodeTopology::node(const std::string& name) {
+  if (name.empty() || name == kDefaultNodeName) return &node_;
   return Error{-ENOENT, "node \"" + name + "\": no such node (this data plane has one node, \"" +
                            std::string(kDefaultNodeName) + "\")"};
 }
-Status ControlBackend::createNode(const NodeSpec& spec) {
-  return oneNode("create node \"" + spec.name + "\"");
+Status SingleNodeTopology::createNode(const NodeSpec& spec) {
+  return singleNodeRefusal("create node \"" + spec.name + "\"");
 }
-Status ControlBackend::deleteNode(const std::string& name) {
-  return oneNode("delete node \"" + name + "\"");
+Status SingleNodeTopology::deleteNode(const std::string& name) {
+  return singleNodeRefusal("delete node \"" + name + "\"");
 }
-std::vector<NodeInfo> ControlBackend::nodes() const {
+std::vector<NodeInfo> SingleNodeTopology::nodes() const {
   NodeInfo n;
   n.name = kDefaultNodeName;
-  for (const auto& p : ports()) n.ports.push_back(p.id);
-  n.routes = routes().size();
-  n.neighbours = neighbours().size();
+  for (const auto& p : node_.ports()) n.ports.push_back(p.id);
+  n.routes = node_.routes().size();
+  n.neighbours = node_.neighbours().size();
   return {n};
 }
-Status ControlBackend::createLink(const LinkSpec& spec) {
-  return oneNode("create link \"" + spec.name + "\"");
+Status SingleNodeTopology::createLink(const LinkSpec& spec) {
+  return singleNodeRefusal("create link \"" + spec.name + "\"");
 }
-Status ControlBackend::deleteLink(const std::string& name) {
-  return oneNode("delete link \"" + name + "\"");
+Status SingleNodeTopology::deleteLink(const std::string& name) {
+  return singleNodeRefusal("delete link \"" + name + "\"");
 }
-Status ControlBackend::setLinkState(const std::string& name, bool) {
+Status SingleNodeTopology::setLinkState(const std::string& name, bool) {
   return Error{-ENOENT, "link \"" + name + "\": no such link"};
 }
-Status ControlBackend::setLinkParams(const std::string& name, LinkDirection,
-                                     const LinkParams&) {
+Status SingleNodeTopology::setLinkParams(const std::string& name, LinkDirection,
+                                         const LinkParams&) {
   return Error{-ENOENT, "link \"" + name + "\": no such link"};
 }
-std::vector<LinkInfo> ControlBackend::links() const { return {}; }
-Status ControlBackend::setPortParams(PortId port, const LinkParams&) {
-  return oneNode("emulate the egress of port " + std::to_string(port));
+std::vector<LinkInfo> SingleNodeTopology::links() const { return {}; }
+Status SingleNodeTopology::createSegment(const SegmentSpec& spec) {
+  return singleNodeRefusal("create segment \"" + spec.name + "\"");
 }
-Status ControlBackend::createSegment(const SegmentSpec& spec) {
-  return oneNode("create segment \"" + spec.name + "\"");
-}
-Status ControlBackend::deleteSegment(const std::string& name) {
+Status SingleNodeTopology::deleteSegment(const std::string& name) {
   return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
 }
-Status ControlBackend::setSegmentState(const std::string& name, bool, const std::string&) {
+Status SingleNodeTopology::setSegmentState(const std::string& name, bool, const std::string&) {
   return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
 }
-Status ControlBackend::setSegmentParams(const std::string& name, const LinkParams&) {
+Status SingleNodeTopology::setSegmentParams(const std::string& name, const LinkParams&) {
   return Error{-ENOENT, "segment \"" + name + "\": no such segment"};
 }
-std::vector<SegmentInfo> ControlBackend::segments() const { return {}; }
-Result<PortInfo> ControlBackend::attachInterface(const std::string&, const std::string& ifname) {
-  return oneNode("attach interface \"" + ifname + "\"");
+std::vector<SegmentInfo> SingleNodeTopology::segments() const { return {}; }
+Result<PortInfo> SingleNodeTopology::attachInterface(const std::string&,
+                                                     const std::string& ifname) {
+  return singleNodeRefusal("attach interface \"" + ifname + "\"");
 }
-Status ControlBackend::detachInterface(const std::string&, const std::string& ifname) {
+Status SingleNodeTopology::detachInterface(const std::string&, const std::string& ifname) {
   return Error{-ENOENT, "interface \"" + ifname + "\" is no port attached at run time"};
 }
-Result<HostInfo> ControlBackend::createHost(const HostSpec& spec) {
-  return oneNode("create host \"" + spec.name + "\"");
+Result<HostInfo> SingleNodeTopology::createHost(const HostSpec& spec) {
+  return singleNodeRefusal("create host \"" + spec.name + "\"");
 }
-Status ControlBackend::deleteHost(const std::string& name) {
+Status SingleNodeTopology::deleteHost(const std::string& name) {
   return Error{-ENOENT, "host \"" + name + "\": no such host"};
 }
-std::vector<HostInfo> ControlBackend::hosts() const { return {}; }
+std::vector<HostInfo> SingleNodeTopology::hosts() const { return {}; }
 
 }  // namespace fastpath

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dispatcher.h"
 
-#include "fastpath/ctrl/client.h"
+#include "fastpath/ctrl/protocol.h"
 #include "fastpath/log.h"
 #include "wire_encode.h"
 
@@ -10,8 +10,8 @@
 
 namespace fastpath::ctrl {
 
-Dispatcher::Dispatcher(ControlBackend& backend, DispatchOptions options)
-    : backend_(backend), opt_(std::move(options)), leases_(backend) {}
+Dispatcher::Dispatcher(TopologyControl& topology, DispatchOptions options)
+    : topology_(topology), opt_(std::move(options)), leases_(topology) {}
 
 v1::ServerMessage Dispatcher::errorMessage(uint64_t id, v1::ErrorCode code,
                                            const std::string& field, const std::string& message) {
@@ -42,7 +42,7 @@ void Dispatcher::disconnected(Session& s) {
     if (it == channel_holders_.end()) continue;  // its node was deleted meanwhile
     if (--it->second > 0) continue;
     channel_holders_.erase(it);
-    if (auto be = backend_.node(key.first)) (*be)->releaseControlChannel(key.second);
+    if (auto be = topology_.node(key.first)) (*be)->releaseControlChannel(key.second);
   }
   s.channels.clear();
   if (!s.lease_owner.empty()) {
@@ -157,7 +157,7 @@ Dispatcher::Outcome Dispatcher::hello(Session& s, const v1::Request& req) {
     return o;
   }
   const std::string node = canonicalNode(h.node());
-  if (auto be = backend_.node(node); !be) {
+  if (auto be = topology_.node(node); !be) {
     setError(o, id, codeForErrno(be.error().code), "hello.node",
              "hello.node: " + be.error().message);
     return o;
@@ -207,9 +207,9 @@ bool Dispatcher::resolve(Session& s, const v1::Request& req, Target* t, Outcome&
     return false;
   }
   t->node = req.node().empty() ? s.node : canonicalNode(req.node());
-  auto be = backend_.node(t->node);
+  auto be = topology_.node(t->node);
   if (be) {
-    t->backend = *be;
+    t->control = *be;
     return true;
   }
   std::string msg = "node: " + be.error().message;
@@ -225,7 +225,7 @@ bool Dispatcher::resolve(Session& s, const v1::Request& req, Target* t, Outcome&
 
 void Dispatcher::nodeScoped(Session& s, const v1::Request& req, const Target& t, Outcome& o) {
   const uint64_t id = req.id();
-  ControlBackend& be = *t.backend;
+  NodeControl& be = *t.control;
   v1::Reply* rep = o.message.mutable_reply();
   switch (req.body_case()) {
     case v1::Request::kApplyRoutes: applyRoutes(s, id, req.apply_routes(), t, o); return;
@@ -367,19 +367,19 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
   switch (req.body_case()) {
     case v1::Request::kGetNodes: {
       auto* list = rep->mutable_nodes();
-      for (const auto& n : backend_.nodes()) toWire(n, list->add_nodes());
+      for (const auto& n : topology_.nodes()) toWire(n, list->add_nodes());
       return;
     }
     case v1::Request::kGetLinks: {
       auto* list = rep->mutable_links();
-      for (const auto& l : backend_.links()) toWire(l, list->add_links());
+      for (const auto& l : topology_.links()) toWire(l, list->add_links());
       return;
     }
     case v1::Request::kCreateNode: {
       if (!s.may_change_topology) return denied("create_node");
       auto spec = nodeSpecFromWire(req.create_node(), "create_node");
       if (!spec) return setError(o, id, spec.error());
-      if (auto st = backend_.createNode(*spec); !st)
+      if (auto st = topology_.createNode(*spec); !st)
         return setBackendError(o, id, "create_node", st.error());
       pr_info("ctrl: %s created node %s (host %s)", s.who.c_str(), spec->name.c_str(),
               spec->host.c_str());
@@ -393,7 +393,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       if (canonicalNode(name) == kDefaultNodeName)
         return setError(o, id, v1::INVALID_ARGUMENT, "delete_node.name",
                         "delete_node.name: the default node cannot be deleted");
-      if (auto st = backend_.deleteNode(name); !st)
+      if (auto st = topology_.deleteNode(name); !st)
         return setBackendError(o, id, "delete_node", st.error());
       nodeDeleted(name);
       pr_info("ctrl: %s deleted node %s", s.who.c_str(), name.c_str());
@@ -405,11 +405,11 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       if (!spec) return setError(o, id, spec.error());
       for (const auto* end : {&spec->a, &spec->b}) {
         const char* field = end == &spec->a ? "create_link.a.node" : "create_link.b.node";
-        if (auto be = backend_.node(end->node); !be)
+        if (auto be = topology_.node(end->node); !be)
           return setError(o, id, codeForErrno(be.error().code), field,
                           std::string(field) + ": " + be.error().message);
       }
-      if (auto st = backend_.createLink(*spec); !st)
+      if (auto st = topology_.createLink(*spec); !st)
         return setBackendError(o, id, "create_link", st.error());
       std::string emulated;
       if (spec->a_to_b.shapes()) emulated += "; a-to-b " + formatLinkParams(spec->a_to_b);
@@ -424,7 +424,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       const std::string& name = req.delete_link().name();
       if (auto st = nameFromWire(name, "delete_link.name", "link"); !st)
         return setError(o, id, st.error());
-      if (auto st = backend_.deleteLink(name); !st)
+      if (auto st = topology_.deleteLink(name); !st)
         return setBackendError(o, id, "delete_link", st.error());
       pr_info("ctrl: %s deleted link %s", s.who.c_str(), name.c_str());
       return;
@@ -434,7 +434,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       const auto& r = req.set_link_state();
       if (auto st = nameFromWire(r.name(), "set_link_state.name", "link"); !st)
         return setError(o, id, st.error());
-      if (auto st = backend_.setLinkState(r.name(), r.up()); !st)
+      if (auto st = topology_.setLinkState(r.name(), r.up()); !st)
         return setBackendError(o, id, "set_link_state", st.error());
       pr_info("ctrl: %s set link %s %s", s.who.c_str(), r.name().c_str(), r.up() ? "up" : "down");
       return;
@@ -453,7 +453,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       auto params = linkParamsFromWire(r.params(), "set_link_params.params");
       if (!params) return setError(o, id, params.error());
       // The backend validates again; on any error the link keeps its parameters.
-      if (auto st = backend_.setLinkParams(r.name(), *direction, *params); !st)
+      if (auto st = topology_.setLinkParams(r.name(), *direction, *params); !st)
         return setBackendError(o, id, "set_link_params", st.error());
       const char* dir = *direction == LinkDirection::kAToB   ? " a-to-b"
                         : *direction == LinkDirection::kBToA ? " b-to-a"
@@ -464,7 +464,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
     }
     case v1::Request::kGetSegments: {
       auto* list = rep->mutable_segments();
-      for (const auto& seg : backend_.segments()) toWire(seg, list->add_segments());
+      for (const auto& seg : topology_.segments()) toWire(seg, list->add_segments());
       return;
     }
     case v1::Request::kCreateSegment: {
@@ -472,12 +472,12 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       auto spec = segmentSpecFromWire(req.create_segment(), "create_segment");
       if (!spec) return setError(o, id, spec.error());
       for (size_t i = 0; i < spec->ports.size(); ++i)
-        if (auto be = backend_.node(spec->ports[i].node); !be) {
+        if (auto be = topology_.node(spec->ports[i].node); !be) {
           const std::string field = "create_segment.ports[" + std::to_string(i) + "].node";
           return setError(o, id, codeForErrno(be.error().code), field,
                           field + ": " + be.error().message);
         }
-      if (auto st = backend_.createSegment(*spec); !st)
+      if (auto st = topology_.createSegment(*spec); !st)
         return setBackendError(o, id, "create_segment", st.error());
       std::string nodes;
       for (const auto& p : spec->ports) nodes += (nodes.empty() ? "" : ", ") + p.node;
@@ -490,7 +490,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       const std::string& name = req.delete_segment().name();
       if (auto st = nameFromWire(name, "delete_segment.name", "segment"); !st)
         return setError(o, id, st.error());
-      if (auto st = backend_.deleteSegment(name); !st)
+      if (auto st = topology_.deleteSegment(name); !st)
         return setBackendError(o, id, "delete_segment", st.error());
       pr_info("ctrl: %s deleted segment %s", s.who.c_str(), name.c_str());
       return;
@@ -503,7 +503,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       if (!r.node().empty())
         if (auto st = nameFromWire(r.node(), "set_segment_state.node", "node"); !st)
           return setError(o, id, st.error());
-      if (auto st = backend_.setSegmentState(r.name(), r.up(), r.node()); !st)
+      if (auto st = topology_.setSegmentState(r.name(), r.up(), r.node()); !st)
         return setBackendError(o, id, "set_segment_state", st.error());
       pr_info("ctrl: %s set segment %s%s%s %s", s.who.c_str(), r.name().c_str(),
               r.node().empty() ? "" : ": node ", r.node().c_str(), r.up() ? "up" : "down");
@@ -520,7 +520,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
                         "segment without emulation)");
       auto params = linkParamsFromWire(r.params(), "set_segment_params.params");
       if (!params) return setError(o, id, params.error());
-      if (auto st = backend_.setSegmentParams(r.name(), *params); !st)
+      if (auto st = topology_.setSegmentParams(r.name(), *params); !st)
         return setBackendError(o, id, "set_segment_params", st.error());
       pr_info("ctrl: %s set segment %s %s", s.who.c_str(), r.name().c_str(),
               formatLinkParams(*params).c_str());
@@ -547,7 +547,7 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, c
                "unchunked batch while transaction " + std::to_string(s.txn_id) + " is open");
       return;
     }
-    BatchBuilder builder(PortDirectory(t.backend->ports(), t.node), opt_.max_batch_routes);
+    BatchBuilder builder(PortDirectory(t.control->ports(), t.node), opt_.max_batch_routes);
     if (auto st = builder.addChunk(b); !st) {
       setError(o, id, st.error());
       return;
@@ -573,7 +573,7 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, c
                                                " arrived before chunk 0");
       return;
     }
-    s.txn = std::make_unique<BatchBuilder>(PortDirectory(t.backend->ports(), t.node),
+    s.txn = std::make_unique<BatchBuilder>(PortDirectory(t.control->ports(), t.node),
                                            opt_.max_batch_routes);
     s.txn_id = tid;
     s.txn_node = t.node;
@@ -631,7 +631,7 @@ void Dispatcher::applyRoutes(Session& s, uint64_t id, const v1::RouteBatch& b, c
 void Dispatcher::commit(const Session& s, uint64_t id, const RouteBatch& batch, const Target& t,
                         Outcome& o) {
   // Returns once the workers can see the new table: only then is the reply sent.
-  if (auto st = t.backend->applyRoutes(batch); !st) {
+  if (auto st = t.control->applyRoutes(batch); !st) {
     setBackendError(o, id, "apply_routes", st.error());
     return;
   }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Request -> reply logic of the control server, independent of sockets: one Session per
 // connection (Hello state, bound node, open chunked transaction, subscription), one
-// Dispatcher per backend. The server feeds it decoded frames; the fuzzer feeds it directly.
+// Dispatcher per topology. The server feeds it decoded frames; the fuzzer feeds it directly.
 // Internal to ctrl-bridge (exposes protobuf types).
 //
-// Nodes: every node-scoped request runs on backend.node(N), where N is Request.node, else
+// Nodes: every node-scoped request runs on topology.node(N), where N is Request.node, else
 // the node the connection's Hello bound it to, else the default node. Nodes are kept by
 // their canonical name (kDefaultNodeName for "" and "default").
 #pragma once
@@ -78,7 +78,7 @@ struct DispatchCounters {
 
 class Dispatcher {
  public:
-  Dispatcher(ControlBackend& backend, DispatchOptions options);
+  Dispatcher(TopologyControl& topology, DispatchOptions options);
 
   struct Outcome {
     v1::ServerMessage message;  ///< the reply (exactly one per request)
@@ -113,10 +113,10 @@ class Dispatcher {
   }
   void setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e);
 
-  /// The node a node-scoped request is for, and its backend.
+  /// The node a node-scoped request is for, and its control plane.
   struct Target {
     std::string node;  ///< canonical name
-    ControlBackend* backend = nullptr;
+    NodeControl* control = nullptr;
   };
   Outcome hello(Session& s, const v1::Request& req);
   /// Resolves Request.node (else the session's node); false with the error set in `o`.
@@ -135,7 +135,7 @@ class Dispatcher {
   /// A node was deleted: its leases and channel bookkeeping go with it.
   void nodeDeleted(const std::string& node);
 
-  ControlBackend& backend_;
+  TopologyControl& topology_;
   DispatchOptions opt_;
   DispatchCounters ctr_;
   RouteLeases leases_;

@@ -58,7 +58,7 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
   switch (req.body_case()) {
     case v1::Request::kGetHosts: {
       auto* list = rep->mutable_hosts();
-      for (const auto& h : backend_.hosts()) hostToWire(h, list->add_hosts());
+      for (const auto& h : topology_.hosts()) hostToWire(h, list->add_hosts());
       return;
     }
     case v1::Request::kAttachInterface:
@@ -75,13 +75,13 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
       if (auto st = ifnameFromWire(ifname, std::string(what) + ".ifname"); !st)
         return setError(o, id, st.error());
       if (attach) {
-        auto port = backend_.attachInterface(node, ifname);
+        auto port = topology_.attachInterface(node, ifname);
         if (!port) return setBackendError(o, id, what, port.error());
         toWire(*port, rep->mutable_attached()->add_ports());
         pr_info("ctrl: %s attached interface %s to node %s (port %u)", s.who.c_str(),
                 ifname.c_str(), node.c_str(), port->id);
       } else {
-        if (auto st = backend_.detachInterface(node, ifname); !st)
+        if (auto st = topology_.detachInterface(node, ifname); !st)
           return setBackendError(o, id, what, st.error());
         pr_info("ctrl: %s detached interface %s from node %s", s.who.c_str(), ifname.c_str(),
                 node.c_str());
@@ -114,10 +114,10 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
         if (!g) return setError(o, id, g.error());
         spec.gateways.push_back(*g);
       }
-      if (auto be = backend_.node(spec.node); !be)
+      if (auto be = topology_.node(spec.node); !be)
         return setError(o, id, codeForErrno(be.error().code), "create_host.node",
                         "create_host.node: " + be.error().message);
-      auto h = backend_.createHost(spec);
+      auto h = topology_.createHost(spec);
       if (!h) return setBackendError(o, id, "create_host", h.error());
       hostToWire(*h, rep->mutable_hosts()->add_hosts());
       pr_info("ctrl: %s created host %s (namespace %s, node %s, port %s)", s.who.c_str(),
@@ -127,7 +127,7 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
     case v1::Request::kDeleteHost: {
       if (!s.may_change_topology) return denied("delete_host");
       const std::string& name = req.delete_host().name();
-      if (auto st = backend_.deleteHost(name); !st)
+      if (auto st = topology_.deleteHost(name); !st)
         return setBackendError(o, id, "delete_host", st.error());
       pr_info("ctrl: %s deleted host %s", s.who.c_str(), name.c_str());
       return;

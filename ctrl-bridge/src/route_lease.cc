@@ -137,7 +137,7 @@ void RouteLeases::forgetNode(const std::string& node) {
 
 void RouteLeases::withdraw(const std::string& node, const std::string& name, Owner& o) {
   const std::string who = ownerName(node, name);
-  auto be = backend_.node(node);
+  auto be = topology_.node(node);
   if (!be) {
     // The node is gone, and its routes with it.
     ++ctr_.expired;
@@ -145,7 +145,7 @@ void RouteLeases::withdraw(const std::string& node, const std::string& name, Own
             who.c_str(), o.grace_ms);
     return;
   }
-  ControlBackend& backend = **be;
+  NodeControl& backend = **be;
   RouteBatch b;
   b.ignore_missing = true;
   b.remove.reserve(o.prefixes.size());

@@ -35,8 +35,8 @@ class RouteLeases {
     uint64_t neighbours_withdrawn = 0;
   };
 
-  /// `backend`: the daemon's top-level backend; expiries reach a node through node().
-  explicit RouteLeases(ControlBackend& backend) : backend_(backend) {}
+  /// `topology`: the daemon's nodes; expiries reach a node through node().
+  explicit RouteLeases(TopologyControl& topology) : topology_(topology) {}
 
   /// A connection of `owner` bound to `node` said Hello with a grace period (> 0). Cancels
   /// a pending expiry.
@@ -83,7 +83,7 @@ class RouteLeases {
   Owners* ownersOf(const std::string& node);
   void withdraw(const std::string& node, const std::string& name, Owner& o);
 
-  ControlBackend& backend_;
+  TopologyControl& topology_;
   std::unordered_map<std::string, Owners> nodes_;
   Counters ctr_;
 };

@@ -80,7 +80,7 @@ struct Conn {
 }  // namespace
 
 struct ControlServer::Impl {
-  ControlBackend& backend;
+  TopologyControl& backend;
   ServerOptions opt;
   int listen_fd = -1;
   int epoll_fd = -1;
@@ -95,7 +95,7 @@ struct ControlServer::Impl {
   bool listen_paused = false;
   Clock::time_point listen_resume;
 
-  Impl(ControlBackend& b, ServerOptions o)
+  Impl(TopologyControl& b, ServerOptions o)
       : backend(b), opt(std::move(o)), dispatcher(b, dispatchOptions(opt)) {}
 
   static DispatchOptions dispatchOptions(ServerOptions& o) {
@@ -742,7 +742,7 @@ struct ControlServer::Impl {
   }
 };
 
-ControlServer::ControlServer(ControlBackend& backend, ServerOptions options)
+ControlServer::ControlServer(TopologyControl& backend, ServerOptions options)
     : impl_(std::make_unique<Impl>(backend, std::move(options))) {}
 ControlServer::~ControlServer() { impl_->stop(); }
 Status ControlServer::start() { return impl_->start(); }

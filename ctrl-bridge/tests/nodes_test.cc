@@ -939,7 +939,7 @@ TEST(NodesAccess, ChangingNodesAndLinksNeedsAnOperator) {
   EXPECT_TRUE(root.value()->createNode(NodeSpec{"r7", ""}));
 }
 // Segments (1.5): the server validates a CreateSegment before the backend sees it, naming
-// the field; a backend without segments (this one, as ControlBackend's defaults) refuses
+// the field; a backend without segments (this one, as SingleNodeTopology) refuses
 // them with a reason; the operator rule is the links'.
 TEST_F(Nodes, SegmentRequestsAreValidatedWithTheirField) {
   auto c = connectTo("");

@@ -53,18 +53,18 @@ Status Daemon::start() {
 }
 
 Status Daemon::startPorts() {
-  ports_.clear();
+  net_.ports.clear();
   auto def = addNode(NodeSpec{kDefaultNodeName, "local"});
   if (!def) return def.error();
-  default_node_ = *def;
+  net_.default_node = *def;
   for (const auto& tn : config_.topology.nodes)
     if (tn.spec.name != kDefaultNodeName)
       if (auto n = addNode(tn.spec); !n) return n.error();
   // Interface ports: the --port ones (the default node's) first, then each node's.
   std::vector<std::pair<std::string, Node*>> interfaces;
-  for (const auto& name : config_.ports) interfaces.push_back({name, default_node_});
+  for (const auto& name : config_.ports) interfaces.push_back({name, net_.default_node});
   for (const auto& tn : config_.topology.nodes)
-    for (const auto& name : tn.interfaces) interfaces.push_back({name, findNode(tn.spec.name)});
+    for (const auto& name : tn.interfaces) interfaces.push_back({name, net_.findNode(tn.spec.name)});
   if (interfaces.size() > kMaxInterfacePorts)
     return makeError(-ENOSPC, std::to_string(interfaces.size()) + " interface ports; at most " +
                                   std::to_string(kMaxInterfacePorts));
@@ -74,32 +74,55 @@ Status Daemon::startPorts() {
     if (!p) return p.error();
     p->queues = config_.queues;
     p->node = interfaces[i].second->name();
-    ports_.push_back(*p);
-    port_node_.push_back(interfaces[i].second);
+    auto port = std::make_unique<InterfacePort>();
+    port->info = *p;
+    port->node = interfaces[i].second;
+    net_.ports.push_back(std::move(port));
     interfaces[i].second->addPort(PortId(i));
     fib_ports[interfaces[i].second].push_back(PortConfig{PortId(i), p->mac, p->mtu, p->up});
   }
-  port_gone_.assign(ports_.size(), false);
   for (auto& [node, ports] : fib_ports)
     if (auto st = node->fib().setPorts(ports); !st) return st;
-  if (auto st = staticEntries(*default_node_, config_.routes, config_.neighbours); !st) return st;
-  for (auto& p : ports_) {
-    ClassifierOptions co;
-    co.ifname = p.ifname;
-    co.allow_generic = config_.xdp_mode != "native";
-    co.no_xsk_policy = config_.no_xsk_drop ? FP_NO_XSK_DROP : FP_NO_XSK_PASS;
-    auto c = Classifier::attach(co);
-    if (!c) return c.error();
-    p.xdp_mode = (*c)->mode();
+  if (auto st = staticEntries(*net_.default_node, config_.routes, config_.neighbours); !st) return st;
+  for (auto& port : net_.ports) {
+    if (auto st = openInterfacePort(*port); !st) return st;
+    const PortInfo& p = port->info;
     pr_info("port %u %s: classifier attached (%s XDP), MAC %s, MTU %u, node %s", p.id,
             p.ifname.c_str(), p.xdp_mode.c_str(), p.mac.toString().c_str(), p.mtu,
             p.node.c_str());
-    classifiers_.push_back(std::move(*c));
-    auto ch = ControlChannel::create(p.id, p.ifname);
-    if (!ch) return ch.error();
-    channels_.push_back(std::move(*ch));
   }
   return {};
+}
+
+Status Daemon::openInterfacePort(InterfacePort& port) {
+  ClassifierOptions co;
+  co.ifname = port.info.ifname;
+  co.allow_generic = config_.xdp_mode != "native";
+  co.no_xsk_policy = config_.no_xsk_drop ? FP_NO_XSK_DROP : FP_NO_XSK_PASS;
+  auto c = Classifier::attach(co);
+  if (!c) return c.error();
+  // A node's rules apply to every port it gets (none yet at start).
+  if (auto st = (*c)->setRules(port.node->controlRules()); !st) return st;
+  port.info.xdp_mode = (*c)->mode();
+  auto ch = ControlChannel::create(port.info.id, port.info.ifname);
+  if (!ch) return ch.error();
+  port.classifier = std::move(*c);
+  port.channel = std::move(*ch);
+  return {};
+}
+
+XskOptions Daemon::xskOptions(const std::string& ifname, uint32_t queue, XskMode mode,
+                              const Classifier& classifier) const {
+  XskOptions xo;
+  xo.ifname = ifname;
+  xo.queue = queue;
+  xo.rx_size = config_.ring_size;
+  xo.tx_size = config_.ring_size;
+  xo.mode = mode;
+  xo.busy_poll = config_.busy_poll;
+  xo.busy_poll_budget = config_.batch_size;
+  xo.xsks_map_fd = classifier.xsksMapFd();
+  return xo;
 }
 
 Status Daemon::staticEntries(Node& node, const std::vector<RouteConfig>& routes,
@@ -125,13 +148,13 @@ Status Daemon::staticEntries(Node& node, const std::vector<RouteConfig>& routes,
 }
 
 Status Daemon::startWorkers() {
-  const uint32_t np = uint32_t(ports_.size());
+  const uint32_t np = uint32_t(net_.ports.size());
   XskMode mode = config_.xsk_mode;
   if (mode == XskMode::kAuto && np) {
-    mode = xskZeroCopySupported(ports_[0].ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
+    mode = xskZeroCopySupported(net_.ports[0]->info.ifname, 0) ? XskMode::kZeroCopy : XskMode::kCopy;
   }
   std::vector<ControlChannel*> channels;
-  for (auto& c : channels_) channels.push_back(c.get());
+  for (auto& p : net_.ports) channels.push_back(p->channel.get());
   for (uint32_t w = 0; w < config_.queues; ++w) {
     UmemOptions uo;
     uo.frames = config_.effectiveUmemFrames();
@@ -142,18 +165,10 @@ Status Daemon::startWorkers() {
     if (!umem) return umem.error();
     std::vector<std::unique_ptr<XskSocket>> sockets;
     for (uint32_t p = 0; p < np; ++p) {
-      XskOptions xo;
-      xo.ifname = ports_[p].ifname;
-      xo.queue = w;
-      xo.rx_size = config_.ring_size;
-      xo.tx_size = config_.ring_size;
-      xo.mode = mode;
-      xo.busy_poll = config_.busy_poll;
-      xo.busy_poll_budget = config_.batch_size;
-      xo.xsks_map_fd = classifiers_[p]->xsksMapFd();
-      auto s = XskSocket::create(**umem, xo);
+      InterfacePort& port = *net_.ports[p];
+      auto s = XskSocket::create(**umem, xskOptions(port.info.ifname, w, mode, *port.classifier));
       if (!s) return s.error();
-      ports_[p].xsk_mode = (*s)->modeName();
+      port.info.xsk_mode = (*s)->modeName();
       sockets.push_back(std::move(*s));
     }
     WorkerOptions wo;
@@ -191,17 +206,17 @@ Status Daemon::startWorkers() {
                 w, s.error().message.c_str());
     }
     auto worker = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets), channels,
-                                           default_node_->fib().view(), epoch_);
+                                           net_.default_node->fib().view(), epoch_);
     if (anchor) worker->keepAnchor(std::move(anchor));
-    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &port_node_[p]->fib().view());
+    for (uint32_t p = 0; p < np; ++p) worker->setPortFib(p, &net_.ports[p]->node->fib().view());
     workers_.push_back(std::move(worker));
   }
   link_tables_.resize(workers_.size());
   // Client frames of a port are transmitted by worker 0 (queue 0 of every port): one
   // producer per TX ring.
   std::vector<ControlRelay::Route> routes;
-  for (auto& c : channels_)
-    routes.push_back({c.get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd()});
+  for (auto& p : net_.ports)
+    routes.push_back({p->channel.get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd()});
   relay_ = std::make_unique<ControlRelay>(routes);
   if (auto st = relay_->start(); !st) return st;
   for (auto& w : workers_)
@@ -210,7 +225,7 @@ Status Daemon::startWorkers() {
     pr_info(
         "fastpathd: %u port(s), %u worker(s), AF_XDP %s mode (%u frames per TX kick), "
         "batch %u, %u UMEM frames/worker",
-        np, config_.queues, ports_[0].xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
+        np, config_.queues, net_.ports[0]->info.xsk_mode.c_str(), workers_[0]->socket(0).txBudget(),
         config_.batch_size, config_.effectiveUmemFrames());
   else
     pr_info("fastpathd: no interface port, %u worker(s), batch %u, %u UMEM frames/worker",
@@ -228,14 +243,14 @@ Status Daemon::startTopology() {
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(ts.line) +
                                             ": " + st.error().message);
   for (const auto& tn : config_.topology.nodes)
-    if (auto st = staticEntries(*findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
+    if (auto st = staticEntries(*net_.findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tn.line) +
                                             ": " + st.error().message);
-  if (nodes_.size() > 1 || !links_.empty()) {
+  if (net_.nodes.size() > 1 || !net_.links.empty()) {
     // Placement: a frame stays on the worker whose queue received it, through every
     // node and link it crosses; every worker serves every node.
     pr_info("fastpathd: %zu node(s), %zu link(s), %zu interface port(s); served by %zu worker(s)",
-            nodes_.size(), links_.size(), ports_.size(), workers_.size());
+            net_.nodes.size(), net_.links.size(), net_.ports.size(), workers_.size());
   }
   return {};
 }
@@ -246,30 +261,18 @@ void Daemon::shutdown() {
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
-  attached_tuning_.clear();
-  classifiers_.clear();  // detaches XDP
-  channels_.clear();
-  link_ports_.clear();
-  links_.clear();
+  // Each port: its own tuning restored, XDP detached, its channel closed (in that order);
+  // then links, segments and nodes.
+  net_.clear();
   link_tables_.clear();
-  retired_queues_.clear();
-  retired_shapers_.clear();
-  egress_shapers_.clear();
-  shapers_.clear();
-  free_queues_.clear();
-  queue_pool_.clear();
-  free_link_ports_.clear();
-  port_node_.clear();
-  runtime_ports_.clear();
-  default_node_ = nullptr;
-  nodes_.clear();
+  resources_.clear();
   // Hosts last: their veths were ports until now.
-  for (const auto& [name, h] : hosts_) {
+  for (const auto& [name, h] : net_.hosts) {
     unmakeHost(h.record);
     pr_info("host %s removed (fastpathd stops): namespace %s, veth %s", name.c_str(),
             h.record.netns.c_str(), h.record.veth.c_str());
   }
-  hosts_.clear();
+  net_.hosts.clear();
   if (host_state_) (void)host_state_->write({});
   started_ = false;
 }
@@ -294,7 +297,7 @@ Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_contro
   }
   // Final counters, non-zero only: what happened during the run, for logs and benchmarks.
   std::vector<CounterSet> sets;
-  for (const auto& [name, node] : nodes_)
+  for (const auto& [name, node] : net_.nodes)
     for (auto& cs : node->stats())
       if (name == kDefaultNodeName || cs.scope.rfind("port ", 0) == 0 || cs.scope == "fib")
         sets.push_back(CounterSet{name == kDefaultNodeName ? cs.scope : name + " " + cs.scope,
@@ -323,7 +326,7 @@ void Daemon::drainEvents() {
       }
       recent_events_[key] = now;
       ++events_delivered_;
-      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, portNodeName(e.port)});
+      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, net_.portNodeName(e.port)});
     }
   }
   if (recent_events_.size() > 65536) recent_events_.clear();  // bound the memory
@@ -381,25 +384,27 @@ void Daemon::checkLinks() {
   // Ports attached at run time whose interface vanished are detached (a host's veth: the
   // host goes); the id is free again.
   std::vector<PortId> vanished;
-  for (PortId id : runtime_ports_) {
-    if (!portAttached(id)) continue;
+  for (PortId id = 0; id < net_.ports.size(); ++id) {
+    if (!net_.portAttached(id) || !net_.ports[id]->runtime) continue;
     errno = 0;
-    const int ifindex = int(if_nametoindex(ports_[id].ifname.c_str()));
+    const int ifindex = int(if_nametoindex(net_.ports[id]->info.ifname.c_str()));
     if (ifindex == 0 && errno != ENODEV && errno != ENXIO) continue;  // no answer: next time
-    if (ifindex != ports_[id].ifindex) vanished.push_back(id);
+    if (ifindex != net_.ports[id]->info.ifindex) vanished.push_back(id);
   }
   for (PortId id : vanished) {
     std::string host;
-    for (const auto& [name, h] : hosts_)
+    for (const auto& [name, h] : net_.hosts)
       if (h.info.port_id == id) host = name;
-    pr_warn("port %u %s vanished; detaching it", id, ports_[id].ifname.c_str());
+    pr_warn("port %u %s vanished; detaching it", id, net_.ports[id]->info.ifname.c_str());
     if (!host.empty())
       removeHost(host, "lost its veth");
     else
       detachPort(id, "detached (its interface vanished)");
   }
-  for (auto& p : ports_) {
-    if (!portAttached(p.id)) continue;
+  for (PortId id = 0; id < net_.ports.size(); ++id) {
+    if (!net_.portAttached(id)) continue;
+    InterfacePort& port = *net_.ports[id];
+    PortInfo& p = port.info;
     // A port whose name now resolves to no interface, or to another one, is gone for good:
     // its AF_XDP sockets were bound to the deleted device. It stays down; the others go on.
     const int ifindex = int(if_nametoindex(p.ifname.c_str()));
@@ -412,8 +417,8 @@ void Daemon::checkLinks() {
     }
     bool up = false;
     if (ifindex != p.ifindex) {
-      if (!port_gone_[p.id]) {
-        port_gone_[p.id] = true;
+      if (!port.gone) {
+        port.gone = true;
         pr_err(
             "port %u %s vanished (%s): frames routed to it are now counted drops "
             "(drop_port_down); the other ports keep forwarding; restart fastpathd to serve "
@@ -432,33 +437,10 @@ void Daemon::checkLinks() {
     pr_info("port %u %s is %s", p.id, p.ifname.c_str(), p.up ? "up" : "down");
     emitPortEvent(p.id, p.up);
     // Routes through a down port become counted drops instead of frames stuck in its TX ring.
-    if (auto st = port_node_[p.id]->setPortUp(p.id, p.up); !st)
+    if (auto st = port.node->setPortUp(p.id, p.up); !st)
       pr_warn("ports: publishing up/down state failed: %s", st.error().message.c_str());
   }
 }
-
-// ---- ControlBackend: the default node ----
-
-Status Daemon::applyRoutes(const RouteBatch& batch) { return default_node_->applyRoutes(batch); }
-std::vector<Route> Daemon::routes() const { return default_node_->routes(); }
-Status Daemon::addNeighbour(const Neighbour& n) { return default_node_->addNeighbour(n); }
-Status Daemon::deleteNeighbour(const IpAddress& ip, PortId port) {
-  return default_node_->deleteNeighbour(ip, port);
-}
-std::vector<Neighbour> Daemon::neighbours() const { return default_node_->neighbours(); }
-Status Daemon::setControlRules(const std::vector<ControlRule>& rules) {
-  return default_node_->setControlRules(rules);
-}
-std::vector<ControlRule> Daemon::controlRules() const { return default_node_->controlRules(); }
-std::vector<PortInfo> Daemon::ports() const { return default_node_->ports(); }
-Result<PortId> Daemon::portByName(const std::string& ifname) const {
-  return default_node_->portByName(ifname);
-}
-Result<int> Daemon::controlChannelFd(PortId port) {
-  return default_node_->controlChannelFd(port);
-}
-void Daemon::releaseControlChannel(PortId port) { default_node_->releaseControlChannel(port); }
-std::vector<CounterSet> Daemon::stats() const { return default_node_->stats(); }
 
 void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
   sink_ = std::move(sink);
@@ -467,7 +449,7 @@ void Daemon::setEventSink(std::function<void(const FastPathEvent&)> sink) {
 std::string Daemon::statsLine() {
   std::string s = "stats:";
   std::vector<CounterSet> sets;
-  for (const auto& [name, node] : nodes_)
+  for (const auto& [name, node] : net_.nodes)
     for (PortId p : node->portIds())
       sets.push_back(portCounters(
           p, (name == kDefaultNodeName ? "" : name + "/") + portInfo(p).ifname));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // fastpathd's data plane as a class: brings up the classifier, the forwarding table, the
-// control-frame channels and the workers for a validated Config, implements ControlBackend
-// (what the control socket's server calls), and tears everything down in reverse order.
+// control-frame channels and the workers for a validated Config, implements TopologyControl
+// (what the control socket's server calls; each Node is a NodeControl), and tears
+// everything down in reverse order.
 // The program (fastpathd/main.cc) pairs it with ctrl-bridge's server; tests link it alone.
 #pragma once
 
@@ -15,7 +16,8 @@
 
 #include "daemon/config.h"
 #include "daemon/hosts.h"
-#include "daemon/node.h"
+#include "daemon/link_resources.h"
+#include "daemon/network.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
 #include "fastpath/userspace_classifier.h"
@@ -26,16 +28,14 @@
 
 namespace fastpath {
 
-class PortTuning;
-
 /// Checks what fastpathd needs before anything is touched: root, bpffs (mounted when
 /// missing and allowed), every port present, enough queues. Clear message on failure.
 Status checkPrerequisites(const Config& config);
 
 /// The data plane of one fastpathd: nodes (forwarding contexts, "default" always exists),
-/// their interface ports and the links between them, served by the workers. Its own
-/// ControlBackend methods are the default node's; node(NAME) gives any other.
-class Daemon : public ControlBackend {
+/// their interface ports and the links between them, served by the workers. node(NAME)
+/// gives a node's control plane; defaultNode() the one a client that names none talks to.
+class Daemon : public TopologyControl {
  public:
   explicit Daemon(Config config);
   ~Daemon() override;
@@ -66,21 +66,9 @@ class Daemon : public ControlBackend {
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 
-  // ControlBackend: the default node's (the node a client that names none talks to)
-  Status applyRoutes(const RouteBatch& batch) override;
-  std::vector<Route> routes() const override;
-  Status addNeighbour(const Neighbour& n) override;
-  Status deleteNeighbour(const IpAddress& ip, PortId port) override;
-  std::vector<Neighbour> neighbours() const override;
-  Status setControlRules(const std::vector<ControlRule>& rules) override;
-  std::vector<ControlRule> controlRules() const override;
-  std::vector<PortInfo> ports() const override;
-  Result<PortId> portByName(const std::string& ifname) const override;
-  std::vector<CounterSet> stats() const override;
-  Result<int> controlChannelFd(PortId port) override;
-  void releaseControlChannel(PortId port) override;
+  // TopologyControl: the nodes, links, segments, interfaces and hosts.
   void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
-  Result<ControlBackend*> node(const std::string& name) override;
+  Result<NodeControl*> node(const std::string& name) override;
   Status createNode(const NodeSpec& spec) override;
   Status deleteNode(const std::string& name) override;
   std::vector<NodeInfo> nodes() const override;
@@ -90,7 +78,6 @@ class Daemon : public ControlBackend {
   Status setLinkParams(const std::string& name, LinkDirection direction,
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;
-  Status setPortParams(PortId port, const LinkParams& params) override;
   Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) override;
   Status detachInterface(const std::string& node, const std::string& ifname) override;
   Result<HostInfo> createHost(const HostSpec& spec) override;
@@ -103,8 +90,8 @@ class Daemon : public ControlBackend {
   std::vector<SegmentInfo> segments() const override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
-  Node* findNode(const std::string& name) const;
-  Node& defaultNode() { return *default_node_; }
+  Node* findNode(const std::string& name) const { return net_.findNode(name); }
+  Node& defaultNode() { return *net_.default_node; }
   /// The port as it is now (interface: flags read again), with its node and link.
   PortInfo portInfo(PortId port) const;
   /// The port's counters (all workers), scope "port <scope_name>".
@@ -121,39 +108,11 @@ class Daemon : public ControlBackend {
   // For tests and the stats line.
   const Config& config() const { return config_; }
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
-  FibManager& fib() { return default_node_->fib(); }
+  FibManager& fib() { return net_.default_node->fib(); }
   uint64_t eventsDelivered() const { return events_delivered_; }
   uint64_t eventsSuppressed() const { return events_suppressed_; }
 
  private:
-  struct LinkPort {
-    PortInfo info;
-    PortId peer = 0;
-    Node* node = nullptr;
-    LinkState* state = nullptr;
-    std::unique_ptr<UserspaceClassifier> classifier;
-    std::unique_ptr<ControlChannel> channel;  ///< created when a client first opens it
-    std::vector<LinkQueue*> inbound;          ///< per worker: frames arriving here
-    LinkParams params;                        ///< emulation of frames sent here (to the peer)
-    std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
-    std::string segment;                      ///< segment ports: the segment (no peer)
-    std::unique_ptr<LinkState> port_state;    ///< segment ports: the port's own up/down
-  };
-  struct Link {
-    std::string name;
-    PortId a = 0, b = 0;
-    std::unique_ptr<LinkState> state;
-  };
-
-  /// A shared medium: its ports (link ports without a peer), one state, one emulation.
-  struct Segment {
-    std::string name;
-    std::vector<PortId> ports;
-    std::unique_ptr<LinkState> state;
-    LinkParams params;
-    std::vector<LinkShaper*> shapers;  ///< per worker, when `params` shape
-  };
-
   Status startPorts();
   Status startWorkers();
   /// Links, then the topology file's routes and neighbours (after the workers exist).
@@ -163,12 +122,20 @@ class Daemon : public ControlBackend {
                        const std::vector<NeighbourConfig>& neighbours);
   Result<std::unique_ptr<UserspaceClassifier>> linkClassifier(const MacAddress& mac,
                                                              const std::vector<ControlRule>& rules);
-  LinkQueue* takeQueue();
-  /// A generated link port MAC (02:66:70 + a counter) no port uses.
-  MacAddress nextLinkMac(const std::vector<MacAddress>& also_taken);
-  bool linkMacInUse(const MacAddress& mac) const;
-  /// A free link port id, or an error when every id is in use.
-  Result<PortId> takeLinkPortId(const std::vector<PortId>& also_taken = {});
+  /// A link's or segment's name: valid, unused by either, within kMaxLinks. `kind` is
+  /// "link" or "segment".
+  Status checkMediumName(const std::string& kind, const std::string& name) const;
+  /// The checks a link end and a segment port share: its node exists, its name (empty:
+  /// `default_name`) is valid and free in the node, its MTU fits the frames, its MAC (zero:
+  /// generated later) is unicast. `at` names the end in messages.
+  Result<Node*> checkLinkPortSpec(const std::string& what, const std::string& at,
+                                  const std::string& node, std::string& port,
+                                  const std::string& default_name, uint32_t mtu,
+                                  const MacAddress& mac);
+  /// The one path that makes the ports of a link (two, each the other's peer) or of a
+  /// segment (each its own peer) once their specs are checked: port ids, classifier twins,
+  /// the nodes' tables, queues, the nodes' port lists. All or nothing. The ids, in order.
+  Result<std::vector<PortId>> addLinkPorts(const std::string& what, std::vector<LinkPort> ports);
   /// Takes a link or segment port out of its node (routes and neighbours through it, the
   /// node's table, its channel, its queues and own shapers retired) and forgets it.
   void removeLinkPort(PortId id, const std::string& what);
@@ -178,19 +145,25 @@ class Daemon : public ControlBackend {
   /// Gives every worker a new link port table, waits for the workers to take it
   /// (epoch), recycles queues they drained.
   void publishLinkTables();
-  std::string portNodeName(PortId port) const;
   /// Gives the port's direction these parameters: shapers created, updated in place, or
   /// replaced by larger ones (their frames move over in the worker).
   void applyLinkParams(const std::string& link, LinkPort& port, const LinkParams& params);
-  /// One shaper per worker for `params`: created, updated in place, or replaced by a
-  /// larger one (the worker moves the old one's frames and state over).
+  /// One shaper per worker for `params` (LinkResources::applyShaping).
   void applyShaping(std::vector<LinkShaper*>& shapers, const std::string& seed_name,
-                    const LinkParams& params);
+                    const LinkParams& params) {
+    resources_.applyShaping(shapers, workers_.size(), seed_name, params);
+  }
   LinkDirectionStats shaperStats(const std::vector<LinkShaper*>& shapers) const;
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
   void emitPortEvent(PortId port, bool up);
+  /// What start-up and run-time attach both do for an interface port: the XDP classifier
+  /// (with the node's rules) and the control channel.
+  Status openInterfacePort(InterfacePort& port);
+  /// The AF_XDP socket options of `ifname`'s queue `queue` (start-up and attach alike).
+  XskOptions xskOptions(const std::string& ifname, uint32_t queue, XskMode mode,
+                        const Classifier& classifier) const;
   /// Interface ports at run time (daemon_interfaces.cc).
   Result<PortInfo> attachPort(Node& node, const std::string& ifname);
   /// Takes an interface port out of its node and the workers: routes and neighbours
@@ -199,34 +172,16 @@ class Daemon : public ControlBackend {
   void detachPort(PortId port, const std::string& why);
   /// Routes and neighbours of `node` through `port`, and the port in its table.
   void removeFromNodeTable(Node& node, PortId port, const std::string& what);
-  bool portAttached(PortId port) const { return port < port_node_.size() && port_node_[port]; }
   void removeHost(const std::string& name, const std::string& why);
   void writeHostState();
 
   Config config_;
   EpochDomain epoch_;  ///< one domain for every node's table and the link tables
-  std::vector<PortInfo> ports_;  ///< interface ports, index = PortId
-  std::vector<bool> port_gone_;  ///< interface deleted or replaced since start
-  std::map<std::string, std::unique_ptr<Node>> nodes_;
-  Node* default_node_ = nullptr;
-  uint32_t next_node_id_ = 0;
-  std::vector<Node*> port_node_;  ///< interface ports: their node
-  std::map<PortId, LinkPort> link_ports_;
-  std::map<std::string, Link> links_;
-  std::map<std::string, Segment> segments_;
-  std::vector<PortId> free_link_ports_;  ///< reusable ids (highest first)
-  std::vector<std::unique_ptr<LinkQueue>> queue_pool_;
-  std::vector<LinkQueue*> free_queues_;
-  std::vector<std::pair<uint32_t, LinkQueue*>> retired_queues_;  ///< (worker, queue)
-  std::map<LinkShaper*, std::unique_ptr<LinkShaper>> shapers_;   ///< all, owned
-  std::vector<std::pair<uint32_t, LinkShaper*>> retired_shapers_;
+  Network net_;  ///< nodes, ports, links, segments, hosts
+  LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
-  std::vector<std::vector<LinkShaper*>> egress_shapers_;  ///< interface port -> per worker
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
-  uint32_t next_link_mac_ = 1;
-  std::vector<std::unique_ptr<Classifier>> classifiers_;
-  std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;
@@ -235,14 +190,7 @@ class Daemon : public ControlBackend {
   uint64_t events_suppressed_ = 0;
   bool started_ = false;
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
-  std::map<PortId, std::unique_ptr<PortTuning>> attached_tuning_;  ///< ports attached at run time
-  std::vector<PortId> runtime_ports_;  ///< interface ports attached at run time
   XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
-  struct Host {
-    HostInfo info;
-    HostRecord record;
-  };
-  std::map<std::string, Host> hosts_;
   std::unique_ptr<HostState> host_state_;
 };
 

@@ -18,7 +18,7 @@ namespace fastpath {
 // ---- interface ports ----
 
 Result<PortInfo> Daemon::attachInterface(const std::string& node_name, const std::string& ifname) {
-  Node* node = findNode(node_name);
+  Node* node = net_.findNode(node_name);
   if (!node) return makeError(-ENOENT, "node " + node_name + ": no such node");
   return attachPort(*node, ifname);
 }
@@ -28,14 +28,14 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
   if (!started_) return makeError(-EAGAIN, what + ": fastpathd is not running");
   if (ifname.empty() || ifname.size() >= IFNAMSIZ)
     return makeError(-EINVAL, what + ": an interface name has 1 to 15 characters");
-  for (PortId p = 0; p < ports_.size(); ++p)
-    if (portAttached(p) && ports_[p].ifname == ifname)
+  for (PortId p = 0; p < net_.ports.size(); ++p)
+    if (net_.portAttached(p) && net_.ports[p]->info.ifname == ifname)
       return makeError(-EEXIST, what + ": it is port " + std::to_string(p) + " of node " +
-                                    port_node_[p]->name() + " already");
+                                    net_.ports[p]->node->name() + " already");
   if (node.portByName(ifname))
     return makeError(-EEXIST, what + ": the node has a port named " + ifname + " already");
   PortId id = 0;
-  while (id < ports_.size() && portAttached(id)) ++id;
+  while (id < net_.ports.size() && net_.portAttached(id)) ++id;
   if (id >= kMaxInterfacePorts)
     return makeError(-ENOSPC, what + ": fastpathd serves at most " +
                                   std::to_string(kMaxInterfacePorts) + " interface ports");
@@ -47,7 +47,10 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
                                   std::to_string(config_.queues) + " (add channels: ethtool -L)");
   info->queues = config_.queues;
   info->node = node.name();
-  std::unique_ptr<PortTuning> tuning;
+  auto port = std::make_unique<InterfacePort>();
+  port->info = *info;
+  port->node = &node;
+  port->runtime = true;
   if (config_.tune_ports) {
     // Its own state file (the daemon's, with "~<pid>-<n>"): restored when the port goes,
     // and by the next start when fastpathd was killed.
@@ -57,19 +60,10 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
     to.control_socket = config_.control_socket;
     auto t = PortTuning::apply(to);
     if (!t) return makeError(t.error().code, what + ": " + t.error().message);
-    tuning = std::move(*t);
+    port->tuning = std::move(*t);
   }
-  ClassifierOptions co;
-  co.ifname = ifname;
-  co.allow_generic = config_.xdp_mode != "native";
-  co.no_xsk_policy = config_.no_xsk_drop ? FP_NO_XSK_DROP : FP_NO_XSK_PASS;
-  auto cls = Classifier::attach(co);
-  if (!cls) return makeError(cls.error().code, what + ": " + cls.error().message);
-  if (auto st = (*cls)->setRules(node.controlRules()); !st)
+  if (auto st = openInterfacePort(*port); !st)
     return makeError(st.error().code, what + ": " + st.error().message);
-  info->xdp_mode = (*cls)->mode();
-  auto ch = ControlChannel::create(id, ifname);
-  if (!ch) return makeError(ch.error().code, what + ": " + ch.error().message);
   std::vector<PortConfig> fib_ports = node.fib().ports();
   fib_ports.push_back(PortConfig{id, info->mac, info->mtu, info->up});
   if (auto st = node.fib().setPorts(fib_ports); !st)
@@ -83,72 +77,51 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
   Status failed;
   for (; attached < workers_.size(); ++attached) {
     Worker& w = *workers_[attached];
-    XskOptions xo;
-    xo.ifname = ifname;
-    xo.queue = uint32_t(attached);
-    xo.rx_size = config_.ring_size;
-    xo.tx_size = config_.ring_size;
-    xo.mode = mode;
-    xo.busy_poll = config_.busy_poll;
-    xo.busy_poll_budget = config_.batch_size;
-    xo.xsks_map_fd = (*cls)->xsksMapFd();
-    auto s = XskSocket::create(w.umem(), xo);
+    auto s = XskSocket::create(w.umem(),
+                               xskOptions(ifname, uint32_t(attached), mode, *port->classifier));
     if (!s) {
       failed = s.error();
       break;
     }
-    info->xsk_mode = (*s)->modeName();
-    if (auto st = w.attachPort(id, std::move(*s), ch->get(), &node.fib().view()); !st) {
+    port->info.xsk_mode = (*s)->modeName();
+    if (auto st = w.attachPort(id, std::move(*s), port->channel.get(), &node.fib().view()); !st) {
       failed = st;
       break;
     }
   }
   if (failed.ok() && relay_)
-    failed = relay_->addChannel(ch->get(), &workers_[0]->controlTxQueue(), workers_[0]->wakeFd());
+    failed = relay_->addChannel(port->channel.get(), &workers_[0]->controlTxQueue(),
+                                workers_[0]->wakeFd());
   if (!failed.ok()) {
     for (size_t w = 0; w < attached; ++w) (void)workers_[w]->detachPort(id);
     fib_ports.pop_back();
     (void)node.fib().setPorts(fib_ports);
     return makeError(failed.error().code, what + ": " + failed.error().message);
   }
-  if (id == ports_.size()) {
-    ports_.push_back(*info);
-    port_node_.push_back(&node);
-    port_gone_.push_back(false);
-    classifiers_.push_back(std::move(*cls));
-    channels_.push_back(std::move(*ch));
-  } else {
-    ports_[id] = *info;
-    port_node_[id] = &node;
-    port_gone_[id] = false;
-    classifiers_[id] = std::move(*cls);
-    channels_[id] = std::move(*ch);
-  }
+  if (id == net_.ports.size()) net_.ports.emplace_back();
+  net_.ports[id] = std::move(port);
+  InterfacePort& p = *net_.ports[id];
   node.addPort(id);
-  runtime_ports_.push_back(id);
-  if (tuning) {
-    tuning->tune();  // its NAPI instances exist now (veth: with XDP attached)
-    attached_tuning_[id] = std::move(tuning);
-  }
+  if (p.tuning) p.tuning->tune();  // its NAPI instances exist now (veth: with XDP attached)
   pr_info("port %u %s attached to node %s: classifier (%s XDP), AF_XDP %s on %zu queue(s), "
           "MAC %s, MTU %u",
-          id, ifname.c_str(), node.name().c_str(), info->xdp_mode.c_str(),
-          info->xsk_mode.c_str(), workers_.size(), info->mac.toString().c_str(), info->mtu);
-  emitPortEvent(id, info->up);
+          id, ifname.c_str(), node.name().c_str(), p.info.xdp_mode.c_str(),
+          p.info.xsk_mode.c_str(), workers_.size(), p.info.mac.toString().c_str(), p.info.mtu);
+  emitPortEvent(id, p.info.up);
   return portInfo(id);
 }
 
 Status Daemon::detachInterface(const std::string& node_name, const std::string& ifname) {
-  for (PortId p = 0; p < ports_.size(); ++p) {
-    if (!portAttached(p) || ports_[p].ifname != ifname) continue;
-    if (!node_name.empty() && port_node_[p]->name() != node_name)
+  for (PortId p = 0; p < net_.ports.size(); ++p) {
+    if (!net_.portAttached(p) || net_.ports[p]->info.ifname != ifname) continue;
+    if (!node_name.empty() && net_.ports[p]->node->name() != node_name)
       return makeError(-ENOENT, "node " + node_name + " has no interface port " + ifname +
-                                    " (it is node " + port_node_[p]->name() + "'s)");
-    for (const auto& [name, h] : hosts_)
+                                    " (it is node " + net_.ports[p]->node->name() + "'s)");
+    for (const auto& [name, h] : net_.hosts)
       if (h.info.port_id == p)
         return makeError(-EBUSY, "interface " + ifname + " is host " + name +
                                      "'s port: delete the host instead");
-    if (std::find(runtime_ports_.begin(), runtime_ports_.end(), p) == runtime_ports_.end())
+    if (!net_.ports[p]->runtime)
       return makeError(-EBUSY, "interface " + ifname +
                                    " is a port from fastpathd's start (--port, topology); "
                                    "those stay until fastpathd stops");
@@ -179,8 +152,9 @@ void Daemon::removeFromNodeTable(Node& node, PortId id, const std::string& what)
 }
 
 void Daemon::detachPort(PortId id, const std::string& why) {
-  Node& node = *port_node_[id];
-  const std::string ifname = ports_[id].ifname;
+  InterfacePort& port = *net_.ports[id];
+  Node& node = *port.node;
+  const std::string ifname = port.info.ifname;
   const std::string what = "port " + std::to_string(id) + " " + ifname;
   // Its final counters, before they can be reused.
   const CounterSet cs = portCounters(id, ifname);
@@ -190,36 +164,23 @@ void Daemon::detachPort(PortId id, const std::string& why) {
       line += " " + k + "=" + std::to_string(v);
   emitPortEvent(id, false);
   removeFromNodeTable(node, id, what);
-  if (id < egress_shapers_.size() && !egress_shapers_[id].empty()) {
-    for (size_t w = 0; w < egress_shapers_[id].size(); ++w) {
-      LinkShaper* sh = egress_shapers_[id][w];
-      sh->retire();
-      retired_shapers_.push_back({uint32_t(w), sh});
-    }
-    egress_shapers_[id].clear();
-    ports_[id].egress = LinkParams{};
+  if (!port.egress.empty()) {
+    resources_.retireShapers(port.egress);
+    port.info.egress = LinkParams{};
     publishLinkTables();
   }
   // Settings back while the NAPI instances exist (XDP on), then XDP off: the kernel puts
   // no more frames on the sockets, whose rings the workers then empty.
-  attached_tuning_.erase(id);
-  classifiers_[id].reset();
+  port.tuning.reset();
+  port.classifier.reset();
   // A frame the kernel was receiving as the program went may still be on its way into the
   // socket's rings: let it land before the workers take the rings' frames back.
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
   for (auto& w : workers_)
     if (w->servesPort(id))
       if (auto st = w->detachPort(id); !st) pr_err("%s: %s", what.c_str(), st.error().message.c_str());
-  if (channels_[id]) {
-    if (relay_) relay_->removeChannel(channels_[id].get());
-    channels_[id].reset();
-  }
-  port_node_[id] = nullptr;
-  port_gone_[id] = false;
-  runtime_ports_.erase(std::remove(runtime_ports_.begin(), runtime_ports_.end(), id),
-                       runtime_ports_.end());
-  ports_[id] = PortInfo{};
-  ports_[id].id = id;
+  if (port.channel && relay_) relay_->removeChannel(port.channel.get());
+  net_.ports[id].reset();  // the channel closes; the id is free
   pr_info("%s %s (node %s); final counters:%s", what.c_str(), why.c_str(), node.name().c_str(),
           line.empty() ? " none" : line.c_str());
 }
@@ -229,7 +190,7 @@ void Daemon::detachPort(PortId id, const std::string& why) {
 void Daemon::writeHostState() {
   if (!host_state_) return;
   std::vector<HostRecord> records;
-  for (const auto& [name, h] : hosts_) records.push_back(h.record);
+  for (const auto& [name, h] : net_.hosts) records.push_back(h.record);
   if (auto st = host_state_->write(records); !st)
     pr_warn("%s (the hosts are removed at stop all the same)", st.error().message.c_str());
 }
@@ -238,8 +199,8 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   HostSpec spec = in;
   if (auto st = validateHostName(spec.name); !st) return st.error();
   const std::string what = "host " + spec.name;
-  if (hosts_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
-  Node* node = findNode(spec.node);
+  if (net_.hosts.count(spec.name)) return makeError(-EEXIST, what + " exists already");
+  Node* node = net_.findNode(spec.node);
   if (!node) return makeError(-ENOENT, what + ": no node " + spec.node);
   if (spec.mtu == 0) spec.mtu = 1500;
   const uint32_t max_mtu = config_.frame_size - 256 - 14;
@@ -260,18 +221,18 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   h.record = HostRecord{spec.name, "fp-" + spec.name, hostVethName(spec.name)};
   // Recorded before anything exists: a fastpathd killed in the middle leaves nothing the
   // next start does not remove.
-  hosts_[spec.name] = h;
+  net_.hosts[spec.name] = h;
   writeHostState();
   auto mac = makeHost(spec, h.record.veth);
   if (!mac) {
-    hosts_.erase(spec.name);
+    net_.hosts.erase(spec.name);
     writeHostState();
     return makeError(mac.error().code, mac.error().message);
   }
   auto port = attachPort(*node, h.record.veth);
   if (!port) {
     unmakeHost(h.record);
-    hosts_.erase(spec.name);
+    net_.hosts.erase(spec.name);
     writeHostState();
     return makeError(port.error().code, what + ": " + port.error().message);
   }
@@ -280,7 +241,7 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   h.info.port = h.record.veth;
   h.info.port_id = port->id;
   h.info.mac = *mac;
-  hosts_[spec.name] = h;
+  net_.hosts[spec.name] = h;
   std::string addrs;
   for (const auto& a : spec.addresses) addrs += " " + a.toString();
   pr_info("host %s: namespace %s, eth0 %s%s, via %s = port %u of node %s", spec.name.c_str(),
@@ -290,27 +251,27 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
 }
 
 void Daemon::removeHost(const std::string& name, const std::string& why) {
-  auto it = hosts_.find(name);
-  if (it == hosts_.end()) return;
+  auto it = net_.hosts.find(name);
+  if (it == net_.hosts.end()) return;
   const Host h = it->second;
-  if (portAttached(h.info.port_id) && ports_[h.info.port_id].ifname == h.record.veth)
+  if (net_.portAttached(h.info.port_id) && net_.ports[h.info.port_id]->info.ifname == h.record.veth)
     detachPort(h.info.port_id, "detached (host " + name + " " + why + ")");
   unmakeHost(h.record);
-  hosts_.erase(it);
+  net_.hosts.erase(it);
   writeHostState();
   pr_info("host %s %s: namespace %s and veth %s removed", name.c_str(), why.c_str(),
           h.record.netns.c_str(), h.record.veth.c_str());
 }
 
 Status Daemon::deleteHost(const std::string& name) {
-  if (!hosts_.count(name)) return makeError(-ENOENT, "host " + name + ": no such host");
+  if (!net_.hosts.count(name)) return makeError(-ENOENT, "host " + name + ": no such host");
   removeHost(name, "deleted");
   return {};
 }
 
 std::vector<HostInfo> Daemon::hosts() const {
   std::vector<HostInfo> out;
-  for (const auto& [name, h] : hosts_) out.push_back(h.info);
+  for (const auto& [name, h] : net_.hosts) out.push_back(h.info);
   return out;
 }
 

@@ -12,19 +12,14 @@
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
 #include "fastpath/log.h"
-#include "fastpath/userspace_classifier.h"
+#include "fastpath/names.h"
 
 namespace fastpath {
 
 Status Daemon::createSegment(const SegmentSpec& in) {
   SegmentSpec spec = in;
   const std::string what = "segment " + spec.name;
-  if (!validName(spec.name)) return makeError(-EINVAL, nameRule("segment", spec.name));
-  if (segments_.count(spec.name)) return makeError(-EEXIST, what + " exists already");
-  if (links_.count(spec.name)) return makeError(-EEXIST, what + ": a link has that name already");
-  if (links_.size() + segments_.size() >= kMaxLinks)
-    return makeError(-ENOSPC, what + ": fastpathd holds at most " + std::to_string(kMaxLinks) +
-                                  " links and segments together");
+  if (auto st = checkMediumName("segment", spec.name); !st) return st;
   if (spec.ports.empty())
     return makeError(-EINVAL, what + ": no port; a segment joins 1 to " +
                                   std::to_string(kMaxSegmentPorts) + " nodes");
@@ -32,7 +27,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
     return makeError(-EINVAL, what + ": " + std::to_string(spec.ports.size()) +
                                   " ports; a segment has at most " +
                                   std::to_string(kMaxSegmentPorts));
-  if (link_ports_.size() + spec.ports.size() > size_t(kMaxPorts - kFirstLinkPort))
+  if (net_.link_ports.size() + spec.ports.size() > size_t(kMaxPorts - kFirstLinkPort))
     return makeError(-ENOSPC, what + ": " + std::to_string(spec.ports.size()) +
                                   " more ports than fastpathd has port ids for (" +
                                   std::to_string(kMaxPorts - kFirstLinkPort) +
@@ -43,28 +38,17 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   std::vector<Node*> nodes(n);
   std::set<Node*> seen;
   std::vector<MacAddress> macs;
-  const uint32_t max_mtu = config_.frame_size - 256 - 14;  // XDP headroom, Ethernet header
   for (size_t i = 0; i < n; ++i) {
     SegmentPortSpec& ps = spec.ports[i];
     const std::string at = what + ": port " + std::to_string(i) + " (node " + ps.node + ")";
-    nodes[i] = findNode(ps.node);
-    if (!nodes[i]) return makeError(-ENOENT, what + ": no node " + ps.node);
+    auto node = checkLinkPortSpec(what, at, ps.node, ps.port, spec.name, ps.mtu, ps.mac);
+    if (!node) return node.error();
+    nodes[i] = *node;
     if (!seen.insert(nodes[i]).second)
       return makeError(-EINVAL, what + ": node " + nodes[i]->name() +
                                     " is attached twice; a node has one port on a segment");
-    if (ps.port.empty()) ps.port = spec.name;
-    if (!validName(ps.port)) return makeError(-EINVAL, at + ": " + nameRule("port", ps.port));
-    if (nodes[i]->portByName(ps.port))
-      return makeError(-EEXIST, at + ": node " + nodes[i]->name() + " has a port named " +
-                                    ps.port + " already");
-    if (ps.mtu < 68 || ps.mtu > max_mtu)
-      return makeError(-EINVAL, at + ": MTU " + std::to_string(ps.mtu) + " outside 68.." +
-                                    std::to_string(max_mtu) +
-                                    " (the frame size, --frame-size, bounds it)");
     if (!ps.mac.isZero()) {
-      if (ps.mac.bytes[0] & 1)
-        return makeError(-EINVAL, at + ": MAC " + ps.mac.toString() + " is multicast");
-      if (linkMacInUse(ps.mac) || std::count(macs.begin(), macs.end(), ps.mac))
+      if (net_.linkMacInUse(ps.mac) || std::count(macs.begin(), macs.end(), ps.mac))
         return makeError(-EEXIST,
                          at + ": MAC " + ps.mac.toString() + " is in use by another port");
       macs.push_back(ps.mac);
@@ -72,7 +56,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   }
   for (auto& ps : spec.ports)
     if (ps.mac.isZero()) {
-      ps.mac = nextLinkMac(macs);
+      ps.mac = net_.nextLinkMac(macs);
       macs.push_back(ps.mac);
     }
   // Everything that can fail is checked: the ports are made.
@@ -81,89 +65,52 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   seg.state = std::make_unique<LinkState>();
   seg.state->up.store(spec.up, std::memory_order_relaxed);
   seg.params = spec.params;
-  std::vector<LinkPort> lps(n);
+  std::vector<LinkPort> ports(n);
   for (size_t i = 0; i < n; ++i) {
     const SegmentPortSpec& ps = spec.ports[i];
-    auto cls = linkClassifier(ps.mac, nodes[i]->controlRules());
-    if (!cls) {
-      for (PortId id : seg.ports) free_link_ports_.push_back(id);
-      return makeError(cls.error().code, what + ": " + cls.error().message);
-    }
-    auto id = takeLinkPortId(seg.ports);
-    if (!id) {
-      for (PortId p : seg.ports) free_link_ports_.push_back(p);
-      return makeError(id.error().code, what + ": " + id.error().message);
-    }
-    for (auto& w : workers_) w->resetPortCounters(*id);
-    seg.ports.push_back(*id);
-    LinkPort& lp = lps[i];
-    lp.info.id = *id;
+    LinkPort& lp = ports[i];
     lp.info.ifname = ps.port;
     lp.info.mac = ps.mac;
     lp.info.mtu = ps.mtu;
     lp.info.up = spec.up;
-    lp.info.queues = uint32_t(workers_.size());
-    lp.info.xdp_mode = "none";
     lp.info.xsk_mode = "segment";
     lp.info.node = nodes[i]->name();
     lp.info.link = spec.name;
-    lp.peer = *id;
     lp.node = nodes[i];
     lp.state = seg.state.get();
-    lp.classifier = std::move(*cls);
     lp.segment = spec.name;
     lp.port_state = std::make_unique<LinkState>();
   }
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<PortConfig> ports = nodes[i]->fib().ports();
-    ports.push_back(PortConfig{seg.ports[i], spec.ports[i].mac, spec.ports[i].mtu, spec.up});
-    if (auto st = nodes[i]->fib().setPorts(ports); !st) {
-      for (size_t k = 0; k < i; ++k) {
-        std::vector<PortConfig> back = nodes[k]->fib().ports();
-        back.pop_back();
-        (void)nodes[k]->fib().setPorts(back);
-      }
-      for (PortId id : seg.ports) free_link_ports_.push_back(id);
-      return makeError(st.error().code, what + ": node " + nodes[i]->name() + ": " +
-                                            st.error().message);
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t w = 0; w < workers_.size(); ++w) lps[i].inbound.push_back(takeQueue());
-    nodes[i]->addPort(seg.ports[i]);
-    link_ports_[seg.ports[i]] = std::move(lps[i]);
-  }
+  auto ids = addLinkPorts(what, std::move(ports));
+  if (!ids) return ids.error();
+  seg.ports = *ids;
   applyShaping(seg.shapers, "segment/" + spec.name, spec.params);
-  segments_[spec.name] = std::move(seg);
+  net_.segments[spec.name] = std::move(seg);
   publishLinkTables();
   std::string list;
   for (size_t i = 0; i < n; ++i)
     list += (i ? ", " : "") + nodes[i]->name() + "/" + spec.ports[i].port + " (port " +
-            std::to_string(segments_[spec.name].ports[i]) + ", " + spec.ports[i].mac.toString() +
-            ")";
+            std::to_string((*ids)[i]) + ", " + spec.ports[i].mac.toString() + ")";
   pr_info_ratelimited("segment %s: %s, %s, %s", spec.name.c_str(), list.c_str(),
                       formatLinkParams(spec.params).c_str(), spec.up ? "up" : "down");
   return {};
 }
 
 void Daemon::detachFromSegment(const std::string& name, PortId id) {
-  Segment& seg = segments_.at(name);
+  Segment& seg = net_.segments.at(name);
   removeLinkPort(id, "segment " + name);
   seg.ports.erase(std::remove(seg.ports.begin(), seg.ports.end(), id), seg.ports.end());
   if (!seg.ports.empty()) return;
-  for (size_t w = 0; w < seg.shapers.size(); ++w) {
-    seg.shapers[w]->retire();
-    retired_shapers_.push_back({uint32_t(w), seg.shapers[w]});
-  }
+  resources_.retireShapers(seg.shapers);
   LinkState* state = seg.state.release();
   epoch_.retire([state] { delete state; });
-  segments_.erase(name);
+  net_.segments.erase(name);
   pr_info_ratelimited("segment %s deleted (no port left)", name.c_str());
 }
 
 Status Daemon::deleteSegment(const std::string& name) {
-  auto it = segments_.find(name);
-  if (it == segments_.end())
+  auto it = net_.segments.find(name);
+  if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   const size_t ports = it->second.ports.size();
   // The last port takes the segment (its shapers: frames held are discarded, counted).
@@ -174,14 +121,14 @@ Status Daemon::deleteSegment(const std::string& name) {
 }
 
 Status Daemon::setSegmentState(const std::string& name, bool up, const std::string& node) {
-  auto it = segments_.find(name);
-  if (it == segments_.end())
+  auto it = net_.segments.find(name);
+  if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   Segment& seg = it->second;
   // A port passes frames when it and the segment are up: its node's table and its
   // subscribers follow that.
   auto follow = [&](PortId id, bool before) {
-    LinkPort& lp = link_ports_.at(id);
+    LinkPort& lp = net_.link_ports.at(id);
     const bool now = seg.state->up.load(std::memory_order_relaxed) &&
                      lp.port_state->up.load(std::memory_order_relaxed);
     if (now == before) return;
@@ -193,11 +140,11 @@ Status Daemon::setSegmentState(const std::string& name, bool up, const std::stri
   };
   auto effective = [&](PortId id) {
     return seg.state->up.load(std::memory_order_relaxed) &&
-           link_ports_.at(id).port_state->up.load(std::memory_order_relaxed);
+           net_.link_ports.at(id).port_state->up.load(std::memory_order_relaxed);
   };
   if (!node.empty()) {
     for (PortId id : seg.ports) {
-      LinkPort& lp = link_ports_.at(id);
+      LinkPort& lp = net_.link_ports.at(id);
       if (lp.info.node != node) continue;
       if (lp.port_state->up.load(std::memory_order_relaxed) == up) return {};
       const bool before = effective(id);
@@ -219,8 +166,8 @@ Status Daemon::setSegmentState(const std::string& name, bool up, const std::stri
 }
 
 Status Daemon::setSegmentParams(const std::string& name, const LinkParams& params) {
-  auto it = segments_.find(name);
-  if (it == segments_.end())
+  auto it = net_.segments.find(name);
+  if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   if (auto st = validateLinkParams(params); !st)
     return makeError(st.error().code, "segment " + name + ": " + st.error().message +
@@ -235,14 +182,14 @@ Status Daemon::setSegmentParams(const std::string& name, const LinkParams& param
 
 std::vector<SegmentInfo> Daemon::segments() const {
   std::vector<SegmentInfo> out;
-  for (const auto& [name, seg] : segments_) {
+  for (const auto& [name, seg] : net_.segments) {
     SegmentInfo i;
     i.name = name;
     i.up = seg.state->up.load(std::memory_order_relaxed);
     i.params = seg.params;
     i.stats = shaperStats(seg.shapers);
     for (PortId id : seg.ports) {
-      const LinkPort& lp = link_ports_.at(id);
+      const LinkPort& lp = net_.link_ports.at(id);
       SegmentInfo::Port p;
       p.node = lp.info.node;
       p.port = lp.info.ifname;

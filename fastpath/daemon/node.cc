@@ -109,31 +109,6 @@ void Node::releaseControlChannel(PortId port) {
   if (owns(port)) daemon_.releasePortChannel(port);
 }
 
-void Node::setEventSink(std::function<void(const FastPathEvent&)>) {}
-
-Result<ControlBackend*> Node::node(const std::string& name) { return daemon_.node(name); }
-Status Node::createNode(const NodeSpec& spec) { return daemon_.createNode(spec); }
-Status Node::deleteNode(const std::string& name) { return daemon_.deleteNode(name); }
-std::vector<NodeInfo> Node::nodes() const { return daemon_.nodes(); }
-Status Node::createLink(const LinkSpec& spec) { return daemon_.createLink(spec); }
-Status Node::deleteLink(const std::string& name) { return daemon_.deleteLink(name); }
-Status Node::setLinkState(const std::string& name, bool up) {
-  return daemon_.setLinkState(name, up);
-}
-Status Node::setLinkParams(const std::string& name, LinkDirection direction,
-                           const LinkParams& params) {
-  return daemon_.setLinkParams(name, direction, params);
-}
-std::vector<LinkInfo> Node::links() const { return daemon_.links(); }
-Status Node::createSegment(const SegmentSpec& spec) { return daemon_.createSegment(spec); }
-Status Node::deleteSegment(const std::string& name) { return daemon_.deleteSegment(name); }
-Status Node::setSegmentState(const std::string& name, bool up, const std::string& node) {
-  return daemon_.setSegmentState(name, up, node);
-}
-Status Node::setSegmentParams(const std::string& name, const LinkParams& params) {
-  return daemon_.setSegmentParams(name, params);
-}
-std::vector<SegmentInfo> Node::segments() const { return daemon_.segments(); }
 Status Node::setPortParams(PortId port, const LinkParams& params) {
   if (auto st = checkPort(port); !st) return st;
   if (auto st = daemon_.applyPortParams(port, params); !st) return named(st.error());

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// One node of a multi-node fastpathd, as the control plane sees it: the ControlBackend of
+// One node of a multi-node fastpathd, as the control plane sees it: the NodeControl of
 // that node alone — its table (a FibManager of its own), neighbours, ports (interface and
 // link ports), control rules, control channels and counters. What a node does is done by
 // the Daemon that owns it (ports, channels and workers are daemon-wide resources); a node
@@ -17,7 +17,7 @@ namespace fastpath {
 
 class Daemon;
 
-class Node : public ControlBackend {
+class Node : public NodeControl {
  public:
   Node(Daemon& daemon, uint32_t id, NodeSpec spec, std::unique_ptr<FibManager> fib);
 
@@ -35,7 +35,7 @@ class Node : public ControlBackend {
   /// drops). Error only when the table refuses.
   Status setPortUp(PortId port, bool up);
 
-  // ControlBackend, scoped to this node.
+  // NodeControl: this node's alone.
   Status applyRoutes(const RouteBatch& batch) override;
   std::vector<Route> routes() const override;
   Status addNeighbour(const Neighbour& n) override;
@@ -48,25 +48,7 @@ class Node : public ControlBackend {
   std::vector<CounterSet> stats() const override;
   Result<int> controlChannelFd(PortId port) override;
   void releaseControlChannel(PortId port) override;
-  /// Events of every node go to the daemon's sink (FastPathEvent::node names the node).
-  void setEventSink(std::function<void(const FastPathEvent&)> sink) override;
-  // Topology requests are the daemon's, whichever node they arrive through.
-  Result<ControlBackend*> node(const std::string& name) override;
-  Status createNode(const NodeSpec& spec) override;
-  Status deleteNode(const std::string& name) override;
-  std::vector<NodeInfo> nodes() const override;
-  Status createLink(const LinkSpec& spec) override;
-  Status deleteLink(const std::string& name) override;
-  Status setLinkState(const std::string& name, bool up) override;
-  Status setLinkParams(const std::string& name, LinkDirection direction,
-                       const LinkParams& params) override;
-  std::vector<LinkInfo> links() const override;
   Status setPortParams(PortId port, const LinkParams& params) override;
-  Status createSegment(const SegmentSpec& spec) override;
-  Status deleteSegment(const std::string& name) override;
-  Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
-  Status setSegmentParams(const std::string& name, const LinkParams& params) override;
-  std::vector<SegmentInfo> segments() const override;
 
  private:
   /// "node NAME: " before a message, for every error this node returns.

@@ -3,7 +3,7 @@
 // topology file (`fastpathd --topology FILE` reads it back).
 #pragma once
 
-#include "fastpath/control_backend.h"
+#include "fastpath/control_types.h"
 #include "fastpath/result.h"
 
 #include <string>

@@ -9,7 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
-#include "fastpath/control_backend.h"
+#include "fastpath/control_types.h"
 #include "fastpath/result.h"
 
 #include <condition_variable>

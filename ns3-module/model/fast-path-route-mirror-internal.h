@@ -4,7 +4,7 @@
 #ifndef FAST_PATH_ROUTE_MIRROR_INTERNAL_H
 #define FAST_PATH_ROUTE_MIRROR_INTERNAL_H
 
-#include "fastpath/control_backend.h"
+#include "fastpath/control_types.h"
 #include "fastpath/net_types.h"
 
 #include "ns3/ipv4-routing-protocol.h"

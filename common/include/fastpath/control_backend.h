@@ -1,194 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// What the ctrl-bridge server needs from fastpathd. fastpathd implements it; the
-// ctrl-bridge server (ctrl-bridge/) translates protobuf to these domain types at its edge
-// and calls it, always from fastpathd's single control thread. Tests implement it over a
-// plain FibManager without any interface.
+// What the ctrl-bridge server needs from fastpathd, as two interfaces: NodeControl, the
+// control plane of one node (routes, neighbours, rules, ports, counters, control channels,
+// port emulation), and TopologyControl, the network those nodes form (nodes, links,
+// segments, interfaces, hosts, events). fastpathd implements them (its Node and its
+// Daemon); the ctrl-bridge server translates protobuf to these domain types at its edge
+// and calls them, always from fastpathd's single control thread. Tests implement them over
+// plain FibManagers without any interface. Internal to fastpathd and ctrl-bridge: the
+// ns-3 module uses the types (control_types.h) only.
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "fastpath/link_params.h"
-#include "fastpath/net_types.h"
+#include "fastpath/control_types.h"
 #include "fastpath/result.h"
 
 namespace fastpath {
 
-/// Limits of one fastpathd (the topology file, the IPC and the daemon enforce them).
-inline constexpr size_t kMaxNodes = 4096;
-inline constexpr size_t kMaxLinks = 8192;
-inline constexpr size_t kMaxInterfacePorts = 256;
-/// The node that exists in every daemon: --port interfaces belong to it, and a client that
-/// names no node talks to it.
-inline constexpr const char* kDefaultNodeName = "default";
-
-struct PortInfo {
-  PortId id = 0;   ///< unique in the daemon; a node only accepts its own ports
-  std::string ifname;  ///< interface name, or the link port's name inside its node
-  int ifindex = 0;
-  MacAddress mac;
-  uint32_t mtu = 1500;
-  bool up = false;
-  uint32_t queues = 1;
-  std::string xdp_mode;  ///< "native" or "generic"
-  std::string xsk_mode;  ///< "zerocopy" or "copy"
-  std::string node;      ///< the node the port belongs to
-  std::string link;      ///< link ports: the link's name; empty for interface ports
-  LinkParams egress;     ///< interface ports: emulation of what leaves through it
-};
-
-/// A node to create: a forwarding context of its own (tables, neighbours, ports, rules,
-/// control channels, lease, counters). `host` names the machine that runs it ("local").
-struct NodeSpec {
-  std::string name;
-  std::string host = "local";
-};
-
-struct NodeInfo {
-  std::string name;
-  std::string host = "local";
-  uint32_t id = 0;
-  uint32_t worker = 0;  ///< the worker that serves its ports and links
-  std::vector<PortId> ports;
-  size_t routes = 0;
-  size_t neighbours = 0;
-};
-
-/// A node's port on a link or a segment: one end of a point-to-point link, or one of a
-/// segment's ports. Both are checked by one rule (name, MTU, MAC).
-struct PortSpec {
-  std::string node;
-  std::string port;  ///< the port's name inside `node` (unique there); empty: the link's or
-                     ///< segment's name
-  MacAddress mac;    ///< zero: generated (locally administered, unique in the daemon)
-  uint32_t mtu = 1500;
-};
-/// One end of a point-to-point link between two nodes of the daemon.
-using LinkEndSpec = PortSpec;
-
-struct LinkSpec {
-  std::string name;
-  LinkEndSpec a, b;
-  bool up = true;
-  /// Link emulation of each direction (default: frames pass at once).
-  LinkParams a_to_b, b_to_a;
-};
-
-/// Which direction(s) of a link a change applies to.
-enum class LinkDirection : uint8_t { kBoth, kAToB, kBToA };
-
-/// What the emulation of one direction did (counters since the link was created).
-struct LinkDirectionStats {
-  uint64_t enqueued = 0, delivered = 0, queue_drops = 0, loss_drops = 0, full_drops = 0;
-  uint64_t duplicated = 0, corrupted = 0, link_down_drops = 0;
-  uint64_t depth_packets = 0, depth_bytes = 0, in_flight = 0;
-  uint64_t sojourn_p50_ns = 0, sojourn_p99_ns = 0, sojourn_max_ns = 0;
-  uint64_t tx_packets = 0, tx_bytes = 0;  ///< sent into this direction
-};
-
-struct LinkInfo {
-  std::string name;
-  bool up = true;
-  struct End {
-    std::string node;
-    std::string port;
-    PortId id = 0;
-    MacAddress mac;
-    uint32_t mtu = 1500;
-  };
-  End a, b;
-  LinkParams a_to_b, b_to_a;  ///< as configured
-  LinkDirectionStats a_to_b_stats, b_to_a_stats;  ///< as measured
-};
-
-/// A segment: a shared medium joining nodes of the daemon (ns-3's CsmaChannel). Each
-/// attached node has a port with its own MAC; a frame reaches the port of its destination
-/// MAC, broadcast and multicast every other port; all ports share one medium (one rate,
-/// delay, queue and loss, one FIFO for every sender). Segments count as links for
-/// kMaxLinks; a segment has 1 .. kMaxSegmentPorts ports.
-inline constexpr size_t kMaxSegmentPorts = 64;
-
-/// A node's port on a segment.
-using SegmentPortSpec = PortSpec;
-
-struct SegmentSpec {
-  std::string name;
-  std::vector<SegmentPortSpec> ports;
-  bool up = true;
-  LinkParams params;  ///< the medium's emulation (default: frames pass at once)
-};
-
-struct SegmentInfo {
-  std::string name;
-  bool up = true;
-  struct Port {
-    std::string node;
-    std::string port;
-    PortId id = 0;
-    MacAddress mac;
-    uint32_t mtu = 1500;
-    uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
-    uint64_t unknown_dst_drops = 0;  ///< sent to a MAC no other port has
-    uint64_t no_frame_drops = 0;     ///< broadcast copies not made: no free frame
-    uint64_t queue_full_drops = 0;   ///< delivered while its receive queue was full
-    uint64_t down_drops = 0;  ///< sent by or to it while it or the segment was down
-    bool up = true;           ///< the port's own state (setSegmentState with its node)
-  };
-  std::vector<Port> ports;
-  LinkParams params;         ///< as configured
-  LinkDirectionStats stats;  ///< the medium, as measured (all senders)
-};
-
-/// A host: a network namespace "fp-<name>" joined by a veth pair to a node of the daemon
-/// (eth0 inside, addressed; the other end an interface port of the node).
-struct HostSpec {
-  std::string name;  ///< validName (names.h): the namespace is "fp-" + name
-  std::string node;
-  std::vector<IpPrefix> addresses;  ///< eth0's addresses (host bits allowed: an address/len)
-  std::vector<IpAddress> gateways;  ///< default routes via eth0 (one IPv4, one IPv6 at most)
-  uint32_t mtu = 1500;
-};
-
-struct HostInfo {
-  HostSpec spec;
-  std::string netns;  ///< "fp-" + name
-  std::string port;   ///< fastpathd's end of the veth pair: the node's interface port
-  PortId port_id = 0;
-  MacAddress mac;     ///< eth0's
-};
-
-/// Named counters, so the wire format need not change when a counter is added.
-struct CounterSet {
-  std::string scope;  ///< "port fp1", "worker 0", "classifier fp1", "control", ...
-  std::vector<std::pair<std::string, uint64_t>> counters;
-};
-
-struct ControlRule {
-  enum class Kind : uint8_t { kEtherType, kIpProto, kL4Port, kLocalAddress };
-  Kind kind = Kind::kEtherType;
-  uint16_t ethertype = 0;       ///< kEtherType, host order
-  uint8_t ip_proto = 0;         ///< kIpProto, kL4Port (17 or 6)
-  uint16_t port = 0;            ///< kL4Port, host order
-  IpAddress address;            ///< kLocalAddress
-  bool pass_to_kernel = false;  ///< action PASS instead of CONTROL
-};
-
-/// Events fastpathd sends to subscribers. kEventsDropped comes from the control socket's
-/// server, not the data plane: a client that stopped reading missed `dropped` events.
-struct FastPathEvent {
-  enum class Kind : uint8_t { kRouteMiss, kPortUp, kPortDown, kNeighbourNeeded, kEventsDropped };
-  Kind kind = Kind::kRouteMiss;
-  PortId port = 0;
-  IpAddress address;     ///< destination (route miss) or next hop (neighbour needed)
-  uint64_t dropped = 0;  ///< kEventsDropped
-  std::string node;      ///< the node of `port` (empty: the default node)
-};
-
-class ControlBackend {
+/// The control plane of one node: everything here concerns that node's ports and tables
+/// only; a port id of another node is refused.
+class NodeControl {
  public:
-  virtual ~ControlBackend() = default;
+  virtual ~NodeControl() = default;
 
   /// Applies a batch all-or-nothing. Returns only once workers can see the result.
   virtual Status applyRoutes(const RouteBatch& batch) = 0;
@@ -213,57 +47,103 @@ class ControlBackend {
   /// filling a channel nobody reads, until a client opens it again.
   virtual void releaseControlChannel(PortId port) = 0;
 
-  /// Called (on the control thread) for every event; set once by the server, on the
-  /// daemon's top-level backend (events of every node arrive there, FastPathEvent::node
-  /// says whose).
-  virtual void setEventSink(std::function<void(const FastPathEvent&)> sink) = 0;
+  /// Emulation of an interface port's egress (the same model as a link's direction):
+  /// frames the node sends through the port wait, are delayed or lost before the wire.
+  /// Link ports: use TopologyControl::setLinkParams. Invalid values: an error, nothing
+  /// changes.
+  virtual Status setPortParams(PortId port, const LinkParams& params) = 0;
+};
 
-  // ---- Many nodes in one daemon. The defaults describe a data plane with one node,
-  // kDefaultNodeName, that is this backend itself.
+/// The network of one data plane: its nodes, the links and segments between them, the
+/// interfaces and hosts attached to them, and the events of all of them.
+class TopologyControl {
+ public:
+  virtual ~TopologyControl() = default;
 
-  /// The backend scoped to one node: routes, neighbours, rules, ports, stats and control
-  /// channels of that node only. "" and kDefaultNodeName give the default node. Error
+  /// The control plane of one node. "" and kDefaultNodeName give the default node. Error
   /// (ENOENT, naming the node) when there is no such node. The pointer stays valid until
   /// the node is deleted.
-  virtual Result<ControlBackend*> node(const std::string& name);
-  virtual Status createNode(const NodeSpec& spec);
+  virtual Result<NodeControl*> node(const std::string& name) = 0;
+  /// Called (on the control thread) for every event of every node (FastPathEvent::node
+  /// says whose); set once by the server.
+  virtual void setEventSink(std::function<void(const FastPathEvent&)> sink) = 0;
+
+  virtual std::vector<NodeInfo> nodes() const = 0;
+  virtual Status createNode(const NodeSpec& spec) = 0;
   /// Deletes a node with its links; error when it still has interface ports.
-  virtual Status deleteNode(const std::string& name);
-  virtual std::vector<NodeInfo> nodes() const;
-  virtual Status createLink(const LinkSpec& spec);
-  virtual Status deleteLink(const std::string& name);
+  virtual Status deleteNode(const std::string& name) = 0;
+
+  virtual std::vector<LinkInfo> links() const = 0;
+  virtual Status createLink(const LinkSpec& spec) = 0;
+  virtual Status deleteLink(const std::string& name) = 0;
   /// Down: both ends stop passing frames (counted) and both nodes' clients get a port
   /// down event for their end.
-  virtual Status setLinkState(const std::string& name, bool up);
+  virtual Status setLinkState(const std::string& name, bool up) = 0;
   /// Link emulation parameters of one or both directions, at run time and atomically:
   /// frames already in the link keep their times (none lost, duplicated or reordered).
   /// Invalid values: an error, and the link keeps its previous parameters.
   virtual Status setLinkParams(const std::string& name, LinkDirection direction,
-                               const LinkParams& params);
-  virtual std::vector<LinkInfo> links() const;
-  /// Emulation of an interface port's egress (the same model as a link's direction):
-  /// frames the node sends through the port wait, are delayed or lost before the wire.
-  /// Link ports: use setLinkParams. Invalid values: an error, nothing changes.
-  virtual Status setPortParams(PortId port, const LinkParams& params);
+                               const LinkParams& params) = 0;
+
   /// Segments: created with all their ports, deleted with them (frames held are
   /// discarded, counted); down: no port passes frames and each node's clients get a port
   /// down event; parameters as setLinkParams, for the one shared medium.
-  virtual Status createSegment(const SegmentSpec& spec);
-  virtual Status deleteSegment(const std::string& name);
+  virtual std::vector<SegmentInfo> segments() const = 0;
+  virtual Status createSegment(const SegmentSpec& spec) = 0;
+  virtual Status deleteSegment(const std::string& name) = 0;
   /// `node` non-empty: that node's port alone (it neither sends nor receives while down;
   /// a port passes frames when it and the segment are up).
-  virtual Status setSegmentState(const std::string& name, bool up, const std::string& node = "");
-  virtual Status setSegmentParams(const std::string& name, const LinkParams& params);
-  virtual std::vector<SegmentInfo> segments() const;
+  virtual Status setSegmentState(const std::string& name, bool up,
+                                 const std::string& node = "") = 0;
+  virtual Status setSegmentParams(const std::string& name, const LinkParams& params) = 0;
+
   /// Interface ports at run time: an interface of the daemon's namespace becomes a port of
   /// `node` (classifier, AF_XDP sockets, tuning), or stops being one (routes, neighbours
   /// and frames queued for it go; settings restored).
-  virtual Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname);
-  virtual Status detachInterface(const std::string& node, const std::string& ifname);
+  virtual Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) = 0;
+  virtual Status detachInterface(const std::string& node, const std::string& ifname) = 0;
+
   /// Hosts (network namespace + veth pair attached to a node), made by the daemon.
-  virtual Result<HostInfo> createHost(const HostSpec& spec);
-  virtual Status deleteHost(const std::string& name);
-  virtual std::vector<HostInfo> hosts() const;
+  virtual std::vector<HostInfo> hosts() const = 0;
+  virtual Result<HostInfo> createHost(const HostSpec& spec) = 0;
+  virtual Status deleteHost(const std::string& name) = 0;
+};
+
+/// The refusal of a data plane with one node: "WHAT: this data plane has one node, ..."
+/// (ENOTSUP).
+Error singleNodeRefusal(const std::string& what);
+
+/// The topology of a data plane with one node, kDefaultNodeName, that cannot change (no
+/// nodes, links, segments, interfaces or hosts to create): the ctrl-bridge tests' tables
+/// and any backend that serves one node. Every change is refused with a message that says
+/// so; a derived backend overrides what it does support.
+class SingleNodeTopology : public TopologyControl {
+ public:
+  explicit SingleNodeTopology(NodeControl& node) : node_(node) {}
+
+  Result<NodeControl*> node(const std::string& name) override;
+  std::vector<NodeInfo> nodes() const override;
+  Status createNode(const NodeSpec& spec) override;
+  Status deleteNode(const std::string& name) override;
+  std::vector<LinkInfo> links() const override;
+  Status createLink(const LinkSpec& spec) override;
+  Status deleteLink(const std::string& name) override;
+  Status setLinkState(const std::string& name, bool up) override;
+  Status setLinkParams(const std::string& name, LinkDirection direction,
+                       const LinkParams& params) override;
+  std::vector<SegmentInfo> segments() const override;
+  Status createSegment(const SegmentSpec& spec) override;
+  Status deleteSegment(const std::string& name) override;
+  Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
+  Status setSegmentParams(const std::string& name, const LinkParams& params) override;
+  Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) override;
+  Status detachInterface(const std::string& node, const std::string& ifname) override;
+  std::vector<HostInfo> hosts() const override;
+  Result<HostInfo> createHost(const HostSpec& spec) override;
+  Status deleteHost(const std::string& name) override;
+
+ private:
+  NodeControl& node_;
 };
 
 }  // namespace fastpath

@@ -52,8 +52,8 @@ TableBackend* MultiNodeBackend::tableOf(const std::string& node) {
 
 TableBackend* MultiNodeBackend::table(const std::string& node) { return tableOf(node); }
 
-Result<ControlBackend*> MultiNodeBackend::node(const std::string& name) {
-  if (TableBackend* t = tableOf(name)) return static_cast<ControlBackend*>(t);
+Result<NodeControl*> MultiNodeBackend::node(const std::string& name) {
+  if (TableBackend* t = tableOf(name)) return static_cast<NodeControl*>(t);
   return makeError(-ENOENT, "node \"" + name + "\": no such node");
 }
 

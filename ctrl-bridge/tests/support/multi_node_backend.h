@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// A ControlBackend with many nodes for tests (and the fuzzer): the default node is this
+// A topology with many nodes for tests (and the fuzzer): the default node is this
 // TableBackend itself (ports fp0..fp2, ids 0..2), every other node a TableBackend of its
 // own over its own FibManager, links give each end's node a port and keep their emulation
 // parameters (validated as fastpathd does) and the counters a test gives them. What
@@ -43,7 +43,7 @@ class MultiNodeBackend : public TableBackend {
   /// the emulation's lateness.
   void setExtraStats(std::vector<CounterSet> sets) { extra_stats_ = std::move(sets); }
 
-  Result<ControlBackend*> node(const std::string& name) override;
+  Result<NodeControl*> node(const std::string& name) override;
   Status createNode(const NodeSpec& spec) override;
   Status deleteNode(const std::string& name) override;
   std::vector<NodeInfo> nodes() const override;

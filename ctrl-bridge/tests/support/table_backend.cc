@@ -29,7 +29,8 @@ std::vector<PortInfo> TableBackend::defaultPorts(unsigned n) {
 }
 
 TableBackend::TableBackend(std::vector<PortInfo> ports, size_t max_v4, size_t max_v6)
-    : ports_(std::move(ports)), fib_(fastpath::testing::createFib(max_v4, max_v6)) {
+    : SingleNodeTopology(static_cast<NodeControl&>(*this)),
+      ports_(std::move(ports)), fib_(fastpath::testing::createFib(max_v4, max_v6)) {
   if (auto st = pushPorts(); !st)
     throw std::runtime_error("TableBackend: setPorts: " + st.error().message);
 }
@@ -142,6 +143,10 @@ Result<int> TableBackend::controlChannelFd(PortId port) {
   int fd = ::fcntl(it->second.second, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return makeError(-errno, std::string("dup: ") + std::strerror(errno));
   return fd;
+}
+
+Status TableBackend::setPortParams(PortId port, const LinkParams&) {
+  return singleNodeRefusal("emulate the egress of port " + std::to_string(port));
 }
 
 void TableBackend::setEventSink(std::function<void(const FastPathEvent&)> sink) {

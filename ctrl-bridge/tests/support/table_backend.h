@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// A ControlBackend over a real FibManager, with a fixed port list and a socketpair per
-// port for control channels: everything fastpathd's backend does except the interfaces.
+// One node over a real FibManager, with a fixed port list and a socketpair per port for
+// control channels: everything a fastpathd node does except the interfaces. It is its own
+// topology, a SingleNodeTopology (one node, no links), so a server can be given it alone.
 // Used by the ctrl-bridge tests, the fuzzer and the benchmarks (and fpctl demos).
 #pragma once
 
@@ -13,7 +14,7 @@
 
 namespace fastpath::ctrl::testing {
 
-class TableBackend : public ControlBackend {
+class TableBackend : public NodeControl, public SingleNodeTopology {
  public:
   /// Ports fp0..fp(n-1), ids 0..n-1, MACs 02:00:00:00:00:0<id+1>.
   static std::vector<PortInfo> defaultPorts(unsigned n = 3);
@@ -32,6 +33,8 @@ class TableBackend : public ControlBackend {
   std::vector<PortInfo> ports() const override;
   Result<PortId> portByName(const std::string& ifname) const override;
   std::vector<CounterSet> stats() const override;
+  /// Refused: this backend emulates nothing.
+  Status setPortParams(PortId port, const LinkParams& params) override;
   Result<int> controlChannelFd(PortId port) override;
   void releaseControlChannel(PortId port) override { released_.push_back(port); }
   /// Ports released so far, in order.

@@ -95,7 +95,7 @@ TEST_F(FloodLedger, EveryOfferedFrameIsForwardedOrCountedWhereItWasDropped) {
   // Settle: the daemon's start-up (XDP attach, threaded NAPI) is over, the wires are quiet.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const Kernel k0 = kernel();
-  const auto st0 = daemon_->stats();
+  const auto st0 = daemon_->defaultNode().stats();
 
   // The flood: flat out from CPU 0, bounded in frames and time.
   constexpr uint64_t kFrames = 400000;
@@ -109,13 +109,13 @@ TEST_F(FloodLedger, EveryOfferedFrameIsForwardedOrCountedWhereItWasDropped) {
   for (int i = 0; i < 50; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const Kernel k = kernel();
-    const auto w = scope(daemon_->stats(), "worker 0");
+    const auto w = scope(daemon_->defaultNode().stats(), "worker 0");
     const bool quiet = k.d_rx == k1.d_rx && k.s_tx == k1.s_tx &&
                        w.at("frames_rx_ring") == 0 && w.at("frames_tx_ring") == 0;
     k1 = k;
     if (quiet) break;
   }
-  const auto st1 = daemon_->stats();
+  const auto st1 = daemon_->defaultNode().stats();
 
   const uint64_t offered = (k1.s_tx - k0.s_tx) + (k1.s_tx_dropped - k0.s_tx_dropped);
   const uint64_t received = k1.d_rx - k0.d_rx;

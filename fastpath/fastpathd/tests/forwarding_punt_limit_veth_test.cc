@@ -187,7 +187,7 @@ TEST_F(ForwardingPuntLimitVeth, FloodIsLimitedToRateTimesTimePlusBurstAndControl
   constexpr uint64_t kRate = 2000, kBurst = 100;
   startDaemon(config(kRate, kBurst));
   if (HasFatalFailure()) return;
-  auto fd = daemon_->controlChannelFd(0);
+  auto fd = daemon_->defaultNode().controlChannelFd(0);
   ASSERT_TRUE(fd.ok()) << fd.error().message;
   ChannelReader reader(*fd, s_mac_);
   // 99 no-route frames to 64 destinations, then one ARP request: 20000 frames in ~1 s.
@@ -201,7 +201,7 @@ TEST_F(ForwardingPuntLimitVeth, FloodIsLimitedToRateTimesTimePlusBurstAndControl
   reader.drainAndStop();
   double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   close(*fd);
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   uint64_t limited = counter(st, "port fp0", "drop_punt_rate_limited");
   uint64_t no_route = counter(st, "port fp0", "punt_no_route");
   uint64_t control = counter(st, "port fp0", "verdict_control");
@@ -239,7 +239,7 @@ TEST_F(ForwardingPuntLimitVeth, FloodIsLimitedToRateTimesTimePlusBurstAndControl
 TEST_F(ForwardingPuntLimitVeth, RateLimitedFramesStillRaiseRouteMissEvents) {
   startDaemon(config(1, 1));  // one punt per second, no burst to speak of
   if (HasFatalFailure()) return;
-  auto fd = daemon_->controlChannelFd(0);
+  auto fd = daemon_->defaultNode().controlChannelFd(0);
   ASSERT_TRUE(fd.ok());
   ChannelReader reader(*fd, s_mac_);
   ASSERT_EQ(sendDraining({noRoute("198.18.99.1")}, 1, 0, 2000).sent, 1u);  // takes the token
@@ -251,7 +251,7 @@ TEST_F(ForwardingPuntLimitVeth, RateLimitedFramesStillRaiseRouteMissEvents) {
   reader.drainAndStop();
   double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   close(*fd);
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   // At most one token can have been earned since the first frame (1/s).
   EXPECT_LE(reader.ours(), 2u + uint64_t(elapsed)) << "elapsed " << elapsed << " s";
   EXPECT_EQ(reader.ours() + counter(st, "port fp0", "drop_punt_rate_limited"),
@@ -270,7 +270,7 @@ TEST_F(ForwardingPuntLimitVeth, RateLimitedFramesStillRaiseRouteMissEvents) {
 TEST_F(ForwardingPuntLimitVeth, AFullChannelKeepsHeadroomForControlFrames) {
   startDaemon(config(0, 1));  // unlimited rate: only the headroom protects CONTROL frames
   if (HasFatalFailure()) return;
-  auto fd = daemon_->controlChannelFd(0);
+  auto fd = daemon_->defaultNode().controlChannelFd(0);
   ASSERT_TRUE(fd.ok());
   ChannelReader reader(*fd, s_mac_, /*start_reading=*/false);  // a stalled ns-3
   std::vector<std::vector<uint8_t>> frames;
@@ -281,7 +281,7 @@ TEST_F(ForwardingPuntLimitVeth, AFullChannelKeepsHeadroomForControlFrames) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   reader.drainAndStop();
   close(*fd);
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   uint64_t headroom = counter(st, "port fp0", "drop_punt_headroom");
   uint64_t lost = lostBeforeWorker(st);
   std::printf(

@@ -94,7 +94,7 @@ TEST_F(ForwardingVeth, Ipv4AndIpv6ForwardedWithCorrectMacsAndTtl) {
   }
   EXPECT_EQ(n4, 100u);
   EXPECT_EQ(n6, 100u);
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   EXPECT_GE(counter(st, "port fp0", "rx_packets"), 200u);
   EXPECT_EQ(counter(st, "port fp1", "tx_packets"), 200u);
   EXPECT_EQ(counter(st, "port fp0", "forward"), 200u);
@@ -105,7 +105,7 @@ TEST_F(ForwardingVeth, TtlOneAndNoRouteArePuntedToTheControlChannel) {
   if (HasFatalFailure()) return;
   std::vector<FastPathEvent> events;
   daemon_->setEventSink([&](const FastPathEvent& e) { events.push_back(e); });
-  auto fd = daemon_->controlChannelFd(0);
+  auto fd = daemon_->defaultNode().controlChannelFd(0);
   ASSERT_TRUE(fd.ok()) << fd.error().message;
   Capture cap(d_, "d0");
   ASSERT_TRUE(cap.ok());
@@ -134,7 +134,7 @@ TEST_F(ForwardingVeth, TtlOneAndNoRouteArePuntedToTheControlChannel) {
   EXPECT_EQ(noroute, 10u);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(cap.count(), 0u) << "nothing of it may be forwarded";
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   EXPECT_EQ(counter(st, "port fp0", "punt_no_route"), 10u);
   EXPECT_GE(counter(st, "port fp0", "verdict_punt"), 20u) << "the classifier punts TTL <= 1";
   EXPECT_GE(counter(st, "port fp0", "to_control"), 30u);
@@ -154,26 +154,26 @@ TEST_F(ForwardingVeth, ClientFramesAreTransmittedAndNoClientIsACountedDrop) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // Our five TTL-1 frames are punts; S's kernel may add CONTROL chatter (IPv6 ND/MLD) in
   // the meantime, and that must be a counted drop as well.
-  auto before = daemon_->stats();
+  auto before = daemon_->defaultNode().stats();
   EXPECT_EQ(counter(before, "port fp0", "verdict_punt"), 5u);
   EXPECT_EQ(
       counter(before, "port fp0", "drop_no_control_client"),
       counter(before, "port fp0", "verdict_punt") + counter(before, "port fp0", "verdict_control"));
   // A frame written by the client on fp1's channel leaves through fp1 towards D.
-  auto fd = daemon_->controlChannelFd(1);
+  auto fd = daemon_->defaultNode().controlChannelFd(1);
   ASSERT_TRUE(fd.ok());
   Capture cap(d_, "d0");
   auto f = buildFrame(d_mac_, r1_mac_, false, "198.18.1.1", "198.18.1.2", 64, 7);
   for (int i = 0; i < 10; ++i) ASSERT_EQ(send(*fd, f.data(), f.size(), 0), ssize_t(f.size()));
   EXPECT_TRUE(cap.waitFor(10, 3000)) << "got " << cap.count();
   close(*fd);
-  EXPECT_EQ(counter(daemon_->stats(), "port fp1", "from_control"), 10u);
+  EXPECT_EQ(counter(daemon_->defaultNode().stats(), "port fp1", "from_control"), 10u);
 }
 
 TEST_F(ForwardingVeth, AClientThatDoesNotReadCostsCountedDropsNotForwarding) {
   startDaemon(baseConfig());
   if (HasFatalFailure()) return;
-  auto fd = daemon_->controlChannelFd(0);  // taken, never read
+  auto fd = daemon_->defaultNode().controlChannelFd(0);  // taken, never read
   ASSERT_TRUE(fd.ok());
   Capture cap(d_, "d0");
   // Exceptions far beyond what the channel buffers, interleaved with data frames.
@@ -182,7 +182,7 @@ TEST_F(ForwardingVeth, AClientThatDoesNotReadCostsCountedDropsNotForwarding) {
   // 3000 data frames; a loaded machine may drop a few at the veth, a blocked worker all.
   EXPECT_TRUE(cap.waitFor(2700, 3000)) << "forwarding continued; got " << cap.count();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   uint64_t to_control = counter(st, "port fp0", "to_control");
   uint64_t full = counter(st, "port fp0", "drop_control_channel_full");
   // Punts stop at 3/4 of the channel's buffer (punt_headroom) or at --punt-rate.
@@ -213,11 +213,11 @@ TEST_F(ForwardingVeth, RouteChangeWhileTrafficFlowsMovesTrafficToTheNewNextHop) 
   b.add.push_back(Route{IpPrefix::parse("198.18.2.0/24").value(),
                         IpAddress::parse("198.18.1.3").value(), 1, 0});
   uint64_t before = cap.count();
-  auto st = daemon_->applyRoutes(b);
+  auto st = daemon_->defaultNode().applyRoutes(b);
   ASSERT_TRUE(st.ok()) << st.error().message;
   // The worker's own count at that moment: old-MAC frames can only be those it forwarded
   // before (plus the batch it was in), however late the capture sees them.
-  uint64_t forwarded_at_return = counter(daemon_->stats(), "port fp1", "tx_packets");
+  uint64_t forwarded_at_return = counter(daemon_->defaultNode().stats(), "port fp1", "tx_packets");
   sender.join();
   cap.waitFor(sent.sent, 2000);
   cap.stopNow();
@@ -232,7 +232,7 @@ TEST_F(ForwardingVeth, RouteChangeWhileTrafficFlowsMovesTrafficToTheNewNextHop) 
   // No frame fell into a gap during the update: everything that reached the worker was
   // forwarded (losses elsewhere, e.g. a veth ring on a loaded machine, are not the
   // update's doing and do not count here).
-  auto st2 = daemon_->stats();
+  auto st2 = daemon_->defaultNode().stats();
   EXPECT_EQ(counter(st2, "port fp0", "punt_no_route"), 0u);
   EXPECT_EQ(counter(st2, "port fp0", "punt_neighbour_unresolved"), 0u);
   EXPECT_EQ(counter(st2, "port fp0", "forward"), counter(st2, "port fp1", "tx_packets"));
@@ -247,7 +247,7 @@ TEST_F(ForwardingVeth, MillionPacketsKeepTheFrameLedgerExact) {
   auto sent = sendFrames(s_, "s0", {v4(64), v6(64)}, 1000000, 0, 60000);
   ASSERT_EQ(sent.sent, 1000000u) << "sender was bounded at 60 s";
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the rings drain
-  auto st = daemon_->stats();
+  auto st = daemon_->defaultNode().stats();
   uint64_t rx = counter(st, "port fp0", "rx_packets"), tx = counter(st, "port fp1", "tx_packets");
   std::printf(
       "[ measure  ] sent %lu frames in %.2f s (%.0f pps offered); fastpathd received %lu, "
@@ -323,7 +323,7 @@ TEST_F(ForwardingVeth, WorkerGoesAboveARealTimeNapiThreadOnItsCpu) {
   ASSERT_EQ(testing::sh("chrt -f -p 50 " + pid + " && taskset -p 1 " + pid + " >/dev/null"), 0);
   daemon_->adjustRtPriority();
   EXPECT_EQ(w->rtPriority(), 51);
-  EXPECT_EQ(counter(daemon_->stats(), "worker 0", "rt_priority"), 51u);
+  EXPECT_EQ(counter(daemon_->defaultNode().stats(), "worker 0", "rt_priority"), 51u);
   // Traffic still flows with the real-time worker.
   Capture cap(d_, "d0");
   sendFrames(s_, "s0", {v4(64)}, 100, 2000, 3000);
@@ -370,12 +370,12 @@ TEST_F(ForwardingVeth, APortThatVanishesGoesDownForGoodAndItsRoutesBecomeCounted
   EXPECT_EQ(events[0].kind, FastPathEvent::Kind::kPortDown);
   EXPECT_EQ(events[0].port, 1u);
   // Frames routed to the vanished port: counted drops with their reason, none lost silently.
-  auto before = daemon_->stats();
+  auto before = daemon_->defaultNode().stats();
   sendFrames(s_, "s0", {v4(64)}, 100, 2000, 3000);
   uint64_t dropped = 0;
   for (int i = 0; i < 100 && dropped < 100; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    dropped = counter(daemon_->stats(), "port fp0", "drop_port_down") -
+    dropped = counter(daemon_->defaultNode().stats(), "port fp0", "drop_port_down") -
               counter(before, "port fp0", "drop_port_down");
   }
   EXPECT_EQ(dropped, 100u);
@@ -385,7 +385,7 @@ TEST_F(ForwardingVeth, APortThatVanishesGoesDownForGoodAndItsRoutesBecomeCounted
   ASSERT_EQ(topo_->exec(r_, "ip link add fp1 type veth peer name fp9 && ip link set fp1 up"), 0);
   daemon_->checkLinks();
   EXPECT_EQ(events.size(), 1u);
-  const auto ports = daemon_->ports();
+  const auto ports = daemon_->defaultNode().ports();
   ASSERT_EQ(ports.size(), 2u);
   EXPECT_EQ(ports[1].id, 1u);
   EXPECT_FALSE(ports[1].up) << "the vanished port came back with the new interface";

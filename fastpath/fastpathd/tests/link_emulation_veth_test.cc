@@ -206,7 +206,7 @@ TEST_F(LinkEmulationVeth, BadValuesAreRefusedAndTheLinkKeepsItsParameters) {
 }
 
 TEST_F(LinkEmulationVeth, AnInterfacePortsEgressIsEmulatedToo) {
-  ControlBackend& n2 = **daemon_->node("n2");
+  NodeControl& n2 = **daemon_->node("n2");
   const PortId fp1 = n2.portByName("fp1").value();
   LinkParams p;
   ASSERT_TRUE(applyLinkParamWords({"delay", "2ms", "loss", "20%", "seed", "7"}, &p).ok());

@@ -94,7 +94,7 @@ class MultiNodeLine : public SrdFixture {
     return t;
   }
 
-  ControlBackend& node(const std::string& name) {
+  NodeControl& node(const std::string& name) {
     auto n = daemon_->node(name);
     EXPECT_TRUE(n.ok());
     return **n;

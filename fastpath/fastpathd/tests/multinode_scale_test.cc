@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // One fastpathd holds 1,024 nodes and 4,096 links: created at run time through the
-// daemon's ControlBackend (as the control socket does), with the memory it takes
+// daemon's TopologyControl (as the control socket does), with the memory it takes
 // (RSS growth, printed) bounded, then deleted again. No interface is touched: the nodes
 // have link ports only.
 #include <gtest/gtest.h>

@@ -80,7 +80,7 @@ class SegmentVeth : public SrdFixture {
     SrdFixture::TearDown();
   }
 
-  ControlBackend& node(const std::string& name) {
+  NodeControl& node(const std::string& name) {
     auto n = daemon_->node(name);
     EXPECT_TRUE(n.ok());
     return **n;
@@ -272,13 +272,13 @@ TEST_F(SegmentVeth, DownDropsAndCountsUpPassesAndDeleteDrains) {
   ASSERT_EQ(sendFrames(s_, "s0", frames(r0_mac_, s_mac_), 300, 20000, 5000).sent, 300u);
   ASSERT_TRUE(waitUntil([&] { return segment().stats.in_flight == 300; }, 3000));
   EXPECT_EQ(ledger().in_link, 300u) << "frames in the segment are in the ledger";
-  const uint64_t discarded = counter(daemon_->stats(), "worker 0", "link_frames_discarded");
+  const uint64_t discarded = counter(daemon_->defaultNode().stats(), "worker 0", "link_frames_discarded");
   ASSERT_TRUE(daemon_->deleteSegment("lan").ok());
   EXPECT_TRUE(daemon_->segments().empty());
   for (int i = 1; i <= 4; ++i)
     EXPECT_FALSE(node("n" + std::to_string(i)).portByName("lan").ok()) << "n" << i;
   EXPECT_TRUE(waitUntil([&] { return ledger().in_link == 0; }, 2000));
-  EXPECT_EQ(counter(daemon_->stats(), "worker 0", "link_frames_discarded"), discarded + 300);
+  EXPECT_EQ(counter(daemon_->defaultNode().stats(), "worker 0", "link_frames_discarded"), discarded + 300);
   EXPECT_TRUE(ledger().balanced());
 }
 

@@ -115,7 +115,7 @@ struct ServerCounters {
 
 class ControlServer {
  public:
-  ControlServer(ControlBackend& backend, ServerOptions options);
+  ControlServer(TopologyControl& backend, ServerOptions options);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;

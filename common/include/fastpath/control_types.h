@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The domain types the control plane and the data plane exchange: ports, nodes, links,
+// segments, hosts, counters, control rules and events, with the daemon's limits. Plain
+// structs, C++17-clean: fastpathd, ctrl-bridge, fpctl and the ns-3 module include them
+// (the ns-3 module installs this header; the control interfaces of control_backend.h
+// are fastpathd's and ctrl-bridge's business and are not installed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fastpath/link_params.h"
+#include "fastpath/net_types.h"
+
+namespace fastpath {
+/// Limits of one fastpathd (the topology file, the IPC and the daemon enforce them).
+inline constexpr size_t kMaxNodes = 4096;
+inline constexpr size_t kMaxLinks = 8192;
+inline constexpr size_t kMaxInterfacePorts = 256;
+/// The node that exists in every daemon: --port interfaces belong to it, and a client that
+/// names no node talks to it.
+inline constexpr const char* kDefaultNodeName = "default";
+
+struct PortInfo {
+  PortId id = 0;   ///< unique in the daemon; a node only accepts its own ports
+  std::string ifname;  ///< interface name, or the link port's name inside its node
+  int ifindex = 0;
+  MacAddress mac;
+  uint32_t mtu = 1500;
+  bool up = false;
+  uint32_t queues = 1;
+  std::string xdp_mode;  ///< "native" or "generic"
+  std::string xsk_mode;  ///< "zerocopy" or "copy"
+  std::string node;      ///< the node the port belongs to
+  std::string link;      ///< link ports: the link's name; empty for interface ports
+  LinkParams egress;     ///< interface ports: emulation of what leaves through it
+};
+
+/// A node to create: a forwarding context of its own (tables, neighbours, ports, rules,
+/// control channels, lease, counters). `host` names the machine that runs it ("local").
+struct NodeSpec {
+  std::string name;
+  std::string host = "local";
+};
+
+struct NodeInfo {
+  std::string name;
+  std::string host = "local";
+  uint32_t id = 0;
+  uint32_t worker = 0;  ///< the worker that serves its ports and links
+  std::vector<PortId> ports;
+  size_t routes = 0;
+  size_t neighbours = 0;
+};
+
+/// A node's port on a link or a segment: one end of a point-to-point link, or one of a
+/// segment's ports. Both are checked by one rule (name, MTU, MAC).
+struct PortSpec {
+  std::string node;
+  std::string port;  ///< the port's name inside `node` (unique there); empty: the link's or
+                     ///< segment's name
+  MacAddress mac;    ///< zero: generated (locally administered, unique in the daemon)
+  uint32_t mtu = 1500;
+};
+/// One end of a point-to-point link between two nodes of the daemon.
+using LinkEndSpec = PortSpec;
+
+struct LinkSpec {
+  std::string name;
+  LinkEndSpec a, b;
+  bool up = true;
+  /// Link emulation of each direction (default: frames pass at once).
+  LinkParams a_to_b, b_to_a;
+};
+
+/// Which direction(s) of a link a change applies to.
+enum class LinkDirection : uint8_t { kBoth, kAToB, kBToA };
+
+/// What the emulation of one direction did (counters since the link was created).
+struct LinkDirectionStats {
+  uint64_t enqueued = 0, delivered = 0, queue_drops = 0, loss_drops = 0, full_drops = 0;
+  uint64_t duplicated = 0, corrupted = 0, link_down_drops = 0;
+  uint64_t depth_packets = 0, depth_bytes = 0, in_flight = 0;
+  uint64_t sojourn_p50_ns = 0, sojourn_p99_ns = 0, sojourn_max_ns = 0;
+  uint64_t tx_packets = 0, tx_bytes = 0;  ///< sent into this direction
+};
+
+struct LinkInfo {
+  std::string name;
+  bool up = true;
+  struct End {
+    std::string node;
+    std::string port;
+    PortId id = 0;
+    MacAddress mac;
+    uint32_t mtu = 1500;
+  };
+  End a, b;
+  LinkParams a_to_b, b_to_a;  ///< as configured
+  LinkDirectionStats a_to_b_stats, b_to_a_stats;  ///< as measured
+};
+
+/// A segment: a shared medium joining nodes of the daemon (ns-3's CsmaChannel). Each
+/// attached node has a port with its own MAC; a frame reaches the port of its destination
+/// MAC, broadcast and multicast every other port; all ports share one medium (one rate,
+/// delay, queue and loss, one FIFO for every sender). Segments count as links for
+/// kMaxLinks; a segment has 1 .. kMaxSegmentPorts ports.
+inline constexpr size_t kMaxSegmentPorts = 64;
+
+/// A node's port on a segment.
+using SegmentPortSpec = PortSpec;
+
+struct SegmentSpec {
+  std::string name;
+  std::vector<SegmentPortSpec> ports;
+  bool up = true;
+  LinkParams params;  ///< the medium's emulation (default: frames pass at once)
+};
+
+struct SegmentInfo {
+  std::string name;
+  bool up = true;
+  struct Port {
+    std::string node;
+    std::string port;
+    PortId id = 0;
+    MacAddress mac;
+    uint32_t mtu = 1500;
+    uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
+    uint64_t unknown_dst_drops = 0;  ///< sent to a MAC no other port has
+    uint64_t no_frame_drops = 0;     ///< broadcast copies not made: no free frame
+    uint64_t queue_full_drops = 0;   ///< delivered while its receive queue was full
+    uint64_t down_drops = 0;  ///< sent by or to it while it or the segment was down
+    bool up = true;           ///< the port's own state (setSegmentState with its node)
+  };
+  std::vector<Port> ports;
+  LinkParams params;         ///< as configured
+  LinkDirectionStats stats;  ///< the medium, as measured (all senders)
+};
+
+/// A host: a network namespace "fp-<name>" joined by a veth pair to a node of the daemon
+/// (eth0 inside, addressed; the other end an interface port of the node).
+struct HostSpec {
+  std::string name;  ///< validName (names.h): the namespace is "fp-" + name
+  std::string node;
+  std::vector<IpPrefix> addresses;  ///< eth0's addresses (host bits allowed: an address/len)
+  std::vector<IpAddress> gateways;  ///< default routes via eth0 (one IPv4, one IPv6 at most)
+  uint32_t mtu = 1500;
+};
+
+struct HostInfo {
+  HostSpec spec;
+  std::string netns;  ///< "fp-" + name
+  std::string port;   ///< fastpathd's end of the veth pair: the node's interface port
+  PortId port_id = 0;
+  MacAddress mac;     ///< eth0's
+};
+
+/// Named counters, so the wire format need not change when a counter is added.
+struct CounterSet {
+  std::string scope;  ///< "port fp1", "worker 0", "classifier fp1", "control", ...
+  std::vector<std::pair<std::string, uint64_t>> counters;
+};
+
+struct ControlRule {
+  enum class Kind : uint8_t { kEtherType, kIpProto, kL4Port, kLocalAddress };
+  Kind kind = Kind::kEtherType;
+  uint16_t ethertype = 0;       ///< kEtherType, host order
+  uint8_t ip_proto = 0;         ///< kIpProto, kL4Port (17 or 6)
+  uint16_t port = 0;            ///< kL4Port, host order
+  IpAddress address;            ///< kLocalAddress
+  bool pass_to_kernel = false;  ///< action PASS instead of CONTROL
+};
+
+/// Events fastpathd sends to subscribers. kEventsDropped comes from the control socket's
+/// server, not the data plane: a client that stopped reading missed `dropped` events.
+struct FastPathEvent {
+  enum class Kind : uint8_t { kRouteMiss, kPortUp, kPortDown, kNeighbourNeeded, kEventsDropped };
+  Kind kind = Kind::kRouteMiss;
+  PortId port = 0;
+  IpAddress address;     ///< destination (route miss) or next hop (neighbour needed)
+  uint64_t dropped = 0;  ///< kEventsDropped
+  std::string node;      ///< the node of `port` (empty: the default node)
+};
+
+}  // namespace fastpath

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The Daemon's emulation and link tables: an interface port's emulated egress, the
+// measured side of the emulation (shapers' counters, workers' lateness), and the per-worker
+// link port tables the workers read (published through the epoch).
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "daemon/daemon.h"
+#include "daemon/daemon_internal.h"
+#include "fastpath/log.h"
+
+namespace fastpath {
+
+Status Daemon::applyPortParams(PortId port, const LinkParams& params) {
+  if (port < net_.ports.size() && !net_.portAttached(port))
+    return makeError(-ENODEV, "port " + std::to_string(port) + " is detached");
+  if (port >= net_.ports.size())
+    return makeError(-EINVAL, "port " + std::to_string(port) +
+                                  " is a link port: set its link's parameters instead");
+  InterfacePort& p = *net_.ports[port];
+  if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, "port " + p.info.ifname + ": " + st.error().message +
+                                          "; the port keeps its parameters");
+  p.info.egress = params;
+  applyShaping(p.egress, "port/" + p.info.ifname, params);
+  publishLinkTables();
+  pr_info_ratelimited("port %s egress: %s", p.info.ifname.c_str(),
+                      formatLinkParams(params).c_str());
+  return {};
+}
+
+LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) const {
+  LinkDirectionStats d;
+  for (const LinkShaper* sh : shapers) {
+    const auto& c = sh->counters;
+    d.enqueued += c.enqueued.load();
+    d.delivered += c.delivered.load();
+    d.queue_drops += c.queue_drops.load();
+    d.loss_drops += c.loss_drops.load();
+    d.full_drops += c.full_drops.load();
+    d.duplicated += c.duplicated.load();
+    d.corrupted += c.corrupted.load();
+    d.depth_packets += c.depth_packets.load();
+    d.depth_bytes += c.depth_bytes.load();
+    d.in_flight += c.in_flight.load();
+    d.sojourn_p50_ns = std::max(d.sojourn_p50_ns, c.sojourn.quantile(0.5));
+    d.sojourn_p99_ns = std::max(d.sojourn_p99_ns, c.sojourn.quantile(0.99));
+    d.sojourn_max_ns = std::max(d.sojourn_max_ns, c.sojourn.max());
+  }
+  return d;
+}
+
+void Daemon::checkEmulationLateness() {
+  late_frames_seen_.resize(workers_.size(), 0);
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    const auto& c = workers_[i]->counters();
+    const uint64_t late = c.link_late_frames.get();
+    if (late == late_frames_seen_[i]) continue;
+    pr_warn_ratelimited(
+        "worker %zu fell behind real time: %llu emulated frame(s) left more than %llu us "
+        "after their arrival time in the last second (lateness p99 %llu us, max %llu us); "
+        "the link emulation is not faithful — give the worker a CPU of its own (--cores) or "
+        "emulate less",
+        i, (unsigned long long)(late - late_frames_seen_[i]),
+        (unsigned long long)(workers_[i]->options().lateness_warn_ns / 1000),
+        (unsigned long long)(c.lateness.quantile(0.99) / 1000),
+        (unsigned long long)(c.lateness.max() / 1000));
+    late_frames_seen_[i] = late;
+  }
+}
+
+void Daemon::publishLinkTables() {
+  ++link_table_version_;
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    auto t = std::make_unique<LinkPortTable>();
+    t->version = link_table_version_;
+    t->slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
+    // Segments first: their ports' slots point into `segments`, sized once here.
+    std::map<std::string, const SegmentSlot*> seg_slot;
+    t->segments.reserve(net_.segments.size());
+    for (const auto& [sname, seg] : net_.segments) {
+      SegmentSlot ss;
+      ss.state = seg.state.get();
+      ss.shaper = w < seg.shapers.size() ? seg.shapers[w] : nullptr;
+      for (PortId p : seg.ports) {
+        const LinkPort& lp = net_.link_ports.at(p);
+        SegmentMember m;
+        m.port = p;
+        std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
+        m.inbound = lp.inbound[w];
+        m.port_state = lp.port_state.get();
+        ss.members.push_back(m);
+      }
+      t->segments.push_back(std::move(ss));
+      seg_slot[sname] = &t->segments.back();
+    }
+    for (const auto& [id, lp] : net_.link_ports) {
+      LinkPortSlot s;
+      s.port = id;
+      s.peer = lp.peer;
+      s.inbound = lp.inbound[w];
+      if (!lp.segment.empty()) {
+        s.segment = seg_slot.at(lp.segment);
+        s.port_state = lp.port_state.get();
+        s.peer = id;
+      } else {
+        s.to_peer = net_.link_ports.at(lp.peer).inbound[w];
+      }
+      s.state = lp.state;
+      s.fib = &lp.node->fib().view();
+      s.classifier = lp.classifier.get();
+      s.channel = lp.channel.get();
+      s.shaper = w < lp.shapers.size() ? lp.shapers[w] : nullptr;
+      t->slot_of[id - kFirstLinkPort] = int32_t(t->slots.size());
+      t->slots.push_back(s);
+    }
+    resources_.retiredFor(uint32_t(w), *t);
+    // Egress shapers up to the last port that has one (none: an empty table).
+    size_t shaped = 0;
+    for (size_t p = 0; p < net_.ports.size(); ++p)
+      if (net_.ports[p] && !net_.ports[p]->egress.empty()) shaped = p + 1;
+    t->egress.assign(shaped, nullptr);
+    for (size_t p = 0; p < shaped; ++p)
+      if (net_.ports[p] && w < net_.ports[p]->egress.size()) t->egress[p] = net_.ports[p]->egress[w];
+    workers_[w]->publishLinkPorts(t.get());
+    if (link_tables_[w]) {
+      LinkPortTable* old = link_tables_[w].release();
+      epoch_.retire([old] { delete old; });
+    }
+    link_tables_[w] = std::move(t);
+  }
+  epoch_.synchronize();
+  resources_.recycle();
+}
+
+}  // namespace fastpath

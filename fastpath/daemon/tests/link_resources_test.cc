@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// LinkResources without workers: the retire hand-off (retired -> listed in the worker's
+// next table -> drained -> recycled) for queues and shapers, and shapers created, updated
+// in place or replaced by a larger successor.
+#include "daemon/link_resources.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace fastpath {
+namespace {
+
+LinkParams delay(uint64_t ns) {
+  LinkParams p;
+  p.delay_ns = ns;
+  return p;
+}
+
+bool contains(const std::vector<LinkQueue*>& v, LinkQueue* q) {
+  return std::find(v.begin(), v.end(), q) != v.end();
+}
+bool contains(const std::vector<LinkShaper*>& v, LinkShaper* s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(LinkResources, RetiredQueuesAreListedPerWorkerAndReusedOnceDrained) {
+  EpochDomain epoch;
+  LinkResources r(epoch);
+  LinkQueue* q0 = r.takeQueue();
+  LinkQueue* q1 = r.takeQueue();
+  ASSERT_NE(q0, q1);
+  EXPECT_EQ(r.queues(), 2u);
+  r.retireQueues({q0, q1});  // index = worker
+  EXPECT_TRUE(q0->retired.load());
+  EXPECT_FALSE(q0->drained.load());
+  LinkPortTable t0, t1;
+  r.retiredFor(0, t0);
+  r.retiredFor(1, t1);
+  EXPECT_EQ(t0.retired, std::vector<LinkQueue*>{q0});
+  EXPECT_EQ(t1.retired, std::vector<LinkQueue*>{q1});
+  // Not drained yet: nothing comes back.
+  r.recycle();
+  EXPECT_EQ(r.retiredQueues(), 2u);
+  // Worker 0 drained its queue: that one is free again, worker 1's still waits.
+  q0->drained.store(true);
+  r.recycle();
+  EXPECT_EQ(r.retiredQueues(), 1u);
+  EXPECT_FALSE(q0->retired.load());
+  LinkPortTable again;
+  r.retiredFor(0, again);
+  EXPECT_FALSE(contains(again.retired, q0));
+  EXPECT_EQ(r.takeQueue(), q0);
+  EXPECT_EQ(r.queues(), 2u);  // reused, not a new one
+}
+
+TEST(LinkResources, ShapingCreatesUpdatesInPlaceAndGrowsThroughASuccessor) {
+  EpochDomain epoch;
+  LinkResources r(epoch);
+  std::vector<LinkShaper*> shapers;
+  r.applyShaping(shapers, 2, "link/x", LinkParams{});
+  EXPECT_TRUE(shapers.empty());  // nothing to emulate: frames pass at once
+  r.applyShaping(shapers, 2, "link/x", delay(1000000));
+  ASSERT_EQ(shapers.size(), 2u);
+  EXPECT_EQ(r.shapers(), 2u);
+  const std::vector<LinkShaper*> first = shapers;
+  // Room enough: the same shapers take the new parameters.
+  r.applyShaping(shapers, 2, "link/x", delay(500000));
+  EXPECT_EQ(shapers, first);
+  EXPECT_EQ(shapers[0]->params().delay_ns, 500000u);
+  // More frames in flight than they hold: successors take over, the old ones retire.
+  r.applyShaping(shapers, 2, "link/x", delay(50000000));
+  ASSERT_EQ(shapers.size(), 2u);
+  for (size_t w = 0; w < 2; ++w) {
+    EXPECT_NE(shapers[w], first[w]);
+    EXPECT_EQ(first[w]->successor, shapers[w]);
+    EXPECT_TRUE(first[w]->retired.load());
+    LinkPortTable t;
+    r.retiredFor(uint32_t(w), t);
+    EXPECT_TRUE(contains(t.retired_shapers, first[w]));
+  }
+  EXPECT_EQ(r.retiredShapers(), 2u);
+  EXPECT_EQ(r.shapers(), 4u);
+  for (LinkShaper* s : first) s->drained.store(true);
+  r.recycle();
+  EXPECT_EQ(r.retiredShapers(), 0u);
+  EXPECT_EQ(r.shapers(), 2u);
+  EXPECT_TRUE(epoch.synchronize());  // frees the old ones
+}
+
+TEST(LinkResources, RetiringShapersEmptiesTheOwnersList) {
+  EpochDomain epoch;
+  LinkResources r(epoch);
+  std::vector<LinkShaper*> shapers;
+  r.applyShaping(shapers, 3, "port/fp0", delay(1000000));
+  ASSERT_EQ(shapers.size(), 3u);
+  LinkShaper* w2 = shapers[2];
+  r.retireShapers(shapers);
+  EXPECT_TRUE(shapers.empty());
+  EXPECT_EQ(r.retiredShapers(), 3u);
+  LinkPortTable t;
+  r.retiredFor(2, t);
+  EXPECT_EQ(t.retired_shapers, std::vector<LinkShaper*>{w2});
+  EXPECT_EQ(w2->successor, nullptr);  // drained (frames counted), not moved
+  r.clear();
+  EXPECT_EQ(r.shapers(), 0u);
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -10,7 +10,7 @@
 
 #include "fastpath/control_backend.h"
 #include "link/link_ports.h"
-#include "userspace_classifier.h"
+#include "fastpath/userspace_classifier.h"
 #include "worker/control_channel.h"
 
 namespace fastpath {

@@ -32,8 +32,7 @@ TEST(LinkResources, RetiredQueuesAreListedPerWorkerAndReusedOnceDrained) {
   ASSERT_NE(q0, q1);
   EXPECT_EQ(r.queues(), 2u);
   r.retireQueues({q0, q1});  // index = worker
-  EXPECT_TRUE(q0->retired.load());
-  EXPECT_FALSE(q0->drained.load());
+  EXPECT_FALSE(q0->drained());
   LinkPortTable t0, t1;
   r.retiredFor(0, t0);
   r.retiredFor(1, t1);
@@ -43,10 +42,10 @@ TEST(LinkResources, RetiredQueuesAreListedPerWorkerAndReusedOnceDrained) {
   r.recycle();
   EXPECT_EQ(r.retiredQueues(), 2u);
   // Worker 0 drained its queue: that one is free again, worker 1's still waits.
-  q0->drained.store(true);
+  q0->markDrained();
   r.recycle();
   EXPECT_EQ(r.retiredQueues(), 1u);
-  EXPECT_FALSE(q0->retired.load());
+  EXPECT_TRUE(q0->drained());
   LinkPortTable again;
   r.retiredFor(0, again);
   EXPECT_FALSE(contains(again.retired, q0));
@@ -74,14 +73,14 @@ TEST(LinkResources, ShapingCreatesUpdatesInPlaceAndGrowsThroughASuccessor) {
   for (size_t w = 0; w < 2; ++w) {
     EXPECT_NE(shapers[w], first[w]);
     EXPECT_EQ(first[w]->successor, shapers[w]);
-    EXPECT_TRUE(first[w]->retired.load());
+    EXPECT_FALSE(first[w]->drained());
     LinkPortTable t;
     r.retiredFor(uint32_t(w), t);
     EXPECT_TRUE(contains(t.retired_shapers, first[w]));
   }
   EXPECT_EQ(r.retiredShapers(), 2u);
   EXPECT_EQ(r.shapers(), 4u);
-  for (LinkShaper* s : first) s->drained.store(true);
+  for (LinkShaper* s : first) s->markDrained();
   r.recycle();
   EXPECT_EQ(r.retiredShapers(), 0u);
   EXPECT_EQ(r.shapers(), 2u);

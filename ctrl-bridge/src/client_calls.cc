@@ -30,13 +30,17 @@ Status Client::deleteNeighbour(const IpAddress& ip, PortId port, const std::stri
 Result<std::vector<Neighbour>> Client::neighbours(const std::string& node) {
   return impl_->query(
       *this, {}, [&](v1::Request& q) { q.set_node(node); q.mutable_get_neighbours(); },
-      [](const v1::Reply& r) { return decodeAll(r.neighbours().neighbours(), neighbourFromReply); });
+      [](const v1::Reply& r) {
+        return decodeAll(r.neighbours().neighbours(), neighbourFromReply);
+      });
 }
 
 Result<std::vector<ControlRule>> Client::controlRules(const std::string& node) {
   return impl_->query(
       *this, {}, [&](v1::Request& q) { q.set_node(node); q.mutable_get_control_rules(); },
-      [](const v1::Reply& r) { return decodeAll(r.control_rules().rules(), controlRuleFromReply); });
+      [](const v1::Reply& r) {
+        return decodeAll(r.control_rules().rules(), controlRuleFromReply);
+      });
 }
 
 Status Client::setControlRules(const std::vector<ControlRule>& rules, const std::string& node) {
@@ -192,7 +196,8 @@ Status Client::detachInterface(const std::string& node, const std::string& ifnam
 
 Result<HostInfo> Client::createHost(const HostSpec& spec) {
   return impl_->query(
-      *this, {kHosts, "create_host"}, [&](v1::Request& q) { toWire(spec, q.mutable_create_host()); },
+      *this, {kHosts, "create_host"},
+      [&](v1::Request& q) { toWire(spec, q.mutable_create_host()); },
       [](const v1::Reply& r) -> Result<HostInfo> {
         if (r.hosts().hosts_size() != 1)
           return makeError(-EPROTO, "create_host: the reply has no host");

@@ -238,10 +238,6 @@ Error noLink(const std::string& name) {
 
 int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
-  if (cmd != "show" && !a.empty())
-    return usage("link list: unexpected argument '" + a[0] + "'", kLinkHelp);
-  if (cmd == "show" && a.size() != 1)
-    return usage("link show: expected exactly one NAME", kLinkHelp);
   if (int rc = s.connect(false)) return rc;
   auto ls = s.client().links();
   if (!ls) return fail(ls.error(), true);

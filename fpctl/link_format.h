@@ -58,6 +58,7 @@ int splitSetWords(const std::string& kind, const std::vector<std::string>& a, co
 struct MediumCommands {
   const char* kind;  // "link", "segment"
   const char* help;
+  /// `cmd` "show" with `a` = {NAME}, or "list"/"ls" with no argument (checked before).
   int (*list_or_show)(const Global& g, Session& s, const std::string& cmd,
                       const std::vector<std::string>& a);
   int (*add)(const Global& g, Session& s, std::vector<std::string> a);

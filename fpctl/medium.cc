@@ -55,7 +55,13 @@ int runMediumCommand(const Global& g, const MediumCommands& c) {
   std::string cmd = a[0];
   a.erase(a.begin());
   Session s(g);
-  if (cmd == "list" || cmd == "ls" || cmd == "show") return c.list_or_show(g, s, cmd, a);
+  if (cmd == "list" || cmd == "ls" || cmd == "show") {
+    if (cmd != "show" && !a.empty())
+      return usage(std::string(c.kind) + " list: unexpected argument '" + a[0] + "'", c.help);
+    if (cmd == "show" && a.size() != 1)
+      return usage(std::string(c.kind) + " show: expected exactly one NAME", c.help);
+    return c.list_or_show(g, s, cmd, a);
+  }
   if (cmd == "add" || cmd == "create") return c.add(g, s, a);
   if (cmd == "del" || cmd == "delete") return deleteNamed(g, s, c.kind, a, c.help, c.del);
   if (cmd == "set") return c.set(g, s, a);

@@ -110,14 +110,8 @@ void ControlServer::Impl::startClosing(Conn& c) {
 
 void ControlServer::Impl::closeWithError(Conn& c, uint64_t id, v1::ErrorCode code,
                                          const std::string& field, const std::string& message) {
-  v1::ServerMessage m;
-  auto* r = m.mutable_reply();
-  r->set_id(id);
-  r->mutable_error()->set_code(code);
-  r->mutable_error()->set_field(field);
-  r->mutable_error()->set_message(message);
   ++ctr.errors;
-  enqueue(c, m);
+  enqueue(c, Dispatcher::errorMessage(id, code, field, message));
   if (!c.dead) startClosing(c);
 }
 

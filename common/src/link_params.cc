@@ -28,6 +28,16 @@ bool splitNumber(const std::string& t, double* v, std::string* unit) {
   return true;
 }
 
+// `v` / 10^`places` written exactly, without trailing zeros: decimal(1500000, 6) = "1.5".
+std::string decimal(uint64_t v, int places) {
+  uint64_t scale = 1;
+  for (int i = 0; i < places; ++i) scale *= 10;
+  std::string frac = std::to_string(v % scale);
+  frac.insert(0, std::size_t(places) - frac.size(), '0');
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  return std::to_string(v / scale) + (frac.empty() ? "" : "." + frac);
+}
+
 std::string trim(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.6g", v);
@@ -148,9 +158,9 @@ const char* jitterDistributionName(LinkParams::Jitter j) {
 std::string formatRate(uint64_t bps) {
   if (!bps) return "unlimited";
   if (bps % 1000000000 == 0) return std::to_string(bps / 1000000000) + "gbit";
-  if (bps >= 1000000000) return trim(double(bps) / 1e9) + "gbit";
+  if (bps >= 1000000000) return decimal(bps, 9) + "gbit";
   if (bps % 1000000 == 0) return std::to_string(bps / 1000000) + "mbit";
-  if (bps >= 1000000) return trim(double(bps) / 1e6) + "mbit";
+  if (bps >= 1000000) return decimal(bps, 6) + "mbit";
   if (bps % 1000 == 0) return std::to_string(bps / 1000) + "kbit";
   return std::to_string(bps) + "bit";
 }
@@ -158,12 +168,22 @@ std::string formatRate(uint64_t bps) {
 std::string formatTime(uint64_t ns) {
   if (ns == 0) return "0ms";
   if (ns % 1000000000 == 0) return std::to_string(ns / 1000000000) + "s";
-  if (ns >= 1000000) return trim(double(ns) / 1e6) + "ms";
-  if (ns % 1000 == 0 || ns >= 1000) return trim(double(ns) / 1e3) + "us";
+  if (ns >= 1000000) return decimal(ns, 6) + "ms";
+  if (ns >= 1000) return decimal(ns, 3) + "us";
   return std::to_string(ns) + "ns";
 }
 
-std::string formatProbability(double p) { return trim(p * 100) + "%"; }
+std::string formatProbability(double p) {
+  // The shortest percentage that reads back as the same double ("1%", "0.5%"); a value no
+  // percentage reproduces (p * 100 / 100 is not always p) is written as the fraction itself.
+  char b[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(b, sizeof b, "%.*g", digits, p * 100);
+    if (std::strtod(b, nullptr) / 100 == p) return std::string(b) + "%";
+  }
+  std::snprintf(b, sizeof b, "%.17g", p);
+  return b;
+}
 
 Status validateLinkParams(const LinkParams& p) {
   std::string e;
@@ -285,26 +305,30 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
   return {};
 }
 
-std::string formatLinkParams(const LinkParams& p) {
-  std::string s = "rate " + formatRate(p.rate_bps);
-  if (p.overhead_bytes) s += " overhead " + std::to_string(p.overhead_bytes);
-  s += " delay " + formatTime(p.delay_ns);
-  if (p.jitter_ns) {
-    s += " jitter " + formatTime(p.jitter_ns);
-    if (p.jitter_dist != LinkParams::Jitter::kUniform)
-      s += std::string(" distribution ") + jitterDistributionName(p.jitter_dist);
-    if (p.reorder) s += " reorder";
-  }
-  s += " limit " + std::to_string(p.limit_packets);
-  if (p.limit_bytes) s += " limit-bytes " + std::to_string(p.limit_bytes);
+std::string formatLinkParams(const LinkParams& p, LinkParamsWords which) {
+  // Every word is one applyLinkParamWords reads back to the same value: the property
+  // test in link_params_test holds the two to that.
+  const bool all = which == LinkParamsWords::kAll;
+  const LinkParams d;
+  std::string s;
+  auto add = [&](const std::string& w) { s += (s.empty() ? "" : " ") + w; };
+  if (all || p.rate_bps != d.rate_bps) add("rate " + formatRate(p.rate_bps));
+  if (p.overhead_bytes) add("overhead " + std::to_string(p.overhead_bytes));
+  if (all || p.delay_ns != d.delay_ns) add("delay " + formatTime(p.delay_ns));
+  if (p.jitter_ns) add("jitter " + formatTime(p.jitter_ns));
+  if (p.jitter_dist != d.jitter_dist)
+    add(std::string("distribution ") + jitterDistributionName(p.jitter_dist));
+  if (p.reorder) add("reorder");
+  if (all || p.limit_packets != d.limit_packets) add("limit " + std::to_string(p.limit_packets));
+  if (p.limit_bytes) add("limit-bytes " + std::to_string(p.limit_bytes));
   if (p.gilbert_elliott)
-    s += " gemodel " + formatProbability(p.ge_p) + " " + formatProbability(p.ge_r) + " " +
-         formatProbability(p.ge_loss_bad) + " " + formatProbability(p.ge_loss_good);
+    add("gemodel " + formatProbability(p.ge_p) + " " + formatProbability(p.ge_r) + " " +
+        formatProbability(p.ge_loss_bad) + " " + formatProbability(p.ge_loss_good));
   else if (p.loss > 0)
-    s += " loss " + formatProbability(p.loss);
-  if (p.duplicate > 0) s += " duplicate " + formatProbability(p.duplicate);
-  if (p.corrupt > 0) s += " corrupt " + formatProbability(p.corrupt);
-  if (p.seed) s += " seed " + std::to_string(p.seed);
+    add("loss " + formatProbability(p.loss));
+  if (p.duplicate > 0) add("duplicate " + formatProbability(p.duplicate));
+  if (p.corrupt > 0) add("corrupt " + formatProbability(p.corrupt));
+  if (p.seed) add("seed " + std::to_string(p.seed));
   return s;
 }
 

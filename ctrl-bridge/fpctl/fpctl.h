@@ -103,4 +103,14 @@ int cmdLink(const Global& g);
 int cmdSegment(const Global& g);
 int cmdHost(const Global& g);
 
+class JsonWriter;
+
+/// Which fields of a port portJson writes.
+enum class PortJsonFields {
+  kAll,       ///< `fpctl ports`: id ifname ifindex mac mtu up queues xdp_mode xsk_mode node link
+  kNodeShow,  ///< `fpctl node show`: id ifname mac mtu up link
+};
+/// One port as a JSON object; "link" is null for an interface port.
+void portJson(JsonWriter& w, const PortInfo& p, PortJsonFields fields);
+
 }  // namespace fastpath::ctrl::fpctl

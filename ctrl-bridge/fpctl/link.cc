@@ -72,95 +72,9 @@ std::string endText(const LinkInfo::End& e) {
   return e.node + ":" + e.port + " (port " + std::to_string(e.id) + ")";
 }
 
-// ---- what is configured, in words ----
-
-std::string lossText(const LinkParams& p) {
-  if (p.gilbert_elliott)
-    return "gemodel " + formatProbability(p.ge_p) + " " + formatProbability(p.ge_r) + " " +
-           formatProbability(p.ge_loss_bad) + " " + formatProbability(p.ge_loss_good);
-  return p.loss > 0 ? formatProbability(p.loss) : "-";
-}
-
-std::string jitterText(const LinkParams& p) {
-  if (!p.jitter_ns) return "-";
-  std::string s = formatTime(p.jitter_ns);
-  if (p.jitter_dist != LinkParams::Jitter::kUniform)
-    s += std::string(" ") + jitterDistributionName(p.jitter_dist);
-  if (p.reorder) s += " reorder";
-  return s;
-}
-
-std::string limitText(const LinkParams& p) {
-  std::string s = std::to_string(p.limit_packets) + " packets";
-  if (p.limit_bytes) s += ", " + std::to_string(p.limit_bytes) + " B";
-  return s;
-}
-
-/// The parameters that differ from a link that passes frames at once, as words: "rate
-/// 10mbit delay 5ms loss 1%"; "-" for none.
-std::string summary(const LinkParams& p) {
-  const LinkParams d;
-  std::string s;
-  auto add = [&](const std::string& w) { s += (s.empty() ? "" : " ") + w; };
-  if (p.rate_bps) add("rate " + formatRate(p.rate_bps));
-  if (p.overhead_bytes) add("overhead " + std::to_string(p.overhead_bytes));
-  if (p.delay_ns) add("delay " + formatTime(p.delay_ns));
-  if (p.jitter_ns) add("jitter " + jitterText(p));
-  if (p.gilbert_elliott || p.loss > 0) add(p.gilbert_elliott ? lossText(p) : "loss " + lossText(p));
-  if (p.duplicate > 0) add("duplicate " + formatProbability(p.duplicate));
-  if (p.corrupt > 0) add("corrupt " + formatProbability(p.corrupt));
-  if (p.limit_packets != d.limit_packets) add("limit " + std::to_string(p.limit_packets));
-  if (p.limit_bytes) add("limit-bytes " + std::to_string(p.limit_bytes));
-  if (p.seed) add("seed " + std::to_string(p.seed));
-  return s.empty() ? "-" : s;
-}
-
 std::string linkSummary(const LinkInfo& l) {
-  if (l.a_to_b == l.b_to_a) return summary(l.a_to_b);
-  return "a-to-b " + summary(l.a_to_b) + "; b-to-a " + summary(l.b_to_a);
-}
-
-// ---- what was measured ----
-
-uint64_t drops(const LinkDirectionStats& s) {
-  return s.queue_drops + s.loss_drops + s.full_drops + s.link_down_drops;
-}
-
-/// Frames dropped (queue, loss, emulation capacity, link down) per frame offered to the
-/// direction (sent while it was up, tx_packets, and while it was down); negative when none
-/// was.
-double dropRatio(const LinkDirectionStats& s) {
-  const uint64_t offered = s.tx_packets + s.link_down_drops;
-  return offered ? double(drops(s)) / double(offered) : -1;
-}
-
-std::string ratioText(const LinkDirectionStats& s) {
-  const double r = dropRatio(s);
-  if (r < 0) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f%%", r * 100);
-  return b;
-}
-
-/// A measured time, three significant digits: "41.7ms", "3.07us", "850ns".
-std::string shortTime(uint64_t ns) {
-  static const struct {
-    double scale;
-    const char* unit;
-  } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
-  char b[32];
-  for (const auto& u : units) {
-    // 999,600 ns is "1ms", not "1e+03us": a value that rounds up to 1000 takes the unit above.
-    if (double(ns) >= u.scale * 0.9995) {
-      std::snprintf(b, sizeof b, "%.3g%s", double(ns) / u.scale, u.unit);
-      return b;
-    }
-  }
-  return std::to_string(ns) + "ns";
-}
-
-std::string sojournText(const LinkDirectionStats& s, uint64_t ns) {
-  return s.enqueued || ns ? shortTime(ns) : "-";
+  if (l.a_to_b == l.b_to_a) return linkParamsSummary(l.a_to_b);
+  return "a-to-b " + linkParamsSummary(l.a_to_b) + "; b-to-a " + linkParamsSummary(l.b_to_a);
 }
 
 /// fastpathd's "worker N" counter sets: how late the emulation released frames.
@@ -204,93 +118,6 @@ void endJson(JsonWriter& w, const LinkInfo::End& e) {
       .endObject();
 }
 
-void paramsJson(JsonWriter& w, const LinkParams& p) {
-  w.beginObject()
-      .key("rate_bps")
-      .value(p.rate_bps)
-      .key("overhead_bytes")
-      .value(p.overhead_bytes)
-      .key("delay_ns")
-      .value(p.delay_ns)
-      .key("jitter_ns")
-      .value(p.jitter_ns)
-      .key("distribution")
-      .value(jitterDistributionName(p.jitter_dist))
-      .key("reorder")
-      .value(p.reorder)
-      .key("limit_packets")
-      .value(p.limit_packets)
-      .key("limit_bytes")
-      .value(p.limit_bytes)
-      .key("loss")
-      .value(p.gilbert_elliott ? 0.0 : p.loss)
-      .key("gemodel");
-  if (p.gilbert_elliott)
-    w.beginObject()
-        .key("p")
-        .value(p.ge_p)
-        .key("r")
-        .value(p.ge_r)
-        .key("loss_bad")
-        .value(p.ge_loss_bad)
-        .key("loss_good")
-        .value(p.ge_loss_good)
-        .endObject();
-  else
-    w.null();
-  w.key("duplicate")
-      .value(p.duplicate)
-      .key("corrupt")
-      .value(p.corrupt)
-      .key("seed")
-      .value(p.seed)
-      .key("text")
-      .value(formatLinkParams(p))
-      .endObject();
-}
-
-void statsJson(JsonWriter& w, const LinkDirectionStats& s) {
-  w.beginObject()
-      .key("tx_packets")
-      .value(s.tx_packets)
-      .key("tx_bytes")
-      .value(s.tx_bytes)
-      .key("enqueued")
-      .value(s.enqueued)
-      .key("delivered")
-      .value(s.delivered)
-      .key("queue_drops")
-      .value(s.queue_drops)
-      .key("loss_drops")
-      .value(s.loss_drops)
-      .key("full_drops")
-      .value(s.full_drops)
-      .key("link_down_drops")
-      .value(s.link_down_drops)
-      .key("duplicated")
-      .value(s.duplicated)
-      .key("corrupted")
-      .value(s.corrupted)
-      .key("depth_packets")
-      .value(s.depth_packets)
-      .key("depth_bytes")
-      .value(s.depth_bytes)
-      .key("in_flight")
-      .value(s.in_flight)
-      .key("sojourn_p50_ns")
-      .value(s.sojourn_p50_ns)
-      .key("sojourn_p99_ns")
-      .value(s.sojourn_p99_ns)
-      .key("sojourn_max_ns")
-      .value(s.sojourn_max_ns)
-      .key("drop_ratio");
-  if (dropRatio(s) < 0)
-    w.null();
-  else
-    w.value(dropRatio(s));
-  w.endObject();
-}
-
 void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lateness = nullptr) {
   w.beginObject().key("name").value(l.name).key("up").value(l.up).key("a");
   endJson(w, l.a);
@@ -298,9 +125,9 @@ void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lat
   endJson(w, l.b);
   for (int d = 0; d < 2; ++d) {
     w.key(d == 0 ? "a_to_b" : "b_to_a").beginObject().key("configured");
-    paramsJson(w, d == 0 ? l.a_to_b : l.b_to_a);
+    linkParamsJson(w, d == 0 ? l.a_to_b : l.b_to_a);
     w.key("measured");
-    statsJson(w, d == 0 ? l.a_to_b_stats : l.b_to_a_stats);
+    linkStatsJson(w, d == 0 ? l.a_to_b_stats : l.b_to_a_stats);
     w.endObject();
   }
   if (lateness) {
@@ -328,8 +155,6 @@ void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lat
 void row(const char* label, const std::string& ab, const std::string& ba) {
   std::printf("    %-15s %-24s %s\n", label, ab.c_str(), ba.c_str());
 }
-
-std::string count(uint64_t v) { return std::to_string(v); }
 
 void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   std::printf("link %s %s\n", l.name.c_str(), l.up ? "up" : "down");
@@ -413,10 +238,6 @@ Error noLink(const std::string& name) {
 
 int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
-  if (cmd != "show" && !a.empty())
-    return usage("link list: unexpected argument '" + a[0] + "'", kLinkHelp);
-  if (cmd == "show" && a.size() != 1)
-    return usage("link show: expected exactly one NAME", kLinkHelp);
   if (int rc = s.connect(false)) return rc;
   auto ls = s.client().links();
   if (!ls) return fail(ls.error(), true);
@@ -534,69 +355,6 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
 }
 
 }  // namespace
-
-std::string linkParamsSummary(const LinkParams& p) { return summary(p); }
-void linkParamsJson(JsonWriter& w, const LinkParams& p) { paramsJson(w, p); }
-void linkStatsJson(JsonWriter& w, const LinkDirectionStats& s) { statsJson(w, s); }
-std::string linkStatsLine(const LinkDirectionStats& s) {
-  return "sent " + count(s.tx_packets) + ", delivered " + count(s.delivered) + ", dropped " +
-         count(drops(s)) + " (" + ratioText(s) + "; queue " + count(s.queue_drops) + ", loss " +
-         count(s.loss_drops) + ", capacity " + count(s.full_drops) + ", down " +
-         count(s.link_down_drops) + "), queued " + count(s.depth_packets) + ", in flight " +
-         count(s.in_flight) + ", time in queue p50 " + sojournText(s, s.sojourn_p50_ns) +
-         " p99 " + sojournText(s, s.sojourn_p99_ns);
-}
-
-int badParameter(const std::string& what, const Error& e) {
-  std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),
-               e.message.c_str());
-  return kExitUsage;
-}
-
-int checkParamWords(const std::string& what, const std::vector<std::string>& words) {
-  if (words.empty()) return kExitOk;
-  LinkParams probe;
-  if (auto st = applyLinkParamWords(words, &probe); !st) return badParameter(what, st.error());
-  return kExitOk;
-}
-
-int parseMtu(const std::string& text, const char* help, uint32_t* mtu) {
-  char* end = nullptr;
-  unsigned long m = std::strtoul(text.c_str(), &end, 10);
-  if (text.empty() || *end || m < 68 || m > 65535)
-    return usage("--mtu: '" + text + "' is not an MTU (68..65535)", help);
-  *mtu = static_cast<uint32_t>(m);
-  return kExitOk;
-}
-
-int splitSetWords(const std::string& kind, const std::vector<std::string>& a, const char* help,
-                  std::string* state, std::vector<std::string>* words) {
-  for (const auto& w : a) {
-    if (w == "up" || w == "down") {
-      if (!state->empty()) return usage(kind + " set: up or down, once", help);
-      *state = w;
-    } else {
-      words->push_back(w);
-    }
-  }
-  if (state->empty() && words->empty())
-    return usage(kind + " set: expected up, down or parameters (rate 10mbit delay 5ms ...)",
-                 help);
-  return kExitOk;
-}
-
-int runMediumCommand(const Global& g, const MediumCommands& c) {
-  std::vector<std::string> a = g.args;
-  if (g.help || a.empty()) return printHelp(g, c.help);
-  std::string cmd = a[0];
-  a.erase(a.begin());
-  Session s(g);
-  if (cmd == "list" || cmd == "ls" || cmd == "show") return c.list_or_show(g, s, cmd, a);
-  if (cmd == "add" || cmd == "create") return c.add(g, s, a);
-  if (cmd == "del" || cmd == "delete") return deleteNamed(g, s, c.kind, a, c.help, c.del);
-  if (cmd == "set") return c.set(g, s, a);
-  return usage(std::string(c.kind) + ": unknown command '" + cmd + "'", c.help);
-}
 
 int cmdLink(const Global& g) {
   return runMediumCommand(g, {"link", kLinkHelp, listOrShow, add, set, &Client::deleteLink});

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // How fpctl shows emulation parameters and counters and reads the words that set them
-// (link.cc), for the commands that take them too (segment.cc).
+// (link_format.cc, medium.cc), for the commands of links and segments.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,25 @@
 
 namespace fastpath::ctrl::fpctl {
 
-/// One line: "rate 10mbit delay 5ms ..." or "none".
+/// The parameters that differ from a link that passes frames at once, as the words that set
+/// them (formatLinkParams' kChanged): "rate 10mbit delay 5ms loss 1%"; "-" for none.
 std::string linkParamsSummary(const LinkParams& p);
+/// Table cells of `show`: "gemodel 1% 10% 100% 0%", "1%" or "-"; "5ms normal reorder" or
+/// "-"; "100 packets, 64 B".
+std::string lossText(const LinkParams& p);
+std::string jitterText(const LinkParams& p);
+std::string limitText(const LinkParams& p);
+/// Frames dropped for any reason (queue, loss, emulation capacity, link down).
+uint64_t linkDrops(const LinkDirectionStats& s);
+/// Drops per frame offered to the direction; negative when none was.
+double dropRatio(const LinkDirectionStats& s);
+/// dropRatio as "0.50%", or "-".
+std::string ratioText(const LinkDirectionStats& s);
+/// A measured time, three significant digits: "41.7ms", "3.07us", "850ns".
+std::string shortTime(uint64_t ns);
+/// A sojourn percentile, or "-" when nothing was queued.
+std::string sojournText(const LinkDirectionStats& s, uint64_t ns);
+std::string count(uint64_t v);
 /// The configured parameters as a JSON object.
 void linkParamsJson(JsonWriter& w, const LinkParams& p);
 /// The measured counters as a JSON object.
@@ -37,11 +54,11 @@ int parseMtu(const std::string& text, const char* help, uint32_t* mtu);
 int splitSetWords(const std::string& kind, const std::vector<std::string>& a, const char* help,
                   std::string* state, std::vector<std::string>* words);
 
-
 /// The commands of a medium (link, segment): list, show, add, del, set.
 struct MediumCommands {
   const char* kind;  // "link", "segment"
   const char* help;
+  /// `cmd` "show" with `a` = {NAME}, or "list"/"ls" with no argument (checked before).
   int (*list_or_show)(const Global& g, Session& s, const std::string& cmd,
                       const std::vector<std::string>& a);
   int (*add)(const Global& g, Session& s, std::vector<std::string> a);

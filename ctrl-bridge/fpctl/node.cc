@@ -100,25 +100,7 @@ int show(const Global& g, Session& s, const std::string& name) {
     w.beginObject();
     nodeJson(w, *found);
     w.key("ports").beginArray();
-    for (const auto& p : ps.value()) {
-      w.beginObject()
-          .key("id")
-          .value(p.id)
-          .key("ifname")
-          .value(p.ifname)
-          .key("mac")
-          .value(p.mac.toString())
-          .key("mtu")
-          .value(p.mtu)
-          .key("up")
-          .value(p.up)
-          .key("link");
-      if (p.link.empty())
-        w.null();
-      else
-        w.value(p.link);
-      w.endObject();
-    }
+    for (const auto& p : ps.value()) portJson(w, p, PortJsonFields::kNodeShow);
     w.endArray().endObject();
     std::printf("%s\n", w.str().c_str());
     return kExitOk;

@@ -26,6 +26,28 @@ const char* kPortsHelp =
 
 }  // namespace
 
+void portJson(JsonWriter& w, const PortInfo& p, PortJsonFields fields) {
+  const bool all = fields == PortJsonFields::kAll;
+  w.beginObject().key("id").value(p.id).key("ifname").value(p.ifname);
+  if (all) w.key("ifindex").value(p.ifindex);
+  w.key("mac").value(p.mac.toString()).key("mtu").value(p.mtu).key("up").value(p.up);
+  if (all)
+    w.key("queues")
+        .value(p.queues)
+        .key("xdp_mode")
+        .value(p.xdp_mode)
+        .key("xsk_mode")
+        .value(p.xsk_mode)
+        .key("node")
+        .value(p.node);
+  w.key("link");
+  if (p.link.empty())
+    w.null();
+  else
+    w.value(p.link);
+  w.endObject();
+}
+
 int cmdPorts(const Global& g) {
   if (g.help) return printHelp(g, kPortsHelp);
   if (!g.args.empty() && g.args[0] != "show" && g.args[0] != "list")
@@ -37,35 +59,7 @@ int cmdPorts(const Global& g) {
   if (g.json) {
     JsonWriter w;
     w.beginArray();
-    for (const auto& p : ps.value()) {
-      w.beginObject()
-          .key("id")
-          .value(p.id)
-          .key("ifname")
-          .value(p.ifname)
-          .key("ifindex")
-          .value(p.ifindex)
-          .key("mac")
-          .value(p.mac.toString())
-          .key("mtu")
-          .value(p.mtu)
-          .key("up")
-          .value(p.up)
-          .key("queues")
-          .value(p.queues)
-          .key("xdp_mode")
-          .value(p.xdp_mode)
-          .key("xsk_mode")
-          .value(p.xsk_mode)
-          .key("node")
-          .value(p.node)
-          .key("link");
-      if (p.link.empty())
-        w.null();
-      else
-        w.value(p.link);
-      w.endObject();
-    }
+    for (const auto& p : ps.value()) portJson(w, p, PortJsonFields::kAll);
     w.endArray();
     std::printf("%s\n", w.str().c_str());
   } else {

@@ -129,10 +129,6 @@ void showText(const SegmentInfo& s) {
 
 int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
-  if (cmd != "show" && !a.empty())
-    return usage("segment list: unexpected argument '" + a[0] + "'", kSegmentHelp);
-  if (cmd == "show" && a.size() != 1)
-    return usage("segment show: expected exactly one NAME", kSegmentHelp);
   if (int rc = s.connect(false)) return rc;
   auto segs = s.client().segments();
   if (!segs) return fail(segs.error(), true);

@@ -216,4 +216,19 @@ SegmentInfo segmentFromReply(const v1::Segment& in) {
   return s;
 }
 
+HostInfo hostFromReply(const v1::Host& h) {
+  HostInfo out;
+  out.spec.name = h.name();
+  out.spec.node = h.node();
+  out.spec.mtu = h.mtu();
+  for (const auto& a : h.addresses())
+    out.spec.addresses.push_back(IpPrefix{addressFromReply(a.address()), uint8_t(a.length())});
+  for (const auto& g : h.gateways()) out.spec.gateways.push_back(addressFromReply(g));
+  out.netns = h.netns();
+  out.port = h.port();
+  out.port_id = h.port_id();
+  if (h.mac().size() == 6) std::memcpy(out.mac.bytes.data(), h.mac().data(), 6);
+  return out;
+}
+
 }  // namespace fastpath::ctrl

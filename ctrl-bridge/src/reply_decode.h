@@ -30,5 +30,6 @@ LinkInfo linkFromReply(const v1::Link& in);
 LinkParams linkParamsFromReply(const v1::LinkParams& in);
 LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in);
 SegmentInfo segmentFromReply(const v1::Segment& in);
+HostInfo hostFromReply(const v1::Host& in);
 
 }  // namespace fastpath::ctrl

@@ -252,4 +252,16 @@ void toWire(const SegmentSpec& in, v1::CreateSegment* out) {
   if (!(in.params == LinkParams{})) toWire(in.params, out->mutable_params());
 }
 
+void toWire(const HostSpec& in, v1::CreateHost* out) {
+  out->set_name(in.name);
+  out->set_node(in.node);
+  out->set_mtu(in.mtu);
+  for (const auto& a : in.addresses) {
+    auto* w = out->add_addresses();
+    toWire(a.address, w->mutable_address());
+    w->set_length(a.length);
+  }
+  for (const auto& g : in.gateways) toWire(g, out->add_gateways());
+}
+
 }  // namespace fastpath::ctrl

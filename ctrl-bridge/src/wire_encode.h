@@ -29,5 +29,6 @@ void toWire(const NodeSpec& in, v1::CreateNode* out);
 void toWire(const LinkSpec& in, v1::CreateLink* out);
 void toWire(const SegmentInfo& in, v1::Segment* out);
 void toWire(const SegmentSpec& in, v1::CreateSegment* out);
+void toWire(const HostSpec& in, v1::CreateHost* out);
 
 }  // namespace fastpath::ctrl

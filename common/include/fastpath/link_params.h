@@ -64,9 +64,10 @@ Result<uint64_t> parseSize(const std::string& text);
 Result<double> parseProbability(const std::string& text);
 Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text);
 
-std::string formatRate(uint64_t bps);   ///< "10mbit", "1.5gbit", "unlimited"
-std::string formatTime(uint64_t ns);    ///< "5ms", "100us", "250ns"
-std::string formatProbability(double p);  ///< "1%"
+/// Exact, in the largest unit that keeps it short: parse(format(x)) == x.
+std::string formatRate(uint64_t bps);     ///< "10mbit", "1.5gbit", "unlimited"
+std::string formatTime(uint64_t ns);      ///< "5ms", "100us", "250ns"
+std::string formatProbability(double p);  ///< "1%", "0.5%"
 const char* jitterDistributionName(LinkParams::Jitter j);
 
 /// Applies "key value" pairs as fpctl and the topology file take them ("rate 10mbit delay
@@ -75,7 +76,16 @@ const char* jitterDistributionName(LinkParams::Jitter j);
 /// one word. Only named fields change; the result is validated whole.
 Status applyLinkParamWords(const std::vector<std::string>& args, LinkParams* p);
 
-/// The parameters as those words ("rate 10mbit delay 5ms loss 1% limit 100").
-std::string formatLinkParams(const LinkParams& p);
+/// Which words formatLinkParams writes.
+enum class LinkParamsWords {
+  kAll,      ///< rate, delay and limit always, the rest when set: "rate unlimited delay 0ms limit 100"
+  kChanged,  ///< only what differs from LinkParams{}: "" for a link that passes frames at once
+};
+
+/// The parameters as the words applyLinkParamWords reads ("rate 10mbit delay 5ms limit 100
+/// loss 1%"), exactly: applying them to LinkParams{} gives `p` back (Gilbert-Elliott's
+/// values only while it is on, `loss` only while it is off). The one formatter of link
+/// parameters: fastpathd's logs, fpctl and the ns-3 plan writer all use it.
+std::string formatLinkParams(const LinkParams& p, LinkParamsWords which = LinkParamsWords::kAll);
 
 }  // namespace fastpath

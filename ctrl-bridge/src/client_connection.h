@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The client library's connection (Client::Impl): the socket, its framing, the Hello and
+// subscribe exchanges, and the one request/reply path every Client call goes through.
+// Internal to ctrl-bridge.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "fastpath/ctrl/client.h"
+#include "framing.h"
+#include "wire_error.h"
+
+namespace fastpath::ctrl {
+
+/// Whether an error means the connection is gone (and a reconnect may help).
+bool isConnectionLoss(int code);
+
+/// What a call needs the server to speak beyond protocol 1.0: an older server would ignore
+/// the new fields or not know the request, so such a call is refused here with -ENOSYS.
+struct Feature {
+  uint32_t minor = 0;           ///< protocol 1.minor
+  const char* needs = nullptr;  ///< "segments need 1.5", said when the server is older
+};
+inline constexpr Feature kAnyVersion{};
+inline constexpr Feature kLinkEmulation{4, "link emulation needs 1.4"};
+inline constexpr Feature kSegments{5, "segments need 1.5"};
+inline constexpr Feature kHosts{5, "interfaces attached at run time and hosts need 1.5"};
+
+/// One call: the feature it needs and its name in the protocol, for the -ENOSYS message.
+struct CallInfo {
+  Feature feature;
+  const char* name = "";
+};
+
+/// -ENOSYS naming the call when the server (`info`) is older than `call` needs.
+Status requireFeature(const ServerInfo& info, const CallInfo& call);
+
+namespace detail {
+template <typename T>
+struct AsResult {
+  using type = Result<T>;
+};
+template <typename T>
+struct AsResult<Result<T>> {
+  using type = Result<T>;
+};
+}  // namespace detail
+
+/// A list field of a reply, each element decoded with `decode`.
+template <typename List, typename Decode>
+auto decodeAll(const List& list, Decode decode) {
+  std::vector<std::decay_t<decltype(decode(*list.begin()))>> out;
+  out.reserve(std::size_t(list.size()));
+  for (const auto& e : list) out.push_back(decode(e));
+  return out;
+}
+
+struct Client::Impl {
+  std::string path;
+  ClientOptions opt;
+  int fd = -1;
+  FrameDecoder dec;
+  std::deque<int> fds;  // descriptors received via SCM_RIGHTS, in arrival order
+  std::deque<FastPathEvent> events;
+  uint64_t next_id = 1;
+  uint64_t next_txn = 1;
+  ServerInfo info;
+  bool subscribed = false;
+  Subscription subscription;
+  bool in_reconnect = false;
+
+  Impl(std::string p, ClientOptions o);
+  ~Impl();
+
+  void closeFd();
+  Status connectSocket();
+  Status sendRequest(const v1::Request& req);
+  /// Reads more bytes (and any passed descriptors), waiting up to `timeout_ms`.
+  /// Returns 0 on timeout, 1 when data arrived, or an error.
+  Result<int> readMore(int timeout_ms);
+  /// Next complete server message; waits up to timeout_ms (<0 forever). Empty = timeout.
+  Result<std::optional<v1::ServerMessage>> readMessage(int timeout_ms);
+  void bufferEvent(const v1::Event& e);
+  /// One request, one reply; events that arrive meanwhile are buffered.
+  Result<v1::Reply> callOnce(v1::Request& req);
+  Status doHello(const std::string& node_name, const std::string& node);
+  Status doSubscribe(const Subscription& what);
+
+  /// Runs `op`; on connection loss (and auto_reconnect) reconnects and runs it once more.
+  template <typename F>
+  auto retrying(Client& self, F op) -> decltype(op()) {
+    auto r = op();
+    if (r.ok() || !opt.auto_reconnect || in_reconnect || !isConnectionLoss(r.error().code))
+      return r;
+    if (auto st = self.reconnect(); !st) return st.error();
+    return op();
+  }
+
+  /// The request/reply path of every call with one request: checks the server speaks
+  /// what `call` needs, lets `build` fill the request, sends it and hands the reply to
+  /// `decode` (which returns the value, or a Result when the reply may be unusable).
+  template <typename Build, typename Decode>
+  auto query(Client& self, const CallInfo& call, Build build, Decode decode) ->
+      typename detail::AsResult<std::invoke_result_t<Decode, const v1::Reply&>>::type {
+    using R = typename detail::AsResult<std::invoke_result_t<Decode, const v1::Reply&>>::type;
+    return retrying(self, [&]() -> R {
+      if (auto st = requireFeature(info, call); !st) return st.error();
+      v1::Request req;
+      build(req);
+      auto rep = callOnce(req);
+      if (!rep) return rep.error();
+      return decode(rep.value());
+    });
+  }
+
+  /// query() for a call whose reply carries nothing but success.
+  template <typename Build>
+  Status command(Client& self, const CallInfo& call, Build build) {
+    return retrying(self, [&]() -> Status {
+      if (auto st = requireFeature(info, call); !st) return st;
+      v1::Request req;
+      build(req);
+      auto rep = callOnce(req);
+      if (!rep) return rep.error();
+      return {};
+    });
+  }
+};
+
+}  // namespace fastpath::ctrl

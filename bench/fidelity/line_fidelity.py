@@ -107,7 +107,7 @@ def run_ping(ns, count, interval):
                        capture_output=True, text=True, timeout=wait)
     rtts = sorted(float(x.split("time=")[1].split()[0]) for x in r.stdout.splitlines()
                   if "time=" in x)
-    res = {"sent": count, "replies": len(rtts)}
+    res = {"sent": count, "replies": len(rtts), "rtts": rtts}
     if rtts:
         res.update({"min": rtts[0], "p50": percentile(rtts, 0.5), "p90": percentile(rtts, 0.9),
                     "p99": percentile(rtts, 0.99), "max": rtts[-1]})
@@ -221,6 +221,34 @@ def measure_line(kind, n, rate, args, tools, clean, out):
     return rows
 
 
+def check_rows(rows, allowance_ms, early_ms):
+    """The delay along the line is the configured sum plus what fastpathd reports as late:
+    per fastpathd row, (name, value, bound, passed). Every ping's RTT lies between the model
+    less early_ms (no hop shorter than its delay and serialization) and the model plus the
+    reported lateness (2 (N-1) hops at the workers' largest lateness) plus allowance_ms (the
+    four veth crossings and the hosts' stacks, which no link times)."""
+    checks = []
+    for r in rows:
+        if r["forwarder"] != "fastpathd":
+            continue
+        tag = f"N={r['nodes']} ping -i {r['interval_s']:g}"
+        hops = 2 * (r["nodes"] - 1)
+        late_max = max((x["max_ns"] for x in r.get("lateness") or []), default=0) / 1e6
+        rtts = r.get("rtts") or []
+        checks.append((f"{tag}: replies", f"{r['replies']}/{r['sent']}", "all but 1 %",
+                       r["replies"] >= 0.99 * r["sent"]))
+        if not rtts:
+            continue
+        lo = r["model_ms"] - early_ms
+        checks.append((f"{tag}: RTT min (ms)", rtts[0], f">= model - {early_ms:g} = {lo:.3f}",
+                       rtts[0] >= lo))
+        hi = r["model_ms"] + allowance_ms + hops * late_max
+        checks.append((f"{tag}: RTT max (ms)", rtts[-1],
+                       f"<= model + {allowance_ms:g} + {hops} x lateness max {late_max:.3f} "
+                       f"= {hi:.3f}", rtts[-1] <= hi))
+    return checks
+
+
 def fmt(v, digits=2):
     return "-" if v is None or v != v else f"{v:.{digits}f}"
 
@@ -277,6 +305,14 @@ def parse_args(argv):
                     help="iperf3 TCP then UDP at 80 %% of the rate, each this long (0: none)")
     ap.add_argument("--no-kernel", action="store_true", help="no kernel baseline")
     ap.add_argument("--fastpathd-args", default="", help="extra fastpathd flags")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless every ping's RTT is the model within the lateness "
+                    "fastpathd reports (check_rows; the ctest)")
+    ap.add_argument("--allowance-ms", type=float, default=1.0,
+                    help="--check: what the veths and hosts may add beyond the links (1 ms)")
+    ap.add_argument("--early-ms", type=float, default=0.1,
+                    help="--check: how much earlier than the model a reply may come (0.1: ping "
+                    "prints RTTs of 10..100 ms truncated to 0.1 ms)")
     a = ap.parse_args(argv)
     a.nodes = [int(x) for x in a.nodes.split(",")]
     a.rates = [rate_bps(x) for x in a.rate.split(",")]
@@ -294,7 +330,7 @@ def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if os.geteuid() != 0:
         print("line_fidelity.py: needs root (namespaces, fastpathd)", file=sys.stderr)
-        return 2
+        return 77
     tools = find_tools(os.path.abspath(a.build_dir))
     missing = [x for x in ("fastpathd", "fpctl") if x not in tools]
     if missing:
@@ -321,10 +357,17 @@ def main(argv=None):
           f"load {os.getloadavg()[0]:.2f}, {time.time() - started:.0f} s)\n\n" + table(rows) +
           "\nfastpathd's own figures, summed over the path's links (both directions):\n\n" +
           sojourn_table(rows))
+    checks = check_rows(rows, a.allowance_ms, a.early_ms) if a.check else []
+    if checks:
+        md += "\n| check | measured | bound | |\n|---|---|---|---|\n" + "".join(
+            f"| {c[0]} | {c[1]} | {c[2]} | {'ok' if c[3] else 'FAIL'} |\n" for c in checks)
+    if a.check and (not checks or not all(c[3] for c in checks)):
+        failures.append("a check failed" if checks else "nothing measured")
+        rc = rc or 1
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write(md)
     with open(os.path.join(a.out, "results.json"), "w") as f:
-        json.dump({"argv": sys.argv, "rows": rows, "failures": failures,
+        json.dump({"argv": sys.argv, "rows": rows, "failures": failures, "checks": checks,
                    "machine": {"host": platform.node(), "kernel": platform.release(),
                                "cpus": os.cpu_count()}}, f, indent=1)
     print(md)

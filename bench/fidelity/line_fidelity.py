@@ -222,7 +222,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
 
 
 def check_rows(rows, allowance_ms, early_ms):
-    """The delay along the line is the configured sum plus what fastpathd reports as late:
+    """The delay along the line is the configured sum plus what fastpathd reports as late
+    (the workers' lateness histogram, which only these pings filled):
     per fastpathd row, (name, value, bound, passed). Every ping's RTT lies between the model
     less early_ms (no hop shorter than its delay and serialization) and the model plus the
     reported lateness (2 (N-1) hops at the workers' largest lateness) plus allowance_ms (the
@@ -242,6 +243,14 @@ def check_rows(rows, allowance_ms, early_ms):
         lo = r["model_ms"] - early_ms
         checks.append((f"{tag}: RTT min (ms)", rtts[0], f">= model - {early_ms:g} = {lo:.3f}",
                        rtts[0] >= lo))
+        # At most 1 % of the hop-frames were later than the p99: at most hops % of the pings
+        # had a hop that late, so with hops < 50 the median ping had none.
+        late_p99 = max((x["p99_ns"] for x in r.get("lateness") or []), default=0) / 1e6
+        if hops < 50:
+            mid = r["model_ms"] + allowance_ms + hops * late_p99
+            checks.append((f"{tag}: RTT p50 (ms)", r["p50"],
+                           f"<= model + {allowance_ms:g} + {hops} x lateness p99 "
+                           f"{late_p99:.3f} = {mid:.3f}", r["p50"] <= mid))
         hi = r["model_ms"] + allowance_ms + hops * late_max
         checks.append((f"{tag}: RTT max (ms)", rtts[-1],
                        f"<= model + {allowance_ms:g} + {hops} x lateness max {late_max:.3f} "

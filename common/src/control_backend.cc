@@ -70,6 +70,7 @@ Result<PortInfo> ControlBackend::attachInterface(const std::string&, const std::
 Status ControlBackend::detachInterface(const std::string&, const std::string& ifname) {
   return Error{-ENOENT, "interface \"" + ifname + "\" is no port attached at run time"};
 }
+Status ControlBackend::mayAttachInterface(const std::string&, bool) const { return {}; }
 Result<HostInfo> ControlBackend::createHost(const HostSpec& spec) {
   return oneNode("create host \"" + spec.name + "\"");
 }

@@ -260,6 +260,10 @@ class ControlBackend {
   /// and frames queued for it go; settings restored).
   virtual Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname);
   virtual Status detachInterface(const std::string& node, const std::string& ifname);
+  /// Whether a control-socket peer may attach `ifname` (`root`: uid 0; otherwise an
+  /// operator), asked before attachInterface: an error says why not and what would allow
+  /// it. The default allows everything (a backend without interfaces of its own).
+  virtual Status mayAttachInterface(const std::string& ifname, bool root) const;
   /// Hosts (network namespace + veth pair attached to a node), made by the daemon.
   virtual Result<HostInfo> createHost(const HostSpec& spec);
   virtual Status deleteHost(const std::string& name);

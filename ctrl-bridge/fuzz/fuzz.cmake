@@ -80,3 +80,4 @@ add_test(NAME fp_ctrl_fuzz_1m
           -P ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_bounded.cmake)
 # ~70 s on two idle cores (~140 CPU-s); the timeout leaves room for a loaded machine.
 set_tests_properties(fp_ctrl_fuzz_1m PROPERTIES LABELS fuzz TIMEOUT 600)
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/operator_fuzz.cmake)

@@ -74,4 +74,6 @@ Status SingleNodeTopology::deleteHost(const std::string& name) {
 }
 std::vector<HostInfo> SingleNodeTopology::hosts() const { return {}; }
 
+Status TopologyControl::mayAttachInterface(const std::string&, bool) const { return {}; }
+
 }  // namespace fastpath

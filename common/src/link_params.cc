@@ -185,6 +185,18 @@ std::string formatProbability(double p) {
   return b;
 }
 
+Result<uint64_t> parseSeed(const std::string& text) {
+  // strtoull takes "-5" as 2^64-5 and " 5" as 5: only digits (or 0x and hex digits) here.
+  const std::string expected = "seed \"" + text + "\": expected an unsigned number 0 .. " +
+                               std::to_string(kMaxLinkSeed);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return bad(expected);
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (*end || errno == ERANGE || v > kMaxLinkSeed) return bad(expected);
+  return uint64_t(v);
+}
+
 Status validateLinkParams(const LinkParams& p) {
   std::string e;
   auto add = [&](const std::string& m) { e += (e.empty() ? "" : "; ") + m; };
@@ -199,6 +211,9 @@ Status validateLinkParams(const LinkParams& p) {
   auto prob = [&](const char* name, double v) {
     if (!(v >= 0 && v <= 1)) add(std::string(name) + " " + trim(v * 100) + "% is outside 0% .. 100%");
   };
+  if (p.seed > kMaxLinkSeed)
+    add("seed " + std::to_string(p.seed) + " is above " + std::to_string(kMaxLinkSeed) +
+        " (2^63-1; a negative number sent as unsigned?)");
   prob("loss", p.loss);
   prob("duplicate", p.duplicate);
   prob("corrupt", p.corrupt);
@@ -289,10 +304,9 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       p.loss = 0;
     } else if (k == "seed") {
       if (!(st = need(i, "a number"))) return st;
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(a[i + 1].c_str(), &end, 0);
-      if (end == a[i + 1].c_str() || *end) return bad("seed \"" + a[i + 1] + "\": expected a number");
-      p.seed = v;
+      auto v = parseSeed(a[i + 1]);
+      if (!v) return v.error();
+      p.seed = *v;
       ++i;
     } else {
       return bad("unknown link parameter \"" + k +

@@ -37,7 +37,7 @@ endif()
 # Every source is taken from its library's target, so a file added to one of them is
 # compiled here too.
 set(_fuzz_srcs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/control_fuzz.cc)
-foreach(lib fp_ctrl_common fp_ctrl_test_support fp_table fp_common)
+foreach(lib fp_ctrl_common fp_ctrl_test_support fp_attach_policy fp_table fp_common)
   get_target_property(_dir ${lib} SOURCE_DIR)
   get_target_property(_srcs ${lib} SOURCES)
   foreach(s ${_srcs})
@@ -80,3 +80,4 @@ add_test(NAME fp_ctrl_fuzz_1m
           -P ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_bounded.cmake)
 # ~70 s on two idle cores (~140 CPU-s); the timeout leaves room for a loaded machine.
 set_tests_properties(fp_ctrl_fuzz_1m PROPERTIES LABELS fuzz TIMEOUT 600)
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/operator_fuzz.cmake)

@@ -10,26 +10,7 @@ proto=$(cd "$here/../../proto" && pwd)
 out="$here/corpus"
 mkdir -p "$out"
 
-seed() {  # seed NAME FLAG 'request text' ['request text' ...]
-  name=$1; flag=$2; shift 2
-  python3 - "$out/$name" "$flag" "$proto" "$@" <<'PY'
-import subprocess, sys
-path, flag, proto, reqs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-def varint(n):
-    b = bytearray()
-    while True:
-        if n < 0x80:
-            b.append(n); return bytes(b)
-        b.append((n & 0x7f) | 0x80); n >>= 7
-data = bytes([flag])
-for r in reqs:
-    msg = subprocess.run(["protoc", "-I" + proto, "--encode=fastpath.v1.Request",
-                          "fastpath/v1/fastpath.proto"], input=r.encode(),
-                         capture_output=True, check=True).stdout
-    data += varint(len(msg)) + msg
-open(path, "wb").write(data)
-PY
-}
+. "$here/seed_frames.sh"
 
 V4='prefix { address { bytes: "\306\022\002\000" } length: 24 }'
 V6='prefix { address { bytes: "\040\001\000\002\000\000\000\001\000\000\000\000\000\000\000\000" } length: 64 }'

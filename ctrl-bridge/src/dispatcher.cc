@@ -501,7 +501,9 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       if (auto st = nameFromWire(r.name(), "set_segment_state.name", "segment"); !st)
         return setError(o, id, st.error());
       if (!r.node().empty())
-        if (auto st = nameFromWire(r.node(), "set_segment_state.node", "node"); !st)
+        if (auto st = segmentNodeFromWire(r.name(), r.node(), "set_segment_state.node",
+                                          backend_.segments());
+            !st)
           return setError(o, id, st.error());
       if (auto st = topology_.setSegmentState(r.name(), r.up(), r.node()); !st)
         return setBackendError(o, id, "set_segment_state", st.error());

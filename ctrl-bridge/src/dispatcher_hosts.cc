@@ -75,6 +75,11 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
       if (auto st = ifnameFromWire(ifname, std::string(what) + ".ifname"); !st)
         return setError(o, id, st.error());
       if (attach) {
+        if (auto st = topology_.mayAttachInterface(ifname, s.uid == 0); !st) {
+          const std::string field = std::string(what) + ".ifname";
+          return setError(o, id, codeForErrno(st.error().code), field,
+                          field + ": " + st.error().message);
+        }
         auto port = topology_.attachInterface(node, ifname);
         if (!port) return setBackendError(o, id, what, port.error());
         toWire(*port, rep->mutable_attached()->add_ports());
@@ -91,32 +96,15 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
     case v1::Request::kCreateHost: {
       if (!s.may_change_topology) return denied("create_host");
       const auto& r = req.create_host();
-      HostSpec spec;
-      spec.name = r.name();
-      spec.node = r.node();
-      spec.mtu = r.mtu();
-      if (auto st = nameFromWire(spec.node, "create_host.node", "node"); !st)
+      if (auto st = nameFromWire(r.node(), "create_host.node", "node"); !st)
         return setError(o, id, st.error());
-      for (int i = 0; i < r.addresses_size(); ++i) {
-        const std::string field = "create_host.addresses[" + std::to_string(i) + "]";
-        auto a = addressFromWire(r.addresses(i).address(), field + ".address", false);
-        if (!a) return setError(o, id, a.error());
-        const uint32_t max = a->family == Family::kIpv4 ? 32 : 128;
-        if (r.addresses(i).length() > max || r.addresses(i).length() == 0)
-          return setError(o, id, v1::INVALID_ARGUMENT, field + ".length",
-                          field + ".length: " + std::to_string(r.addresses(i).length()) +
-                              " is outside 1.." + std::to_string(max));
-        spec.addresses.push_back(IpPrefix{*a, uint8_t(r.addresses(i).length())});
-      }
-      for (int i = 0; i < r.gateways_size(); ++i) {
-        auto g = addressFromWire(r.gateways(i), "create_host.gateways[" + std::to_string(i) + "]",
-                                 false);
-        if (!g) return setError(o, id, g.error());
-        spec.gateways.push_back(*g);
-      }
-      if (auto be = topology_.node(spec.node); !be)
+      auto be = topology_.node(r.node());
+      if (!be)
         return setError(o, id, codeForErrno(be.error().code), "create_host.node",
                         "create_host.node: " + be.error().message);
+      auto checked = hostSpecFromWire(r, "create_host", topology_.hosts(), (*be)->controlRules());
+      if (!checked) return setError(o, id, checked.error());
+      const HostSpec& spec = *checked;
       auto h = topology_.createHost(spec);
       if (!h) return setBackendError(o, id, "create_host", h.error());
       hostToWire(*h, rep->mutable_hosts()->add_hosts());
@@ -127,6 +115,8 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
     case v1::Request::kDeleteHost: {
       if (!s.may_change_topology) return denied("delete_host");
       const std::string& name = req.delete_host().name();
+      if (auto st = nameFromWire(name, "delete_host.name", "host"); !st)
+        return setError(o, id, st.error());
       if (auto st = topology_.deleteHost(name); !st)
         return setBackendError(o, id, "delete_host", st.error());
       pr_info("ctrl: %s deleted host %s", s.who.c_str(), name.c_str());

@@ -398,6 +398,7 @@ WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::s
       check("loss", "loss", "", [&](LinkParams& x) { x.loss = in.loss(); }),
       check("duplicate", "duplicate", "", [&](LinkParams& x) { x.duplicate = in.duplicate(); }),
       check("corrupt", "corrupt", "", [&](LinkParams& x) { x.corrupt = in.corrupt(); }),
+      check("seed", "seed", "", [&](LinkParams& x) { x.seed = in.seed(); }),
   };
   for (auto& st : checks)
     if (!st) return st.error();

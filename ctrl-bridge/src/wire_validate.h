@@ -61,6 +61,17 @@ WireResult<SegmentSpec> segmentSpecFromWire(const v1::CreateSegment& in,
 WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::string& field);
 WireResult<LinkDirection> linkDirectionFromWire(int direction, const std::string& field);
 
+/// CreateHost (wire_validate_hosts.cc): names, MTU, addresses and gateways, and the host
+/// address rule (checkHostAddresses) against the daemon's `hosts` and the node's rules.
+WireResult<HostSpec> hostSpecFromWire(const v1::CreateHost& in, const std::string& field,
+                                      const std::vector<HostInfo>& hosts,
+                                      const std::vector<ControlRule>& node_rules);
+/// A node named in a segment request (`field`) must be one of the segment's; an unknown
+/// segment passes (the backend's NOT_FOUND names it).
+WireStatus segmentNodeFromWire(const std::string& segment, const std::string& node,
+                               const std::string& field,
+                               const std::vector<SegmentInfo>& segments);
+
 /// `allow_empty`: no bytes at all is the unspecified address (an optional field).
 WireResult<IpAddress> addressFromWire(const v1::IpAddress& in, const std::string& field,
                                       bool allow_empty);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "daemon/config.h"
 
+#include "daemon/attach_policy.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +33,10 @@ const OptionSpec kOptions[] = {
     {"socket", true, "PATH       control socket (default /run/fastpathd/fastpathd.sock)"},
     {"socket-uid", true, "UID    peer uid allowed on the control socket besides root"},
     {"socket-gid", true, "GID    group owning the control socket (mode 0660)"},
+    {"attachable", true,
+     "PATTERN[,PATTERN...]  interfaces operators may attach at run time besides\n"
+     "                   the hosts' and those given at start (shell wildcards); a name\n"
+     "                   also lets root attach the default route's (docs/operator-role.md)"},
     {"batch-size", true, "N      frames per ring operation (default 64, max ring size)"},
     {"ring-size", true, "N       entries of each RX/TX/fill/completion ring (default 4096)"},
     {"umem-frames", true, "N     frames per worker UMEM (default: computed)"},
@@ -211,6 +217,11 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     auto n = num(UINT32_MAX - 1);
     if (!n) return n.error();
     c->control_uid = uid_t(*n);
+  } else if (name == "attachable") {
+    for (const auto& t : tokens(v)) {
+      if (auto st = validateAttachablePattern(t); !st) return bad(origin, st.error().message);
+      c->attachable.push_back(t);
+    }
   } else if (name == "socket-gid") {
     auto n = num(UINT32_MAX - 1);
     if (!n) return n.error();

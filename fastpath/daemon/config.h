@@ -70,6 +70,10 @@ struct Config {
   /// restored at exit (state file in /run/fastpathd); false: --no-tune, nothing changed.
   bool tune_ports = true;
   LogLevel log_level = LogLevel::kInfo;
+  /// --attachable: interface name patterns (shell wildcards) an operator may attach at run
+  /// time besides those of the start and the hosts; an exact name also lets root attach
+  /// the interface of the default route (attach_policy.h).
+  std::vector<std::string> attachable;
   std::vector<RouteConfig> routes;
   std::vector<NeighbourConfig> neighbours;
 

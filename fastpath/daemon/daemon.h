@@ -80,6 +80,9 @@ class Daemon : public TopologyControl {
   std::vector<LinkInfo> links() const override;
   Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) override;
   Status detachInterface(const std::string& node, const std::string& ifname) override;
+  /// The attach policy (attach_policy.h) with --attachable and the interfaces of the
+  /// start (--port, topology) and of the hosts.
+  Status mayAttachInterface(const std::string& ifname, bool root) const override;
   Result<HostInfo> createHost(const HostSpec& spec) override;
   Status deleteHost(const std::string& name) override;
   std::vector<HostInfo> hosts() const override;

@@ -8,9 +8,11 @@
 #include <chrono>
 #include <thread>
 
+#include "daemon/attach_policy.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
 #include "daemon/port_tuning.h"
+#include "fastpath/host_rules.h"
 #include "fastpath/log.h"
 
 namespace fastpath {
@@ -21,6 +23,23 @@ Result<PortInfo> Daemon::attachInterface(const std::string& node_name, const std
   Node* node = net_.findNode(node_name);
   if (!node) return makeError(-ENOENT, "node " + node_name + ": no such node");
   return attachPort(*node, ifname);
+}
+
+Status Daemon::mayAttachInterface(const std::string& ifname, bool root) const {
+  // A port already, or no such interface: attachPort says so, as it always has.
+  for (PortId p = 0; p < ports_.size(); ++p)
+    if (portAttached(p) && ports_[p].ifname == ifname) return {};
+  auto facts = readInterfaceFacts(ifname);
+  if (!facts) {
+    if (facts.error().code == -ENODEV) return {};
+    return facts.error();
+  }
+  std::vector<std::string> owned = config_.ports;
+  for (const auto& n : config_.topology.nodes)
+    owned.insert(owned.end(), n.interfaces.begin(), n.interfaces.end());
+  for (const auto& [name, h] : hosts_) owned.push_back(h.record.veth);
+  return AttachPolicy(config_.attachable, std::move(owned))
+      .check(*facts, root ? AttachRequester::kRoot : AttachRequester::kOperator);
 }
 
 Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
@@ -217,6 +236,8 @@ Result<HostInfo> Daemon::createHost(const HostSpec& in) {
   for (const auto& a : spec.addresses)
     if (a.length > (a.address.family == Family::kIpv4 ? 32 : 128) || a.address.isUnspecified())
       return makeError(-EINVAL, what + ": address " + a.toString() + " is not valid");
+  if (auto st = checkHostAddresses(spec, hosts(), node->controlRules()); !st)
+    return makeError(st.error().code, what + ": address " + st.error().message);
   Host h;
   h.record = HostRecord{spec.name, "fp-" + spec.name, hostVethName(spec.name)};
   // Recorded before anything exists: a fastpathd killed in the middle leaves nothing the

@@ -17,6 +17,7 @@
 
 #include "daemon/topology.h"
 #include "daemon/topology_internal.h"
+#include "daemon/yaml_documents.h"
 
 namespace fastpath {
 namespace topology_detail {
@@ -397,13 +398,11 @@ Result<Topology> parseTopologyText(const std::string& text, const std::string& o
   Problems p(origin);
   topology_detail::Reader reader(&p);
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.empty())
-      reader.document(YAML::Node());
-    else
-      reader.document(docs[0]);
+    // Not YAML::LoadAll: it can run out of memory on a few hundred bytes (yaml_documents.h).
+    const std::vector<int> docs = yamlDocumentLines(text, 2);
+    reader.document(docs.empty() ? YAML::Node() : YAML::Load(text));
     if (docs.size() > 1)
-      p.add(lineOf(docs[1]), "a second YAML document ('---'): put the whole topology in one");
+      p.add(docs[1], "a second YAML document ('---'): put the whole topology in one");
   } catch (const YAML::Exception& e) {
     // Syntax errors (bad indentation, unclosed brackets...): yaml-cpp stops at the first.
     Problems syntax(origin);  // the document is unusable: no other problem is reported

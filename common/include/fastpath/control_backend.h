@@ -102,7 +102,10 @@ class TopologyControl {
   /// and frames queued for it go; settings restored).
   virtual Result<PortInfo> attachInterface(const std::string& node, const std::string& ifname) = 0;
   virtual Status detachInterface(const std::string& node, const std::string& ifname) = 0;
-
+  /// Whether a control-socket peer may attach `ifname` (`root`: uid 0; otherwise an
+  /// operator), asked before attachInterface: an error says why not and what would allow
+  /// it. The default allows everything (a backend without interfaces of its own).
+  virtual Status mayAttachInterface(const std::string& ifname, bool root) const;
   /// Hosts (network namespace + veth pair attached to a node), made by the daemon.
   virtual std::vector<HostInfo> hosts() const = 0;
   virtual Result<HostInfo> createHost(const HostSpec& spec) = 0;

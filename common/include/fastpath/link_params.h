@@ -49,6 +49,10 @@ struct LinkParams {
   bool operator==(const LinkParams& o) const;
 };
 
+/// The largest seed: 2^63-1. A seed with the top bit set is refused because that is what a
+/// negative number becomes on its way to an unsigned field (-5 -> 2^64-5).
+inline constexpr uint64_t kMaxLinkSeed = 0x7fffffffffffffffull;
+
 /// Checks every value; the message names the field and the allowed range. Nothing absurd:
 /// rate 1 kbit/s .. 1 Tbit/s (or 0 = unlimited), delay and jitter up to 60 s,
 /// probabilities 0..1, queue limit 1 .. 1,000,000 packets.
@@ -63,6 +67,8 @@ Result<uint64_t> parseTime(const std::string& text);
 Result<uint64_t> parseSize(const std::string& text);
 Result<double> parseProbability(const std::string& text);
 Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text);
+/// A seed: decimal (or 0x hex) digits, 0 .. kMaxLinkSeed; no sign, no spaces.
+Result<uint64_t> parseSeed(const std::string& text);
 
 /// Exact, in the largest unit that keeps it short: parse(format(x)) == x.
 std::string formatRate(uint64_t bps);     ///< "10mbit", "1.5gbit", "unlimited"

@@ -60,6 +60,7 @@ add_custom_command(
           -I${CMAKE_CURRENT_SOURCE_DIR}/include -I${CMAKE_CURRENT_SOURCE_DIR}/src
           -I${CMAKE_CURRENT_SOURCE_DIR}/tests/support
           "-I$<JOIN:$<TARGET_PROPERTY:fp_table,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+          "-I$<JOIN:$<TARGET_PROPERTY:fp_attach_policy,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
           "-I$<JOIN:$<TARGET_PROPERTY:fp_common,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
           "-I$<JOIN:$<TARGET_PROPERTY:fp_classifier_abi,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
           "-I$<JOIN:$<TARGET_PROPERTY:fp_table_testing,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"

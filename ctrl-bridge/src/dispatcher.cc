@@ -502,7 +502,7 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
         return setError(o, id, st.error());
       if (!r.node().empty())
         if (auto st = segmentNodeFromWire(r.name(), r.node(), "set_segment_state.node",
-                                          backend_.segments());
+                                          topology_.segments());
             !st)
           return setError(o, id, st.error());
       if (auto st = topology_.setSegmentState(r.name(), r.up(), r.node()); !st)

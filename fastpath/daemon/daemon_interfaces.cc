@@ -27,8 +27,8 @@ Result<PortInfo> Daemon::attachInterface(const std::string& node_name, const std
 
 Status Daemon::mayAttachInterface(const std::string& ifname, bool root) const {
   // A port already, or no such interface: attachPort says so, as it always has.
-  for (PortId p = 0; p < ports_.size(); ++p)
-    if (portAttached(p) && ports_[p].ifname == ifname) return {};
+  for (PortId p = 0; p < net_.ports.size(); ++p)
+    if (net_.portAttached(p) && net_.ports[p]->info.ifname == ifname) return {};
   auto facts = readInterfaceFacts(ifname);
   if (!facts) {
     if (facts.error().code == -ENODEV) return {};
@@ -37,7 +37,7 @@ Status Daemon::mayAttachInterface(const std::string& ifname, bool root) const {
   std::vector<std::string> owned = config_.ports;
   for (const auto& n : config_.topology.nodes)
     owned.insert(owned.end(), n.interfaces.begin(), n.interfaces.end());
-  for (const auto& [name, h] : hosts_) owned.push_back(h.record.veth);
+  for (const auto& [name, h] : net_.hosts) owned.push_back(h.record.veth);
   return AttachPolicy(config_.attachable, std::move(owned))
       .check(*facts, root ? AttachRequester::kRoot : AttachRequester::kOperator);
 }

@@ -103,7 +103,7 @@ TEST(LinkParamsRoundTrip, TheDefaultsAndEveryParameterAlone) {
     ge.ge_loss_good = v / 3;
     expectRoundTrip(ge);
   }
-  for (uint64_t s : {1ull, 42ull, ~0ull}) {
+  for (uint64_t s : {uint64_t(1), uint64_t(42), kMaxLinkSeed}) {
     LinkParams p;
     p.seed = s;
     expectRoundTrip(p);
@@ -162,7 +162,7 @@ LinkParams randomParams(std::mt19937_64& rng) {
   }
   if (coin()) p.duplicate = prob();
   if (coin()) p.corrupt = prob();
-  if (coin()) p.seed = rng();
+  if (coin()) p.seed = rng() & kMaxLinkSeed;
   return p;
 }
 

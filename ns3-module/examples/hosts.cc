@@ -17,7 +17,8 @@
 // Ctrl-C stops the run early, and what it created in fastpathd is deleted all the same.
 // --attach=IFNAME (emulated) also gives r1 a real interface of fastpathd's namespace
 // (FastPathHelper::Install(r1, {IFNAME}) attaches it to r1's fastpathd node, and detaches it
-// at the end), addressed --attach-address (default 198.18.3.1/24) and announced by OLSR.
+// at the end), addressed --attach-address (default 198.18.3.1/24) and announced by OLSR;
+// fastpathd must allow it (--attachable IFNAME: the script is an operator, not root).
 // --report=FILE writes key=value lines as they become known: the namespaces, when r1
 // first had a route to h2's subnet (OLSR converged, with the hosts' networks as HNA), and
 // simulated, the ping's replies.

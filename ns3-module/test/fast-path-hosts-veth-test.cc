@@ -48,7 +48,9 @@ class Ns3Hosts : public ::testing::Test {
     log_ = ::testing::TempDir() + "fp-hsn-fastpathd.log";
     daemon_ = spawn({"nsenter", "--net=/run/netns/" + d_, FASTPATHD_BIN, "--topology",
                      dir_ + "/empty.yaml", "--socket", sock_, "--socket-uid",
-                     std::to_string(kNobody)},
+                     std::to_string(kNobody),
+                     // The script (an operator) attaches the test's own interface.
+                     "--attachable", "fp-hsx*"},
                     log_, 0);
     for (int i = 0; i < 100 && !client_; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));

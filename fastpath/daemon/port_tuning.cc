@@ -327,13 +327,8 @@ void PortTuning::pinNapiThreads() {
   }
 }
 
-Status PortTuning::writeState() const {
+json PortTuning::recorded() const {
   json j;
-  j["version"] = kStateVersion;
-  j["pid"] = int(getpid());
-  j["starttime"] = startTime(getpid());
-  j["netns"] = netns_;
-  j["control_socket"] = options_.control_socket;
   j["ports"] = json::array();
   for (const auto& p : ports_)
     j["ports"].push_back(
@@ -342,6 +337,16 @@ Status PortTuning::writeState() const {
   j["napi_threads"] = json::array();
   for (const auto& t : threads_)
     j["napi_threads"].push_back({{"pid", int(t.pid)}, {"comm", t.comm}, {"cpus", t.cpus}});
+  return j;
+}
+
+Status PortTuning::writeState() const {
+  json j = recorded();
+  j["version"] = kStateVersion;
+  j["pid"] = int(getpid());
+  j["starttime"] = startTime(getpid());
+  j["netns"] = netns_;
+  j["control_socket"] = options_.control_socket;
   const std::string tmp = path_ + ".tmp";
   {
     std::ofstream f(tmp, std::ios::trunc);
@@ -357,16 +362,7 @@ Status PortTuning::writeState() const {
 }
 
 void PortTuning::restore() {
-  json j;
-  j["ports"] = json::array();
-  for (const auto& p : ports_)
-    j["ports"].push_back(
-        {{"ifname", p.ifname}, {"ifindex", p.ifindex}, {"threaded", p.threaded},
-         {"changed", p.changed}});
-  j["napi_threads"] = json::array();
-  for (const auto& t : threads_)
-    j["napi_threads"].push_back({{"pid", int(t.pid)}, {"comm", t.comm}, {"cpus", t.cpus}});
-  restoreFromJson(j, "port tuning");
+  restoreFromJson(recorded(), "port tuning");
   std::remove(path_.c_str());
 }
 

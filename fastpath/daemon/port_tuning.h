@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "fastpath/result.h"
 
 namespace fastpath {
@@ -69,6 +71,8 @@ class PortTuning {
     std::vector<int> cpus;
   };
   void pinNapiThreads();
+  /// The original values recorded so far: the state file's "ports" and "napi_threads".
+  nlohmann::json recorded() const;
   Status writeState() const;
   void restore();
 

@@ -23,8 +23,6 @@ namespace {
 constexpr size_t kBurst = 64;
 constexpr size_t kFrameBytes = 160;  // 160-byte UDP frames, the thesis's VoIP-sized packets
 
-uint32_t mask4(unsigned d) { return d == 0 ? 0 : ~0u << (32 - d); }
-
 struct Setup {
   std::unique_ptr<FibManager> fib;
   std::vector<uint32_t> dst_pool;  // host order destinations with a route
@@ -32,39 +30,13 @@ struct Setup {
 
 Setup makeSetup(size_t routes) {
   Setup s;
-  s.fib = testing::createFib(std::max<size_t>(routes, 1u << 16), 1u << 12);
-  PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
-  p0.mac.bytes = {2, 0, 0, 0, 0, 1};
-  p1.mac.bytes = {2, 0, 0, 0, 0, 2};
-  (void)s.fib->setPorts({p0, p1});
+  s.fib = testing::createBenchFib(routes);
   std::mt19937_64 rng(routes);
   RouteBatch b;
   b.replace_all = true;
-  std::unordered_map<uint64_t, bool> seen;
-  while (b.add.size() < routes) {
-    const unsigned r = rng() % 100;
-    const uint8_t d = r < 60   ? 24
-                      : r < 97 ? static_cast<uint8_t>(16 + rng() % 8)
-                               : static_cast<uint8_t>(8 + rng() % 8);
-    uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
-    if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 24) >= 224) continue;
-    if (!seen.emplace((uint64_t{ip} << 6) | d, true).second) continue;
-    Route rt;
-    rt.prefix.address = IpAddress::v4(htonl(ip));
-    rt.prefix.length = d;
-    rt.next_hop = IpAddress::v4(htonl(0xc6120100u + 2 + static_cast<uint32_t>(rng() % 8)));
-    rt.port = 1;
-    b.add.push_back(rt);
-    s.dst_pool.push_back(ip | (static_cast<uint32_t>(rng()) & ~mask4(d)));
-  }
+  s.dst_pool = testing::addRandomRoutes4(b, routes, rng);
   (void)s.fib->applyRoutes(b);
-  for (uint32_t k = 0; k < 8; ++k) {
-    Neighbour n;
-    n.ip = IpAddress::v4(htonl(0xc6120100u + 2 + k));
-    n.port = 1;
-    n.mac.bytes = {2, 0, 0, 0, 1, static_cast<uint8_t>(k)};
-    (void)s.fib->addNeighbour(n);
-  }
+  testing::addGatewayNeighbours(*s.fib);
   return s;
 }
 

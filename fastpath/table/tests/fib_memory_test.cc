@@ -75,6 +75,22 @@ Status loadNodeTable(FibManager& fib, uint32_t k, bool dual_stack = false) {
   return {};
 }
 
+// kNodes FibManagers in `shared` into `fibs`, node k loaded by loadNodeTable(k,
+// dual_stack); `before` and `after`: VmRSS around creating and loading them.
+void createNodes(EpochDomain& shared, bool dual_stack,
+                 std::vector<std::unique_ptr<FibManager>>& fibs, long& before, long& after) {
+  fibs.reserve(kNodes);
+  before = vmRssKib();
+  for (int k = 0; k < kNodes; ++k) {
+    auto fib = FibManager::create(1 << 20, 1 << 16, &shared);
+    ASSERT_TRUE(fib.ok()) << fib.error().message;
+    fibs.push_back(std::move(fib).value());
+    auto st = loadNodeTable(*fibs.back(), static_cast<uint32_t>(k), dual_stack);
+    ASSERT_TRUE(st.ok()) << "node " << k << ": " << st.error().message;
+  }
+  after = vmRssKib();
+}
+
 void report(const char* what, long before, long after) {
   const double per = double(after - before) / kNodes;
   std::printf("%s: VmRSS +%ld KiB for %d FibManagers, %.1f KiB per FibManager\n", what,
@@ -95,16 +111,8 @@ TEST(FibMemory, IdleFibManagers) {
 TEST(FibMemory, ThousandNodesWithSmallTables) {
   EpochDomain shared;
   std::vector<std::unique_ptr<FibManager>> fibs;
-  fibs.reserve(kNodes);
-  const long before = vmRssKib();
-  for (int k = 0; k < kNodes; ++k) {
-    auto fib = FibManager::create(1 << 20, 1 << 16, &shared);
-    ASSERT_TRUE(fib.ok()) << fib.error().message;
-    fibs.push_back(std::move(fib).value());
-    auto st = loadNodeTable(*fibs.back(), static_cast<uint32_t>(k));
-    ASSERT_TRUE(st.ok()) << "node " << k << ": " << st.error().message;
-  }
-  const long after = vmRssKib();
+  long before = 0, after = 0;
+  ASSERT_NO_FATAL_FAILURE(createNodes(shared, /*dual_stack=*/false, fibs, before, after));
   report("10 routes + 5 neighbours each, shared epoch domain", before, after);
   EXPECT_LE(after - before, 2L << 20) << "1,024 small nodes must fit in 2 GiB";
   EXPECT_LE(after - before, 256L * kNodes) << "a small node should cost tens of KiB";
@@ -123,16 +131,8 @@ TEST(FibMemory, ThousandNodesWithSmallTables) {
 TEST(FibMemory, ThousandDualStackNodes) {
   EpochDomain shared;
   std::vector<std::unique_ptr<FibManager>> fibs;
-  fibs.reserve(kNodes);
-  const long before = vmRssKib();
-  for (int k = 0; k < kNodes; ++k) {
-    auto fib = FibManager::create(1 << 20, 1 << 16, &shared);
-    ASSERT_TRUE(fib.ok()) << fib.error().message;
-    fibs.push_back(std::move(fib).value());
-    auto st = loadNodeTable(*fibs.back(), static_cast<uint32_t>(k), /*dual_stack=*/true);
-    ASSERT_TRUE(st.ok()) << "node " << k << ": " << st.error().message;
-  }
-  const long after = vmRssKib();
+  long before = 0, after = 0;
+  ASSERT_NO_FATAL_FAILURE(createNodes(shared, /*dual_stack=*/true, fibs, before, after));
   report("the same plus ::/0, a /64, a /48 and 2 IPv6 neighbours", before, after);
   EXPECT_LE(after - before, 2L << 20);
   EXPECT_LE(after - before, 256L * kNodes) << "a small dual-stack node should cost tens of KiB";

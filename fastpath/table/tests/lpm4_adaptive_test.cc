@@ -20,8 +20,6 @@ namespace fastpath {
 namespace {
 
 using testing::mask4;
-using testing::randomDepth4;
-using testing::Ref4;
 
 // A random table driven against the reference: add, replace, remove, and checks of every
 // lookup, single and bulk, on addresses inside and around the present prefixes.
@@ -39,7 +37,7 @@ class RandomDriver {
     ref_.add(ip, d, nh);
   }
   void addRandom() {
-    const uint8_t d = randomDepth4(rng_);
+    const uint8_t d = testing::randomDepth4(rng_);
     const uint32_t ip = static_cast<uint32_t>(rng_());
     add(ip, d, static_cast<uint32_t>(rng_() % 100000));
   }
@@ -106,7 +104,7 @@ class RandomDriver {
   T& t_;
   std::mt19937_64 rng_;
   std::mt19937_64 check_rng_;
-  Ref4 ref_;
+  testing::Ref4 ref_;
   std::vector<std::pair<uint32_t, uint8_t>> present_;
 };
 

@@ -68,6 +68,47 @@ uint32_t randomNextHop(std::mt19937_64& rng) {
                          : static_cast<uint32_t>(rng() % (Lpm4Dxr::kMaxCompactNextHop + 1));
 }
 
+// What the random tests of both families do after the initial load: 10 rounds of 5,000
+// changes to the table `t` and its reference (remove a present rule, give one the next hop
+// `nextHop(rng)`, or `addRandom()`), releaseRetired() every third round and `check(70000)`
+// after each; then both hold as many rules. `present`: the rules, kept up to date.
+template <typename Table, typename Ref, typename Addr, typename NextHop, typename AddRandom,
+          typename Check>
+void interleaveChanges(std::mt19937_64& rng, Table& t, Ref& ref,
+                       std::vector<std::pair<Addr, uint8_t>>& present, NextHop nextHop,
+                       AddRandom addRandom, Check check) {
+  // The table takes IPv4 addresses as numbers, IPv6 ones as bytes.
+  auto key = [](const Addr& ip) {
+    if constexpr (std::is_integral_v<Addr>)
+      return ip;
+    else
+      return ip.data();
+  };
+  for (int round = 0; round < 10; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      const unsigned op = rng() % 3;
+      if (op == 0 && !present.empty()) {
+        const size_t k = rng() % present.size();
+        const auto [ip, d] = present[k];
+        ASSERT_TRUE(t.remove(key(ip), d).ok());
+        ASSERT_TRUE(ref.remove(ip, d));
+        present[k] = present.back();
+        present.pop_back();
+      } else if (op == 1 && !present.empty()) {
+        const auto [ip, d] = present[rng() % present.size()];
+        const uint32_t nh = nextHop(rng);
+        ASSERT_TRUE(t.add(key(ip), d, nh).ok());
+        ref.add(ip, d, nh);
+      } else {
+        addRandom();
+      }
+    }
+    if (round % 3 == 0) t.releaseRetired();
+    check(70000);
+  }
+  EXPECT_EQ(t.stats().rules, ref.size());
+}
+
 TYPED_TEST(Lpm4Algo, EmptyTableHasNoRoute) {
   auto t = this->make();
   for (int settled = 0; settled < 2; ++settled) {
@@ -195,29 +236,8 @@ TYPED_TEST(Lpm4Algo, RandomTableMatchesReference) {
   t->releaseRetired();
   check(200000);
   // Interleave: remove, add, replace; check as we go.
-  for (int round = 0; round < 10; ++round) {
-    for (int i = 0; i < 5000; ++i) {
-      const unsigned op = rng() % 3;
-      if (op == 0 && !present.empty()) {
-        const size_t k = rng() % present.size();
-        const auto [ip, d] = present[k];
-        ASSERT_TRUE(t->remove(ip, d).ok());
-        ASSERT_TRUE(ref.remove(ip, d));
-        present[k] = present.back();
-        present.pop_back();
-      } else if (op == 1 && !present.empty()) {
-        const auto [ip, d] = present[rng() % present.size()];
-        const uint32_t nh = randomNextHop(rng);
-        ASSERT_TRUE(t->add(ip, d, nh).ok());
-        ref.add(ip, d, nh);
-      } else {
-        addRandom();
-      }
-    }
-    if (round % 3 == 0) t->releaseRetired();
-    check(70000);
-  }
-  EXPECT_EQ(t->stats().rules, ref.size());
+  ASSERT_NO_FATAL_FAILURE(
+      interleaveChanges(rng, *t, ref, present, randomNextHop, addRandom, check));
   // Remove everything: the table must be empty again and every group back.
   for (const auto& [ip, d] : present) ASSERT_TRUE(t->remove(ip, d).ok());
   t->releaseRetired();
@@ -602,29 +622,9 @@ TEST(Lpm6, RandomTableMatchesReference) {
   };
   for (int i = 0; i < 100000; ++i) addRandom();
   check(300000);
-  for (int round = 0; round < 10; ++round) {
-    for (int i = 0; i < 5000; ++i) {
-      const unsigned op = rng() % 3;
-      if (op == 0 && !present.empty()) {
-        const size_t k = rng() % present.size();
-        const auto [ip, d] = present[k];
-        ASSERT_TRUE(t->remove(ip.data(), d).ok());
-        ASSERT_TRUE(ref.remove(ip, d));
-        present[k] = present.back();
-        present.pop_back();
-      } else if (op == 1 && !present.empty()) {
-        const auto [ip, d] = present[rng() % present.size()];
-        const uint32_t nh = static_cast<uint32_t>(rng() % 100000);
-        ASSERT_TRUE(t->add(ip.data(), d, nh).ok());
-        ref.add(ip, d, nh);
-      } else {
-        addRandom();
-      }
-    }
-    if (round % 3 == 0) t->releaseRetired();
-    check(70000);
-  }
-  EXPECT_EQ(t->stats().rules, ref.size());
+  ASSERT_NO_FATAL_FAILURE(interleaveChanges(
+      rng, *t, ref, present,
+      [](std::mt19937_64& r) { return static_cast<uint32_t>(r() % 100000); }, addRandom, check));
   // Bulk lookups agree with single ones (odd count: a partial chunk too).
   std::vector<A6> addrs(1001);
   std::vector<const uint8_t*> ptrs;

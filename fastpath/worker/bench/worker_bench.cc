@@ -32,7 +32,6 @@
 #include <random>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "classifier_frames.h"
@@ -41,6 +40,7 @@
 #include "table/checksum.h"
 #include "table/fib_manager.h"
 #include "worker/worker.h"
+#include "worker_testing.h"
 #include "xsk_kernel_side.h"
 
 namespace fastpath {
@@ -50,8 +50,6 @@ constexpr uint32_t kBatch = 64;
 constexpr uint32_t kFrameBytes = 160;  // 160-byte UDP frames, the thesis's VoIP-sized packets
 constexpr uint32_t kHeadroom = 256;    // XDP_PACKET_HEADROOM
 constexpr uint32_t kRing = 2048;       // as in the docs' measurements (fastpathd's default: 4096)
-
-uint32_t mask4(unsigned d) { return d == 0 ? 0 : ~0u << (32 - d); }
 
 struct Table {
   std::unique_ptr<FibManager> fib;
@@ -63,31 +61,11 @@ struct Table {
 // 1000 IPv6 prefixes (/32-/64 inside 2001:2::/32 ... random) via one gateway.
 Table makeTable(size_t routes) {
   Table t;
-  t.fib = testing::createFib(std::max<size_t>(routes, 1u << 16), 1u << 12);
-  PortConfig p0{0, {}, 1500, true}, p1{1, {}, 1500, true};
-  p0.mac.bytes = {2, 0, 0, 0, 0, 1};
-  p1.mac.bytes = {2, 0, 0, 0, 0, 2};
-  (void)t.fib->setPorts({p0, p1});
+  t.fib = testing::createBenchFib(routes);
   std::mt19937_64 rng(routes);
   RouteBatch b;
   b.replace_all = true;
-  std::unordered_set<uint64_t> seen;
-  while (t.dst4.size() < routes) {
-    const unsigned r = rng() % 100;
-    const uint8_t d = r < 60   ? 24
-                      : r < 97 ? static_cast<uint8_t>(16 + rng() % 8)
-                               : static_cast<uint8_t>(8 + rng() % 8);
-    const uint32_t ip = static_cast<uint32_t>(rng()) & mask4(d);
-    if ((ip >> 24) == 0 || (ip >> 24) == 127 || (ip >> 24) >= 224) continue;
-    if (!seen.insert((uint64_t{ip} << 6) | d).second) continue;
-    Route rt;
-    rt.prefix.address = IpAddress::v4(htonl(ip));
-    rt.prefix.length = d;
-    rt.next_hop = IpAddress::v4(htonl(0xc6120100u + 2 + static_cast<uint32_t>(rng() % 8)));
-    rt.port = 1;
-    b.add.push_back(rt);
-    t.dst4.push_back(ip | (static_cast<uint32_t>(rng()) & ~mask4(d)));
-  }
+  t.dst4 = testing::addRandomRoutes4(b, routes, rng);
   std::set<std::pair<std::array<uint8_t, 16>, uint8_t>> seen6;
   while (t.dst6.size() < 1000) {
     std::array<uint8_t, 16> a{0x20, 0x01, 0, 2};
@@ -109,13 +87,7 @@ Table makeTable(size_t routes) {
     std::fprintf(stderr, "worker_bench: route table: %s\n", st.error().message.c_str());
     std::abort();
   }
-  for (uint32_t k = 0; k < 8; ++k) {
-    Neighbour n;
-    n.ip = IpAddress::v4(htonl(0xc6120100u + 2 + k));
-    n.port = 1;
-    n.mac.bytes = {2, 0, 0, 0, 1, static_cast<uint8_t>(k)};
-    (void)t.fib->addNeighbour(n);
-  }
+  testing::addGatewayNeighbours(*t.fib);
   (void)t.fib->addNeighbour(
       {IpAddress::parse("2001:2:1::2").value(), 1, t.fib->neighbours().front().mac});
   return t;
@@ -134,13 +106,7 @@ struct Prebuilt {
 };
 
 void buildFrame(Prebuilt* pb, const Table& t, bool v6, std::mt19937_64& rng) {
-  fp_xdp_meta meta{};
-  meta.magic = FP_META_MAGIC;
-  meta.verdict = FP_VERDICT_DATA;
-  meta.l3_proto = v6 ? FP_L3_IPV6 : FP_L3_IPV4;
-  meta.l4_proto = 17;
-  meta.l3_offset = 14;
-  meta.l4_offset = v6 ? 54 : 34;
+  const fp_xdp_meta meta = testing::udpDataMeta(v6);
   std::memcpy(pb->bytes, &meta, sizeof(meta));
   const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
   testing::Bytes frame;
@@ -195,28 +161,22 @@ class CycleCounter {
   int fd_cycles_ = -1, fd_instr_ = -1;
 };
 
-// A UMEM of `frames` frames and two in-memory AF_XDP sockets on it (ports 0 and 1): the
-// worker's rings with the kernel's side played by the benchmark.
-struct InMemoryPorts {
-  explicit InMemoryPorts(uint32_t frames) {
-    UmemOptions uo;
-    uo.frames = frames;
-    uo.frame_size = 4096;
-    uo.fill_size = kRing;
-    uo.comp_size = kRing;
-    auto u = Umem::createInMemory(uo);
-    if (!u.ok()) return;
-    umem = std::move(*u);
-    for (int p = 0; p < 2; ++p) {
-      XskOptions xo;
-      xo.rx_size = kRing;
-      xo.tx_size = kRing;
-      sockets.push_back(XskSocket::createInMemory(xo, kRing, kRing));
-    }
-  }
-  std::unique_ptr<Umem> umem;
-  std::vector<std::unique_ptr<XskSocket>> sockets;
-};
+// A UMEM of `frames` 4 KiB frames and two in-memory AF_XDP sockets on it (ports 0 and 1),
+// every ring kRing deep: the worker's rings with the kernel's side played by the benchmark.
+InMemoryPorts benchPorts(uint32_t frames) {
+  UmemOptions uo;
+  uo.frames = frames;
+  uo.frame_size = 4096;
+  uo.fill_size = kRing;
+  uo.comp_size = kRing;
+  return InMemoryPorts(uo, kRing, kRing);
+}
+
+// False, with the benchmark skipped, when the rig's UMEM could not be mapped.
+bool mapped(const InMemoryPorts& rig, benchmark::State& state) {
+  if (!rig.umem) state.SkipWithError("UMEM mmap failed");
+  return rig.umem != nullptr;
+}
 
 uint64_t nowNs() {
   timespec ts;
@@ -237,14 +197,8 @@ void BM_WorkerBatch(benchmark::State& state) {
   for (auto& f : frames) buildFrame(&f, t, v6, rng);
 
   // As fastpathd sizes them for two ports.
-  InMemoryPorts rig(2 * kRing * 2 + 4 * kBatch);
-  if (!rig.umem) {
-    state.SkipWithError("UMEM mmap failed");
-    return;
-  }
-  Umem* area = rig.umem.get();
-  XskSocket& in = *rig.sockets[0];
-  XskSocket& out = *rig.sockets[1];
+  InMemoryPorts rig = benchPorts(2 * kRing * 2 + 4 * kBatch);
+  if (!mapped(rig, state)) return;
   WorkerOptions wo;
   wo.batch_size = kBatch;
   Worker worker(wo, std::move(rig.umem), std::move(rig.sockets), {nullptr, nullptr},
@@ -253,7 +207,7 @@ void BM_WorkerBatch(benchmark::State& state) {
   size_t next = 0;
   auto kernelRx = [&](uint64_t a) {
     const Prebuilt& pb = frames[next++ % flows];
-    uint8_t* dst = area->data(a) - sizeof(fp_xdp_meta);
+    uint8_t* dst = rig.area->data(a) - sizeof(fp_xdp_meta);
     std::memcpy(dst, pb.bytes, sizeof(pb.bytes));
     if (cold)
       for (uint32_t off = 0; off < sizeof(pb.bytes) + 64; off += 64) _mm_clflush(dst + off);
@@ -268,8 +222,8 @@ void BM_WorkerBatch(benchmark::State& state) {
   batch_ns.reserve(1u << 22);
   for (auto _ : state) {
     const uint64_t s0 = nowNs();
-    kernelTransmit(out, kRing);
-    received += kernelReceive(in, per_loop, kHeadroom, kernelRx);
+    kernelTransmit(*rig.out, kRing);
+    received += kernelReceive(*rig.in, per_loop, kHeadroom, kernelRx);
     if (cold) _mm_mfence();
     const auto c0 = pmu.read();
     const uint64_t t0 = nowNs();
@@ -406,13 +360,7 @@ void runLine(benchmark::State& state, int nodes, int idle) {
   std::vector<Prebuilt> frames(4096);
   std::mt19937_64 rng(7);
   for (auto& pb : frames) {
-    fp_xdp_meta meta{};
-    meta.magic = FP_META_MAGIC;
-    meta.verdict = FP_VERDICT_DATA;
-    meta.l3_proto = FP_L3_IPV4;
-    meta.l4_proto = 17;
-    meta.l3_offset = 14;
-    meta.l4_offset = 34;
+    const fp_xdp_meta meta = testing::udpDataMeta();
     std::memcpy(pb.bytes, &meta, sizeof(meta));
     const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
     testing::V4 ip;
@@ -424,14 +372,8 @@ void runLine(benchmark::State& state, int nodes, int idle) {
     testing::Bytes f = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
     std::memcpy(pb.bytes + sizeof(meta), f.data(), kFrameBytes);
   }
-  InMemoryPorts rig(2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch);
-  if (!rig.umem) {
-    state.SkipWithError("UMEM mmap failed");
-    return;
-  }
-  Umem* area = rig.umem.get();
-  XskSocket& in = *rig.sockets[0];
-  XskSocket& out = *rig.sockets[1];
+  InMemoryPorts rig = benchPorts(2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch);
+  if (!mapped(rig, state)) return;
   WorkerOptions wo;
   wo.batch_size = kBatch;
   wo.max_ports = kMaxPorts;
@@ -443,7 +385,7 @@ void runLine(benchmark::State& state, int nodes, int idle) {
   size_t next = 0;
   auto kernelRx = [&](uint64_t a) {
     const Prebuilt& pb = frames[next++ % frames.size()];
-    std::memcpy(area->data(a) - sizeof(fp_xdp_meta), pb.bytes, sizeof(pb.bytes));
+    std::memcpy(rig.area->data(a) - sizeof(fp_xdp_meta), pb.bytes, sizeof(pb.bytes));
     return kFrameBytes;
   };
   bool pending = false;
@@ -452,8 +394,8 @@ void runLine(benchmark::State& state, int nodes, int idle) {
   std::vector<uint32_t> batch_ns;
   batch_ns.reserve(1u << 22);
   for (auto _ : state) {
-    kernelTransmit(out, kRing);
-    received += kernelReceive(in, kBatch, kHeadroom, kernelRx);
+    kernelTransmit(*rig.out, kRing);
+    received += kernelReceive(*rig.in, kBatch, kHeadroom, kernelRx);
     const uint64_t t0 = nowNs();
     worker.pollOnce(&pending);
     const uint64_t t1 = nowNs();

@@ -20,6 +20,7 @@
 #include "table/fib_manager.h"
 #include "fastpath/userspace_classifier.h"
 #include "worker/worker.h"
+#include "worker_testing.h"
 #include "xsk_kernel_side.h"
 
 namespace fastpath {
@@ -52,13 +53,7 @@ uint32_t writeFrame(uint8_t* f, uint8_t net, uint32_t seq) {
   testing::Bytes frame = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
   std::memcpy(f, frame.data(), kFrameBytes);
   std::memcpy(f + 14 + 20 + 8, &seq, 4);
-  fp_xdp_meta meta{};
-  meta.magic = FP_META_MAGIC;
-  meta.verdict = FP_VERDICT_DATA;
-  meta.l3_proto = FP_L3_IPV4;
-  meta.l4_proto = 17;
-  meta.l3_offset = 14;
-  meta.l4_offset = 34;
+  const fp_xdp_meta meta = testing::udpDataMeta();
   std::memcpy(f - sizeof(meta), &meta, sizeof(meta));
   return kFrameBytes;
 }
@@ -202,23 +197,16 @@ class WorkerLinksTest : public ::testing::Test {
     uo.frame_size = 2048;
     uo.fill_size = 512;
     uo.comp_size = 1024;
-    auto umem = Umem::createInMemory(uo);
-    ASSERT_TRUE(umem.ok());
-    umem_ = umem->get();
-    std::vector<std::unique_ptr<XskSocket>> sockets;
-    for (int p = 0; p < 2; ++p) {
-      XskOptions xo;
-      xo.rx_size = 512;
-      xo.tx_size = 1024;
-      sockets.push_back(XskSocket::createInMemory(xo, uo.fill_size, uo.comp_size));
-    }
-    in_ = sockets[0].get();
-    out_ = sockets[1].get();
+    InMemoryPorts rig(uo, 512, 1024);
+    ASSERT_TRUE(rig.umem);
+    umem_ = rig.area;
+    in_ = rig.in;
+    out_ = rig.out;
     WorkerOptions wo;
     wo.batch_size = kBatch;
     wo.max_ports = kMaxPorts;
     wo.lateness_warn_ns = lateness_warn_ns;
-    worker_ = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets),
+    worker_ = std::make_unique<Worker>(wo, std::move(rig.umem), std::move(rig.sockets),
                                        std::vector<ControlChannel*>{nullptr, nullptr},
                                        fibs_[0]->view(), epoch_);
     worker_->setPortFib(0, &fibs_[0]->view());

@@ -155,23 +155,16 @@ class WorkerRingsTest : public ::testing::Test {
     uo.frame_size = 2048;
     uo.fill_size = 256;
     uo.comp_size = 256;
-    auto umem = Umem::createInMemory(uo);
-    ASSERT_TRUE(umem.ok());
-    umem_ = umem->get();
-    std::vector<std::unique_ptr<XskSocket>> sockets;
-    for (int p = 0; p < 2; ++p) {
-      XskOptions xo;
-      xo.rx_size = 256;
-      xo.tx_size = 256;
-      sockets.push_back(XskSocket::createInMemory(xo, uo.fill_size, uo.comp_size));
-      ASSERT_EQ(sockets.back()->fd(), -1);
-    }
-    in_ = sockets[0].get();
-    out_ = sockets[1].get();
+    InMemoryPorts rig(uo, 256, 256);
+    ASSERT_TRUE(rig.umem);
+    for (const auto& socket : rig.sockets) ASSERT_EQ(socket->fd(), -1);
+    umem_ = rig.area;
+    in_ = rig.in;
+    out_ = rig.out;
     WorkerOptions wo;
     wo.batch_size = 64;
     // No control channels: punted frames are counted "no_control_client" drops.
-    worker_ = std::make_unique<Worker>(wo, std::move(*umem), std::move(sockets),
+    worker_ = std::make_unique<Worker>(wo, std::move(rig.umem), std::move(rig.sockets),
                                        std::vector<ControlChannel*>{nullptr, nullptr}, fib_.view(),
                                        fib_.epoch());
   }

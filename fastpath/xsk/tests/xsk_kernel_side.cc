@@ -42,4 +42,21 @@ uint32_t kernelTransmit(XskSocket& s, uint32_t max,
   return n;
 }
 
+InMemoryPorts::InMemoryPorts(const UmemOptions& umem_options, uint32_t rx_size,
+                             uint32_t tx_size) {
+  auto u = Umem::createInMemory(umem_options);
+  if (!u.ok()) return;
+  umem = std::move(*u);
+  area = umem.get();
+  for (int p = 0; p < 2; ++p) {
+    XskOptions xo;
+    xo.rx_size = rx_size;
+    xo.tx_size = tx_size;
+    sockets.push_back(
+        XskSocket::createInMemory(xo, umem_options.fill_size, umem_options.comp_size));
+  }
+  in = sockets[0].get();
+  out = sockets[1].get();
+}
+
 }  // namespace fastpath

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include "xsk/xsk_port.h"
 
@@ -24,5 +26,18 @@ uint32_t kernelReceive(XskSocket& s, uint32_t max, uint32_t headroom,
 /// before its address is completed. Returns the descriptors moved.
 uint32_t kernelTransmit(XskSocket& s, uint32_t max,
                         const std::function<void(const xdp_desc&)>& sent = {});
+
+/// A UMEM made with `umem_options` and two in-memory sockets on it, ports 0 (`in`) and 1 (`out`),
+/// with RX and TX rings of `rx_size` and `tx_size`: a worker's rings with the kernel's side
+/// played by the caller. `umem` is null, and there are no sockets, when the UMEM cannot be
+/// mapped. `area`, `in` and `out` stay valid after the UMEM and sockets move into a worker.
+struct InMemoryPorts {
+  InMemoryPorts(const UmemOptions& umem_options, uint32_t rx_size, uint32_t tx_size);
+  std::unique_ptr<Umem> umem;
+  std::vector<std::unique_ptr<XskSocket>> sockets;
+  Umem* area = nullptr;
+  XskSocket* in = nullptr;
+  XskSocket* out = nullptr;
+};
 
 }  // namespace fastpath

@@ -94,18 +94,8 @@ main(int argc, char* argv[])
     Ipv4InterfaceContainer toB = address.Assign(p2p.Install(nodes.Get(3), nodes.Get(4)));
     Ipv4RxCounter seen(udpPort);
 
-    const Ipv4Address last = toB.GetAddress(1);
-    Ptr<UdpServer> udp = InstallUdpFlow(nodes.Get(0), nodes.Get(4), last, udpPort, o.packets,
-                                        o.interval, 512, o.trafficStart);
-    std::vector<double> rtts;
-    InstallPing(nodes.Get(0), last, o.trafficStart, o.trafficStart + 2, &rtts);
-
-    // When a first has a route to b (OLSR converged across the LAN).
-    double converged = -1;
-    WhenTrue(
-        MilliSeconds(50),
-        [&]() { return HasRoute(nodes.Get(0), last); },
-        [&](double t) { converged = t; });
+    // UDP and ping a -> b, and when a first has a route to b (OLSR converged across the LAN).
+    FlowProbe probe(o, nodes.Get(0), nodes.Get(4), toB.GetAddress(1), udpPort);
 
     // Changes made the ns-3 way while the script runs; emulated, they reach fastpathd.
     FollowedChange rate, delay, down;
@@ -124,12 +114,10 @@ main(int argc, char* argv[])
     Simulator::Run();
 
     std::ostringstream out;
-    out << "emulated=" << (FastPathCsmaHelper::IsEmulated() ? 1 : 0) << "\n"
-        << "converged_s=" << converged << "\n"
-        << "udp_sent=" << o.packets << "\n"
-        << "udp_received=" << udp->GetReceived() << "\n"
-        << "ping_replies=" << rtts.size() << "\n"
-        << "ping_rtt_min_ms="
+    out << "emulated=" << (FastPathCsmaHelper::IsEmulated() ? 1 : 0) << "\n";
+    probe.Report(out);
+    const std::vector<double>& rtts = probe.rtts;
+    out << "ping_rtt_min_ms="
         << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end())) << "\n"
         << "segment=" << FastPathCsmaHelper::GetFastPathSegmentName(lanDevices.Get(0)) << "\n"
         << "rate_latency_us=" << rate.latencyUs << "\n"
@@ -137,10 +125,7 @@ main(int argc, char* argv[])
         << "down_latency_us=" << down.latencyUs << "\n";
     for (uint32_t i = 0; i < 5; ++i)
     {
-        out << names[i] << ".ns3_rx_data=" << seen.Of(i).data << "\n"
-            << names[i] << ".ns3_rx_other=" << seen.Of(i).other << "\n"
-            << names[i] << ".fastpathd_node="
-            << FastPathPointToPointHelper::GetFastPathNodeName(nodes.Get(i)) << "\n";
+        ReportNode(out, names[i], seen.Of(i), nodes.Get(i));
     }
     WriteReport(o.report, out.str());
     Simulator::Destroy();

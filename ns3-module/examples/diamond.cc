@@ -101,8 +101,7 @@ main(int argc, char* argv[])
     OlsrTimers olsrTimers;
     uint32_t run = 1;
     std::string report;
-    bool withHosts = false;
-    double hostSeconds = 60;
+    RealHosts hosts(60);
     CommandLine cmd(__FILE__);
     cmd.AddValue("traffic-start", "seconds before ping and probe start", trafficStart);
     cmd.AddValue("pings", "pings a -> d (one every 0.2 s), before the TCP transfer", pings);
@@ -115,8 +114,7 @@ main(int argc, char* argv[])
     olsrTimers.AddValues(cmd);
     cmd.AddValue("run", "ns-3 RngRun (the simulated error model's draws)", run);
     cmd.AddValue("report", "also write the JSON line to this file", report);
-    cmd.AddValue("hosts", "real hosts h1 at a and h2 at d instead of ns-3's applications", withHosts);
-    cmd.AddValue("host-seconds", "with --hosts: seconds to run", hostSeconds);
+    hosts.AddValues(cmd, "h1 at a and h2 at d instead of ns-3's applications");
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(pings == 0 || tcpSeconds < 2 || probes == 0 || probeRate <= 0,
                     "--pings, --probes, --probe-rate > 0 and --tcp-seconds >= 2");
@@ -134,7 +132,7 @@ main(int argc, char* argv[])
     Ptr<Node> a = nodes.Get(0), b = nodes.Get(1), c = nodes.Get(2), d = nodes.Get(3);
     OlsrHelper olsr;
     InternetStackHelper stack;
-    SetOlsrRouting(stack, olsr, withHosts); // OLSR announces the hosts' subnets (HNA)
+    SetOlsrRouting(stack, olsr, hosts.enabled); // OLSR announces the hosts' subnets (HNA)
     stack.Install(nodes);
 
     FastPathPointToPointHelper p2p;
@@ -164,27 +162,21 @@ main(int argc, char* argv[])
         cOnCd->SetAttribute("ReceiveErrorModel", PointerValue(em));
     }
 
-    FastPathHostHelper::Host h1, h2;
-    if (withHosts)
-    {
-        FastPathHostHelper hosts;
-        h1 = hosts.Install(a, "h1", "198.18.10.2/24");
-        h2 = hosts.Install(d, "h2", "198.18.20.2/24");
-    }
+    hosts.Install(a, "198.18.10.2/24", d, "198.18.20.2/24");
 
     const Ipv4Address dAddr = ifs[2].GetAddress(1); // d on B-D
     const Ipv4Address cAddr = ifs[3].GetAddress(0); // c on C-D
-    if (withHosts)
+    if (hosts.enabled)
     {
         // No ns-3 application: the hosts' programs measure. The applications below are
         // installed all the same but start after the end.
-        trafficStart = hostSeconds + 1;
+        trafficStart = hosts.seconds + 1;
     }
     const double pingEnd = trafficStart + 0.2 * pings;
     const double tcpStart = pingEnd + 0.5;
     const double tcpEnd = tcpStart + tcpSeconds;
     const double probeEnd = trafficStart + probes / probeRate;
-    const double stop = withHosts ? hostSeconds : std::max(tcpEnd, probeEnd) + 1;
+    const double stop = hosts.enabled ? hosts.seconds : std::max(tcpEnd, probeEnd) + 1;
 
     // 1. ping a -> d.
     std::vector<double> rtts;
@@ -256,13 +248,7 @@ main(int argc, char* argv[])
         << ",\"loss_ci99\":[" << ci.first << "," << ci.second << "]"
         << ",\"lossy_link\":\"" << FastPathPointToPointHelper::GetFastPathLinkName(devs[3].Get(0))
         << "\"";
-    if (withHosts)
-    {
-        out << ",\"hosts\":{\"h1\":{\"netns\":\"" << h1.netns << "\",\"address\":\"" << h1.address
-            << "\"},\"h2\":{\"netns\":\"" << h2.netns << "\",\"address\":\"" << h2.address
-            << "\"}}";
-    }
-    out << "}";
+    out << hosts.Json() << "}";
     out << "\n";
     WriteReport(report, out.str());
     Simulator::Destroy();

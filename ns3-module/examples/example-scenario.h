@@ -7,6 +7,7 @@
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
+#include "ns3/fast-path-host-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/internet-apps-module.h"
 #include "ns3/internet-module.h"
@@ -19,6 +20,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,57 @@ struct FlowOptions
         cmd.AddValue("interval", "seconds between UDP datagrams", interval);
         olsr.AddValues(cmd);
         cmd.AddValue("report", "write key=value results to this file", report);
+    }
+};
+
+/// --hosts and --host-seconds: two real hosts, h1 and h2 (FastPathHostHelper, emulated),
+/// instead of the scenario's own applications, for --host-seconds; programs run in their
+/// namespaces measure. Their part of the scenario's JSON line names the namespaces.
+struct RealHosts
+{
+    bool enabled = false;
+    double seconds;
+    FastPathHostHelper::Host h1;
+    FastPathHostHelper::Host h2;
+
+    explicit RealHosts(double defaultSeconds)
+        : seconds(defaultSeconds)
+    {
+    }
+
+    /// `where`: where h1 and h2 stand, e.g. "h1 at a and h2 at d".
+    void AddValues(CommandLine& cmd, const std::string& where)
+    {
+        cmd.AddValue("hosts", "real hosts " + where, enabled);
+        cmd.AddValue("host-seconds", "with --hosts: seconds to run", seconds);
+    }
+
+    /// With --hosts: h1 (`prefix1`, e.g. "198.18.10.2/24") on `router1`, h2 on `router2`.
+    void Install(Ptr<Node> router1,
+                 const std::string& prefix1,
+                 Ptr<Node> router2,
+                 const std::string& prefix2)
+    {
+        if (enabled)
+        {
+            FastPathHostHelper hosts;
+            h1 = hosts.Install(router1, "h1", prefix1);
+            h2 = hosts.Install(router2, "h2", prefix2);
+        }
+    }
+
+    /// With --hosts, the JSON line's `,"hosts":{...}` member; "" without.
+    std::string Json() const
+    {
+        if (!enabled)
+        {
+            return "";
+        }
+        std::ostringstream out;
+        out << ",\"hosts\":{\"h1\":{\"netns\":\"" << h1.netns << "\",\"address\":\"" << h1.address
+            << "\"},\"h2\":{\"netns\":\"" << h2.netns << "\",\"address\":\"" << h2.address
+            << "\"}}";
+        return out.str();
     }
 };
 
@@ -172,6 +225,49 @@ InstallUdpFlow(Ptr<Node> from,
     return DynamicCast<UdpServer>(sink.Get(0));
 }
 
+/// What a FlowOptions scenario measures from `from` to `to` (address `toAddress`): the UDP
+/// flow of 512-byte datagrams, two seconds of pings from the traffic start, and when `from`
+/// first had a route to `toAddress` (the routing protocol converged). Installs all three;
+/// the numbers are there after Simulator::Run.
+class FlowProbe
+{
+  public:
+    std::vector<double> rtts; ///< seconds; the first includes ARP resolution at every hop
+    double converged = -1;    ///< simulation seconds; -1: never
+
+    FlowProbe(const FlowOptions& o,
+              Ptr<Node> from,
+              Ptr<Node> to,
+              Ipv4Address toAddress,
+              uint16_t port)
+        : m_sent(o.packets)
+    {
+        m_udp = InstallUdpFlow(from, to, toAddress, port, o.packets, o.interval, 512,
+                               o.trafficStart);
+        InstallPing(from, toAddress, o.trafficStart, o.trafficStart + 2, &rtts);
+        WhenTrue(
+            MilliSeconds(50),
+            [from, toAddress]() { return HasRoute(from, toAddress); },
+            [this](double t) { converged = t; });
+    }
+
+    FlowProbe(const FlowProbe&) = delete; // the scheduled checks hold `this`
+    FlowProbe& operator=(const FlowProbe&) = delete;
+
+    /// The report's converged_s, udp_sent, udp_received and ping_replies lines.
+    void Report(std::ostream& out) const
+    {
+        out << "converged_s=" << converged << "\n"
+            << "udp_sent=" << m_sent << "\n"
+            << "udp_received=" << m_udp->GetReceived() << "\n"
+            << "ping_replies=" << rtts.size() << "\n";
+    }
+
+  private:
+    uint32_t m_sent;
+    Ptr<UdpServer> m_udp;
+};
+
 /// Per node, the packets its IPv4 layer received: data (ICMP, and UDP to `dataPort`) and
 /// the others (the routing protocol's). Emulated, only what fastpathd punted to ns-3.
 class Ipv4RxCounter
@@ -223,6 +319,17 @@ class Ipv4RxCounter
     uint16_t m_dataPort;
     std::map<uint32_t, Seen> m_seen;
 };
+
+/// A node's lines of a key=value report, `name`.KEY: what its IPv4 layer received (data,
+/// other) and the fastpathd node it is (emulated).
+inline void
+ReportNode(std::ostream& out, const std::string& name, Ipv4RxCounter::Seen seen, Ptr<Node> node)
+{
+    out << name << ".ns3_rx_data=" << seen.data << "\n"
+        << name << ".ns3_rx_other=" << seen.other << "\n"
+        << name << ".fastpathd_node=" << FastPathPointToPointHelper::GetFastPathNodeName(node)
+        << "\n";
+}
 
 /// A change made the ns-3 way at a given time (Config::Set, Ipv4::SetDown), and, emulated,
 /// how long after the call fastpathd acknowledged it (checked 50 ms later; -1 if it did

@@ -86,8 +86,7 @@ main(int argc, char* argv[])
     double warmup = 20;
     OlsrTimers olsrTimers;
     std::string report;
-    bool withHosts = false;
-    double hostSeconds = 90;
+    RealHosts hosts(90);
     // 66 nodes and 114 links in one simulator thread: the helper's check of every link's
     // parameters (every FastPathFollowInterval, 2 ms by default) and each node's full route
     // comparison (PollInterval, 100 ms) would take more CPU than real time leaves; both are
@@ -107,8 +106,7 @@ main(int argc, char* argv[])
     cmd.AddValue("warmup", "seconds between the first ping and the UDP flow", warmup);
     olsrTimers.AddValues(cmd);
     cmd.AddValue("report", "also write the JSON line to this file", report);
-    cmd.AddValue("hosts", "real hosts h1 at r0_0 and h2 at the far corner (emulated)", withHosts);
-    cmd.AddValue("host-seconds", "with --hosts: seconds to run", hostSeconds);
+    hosts.AddValues(cmd, "h1 at r0_0 and h2 at the far corner (emulated)");
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(side < 2 || side > 16, "--side: 2..16");
     NS_ABORT_MSG_IF(udpRateMbps <= 0 || udpSize < 12 || udpSeconds <= 0, "bad UDP flow");
@@ -132,7 +130,7 @@ main(int argc, char* argv[])
     Names::Add("d", ends.Get(1));
     OlsrHelper olsr;
     InternetStackHelper stack;
-    SetOlsrRouting(stack, olsr, withHosts); // OLSR announces the hosts' subnets (HNA)
+    SetOlsrRouting(stack, olsr, hosts.enabled); // OLSR announces the hosts' subnets (HNA)
     stack.Install(routers);
     stack.Install(ends);
 
@@ -166,14 +164,12 @@ main(int argc, char* argv[])
     Ipv4InterfaceContainer dIf = join(routers.Get(side * side - 1), ends.Get(1));
     const Ipv4Address sAddr = sIf.GetAddress(0);
     const Ipv4Address dAddr = dIf.GetAddress(1);
-    FastPathHostHelper::Host h1, h2;
-    if (withHosts)
+    hosts.Install(routers.Get(0), "198.18.200.2/24", routers.Get(side * side - 1),
+                  "198.18.201.2/24");
+    if (hosts.enabled)
     {
-        FastPathHostHelper hosts;
-        h1 = hosts.Install(routers.Get(0), "h1", "198.18.200.2/24");
-        h2 = hosts.Install(routers.Get(side * side - 1), "h2", "198.18.201.2/24");
         // s and d stay idle: the hosts' programs measure.
-        trafficStart = hostSeconds + 1;
+        trafficStart = hosts.seconds + 1;
     }
     const double setupS =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -244,7 +240,7 @@ main(int argc, char* argv[])
         [&](double t) { allConverged = t; });
 
     const double stop =
-        withHosts ? hostSeconds : trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
+        hosts.enabled ? hosts.seconds : trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
     const double cpuRun0 = CpuSeconds();
     const auto wallRun0 = std::chrono::steady_clock::now();
     Simulator::Stop(Seconds(stop));
@@ -276,13 +272,7 @@ main(int argc, char* argv[])
         out << (it == drops.begin() ? "" : ",") << "\"" << it->first << "\":" << it->second;
     }
     out << "}";
-    if (withHosts)
-    {
-        out << ",\"hosts\":{\"h1\":{\"netns\":\"" << h1.netns << "\",\"address\":\"" << h1.address
-            << "\"},\"h2\":{\"netns\":\"" << h2.netns << "\",\"address\":\"" << h2.address
-            << "\"}}";
-    }
-    out << "}";
+    out << hosts.Json() << "}";
     out << "\n";
     WriteReport(report, out.str());
     Simulator::Destroy();

@@ -84,18 +84,10 @@ main(int argc, char* argv[])
     }
     Ipv4RxCounter seen(udpPort);
 
-    const Ipv4Address last = interfaces.back().GetAddress(1);
-    Ptr<UdpServer> udp = InstallUdpFlow(nodes.Get(0), nodes.Get(nNodes - 1), last, udpPort,
-                                        o.packets, o.interval, 512, o.trafficStart);
-    std::vector<double> rtts; // seconds: the first includes ARP resolution at every hop
-    InstallPing(nodes.Get(0), last, o.trafficStart, o.trafficStart + 2, &rtts);
-
-    // When node 0 first has a route to the last node (OLSR converged along the line).
-    double converged = -1;
-    WhenTrue(
-        MilliSeconds(50),
-        [&]() { return HasRoute(nodes.Get(0), last); },
-        [&](double t) { converged = t; });
+    // UDP and ping from node 0 to the last node, and when node 0 first has a route to it
+    // (OLSR converged along the line).
+    FlowProbe probe(o, nodes.Get(0), nodes.Get(nNodes - 1), interfaces.back().GetAddress(1),
+                    udpPort);
 
     // Changes made the ns-3 way while the script runs; emulated, they reach fastpathd.
     FollowedChange down, delay, rate;
@@ -119,12 +111,10 @@ main(int argc, char* argv[])
 
     std::ostringstream out;
     out << "emulated=" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0) << "\n"
-        << "nodes=" << nNodes << "\n"
-        << "converged_s=" << converged << "\n"
-        << "udp_sent=" << o.packets << "\n"
-        << "udp_received=" << udp->GetReceived() << "\n"
-        << "ping_replies=" << rtts.size() << "\n"
-        << "ping_rtt_ms=" << (rtts.empty() ? -1 : 1000 * std::accumulate(rtts.begin(), rtts.end(), 0.0) / rtts.size()) << "\n"
+        << "nodes=" << nNodes << "\n";
+    probe.Report(out);
+    const std::vector<double>& rtts = probe.rtts;
+    out << "ping_rtt_ms=" << (rtts.empty() ? -1 : 1000 * std::accumulate(rtts.begin(), rtts.end(), 0.0) / rtts.size()) << "\n"
         << "ping_rtt_first_ms=" << (rtts.empty() ? -1 : 1000 * rtts.front()) << "\n"
         << "ping_rtt_min_ms=" << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end())) << "\n"
         << "down_latency_us=" << down.latencyUs << "\n"
@@ -132,10 +122,7 @@ main(int argc, char* argv[])
         << "rate_latency_us=" << rate.latencyUs << "\n";
     for (uint32_t i = 0; i < nNodes; ++i)
     {
-        out << "n" << i << ".ns3_rx_data=" << seen.Of(i).data << "\n"
-            << "n" << i << ".ns3_rx_other=" << seen.Of(i).other << "\n"
-            << "n" << i << ".fastpathd_node="
-            << FastPathPointToPointHelper::GetFastPathNodeName(nodes.Get(i)) << "\n";
+        ReportNode(out, "n" + std::to_string(i), seen.Of(i), nodes.Get(i));
     }
     WriteReport(o.report, out.str());
     Simulator::Destroy();

@@ -217,6 +217,27 @@ class RouteMirrorTest : public ::testing::Test
     }
 };
 
+/// Static routing (the connected routes) before OLSR, as the examples route.
+Ipv4ListRoutingHelper
+StaticThenOlsr()
+{
+    Ipv4ListRoutingHelper list;
+    list.Add(Ipv4StaticRoutingHelper(), 0);
+    list.Add(OlsrHelper(), 10);
+    return list;
+}
+
+/// Calls `check` at `start` and from then on every `every` until the simulation stops: a
+/// watch on state that no trace source announces (a route sent, a route the protocol holds).
+void
+Every(Time start, Time every, std::function<void()> check)
+{
+    Simulator::Schedule(start, [every, check]() {
+        check();
+        Every(every, every, check);
+    });
+}
+
 } // namespace
 
 TEST(FastPathTableTest, DiffComposesAndLookupIsLongestPrefix)
@@ -294,12 +315,7 @@ TEST(FastPathTableTest, Ipv6DiffAndLookupAndFamiliesStayApart)
 TEST_F(RouteMirrorTest, OlsrAndConnectedRoutesAreMirroredExactly)
 {
     Line line;
-    OlsrHelper olsr;
-    Ipv4StaticRoutingHelper st;
-    Ipv4ListRoutingHelper list;
-    list.Add(st, 0);
-    list.Add(olsr, 10);
-    line.Build(list);
+    line.Build(StaticThenOlsr());
     Simulator::Stop(Seconds(5));
     Simulator::Run();
 
@@ -373,12 +389,7 @@ TEST_F(RouteMirrorTest, LinkFailureWithdrawsOlsrRoute)
 TEST_F(RouteMirrorTest, PortDownTakesTheInterfaceDownAndUpBringsItBack)
 {
     Line line;
-    OlsrHelper olsr;
-    Ipv4StaticRoutingHelper st;
-    Ipv4ListRoutingHelper list;
-    list.Add(st, 0);
-    list.Add(olsr, 10);
-    line.Build(list);
+    line.Build(StaticThenOlsr());
     Ptr<Ipv4> b = line.nodes.Get(1)->GetObject<Ipv4>();
     const uint32_t bc = b->GetInterfaceForDevice(line.bc.Get(0));
     const uint32_t ab = b->GetInterfaceForDevice(line.ab.Get(1));
@@ -496,14 +507,12 @@ TEST_F(RouteMirrorTest, ResolveOnMissEntryIsWithdrawnWhenTheProtocolLosesTheRout
     // C disappears at 3 s: AODV notices through missing HELLOs and invalidates the route; the
     // next revalidation withdraws the fast-path entry even though no packet asks.
     Time withdrawnAt;
-    std::function<void()> watch = [&]() {
+    Every(Seconds(3), MilliSeconds(50), [&]() {
         if (withdrawnAt.IsZero() && !Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1)))
         {
             withdrawnAt = Simulator::Now();
         }
-        Simulator::Schedule(MilliSeconds(50), watch);
-    };
-    Simulator::Schedule(Seconds(3), watch);
+    });
     Simulator::Stop(Seconds(12));
     Simulator::Run();
     EXPECT_TRUE(learned);
@@ -534,7 +543,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissWithdrawalFollowsTheProtocolWithin50Ms)
     bool learned = false;
     Time protocolDropped;
     Time withdrawn;
-    std::function<void()> watch = [&]() {
+    Every(Seconds(2.9), MilliSeconds(1), [&]() {
         const bool sent = Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
         learned |= sent;
         if (learned && protocolDropped.IsZero() && !protocolRoutes())
@@ -545,9 +554,7 @@ TEST_F(RouteMirrorTest, ResolveOnMissWithdrawalFollowsTheProtocolWithin50Ms)
         {
             withdrawn = Simulator::Now();
         }
-        Simulator::Schedule(MilliSeconds(1), watch);
-    };
-    Simulator::Schedule(Seconds(2.9), watch);
+    });
     Simulator::Stop(Seconds(12));
     Simulator::Run();
     ASSERT_TRUE(learned);

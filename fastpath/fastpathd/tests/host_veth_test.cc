@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fastpath/ctrl/client.h"
+#include "fastpathd_child.h"
 #include "netns.h"
 
 namespace fastpath {
@@ -55,24 +56,10 @@ class HostVeth : public ::testing::Test {
   }
 
   void startDaemon() {
-    pid_ = fork();
+    pid_ = testing::spawnInNetns(d_, log_,
+                                 {FASTPATHD_PATH, "--topology", topo_file_, "--socket", sock_});
     ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      std::freopen(log_.c_str(), "a", stdout);
-      std::freopen(log_.c_str(), "a", stderr);
-      const std::string net = "--net=/run/netns/" + d_;
-      execlp("nsenter", "nsenter", net.c_str(), FASTPATHD_PATH, "--topology", topo_file_.c_str(),
-             "--socket", sock_.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    for (int i = 0; i < 100; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (auto c = ctrl::Client::connect(sock_, {})) {
-        client_ = std::move(c).value();
-        return;
-      }
-    }
-    FAIL() << "fastpathd did not open " << sock_ << "; log: " << log_;
+    testing::connectWhenOpen(sock_, log_, &client_);
   }
 
   int stopDaemon(int sig) {

@@ -254,6 +254,22 @@ int asUser(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, F f) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
 }
 
+// As that user: 0 if a client connects and lists the ports.
+int servedAs(const std::string& socket, uid_t uid, gid_t gid, const std::vector<gid_t>& groups) {
+  return asUser(uid, gid, groups, [&] {
+    auto c = Client::connect(socket, {});
+    return c && c.value()->ports() ? 0 : 1;
+  });
+}
+
+// As that user: 0 if the socket file itself refuses the connection (EACCES).
+int refusedAs(const std::string& socket, uid_t uid, gid_t gid) {
+  return asUser(uid, gid, {}, [&] {
+    auto c = Client::connect(socket, {});
+    return !c && c.error().code == -EACCES ? 0 : 1;
+  });
+}
+
 TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
   ServerOptions o;
@@ -418,19 +434,9 @@ TEST(ServerAccess, SocketOwnerAloneLetsThatUserIn) {
   ASSERT_EQ(::stat(h.socketPath().c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, kNobody);
   EXPECT_EQ(st.st_mode & 0777, 0660u);
-  EXPECT_EQ(asUser(kNobody, kNogroup, {},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return c && c.value()->ports() ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(servedAs(h.socketPath(), kNobody, kNogroup, {}), 0);
   // Another unprivileged user cannot even open the socket file.
-  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return !c && c.error().code == -EACCES ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(refusedAs(h.socketPath(), kNobody - 1, kNobody - 1), 0);
 }
 
 TEST(ServerAccess, SupplementaryGroupIsEnough) {
@@ -443,19 +449,9 @@ TEST(ServerAccess, SupplementaryGroupIsEnough) {
   ASSERT_TRUE(h.start());
   ::chmod(h.dir().c_str(), 0755);
   // The group only as a supplementary group: passes the file check and the server's.
-  EXPECT_EQ(asUser(kNobody, kNogroup, {kGroup},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return c && c.value()->ports() ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(servedAs(h.socketPath(), kNobody, kNogroup, {kGroup}), 0);
   // Without the group: the file check refuses (0660, other group).
-  EXPECT_EQ(asUser(kNobody, kNogroup, {},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return !c && c.error().code == -EACCES ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(refusedAs(h.socketPath(), kNobody, kNogroup), 0);
 }
 
 TEST(ServerAccess, RefusalSaysWhatToAskFor) {

@@ -227,6 +227,21 @@ Status validateLinkParams(const LinkParams& p) {
   return {};
 }
 
+std::vector<std::string> splitWords(std::string_view text, std::string_view separators) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (separators.find(c) != std::string_view::npos) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
   LinkParams p = *out;
   auto need = [&](size_t i, const std::string& what) -> Status {

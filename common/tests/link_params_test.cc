@@ -177,5 +177,16 @@ TEST(LinkParamsRoundTrip, RandomCombinations) {
   }
 }
 
+TEST(SplitWords, CutsAtEverySeparatorAndDropsEmptyWords) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(splitWords("rate 10mbit  delay\t5ms ", " \t"), (V{"rate", "10mbit", "delay", "5ms"}));
+  EXPECT_EQ(splitWords("10.0.0.0/8,via=10.0.0.1 dev=eth0", ",= \t"),
+            (V{"10.0.0.0/8", "via", "10.0.0.1", "dev", "eth0"}));
+  EXPECT_EQ(splitWords("", " "), V{});
+  EXPECT_EQ(splitWords("   ", " "), V{});
+  EXPECT_EQ(splitWords("a=b", " "), V{"a=b"}) << "only the separators given cut";
+  EXPECT_EQ(splitWords(std::string_view("a\0b", 3), std::string_view("\0", 1)), (V{"a", "b"}));
+}
+
 }  // namespace
 }  // namespace fastpath

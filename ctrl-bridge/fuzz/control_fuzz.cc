@@ -56,12 +56,7 @@ void resetTable(fastpath::ctrl::testing::TableBackend& t) {
 /// Back to the default node and r1 (ports r1-eth0/1, ids 10/11), tables empty. What an
 /// input created goes; r1 stays (a new node's tables cost more than emptying them).
 void resetBackend() {
-  for (const auto& l : g_backend->links()) (void)g_backend->deleteLink(l.name);
-  for (const auto& n : g_backend->nodes())
-    if (n.name != fastpath::kDefaultNodeName && n.name != "r1") (void)g_backend->deleteNode(n.name);
-  if (!g_backend->table("r1") &&
-      !g_backend->addNode("r1", MultiNodeBackend::interfacePorts("r1-eth", 10)))
-    std::abort();
+  if (!g_backend->keepDefaultAndR1()) std::abort();
   if (g_backend->nodes().size() != 2 || !g_backend->links().empty()) std::abort();
   resetTable(*g_backend);
   resetTable(*g_backend->table("r1"));

@@ -7,25 +7,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastpath/link_params.h"
 
 namespace {
 
+// NUL too: the input is bytes, and a word with a NUL in it could not come from a command line.
 std::vector<std::string> words(const std::string& text) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\0') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
+  return fastpath::splitWords(text, std::string_view(" \t\n\0", 4));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "fastpath/log.h"
 #include "framing.h"
 #include "hosts_backend.h"
+#include "operator_session.h"
 
 namespace {
 
@@ -29,18 +30,14 @@ using fastpath::ctrl::FrameDecoder;
 using fastpath::ctrl::Session;
 using fastpath::ctrl::testing::HostsBackend;
 using fastpath::ctrl::testing::MultiNodeBackend;
+using fastpath::ctrl::testing::operatorSession;
 
 HostsBackend* g_backend;
 Dispatcher* g_dispatcher;
 
 void resetBackend() {
   g_backend->resetExtras();
-  for (const auto& l : g_backend->links()) (void)g_backend->deleteLink(l.name);
-  for (const auto& n : g_backend->nodes())
-    if (n.name != fastpath::kDefaultNodeName && n.name != "r1") (void)g_backend->deleteNode(n.name);
-  if (!g_backend->table("r1") &&
-      !g_backend->addNode("r1", MultiNodeBackend::interfacePorts("r1-eth", 10)))
-    std::abort();
+  if (!g_backend->keepDefaultAndR1()) std::abort();
   (void)g_backend->setControlRules({});
   (void)g_backend->table("r1")->setControlRules({});
 }
@@ -80,15 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                       {});
   ++data;
   --size;
-  Session s;
-  s.uid = root ? 0 : 1000;
-  v1::Request hello;
-  hello.set_id(1);
-  hello.mutable_hello()->mutable_version()->set_major(1);
-  hello.mutable_hello()->mutable_version()->set_minor(5);
-  (void)g_dispatcher->handle(s, hello);
+  Session s = operatorSession(*g_dispatcher, root);
   if (!s.hello) std::abort();
-  s.may_change_topology = true;
   FrameDecoder dec(64 * 1024);
   dec.append(reinterpret_cast<const char*>(data), size);
   for (int i = 0; i < 32; ++i) {

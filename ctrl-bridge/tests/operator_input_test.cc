@@ -10,6 +10,7 @@
 #include "dispatcher.h"
 #include "fastpath/link_params.h"
 #include "hosts_backend.h"
+#include "operator_session.h"
 #include "wire_validate.h"
 
 namespace fastpath::ctrl {
@@ -17,6 +18,7 @@ namespace {
 
 using testing::HostsBackend;
 using testing::MultiNodeBackend;
+using testing::operatorSession;
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -55,15 +57,8 @@ class OperatorInput : public ::testing::Test {
   }
   /// A session after Hello: root, or an operator (uid 1000, allowed to change topology).
   Session session(bool root) {
-    Session s;
-    s.uid = root ? 0 : 1000;
-    v1::Request hello;
-    hello.set_id(1);
-    hello.mutable_hello()->mutable_version()->set_major(1);
-    hello.mutable_hello()->mutable_version()->set_minor(5);
-    (void)dispatcher_.handle(s, hello);
+    Session s = operatorSession(dispatcher_, root);
     EXPECT_TRUE(s.hello);
-    s.may_change_topology = true;
     return s;
   }
   /// The reply's error ("" when it succeeded), "CODE field: message".

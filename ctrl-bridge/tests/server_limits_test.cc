@@ -254,13 +254,90 @@ int asUser(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, F f) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
 }
 
-TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
+// As that user: 0 if a client connects and lists the ports.
+int servedAs(const std::string& socket, uid_t uid, gid_t gid, const std::vector<gid_t>& groups) {
+  return asUser(uid, gid, groups, [&] {
+    auto c = Client::connect(socket, {});
+    return c && c.value()->ports() ? 0 : 1;
+  });
+}
+
+// As that user: 0 if the socket file itself refuses the connection (EACCES).
+int refusedAs(const std::string& socket, uid_t uid, gid_t gid) {
+  return asUser(uid, gid, {}, [&] {
+    auto c = Client::connect(socket, {});
+    return !c && c.error().code == -EACCES ? 0 : 1;
+  });
+}
+
+/// Opens up to n connections as this process and keeps them; "y" per accepted one, "n" per
+/// refusal for a limit (ENOSPC), "?" otherwise.
+std::string openMany(const std::string& path, int n,
+                     std::vector<std::unique_ptr<Client>>* held) {
+  std::string result;
+  for (int i = 0; i < n; ++i) {
+    auto c = Client::connect(path, {});
+    result += c ? 'y' : (c.error().code == -ENOSPC ? 'n' : '?');
+    if (c) held->push_back(std::move(c).value());
+  }
+  return result;
+}
+
+/// A child process as uid/gid (no supplementary groups) that opens n connections
+/// (openMany) and holds them until release(): one peer's process filling the server's slots.
+class HoldingChild {
+ public:
+  HoldingChild(const std::string& path, uid_t uid, gid_t gid, int n) : n_(n) {
+    if (::pipe(to_child_) != 0 || ::pipe(from_child_) != 0) return;
+    pid_ = ::fork();
+    if (pid_ != 0) return;
+    if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0) _exit(100);
+    std::vector<std::unique_ptr<Client>> held;
+    std::string r = openMany(path, n, &held);
+    (void)!::write(from_child_[1], r.data(), r.size());
+    char done;
+    (void)!::read(to_child_[0], &done, 1);  // hold them until the parent has checked
+    _exit(0);
+  }
+  /// openMany's answer, one character per connection; "" when the child said less.
+  std::string result() {
+    std::string r(n_, '-');
+    if (pid_ <= 0 || ::read(from_child_[0], r.data(), n_) != n_) return "";
+    return r;
+  }
+  /// The child closes its connections and is gone.
+  void release() {
+    if (pid_ <= 0) return;
+    (void)!::write(to_child_[1], "x", 1);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  ~HoldingChild() {
+    release();
+    for (int fd : {to_child_[0], to_child_[1], from_child_[0], from_child_[1]})
+      if (fd >= 0) ::close(fd);
+  }
+
+ private:
+  int n_;
+  pid_t pid_ = -1;
+  int to_child_[2] = {-1, -1}, from_child_[2] = {-1, -1};
+};
+
+/// A socket anyone may open: the group nogroup may talk (peers that are no operators),
+/// uid kNobody - 1 is the operator, and the server's own uid is no operator of itself.
+ServerOptions peersAndAnOperator() {
   ServerOptions o;
   o.socket_mode = 0666;
   o.allow_same_uid = false;
   o.allowed_gids = {kNogroup};     // nobody may talk, but is not an operator
   o.allowed_uids = {kNobody - 1};  // the operator
+  return o;
+}
+
+TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
+  ServerOptions o = peersAndAnOperator();
   o.max_clients = 4;
   o.reserved_clients = 2;
   o.max_clients_per_uid = 2;
@@ -268,28 +345,8 @@ TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
   ASSERT_TRUE(h.start());
   ::chmod(h.dir().c_str(), 0755);
   // nobody opens connections and keeps them: the third is refused (per uid).
-  int to_child[2], from_child[2];
-  ASSERT_EQ(::pipe(to_child), 0);
-  ASSERT_EQ(::pipe(from_child), 0);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kNogroup) != 0 || ::setuid(kNobody) != 0)
-      _exit(100);
-    std::vector<std::unique_ptr<Client>> held;
-    char result[3];
-    for (int i = 0; i < 3; ++i) {
-      auto c = Client::connect(h.socketPath(), {});
-      result[i] = c ? 'y' : (c.error().code == -ENOSPC ? 'n' : '?');
-      if (c) held.push_back(std::move(c).value());
-    }
-    (void)!::write(from_child[1], result, 3);
-    char done;
-    (void)!::read(to_child[0], &done, 1);  // hold them until the parent has checked
-    _exit(0);
-  }
-  char result[3] = {};
-  ASSERT_EQ(::read(from_child[0], result, 3), 3);
-  EXPECT_EQ(std::string(result, 3), "yyn") << "y = accepted, n = refused (limit per uid)";
+  HoldingChild nobody(h.socketPath(), kNobody, kNogroup, 3);
+  ASSERT_EQ(nobody.result(), "yyn") << "y = accepted, n = refused (limit per uid)";
   // Two more connections fill max_clients: another user in the allowed group.
   EXPECT_EQ(asUser(kNobody - 2, kNogroup, {},
                    [&] {
@@ -314,22 +371,8 @@ TEST(ServerLimits, OtherPeersCannotLockOutRootOrTheOperator) {
             0)
       << "the operator uses a reserved slot";
   EXPECT_TRUE(Client::connect(h.socketPath(), {})) << "root uses a reserved slot";
-  (void)!::write(to_child[1], "x", 1);
-  ::waitpid(pid, nullptr, 0);
+  nobody.release();
   EXPECT_GE(countersOf(h).refused_too_many, 3u);
-}
-
-/// Opens up to n connections as this process and keeps them; "y" per accepted one, "n" per
-/// refusal for a limit (ENOSPC), "?" otherwise.
-std::string openMany(const std::string& path, int n,
-                     std::vector<std::unique_ptr<Client>>* held) {
-  std::string result;
-  for (int i = 0; i < n; ++i) {
-    auto c = Client::connect(path, {});
-    result += c ? 'y' : (c.error().code == -ENOSPC ? 'n' : '?');
-    if (c) held->push_back(std::move(c).value());
-  }
-  return result;
 }
 
 TEST(ServerLimits, AnOperatorsProcessMayHoldManyConnectionsOthersStayBounded) {
@@ -338,11 +381,7 @@ TEST(ServerLimits, AnOperatorsProcessMayHoldManyConnectionsOthersStayBounded) {
   // beyond max_clients + reserved_clients; other peers keep max_clients_per_pid and
   // max_clients.
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
-  ServerOptions o;
-  o.socket_mode = 0666;
-  o.allow_same_uid = false;
-  o.allowed_gids = {kNogroup};     // nobody may talk, but is not an operator
-  o.allowed_uids = {kNobody - 1};  // the operator
+  ServerOptions o = peersAndAnOperator();
   o.max_clients = 16;
   o.reserved_clients = 2;
   o.operator_clients = 14;  // 32 connections in all for operators
@@ -361,23 +400,8 @@ TEST(ServerLimits, AnOperatorsProcessMayHoldManyConnectionsOthersStayBounded) {
             0)
       << "a peer that is no operator has at most 8 connections per process";
   // The operator's process: 24, over max_clients_per_pid and max_clients; held.
-  int to_child[2], from_child[2];
-  ASSERT_EQ(::pipe(to_child), 0);
-  ASSERT_EQ(::pipe(from_child), 0);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody - 1) != 0 || ::setuid(kNobody - 1) != 0)
-      _exit(100);
-    std::vector<std::unique_ptr<Client>> held;
-    std::string r = openMany(h.socketPath(), 25, &held);
-    (void)!::write(from_child[1], r.data(), r.size());
-    char done;
-    (void)!::read(to_child[0], &done, 1);  // hold them until the parent has checked
-    _exit(0);
-  }
-  std::string result(25, '-');
-  ASSERT_EQ(::read(from_child[0], result.data(), 25), 25);
-  EXPECT_EQ(result, std::string(24, 'y') + "n")
+  HoldingChild op(h.socketPath(), kNobody - 1, kNobody - 1, 25);
+  ASSERT_EQ(op.result(), std::string(24, 'y') + "n")
       << "y = accepted, n = refused (max_clients_per_operator_pid)";
   // 24 connections held: the other peer is refused (over max_clients), another process of
   // the operator gets the 8 left of the 32 (16 + 2 + 14), root too no more.
@@ -392,8 +416,7 @@ TEST(ServerLimits, AnOperatorsProcessMayHoldManyConnectionsOthersStayBounded) {
                    }),
             0)
       << "operators have max_clients + reserved_clients + operator_clients in all";
-  (void)!::write(to_child[1], "x", 1);
-  ::waitpid(pid, nullptr, 0);
+  op.release();
   EXPECT_GE(countersOf(h).refused_too_many, 4u);
   // Once the operator's connections are gone, the other peer gets in again.
   bool back = false;
@@ -418,19 +441,9 @@ TEST(ServerAccess, SocketOwnerAloneLetsThatUserIn) {
   ASSERT_EQ(::stat(h.socketPath().c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, kNobody);
   EXPECT_EQ(st.st_mode & 0777, 0660u);
-  EXPECT_EQ(asUser(kNobody, kNogroup, {},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return c && c.value()->ports() ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(servedAs(h.socketPath(), kNobody, kNogroup, {}), 0);
   // Another unprivileged user cannot even open the socket file.
-  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return !c && c.error().code == -EACCES ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(refusedAs(h.socketPath(), kNobody - 1, kNobody - 1), 0);
 }
 
 TEST(ServerAccess, SupplementaryGroupIsEnough) {
@@ -443,19 +456,9 @@ TEST(ServerAccess, SupplementaryGroupIsEnough) {
   ASSERT_TRUE(h.start());
   ::chmod(h.dir().c_str(), 0755);
   // The group only as a supplementary group: passes the file check and the server's.
-  EXPECT_EQ(asUser(kNobody, kNogroup, {kGroup},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return c && c.value()->ports() ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(servedAs(h.socketPath(), kNobody, kNogroup, {kGroup}), 0);
   // Without the group: the file check refuses (0660, other group).
-  EXPECT_EQ(asUser(kNobody, kNogroup, {},
-                   [&] {
-                     auto c = Client::connect(h.socketPath(), {});
-                     return !c && c.error().code == -EACCES ? 0 : 1;
-                   }),
-            0);
+  EXPECT_EQ(refusedAs(h.socketPath(), kNobody, kNogroup), 0);
 }
 
 TEST(ServerAccess, RefusalSaysWhatToAskFor) {

@@ -2,6 +2,7 @@
 #include "daemon/config.h"
 
 #include "daemon/attach_policy.h"
+#include "fastpath/link_params.h"
 
 #include <unistd.h>
 
@@ -102,20 +103,7 @@ Result<uint64_t> parseUint(const std::string& origin, const std::string& name, c
 
 /// "a,b=c d" -> tokens: splits on ',', '=' and spaces. Both `--route P,via=X,dev=Y` and the
 /// file's iproute2-like `route P via X dev Y` land here.
-std::vector<std::string> tokens(const std::string& spec) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : spec) {
-    if (c == ',' || c == '=' || c == ' ' || c == '\t') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
+std::vector<std::string> tokens(const std::string& spec) { return splitWords(spec, ",= \t"); }
 
 Status parseRoute(const std::string& origin, const std::string& spec, Config* c) {
   auto t = tokens(spec);

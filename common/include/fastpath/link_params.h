@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastpath/result.h"
@@ -81,6 +82,11 @@ const char* jitterDistributionName(LinkParams::Jitter j);
 /// limit limit-bytes loss gemodel(p r [1-h [1-k]]) duplicate corrupt seed. `args[i]` is
 /// one word. Only named fields change; the result is validated whole.
 Status applyLinkParamWords(const std::vector<std::string>& args, LinkParams* p);
+
+/// `text` cut at every character of `separators`, empty words dropped: "rate 10mbit  delay
+/// 5ms" -> {"rate", "10mbit", "delay", "5ms"} with separators " ". How a line of text becomes
+/// the words applyLinkParamWords (or fastpathd's --route and file options) read.
+std::vector<std::string> splitWords(std::string_view text, std::string_view separators);
 
 /// Which words formatLinkParams writes.
 enum class LinkParamsWords {

@@ -249,4 +249,11 @@ void MultiNodeBackend::resetTopology() {
   next_mac_ = 1;
 }
 
+bool MultiNodeBackend::keepDefaultAndR1() {
+  for (const auto& l : links()) (void)deleteLink(l.name);
+  for (const auto& n : nodes())
+    if (n.name != kDefaultNodeName && n.name != "r1") (void)deleteNode(n.name);
+  return table("r1") || addNode("r1", interfacePorts("r1-eth", 10));
+}
+
 }  // namespace fastpath::ctrl::testing

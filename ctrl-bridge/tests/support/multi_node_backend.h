@@ -35,6 +35,10 @@ class MultiNodeBackend : public TableBackend {
                                               unsigned n = 2);
   /// Back to the default node alone, its tables empty (the fuzzer, between inputs).
   void resetTopology();
+  /// Back to the default node and r1 (interface ports r1-eth0/1, ids 10/11), no links: what
+  /// the fuzzers start every input from. An r1 that is there stays (emptying its tables
+  /// costs less than a new node's); false when r1 is missing and cannot be added.
+  bool keepDefaultAndR1();
   /// What links() reports as measured for a link's directions (the daemon's workers count
   /// them; here a test says what they are). False when there is no such link.
   bool setLinkStats(const std::string& name, const LinkDirectionStats& a_to_b,

@@ -77,7 +77,7 @@ class Nodes : public ::testing::Test {
   /// Runs `f` on the node's table, on the server thread.
   template <typename F>
   auto onTable(const std::string& node, F f) {
-    return h_->onServer([=] { return f(*multi_->table(node)); });
+    return h_->onServer([=, this] { return f(*multi_->table(node)); });
   }
   std::size_t routesIn(const std::string& node) {
     return onTable(node, [](testing::TableBackend& t) { return t.routes().size(); });

@@ -13,6 +13,10 @@ packages=(
   nlohmann-json3-dev                       # fastpathd's port tuning state file
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev                    # ns-3 3.37; gsl is needed to link it
+  ns3-doc                                  # ns-3's example sources: the conformance corpus
+  openmpi-bin libopenmpi-dev               # mpirun launches a scenario's ns-3 partitions
+  libmetis-dev                             # balanced partition of a scenario's nodes
+  libpcap-dev                              # fpctl capture: filters and pcap files
   iproute2 ethtool iputils-ping iputils-tracepath traceroute tcpdump
   iperf3                                   # the demo's real hosts (demo/diamond.sh)
   bird2                                    # real RIP peer for the ns-3 RIP example

@@ -3,11 +3,13 @@
 
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv6-header.h"
+#include "ns3/nix-vector.h"
 #include "ns3/simulator.h"
 #include "ns3/tag.h"
 
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -138,6 +140,16 @@ FastPathTagCarrier::Record(Ptr<const Packet> packet, uint16_t protocol)
 void
 FastPathTagCarrier::Restore(Ptr<Packet> packet, uint16_t protocol)
 {
+    if ((protocol == kIpv4 || protocol == kIpv6) && !packet->GetNixVector())
+    {
+        // Nix-vector routing forwards a packet along the NixVector its source gave it and
+        // asserts it has one. fastpathd may have forwarded the frame through nodes whose
+        // ns-3 never saw it, so no vector would be right here: one of an epoch that never
+        // matches makes Nix-vector routing build the path from this node on.
+        Ptr<NixVector> stale = Create<NixVector>();
+        stale->SetEpoch(std::numeric_limits<uint32_t>::max());
+        packet->SetNixVector(stale);
+    }
     if (g_records.empty())
     {
         return;

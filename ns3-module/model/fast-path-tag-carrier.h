@@ -25,13 +25,17 @@ namespace ns3
  * and a hash of its first bytes); Restore() puts them back on that packet where a device
  * receives it. Packets without byte tags cost a check; records live 10 s of simulation
  * time (at most 65536 of them), long after any emulated delay.
+ *
+ * A received IP packet also gets what Nix-vector routing needs to forward it from the
+ * receiving node on (a NixVector it rebuilds), as a simulated packet carries its source's.
  */
 class FastPathTagCarrier
 {
   public:
     /// `packet` (a network-layer packet of EtherType `protocol`) leaves an emulated device.
     static void Record(Ptr<const Packet> packet, uint16_t protocol);
-    /// `packet` arrived at an emulated device: adds the byte tags it left with, if any.
+    /// `packet` arrived at an emulated device: adds the byte tags it left with, if any, and
+    /// an out-of-date NixVector if it has none.
     static void Restore(Ptr<Packet> packet, uint16_t protocol);
     /// Records held now (for tests).
     static std::size_t GetNRecords();

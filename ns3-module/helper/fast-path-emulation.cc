@@ -3,6 +3,8 @@
 
 #include "fast-path-plan.h"
 
+#include "ns3/fast-path-device-traces.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -435,7 +437,9 @@ FastPathEmulation::Follow()
 void
 FastPathEmulation::CheckEmulated()
 {
-    const std::string why = WhyNotEmulated();
+    std::string why = WhyNotEmulated();
+    const std::string traces = FastPathDeviceTraces::Check();
+    why += (why.empty() || traces.empty() ? "" : "\n") + traces;
     if (why.empty())
     {
         return;

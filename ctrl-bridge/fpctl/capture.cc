@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,23 @@ std::string verdictText(const CapturedFrame& f) {
   return " " + v + " reason " + std::to_string(f.reason);
 }
 
+/// The tapped ports' names: "NODE:PORT" for link and segment ports (their ids are in
+/// other nodes than the connection's), the node's port name otherwise.
+std::map<PortId, std::string> portNames(Session& s, const CaptureInfo& info) {
+  std::map<PortId, std::string> names;
+  if (auto links = s.client().links())
+    for (const auto& l : *links)
+      for (const auto* e : {&l.a, &l.b}) names[e->id] = e->node + ":" + e->port;
+  if (auto segs = s.client().segments())
+    for (const auto& seg : *segs)
+      for (const auto& p : seg.ports) names[p.id] = p.node + ":" + p.port;
+  for (PortId p : info.ports)
+    if (!names.count(p)) names[p] = s.portName(p);
+  return names;
+}
+
 /// One line: time, port, in/out, length, addresses when IP, classifier verdict.
-void printLine(Session& s, const CapturedFrame& f) {
+void printLine(const std::map<PortId, std::string>& names, const CapturedFrame& f) {
   const time_t sec = time_t(f.time_ns / 1000000000ull);
   tm t;
   localtime_r(&sec, &t);
@@ -83,7 +99,7 @@ void printLine(Session& s, const CapturedFrame& f) {
   }
   std::printf("%s.%06llu %s %s length %u%s%s\n", when,
               static_cast<unsigned long long>(f.time_ns % 1000000000ull / 1000),
-              s.portName(f.port).c_str(), f.where == CaptureWhere::kTx ? "out" : "in",
+              names.count(f.port) ? names.at(f.port).c_str() : "?", f.where == CaptureWhere::kTx ? "out" : "in",
               f.orig_len, what.c_str(), verdictText(f).c_str());
 }
 
@@ -144,7 +160,7 @@ int cmdCapture(const Global& g) {
   };
 
   Session s(g);
-  if (int rc = s.connect(false)) {
+  if (int rc = s.connect()) {
     cleanup();
     return rc;
   }
@@ -170,9 +186,10 @@ int cmdCapture(const Global& g) {
     }
     pcap_close(out);  // the dumper keeps what it needs (link type, snap length)
   }
+  const auto names = dumper ? std::map<PortId, std::string>{} : portNames(s, *info);
   std::fprintf(stderr, "fpctl: capturing on %s, snap length %u\n", info->description.c_str(),
                info->snaplen);
-  uint64_t written = 0, filtered = 0, captured = 0, dropped = 0;
+  uint64_t written = 0, filtered = 0, dropped = 0;
   bool stopping = false, reader_gone = false;
   int rc = kExitOk;
   for (;;) {
@@ -191,7 +208,6 @@ int cmdCapture(const Global& g) {
     }
     if (!b.value()) continue;
     const CaptureBatch& batch = *b.value();
-    captured = batch.captured;
     dropped = batch.dropped;
     for (const CapturedFrame& f : batch.frames) {
       if (stopping || (count && written >= uint64_t(count))) break;
@@ -208,7 +224,7 @@ int cmdCapture(const Global& g) {
       if (dumper)
         pcap_dump(reinterpret_cast<u_char*>(dumper), &h, bytes);
       else
-        printLine(s, f);
+        printLine(names, f);
       ++written;
     }
     // Each batch reaches the reader at once (a pipe into tcpdump shows frames as they
@@ -223,7 +239,6 @@ int cmdCapture(const Global& g) {
                "out\n",
                static_cast<unsigned long long>(written), static_cast<unsigned long long>(dropped),
                static_cast<unsigned long long>(filtered));
-  (void)captured;
   return rc;
 }
 

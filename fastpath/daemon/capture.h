@@ -12,7 +12,7 @@
 
 namespace fastpath {
 
-struct Capture {
+struct PacketCapture {
   CaptureInfo info;
   CaptureSpec spec;
   struct Point {

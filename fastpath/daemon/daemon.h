@@ -168,6 +168,9 @@ class Daemon : public TopologyControl {
   /// Gives every worker a new capture table (the taps of every open capture), then waits
   /// for the workers to take it (epoch) (daemon_captures.cc).
   void publishCaptureTables();
+  /// "captures" (open, and frames lost by captures since the start) and one set per open
+  /// capture ("capture ID": captured, dropped_reader_slow, delivered).
+  void captureCounters(std::vector<CounterSet>& out) const;
   /// What start-up and run-time attach both do for an interface port: the XDP classifier
   /// (with the node's rules) and the control channel.
   Status openInterfacePort(InterfacePort& port);
@@ -193,10 +196,11 @@ class Daemon : public TopologyControl {
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::map<uint64_t, std::unique_ptr<Capture>> captures_;  ///< open captures, by id
+  std::map<uint64_t, std::unique_ptr<PacketCapture>> captures_;  ///< open captures, by id
   std::vector<std::unique_ptr<CaptureTable>> capture_tables_;  ///< per worker, in use
   uint64_t capture_table_version_ = 0;
   uint64_t next_capture_id_ = 1;
+  uint64_t closed_captures_dropped_ = 0;  ///< dropped by captures stopped since the start
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;
   std::map<std::string, std::chrono::steady_clock::time_point> recent_events_;

@@ -34,7 +34,7 @@ Result<CaptureInfo> Daemon::startCapture(const CaptureSpec& spec) {
   if (captures_.size() >= kMaxCaptures)
     return Error{-ENOSPC, "capture " + spec.target + ": " + std::to_string(kMaxCaptures) +
                               " captures are open already; stop one first"};
-  auto cap = std::make_unique<Capture>();
+  auto cap = std::make_unique<PacketCapture>();
   cap->spec = spec;
   // A link's direction is what its sending end puts into it; a segment's frames are taken
   // as each port sends them (every frame once, before the fan-out copies it).
@@ -62,7 +62,7 @@ Result<CaptureInfo> Daemon::startCapture(const CaptureSpec& spec) {
   }
   // A frame is never longer than a UMEM frame.
   cap->info.snaplen = std::min(spec.snaplen, config_.frame_size);
-  for (const Capture::Point& p : cap->points) cap->info.ports.push_back(p.port);
+  for (const PacketCapture::Point& p : cap->points) cap->info.ports.push_back(p.port);
   for (size_t w = 0; w < workers_.size(); ++w)
     cap->rings.push_back(std::make_unique<CaptureRing>(kCaptureRingSlots, cap->info.snaplen));
   cap->realtime_offset_ns = realtimeOffsetNs();
@@ -82,7 +82,7 @@ CaptureCounters Daemon::readCapture(uint64_t id, std::vector<CapturedFrame>* out
     c.done = true;
     return c;
   }
-  Capture& cap = *it->second;
+  PacketCapture& cap = *it->second;
   const size_t first = out->size();
   size_t room = max;
   if (cap.spec.count) room = std::min<uint64_t>(room, cap.spec.count - cap.delivered);
@@ -122,12 +122,33 @@ CaptureCounters Daemon::readCapture(uint64_t id, std::vector<CapturedFrame>* out
 void Daemon::stopCapture(uint64_t id) {
   auto it = captures_.find(id);
   if (it == captures_.end()) return;
-  std::unique_ptr<Capture> cap = std::move(it->second);
+  std::unique_ptr<PacketCapture> cap = std::move(it->second);
   captures_.erase(it);
   // The rings are freed only once no worker can be copying into them.
   publishCaptureTables();
+  for (const auto& ring : cap->rings) closed_captures_dropped_ += ring->dropped();
   pr_info("capture %llu stopped: %llu frames delivered", static_cast<unsigned long long>(id),
           static_cast<unsigned long long>(cap->delivered));
+}
+
+void Daemon::captureCounters(std::vector<CounterSet>& out) const {
+  uint64_t dropped = closed_captures_dropped_;
+  for (const auto& [id, cap] : captures_) {
+    CounterSet cs;
+    cs.scope = "capture " + std::to_string(id);
+    uint64_t captured = 0, lost = 0;
+    for (const auto& ring : cap->rings) {
+      captured += ring->captured();
+      lost += ring->dropped();
+    }
+    dropped += lost;
+    // dropped_reader_slow: the capture's ring was full (its reader fell behind); the
+    // frame itself was forwarded as always.
+    cs.counters = {{"captured", captured}, {"dropped_reader_slow", lost},
+                   {"delivered", cap->delivered}};
+    out.push_back(std::move(cs));
+  }
+  out.push_back(CounterSet{"captures", {{"open", captures_.size()}, {"dropped_reader_slow", dropped}}});
 }
 
 void Daemon::publishCaptureTables() {
@@ -138,7 +159,7 @@ void Daemon::publishCaptureTables() {
     auto t = std::make_unique<CaptureTable>();
     t->version = capture_table_version_;
     for (const auto& [id, cap] : captures_)
-      for (const Capture::Point& p : cap->points)
+      for (const PacketCapture::Point& p : cap->points)
         t->taps.push_back({p.port, p.points, cap->spec.exceptions_only, cap->rings[w].get()});
     workers_[w]->publishCaptures(t.get());
     old.push_back(std::move(capture_tables_[w]));

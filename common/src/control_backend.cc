@@ -76,4 +76,14 @@ std::vector<HostInfo> SingleNodeTopology::hosts() const { return {}; }
 
 Status TopologyControl::mayAttachInterface(const std::string&, bool) const { return {}; }
 
+Result<CaptureInfo> TopologyControl::startCapture(const CaptureSpec& spec) {
+  return Error{-ENOTSUP, "capture \"" + spec.target + "\": this data plane carries no frames"};
+}
+CaptureCounters TopologyControl::readCapture(uint64_t, std::vector<CapturedFrame>*, size_t) {
+  CaptureCounters c;
+  c.done = true;
+  return c;
+}
+void TopologyControl::stopCapture(uint64_t) {}
+
 }  // namespace fastpath

@@ -102,6 +102,7 @@ int cmdNode(const Global& g);
 int cmdLink(const Global& g);
 int cmdSegment(const Global& g);
 int cmdHost(const Global& g);
+int cmdCapture(const Global& g);
 
 class JsonWriter;
 

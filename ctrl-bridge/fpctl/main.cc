@@ -31,6 +31,9 @@ Objects and commands:
   stats [--watch [SECONDS]] [--count N]               show counters
   ports                                               list ports
   monitor [--count N] [--all-nodes]                   print events as they happen
+  capture TARGET [a-to-b|b-to-a] [-w FILE|-] [-c N] [FILTER]
+                                                      the frames of a link, segment or
+                                                      port as pcap (tcpdump filter)
   node list                                           list fastpathd's nodes
   node show NAME                                      one node, with its ports
   node add NAME [--host HOST]                         create a node
@@ -143,5 +146,6 @@ int main(int argc, char** argv) {
   if (object == "link" || object == "links") return cmdLink(g);
   if (object == "segment" || object == "segments") return cmdSegment(g);
   if (object == "host" || object == "hosts") return cmdHost(g);
+  if (object == "capture") return cmdCapture(g);
   return usage("unknown object '" + object + "'", kMainHelp);
 }

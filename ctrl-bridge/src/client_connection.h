@@ -65,6 +65,7 @@ struct Client::Impl {
   FrameDecoder dec;
   std::deque<int> fds;  // descriptors received via SCM_RIGHTS, in arrival order
   std::deque<FastPathEvent> events;
+  std::deque<CaptureBatch> captures;  // batches of captured frames, in arrival order
   uint64_t next_id = 1;
   uint64_t next_txn = 1;
   ServerInfo info;
@@ -84,6 +85,7 @@ struct Client::Impl {
   /// Next complete server message; waits up to timeout_ms (<0 forever). Empty = timeout.
   Result<std::optional<v1::ServerMessage>> readMessage(int timeout_ms);
   void bufferEvent(const v1::Event& e);
+  void bufferCapture(v1::CaptureFrames& w);  // client_capture.cc
   /// One request, one reply; events that arrive meanwhile are buffered.
   Result<v1::Reply> callOnce(v1::Request& req);
   Status doHello(const std::string& node_name, const std::string& node);

@@ -260,6 +260,8 @@ void Daemon::shutdown() {
   if (relay_) relay_->stop();
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
+  captures_.clear();     // no worker copies into their rings any more
+  capture_tables_.clear();
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
   // Each port: its own tuning restored, XDP detached, its channel closed (in that order);
   // then links, segments and nodes.

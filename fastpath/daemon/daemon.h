@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/capture.h"
 #include "daemon/config.h"
 #include "daemon/hosts.h"
 #include "daemon/link_resources.h"
@@ -86,6 +87,9 @@ class Daemon : public TopologyControl {
   Result<HostInfo> createHost(const HostSpec& spec) override;
   Status deleteHost(const std::string& name) override;
   std::vector<HostInfo> hosts() const override;
+  Result<CaptureInfo> startCapture(const CaptureSpec& spec) override;
+  CaptureCounters readCapture(uint64_t id, std::vector<CapturedFrame>* out, size_t max) override;
+  void stopCapture(uint64_t id) override;
   Status createSegment(const SegmentSpec& spec) override;
   Status deleteSegment(const std::string& name) override;
   Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
@@ -161,6 +165,12 @@ class Daemon : public TopologyControl {
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
   void emitPortEvent(PortId port, bool up);
+  /// Gives every worker a new capture table (the taps of every open capture), then waits
+  /// for the workers to take it (epoch) (daemon_captures.cc).
+  void publishCaptureTables();
+  /// "captures" (open, and frames lost by captures since the start) and one set per open
+  /// capture ("capture ID": captured, dropped_reader_slow, delivered).
+  void captureCounters(std::vector<CounterSet>& out) const;
   /// What start-up and run-time attach both do for an interface port: the XDP classifier
   /// (with the node's rules) and the control channel.
   Status openInterfacePort(InterfacePort& port);
@@ -186,6 +196,11 @@ class Daemon : public TopologyControl {
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::map<uint64_t, std::unique_ptr<PacketCapture>> captures_;  ///< open captures, by id
+  std::vector<std::unique_ptr<CaptureTable>> capture_tables_;  ///< per worker, in use
+  uint64_t capture_table_version_ = 0;
+  uint64_t next_capture_id_ = 1;
+  uint64_t closed_captures_dropped_ = 0;  ///< dropped by captures stopped since the start
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;
   std::map<std::string, std::chrono::steady_clock::time_point> recent_events_;

@@ -186,6 +186,7 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                             {"link_queues_retired", resources_.retiredQueues()},
                             {"link_shapers", resources_.shapers()},
                             {"link_shapers_retired", resources_.retiredShapers()}}});
+  captureCounters(out);
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include "table/fib_manager.h"
 #include "table/forward.h"
 #include "worker/accounting_snapshot.h"
+#include "worker/capture_tap.h"
 #include "worker/control_channel.h"
 #include "worker/link_emulation.h"
 #include "worker/link_handoff.h"
@@ -133,6 +134,9 @@ class Worker {
   /// Control thread: the link ports this worker serves from its next pass on. The table
   /// must stay valid until an epoch synchronize() that started after the next publish.
   void publishLinkPorts(const LinkPortTable* table) { links_pub_.publish(table); }
+  /// Control thread: the captures this worker taps from its next pass on (nullptr or an
+  /// empty table: none). Same lifetime rule as publishLinkPorts().
+  void publishCaptures(const CaptureTable* table) { caps_pub_.publish(table); }
   /// Control thread: zeroes a port id's counters before the id is reused (only while no
   /// published table has the port, after an epoch synchronize).
   void resetPortCounters(PortId p) {
@@ -219,6 +223,13 @@ class Worker {
   uint32_t releaseDue();
   /// Switches to the newest link port table; drains the queues and shapers it retires.
   void switchLinkPorts();
+  /// Switches to the newest capture table (worker_capture.cc).
+  void switchCaptures();
+  /// Copies one frame into the rings of the taps on `port` at `point` (caps_ is set).
+  void tapFrame(PortId port, uint8_t point, uint64_t addr, uint32_t len,
+                uint8_t verdict = 0xff, uint8_t reason = 0xff);
+  /// The received batch rx_batch_[0..n) of interface port `p` (caps_ is set).
+  void tapRxBatch(PortId p, uint32_t n);
   /// Lateness of emulated frames handed on now: what the frames due at `due[0..n)`
   /// waited after their arrival time.
   void recordLateness(const uint64_t* due, uint32_t n);
@@ -277,6 +288,9 @@ class Worker {
   Publication<LinkPortTable> links_pub_;
   const LinkPortTable* links_ = nullptr;  // worker thread: the table in use
   uint64_t links_version_ = 0;
+  Publication<CaptureTable> caps_pub_;
+  const CaptureTable* caps_ = nullptr;  // worker thread: nullptr when nothing is tapped
+  uint64_t caps_version_ = 0;
   std::vector<LinkFrame> link_rx_;  // one link port's batch
   std::vector<uint64_t> link_due_;  // the due times of its emulated frames
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.

@@ -30,6 +30,8 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
     // any more) counts at its own end.
     const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
     if (!slot) return frames_.drop(egress, WorkerDrop::kNoEgress, addr);
+    if (caps_) [[unlikely]]
+      tapFrame(egress, kCaptureTx, addr, len);
     if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len);
     return handoff_.transmit(*slot, addr, len);
   }
@@ -50,6 +52,8 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
     const LinkFrame& lf = link_rx_[i];
     if (lf.due) link_due_[emulated++] = lf.due;
     const fp_xdp_meta meta = slot.classifier->classify(umem_->data(lf.addr), lf.len);
+    if (caps_) [[unlikely]]
+      tapFrame(p, kCaptureRx, lf.addr, lf.len, meta.verdict, meta.reason);
     if (meta.reason < FP_REASON_MAX) pc.reason[meta.reason].add(1);
     if (meta.verdict == FP_VERDICT_DROP || meta.verdict == FP_VERDICT_PASS) {
       pc.rx_packets.add(1);

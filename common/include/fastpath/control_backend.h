@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fastpath/capture_types.h"
 #include "fastpath/control_types.h"
 #include "fastpath/result.h"
 
@@ -110,6 +111,15 @@ class TopologyControl {
   virtual std::vector<HostInfo> hosts() const = 0;
   virtual Result<HostInfo> createHost(const HostSpec& spec) = 0;
   virtual Status deleteHost(const std::string& name) = 0;
+
+  /// Packet capture: taps on the target's ports copy the frames the workers carry there
+  /// into the capture's bounded rings (a full ring drops and counts, never slows
+  /// forwarding); readCapture() drains them. The defaults refuse (no data plane).
+  virtual Result<CaptureInfo> startCapture(const CaptureSpec& spec);
+  /// Up to `max` frames, oldest first; the counters after the read.
+  virtual CaptureCounters readCapture(uint64_t id, std::vector<CapturedFrame>* out, size_t max);
+  /// Removes the taps (once workers stopped using them) and forgets the capture.
+  virtual void stopCapture(uint64_t id);
 };
 
 /// The refusal of a data plane with one node: "WHAT: this data plane has one node, ..."

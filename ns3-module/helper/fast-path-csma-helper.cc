@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-csma-helper.h"
 
+#include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/abort.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/data-rate.h"
@@ -174,7 +176,12 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     // each FdNetDevice) and the follower hands changes to fastpathd.
     CsmaSegment seg;
     seg.name = e.Tag() + "-" + port;
-    seg.channel = m_channelFactory.Create<CsmaChannel>();
+    // The segment's channel: in ChannelList where the simulated one would be, and what
+    // global and Nix-vector routing find on the emulated devices.
+    ObjectFactory channelFactory = m_channelFactory;
+    channelFactory.SetTypeId(FastPathCsmaChannel::GetTypeId());
+    Ptr<FastPathCsmaChannel> channel = channelFactory.Create<FastPathCsmaChannel>();
+    seg.channel = channel;
     seg.queue = m_queueFactory.Create<QueueBase>();
     fastpath::SegmentSpec spec;
     spec.name = seg.name;
@@ -182,6 +189,8 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     {
         Ptr<CsmaNetDevice> shadow = m_deviceFactory.Create<CsmaNetDevice>();
         shadow->Attach(seg.channel);
+        // The medium's one queue is what a script reaches at each device's TxQueue.
+        shadow->SetQueue(DynamicCast<Queue<Packet>>(seg.queue));
         seg.shadows.Add(shadow);
         UintegerValue mtu;
         shadow->GetAttribute("Mtu", mtu);
@@ -205,8 +214,10 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     {
         NetDeviceContainer d = e.Attach().Install(c.Get(i), spec.ports[i].node, {port});
         d.Get(0)->AggregateObject(seg.shadows.Get(i));
+        DynamicCast<FastPathNetDevice>(d.Get(0))->SetChannel(channel);
         seg.devices.Add(d);
     }
+    channel->SetEmulatedDevices(seg.devices);
     seg.upPorts.assign(c.GetN(), true);
     NS_LOG_INFO("segment " << spec.name << ": " << c.GetN() << " nodes, "
                            << fastpath::formatLinkParams(spec.params));

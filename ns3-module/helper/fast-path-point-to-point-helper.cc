@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-point-to-point-helper.h"
 
+#include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
@@ -249,9 +251,17 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.shadowB = m_deviceFactory.Create<PointToPointNetDevice>();
     link.queueA = m_queueFactory.Create<QueueBase>();
     link.queueB = m_queueFactory.Create<QueueBase>();
-    link.channel = m_channelFactory.Create<PointToPointChannel>();
+    // The link's channel: in ChannelList where the simulated link's would be, and what
+    // global and Nix-vector routing find on the emulated devices.
+    ObjectFactory channelFactory = m_channelFactory;
+    channelFactory.SetTypeId(FastPathPointToPointChannel::GetTypeId());
+    Ptr<FastPathPointToPointChannel> channel = channelFactory.Create<FastPathPointToPointChannel>();
+    link.channel = channel;
     link.shadowA->Attach(link.channel);
     link.shadowB->Attach(link.channel);
+    // The queues a script reaches at .../$ns3::PointToPointNetDevice/TxQueue.
+    link.shadowA->SetQueue(DynamicCast<Queue<Packet>>(link.queueA));
+    link.shadowB->SetQueue(DynamicCast<Queue<Packet>>(link.queueB));
     UintegerValue mtu;
     link.shadowA->GetAttribute("Mtu", mtu);
     spec.a.mtu = spec.b.mtu = mtu.Get();
@@ -282,6 +292,13 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.devB = devices.Get(1);
     link.devA->AggregateObject(link.shadowA);
     link.devB->AggregateObject(link.shadowB);
+    channel->SetEmulatedDevices(link.devA, link.devB);
+    for (Ptr<NetDevice> d : {link.devA, link.devB})
+    {
+        Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);
+        fp->SetChannel(channel);
+        fp->SetPointToPoint(true);
+    }
     s.items.push_back(link);
     s.Push(s.items.back());
     NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"

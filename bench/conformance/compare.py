@@ -3,8 +3,8 @@
 
 Printed output: every line is reduced to its template (numbers replaced by #); lines of one
 template are paired in order. A template must occur as often in both runs (within 2 %), and
-each paired number must agree: integers within 2 %, other numbers within 5 % + 0.0005 (a
-time printed in seconds: 0.5 ms).
+each paired number must agree: integers within 2 %, other numbers within 5 % + 0.0005, a
+number printed with a time unit (ns, us, ms, s) within 5 % + 0.5 ms.
 
 Flows (matched by protocol, addresses and ports): received packets and bytes within 2 %, mean
 delay within 5 % + 0.5 ms. Where the example has random loss the received counts follow the
@@ -44,12 +44,26 @@ def _is_int(token):
     return re.fullmatch(r"[-+]?\d+", token) is not None
 
 
-def numbers_agree(a, b):
-    """One printed number of run a against run b."""
+# A number printed with a time unit: its absolute tolerance is 0.5 ms in that unit.
+TIME_UNIT = re.compile(r" ?(ns|us|ms|s)\b")
+HALF_MS = {"ns": 0.5e6, "us": 500.0, "ms": 0.5, "s": 0.0005}
+
+
+def numbers_agree(a, b, unit=None):
+    """One printed number of run a against run b; unit: the time unit printed after it."""
     x, y = float(a), float(b)
-    if _is_int(a) and _is_int(b):
+    if unit is None and _is_int(a) and _is_int(b):
         return abs(x - y) <= COUNT_REL * max(abs(x), abs(y))
-    return abs(x - y) <= FLOAT_REL * max(abs(x), abs(y)) + FLOAT_ABS
+    return abs(x - y) <= FLOAT_REL * max(abs(x), abs(y)) + HALF_MS.get(unit, FLOAT_ABS)
+
+
+def _numbers(line):
+    """(number, time unit or None) of each number of a line."""
+    out = []
+    for m in NUMBER.finditer(line):
+        u = TIME_UNIT.match(line, m.end())
+        out.append((m.group(0), u.group(1) if u else None))
+    return out
 
 
 def _count_agrees(n, m):
@@ -70,8 +84,8 @@ def compare_output(lines_a, lines_b, limit=10):
             bad.append(f"{len(la)} against {len(lb)} lines like: {t}")
             continue
         for x, y in zip(la, lb):
-            na, nb = NUMBER.findall(x), NUMBER.findall(y)
-            if not all(numbers_agree(p, q) for p, q in zip(na, nb)):
+            na, nb = _numbers(x), _numbers(y)
+            if not all(numbers_agree(p, q, u) for (p, u), (q, _) in zip(na, nb)):
                 bad.append(f"'{x}' against '{y}'")
                 break
     return {"ok": not bad, "lines": (len(lines_a), len(lines_b)), "mismatches": bad[:limit],

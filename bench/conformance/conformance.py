@@ -29,7 +29,7 @@ import time
 from build import build_example, pkg_config_path
 from compare import (compare_flows, compare_output, mean_delay_ns, read_flowmonitor_xml,
                      read_flows)
-from corpus import CORPUS, find
+from corpus import CORPUS, EXAMPLES_DIR, find
 from report import write_report
 from run import SLACK_S, Fastpathd, make_writable, run_example
 
@@ -165,6 +165,10 @@ def main():
     if opts.mode == "emulated" and os.geteuid() != 0:
         print("conformance: the emulated runs need root (fastpathd, namespaces); "
               "--mode self runs unprivileged", file=sys.stderr)
+        return 77
+    if not os.path.isdir(EXAMPLES_DIR):
+        print(f"conformance: {EXAMPLES_DIR} is missing: install Debian's ns3-doc "
+              "(scripts/install-deps.sh)", file=sys.stderr)
         return 77
     opts.out = os.path.abspath(opts.out)
     os.makedirs(opts.out, exist_ok=True)

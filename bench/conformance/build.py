@@ -57,6 +57,33 @@ def _ns3_modules(env):
                   and not l.startswith("ns3-fastpath"))
 
 
+def _tracing_switch(obj, workdir):
+    """An assembly unit wrapping each tracing call the example makes (EnablePcap*,
+    EnableAscii*: they all return void): with $FP_CONFORMANCE_NO_TRACING set the call returns
+    at once, else it jumps to the real function with the registers untouched. The harness's
+    diagnosis of what an example does beyond its tracing; returns (source, --wrap flags)."""
+    out = subprocess.run(["nm", "-u", obj], capture_output=True, text=True, check=True).stdout
+    syms = sorted({l.split()[-1] for l in out.splitlines()
+                   if "EnablePcap" in l or "EnableAscii" in l})
+    asm = ['\t.section .text', '\t.globl fp_conformance_no_tracing_flag',
+           '\t.section .bss', 'fp_conformance_no_tracing_flag: .byte 0', '\t.section .text']
+    for sym in syms:
+        asm += [f"\t.globl __wrap_{sym}", f"\t.type __wrap_{sym}, @function",
+                f"__wrap_{sym}:", "\tcmpb $0, fp_conformance_no_tracing_flag(%rip)",
+                "\tjne 1f", f"\tjmp __real_{sym}@PLT", "1:\tret"]
+    asm += ['\t.section .init_array,"aw"', "\t.quad fp_conformance_tracing_init",
+            '\t.section .note.GNU-stack,"",@progbits']
+    src = os.path.join(workdir, "tracing-switch.s")
+    with open(src, "w") as f:
+        f.write("\n".join(asm) + "\n")
+    init = os.path.join(workdir, "tracing-switch-init.cc")
+    with open(init, "w") as f:
+        f.write('#include <cstdlib>\nextern "C" char fp_conformance_no_tracing_flag;\n'
+                'extern "C" void fp_conformance_tracing_init()\n'
+                '{ fp_conformance_no_tracing_flag = std::getenv("FP_CONFORMANCE_NO_TRACING") != 0; }\n')
+    return [src, init], ["-Wl,--wrap=" + s for s in syms]
+
+
 def build_example(example, workdir, pc_path, log):
     """Writes workdir/<base>.cc (switched), changes.txt and build.log; returns the program's
     path. Raises RuntimeError with the compiler's last lines when it does not build."""
@@ -77,11 +104,22 @@ def build_example(example, workdir, pc_path, log):
                            check=True).stdout.split()
     exe = os.path.join(workdir, base[:-3])
     compiler = ["ccache", "g++"] if shutil.which("ccache") else ["g++"]
-    cmd = compiler + ["-std=c++17", "-O1", "-w", "-I", os.path.dirname(src), target] + \
-        [os.path.join(EXAMPLES_DIR, x) for x in example.extra] + [INJECT, WRAP, "-o", exe] + flags
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    obj = exe + ".o"
+    cflags = [f for f in flags if f.startswith(("-I", "-D", "-std", "-f", "-pthread"))]
+    steps = [compiler + ["-std=c++17", "-O1", "-w", "-I", os.path.dirname(src), "-c", target,
+                         "-o", obj] + cflags]
     with open(os.path.join(workdir, "build.log"), "w") as f:
-        f.write(" ".join(cmd) + "\n" + r.stdout + r.stderr)
-    if r.returncode != 0:
-        raise RuntimeError("does not build: " + (r.stderr.strip().splitlines() or ["?"])[-1])
+        for i in range(2):
+            if i == 1:
+                tracing_srcs, tracing_wraps = _tracing_switch(obj, workdir)
+                steps.append(compiler + ["-std=c++17", "-O1", "-w", "-I", os.path.dirname(src),
+                                         obj] + [os.path.join(EXAMPLES_DIR, x)
+                                                 for x in example.extra]
+                             + [INJECT] + tracing_srcs + [WRAP] + tracing_wraps
+                             + ["-o", exe] + flags)
+            r = subprocess.run(steps[i], capture_output=True, text=True)
+            f.write(" ".join(steps[i]) + "\n" + r.stdout + r.stderr)
+            if r.returncode != 0:
+                raise RuntimeError("does not build: " +
+                                   (r.stderr.strip().splitlines() or ["?"])[-1])
     return exe

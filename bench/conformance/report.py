@@ -13,10 +13,11 @@ def _pair(row, key):
 
 
 def write_report(rows, mode, command, path):
-    second = "emulated" if mode == "emulated" else "simulated again"
+    second = "emulated" if mode.startswith("emulated") else "simulated again"
     counts = {k: sum(r["result"] == k for r in rows) for k in ("pass", "fail", "not emulatable")}
     lines = [
-        f"# ns-3 examples: simulated against {second}",
+        f"# ns-3 examples: simulated against {second}" + (
+            " (tracing calls skipped)" if "tracing" in mode else ""),
         "",
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; command: `{command}`",
         "",

@@ -3,7 +3,7 @@
 
 Printed output: every line is reduced to its template (numbers replaced by #); lines of one
 template are paired in order. A template must occur as often in both runs (within 2 %), and
-each paired number must agree: integers within 2 %, other numbers within 5 % + 0.0005, a
+in all but 2 % of the pairs (rounded down: none of fewer than 50) each number must agree: integers within 2 %, other numbers within 5 % + 0.0005, a
 number printed with a time unit (ns, us, ms, s) within 5 % + 0.5 ms.
 
 Flows (matched by protocol, addresses and ports): received packets and bytes within 2 %, mean
@@ -83,11 +83,14 @@ def compare_output(lines_a, lines_b, limit=10):
         if not _count_agrees(len(la), len(lb)):
             bad.append(f"{len(la)} against {len(lb)} lines like: {t}")
             continue
-        for x, y in zip(la, lb):
-            na, nb = _numbers(x), _numbers(y)
-            if not all(numbers_agree(p, q, u) for (p, u), (q, _) in zip(na, nb)):
-                bad.append(f"'{x}' against '{y}'")
-                break
+        # Per line a number is one packet's: a real-time outlier may touch a few of many.
+        differ = [(x, y) for x, y in zip(la, lb)
+                  if not all(numbers_agree(p, q, u)
+                             for (p, u), (q, _) in zip(_numbers(x), _numbers(y)))]
+        if len(differ) > int(COUNT_REL * min(len(la), len(lb))):
+            x, y = differ[0]
+            bad.append(f"{len(differ)} of {min(len(la), len(lb))} lines differ, e.g. "
+                       f"'{x}' against '{y}'")
     return {"ok": not bad, "lines": (len(lines_a), len(lines_b)), "mismatches": bad[:limit],
             "mismatch_count": len(bad)}
 

@@ -50,14 +50,19 @@ def example_lines(lines):
     return [l for l in lines if not any(m in l for m in MODULE_LINE_MARKERS)]
 
 
-def _last(lines):
-    return lines[-1].strip() if lines else ""
+def _why(stderr):
+    """The line that says why a run stopped: ns-3's abort or assert message, else the last."""
+    for line in reversed(stderr):
+        if "msg=" in line or "assert failed" in line or "NS_FATAL" in line:
+            return line.strip()
+    return next((l.strip() for l in reversed(stderr) if l.strip()), "")
 
 
 def _failure(name, run):
     if run["timeout"]:
         return f"{name} run did not end within its bound"
-    return f"{name} run exits {run['rc']}: {_last(run['stderr'])[:200]}"
+    signal = {-6: " (SIGABRT)", -11: " (SIGSEGV)", -9: " (SIGKILL)"}.get(run["rc"], "")
+    return f"{name} run exits {run['rc']}{signal}: {_why(run['stderr'])[:300]}"
 
 
 def _flow_totals(flows):
@@ -114,6 +119,7 @@ def check_example(example, opts, pc_path, fh):
         if label == "emulated":
             with Fastpathd(opts.fastpathd, rundir) as fpd:
                 runs[label] = run_example(exe, example.args, rundir, env, timeout, fpd)
+                runs[label]["emulated"] = fpd.created_nodes()
         else:
             runs[label] = run_example(exe, example.args, rundir, env, timeout)
         runs[label]["flows"] = read_flowmonitor_xml(env["FP_CONFORMANCE_FLOWS"])
@@ -126,6 +132,8 @@ def check_example(example, opts, pc_path, fh):
     for name, run in (("simulated", a), (opts.mode, b)):
         if run["rc"] != 0:
             problems.append(_failure(name, run))
+    if b.get("emulated") is False and not problems:
+        problems.append("the emulated run created no fastpathd node: it ran simulated")
     if not problems:
         for stream in ("stdout", "stderr"):
             c = compare_output(example_lines(a[stream]), example_lines(b[stream]))
@@ -135,14 +143,16 @@ def check_example(example, opts, pc_path, fh):
         same = compare_flows(a["flows"], a["packets"],
                              only=[k for k in a["flows"] or () if ":" not in k[1]])
         if not same["ok"]:
-            problems += ["harness: the packet count differs from FlowMonitor simulated: " + p
-                         for p in same["problems"][:2]]
+            # FlowMonitor gives up on a packet after MaxPerHopDelay (10 s) and ignores it
+            # when it arrives later: so long queues make them differ. Reported, not a failure.
+            res["note"] = "the packet count differs from FlowMonitor simulated: " + \
+                "; ".join(same["problems"][:2])
         for key, what in (("flows", "FlowMonitor"), ("packets", "packets")):
             f = compare_flows(a[key], b[key], example.random_loss)
             res[key] = [_flow_row(r) for r in f["flows"]]
             problems += [f"{what}: " + p for p in f["problems"][:3]]
         if not a["flows"]:
-            res["note"] = "the example sends no IPv4/IPv6 TCP or UDP packet (no flow)"
+            res["note"] = "the example sends no TCP or UDP packet (no flow)"
     res.update(result="pass" if not problems else "fail", reason="; ".join(problems))
     return res
 

@@ -29,7 +29,7 @@ def write_report(rows, mode, command, path):
         "|---|---|---|---|---|---|",
     ]
     for r in rows:
-        reason = (r.get("reason") or "").replace("|", "\\|")
+        reason = "; ".join(x for x in (r.get("reason"), r.get("note")) if x).replace("|", "\\|")
         lines.append(f"| {r['example']} | {r['result']} | {_pair(r, 'rx_packets')} | "
                      f"{_pair(r, 'mean_delay_ms')} | {r.get('stop_s', '')} | {reason} |")
     with open(path, "w") as f:

@@ -127,3 +127,23 @@ def test_corpus_names_are_unique_and_exist_where_installed():
             assert os.path.exists(os.path.join(corpus.EXAMPLES_DIR, e.path)), e.path
     assert [e.name for e in corpus.find(["first", "routing/simple-global-routing"])] == \
         ["tutorial/first", "routing/simple-global-routing"]
+
+
+def test_check_accepts_a_known_failure_only_with_its_reason():
+    import conformance
+    ex = [corpus.Example("a.cc", known="its frames cross fastpathd"), corpus.Example("b.cc")]
+    known = {"example": "a", "result": "fail", "reason": "x: its frames cross fastpathd, not"}
+    other = {"example": "a", "result": "fail", "reason": "SIGSEGV"}
+    plain = {"example": "b", "result": "fail", "reason": "delay mean"}
+    assert conformance.unexpected_failures(ex, [known], "emulated") == []
+    assert conformance.unexpected_failures(ex, [other], "emulated") == [other]
+    assert conformance.unexpected_failures(ex, [plain], "emulated") == [plain]
+    # the self-check accepts no failure at all
+    assert conformance.unexpected_failures(ex, [known], "self") == [known]
+
+
+def test_the_tag_free_count_is_compared_on_tcp_and_udp():
+    import conformance
+    flows = {K: 1, (1, "10.1.1.1", 0, "10.1.1.2", 0): 2, (6, "a", 1, "b", 2): 3}
+    assert set(conformance.tcp_udp(flows)) == {K, (6, "a", 1, "b", 2)}
+    assert conformance.tcp_udp(None) is None

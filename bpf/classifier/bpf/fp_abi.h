@@ -51,6 +51,12 @@ enum fp_reason {
 	FP_REASON_DROP_OTHER_HOST,    /* unicast to another host's MAC (shared segment, promisc) */
 	FP_REASON_DROP_OWN_SOURCE,    /* sent from this port's own MAC: a reflection or a loop */
 	FP_REASON_DROP_BAD_CHECKSUM,  /* IPv4 header checksum wrong (RFC 1812 5.2.2) */
+	/* On a wire between hosts (fp_config.wire): */
+	FP_REASON_PASS_WIRE_LINK,     /* a plan's VLAN from its link's peer end: to its VLAN device */
+	FP_REASON_PASS_WIRE_PROBE,    /* the daemons' latency probe (FP_ETH_P_WIRE_PROBE) */
+	FP_REASON_DROP_WIRE_FOREIGN_TAG,  /* a VLAN no link of the plan has, or an 802.1ad tag */
+	FP_REASON_DROP_WIRE_FOREIGN_HOST, /* the link's VLAN from another source than its peer end */
+	FP_REASON_DROP_WIRE_UNTAGGED, /* neither a link's frame nor a probe */
 	FP_REASON_MAX,
 };
 
@@ -114,7 +120,22 @@ struct fp_config {
 	__u32 port_mac_set;         /* 1: port_mac is the port's MAC, frames are checked against it */
 	__u8 port_mac[6];
 	__u16 pad;
+	/* 1: the interface is a wire between hosts. Only 802.1Q frames of a VLAN in
+	 * fp_wire_tags, sent by that link's peer end, and probes pass (to the kernel, whose
+	 * VLAN devices are the links' ports); everything else is dropped, counted. */
+	__u32 wire;
 };
+
+/* Value of fp_wire_tags (key: the VLAN id, __u16 host order): the link's peer end. */
+struct fp_wire_tag {
+	__u8 peer_mac[6]; /* the only source MAC accepted on this VLAN */
+	__u16 pad;
+};
+
+/* EtherType of the probes fastpathd daemons exchange over a wire to measure its latency
+ * (IEEE 802 local experimental EtherType 1). */
+#define FP_ETH_P_WIRE_PROBE 0x88b5
+#define FP_MAX_WIRE_TAGS 4094
 
 /* Value of fp_verdict_stats and fp_reason_stats (per-CPU arrays). */
 struct fp_counter {

@@ -5,6 +5,7 @@
  * struct fp_xdp_meta in front (bpf_xdp_adjust_meta), so fastpathd never parses twice.
  *
  * Order of decisions (first match wins):
+ *   A wire between hosts (fp_config.wire): classify_wire() alone.
  *   L2: truncated Ethernet -> DROP; source MAC = the port's -> DROP; unicast to
  *       another MAC than the port's -> DROP (both with fp_config.port_mac_set);
  *       802.1Q/802.1ad tagged -> DROP (the port serves no VLAN); ARP -> CONTROL;
@@ -231,6 +232,55 @@ static __always_inline int classify_ipv6(const struct fp_frame *f, const struct 
 	return fp_set(c, FP_VERDICT_DATA, FP_REASON_DATA_IPV6);
 }
 
+/*
+ * A wire between hosts carries each cross-host link on its own 802.1Q VLAN. A frame of a
+ * plan's VLAN sent by that link's peer end goes to the kernel, whose VLAN device (the
+ * link's port on this host, with its own classifier) takes it; the daemons' probes go to
+ * the kernel too (fastpathd's probe socket); anything else is dropped here, counted, so a
+ * flood of foreign frames costs no more than this check.
+ */
+static __always_inline void classify_wire(const struct fp_frame *f, struct fp_cls *c)
+{
+	struct ethhdr *eth = fp_at(f, 0, sizeof(*eth));
+	struct fp_wire_tag *tag;
+	__u8 *tci;
+	__u16 vid;
+
+	if (!eth) {
+		fp_drop(c, FP_REASON_DROP_TRUNCATED);
+		return;
+	}
+	if (eth->h_proto == bpf_htons(FP_ETH_P_WIRE_PROBE)) {
+		fp_set(c, FP_VERDICT_PASS, FP_REASON_PASS_WIRE_PROBE);
+		return;
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_8021AD)) {
+		fp_drop(c, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+		return;
+	}
+	if (eth->h_proto != bpf_htons(ETH_P_8021Q)) {
+		fp_drop(c, FP_REASON_DROP_WIRE_UNTAGGED);
+		return;
+	}
+	/* The tag and the inner EtherType. */
+	tci = fp_at(f, sizeof(*eth), 4);
+	if (!tci) {
+		fp_drop(c, FP_REASON_DROP_TRUNCATED);
+		return;
+	}
+	vid = ((tci[0] & 0x0f) << 8) | tci[1];
+	tag = bpf_map_lookup_elem(&fp_wire_tags, &vid);
+	if (!tag) {
+		fp_drop(c, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+		return;
+	}
+	if (!mac_eq(eth->h_source, tag->peer_mac)) {
+		fp_drop(c, FP_REASON_DROP_WIRE_FOREIGN_HOST);
+		return;
+	}
+	fp_set(c, FP_VERDICT_PASS, FP_REASON_PASS_WIRE_LINK);
+}
+
 static __always_inline void classify(const struct fp_frame *f, const struct fp_config *cfg,
 				     struct fp_cls *c)
 {
@@ -238,6 +288,10 @@ static __always_inline void classify(const struct fp_frame *f, const struct fp_c
 	__be16 proto;
 	__u32 off;
 
+	if (cfg->wire) {
+		classify_wire(f, c);
+		return;
+	}
 	if (!eth) {
 		fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		return;

@@ -5,6 +5,7 @@
 // in a private namespace) so test_run takes the redirect path exactly as on a NIC.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -31,6 +32,10 @@ struct Fixture {
 /// broadcast/multicast actions CONTROL.
 std::vector<Fixture> fixtures();
 std::vector<ControlRule> fixtureRules();
+/// A wire between hosts (fp_config.wire): its table, valid under wireTags() (VLAN 100
+/// from kSrcMac, 101 from kOtherHostMac). Every frame of fixtures() has a wire verdict too.
+std::vector<Fixture> wireFixtures();
+std::map<uint16_t, MacAddress> wireTags();
 
 /// One fuzzed frame into *frame: 3 times in 4 a fixture with 1-4 bytes changed (mostly in
 /// the headers) and maybe cut, else random bytes behind a plausible (or random)
@@ -44,7 +49,8 @@ struct ClassifierEnv {
 
   /// Loads the program with fixtureRules(); with bind_xsk, binds a socket for queue 0.
   /// Returns "" on success, else what failed.
-  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS);
+  /// With wire, the program is a wire's (fp_config.wire, wireTags()).
+  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS, bool wire = false);
   ~ClassifierEnv();
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ struct ClassifierOptions {
   /// dropped and counted. attach() reads the interface's MAC when this is empty;
   /// openForTest() checks nothing without it.
   std::optional<MacAddress> port_mac;
+  /// The interface is a wire between hosts (fp_config.wire): setWireTags() says which
+  /// links it carries; nothing goes to an AF_XDP socket.
+  bool wire = false;
   /// Where the owner file of each attachment lives (<run_dir>/xdp-<netns>-<ifname>.pid):
   /// a later start uses it to tell a crashed run's leftover from a live owner.
   std::string run_dir = "/run/fastpathd";
@@ -83,6 +87,8 @@ class Classifier {
   /// The rules as the maps hold them (read back from the kernel).
   std::vector<ControlRule> rules() const;
   Status setConfig(const fp_config& config);
+  /// A wire's links: VLAN id -> the link's peer end MAC (fp_wire_tags), replacing all.
+  Status setWireTags(const std::map<uint16_t, MacAddress>& tags);
   Result<ClassifierStats> readStats() const;
 
  private:

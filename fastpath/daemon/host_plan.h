@@ -2,9 +2,10 @@
 // One scenario, several fastpathd: the part of a topology one host runs. A topology with
 // `hosts:` places every node on a host; each daemon (--host-name) keeps its own nodes, the
 // links and segments among them, and turns every link between its host and another into a
-// cross-host link: a port on the wire to that host (an 802.1Q VLAN device of the wire
-// interface, one VLAN per link) whose egress emulates the link — the emulation runs at the
-// sender. Pure functions over the parsed file: nothing is touched here.
+// cross-host link: a port on the wire to that host whose frames travel tagged with the
+// link's 802.1Q VLAN (one per link), and whose egress emulates the link — the emulation
+// runs at the sender. The port is one end of a veth pair the daemon makes; the other end
+// faces the wire (wires.h). Pure functions over the parsed file: nothing is touched here.
 // Syntax: docs/reference/topology.md; operation: docs/guides/multi-host.md.
 #pragma once
 
@@ -35,7 +36,7 @@ struct CrossHostLink {
   uint16_t vlan = 0;
   std::string peer_host;
   std::string wire;    ///< this host's interface towards peer_host
-  std::string device;  ///< the VLAN device made for it (wireDeviceName), the node's port
+  std::string device;  ///< the node's port: a veth end made for it (wireDeviceName)
   LinkParams egress;   ///< the emulation of the frames this host sends, as configured
   int line = 0;
 };
@@ -48,8 +49,10 @@ struct HostPlan {
 
 /// Run tags: 1..6 characters of a-z 0-9 (they go into interface names).
 Status validateRunTag(const std::string& tag);
-/// The VLAN device of a cross-host link: "fpw<tag>.<vlan>" (at most 15 characters).
+/// A cross-host link's port, "fpw<tag>-<vlan>", and the other end of its veth pair, which
+/// faces the wire, "fpx<tag>-<vlan>" (at most 15 characters each).
 std::string wireDeviceName(const std::string& tag, uint16_t vlan);
+std::string wireLinkEndName(const std::string& tag, uint16_t vlan);
 /// The MAC of a cross-host link end the plan leaves without one: locally administered, from
 /// the link's name and end, so every host computes the same.
 MacAddress crossLinkMac(const std::string& link, char end);

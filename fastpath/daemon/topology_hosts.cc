@@ -110,7 +110,11 @@ Status validateRunTag(const std::string& tag) {
 }
 
 std::string wireDeviceName(const std::string& tag, uint16_t vlan) {
-  return "fpw" + tag + "." + std::to_string(vlan);
+  return "fpw" + tag + "-" + std::to_string(vlan);
+}
+
+std::string wireLinkEndName(const std::string& tag, uint16_t vlan) {
+  return "fpx" + tag + "-" + std::to_string(vlan);
 }
 
 MacAddress crossLinkMac(const std::string& link, char end) {

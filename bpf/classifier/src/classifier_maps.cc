@@ -208,13 +208,14 @@ Status Classifier::setConfig(const fp_config& config) {
   return {};
 }
 
-Status Classifier::setWireTags(const std::map<uint16_t, MacAddress>& tags) {
+Status Classifier::setWireTags(const std::map<uint16_t, WireTag>& tags) {
   bpf_map* map = skel_->maps.fp_wire_tags;
-  for (const auto& [vid, mac] : tags) {
+  for (const auto& [vid, tag] : tags) {
     if (vid == 0 || vid > FP_MAX_WIRE_TAGS)
       return makeError(-EINVAL, "classifier: VLAN " + std::to_string(vid) + " is not 1..4094");
     fp_wire_tag v{};
-    std::memcpy(v.peer_mac, mac.bytes.data(), 6);
+    std::memcpy(v.peer_mac, tag.peer_mac.bytes.data(), 6);
+    v.ifindex = tag.ifindex;
     if (int err = bpf_map__update_elem(map, &vid, sizeof(vid), &v, sizeof(v), 0))
       return makeError(err, mapError("updating", "fp_wire_tags", err));
   }

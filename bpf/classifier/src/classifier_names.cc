@@ -19,7 +19,7 @@ constexpr const char* kReasonNames[] = {
     "drop_own_source",    "drop_bad_checksum",
     // A wire between hosts (fp_config.wire):
     "pass_wire_link",     "pass_wire_probe",   "drop_wire_foreign_tag", "drop_wire_foreign_host",
-    "drop_wire_untagged",
+    "drop_wire_untagged", "pass_wire_tx",      "drop_wire_headroom",
 };
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == FP_REASON_MAX,
               "one name per enum fp_reason");

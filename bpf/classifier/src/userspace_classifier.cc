@@ -260,7 +260,7 @@ fp_xdp_meta UserspaceClassifier::classify(const uint8_t* data, uint32_t len) con
     f.l2_mcast = !f.l2_bcast && (d[0] & 1);
   }
   [&] {  // classify
-    if (cfg_.wire) return classifyWire(f, c);
+    if (cfg_.wire == FP_WIRE_PORT) return classifyWire(f, c);
     if (!eth) return c.drop(FP_REASON_DROP_TRUNCATED);
     if (cfg_.port_mac) {
       const uint8_t* m = cfg_.port_mac->bytes.data();

@@ -288,16 +288,20 @@ std::vector<Fixture> wireFixtures() {
   return f;
 }
 
-std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy, bool wire) {
+std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy, uint32_t wire) {
   ClassifierOptions o;
   o.no_xsk_policy = no_xsk_policy;
   o.port_mac = MacAddress{kDstMac};
   o.wire = wire;
+  o.wire_vlan = 100;
+  o.wire_ifindex = 1;
   auto c = Classifier::openForTest(o);
   if (!c) return c.error().message;
   cls = std::move(c.value());
   if (Status s = cls->setRules(fixtureRules()); !s) return s.error().message;
-  if (Status s = cls->setWireTags(wireTags()); wire && !s) return s.error().message;
+  std::map<uint16_t, Classifier::WireTag> tags;
+  for (const auto& [vid, mac] : wireTags()) tags[vid] = {mac, 0};
+  if (Status s = cls->setWireTags(tags); !s) return s.error().message;
   if (!bind_xsk) return "";
   topo = std::make_unique<Topology>("cls");
   std::string ns = topo->addNamespace("xsk");

@@ -49,8 +49,10 @@ struct ClassifierEnv {
 
   /// Loads the program with fixtureRules(); with bind_xsk, binds a socket for queue 0.
   /// Returns "" on success, else what failed.
-  /// With wire, the program is a wire's (fp_config.wire, wireTags()).
-  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS, bool wire = false);
+  /// With a wire role, the program is a wire's (FP_WIRE_PORT with wireTags(), whose
+  /// ifindex is 0) or a link end's (FP_WIRE_LINK_END: VLAN 100 to ifindex 1).
+  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS,
+                   uint32_t wire = FP_WIRE_NONE);
   ~ClassifierEnv();
 };
 

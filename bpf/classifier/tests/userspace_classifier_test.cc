@@ -37,10 +37,10 @@ class UserspaceTwin : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!havePrivileges(&why)) GTEST_SKIP() << why;
-    ASSERT_EQ(env_.open(true, FP_NO_XSK_PASS, wire_), "");
+    ASSERT_EQ(env_.open(true, FP_NO_XSK_PASS, wire_ ? FP_WIRE_PORT : FP_WIRE_NONE), "");
     UserspaceClassifier::Config cfg;
     cfg.port_mac = MacAddress{kDstMac};  // as ClassifierEnv configures the program
-    cfg.wire = wire_;
+    cfg.wire = wire_ ? FP_WIRE_PORT : FP_WIRE_NONE;
     twin_ = UserspaceClassifier(cfg);
     ASSERT_TRUE(twin_.setRules(fixtureRules()));
     twin_.setWireTags(wireTags());

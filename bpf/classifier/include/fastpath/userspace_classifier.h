@@ -26,7 +26,7 @@ class UserspaceClassifier {
     uint32_t broadcast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
     uint32_t multicast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
     std::optional<MacAddress> port_mac;             ///< as fp_config.port_mac
-    bool wire = false;                              ///< as fp_config.wire
+    uint32_t wire = FP_WIRE_NONE;                   ///< as fp_config.wire
   };
 
   UserspaceClassifier() = default;
@@ -35,6 +35,9 @@ class UserspaceClassifier {
   Status setRules(const std::vector<ControlRule>& rules);
   /// The same wire links as Classifier::setWireTags() writes (VLAN -> peer end MAC).
   void setWireTags(const std::map<uint16_t, MacAddress>& tags) { wire_tags_ = tags; }
+  // Not mirrored: a wire's redirect of a link's frame to the link's end (a delivery, not
+  // a decision: the twin says PASS pass_wire_link) and FP_WIRE_LINK_END's tagging (a
+  // transmit step; no internal link ever has that role).
 
   /// The decision for one frame, as the XDP program writes it in front of the frame
   /// (magic set). No allocation, no syscall.

@@ -26,9 +26,9 @@ struct TopologyNode {
 
 struct TopologyLink {
   LinkSpec spec;  ///< with the emulation of each direction (`params`, `a_to_b`, `b_to_a`)
+  int line = 0;
   /// 802.1Q VLAN id of a link between two hosts (`vlan:`); 0: chosen by planForHost.
   uint16_t vlan = 0;
-  int line = 0;
 };
 
 /// A host's real interface to another host (`hosts[].wires[]`): links between the two are

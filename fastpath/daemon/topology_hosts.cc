@@ -77,7 +77,7 @@ void checkHosts(const Topology& t, Problems* p) {
                        "ends are on " + ha + ": leave it out");
       continue;
     }
-    if (!wireTo(*hosts[ha], hb)) {
+    if (!wireTo(*hosts[ha], hb) || !wireTo(*hosts[hb], ha)) {
       p->add(l.line, "link " + l.spec.name + " joins hosts " + ha + " and " + hb +
                          ", which have no wire: add 'wires: [{peer: " + hb +
                          ", interface: ...}]' to host " + ha + " and the reverse to " + hb);

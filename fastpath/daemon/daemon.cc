@@ -2,6 +2,7 @@
 #include "daemon/daemon.h"
 
 #include <net/if.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,7 +21,14 @@ Daemon::~Daemon() { shutdown(); }
 
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
-  // The wires first: their links' VLAN devices are ports the checks below look for.
+  // The wires first: their links' ports are interfaces the checks below look for. They
+  // attach XDP programs: root and bpffs before them.
+  if (!config_.cross_links.empty()) {
+    if (geteuid() != 0)
+      return makeError(-EPERM, "fastpathd must run as root for links between hosts (it makes "
+                               "veth pairs and attaches XDP programs): run it with sudo");
+    if (auto st = checkBpffs(config_.mount_bpffs); !st) return st;
+  }
   auto wires = Wires::open(config_);
   if (!wires) return wires.error();
   wires_ = std::move(*wires);

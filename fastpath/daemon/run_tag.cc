@@ -52,7 +52,8 @@ Result<std::unique_ptr<RunTag>> RunTag::take(const std::string& tag, const std::
       if (alias == runTagAlias(tag)) leftovers.push_back(name);
   for (const auto& ifname : leftovers) {
     const int idx = int(if_nametoindex(ifname.c_str()));
-    if (int err = idx && nl.fd >= 0 ? deleteLink(nl.fd, idx) : -ENODEV; err && err != -ENODEV) {
+    if (!idx) continue;  // gone with its veth peer
+    if (int err = deleteLink(nl.fd, idx); err && err != -ENODEV) {
       pr_warn("run tag %s: cannot remove %s, left by an earlier run (%s); remove it with "
               "'ip link del %s'",
               tag.c_str(), ifname.c_str(), strerror(-err), ifname.c_str());

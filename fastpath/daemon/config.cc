@@ -2,6 +2,7 @@
 #include "daemon/config.h"
 
 #include "daemon/attach_policy.h"
+#include "fastpath/names.h"
 #include "fastpath/link_params.h"
 
 #include <unistd.h>
@@ -74,6 +75,14 @@ const OptionSpec kOptions[] = {
      "                   enable threaded NAPI, pin its threads to --cores, restore at exit)"},
     {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
     {"neigh", true, "SPEC       static neighbour: IP,mac=MAC,dev=IFNAME"},
+    {"host-name", true,
+     "NAME   this daemon's host among the topology's 'hosts:' (default local:\n"
+     "                   the topology runs on one host)"},
+    {"run-tag", true,
+     "TAG      tag of every object this run makes (1-6 of a-z 0-9; default run);\n"
+     "                   a crashed run's objects with the same tag are removed at start"},
+    {"wire-wait", true,
+     "MS     how long to wait for each peer host's fastpathd on the wire (10000)"},
     {"log-level", true, "L      error|warn|info|debug (default info)"},
     {"verbose", false, "        same as --log-level debug"},
     {"help", false, "           this text"},
@@ -309,6 +318,16 @@ Status applyOption(const std::string& origin, const std::string& name, const std
       c->log_level = LogLevel::kDebug;
     else
       return bad(origin, "--log-level must be error, warn, info or debug, not '" + v + "'");
+  } else if (name == "host-name") {
+    if (!validName(v)) return bad(origin, "--host-name: " + nameRule("host", v));
+    c->host_name = v;
+  } else if (name == "run-tag") {
+    if (auto st = validateRunTag(v); !st) return bad(origin, "--run-tag: " + st.error().message);
+    c->run_tag = v;
+  } else if (name == "wire-wait") {
+    auto n = num(600000);
+    if (!n) return n.error();
+    c->wire_wait_ms = uint32_t(*n);
   } else if (name == "verbose") {
     c->log_level = LogLevel::kDebug;
   } else {
@@ -410,7 +429,18 @@ Result<Config> parseCommandLine(int argc, char** argv, bool* help) {
     auto st = applyOption("command line", name, value, &c);
     if (!st) return st.error();
   }
+  if (auto st = applyHostPlan(&c); !st) return st.error();
   return c;
+}
+
+Status applyHostPlan(Config* c) {
+  auto plan = planForHost(c->topology, c->host_name, c->run_tag);
+  if (!plan)
+    return makeError(plan.error().code, (c->topology_file.empty() ? "topology" : c->topology_file) +
+                                            ": " + plan.error().message);
+  c->topology = std::move(plan->local);
+  c->cross_links = std::move(plan->cross);
+  return {};
 }
 
 Status validateConfig(const Config& c) {

@@ -2,7 +2,9 @@
 #include "daemon/daemon.h"
 
 #include <net/if.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -19,12 +21,27 @@ Daemon::~Daemon() { shutdown(); }
 
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
-  if (auto st = checkPrerequisites(config_); !st) return st;
+  // The wires first: their links' ports are interfaces the checks below look for. They
+  // attach XDP programs: root and bpffs before them.
+  if (!config_.cross_links.empty()) {
+    if (geteuid() != 0)
+      return makeError(-EPERM, "fastpathd must run as root for links between hosts (it makes "
+                               "veth pairs and attaches XDP programs): run it with sudo");
+    if (auto st = checkBpffs(config_.mount_bpffs); !st) return st;
+  }
+  auto wires = Wires::open(config_);
+  if (!wires) return wires.error();
+  wires_ = std::move(*wires);
+  if (auto st = checkPrerequisites(config_); !st) {
+    wires_.reset();
+    return st;
+  }
   // Hosts a killed fastpathd of this socket and namespace left behind go first.
   host_state_ = std::make_unique<HostState>(config_.control_socket);
   bool live = false;
   if (const size_t n = host_state_->removeStale(&live); n)
     pr_info("removed %zu host(s) a previous fastpathd left (%s)", n, host_state_->path().c_str());
+  if (live) wires_.reset();
   if (live)
     return makeError(-EBUSY, "another fastpathd with control socket " + config_.control_socket +
                                  " runs in this network namespace (its hosts are in " +
@@ -34,13 +51,20 @@ Status Daemon::start() {
     to.ifnames = config_.ports;
     for (const auto& tn : config_.topology.nodes)
       to.ifnames.insert(to.ifnames.end(), tn.interfaces.begin(), tn.interfaces.end());
+    // A VLAN device has no NAPI of its own: nothing to tune.
+    for (const auto& dev : wires_->devices())
+      to.ifnames.erase(std::remove(to.ifnames.begin(), to.ifnames.end(), dev), to.ifnames.end());
     to.cpus = config_.cores;
     to.control_socket = config_.control_socket;
     auto t = PortTuning::apply(to);
-    if (!t) return t.error();
+    if (!t) {
+      wires_.reset();
+      return t.error();
+    }
     port_tuning_ = std::move(*t);
   }
-  for (auto step : {&Daemon::startPorts, &Daemon::startWorkers, &Daemon::startTopology}) {
+  for (auto step : {&Daemon::startPorts, &Daemon::startWorkers, &Daemon::startTopology,
+                    &Daemon::startCrossHostLinks}) {
     if (auto st = (this->*step)(); !st) {
       shutdown();
       return st;
@@ -276,7 +300,18 @@ void Daemon::shutdown() {
   }
   net_.hosts.clear();
   if (host_state_) (void)host_state_->write({});
+  wires_.reset();  // the VLAN devices were ports until now
   started_ = false;
+}
+
+Status Daemon::startCrossHostLinks() {
+  for (const auto& [dev, params] : wires_->egress()) {
+    for (const auto& p : net_.ports) {
+      if (!p || p->info.ifname != dev) continue;
+      if (auto st = applyPortParams(p->info.id, params); !st) return st;
+    }
+  }
+  return {};
 }
 
 Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_control) {

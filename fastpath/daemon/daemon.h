@@ -19,6 +19,7 @@
 #include "daemon/hosts.h"
 #include "daemon/link_resources.h"
 #include "daemon/network.h"
+#include "daemon/wires.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
 #include "fastpath/userspace_classifier.h"
@@ -210,6 +211,11 @@ class Daemon : public TopologyControl {
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
   XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
   std::unique_ptr<HostState> host_state_;
+  /// The wires to other hosts and their links' VLAN devices (made before the ports,
+  /// removed after them).
+  std::unique_ptr<Wires> wires_;
+  /// Each cross-host link's egress emulation on its VLAN device's port.
+  Status startCrossHostLinks();
 };
 
 }  // namespace fastpath

@@ -187,6 +187,9 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                             {"link_shapers", resources_.shapers()},
                             {"link_shapers_retired", resources_.retiredShapers()}}});
   captureCounters(out);
+  // The wires to other hosts and this host's clock offset, beside the workers' lateness.
+  if (wires_)
+    for (auto& cs : wires_->counters()) out.push_back(std::move(cs));
   return out;
 }
 

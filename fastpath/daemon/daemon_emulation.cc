@@ -61,11 +61,12 @@ void Daemon::checkEmulationLateness() {
         "worker %zu fell behind real time: %llu emulated frame(s) left more than %llu us "
         "after their arrival time in the last second (lateness p99 %llu us, max %llu us); "
         "the link emulation is not faithful — give the worker a CPU of its own (--cores) or "
-        "emulate less",
+        "emulate less (this host's clock offset: %s)",
         i, (unsigned long long)(late - late_frames_seen_[i]),
         (unsigned long long)(workers_[i]->options().lateness_warn_ns / 1000),
         (unsigned long long)(c.lateness.quantile(0.99) / 1000),
-        (unsigned long long)(c.lateness.max() / 1000));
+        (unsigned long long)(c.lateness.max() / 1000),
+        wires_ ? wires_->clock().text().c_str() : "not checked");
     late_frames_seen_[i] = late;
   }
 }

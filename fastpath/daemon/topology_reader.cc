@@ -40,13 +40,15 @@ class Reader {
       return;
     }
     bool any = false;
-    forEachKey(root, "the document", {"nodes", "links", "segments"}, {},
+    forEachKey(root, "the document", {"nodes", "links", "segments", "hosts"}, {},
                [&](const std::string& key, const YAML::Node& v) {
                  any = true;
                  if (key == "nodes")
                    forEachItem(v, "nodes", [&](const YAML::Node& n) { node(n); });
                  else if (key == "links")
                    forEachItem(v, "links", [&](const YAML::Node& n) { link(n); });
+                 else if (key == "hosts")
+                   forEachItem(v, "hosts", [&](const YAML::Node& n) { host(n); });
                  else
                    forEachItem(v, "segments", [&](const YAML::Node& n) { segment(n); });
                });
@@ -257,6 +259,29 @@ class Reader {
     return ok;
   }
 
+  /// `{name: a, wires: [{peer: b, interface: eth1}]}`
+  void host(const YAML::Node& n) {
+    TopologyHost h;
+    h.line = lineOf(n);
+    const std::string what = label(n, "host", topology.hosts.size());
+    forEachKey(n, what, {"name", "wires"}, {"name"}, [&](const std::string& key, const YAML::Node& v) {
+      if (key == "name") {
+        scalar(v, what + ": name", &h.name);
+        return;
+      }
+      forEachItem(v, what + ": wires", [&](const YAML::Node& item) {
+        TopologyWire w;
+        w.line = lineOf(item);
+        forEachKey(item, what + ": wire", {"peer", "interface"}, {"peer", "interface"},
+                   [&](const std::string& k, const YAML::Node& x) {
+                     scalar(x, what + ": wire " + k, k == "peer" ? &w.peer : &w.interface);
+                   });
+        h.wires.push_back(std::move(w));
+      });
+    });
+    topology.hosts.push_back(std::move(h));
+  }
+
   void link(const YAML::Node& n) {
     TopologyLink link;
     LinkLines ll;
@@ -264,10 +289,14 @@ class Reader {
     const std::string what = label(n, "link", topology.links.size());
     // Emulation: `params` for both directions, then `a_to_b`/`b_to_a` on top of it.
     std::optional<YAML::Node> emulation[3];  // params, a_to_b, b_to_a
-    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a"}, {"name", "a", "b"},
-               [&](const std::string& key, const YAML::Node& v) {
+    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a", "vlan"},
+               {"name", "a", "b"}, [&](const std::string& key, const YAML::Node& v) {
                  if (key == "name") {
                    scalar(v, what + ": name", &link.spec.name);
+                 } else if (key == "vlan") {
+                   uint64_t vid = 0;
+                   if (number(v, what + ": vlan", 4094, &vid)) link.vlan = uint16_t(vid);
+                   if (vid == 0) p_->add(lineOf(v), what + ": vlan must be 1..4094");
                  } else if (key == "a") {
                    end(v, what + ": a", &link.spec.a, &ll.a);
                  } else if (key == "b") {

@@ -43,12 +43,16 @@ Status validateMediumPhy(const MediumPhy& phy) {
   if (!std::isfinite(phy.noise_figure_db) || phy.noise_figure_db < 0 || phy.noise_figure_db > 30)
     return invalid("noise_figure_db: " + num(phy.noise_figure_db) + " is outside 0 .. 30 dB");
   for (auto [field, v] : {std::pair{"rx_sensitivity_dbm", phy.rx_sensitivity_dbm},
-                          std::pair{"cs_threshold_dbm", phy.cs_threshold_dbm}})
+                          std::pair{"cs_threshold_dbm", phy.cs_threshold_dbm},
+                          std::pair{"preamble_min_rssi_dbm", phy.preamble_min_rssi_dbm}})
     if (!std::isfinite(v) || v < -200 || v > 0)
       return invalid(std::string(field) + ": " + num(v) + " is outside -200 .. 0 dBm");
   if (!std::isfinite(phy.capture_margin_db) || phy.capture_margin_db > 100)
     return invalid("capture_margin_db: " + num(phy.capture_margin_db) +
                    " is above 100 dB (< 0: no capture)");
+  if (!std::isfinite(phy.preamble_snr_db) || phy.preamble_snr_db < -100 ||
+      phy.preamble_snr_db > 100)
+    return invalid("preamble_snr_db: " + num(phy.preamble_snr_db) + " is outside -100 .. 100 dB");
   if (phy.retry_limit < 1 || phy.retry_limit > 32)
     return invalid("retry_limit: " + std::to_string(phy.retry_limit) +
                    " is outside 1 .. 32 transmissions");

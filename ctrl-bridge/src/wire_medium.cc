@@ -30,6 +30,8 @@ WireResult<MediumPhy> mediumPhyFromWire(const v1::MediumPhy& in, const std::stri
   phy.cs_threshold_dbm = in.has_cs_threshold_dbm() ? in.cs_threshold_dbm()
                                                     : phy.rx_sensitivity_dbm;
   if (in.has_capture_margin_db()) phy.capture_margin_db = in.capture_margin_db();
+  if (in.has_preamble_snr_db()) phy.preamble_snr_db = in.preamble_snr_db();
+  if (in.has_preamble_min_rssi_dbm()) phy.preamble_min_rssi_dbm = in.preamble_min_rssi_dbm();
   if (in.retry_limit()) phy.retry_limit = in.retry_limit();
   switch (in.error_model()) {
     case v1::MediumPhy::ERROR_MODEL_NIST: phy.error_model = WifiErrorModel::kNist; break;
@@ -130,6 +132,8 @@ void toWire(const MediumPhy& in, v1::MediumPhy* out) {
   out->set_rx_sensitivity_dbm(in.rx_sensitivity_dbm);
   out->set_cs_threshold_dbm(in.cs_threshold_dbm);
   out->set_capture_margin_db(in.capture_margin_db);
+  out->set_preamble_snr_db(in.preamble_snr_db);
+  out->set_preamble_min_rssi_dbm(in.preamble_min_rssi_dbm);
   out->set_retry_limit(in.retry_limit);
   out->set_error_model(in.error_model == WifiErrorModel::kYans ? v1::MediumPhy::ERROR_MODEL_YANS
                                                                : v1::MediumPhy::ERROR_MODEL_NIST);
@@ -213,6 +217,8 @@ MediumPhy mediumPhyFromReply(const v1::MediumPhy& in) {
   phy.cs_threshold_dbm = in.has_cs_threshold_dbm() ? in.cs_threshold_dbm()
                                                     : phy.rx_sensitivity_dbm;
   if (in.has_capture_margin_db()) phy.capture_margin_db = in.capture_margin_db();
+  if (in.has_preamble_snr_db()) phy.preamble_snr_db = in.preamble_snr_db();
+  if (in.has_preamble_min_rssi_dbm()) phy.preamble_min_rssi_dbm = in.preamble_min_rssi_dbm();
   if (in.retry_limit()) phy.retry_limit = in.retry_limit();
   phy.error_model = in.error_model() == v1::MediumPhy::ERROR_MODEL_YANS ? WifiErrorModel::kYans
                                                                         : WifiErrorModel::kNist;

@@ -40,6 +40,10 @@ struct MediumPhy {
   /// A frame this much stronger than the one being received takes the receiver over
   /// (ns-3's SimpleFrameCaptureModel Margin); < 0: no capture (ns-3's default PHY).
   double capture_margin_db = -1;
+  /// ns-3's ThresholdPreambleDetectionModel (on by default in ns-3 3.37's helpers): a frame
+  /// is detected only with at least this SNR and this received power.
+  double preamble_snr_db = 4;
+  double preamble_min_rssi_dbm = -82;
   uint32_t retry_limit = 7;         ///< transmissions of a unicast frame (ns-3's MaxSsrc)
   WifiErrorModel error_model = WifiErrorModel::kNist;
   uint64_t seed = 0;                ///< 0: derived from the medium's name
@@ -48,6 +52,8 @@ struct MediumPhy {
     return data_rate_kbps == o.data_rate_kbps && basic_rate_kbps == o.basic_rate_kbps &&
            noise_figure_db == o.noise_figure_db && rx_sensitivity_dbm == o.rx_sensitivity_dbm &&
            cs_threshold_dbm == o.cs_threshold_dbm && capture_margin_db == o.capture_margin_db &&
+           preamble_snr_db == o.preamble_snr_db &&
+           preamble_min_rssi_dbm == o.preamble_min_rssi_dbm &&
            retry_limit == o.retry_limit && error_model == o.error_model && seed == o.seed;
   }
 };

@@ -106,6 +106,7 @@ class RadioMedium {
     uint32_t sensed = 0;  ///< of those, sensed
     double total_mw = 0;  ///< power of every arriving signal
     double rx_mw = 0;     ///< the locked frame's
+    double rx_dbm = 0;
     uint64_t chunk_start = 0;
     double log_success = 0;
     uint64_t idle_since = 0, busy_since = 0;
@@ -142,7 +143,7 @@ class RadioMedium {
   MediumPhy phy_;
   DcfTiming dcf_;
   bool dsss_;
-  double noise_mw_;
+  double noise_mw_, noise_dbm_;
   uint64_t ack_ns_;
   int data_row_, basic_row_;
   PairTables pairs_;

@@ -3,6 +3,8 @@
 
 #include "fast-path-plan.h"
 
+#include "ns3/fast-path-device-traces.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -172,7 +174,10 @@ FastPathEmulation::Get(const std::string& who)
     NS_ABORT_MSG_IF(!st.ok(), who << ": hello: " << st.error().message);
     e->RemoveLeftovers();
     FastPathEmulation* raw = e.get();
-    Simulator::Schedule(Seconds(0), [raw]() { raw->Follow(); });
+    Simulator::Schedule(Seconds(0), [raw]() {
+        raw->CheckEmulated();
+        raw->Follow();
+    });
     FastPathPlan::ScheduleIfAsked(e->m_socket, e->m_tag + "-");
     e->m_attach.SetSocketPath(e->m_socket);
     g_emulation_session = std::move(e);
@@ -427,6 +432,24 @@ FastPathEmulation::Follow()
     {
         Simulator::Schedule(every.Get(), [this]() { Follow(); });
     }
+}
+
+void
+FastPathEmulation::CheckEmulated()
+{
+    std::string why = WhyNotEmulated();
+    const std::string traces = FastPathDeviceTraces::Check();
+    why += (why.empty() || traces.empty() ? "" : "\n") + traces;
+    if (why.empty())
+    {
+        return;
+    }
+    std::cerr << why << std::endl;
+    std::cout.flush();
+    Clear();
+    // Inside Simulator::Run: no Simulator::Destroy, and the FdNetDevices' reader threads
+    // still run, so no static destructors either.
+    std::_Exit(1);
 }
 
 void

@@ -15,7 +15,8 @@
 // recompute (populated, then RecomputeRoutingTables after n3's link to n2 had its
 // interface metric raised), nix (Ipv4NixVectorHelper), static (Ipv4ListRoutingHelper: a
 // static routing at priority 10 with the flows' host routes from Ipv4StaticRoutingHelper,
-// global routing at 0 for the rest).
+// global routing at 0 for the rest). --plain-link adds a link of a plain PointToPointHelper,
+// which an emulated run refuses at start.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-point-to-point-helper.h"
@@ -50,10 +51,12 @@ main(int argc, char* argv[])
     std::string report;
     std::string tables;
     double trafficStop = 4;
+    bool plainLink = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("routing", "global, recompute, nix or static", routing);
     cmd.AddValue("report", "write key=value results to this file", report);
     cmd.AddValue("tables", "write the routing tables to this file", tables);
+    cmd.AddValue("plain-link", "also join n0 and n1 with a plain PointToPointHelper", plainLink);
     cmd.AddValue("traffic-stop", "the flows stop then (they start at 1 s and 1.1 s)", trafficStop);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(routing != "global" && routing != "recompute" && routing != "nix" &&
@@ -90,6 +93,11 @@ main(int argc, char* argv[])
     p2p.SetDeviceAttribute("DataRate", StringValue("1500kbps"));
     p2p.SetChannelAttribute("Delay", StringValue("10ms"));
     NetDeviceContainer d3d2 = p2p.Install(NodeContainer(c.Get(3), c.Get(2)));
+
+    if (plainLink)
+    {
+        PointToPointHelper().Install(c.Get(0), c.Get(1));
+    }
 
     Ipv4AddressHelper ipv4;
     ipv4.SetBase("10.1.1.0", "255.255.255.0");

@@ -139,4 +139,38 @@ TEST_F(RoutingTest, StaticOverGlobalListRoutingSameTablesAndFlows)
     ExpectSameAsSimulated("static");
 }
 
+TEST_F(RoutingTest, APlainHelpersLinkIsRefusedAtStartNamingIt)
+{
+    ASSERT_NO_FATAL_FAILURE(StartFastpathd());
+    const std::string log = dir_ + "/plain.log";
+    std::vector<std::string> argv = {ROUTING_SCRIPT_BIN, "--plain-link=1",
+                                     "--FastPathEmulation=1", "--FastPathSocket=" + sock_,
+                                     std::string("--FastPathTag=") + kTag};
+    if (haveNobody_)
+    {
+        argv.insert(argv.begin(),
+                    {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"});
+    }
+    pid_t pid = topo_->spawn(R_, argv, log);
+    siginfo_t info{};
+    for (int i = 0; i < 100; ++i)
+    {
+        if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+        {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(topo_->stop(pid, 5000), 1);
+    const std::string out = Slurp(log);
+    EXPECT_NE(out.find("/NodeList/0/DeviceList/2: ns3::PointToPointNetDevice on "
+                       "ns3::PointToPointChannel from a plain PointToPointHelper"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("/NodeList/1/DeviceList/2"), std::string::npos) << out;
+    EXPECT_EQ(out.find("flow 1"), std::string::npos) << "the script ran: " << out;
+    // What it had created in fastpathd is gone.
+    EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
+}
+
 } // namespace

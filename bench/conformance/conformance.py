@@ -128,9 +128,13 @@ def check_example(example, opts, pc_path, fh):
                    FP_CONFORMANCE_STOP_NS=str(stop_ns))
         log(f"{example.name}: {label} run, stopped at {stop_ns / 1e9:g} s", fh)
         if label == "emulated":
-            with Fastpathd(opts.fastpathd, rundir) as fpd:
-                runs[label] = run_example(exe, example.args, rundir, env, timeout, fpd)
-                runs[label]["emulated"] = fpd.created_nodes()
+            try:
+                with Fastpathd(opts.fastpathd, rundir) as fpd:
+                    runs[label] = run_example(exe, example.args, rundir, env, timeout, fpd)
+                    runs[label]["emulated"] = fpd.created_nodes()
+            except RuntimeError as e:
+                res.update(result="fail", reason=str(e))
+                return res
         else:
             runs[label] = run_example(exe, example.args, rundir, env, timeout)
         runs[label]["flows"] = read_flowmonitor_xml(env["FP_CONFORMANCE_FLOWS"])

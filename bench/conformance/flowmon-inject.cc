@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Linked into every example the conformance harness builds, with
-// -Wl,--wrap=_ZN3ns39Simulator3RunEv: the example's call to ns3::Simulator::Run() lands here.
+// Linked into every example the conformance harness builds, with -Wl,--wrap of
+// ns3::Simulator::Run() and FlowMonitorHelper::InstallAll(): the example's calls land here.
 // By then the script has built its topology, so FlowMonitorHelper::InstallAll() covers every
 // node from time 0 of the run; when Run() returns (before the script's Simulator::Destroy())
 // FlowMonitor's XML is written to $FP_CONFORMANCE_FLOWS. The example's source is not
@@ -12,11 +12,11 @@
 // stops the measured runs there ($FP_CONFORMANCE_STOP_NS, an absolute simulation time).
 //
 // FlowMonitor finds a received packet by the byte tag its probe added when it was sent: a frame
-// that crossed fastpathd is rebuilt from its bytes and has no tag. So a second count is kept that
-// needs none, written to $FP_CONFORMANCE_FLOWS.ipid as JSON lines (IPv4): each packet a node sends
+// that crossed fastpathd is rebuilt from its bytes and keeps the tag only if the emulating
+// helpers carry it across. So a second count is kept that needs none, written to $FP_CONFORMANCE_FLOWS.ipid as JSON lines (IPv4): each packet a node sends
 // (Ipv4L3Protocol SendOutgoing) is remembered by its five-tuple and IP identification, and found
 // again by them where it is delivered (LocalDeliver). Simulated, both counts agree (the
-// harness checks it); emulated, the second shows what reached the applications.
+// harness notes where they do not); emulated, the second shows what reached the applications.
 //
 // Each line: {"flow":ID,"proto":P,"src":"A","sport":N,"dst":"B","dport":N,"tx_packets":N,
 // "tx_bytes":N,"rx_packets":N,"rx_bytes":N,"lost_packets":N,"delay_sum_ns":N}
@@ -25,8 +25,6 @@
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/node-list.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-header.h"
-#include "ns3/udp-header.h"
 
 #include <cstdlib>
 #include <fstream>

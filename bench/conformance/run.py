@@ -8,6 +8,7 @@ import pwd
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 # A measured run may take this much longer than its simulated time (start-up, build of the
@@ -22,7 +23,11 @@ class Fastpathd:
 
     def __init__(self, fastpathd, workdir):
         self.ns = f"fp-conf-{os.getpid()}"
-        self.sock = os.path.join(workdir, "fastpathd.sock")
+        # A Unix socket's path has 108 bytes at most: the socket lives in a short folder of
+        # its own (the run's folder may be deep in a build tree), reachable by nobody.
+        self.sockdir = tempfile.mkdtemp(prefix="fp-conf-")
+        os.chmod(self.sockdir, 0o755)
+        self.sock = os.path.join(self.sockdir, "fastpathd.sock")
         self.logpath = os.path.join(workdir, "fastpathd.log")
         self.proc = None
         nobody = pwd.getpwnam("nobody")
@@ -62,6 +67,7 @@ class Fastpathd:
                 self.proc.kill()
                 self.proc.wait()
         subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.sockdir, ignore_errors=True)
 
     def __enter__(self):
         return self

@@ -158,6 +158,7 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"emu_wake_late_p99_ns", c.emu_wake_late.quantile(0.99)},
                    {"emu_wake_late_max_ns", c.emu_wake_late.max()},
                    {"emu_spin_ns", c.emu_spin_ns.get()},
+                   {"emu_spin_over_budget", c.emu_spin_over_budget.get()},
                    {"umem_frames", a.total},
                    {"frames_free", a.free},
                    {"frames_fill_ring", a.fill_ring},

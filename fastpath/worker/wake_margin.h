@@ -43,4 +43,33 @@ class WakeMargin {
   unsigned next_ = 0;
 };
 
+/// How much of the CPU the spins before arrivals may take: a share of the time that
+/// passes, saved up to a burst. With arrivals closer together than the wake margin (a busy
+/// line: many frames in flight over many hops) the worker would otherwise never sleep; as a
+/// real-time thread it would then hold its CPU until the kernel's real-time throttling
+/// stops it for tens of milliseconds (a fair-server period), every frame in flight late by
+/// that much. Over the budget it sleeps until the arrival itself: one wake-up late, and the
+/// CPU goes to the scenario meanwhile.
+class SpinBudget {
+ public:
+  SpinBudget(uint32_t share_permille, uint64_t burst_ns)
+      : share_(share_permille), burst_(int64_t(burst_ns)), budget_(int64_t(burst_ns)) {}
+
+  /// `ns` were spun.
+  void spend(uint64_t ns) { budget_ -= int64_t(ns); }
+  /// At `now`: some budget left (the share of the time since the last call is added).
+  bool allows(uint64_t now) {
+    if (last_ && now > last_)
+      budget_ = std::min(burst_, budget_ + int64_t((now - last_) * share_ / 1000));
+    last_ = now;
+    return budget_ > 0;
+  }
+
+ private:
+  uint64_t share_;
+  int64_t burst_;
+  int64_t budget_;
+  uint64_t last_ = 0;
+};
+
 }  // namespace fastpath

@@ -86,6 +86,9 @@ struct WorkerOptions {
   /// percentile of its recent wake-ups' overshoot before the arrival (WakeMargin), at
   /// most this long, and spins the rest.
   uint64_t emulation_spin_ns = 150000;
+  /// The spins before arrivals take at most this share of the time (per mille, saved up
+  /// to 2 ms); beyond it the worker sleeps until the arrival itself (SpinBudget).
+  uint32_t emulation_spin_permille = 250;
   /// Port ids the worker keeps counters for: interface ports are the sockets' indexes,
   /// link ports [kFirstLinkPort, max_ports). 0: the sockets only (no link ports).
   uint32_t max_ports = 0;
@@ -296,6 +299,7 @@ class Worker {
   LinkInbox inbox_;
   LinkEmulation emulation_;
   WakeMargin wake_margin_{options_.emulation_spin_ns};  // worker thread only (run())
+  SpinBudget spin_budget_{options_.emulation_spin_permille, 2000000};  // run() too
   LinkHandoff handoff_;
   SegmentFanout fanout_;
   SpscRing<ControlTxFrame> ctrl_tx_;

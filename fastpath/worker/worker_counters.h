@@ -81,6 +81,8 @@ struct alignas(64) WorkerCounters {
   /// Time spent spinning for an arrival nearer than the wake margin (CPU taken from the
   /// scenario by the emulation's timing).
   Counter emu_spin_ns;
+  /// Arrivals slept for although nearer than the wake margin: the spin budget was spent.
+  Counter emu_spin_over_budget;
 };
 
 }  // namespace fastpath

@@ -172,24 +172,33 @@ void Worker::run() {
     }
     // An emulated frame due sooner than the worker's wake-ups overshoot (WakeMargin):
     // wait for it awake. Farther ones are slept for, until that margin before them.
+    // Over the spin budget, it sleeps until the arrival itself (SpinBudget).
     uint64_t until_arrival = ~0ull;
     const uint64_t arrival = emulation_.nextArrival();
     uint64_t now = 0;
+    bool may_spin = true;
     if (arrival != ~0ull) {
       now = monotonicNs();
       until_arrival = arrival > now ? arrival - now : 0;
       if (until_arrival <= wake_margin_.ns()) {
-        if (spin_mark) counters_.emu_spin_ns.add(now - spin_mark);
-        spin_mark = now;
-        idle = 0;
-        continue;
+        if (spin_mark) {
+          counters_.emu_spin_ns.add(now - spin_mark);
+          spin_budget_.spend(now - spin_mark);
+        }
+        if (until_arrival == 0 || spin_budget_.allows(now)) {
+          spin_mark = now;
+          idle = 0;
+          continue;
+        }
+        may_spin = false;
+        counters_.emu_spin_over_budget.add(1);
       }
     }
     spin_mark = 0;
     // Two empty passes, then the spin time (idle_spin_ns, from the last pass with work):
     // spinning takes the CPU from the NAPI thread that fills the rings when they share it.
-    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < 2 ||
-        now_ns_ - last_work_ns < options_.idle_spin_ns)
+    if (options_.idle_poll_us == 0 || options_.busy_poll ||
+        (may_spin && (++idle < 2 || now_ns_ - last_work_ns < options_.idle_spin_ns)))
       continue;
     // Idle: sleep in ppoll() until a frame arrives, the next emulated arrival is near, or
     // the timeout (which bounds the delay of client frames and of stop). Offline so route
@@ -198,9 +207,9 @@ void Worker::run() {
     reader.offline();
     counters_.idle_polls.add(1);
     uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;
-    const bool for_arrival =
-        until_arrival != ~0ull && until_arrival - wake_margin_.ns() <= sleep_ns;
-    if (for_arrival) sleep_ns = until_arrival - wake_margin_.ns();
+    const uint64_t lead = may_spin ? wake_margin_.ns() : 0;  // <= until_arrival
+    const bool for_arrival = until_arrival != ~0ull && until_arrival - lead <= sleep_ns;
+    if (for_arrival) sleep_ns = until_arrival - lead;
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
     const int ready = ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
     if (ready > 0 && wake_fd_ >= 0 && (pfds.back().revents & POLLIN)) {

@@ -31,5 +31,34 @@ TEST(WakeMargin, ATickLateWakeUpIsBoundedAndEarlyOnesCountAsZero) {
   EXPECT_EQ(m.ns(), 0u) << "an early wake-up is no overshoot";
 }
 
+TEST(SpinBudget, SpinsTakeNoMoreThanTheirShareOfTheTime) {
+  SpinBudget b(250, 2000000);  // a quarter, saved up to 2 ms
+  uint64_t now = 1000000000;
+  ASSERT_TRUE(b.allows(now));
+  b.spend(2000000);  // the whole burst at once
+  EXPECT_FALSE(b.allows(now)) << "spent: sleep";
+  now += 4000000;  // 4 ms later: 1 ms earned
+  EXPECT_TRUE(b.allows(now));
+  // Spinning all the time from here: over 100 ms, at most a quarter of it plus the burst.
+  uint64_t spun = 0;
+  for (int i = 0; i < 10000; ++i) {
+    now += 10000;
+    if (b.allows(now)) {
+      b.spend(10000);
+      spun += 10000;
+    }
+  }
+  EXPECT_LE(spun, 100000000 / 4 + 2000000 + 10000);
+  EXPECT_GE(spun, 100000000 / 4 - 10000) << "the share is not given";
+}
+
+TEST(SpinBudget, SavesNoMoreThanItsBurst) {
+  SpinBudget b(250, 2000000);
+  ASSERT_TRUE(b.allows(1000000000));
+  EXPECT_TRUE(b.allows(1000000000 + 60000000000ull));  // a minute idle
+  b.spend(2000000);
+  EXPECT_FALSE(b.allows(1000000000 + 60000000000ull)) << "a long idle time saved more";
+}
+
 }  // namespace
 }  // namespace fastpath

@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <getopt.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,34 +23,13 @@
 #include <thread>
 #include <vector>
 
-#include "../bpf/fp_bench.h"
+#include "bench_common.h"
+#include "fp_bench.h"
+#include "sink_report.h"
 
 namespace {
 
 volatile sig_atomic_t g_stop = 0;
-
-uint64_t monoNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-// The XDP sink's histogram buckets: 8 linear sub-buckets per power of two.
-unsigned bucketOf(uint64_t ns) {
-  if (ns < (1u << FP_BENCH_LAT_SUB_BITS)) return unsigned(ns);
-  const unsigned msb = 63u - unsigned(__builtin_clzll(ns));
-  const unsigned sub = unsigned(ns >> (msb - FP_BENCH_LAT_SUB_BITS)) & ((1u << FP_BENCH_LAT_SUB_BITS) - 1);
-  const unsigned b = (msb << FP_BENCH_LAT_SUB_BITS) | sub;
-  return b < FP_BENCH_LAT_BUCKETS ? b : FP_BENCH_LAT_BUCKETS - 1;
-}
-
-double bucketMidNs(unsigned b) {
-  const unsigned msb = b >> FP_BENCH_LAT_SUB_BITS;
-  const unsigned sub = b & ((1u << FP_BENCH_LAT_SUB_BITS) - 1);
-  if (msb < FP_BENCH_LAT_SUB_BITS) return double(b);
-  const double base = double(1ull << msb);
-  return base + base / (1u << FP_BENCH_LAT_SUB_BITS) * (sub + 0.5);
-}
 
 struct State {
   std::mutex mu;  // the reader takes it once per recvmmsg batch
@@ -82,7 +60,7 @@ void reader(int fd, State* st) {
     if (poll(&p, 1, 200) <= 0) continue;
     const int n = recvmmsg(fd, msgs, kBatch, MSG_DONTWAIT, nullptr);
     if (n <= 0) continue;
-    const uint64_t now = monoNs();
+    const uint64_t now = fastpath::bench::monoNs();
     std::lock_guard<std::mutex> g(st->mu);
     for (int i = 0; i < n; ++i) {
       const unsigned len = msgs[i].msg_len;
@@ -109,58 +87,14 @@ void reader(int fd, State* st) {
         ++f.reordered;
       else
         f.next_seq = pl.seq + 1;
-      if (now > pl.tx_ns) ++st->hist[bucketOf(now - pl.tx_ns)];
+      if (now > pl.tx_ns) ++st->hist[fastpath::bench::latencyBucket(now - pl.tx_ns)];
     }
   }
 }
 
 void printRead(State* st, int expect_flows) {
   std::lock_guard<std::mutex> g(st->mu);
-  uint64_t packets = 0, bytes = 0, gap_loss = 0, reordered = 0, first = ~0ull, last = 0;
-  int seen = 0;
-  double sum = 0, sum_sq = 0;
-  for (int i = 0; i < FP_BENCH_MAX_FLOWS; ++i) {
-    const fp_bench_flow& f = st->flows[size_t(i)];
-    if (f.packets || f.next_seq) {
-      ++seen;
-      packets += f.packets;
-      bytes += f.bytes;
-      gap_loss += f.next_seq > f.packets ? f.next_seq - f.packets : 0;
-      reordered += f.reordered;
-      if (f.first_ns && f.first_ns < first) first = f.first_ns;
-      if (f.last_ns > last) last = f.last_ns;
-    }
-    if ((expect_flows > 0 && i < expect_flows) || (expect_flows <= 0 && f.packets)) {
-      sum += double(f.packets);
-      sum_sq += double(f.packets) * double(f.packets);
-    }
-  }
-  const int n_fair = expect_flows > 0 ? expect_flows : seen;
-  const double jain = (n_fair > 0 && sum_sq > 0) ? sum * sum / (n_fair * sum_sq) : 0.0;
-  uint64_t total = 0;
-  double lat_sum = 0;
-  for (unsigned i = 0; i < FP_BENCH_LAT_BUCKETS; ++i) {
-    total += st->hist[i];
-    lat_sum += double(st->hist[i]) * bucketMidNs(i);
-  }
-  auto percentile = [&](double q) {
-    const uint64_t want = uint64_t(q * double(total));
-    uint64_t acc = 0;
-    for (unsigned i = 0; i < FP_BENCH_LAT_BUCKETS; ++i)
-      if ((acc += st->hist[i]) > want) return bucketMidNs(i);
-    return 0.0;
-  };
-  std::printf(
-      "{\"packets\": %llu, \"bytes\": %llu, \"flows_seen\": %d, \"gap_loss\": %llu, "
-      "\"reordered\": %llu, \"jain\": %.4f, \"lat_p50_us\": %.2f, \"lat_p99_us\": %.2f, "
-      "\"lat_mean_us\": %.2f, \"first_ns\": %llu, \"last_ns\": %llu, \"other\": %llu, "
-      "\"bad_flow\": %llu}\n",
-      (unsigned long long)packets, (unsigned long long)bytes, seen, (unsigned long long)gap_loss,
-      (unsigned long long)reordered, jain, total ? percentile(0.50) / 1e3 : 0.0,
-      total ? percentile(0.99) / 1e3 : 0.0, total ? lat_sum / double(total) / 1e3 : 0.0,
-      (unsigned long long)(first == ~0ull ? 0 : first), (unsigned long long)last,
-      (unsigned long long)st->other, (unsigned long long)st->bad_flow);
-  std::fflush(stdout);
+  fastpath::bench::printSinkRead(st->flows, st->hist, st->other, st->bad_flow, expect_flows);
 }
 
 }  // namespace

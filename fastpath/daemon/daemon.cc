@@ -343,7 +343,7 @@ void Daemon::adjustRtPriority() {
   // fires; it spins only its wake margin before an arrival (WakeMargin, tens of
   // microseconds), so it does not take the CPU from the scenario.
   const bool emulating = emulates();
-  rt_refused_.resize(workers_.size(), 0);
+  rt_refused_.resize(workers_.size(), -1);
   for (auto& w : workers_) {
     int cpu = w->options().cpu;
     int want = 0;
@@ -377,7 +377,7 @@ void Daemon::adjustRtPriority() {
         pr_warn("%s", st.error().message.c_str());
       continue;
     }
-    refused = 0;
+    refused = -1;
     if (above && below)
       pr_info(
           "worker %u: SCHED_FIFO %d, under %s (pid %d, priority %d) that shares its CPU, "

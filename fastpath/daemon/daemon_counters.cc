@@ -142,7 +142,7 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"rt_below", uint64_t(w->rtBelow())},
                    {"rt_boosts", c.rt_boosts.get()},
                    {"rt_refused", uint64_t(w->options().index < rt_refused_.size()
-                                               ? rt_refused_[w->options().index]
+                                               ? std::max(rt_refused_[w->options().index], 0)
                                                : 0)},
                    {"rx_budget_frames", w->rxFillTarget()},
                    {"rx_overload_windows", c.rx_overload_windows.get()},

@@ -376,10 +376,15 @@ void Daemon::drainEvents() {
 void Daemon::adjustRtPriority() {
   if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
     return;
-  // Only the --port interfaces: a worker that spins for emulated links must not become
-  // real-time (it would run into the kernel's real-time throttling), and topology
-  // scenarios emulate links.
+  // Only the --port interfaces' NAPI threads count.
   auto napis = findRtNapiThreads(config_.ports);
+  // A worker timing emulated links sleeps until just before each arrival: a normal
+  // thread's wake-up waits behind whatever runs on its CPU, on a PREEMPT_NONE kernel up to
+  // a scheduler tick (4 ms at 250 Hz), on every hop. Real-time, it runs when its timer
+  // fires; it spins only its wake margin before an arrival (WakeMargin, tens of
+  // microseconds), so it does not take the CPU from the scenario.
+  const bool emulating = emulates();
+  rt_refused_.resize(workers_.size(), -1);
   for (auto& w : workers_) {
     int cpu = w->options().cpu;
     int want = 0;
@@ -397,11 +402,23 @@ void Daemon::adjustRtPriority() {
     // absorbed there), one above it only while an RX ring is over 3/4 full.
     const int below =
         (above && config_.rt_adaptive && above->priority > 1) ? above->priority - 1 : 0;
+    if (!above && emulating) want = kEmulationRtPriority;
     if (want == w->rtPriority() && below == w->rtBelow()) continue;
+    int& refused = rt_refused_[w->options().index];
+    if (want == refused) continue;  // said once; asked again when the wish changes
     if (auto st = w->setRtPriority(want, below); !st) {
-      pr_warn("%s", st.error().message.c_str());
+      refused = want;
+      if (emulating && !above)
+        pr_warn("%s: emulated links are timed by a normal thread, whose wake-ups can come a "
+                "scheduler tick late when its CPU is shared (see emu_wake_late_* in the "
+                "worker's counters); run fastpathd with CAP_SYS_NICE or give the worker a "
+                "CPU of its own (--cores)",
+                st.error().message.c_str());
+      else
+        pr_warn("%s", st.error().message.c_str());
       continue;
     }
+    refused = -1;
     if (above && below)
       pr_info(
           "worker %u: SCHED_FIFO %d, under %s (pid %d, priority %d) that shares its CPU, "
@@ -415,8 +432,13 @@ void Daemon::adjustRtPriority() {
           "the worker is woken to drain its rings instead of being starved (--rt-priority 0 "
           "disables this)",
           w->options().index, want, above->comm.c_str(), int(above->pid), above->priority);
+    else if (want)
+      pr_info("worker %u: SCHED_FIFO %d: it times emulated links, and a normal thread's "
+              "wake-ups wait behind what runs on its CPU (--rt-priority 0 disables this)",
+              w->options().index, want);
     else
-      pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU)",
+      pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU, "
+              "no emulated link)",
               w->options().index);
   }
 }

@@ -63,8 +63,12 @@ class Daemon : public TopologyControl {
   /// down port become counted drops (drop_port_down).
   void checkLinks();
   /// --rt-priority auto: puts each worker one priority above a real-time NAPI thread of a
-  /// served port that can run on its CPU, or back to normal when there is none.
+  /// served port that can run on its CPU; with none, at kEmulationRtPriority while the
+  /// daemon emulates links (its wake-ups time the frames), else back to normal.
   void adjustRtPriority();
+  /// SCHED_FIFO priority of workers timing emulated links (--rt-priority auto, no
+  /// real-time NAPI thread on their CPU): the lowest, above every normal thread only.
+  static constexpr int kEmulationRtPriority = 1;
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 
@@ -170,6 +174,8 @@ class Daemon : public TopologyControl {
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
+  /// Some link, segment or interface egress is emulated (has shapers).
+  bool emulates() const;
   void emitPortEvent(PortId port, bool up);
   /// Gives every worker a new capture table (the taps of every open capture), then waits
   /// for the workers to take it (epoch) (daemon_captures.cc).
@@ -199,6 +205,7 @@ class Daemon : public TopologyControl {
   Network net_;  ///< nodes, ports, links, segments, hosts
   LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
+  std::vector<int> rt_refused_;  ///< per worker: the priority last refused (warned once), or -1
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
   /// Models of deleted media, freed once every worker gave their frames back.

@@ -47,8 +47,22 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.sojourn_p50_ns = std::max(d.sojourn_p50_ns, c.sojourn.quantile(0.5));
     d.sojourn_p99_ns = std::max(d.sojourn_p99_ns, c.sojourn.quantile(0.99));
     d.sojourn_max_ns = std::max(d.sojourn_max_ns, c.sojourn.max());
+    // Per worker's shaper; the worst worker's, as for the sojourn.
+    d.lateness_p50_ns = std::max(d.lateness_p50_ns, c.lateness.quantile(0.5));
+    d.lateness_p99_ns = std::max(d.lateness_p99_ns, c.lateness.quantile(0.99));
+    d.lateness_max_ns = std::max(d.lateness_max_ns, c.lateness.max());
   }
   return d;
+}
+
+bool Daemon::emulates() const {
+  for (const auto& p : net_.ports)
+    if (p && !p->egress.empty()) return true;
+  for (const auto& [id, lp] : net_.link_ports)
+    if (!lp.shapers.empty()) return true;
+  for (const auto& [name, seg] : net_.segments)
+    if (!seg.shapers.empty()) return true;
+  return false;
 }
 
 void Daemon::checkEmulationLateness() {

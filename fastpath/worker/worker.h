@@ -36,6 +36,7 @@
 #include "worker/segment_fanout.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
+#include "worker/wake_margin.h"
 #include "worker/worker_counters.h"
 #include "worker/worker_frames.h"
 #include "xsk/frame_pool.h"
@@ -81,10 +82,15 @@ struct WorkerOptions {
   /// An emulated frame handed on later than this after its arrival time counts as late
   /// (link_late_frames; fastpathd warns when it grows).
   uint64_t lateness_warn_ns = 1000000;
-  /// Waits shorter than this until the next emulated arrival are spun, not slept; a
-  /// longer wait sleeps until this long before the arrival. A sleeping thread wakes tens
-  /// of microseconds late (measured on the development VM: p50 ~45 us, p99 ~120 us).
+  /// The most a worker spins before an emulated arrival. A sleeping thread wakes late
+  /// (measured on the development VM with SCHED_FIFO: p50 ~30 us, p99 ~40 us; without
+  /// it, up to a scheduler tick when the CPU is shared): the worker sleeps until the 90th
+  /// percentile of its recent wake-ups' overshoot before the arrival (WakeMargin), at
+  /// most this long, and spins the rest.
   uint64_t emulation_spin_ns = 150000;
+  /// The spins before arrivals take at most this share of the time (per mille, saved up
+  /// to 2 ms); beyond it the worker sleeps until the arrival itself (SpinBudget).
+  uint32_t emulation_spin_permille = 250;
   /// Port ids the worker keeps counters for: interface ports are the sockets' indexes,
   /// link ports [kFirstLinkPort, max_ports). 0: the sockets only (no link ports).
   uint32_t max_ports = 0;
@@ -233,8 +239,9 @@ class Worker {
   /// The received batch rx_batch_[0..n) of interface port `p` (caps_ is set).
   void tapRxBatch(PortId p, uint32_t n);
   /// Lateness of emulated frames handed on now: what the frames due at `due[0..n)`
-  /// waited after their arrival time.
-  void recordLateness(const uint64_t* due, uint32_t n);
+  /// waited after their arrival time; also in `link`'s own histogram (the direction that
+  /// timed them), when given.
+  void recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link);
   /// The egress emulation of interface port p, if any.
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
@@ -297,6 +304,7 @@ class Worker {
   std::vector<uint64_t> link_due_;  // the due times of its emulated frames
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.
   std::vector<uint64_t> tx_due_;
+  std::vector<LinkShaper*> tx_due_link_;  // the egress emulation each came out of
   uint32_t tx_due_n_ = 0;
   ControlChannel* cur_channel_ = nullptr;  // the channel of the port being processed
   FrameBook book_;
@@ -306,6 +314,8 @@ class Worker {
   WorkerFrames frames_;
   LinkInbox inbox_;
   LinkEmulation emulation_;
+  WakeMargin wake_margin_{options_.emulation_spin_ns};  // worker thread only (run())
+  SpinBudget spin_budget_{options_.emulation_spin_permille, 2000000};  // run() too
   LinkHandoff handoff_;
   SegmentFanout fanout_;
   MediumEgress media_;

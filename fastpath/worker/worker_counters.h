@@ -78,6 +78,15 @@ struct alignas(64) WorkerCounters {
   /// own error, including every wait inside the worker after the frame was due (the peer
   /// end's queue, its batch, the TX staging of the pass, a late wake-up).
   LatencyHistogram lateness;
+  /// Timer wake-ups for an emulated arrival, and how late each came against the time
+  /// asked for (the scheduler's and the timer's latency: what WakeMargin sleeps ahead by).
+  Counter emu_wakeups;
+  LatencyHistogram emu_wake_late;
+  /// Time spent spinning for an arrival nearer than the wake margin (CPU taken from the
+  /// scenario by the emulation's timing).
+  Counter emu_spin_ns;
+  /// Arrivals slept for although nearer than the wake margin: the spin budget was spent.
+  Counter emu_spin_over_budget;
 };
 
 }  // namespace fastpath

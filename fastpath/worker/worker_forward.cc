@@ -367,10 +367,12 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
     pending |= tx_pending_[p] != 0;
   }
   // Emulated egress frames are handed to the kernel now.
-  if (tx_due_n_) {
-    recordLateness(tx_due_.data(), tx_due_n_);
-    tx_due_n_ = 0;
+  // Per run of one port's egress emulation (a pass may release several ports' frames).
+  for (uint32_t i = 0, j; i < tx_due_n_; i = j) {
+    for (j = i + 1; j < tx_due_n_ && tx_due_link_[j] == tx_due_link_[i];) ++j;
+    recordLateness(&tx_due_[i], j - i, tx_due_link_[i]);
   }
+  tx_due_n_ = 0;
   publishAccounting();
 #ifndef NDEBUG
   {

@@ -76,7 +76,13 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
   // The batch is handed on (forwarded, punted or dropped): emulated frames were due at
   // the peer end when they left the link, and whatever they waited since — this port's
   // queue, the batches before theirs, this batch — is lateness too.
-  if (emulated) recordLateness(link_due_.data(), emulated);
+  if (emulated) {
+    // Timed by the sending end's direction of the link (or the segment's medium).
+    LinkShaper* timed_by = slot.segment ? slot.segment->shaper : nullptr;
+    if (!slot.segment)
+      if (const LinkPortSlot* from = links_->find(slot.peer)) timed_by = from->shaper;
+    recordLateness(link_due_.data(), emulated, timed_by);
+  }
   return n;
 }
 
@@ -96,7 +102,10 @@ uint32_t Worker::releaseDue() {
       // taken after them.
       book_.linkToHeld(1);
       stageTx(PortId(r.key), r.frame.addr, r.frame.len);
-      if (tx_due_n_ < tx_due_.size()) tx_due_[tx_due_n_++] = r.frame.due;
+      if (tx_due_n_ < tx_due_.size()) {
+        tx_due_link_[tx_due_n_] = egressShaper(PortId(r.key));
+        tx_due_[tx_due_n_++] = r.frame.due;
+      }
       continue;
     }
     if (ShaperKey::isSegment(r.key)) {
@@ -113,11 +122,12 @@ uint32_t Worker::releaseDue() {
   return work;
 }
 
-void Worker::recordLateness(const uint64_t* due, uint32_t n) {
+void Worker::recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link) {
   const uint64_t now = monotonicNs();
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t late = now > due[i] ? now - due[i] : 0;
     counters_.lateness.add(late);
+    if (link) link->counters.lateness.add(late);
     if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
   }
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fastpath/control_types.h"
+#include "fastpath/medium_types.h"
 #include "fastpath/result.h"
 
 namespace fastpath {
@@ -110,6 +111,15 @@ class TopologyControl {
   virtual std::vector<HostInfo> hosts() const = 0;
   virtual Result<HostInfo> createHost(const HostSpec& spec) = 0;
   virtual Status deleteHost(const std::string& name) = 0;
+
+  /// Radio media (medium_types.h): created with their members and initial pairs, deleted
+  /// with their ports; updateMedium applies one batch of pair changes at once (a frame sees
+  /// all of it or none). `name` empty in media(): every medium. The defaults refuse
+  /// (ENOTSUP): a backend without radio media.
+  virtual std::vector<MediumInfo> media(const std::string& name = "") const;
+  virtual Status createMedium(const MediumSpec& spec);
+  virtual Status deleteMedium(const std::string& name);
+  virtual Status updateMedium(const std::string& name, const MediumUpdate& update);
 };
 
 /// The refusal of a data plane with one node: "WHAT: this data plane has one node, ..."

@@ -200,6 +200,22 @@ class Client {
   Status deleteHost(const std::string& name);
   Result<std::vector<HostInfo>> hosts();
 
+  // Radio media (protocol 1.6; fastpath/medium_types.h): ad hoc Wi-Fi channels joining many
+  // nodes, with a received power per ordered pair of members. Same operator rule as links.
+
+  /// Members as segment ports (an empty port is named after the medium; a zero MAC is
+  /// generated); MediumSpec::pairs are the initial pairs.
+  Status createMedium(const MediumSpec& spec);
+  Status deleteMedium(const std::string& name);
+  /// One batch of pair changes, applied at once (a frame sees all of it or none): a pair
+  /// with `remove`, or with a power below both thresholds, goes; others are set. Invalid
+  /// pairs (unknown member, power out of range): -EINVAL or -ENOENT naming the pair, and
+  /// nothing changes.
+  Status updateMedium(const std::string& name, const MediumUpdate& update);
+  /// With each pair's configured and measured delivery and each member's counters. `name`
+  /// empty: every medium; an unknown name: -ENOENT.
+  Result<std::vector<MediumInfo>> media(const std::string& name = "");
+
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
   int fd() const;
 

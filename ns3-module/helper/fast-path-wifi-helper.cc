@@ -247,32 +247,4 @@ FastPathWifiHelper::CreateStandIn(const WifiPhyHelper& phy,
     return device;
 }
 
-NetDeviceContainer
-FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
-                                    const WifiMacHelper& mac,
-                                    const NodeContainer& nodes) const
-{
-    const std::string macType = MacTypeOf(mac);
-    if (macType != "ns3::AdhocWifiMac")
-    {
-        FastPathEmulation::Refuse(
-            "FastPathWifiHelper: emulated (--FastPathEmulation=1), a Wi-Fi medium is ad hoc "
-            "only: the script's MAC is " + macType + "; use wifiMac.SetType(\"ns3::AdhocWifiMac\") "
-            "or run it simulated (--FastPathEmulation=0)");
-    }
-    NS_ABORT_MSG_IF(nodes.GetN() == 0, "FastPathWifiHelper: Install() of no node");
-    Ptr<WifiNetDevice> first = CreateStandIn(phy, mac, nodes.Get(0));
-    if (!ChannelOf(first))
-    {
-        FastPathEmulation::Refuse(
-            "FastPathWifiHelper: emulated (--FastPathEmulation=1), a Wi-Fi medium needs "
-            "YansWifiPhyHelper with a YansWifiChannel (SpectrumWifiPhy is not emulated); run "
-            "the script simulated (--FastPathEmulation=0)");
-    }
-    FastPathEmulation::Refuse(
-        "FastPathWifiHelper: emulated (--FastPathEmulation=1), a Wi-Fi script needs "
-        "fastpathd's radio medium, which this build cannot create yet; run the script "
-        "simulated (--FastPathEmulation=0)");
-}
-
 } // namespace ns3

@@ -9,7 +9,10 @@
 #include "ns3/wifi-helper.h"
 #include "ns3/wifi-net-device.h"
 
+#include "fastpath/medium_types.h"
+
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -81,7 +84,16 @@ class FastPathWifiHelper : public WifiHelper
     /// The MAC type `mac` creates (ns3::AdhocWifiMac for an ad hoc script).
     static std::string MacTypeOf(const WifiMacHelper& mac);
 
+    /// The rate (kbit/s) of an ns-3 mode name (DsssRate5_5Mbps: 5500); 0 if none.
+    static uint32_t RateKbps(const std::string& mode);
+    /// The medium's PHY of `radio`, with `phy`'s error-rate and frame-capture models.
+    static fastpath::MediumPhy MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper& phy);
+
   private:
+    static void StartFollowing(std::string name,
+                               NodeContainer nodes,
+                               std::vector<FastPathRadio> radios,
+                               FastPathMediumPlan plan);
     NetDeviceContainer InstallEmulated(const WifiPhyHelper& phy,
                                        const WifiMacHelper& mac,
                                        const NodeContainer& nodes) const;

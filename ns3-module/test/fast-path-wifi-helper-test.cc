@@ -224,3 +224,78 @@ TEST(FastPathWifiHelperTest, PairsAreWhatNs3sPhyReceives)
         EXPECT_GE(p.rxPowerDbm, -95);
     }
 }
+
+TEST(FastPathWifiHelperTest, ModeNamesGiveTheMediumsRates)
+{
+    EXPECT_EQ(FastPathWifiHelper::RateKbps("DsssRate1Mbps"), 1000u);
+    EXPECT_EQ(FastPathWifiHelper::RateKbps("DsssRate5_5Mbps"), 5500u);
+    EXPECT_EQ(FastPathWifiHelper::RateKbps("DsssRate11Mbps"), 11000u);
+    EXPECT_EQ(FastPathWifiHelper::RateKbps("OfdmRate6Mbps"), 6000u);
+    EXPECT_EQ(FastPathWifiHelper::RateKbps("ErpOfdmRate54Mbps"), 54000u);
+    EXPECT_EQ(FastPathWifiHelper::RateKbps("HtMcs7"), 0u);
+    EXPECT_EQ(FastPathWifiHelper::RateKbps(""), 0u);
+}
+
+TEST(FastPathWifiHelperTest, MediumPhyIsTheScriptsRadioAndErrorModels)
+{
+    FastPathRadio r;
+    r.dataMode = "DsssRate11Mbps";
+    r.nonUnicastMode = "DsssRate2Mbps";
+    r.noiseFigureDb = 5;
+    r.rxSensitivityDbm = -93;
+    r.maxSsrc = 5;
+    YansWifiPhyHelper plain;
+    fastpath::MediumPhy p = FastPathWifiHelper::MediumPhyOf(r, plain);
+    EXPECT_EQ(p.data_rate_kbps, 11000u);
+    EXPECT_EQ(p.basic_rate_kbps, 2000u);
+    EXPECT_DOUBLE_EQ(p.noise_figure_db, 5);
+    EXPECT_DOUBLE_EQ(p.rx_sensitivity_dbm, -93);
+    EXPECT_DOUBLE_EQ(p.cs_threshold_dbm, -93);
+    EXPECT_EQ(p.retry_limit, 5u);
+    EXPECT_LT(p.capture_margin_db, 0); // no frame capture model: none
+    EXPECT_TRUE(fastpath::validateMediumPhy(p).ok());
+
+    YansWifiPhyHelper nist;
+    nist.SetErrorRateModel("ns3::NistErrorRateModel");
+    nist.SetFrameCaptureModel("ns3::SimpleFrameCaptureModel", "Margin", DoubleValue(4.5));
+    p = FastPathWifiHelper::MediumPhyOf(r, nist);
+    EXPECT_EQ(p.error_model, fastpath::WifiErrorModel::kNist);
+    EXPECT_DOUBLE_EQ(p.capture_margin_db, 4.5);
+    YansWifiPhyHelper yans;
+    yans.SetErrorRateModel("ns3::YansErrorRateModel");
+    EXPECT_EQ(FastPathWifiHelper::MediumPhyOf(r, yans).error_model,
+              fastpath::WifiErrorModel::kYans);
+    // A rate the medium does not have is refused by the medium's own rule.
+    r.dataMode = "HtMcs7";
+    EXPECT_FALSE(fastpath::validateMediumPhy(FastPathWifiHelper::MediumPhyOf(r, plain)).ok());
+}
+
+TEST(FastPathWifiHelperTest, NoiseFigureComesFromTheHelperOrTheDefault)
+{
+    YansWifiPhyHelper set;
+    set.Set("RxNoiseFigure", DoubleValue(4.25));
+    EXPECT_DOUBLE_EQ(FastPathWifiHelper::NoiseFigureOf(set), 4.25);
+    YansWifiPhyHelper unset;
+    EXPECT_DOUBLE_EQ(FastPathWifiHelper::NoiseFigureOf(unset), 7);
+    Config::SetDefault("ns3::WifiPhy::RxNoiseFigure", DoubleValue(9));
+    YansWifiPhyHelper later;
+    EXPECT_DOUBLE_EQ(FastPathWifiHelper::NoiseFigureOf(later), 9);
+    Config::SetDefault("ns3::WifiPhy::RxNoiseFigure", DoubleValue(7));
+}
+
+TEST(FastPathWifiHelperDeathTest, EmulatedAnInfrastructureMacIsRefused)
+{
+    auto script = []() {
+        GlobalValue::Bind("FastPathEmulation", BooleanValue(true));
+        NodeContainer nodes;
+        nodes.Create(2);
+        FastPathWifiHelper wifi;
+        YansWifiPhyHelper phy;
+        phy.SetChannel(YansWifiChannelHelper::Default().Create());
+        WifiMacHelper mac;
+        mac.SetType("ns3::StaWifiMac");
+        wifi.Install(phy, mac, nodes);
+    };
+    EXPECT_EXIT(script(), ::testing::ExitedWithCode(1), "ad hoc only: the script's MAC is "
+                                                        "ns3::StaWifiMac");
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""ns-3's own Wi-Fi examples, simulated and emulated, compared.
+
+The examples are Debian's (ns3-doc, /usr/share/doc/ns3/examples), built by bench/wifi/ with
+the switch applied (FastPathWifiHelper for WifiHelper): fp-wifi-manet-routing-compare (50
+mobile nodes, 802.11b, 10 CBR flows, AODV / OLSR / DSDV) and fp-wifi-hidden-terminal (3
+nodes, the middle one hearing both others, with and without RTS/CTS). Each runs with
+--FastPathEmulation=0 (ns-3 simulates the Wi-Fi) and, with --emulated, =1 against a
+fastpathd that has radio media (protocol 1.6; started by the caller, its socket given with
+--socket). One JSON object per scenario on stdout, a table on stderr.
+
+What is compared: manet-routing-compare's received packets per second (its CSV, mean over
+the run, per protocol; the target: within 10 %), wifi-hidden-terminal's goodput per flow
+and in total without and with RTS/CTS (the same ordering, within 15 %).
+
+  bench/wifi/wifi_conformance.py --build-dir build                  # simulated only
+  bench/wifi/wifi_conformance.py --build-dir build --emulated \\
+      --socket /run/fastpathd/fastpathd.sock                         # both, as compared
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+PROTOCOLS = {1: "OLSR", 2: "AODV", 3: "DSDV"}
+
+
+def run(cmd, cwd, timeout):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
+    return p.stdout, time.monotonic() - t0
+
+
+def switch_args(emulated, socket, tag):
+    if not emulated:
+        return ["--FastPathEmulation=0"]
+    return ["--FastPathEmulation=1", "--FastPathSocket=" + socket, "--FastPathTag=" + tag]
+
+
+def manet(binary, protocol, emulated, socket, workdir):
+    out = os.path.join(workdir, "manet-%d-%s.csv" % (protocol, "emu" if emulated else "sim"))
+    cmd = [binary, "--protocol=%d" % protocol, "--CSVfileName=" + out]
+    cmd += switch_args(emulated, socket, "manet%d" % protocol)
+    _, seconds = run(cmd, workdir, timeout=900)
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    received = [int(r["PacketsReceived"]) for r in rows]
+    # The flows start at 100-101 s: the mean over the seconds with traffic.
+    active = [n for r, n in zip(rows, received) if float(r["SimulationSecond"]) >= 101]
+    return {
+        "scenario": "manet-routing-compare",
+        "protocol": PROTOCOLS[protocol],
+        "mode": "emulated" if emulated else "simulated",
+        "seconds": len(rows),
+        "received_total": sum(received),
+        "received_per_s_mean": sum(active) / len(active) if active else 0.0,
+        "wall_s": round(seconds, 1),
+    }
+
+
+FLOW = re.compile(r"Flow (\d+) .*?\n.*?Rx Packets: (\d+)\n.*?Throughput: ([0-9.e+-]+) Mbps",
+                  re.S)
+
+
+def hidden(binary, emulated, socket, workdir):
+    text, seconds = run([binary] + switch_args(emulated, socket, "hidden"), workdir,
+                        timeout=300)
+    without, _, with_ = text.partition("RTS/CTS enabled")
+    result = {"scenario": "wifi-hidden-terminal",
+              "mode": "emulated" if emulated else "simulated", "wall_s": round(seconds, 1)}
+    for name, part in (("rts_off", without), ("rts_on", with_)):
+        flows = [(int(a), int(b), float(c)) for a, b, c in FLOW.findall(part)]
+        result[name] = {"flows_mbps": [f[2] for f in flows],
+                        "total_mbps": round(sum(f[2] for f in flows), 4)}
+    return result
+
+
+def rel(a, b):
+    return abs(a - b) / b if b else float("inf")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--emulated", action="store_true",
+                    help="also run emulated (needs a fastpathd with radio media)")
+    ap.add_argument("--socket", default="/run/fastpathd/fastpathd.sock")
+    ap.add_argument("--protocols", default="1,2,3", help="of 1=OLSR 2=AODV 3=DSDV")
+    ap.add_argument("--skip-manet", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless the emulated figures are within the targets")
+    args = ap.parse_args()
+    bdir = os.path.join(args.build_dir, "bench", "wifi")
+    manet_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-manet-routing-compare"))
+    hidden_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-hidden-terminal"))
+    modes = [False, True] if args.emulated else [False]
+    results = []
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="fp-wifi-") as work:
+        os.chmod(work, 0o777)  # the examples write their CSV and .mob files here
+        by = {}
+        for emulated in modes:
+            r = hidden(hidden_bin, emulated, args.socket, work)
+            by[("hidden", emulated)] = r
+            results.append(r)
+            print(json.dumps(r), flush=True)
+        if not args.skip_manet:
+            for p in [int(x) for x in args.protocols.split(",")]:
+                for emulated in modes:
+                    r = manet(manet_bin, p, emulated, args.socket, work)
+                    by[(p, emulated)] = r
+                    results.append(r)
+                    print(json.dumps(r), flush=True)
+    print("%-24s %-6s %12s %12s %8s" % ("scenario", "", "simulated", "emulated", "diff"),
+          file=sys.stderr)
+    sim, emu = by[("hidden", False)], by.get(("hidden", True))
+    for k in ("rts_off", "rts_on"):
+        s = sim[k]["total_mbps"]
+        e = emu[k]["total_mbps"] if emu else None
+        d = rel(e, s) if emu else None
+        ok = ok and (d is None or d <= 0.15)
+        print("%-24s %-6s %12.3f %12s %8s" % ("hidden-terminal Mbit/s", k, s,
+              "%.3f" % e if emu else "-", "%.1f%%" % (100 * d) if emu else "-"), file=sys.stderr)
+    if emu:
+        same_order = ((sim["rts_on"]["total_mbps"] > sim["rts_off"]["total_mbps"]) ==
+                      (emu["rts_on"]["total_mbps"] > emu["rts_off"]["total_mbps"]))
+        ok = ok and same_order
+        print("hidden-terminal: RTS/CTS ordering %s" % ("the same" if same_order else "DIFFERS"),
+              file=sys.stderr)
+    if not args.skip_manet:
+        for p in [int(x) for x in args.protocols.split(",")]:
+            s = by[(p, False)]["received_per_s_mean"]
+            e = by[(p, True)]["received_per_s_mean"] if (p, True) in by else None
+            d = rel(e, s) if e is not None else None
+            ok = ok and (d is None or d <= 0.10)
+            print("%-24s %-6s %12.2f %12s %8s" % ("manet rx packets/s", PROTOCOLS[p], s,
+                  "%.2f" % e if e is not None else "-",
+                  "%.1f%%" % (100 * d) if d is not None else "-"), file=sys.stderr)
+    if args.check and args.emulated and not ok:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

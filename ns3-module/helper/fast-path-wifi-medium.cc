@@ -189,13 +189,17 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
         m.members.push_back(ps.node);
     }
     auto st = e.Client().createMedium(spec);
-    NS_ABORT_MSG_IF(!st.ok(),
-                    "FastPathWifiHelper: cannot create fastpathd radio medium "
-                        << spec.name << " (" << nodes.GetN() << " nodes): " << st.error().message
-                        << (st.error().code == -ENOSYS || st.error().code == -ENOTSUP
-                                ? " (fastpathd before protocol 1.6 has no radio media: "
-                                  "upgrade it)"
-                                : ""));
+    if (!st.ok())
+    {
+        // A refusal, not an abort: the nodes created so far are deleted on the way out.
+        const bool none = st.error().code == -ENOSYS || st.error().code == -ENOTSUP;
+        FastPathEmulation::Refuse(
+            "FastPathWifiHelper: cannot create fastpathd radio medium " + spec.name + " (" +
+            std::to_string(nodes.GetN()) + " nodes): " + st.error().message +
+            (none ? " (this fastpathd has no radio media, protocol 1.6: upgrade it, or run the "
+                    "script simulated with --FastPathEmulation=0)"
+                  : ""));
+    }
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
         m.devices.Add(e.Attach().Install(nodes.Get(i), m.members[i], {port}));

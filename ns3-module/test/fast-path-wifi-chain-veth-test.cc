@@ -13,6 +13,8 @@
 #include "fast-path-script-fixture.h"
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -74,7 +76,32 @@ TEST_F(WifiChainTest, EmulatedSameScriptOnARadioMedium)
     auto made = Client()->createMedium(probe);
     if (!made.ok() && (made.error().code == -ENOTSUP || made.error().code == -ENOSYS))
     {
-        GTEST_SKIP() << "this fastpathd has no radio media: " << made.error().message;
+        // Without media the script is refused, with its cleanup: exit status 1, the reason,
+        // none of its nodes left.
+        const std::string log = dir_ + "/refused.log";
+        std::vector<std::string> argv = {script_.bin, "--FastPathEmulation=1",
+                                         "--FastPathSocket=" + sock_,
+                                         std::string("--FastPathTag=") + kTag};
+        if (haveNobody_)
+        {
+            argv.insert(argv.begin(),
+                        {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"});
+        }
+        pid_t pid = topo_->spawn(R_, argv, log);
+        for (int i = 0; i < 200; ++i)
+        {
+            siginfo_t info{};
+            if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+            {
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        EXPECT_EQ(topo_->stop(pid, 1000), 1) << Slurp(log);
+        EXPECT_NE(Slurp(log).find("has no radio media"), std::string::npos) << Slurp(log);
+        EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
+        GTEST_SKIP() << "this fastpathd has no radio media (" << made.error().message
+                     << "): the script was refused as it should, the emulated run is skipped";
     }
     ASSERT_TRUE(made.ok()) << made.error().message;
     ASSERT_TRUE(Client()->deleteMedium(probe.name).ok());

@@ -15,8 +15,7 @@ the run, per protocol; the target: within 10 %), wifi-hidden-terminal's goodput 
 and in total without and with RTS/CTS (the same ordering, within 15 %).
 
   bench/wifi/wifi_conformance.py --build-dir build                  # simulated only
-  bench/wifi/wifi_conformance.py --build-dir build --emulated \\
-      --socket /run/fastpathd/fastpathd.sock                         # both, as compared
+  sudo bench/wifi/wifi_conformance.py --build-dir build --emulated  # both, as compared
 """
 import argparse
 import csv
@@ -83,6 +82,42 @@ def hidden(binary, emulated, socket, workdir):
     return result
 
 
+class Fastpathd:
+    """fastpathd from an empty topology in a scratch namespace (root), stopped on exit."""
+
+    def __init__(self, build_dir, work):
+        self.ns = "fp-wifibench-%d" % os.getpid()
+        self.sock = os.path.join(work, "fastpathd.sock")
+        self.log = os.path.join(work, "fastpathd.log")
+        self.proc = None
+        binary = os.path.join(build_dir, "bin", "fastpathd")
+        topo = os.path.join(work, "empty.yaml")
+        with open(topo, "w") as f:
+            f.write("nodes: []\n")
+        subprocess.run(["ip", "netns", "add", self.ns], check=True)
+        subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", self.ns, binary, "--topology", topo, "--socket", self.sock,
+             "--socket-uid", str(os.getuid())],
+            stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+        for _ in range(100):
+            if os.path.exists(self.sock):
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("fastpathd did not start:\n" + open(self.log).read())
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
+
+
 def rel(a, b):
     return abs(a - b) / b if b else float("inf")
 
@@ -93,7 +128,8 @@ def main():
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--emulated", action="store_true",
                     help="also run emulated (needs a fastpathd with radio media)")
-    ap.add_argument("--socket", default="/run/fastpathd/fastpathd.sock")
+    ap.add_argument("--socket", default="",
+                    help="a running fastpathd's socket (default: start one, as root)")
     ap.add_argument("--protocols", default="1,2,3", help="of 1=OLSR 2=AODV 3=DSDV")
     ap.add_argument("--skip-manet", action="store_true")
     ap.add_argument("--check", action="store_true",
@@ -104,22 +140,42 @@ def main():
     hidden_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-hidden-terminal"))
     modes = [False, True] if args.emulated else [False]
     results = []
-    ok = True
+    fpd = None
     with tempfile.TemporaryDirectory(prefix="fp-wifi-") as work:
         os.chmod(work, 0o777)  # the examples write their CSV and .mob files here
-        by = {}
-        for emulated in modes:
-            r = hidden(hidden_bin, emulated, args.socket, work)
-            by[("hidden", emulated)] = r
-            results.append(r)
-            print(json.dumps(r), flush=True)
-        if not args.skip_manet:
-            for p in [int(x) for x in args.protocols.split(",")]:
-                for emulated in modes:
-                    r = manet(manet_bin, p, emulated, args.socket, work)
-                    by[(p, emulated)] = r
-                    results.append(r)
-                    print(json.dumps(r), flush=True)
+        if args.emulated and not args.socket:
+            fpd = Fastpathd(args.build_dir, work)
+            args.socket = fpd.sock
+        try:
+            by = run_all(args, modes, hidden_bin, manet_bin, work, results)
+        finally:
+            if fpd:
+                fpd.stop()
+    ok = report(args, by)
+    if args.check and args.emulated and not ok:
+        return 1
+    return 0
+
+
+def run_all(args, modes, hidden_bin, manet_bin, work, results):
+    by = {}
+    for emulated in modes:
+        r = hidden(hidden_bin, emulated, args.socket, work)
+        by[("hidden", emulated)] = r
+        results.append(r)
+        print(json.dumps(r), flush=True)
+    if not args.skip_manet:
+        for p in [int(x) for x in args.protocols.split(",")]:
+            for emulated in modes:
+                r = manet(manet_bin, p, emulated, args.socket, work)
+                by[(p, emulated)] = r
+                results.append(r)
+                print(json.dumps(r), flush=True)
+    return by
+
+
+def report(args, by):
+    ok = True
     print("%-24s %-6s %12s %12s %8s" % ("scenario", "", "simulated", "emulated", "diff"),
           file=sys.stderr)
     sim, emu = by[("hidden", False)], by.get(("hidden", True))
@@ -145,9 +201,7 @@ def main():
             print("%-24s %-6s %12.2f %12s %8s" % ("manet rx packets/s", PROTOCOLS[p], s,
                   "%.2f" % e if e is not None else "-",
                   "%.1f%%" % (100 * d) if d is not None else "-"), file=sys.stderr)
-    if args.check and args.emulated and not ok:
-        return 1
-    return 0
+    return ok
 
 
 if __name__ == "__main__":

@@ -89,6 +89,12 @@ class FastPathWifiHelper : public WifiHelper
     /// The medium's PHY of `radio`, with `phy`'s error-rate and frame-capture models.
     static fastpath::MediumPhy MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper& phy);
 
+    /// A batch of the follower as fastpathd's update: member i is fastpathd node
+    /// `members[i]`; `whole`: the batch is the whole table (the first one, at time 0).
+    static fastpath::MediumUpdate UpdateOf(const std::vector<FastPathPairUpdate>& batch,
+                                           const std::vector<std::string>& members,
+                                           bool whole);
+
   private:
     static void StartFollowing(std::string name,
                                NodeContainer nodes,

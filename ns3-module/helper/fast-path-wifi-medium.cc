@@ -106,6 +106,26 @@ FastPathWifiHelper::RateKbps(const std::string& mode)
     }
 }
 
+fastpath::MediumUpdate
+FastPathWifiHelper::UpdateOf(const std::vector<FastPathPairUpdate>& batch,
+                             const std::vector<std::string>& members,
+                             bool whole)
+{
+    fastpath::MediumUpdate u;
+    u.replace_all = whole;
+    u.pairs.reserve(batch.size());
+    for (const auto& b : batch)
+    {
+        fastpath::MediumPair p;
+        p.from = members.at(b.pair.tx);
+        p.to = members.at(b.pair.rx);
+        p.rx_power_dbm = b.pair.rxPowerDbm;
+        p.remove = !b.present;
+        u.pairs.push_back(p);
+    }
+    return u;
+}
+
 fastpath::MediumPhy
 FastPathWifiHelper::MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper& phy)
 {
@@ -268,19 +288,8 @@ FastPathWifiHelper::StartFollowing(std::string name,
     const std::vector<std::string> members = m->members;
     auto first = std::make_shared<bool>(true);
     auto sink = [e, name, members, first](const std::vector<FastPathPairUpdate>& batch) {
-        fastpath::MediumUpdate u;
-        u.replace_all = *first; // the first batch is the whole table
+        const fastpath::MediumUpdate u = UpdateOf(batch, members, *first);
         *first = false;
-        u.pairs.reserve(batch.size());
-        for (const auto& b : batch)
-        {
-            fastpath::MediumPair p;
-            p.from = members.at(b.pair.tx);
-            p.to = members.at(b.pair.rx);
-            p.rx_power_dbm = b.pair.rxPowerDbm;
-            p.remove = !b.present;
-            u.pairs.push_back(p);
-        }
         auto st = e->Client().updateMedium(name, u);
         if (!st.ok())
         {

@@ -166,21 +166,22 @@ FastPathPairTable::Update(const std::vector<FastPathMediumPair>& now,
     auto inScope = [&](uint32_t tx, uint32_t rx) {
         return in.empty() || in.count(tx) || in.count(rx);
     };
-    std::map<std::pair<uint32_t, uint32_t>, const FastPathMediumPair*> seen;
-    for (const auto& p : now)
+    auto key = [](const FastPathMediumPair& p) { return std::make_pair(p.tx, p.rx); };
+    for (size_t i = 0; i < now.size(); ++i)
     {
-        NS_ABORT_MSG_IF(!inScope(p.tx, p.rx),
-                        "FastPathPairTable: pair " << p.tx << "->" << p.rx
+        NS_ABORT_MSG_IF(!inScope(now[i].tx, now[i].rx),
+                        "FastPathPairTable: pair " << now[i].tx << "->" << now[i].rx
                                                    << " is outside the scope of the update");
-        seen[{p.tx, p.rx}] = &p;
+        NS_ABORT_MSG_IF(i > 0 && !(key(now[i - 1]) < key(now[i])),
+                        "FastPathPairTable: the pairs of an update are not ordered by (tx, rx)");
     }
     std::vector<FastPathPairUpdate> out;
-    // Both maps are ordered by (tx, rx): one merge gives the updates in that order.
+    // Both are ordered by (tx, rx): one merge gives the updates in that order.
     auto h = m_handed.begin();
-    auto s = seen.begin();
-    while (h != m_handed.end() || s != seen.end())
+    auto s = now.begin();
+    while (h != m_handed.end() || s != now.end())
     {
-        if (s == seen.end() || (h != m_handed.end() && h->first < s->first))
+        if (s == now.end() || (h != m_handed.end() && h->first < key(*s)))
         {
             if (inScope(h->first.first, h->first.second))
             {
@@ -196,18 +197,18 @@ FastPathPairTable::Update(const std::vector<FastPathMediumPair>& now,
                 ++h;
             }
         }
-        else if (h == m_handed.end() || s->first < h->first)
+        else if (h == m_handed.end() || key(*s) < h->first)
         {
-            out.push_back({*s->second, true});
-            m_handed.emplace_hint(h, s->first, *s->second);
+            out.push_back({*s, true});
+            m_handed.emplace_hint(h, key(*s), *s);
             ++s;
         }
         else
         {
-            if (Changed(h->second, *s->second))
+            if (Changed(h->second, *s))
             {
-                out.push_back({*s->second, true});
-                h->second = *s->second;
+                out.push_back({*s, true});
+                h->second = *s;
             }
             ++h;
             ++s;

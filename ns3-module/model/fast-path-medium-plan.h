@@ -121,8 +121,9 @@ class FastPathPairTable
 
     /// The updates that bring the table from what was handed to `now`, where `now` holds
     /// every pair in range whose sender or receiver is in `scope` (all pairs when `scope`
-    /// is empty); pairs of `scope` absent from `now` are out of range. The table records
-    /// the updates as handed. Ordered by (tx, rx).
+    /// is empty), ordered by (tx, rx) as FastPathMediumPlan computes them; pairs of `scope`
+    /// absent from `now` are out of range. The table records the updates as handed.
+    /// Ordered by (tx, rx).
     std::vector<FastPathPairUpdate> Update(const std::vector<FastPathMediumPair>& now,
                                            const std::vector<uint32_t>& scope = {});
     /// The pair as last handed, or nullptr.

@@ -12,7 +12,10 @@
 #include "ns3/network-module.h"
 #include "ns3/wifi-mac-helper.h"
 #include "ns3/wifi-phy.h"
+#include "ns3/yans-wifi-channel.h"
 #include "ns3/yans-wifi-helper.h"
+#include "ns3/propagation-loss-model.h"
+#include "ns3/propagation-delay-model.h"
 
 #include <gtest/gtest.h>
 
@@ -298,4 +301,66 @@ TEST(FastPathWifiHelperDeathTest, EmulatedAnInfrastructureMacIsRefused)
     };
     EXPECT_EXIT(script(), ::testing::ExitedWithCode(1), "ad hoc only: the script's MAC is "
                                                         "ns3::StaWifiMac");
+}
+
+TEST(FastPathWifiHelperTest, BatchesBecomeMediumUpdatesByNodeName)
+{
+    std::vector<FastPathPairUpdate> batch(2);
+    batch[0].pair = {0, 2, -61.5, 300};
+    batch[1].pair = {2, 1, 0, 0};
+    batch[1].present = false;
+    const std::vector<std::string> members = {"t-a", "t-b", "t-c"};
+    fastpath::MediumUpdate u = FastPathWifiHelper::UpdateOf(batch, members, true);
+    EXPECT_TRUE(u.replace_all);
+    ASSERT_EQ(u.pairs.size(), 2u);
+    EXPECT_EQ(u.pairs[0].from, "t-a");
+    EXPECT_EQ(u.pairs[0].to, "t-c");
+    EXPECT_DOUBLE_EQ(u.pairs[0].rx_power_dbm, -61.5);
+    EXPECT_FALSE(u.pairs[0].remove);
+    EXPECT_EQ(u.pairs[1].from, "t-c");
+    EXPECT_EQ(u.pairs[1].to, "t-b");
+    EXPECT_TRUE(u.pairs[1].remove);
+    EXPECT_FALSE(FastPathWifiHelper::UpdateOf(batch, members, false).replace_all);
+    // Every pair passes the medium's own rule for a pair.
+    EXPECT_TRUE(fastpath::validateMediumPair(u.pairs[0], members).ok());
+}
+
+TEST(FastPathWifiHelperTest, HiddenTerminalsPairsFromAMatrixLossAndArfsRate)
+{
+    // wifi-hidden-terminal's set-up: a MatrixPropagationLossModel on a YansWifiChannel made
+    // by hand, 0 and 2 hear 1 but not each other; ARF adapts the rate.
+    NodeContainer nodes;
+    nodes.Create(3);
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        nodes.Get(i)->AggregateObject(CreateObject<ConstantPositionMobilityModel>());
+    }
+    Ptr<MatrixPropagationLossModel> loss = CreateObject<MatrixPropagationLossModel>();
+    loss->SetDefaultLoss(200);
+    loss->SetLoss(nodes.Get(0)->GetObject<MobilityModel>(), nodes.Get(1)->GetObject<MobilityModel>(), 50);
+    loss->SetLoss(nodes.Get(2)->GetObject<MobilityModel>(), nodes.Get(1)->GetObject<MobilityModel>(), 50);
+    Ptr<YansWifiChannel> channel = CreateObject<YansWifiChannel>();
+    channel->SetPropagationLossModel(loss);
+    channel->SetPropagationDelayModel(CreateObject<ConstantSpeedPropagationDelayModel>());
+    FastPathWifiHelper wifi;
+    wifi.SetStandard(WIFI_STANDARD_80211b);
+    wifi.SetRemoteStationManager("ns3::ArfWifiManager");
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channel);
+    WifiMacHelper mac;
+    mac.SetType("ns3::AdhocWifiMac");
+    NetDeviceContainer devices = wifi.Install(phy, mac, nodes);
+    FastPathMediumPlan plan = wifi.PlanOf(devices, phy);
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (const auto& p : plan.ComputeAll())
+    {
+        pairs.emplace_back(p.tx, p.rx);
+        EXPECT_NEAR(p.rxPowerDbm, 16.0206 - 50, 1e-3);
+    }
+    const std::vector<std::pair<uint32_t, uint32_t>> expected = {{0, 1}, {1, 0}, {1, 2}, {2, 1}};
+    EXPECT_EQ(pairs, expected);
+    const FastPathRadio r = wifi.RadioOf(DynamicCast<WifiNetDevice>(devices.Get(0)), phy);
+    EXPECT_EQ(r.dataMode, "DsssRate11Mbps"); // no rate adaptation: the best rate
+    EXPECT_EQ(r.controlMode, "DsssRate1Mbps");
+    Simulator::Destroy();
 }

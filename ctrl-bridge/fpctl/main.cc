@@ -57,6 +57,10 @@ Objects and commands:
                                                       create a segment (a port in each node)
   segment del NAME                                    delete a segment
   segment set NAME [PARAMETER...] [up|down]           emulate the medium, bring it up/down
+  medium list                                         list the radio media (ad hoc Wi-Fi)
+  medium show NAME                                    one medium: pairs configured vs measured,
+                                                      airtime, busy share, collisions, retries
+  medium del NAME                                     delete a radio medium
   --node NODE segment set NAME up|down                that node's port of the segment alone
 
 Options:
@@ -142,6 +146,7 @@ int main(int argc, char** argv) {
   if (object == "node" || object == "nodes") return cmdNode(g);
   if (object == "link" || object == "links") return cmdLink(g);
   if (object == "segment" || object == "segments") return cmdSegment(g);
+  if (object == "medium" || object == "media") return cmdMedium(g);
   if (object == "host" || object == "hosts") return cmdHost(g);
   return usage("unknown object '" + object + "'", kMainHelp);
 }

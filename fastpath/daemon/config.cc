@@ -417,10 +417,11 @@ Status validateConfig(const Config& c) {
   std::vector<std::string> problems;
   const Topology& topo = c.topology;
   bool have_topology = !c.topology_file.empty() || !topo.nodes.empty() || !topo.links.empty() ||
-                       !topo.segments.empty();
+                       !topo.segments.empty() || !topo.media.empty();
   // A topology file may hold no port at all: the nodes and links of a scenario can come
   // later over the control socket (the ns-3 helpers create them).
   if (c.ports.empty() && c.topology_file.empty() && topo.links.empty() && topo.segments.empty() &&
+      topo.media.empty() &&
       std::all_of(topo.nodes.begin(), topo.nodes.end(),
                   [](const TopologyNode& n) { return n.interfaces.empty(); }))
     problems.push_back(

@@ -242,6 +242,10 @@ Status Daemon::startTopology() {
     if (auto st = createSegment(ts.spec); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(ts.line) +
                                             ": " + st.error().message);
+  for (const auto& tm : config_.topology.media)
+    if (auto st = createMedium(tm.spec); !st)
+      return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tm.line) +
+                                            ": " + st.error().message);
   for (const auto& tn : config_.topology.nodes)
     if (auto st = staticEntries(*net_.findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tn.line) +

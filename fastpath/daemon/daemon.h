@@ -91,6 +91,11 @@ class Daemon : public TopologyControl {
   Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
   Status setSegmentParams(const std::string& name, const LinkParams& params) override;
   std::vector<SegmentInfo> segments() const override;
+  /// Radio media (daemon_media.cc).
+  std::vector<MediumInfo> media(const std::string& name = "") const override;
+  Status createMedium(const MediumSpec& spec) override;
+  Status deleteMedium(const std::string& name) override;
+  Status updateMedium(const std::string& name, const MediumUpdate& update) override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
   Node* findNode(const std::string& name) const { return net_.findNode(name); }
@@ -125,8 +130,8 @@ class Daemon : public TopologyControl {
                        const std::vector<NeighbourConfig>& neighbours);
   Result<std::unique_ptr<UserspaceClassifier>> linkClassifier(const MacAddress& mac,
                                                              const std::vector<ControlRule>& rules);
-  /// A link's or segment's name: valid, unused by either, within kMaxLinks. `kind` is
-  /// "link" or "segment".
+  /// A link's, segment's or medium's name: valid, unused by any, within kMaxLinks. `kind`
+  /// is "link", "segment" or "medium".
   Status checkMediumName(const std::string& kind, const std::string& name) const;
   /// The checks a link end and a segment port share: its node exists, its name (empty:
   /// `default_name`) is valid and free in the node, its MTU fits the frames, its MAC (zero:
@@ -185,6 +190,9 @@ class Daemon : public TopologyControl {
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
+  /// Models of deleted media, freed once every worker gave their frames back.
+  /// (worker, model): each worker gives back the frames of its own model.
+  std::vector<std::pair<size_t, std::unique_ptr<medium::RadioMedium>>> retired_media_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;

@@ -95,6 +95,26 @@ void Daemon::publishLinkTables() {
       t->segments.push_back(std::move(ss));
       seg_slot[sname] = &t->segments.back();
     }
+    // Media likewise: their ports' slots point into `media`.
+    std::map<std::string, const MediumSlot*> medium_slot;
+    t->media.reserve(net_.media.size());
+    for (const auto& [mname, med] : net_.media) {
+      MediumSlot ms;
+      ms.state = med.state.get();
+      ms.model = med.models[w].get();
+      for (PortId p : med.ports) {
+        const LinkPort& lp = net_.link_ports.at(p);
+        MediumMember m;
+        m.port = p;
+        std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
+        m.inbound = lp.inbound[w];
+        ms.members.push_back(m);
+      }
+      t->media.push_back(std::move(ms));
+      medium_slot[mname] = &t->media.back();
+    }
+    for (const auto& [mw, m] : retired_media_)
+      if (mw == w && !m->drained()) t->retired_media.push_back(m.get());
     for (const auto& [id, lp] : net_.link_ports) {
       LinkPortSlot s;
       s.port = id;
@@ -103,6 +123,11 @@ void Daemon::publishLinkTables() {
       if (!lp.segment.empty()) {
         s.segment = seg_slot.at(lp.segment);
         s.port_state = lp.port_state.get();
+        s.peer = id;
+      } else if (!lp.medium.empty()) {
+        const Medium& med = net_.media.at(lp.medium);
+        s.medium = medium_slot.at(lp.medium);
+        s.member = uint32_t(std::find(med.ports.begin(), med.ports.end(), id) - med.ports.begin());
         s.peer = id;
       } else {
         s.to_peer = net_.link_ports.at(lp.peer).inbound[w];
@@ -132,6 +157,8 @@ void Daemon::publishLinkTables() {
   }
   epoch_.synchronize();
   resources_.recycle();
+  // Retired media whose frames every worker gave back (they marked them drained).
+  std::erase_if(retired_media_, [](const auto& m) { return m.second->drained(); });
 }
 
 }  // namespace fastpath

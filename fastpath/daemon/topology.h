@@ -34,10 +34,17 @@ struct TopologySegment {
   int line = 0;
 };
 
+/// A radio medium (`media:`): an ad hoc Wi-Fi channel joining nodes, with static pairs.
+struct TopologyMedium {
+  MediumSpec spec;  ///< members (node, port, mac, mtu), up, `phy`, `pairs`
+  int line = 0;
+};
+
 struct Topology {
   std::vector<TopologyNode> nodes;
   std::vector<TopologyLink> links;
   std::vector<TopologySegment> segments;
+  std::vector<TopologyMedium> media;
 };
 
 /// Parses and validates (validateTopology) a topology document; `origin` names it in

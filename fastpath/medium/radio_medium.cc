@@ -26,6 +26,7 @@ RadioMedium::RadioMedium(const MediumPhy& phy, uint32_t members, uint64_t seed)
       dcf_(dcfTiming(isDsssRate(phy.data_rate_kbps))),
       dsss_(isDsssRate(phy.data_rate_kbps)),
       noise_mw_(std::pow(10.0, noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db) / 10)),
+      noise_dbm_(noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db)),
       ack_ns_(frameTiming(phy.basic_rate_kbps, kAckBytes).duration_ns),
       data_row_(perRateIndex(phy.data_rate_kbps)),
       basic_row_(perRateIndex(phy.basic_rate_kbps)),
@@ -138,8 +139,11 @@ void RadioMedium::closeChunk(uint32_t k, uint64_t now) {
   Phy& p = phys_[k];
   if (p.rx_tx < 0 || now <= p.chunk_start) return;
   const Tx& L = txs_[uint32_t(p.rx_tx)];
-  const double interference = std::max(0.0, p.total_mw - p.rx_mw);
-  const double snr_db = 10 * std::log10(p.rx_mw / (noise_mw_ + interference));
+  // Alone on the air (the common case) the SNR is the pair's: no logarithm per frame.
+  const double interference = p.total_mw - p.rx_mw;
+  const double snr_db = interference <= noise_mw_ * 1e-9
+                            ? p.rx_dbm - noise_dbm_
+                            : 10 * std::log10(p.rx_mw / (noise_mw_ + interference));
   const uint64_t hs = L.start + L.timing.header_start_ns, ps = L.start + L.timing.payload_start_ns;
   const double h_bits = double(overlap(p.chunk_start, now, hs, ps)) * L.timing.header_kbps / 1e6;
   const double d_bits = double(overlap(p.chunk_start, now, ps, L.data_end)) * L.rate_kbps / 1e6;
@@ -159,6 +163,7 @@ void RadioMedium::arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t
   const auto lock = [&] {
     p.rx_tx = int32_t(slot);
     p.rx_mw = e.rx_mw;
+    p.rx_dbm = e.rx_dbm;
     p.chunk_start = now;
     p.log_success = 0;
     p.rx_lost = false;
@@ -166,14 +171,17 @@ void RadioMedium::arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t
   };
   if (p.rx_tx >= 0) {
     const double margin = phy_.capture_margin_db;
-    if (margin >= 0 && e.detect && e.rx_dbm >= 10 * std::log10(p.rx_mw) + margin)
+    if (margin >= 0 && e.detect && e.rx_dbm >= p.rx_dbm + margin)
       lock();  // captured: the frame being received is lost (counted at its end)
     else
       p.rx_interfered = true;
     return;
   }
   if (!e.detect) return;
-  const double snr_db = e.rx_dbm - 10 * std::log10(noise_mw_ + p.total_mw - e.rx_mw);
+  const double others = p.total_mw - e.rx_mw;
+  const double snr_db = others <= noise_mw_ * 1e-9
+                            ? e.rx_dbm - noise_dbm_
+                            : e.rx_dbm - 10 * std::log10(noise_mw_ + others);
   if (snr_db >= phy_.preamble_snr_db) lock();
 }
 

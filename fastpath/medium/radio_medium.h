@@ -12,6 +12,7 @@
 // tried up to retry_limit times, then dropped and reported.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -71,6 +72,21 @@ class RadioMedium {
   void advance(uint64_t now_ns, MediumSink& sink);
   /// When the next event is due (UINT64_MAX: none).
   uint64_t nextEventNs() const { return events_.empty() ? UINT64_MAX : events_.top().t; }
+  /// The medium is deleted: every frame it holds (queued or on the air) to `give(cookie)`;
+  /// nothing is delivered or done any more.
+  template <typename F>
+  void discardAll(F give) {
+    for (Mac& m : macs_) {
+      for (uint32_t k = 0; k < m.count; ++k) give(m.ring[(m.head + k) % kQueueFrames].cookie);
+      m.count = 0;
+      m.state = Mac::State::kIdle;
+    }
+    events_ = decltype(events_)();
+  }
+  /// Whether the data path gave back its frames (discardAll) after the medium was retired.
+  bool drained() const { return drained_.load(std::memory_order_acquire); }
+  void markDrained() { drained_.store(true, std::memory_order_release); }
+
   /// Nanoseconds covered since the first frame.
   uint64_t elapsedNs() const { return first_ns_ == UINT64_MAX ? 0 : last_ns_ - first_ns_; }
 
@@ -106,6 +122,7 @@ class RadioMedium {
     uint32_t sensed = 0;  ///< of those, sensed
     double total_mw = 0;  ///< power of every arriving signal
     double rx_mw = 0;     ///< the locked frame's
+    double rx_dbm = 0;
     uint64_t chunk_start = 0;
     double log_success = 0;
     uint64_t idle_since = 0, busy_since = 0;
@@ -142,7 +159,7 @@ class RadioMedium {
   MediumPhy phy_;
   DcfTiming dcf_;
   bool dsss_;
-  double noise_mw_;
+  double noise_mw_, noise_dbm_;
   uint64_t ack_ns_;
   int data_row_, basic_row_;
   PairTables pairs_;
@@ -157,6 +174,7 @@ class RadioMedium {
   const PairTable* current_ = nullptr;
   std::vector<const PairTable*> held_;  ///< older tables frames in flight still read
   uint64_t first_ns_ = UINT64_MAX, last_ns_ = 0;
+  std::atomic<bool> drained_{false};
 };
 
 }  // namespace fastpath::medium

@@ -31,6 +31,7 @@
 #include "worker/link_inbox.h"
 #include "worker/publication.h"
 #include "worker/rx_budget.h"
+#include "worker/medium_egress.h"
 #include "worker/segment_fanout.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
@@ -211,7 +212,8 @@ class Worker {
   /// The received batch rx_batch_[0..n) of port `p`: lookups, verdicts, decisions.
   void process(PortId p, uint32_t n, const FibView& fib);
   /// The one egress dispatch: a held frame leaving on port `egress` — an interface port's
-  /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), or
+  /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), a
+  /// radio medium (MediumEgress), or
   /// a counted drop (at `in`, the port it came from, when `egress` is no port at all).
   void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in);
   /// Emulated frames whose arrival time has come, handed on in due order: to a link's
@@ -292,6 +294,7 @@ class Worker {
   LinkEmulation emulation_;
   LinkHandoff handoff_;
   SegmentFanout fanout_;
+  MediumEgress media_;
   SpscRing<ControlTxFrame> ctrl_tx_;
   SpscRing<WorkerEvent> events_;
 

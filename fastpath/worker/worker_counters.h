@@ -34,6 +34,10 @@ enum class WorkerDrop : uint8_t {
   kLinkEmulationFull,   ///< "link_emulation_full": more frames in flight than the emulation holds
   kSegmentUnknownDst,   ///< "segment_unknown_dst": a unicast to a MAC no other segment port has
   kSegmentNoFrame,      ///< "segment_no_frame": no free UMEM frame for a broadcast's copy
+  kMediumQueueFull,     ///< "medium_queue_full": the sender's radio queue was full
+  kMediumRetryLimit,    ///< "medium_retry_limit": unicast not acknowledged after its tries
+  kMediumNoFrame,       ///< "medium_no_frame": no free UMEM frame for a received copy
+  kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);

@@ -31,6 +31,7 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
     const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
     if (!slot) return frames_.drop(egress, WorkerDrop::kNoEgress, addr);
     if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len);
+    if (slot->medium) return media_.transmit(*slot, addr, len, monotonicNs());
     return handoff_.transmit(*slot, addr, len);
   }
   frames_.drop(in, WorkerDrop::kNoEgress, addr);
@@ -78,9 +79,12 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
 uint32_t Worker::releaseDue() {
   // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
   const uint64_t now = monotonicNs();
+  // Radio media first: what their members received waits on the members' queues, which
+  // the pass walks next.
+  uint32_t received = links_->media.empty() ? 0 : media_.advance(*links_, now);
   const std::span<const Released> due =
       emulation_.takeDue(now, *links_, std::span<XskSocket* const>(sock_.data(), np_));
-  uint32_t work = uint32_t(due.size());
+  uint32_t work = received + uint32_t(due.size());
   for (size_t i = 0; i < due.size(); ++i) {
     const Released& r = due[i];
     if (ShaperKey::isEgress(r.key)) {
@@ -138,6 +142,11 @@ void Worker::switchLinkPorts() {
     else
       while (const uint32_t k = sh->takeAll(link_rx_.data(), max)) discard(k);
     sh->markDrained();
+  }
+  for (medium::RadioMedium* m : t->retired_media) {
+    if (m->drained()) continue;
+    media_.discard(*m);
+    m->markDrained();
   }
   links_ = t;
   links_version_ = t->version;

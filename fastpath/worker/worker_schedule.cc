@@ -170,9 +170,12 @@ void Worker::run() {
     // An emulated frame due within the spin window: wait for it awake (a sleeping thread
     // would wake tens of microseconds late).
     uint64_t until_arrival = ~0ull;
-    if (emulation_.nextArrival() != ~0ull) {
+    const uint64_t next = std::min<uint64_t>(emulation_.nextArrival(),
+                                   links_ && !links_->media.empty() ? media_.nextEvent(*links_)
+                                                                    : ~0ull);
+    if (next != ~0ull) {
       const uint64_t now = monotonicNs();
-      until_arrival = emulation_.nextArrival() > now ? emulation_.nextArrival() - now : 0;
+      until_arrival = next > now ? next - now : 0;
       if (until_arrival <= options_.emulation_spin_ns) {
         idle = 0;
         continue;

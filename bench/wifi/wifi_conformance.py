@@ -92,8 +92,8 @@ def medium_snapshots(proc, fpctl, socket, name):
     return snaps
 
 
-def hidden(binary, emulated, socket, workdir, fpctl):
-    cmd = [binary] + switch_args(emulated, socket, "hidden")
+def hidden(binary, emulated, socket, workdir, fpctl, extra):
+    cmd = [binary] + extra + switch_args(emulated, socket, "hidden")
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -173,6 +173,11 @@ def main():
                     help="a running fastpathd's socket (default: start one, as root)")
     ap.add_argument("--protocols", default="1,2,3", help="of 1=OLSR 2=AODV 3=DSDV")
     ap.add_argument("--skip-manet", action="store_true")
+    ap.add_argument("--hidden-args", default="",
+                    help="more arguments of wifi-hidden-terminal, e.g. a constant rate: "
+                         "'--wifiManager=ConstantRate "
+                         "--ns3::ConstantRateWifiManager::DataMode=DsssRate11Mbps "
+                         "--ns3::ConstantRateWifiManager::ControlMode=DsssRate1Mbps'")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless the emulated figures are within the targets")
     args = ap.parse_args()
@@ -202,7 +207,8 @@ def run_all(args, modes, hidden_bin, manet_bin, work, results):
     by = {}
     for emulated in modes:
         r = hidden(hidden_bin, emulated, args.socket, work,
-                   os.path.abspath(os.path.join(args.build_dir, "bin", "fpctl")))
+                   os.path.abspath(os.path.join(args.build_dir, "bin", "fpctl")),
+                   args.hidden_args.split())
         by[("hidden", emulated)] = r
         results.append(r)
         print(json.dumps(r), flush=True)

@@ -22,25 +22,11 @@ WireError phyError(const Error& e, const std::string& field) {
 }  // namespace
 
 WireResult<MediumPhy> mediumPhyFromWire(const v1::MediumPhy& in, const std::string& field) {
-  MediumPhy phy;
-  if (in.data_rate_kbps()) phy.data_rate_kbps = in.data_rate_kbps();
-  if (in.basic_rate_kbps()) phy.basic_rate_kbps = in.basic_rate_kbps();
-  if (in.has_noise_figure_db()) phy.noise_figure_db = in.noise_figure_db();
-  if (in.has_rx_sensitivity_dbm()) phy.rx_sensitivity_dbm = in.rx_sensitivity_dbm();
-  phy.cs_threshold_dbm = in.has_cs_threshold_dbm() ? in.cs_threshold_dbm()
-                                                    : phy.rx_sensitivity_dbm;
-  if (in.has_capture_margin_db()) phy.capture_margin_db = in.capture_margin_db();
-  if (in.has_preamble_snr_db()) phy.preamble_snr_db = in.preamble_snr_db();
-  if (in.has_preamble_min_rssi_dbm()) phy.preamble_min_rssi_dbm = in.preamble_min_rssi_dbm();
-  if (in.retry_limit()) phy.retry_limit = in.retry_limit();
-  switch (in.error_model()) {
-    case v1::MediumPhy::ERROR_MODEL_NIST: phy.error_model = WifiErrorModel::kNist; break;
-    case v1::MediumPhy::ERROR_MODEL_YANS: phy.error_model = WifiErrorModel::kYans; break;
-    default:
-      return wireError(v1::INVALID_ARGUMENT, field + ".error_model",
-                       std::to_string(in.error_model()) + " is no error model (0 NIST, 1 YANS)");
-  }
-  phy.seed = in.seed();
+  if (in.error_model() != v1::MediumPhy::ERROR_MODEL_NIST &&
+      in.error_model() != v1::MediumPhy::ERROR_MODEL_YANS)
+    return wireError(v1::INVALID_ARGUMENT, field + ".error_model",
+                     std::to_string(in.error_model()) + " is no error model (0 NIST, 1 YANS)");
+  const MediumPhy phy = mediumPhyFromReply(in);
   if (auto st = validateMediumPhy(phy); !st) return phyError(st.error(), field);
   return phy;
 }
@@ -208,6 +194,7 @@ void toWire(const MediumInfo& in, v1::Medium* out) {
   out->set_updates(in.updates);
 }
 
+// Unset fields are ns-3's defaults (MediumPhy's); the server checks the values.
 MediumPhy mediumPhyFromReply(const v1::MediumPhy& in) {
   MediumPhy phy;
   if (in.data_rate_kbps()) phy.data_rate_kbps = in.data_rate_kbps();

@@ -41,7 +41,7 @@ void Client::Impl::bufferCapture(v1::CaptureFrames& w) {
 
 Result<CaptureInfo> Client::startCapture(const CaptureSpec& spec) {
   return impl_->query(
-      *this, {kAnyVersion, "start_capture"},
+      *this, {kCapture, "start_capture"},
       [&](v1::Request& q) {
         q.set_node(spec.node);
         auto* s = q.mutable_start_capture();
@@ -63,7 +63,7 @@ Result<CaptureInfo> Client::startCapture(const CaptureSpec& spec) {
 }
 
 Status Client::stopCapture(uint64_t id) {
-  return impl_->command(*this, {kAnyVersion, "stop_capture"},
+  return impl_->command(*this, {kCapture, "stop_capture"},
                         [&](v1::Request& q) { q.mutable_stop_capture()->set_capture_id(id); });
 }
 

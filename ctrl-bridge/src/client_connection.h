@@ -29,9 +29,8 @@ inline constexpr Feature kAnyVersion{};
 inline constexpr Feature kLinkEmulation{4, "link emulation needs 1.4"};
 inline constexpr Feature kSegments{5, "segments need 1.5"};
 inline constexpr Feature kHosts{5, "interfaces attached at run time and hosts need 1.5"};
-/// Radio media are protocol 1.6; until this library speaks 1.6 itself, a 1.5 server is
-/// asked (one without media answers UNIMPLEMENTED, which the call reports).
-inline constexpr Feature kRadioMedia{kProtocolMinor >= 6 ? 6u : 5u, "radio media need 1.6"};
+inline constexpr Feature kRadioMedia{6, "radio media need 1.6"};
+inline constexpr Feature kCapture{6, "packet capture needs 1.6"};
 
 /// One call: the feature it needs and its name in the protocol, for the -ENOSYS message.
 struct CallInfo {

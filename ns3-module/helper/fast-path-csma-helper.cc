@@ -61,7 +61,9 @@ CsmaSegments::Push(CsmaSegment& s)
 {
     bool changed = false;
     auto p = FastPathCsmaHelper::SegmentParamsOf(s.channel, s.shadows, s.queue);
-    if (!(p == s.applied))
+    // Several processes run the same script and see the same changes: the process of the
+    // segment's first node hands the medium's, each port's process that port's.
+    if (!(p == s.applied) && emulation->IsLocal(s.nodes.front()))
     {
         auto st = emulation->Client().setSegmentParams(s.name, p);
         if (!st.ok())
@@ -78,7 +80,7 @@ CsmaSegments::Push(CsmaSegment& s)
     for (uint32_t i = 0; i < s.nodes.size(); ++i)
     {
         bool up = FastPathEmulation::InterfaceUp(s.nodes[i], s.devices.Get(i));
-        if (up == s.upPorts[i])
+        if (up == s.upPorts[i] || !emulation->IsLocal(s.nodes[i]))
         {
             continue;
         }
@@ -193,7 +195,12 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
         seg.nodes.push_back(c.Get(i));
     }
     spec.params = SegmentParamsOf(seg.channel, seg.shadows, seg.queue);
-    auto st = e.Client().createSegment(spec);
+    // Several processes: rank 0 creates the segment; every process has its ns-3 side.
+    fastpath::Status st;
+    if (e.Creates())
+    {
+        st = e.Client().createSegment(spec);
+    }
     NS_ABORT_MSG_IF(!st.ok(),
                     "FastPathCsmaHelper: cannot create fastpathd segment "
                         << spec.name << " (" << c.GetN() << " nodes): " << st.error().message
@@ -203,9 +210,13 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     seg.applied = spec.params;
     for (uint32_t i = 0; i < c.GetN(); ++i)
     {
-        NetDeviceContainer d = e.Attach().Install(c.Get(i), spec.ports[i].node, {port});
-        d.Get(0)->AggregateObject(seg.shadows.Get(i));
+        Ptr<NetDevice> d = e.AddPort(c.Get(i), spec.ports[i].node, port, spec.ports[i].mtu);
+        d->AggregateObject(seg.shadows.Get(i));
         seg.devices.Add(d);
+        if (i > 0)
+        {
+            e.AddEdge(c.Get(0), c.Get(i)); // a star: the medium's members stay together
+        }
     }
     seg.upPorts.assign(c.GetN(), true);
     NS_LOG_INFO("segment " << spec.name << ": " << c.GetN() << " nodes, "

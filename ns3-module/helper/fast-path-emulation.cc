@@ -2,6 +2,8 @@
 #include "fast-path-emulation.h"
 
 #include "fast-path-plan.h"
+#include "ns3/fast-path-partition.h"
+#include "ns3/fast-path-ranks.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -32,6 +34,79 @@ NS_LOG_COMPONENT_DEFINE("FastPathEmulation");
 namespace
 {
 
+std::string GlobalString(const std::string& name);
+bool EmulationEnabled();
+
+/// The number of processes of the run from the value of FastPathPartition and the
+/// launcher's environment (1 when malformed: the value's checker refuses it).
+uint32_t
+RanksOf(const std::string& option)
+{
+    auto r = FastPathPartition::Detect(option, [](const char* n) { return std::getenv(n); });
+    return r.ok() ? r.value().size : 1;
+}
+
+/// The realtime simulator; with several processes the one that starts their clocks together.
+void
+BindRealtime(uint32_t ranks)
+{
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(ranks > 1 ? "ns3::FastPathRealtimeSimulatorImpl"
+                                            : "ns3::RealtimeSimulatorImpl"));
+}
+
+/// FastPathPartition's checker: "" or i/K; with emulation on, K > 1 selects the simulator
+/// that starts the processes' clocks together (the order of the two options is free).
+class PartitionChecker : public AttributeChecker
+{
+  public:
+    bool Check(const AttributeValue& value) const override
+    {
+        auto s = dynamic_cast<const StringValue*>(&value);
+        if (!s)
+        {
+            return false;
+        }
+        if (!s->Get().empty())
+        {
+            auto r = FastPathPartition::Parse(s->Get());
+            if (!r.ok())
+            {
+                std::cerr << r.error().message << std::endl;
+                return false;
+            }
+        }
+        if (EmulationEnabled())
+        {
+            BindRealtime(RanksOf(s->Get()));
+        }
+        return true;
+    }
+    std::string GetValueTypeName() const override
+    {
+        return m_string->GetValueTypeName();
+    }
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return m_string->HasUnderlyingTypeInformation();
+    }
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_string->GetUnderlyingTypeInformation();
+    }
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_string->Create();
+    }
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_string->Copy(source, destination);
+    }
+
+  private:
+    Ptr<const AttributeChecker> m_string = MakeStringChecker();
+};
+
 /// A bool checker that, when the value is set to true, also selects what emulation needs
 /// (the realtime simulator, real checksums): the one switch of a script.
 class EmulationChecker : public AttributeChecker
@@ -46,8 +121,7 @@ class EmulationChecker : public AttributeChecker
         auto b = dynamic_cast<const BooleanValue*>(&value);
         if (b && b->Get())
         {
-            GlobalValue::Bind("SimulatorImplementationType",
-                              StringValue("ns3::RealtimeSimulatorImpl"));
+            BindRealtime(RanksOf(GlobalString("FastPathPartition")));
             GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
         }
         return true;
@@ -83,6 +157,12 @@ GlobalValue g_emulation("FastPathEmulation",
                         "and checksums) or simulated by ns-3 (false)",
                         BooleanValue(false),
                         Ptr<const AttributeChecker>(new EmulationChecker(), false));
+GlobalValue g_partition("FastPathPartition",
+                        "This process's part of a run of several processes, i/K (rank i of "
+                        "K); empty: from the launcher's environment (Open MPI's mpirun, PMI, "
+                        "srun), else the only process",
+                        StringValue(""),
+                        Ptr<const AttributeChecker>(new PartitionChecker(), false));
 GlobalValue g_socket("FastPathSocket",
                      "fastpathd's control socket (the emulating helpers)",
                      StringValue("/run/fastpathd/fastpathd.sock"),
@@ -105,6 +185,14 @@ GlobalString(const std::string& name)
 {
     StringValue v;
     GlobalValue::GetValueByName(name, v);
+    return v.Get();
+}
+
+bool
+EmulationEnabled()
+{
+    BooleanValue v;
+    GlobalValue::GetValueByName("FastPathEmulation", v);
     return v.Get();
 }
 
@@ -168,12 +256,31 @@ FastPathEmulation::Get(const std::string& who)
                         << c.error().message
                         << " (start fastpathd, or give its socket with --FastPathSocket=PATH)");
     e->m_client = std::move(c.value());
-    auto st = e->m_client->hello("ns-3 " + e->m_tag);
+    e->m_rank = FastPathRanks::Get().GetRank();
+    auto st = e->m_client->hello("ns-3 " + e->m_tag +
+                                 (e->IsPartitioned() ? " rank " + std::to_string(e->m_rank.rank)
+                                                     : std::string()));
     NS_ABORT_MSG_IF(!st.ok(), who << ": hello: " << st.error().message);
-    e->RemoveLeftovers();
     FastPathEmulation* raw = e.get();
+    if (e->IsPartitioned())
+    {
+        StringValue impl;
+        GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+        NS_ABORT_MSG_IF(impl.Get() != "ns3::FastPathRealtimeSimulatorImpl",
+                        who << ": a run of " << e->m_rank.size
+                            << " processes needs the simulator ns3::FastPathRealtimeSimulatorImpl "
+                               "(it is "
+                            << impl.Get()
+                            << "): set FastPathEmulation (and FastPathPartition, if given) "
+                               "before the first node is created, not the simulator type");
+        FastPathRealtimeSimulatorImpl::SetBeforeRun([raw]() { raw->StartPartition(); });
+    }
+    if (e->Creates())
+    {
+        e->RemoveLeftovers();
+        FastPathPlan::ScheduleIfAsked(e->m_socket, e->m_tag + "-");
+    }
     Simulator::Schedule(Seconds(0), [raw]() { raw->Follow(); });
-    FastPathPlan::ScheduleIfAsked(e->m_socket, e->m_tag + "-");
     e->m_attach.SetSocketPath(e->m_socket);
     g_emulation_session = std::move(e);
     // After the nodes (NodeList disposes of them, and of their connections, first).
@@ -288,6 +395,10 @@ FastPathEmulation::DeleteAll(const std::string& kind,
                              const std::vector<std::string>& names,
                              const std::function<fastpath::Status(const std::string&)>& del)
 {
+    if (!Creates())
+    {
+        return;
+    }
     for (const auto& name : names)
     {
         auto st = del(name);
@@ -307,12 +418,23 @@ FastPathEmulation::Clear()
     {
         return;
     }
+    if (IsPartitioned())
+    {
+        // Every process has closed its nodes' connections before rank 0 deletes them.
+        FastPathRanks::Get().Barrier();
+    }
     for (auto& c : m_cleanups)
     {
         c();
     }
     m_cleanups.clear();
     m_followers.clear();
+    if (!Creates())
+    {
+        m_nodes.clear();
+        m_client.reset();
+        return;
+    }
     for (const auto& kv : m_nodes)
     {
         auto st = m_client->deleteNode(kv.second);
@@ -404,6 +526,12 @@ FastPathEmulation::NodeOf(Ptr<Node> node)
     }
     fastpath::NodeSpec spec;
     spec.name = m_tag + "-" + clean;
+    if (!Creates())
+    {
+        // Rank 0 creates it; every process names it the same way.
+        m_nodes[node->GetId()] = spec.name;
+        return spec.name;
+    }
     auto st = m_client->createNode(spec);
     NS_ABORT_MSG_IF(!st.ok(),
                     "fastpath emulation: cannot create fastpathd node "

@@ -7,6 +7,7 @@
 
 #include "ns3/attribute.h"
 #include "ns3/fast-path-helper.h"
+#include "ns3/fast-path-partition.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
@@ -73,6 +74,33 @@ class FastPathEmulation
     std::string FindNode(Ptr<Node> node) const;
     /// The FastPathHelper attaching the ns-3 nodes (one connection per node).
     FastPathHelper& Attach();
+
+    // Several processes (FastPathRanks: mpirun, --FastPathPartition=i/K). Each process
+    // builds the whole script; rank 0 alone creates it in fastpathd; at Simulator::Run(),
+    // before the clock starts, the nodes are placed (FastPathPartition), each process
+    // attaches its own nodes, and all start together. The others' nodes stay inert: their
+    // devices are bound to nothing and their applications never start.
+
+    /// The run has several processes.
+    bool IsPartitioned() const;
+    /// This process creates and deletes the fastpathd objects (the only one, or rank 0).
+    bool Creates() const;
+    /// A device on `node` for port `port` of fastpathd node `fpNode`: attached now (one
+    /// process), or an FdNetDevice bound at Simulator::Run() if `node` is this process's.
+    Ptr<NetDevice> AddPort(Ptr<Node> node,
+                           const std::string& fpNode,
+                           const std::string& port,
+                           uint16_t mtu);
+    /// `a` and `b` are joined by a link or medium (the graph the placement partitions).
+    void AddEdge(Ptr<Node> a, Ptr<Node> b);
+    /// `node`'s control plane runs in this process (always, with one process). A
+    /// partitioned run knows it from Simulator::Run() on.
+    bool IsLocal(Ptr<Node> node) const;
+    /// The same for scripts: true when nothing is emulated or the run has one process.
+    static bool IsLocalNode(Ptr<Node> node);
+    /// This process's rank and the number of processes (0 and 1 without a partition).
+    static uint32_t GetRank();
+    static uint32_t GetRanks();
     /// Called every FastPathFollowInterval, in the order added.
     void AddFollower(std::function<void()> follow);
     /// Called at Simulator::Destroy(), before the nodes are deleted.
@@ -97,7 +125,21 @@ class FastPathEmulation
     ~FastPathEmulation();
 
   private:
+    /// A port whose device waits for the placement (partitioned runs).
+    struct PendingPort
+    {
+        Ptr<Node> node;
+        std::string fpNode;
+        std::string port;
+        Ptr<NetDevice> device;
+    };
+
     FastPathEmulation() = default;
+    /// Before the clock starts (partitioned): placement, this process's nodes attached,
+    /// the others inert, the start barrier.
+    void StartPartition();
+    /// Without the launcher's barrier: waits until rank 0 has created every node of the plan.
+    void WaitForPlan();
     void RemoveLeftovers();
     void Follow();
     void Clear();
@@ -111,6 +153,10 @@ class FastPathEmulation
     std::vector<std::function<void()>> m_cleanups;
     std::chrono::steady_clock::time_point m_lastFollowAck;
     uint64_t m_followChanges = 0;
+    FastPathPartition::Rank m_rank;
+    std::vector<PendingPort> m_pending;
+    std::vector<FastPathPartition::Edge> m_edges; //!< ns-3 node ids
+    std::vector<uint32_t> m_placement;            //!< rank of each ns-3 node id, once placed
 };
 
 /**

@@ -91,6 +91,12 @@ void
 P2pLinks::Push(P2pLink& l)
 {
     using fastpath::LinkDirection;
+    // Several processes run the same script and see the same changes: the process of the
+    // link's first node hands them to fastpathd.
+    if (!emulation->IsLocal(l.a))
+    {
+        return;
+    }
     auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, l.queueA, l.shadowB);
     auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, l.queueB, l.shadowA);
     bool changed = false;
@@ -259,7 +265,12 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     // -ENOSYS and gets an unshaped link.
     spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA, link.shadowB);
     spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB, link.shadowA);
-    auto st = e.Client().createLink(spec);
+    // Several processes: rank 0 creates the link; every process has its ns-3 side.
+    fastpath::Status st;
+    if (e.Creates())
+    {
+        st = e.Client().createLink(spec);
+    }
     if (!st.ok() && st.error().code == -ENOSYS)
     {
         NS_LOG_WARN("fastpathd link " << spec.name
@@ -276,14 +287,18 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
                         << spec.name << " (" << na << " - " << nb << "): " << st.error().message);
 
     NetDeviceContainer devices;
-    devices.Add(e.Attach().Install(a, na, {spec.a.port}));
-    devices.Add(e.Attach().Install(b, nb, {spec.b.port}));
+    devices.Add(e.AddPort(a, na, spec.a.port, spec.a.mtu));
+    devices.Add(e.AddPort(b, nb, spec.b.port, spec.b.mtu));
+    e.AddEdge(a, b);
     link.devA = devices.Get(0);
     link.devB = devices.Get(1);
     link.devA->AggregateObject(link.shadowA);
     link.devB->AggregateObject(link.shadowB);
     s.items.push_back(link);
-    s.Push(s.items.back());
+    if (!e.IsPartitioned())
+    {
+        s.Push(s.items.back());
+    }
     NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"
                         << spec.b.port << ", "
                         << fastpath::formatLinkParams(s.items.back().appliedAToB));

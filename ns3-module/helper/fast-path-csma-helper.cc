@@ -2,6 +2,7 @@
 #include "fast-path-csma-helper.h"
 
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/data-rate.h"
@@ -41,6 +42,7 @@ struct CsmaSegment
 struct CsmaSegments : FastPathEmulatedSet<CsmaSegment>
 {
     void Push(CsmaSegment& s) override;
+    void PushState(CsmaSegment& s) override;
 
     fastpath::Status Delete(const std::string& name) override
     {
@@ -59,7 +61,6 @@ CurrentSegments()
 void
 CsmaSegments::Push(CsmaSegment& s)
 {
-    bool changed = false;
     auto p = FastPathCsmaHelper::SegmentParamsOf(s.channel, s.shadows, s.queue);
     // Several processes run the same script and see the same changes: the process of the
     // segment's first node hands the medium's, each port's process that port's.
@@ -72,8 +73,15 @@ CsmaSegments::Push(CsmaSegment& s)
                                              << st.error().message);
         }
         s.applied = p;
-        changed = true;
+        emulation->NoteFollowAck();
     }
+    PushState(s);
+}
+
+void
+CsmaSegments::PushState(CsmaSegment& s)
+{
+    bool changed = false;
     // An ns-3 interface on the segment set down or up: that node's port follows (it
     // neither sends nor receives while down, as the CsmaNetDevice would not); the medium
     // and the other ports go on.
@@ -176,13 +184,16 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     // each FdNetDevice) and the follower hands changes to fastpathd.
     CsmaSegment seg;
     seg.name = e.Tag() + "-" + port;
-    seg.channel = m_channelFactory.Create<CsmaChannel>();
-    seg.queue = m_queueFactory.Create<QueueBase>();
+    // Watched types: a set of their attributes is handed to fastpathd at once
+    // (FastPathWatched).
+    seg.channel = FastPathWatched::Watching(m_channelFactory).Create<CsmaChannel>();
+    seg.queue = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
     fastpath::SegmentSpec spec;
     spec.name = seg.name;
     for (uint32_t i = 0; i < c.GetN(); ++i)
     {
-        Ptr<CsmaNetDevice> shadow = m_deviceFactory.Create<CsmaNetDevice>();
+        Ptr<CsmaNetDevice> shadow =
+            FastPathWatched::Watching(m_deviceFactory).Create<CsmaNetDevice>();
         shadow->Attach(seg.channel);
         seg.shadows.Add(shadow);
         UintegerValue mtu;
@@ -223,6 +234,16 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
                            << fastpath::formatLinkParams(spec.params));
     NetDeviceContainer out = seg.devices;
     s.items.push_back(std::move(seg));
+    const size_t index = s.items.size() - 1;
+    CsmaSegments* set = &s;
+    auto changed = [set, index]() { set->Changed(index); };
+    const CsmaSegment& added = s.items.back();
+    FastPathWatched::Watch(added.channel, changed);
+    FastPathWatched::Watch(added.queue, changed);
+    for (uint32_t i = 0; i < added.shadows.GetN(); ++i)
+    {
+        FastPathWatched::Watch(added.shadows.Get(i), changed);
+    }
     return out;
 }
 

@@ -168,9 +168,10 @@ GlobalValue g_socket("FastPathSocket",
                      StringValue("/run/fastpathd/fastpathd.sock"),
                      MakeStringChecker());
 GlobalValue g_follow("FastPathFollowInterval",
-                     "How often the emulating helpers look for Config::Set changes of their "
-                     "links' and segments' DataRate, Delay, queue, error model and for "
-                     "interfaces set down or up, to hand them to fastpathd (0: never)",
+                     "How often the emulating helpers look for ns-3 interfaces of their links "
+                     "and segments set down or up (Ipv4::SetDown tells no one), to hand the "
+                     "change to fastpathd (0: never). Parameters set by Config::Set (DataRate, "
+                     "Delay, queue MaxSize, error model) are handed at once, without looking",
                      TimeValue(MilliSeconds(2)),
                      MakeTimeChecker());
 GlobalValue g_tag("FastPathTag",

@@ -13,6 +13,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/queue.h"
+#include "ns3/simulator.h"
 
 #include "fastpath/link_params.h"
 #include "fastpath/result.h"
@@ -21,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,9 +166,13 @@ class FastPathEmulation
  * \brief What one emulating helper created in the current emulation (its links, its
  * segments): Items with a name, the parameters they had last handed to fastpathd.
  *
- * Derived implements Push (an item's changes to fastpathd) and Delete (one item in
- * fastpathd). Current() creates it with the emulation, pushes every item every
- * FastPathFollowInterval and deletes them all at the emulation's cleanup, before the nodes.
+ * Derived implements Push (an item's changes to fastpathd), PushState (its interfaces'
+ * states) and Delete (one item in fastpathd). The item's parameter holders (watched ns-3
+ * objects, FastPathWatched) call Changed() when a script sets one of their attributes: the
+ * item is pushed once at the end of the current simulator event. Current() creates the
+ * set with the emulation, hands the interfaces' states every FastPathFollowInterval (ns-3
+ * tells no one when Ipv4::SetDown is called) and deletes every item at the emulation's
+ * cleanup, before the nodes.
  */
 template <typename Item>
 class FastPathEmulatedSet
@@ -175,6 +181,36 @@ class FastPathEmulatedSet
     virtual ~FastPathEmulatedSet() = default;
     /// Hands `item`'s parameters and state to fastpathd where they changed.
     virtual void Push(Item& item) = 0;
+    /// Hands the states (up, down) of `item`'s ns-3 interfaces to fastpathd where they
+    /// changed; reads nothing else.
+    virtual void PushState(Item& item) = 0;
+
+    /// A parameter of item `index` was set: it is pushed once, after the current event.
+    void Changed(size_t index)
+    {
+        if (!m_dirty.insert(index).second || m_dirty.size() > 1)
+        {
+            return;
+        }
+        Simulator::ScheduleNow([this]() {
+            std::set<size_t> dirty;
+            std::swap(dirty, m_dirty);
+            for (size_t i : dirty)
+            {
+                if (i < items.size())
+                {
+                    ++m_pushes;
+                    Push(items[i]);
+                }
+            }
+        });
+    }
+
+    /// Items pushed after a change was notified (a test's window on the notifications).
+    uint64_t GetNotifiedPushes() const
+    {
+        return m_pushes;
+    }
     /// Deletes the fastpathd object `name`.
     virtual fastpath::Status Delete(const std::string& name) = 0;
 
@@ -198,7 +234,7 @@ class FastPathEmulatedSet
         e.AddFollower([raw]() {
             for (auto& item : raw->items)
             {
-                raw->Push(item);
+                raw->PushState(item);
             }
         });
         std::shared_ptr<Derived>* at = &slot;
@@ -230,6 +266,8 @@ class FastPathEmulatedSet
 
   private:
     std::string m_kind;
+    std::set<size_t> m_dirty;
+    uint64_t m_pushes = 0;
 };
 
 /**

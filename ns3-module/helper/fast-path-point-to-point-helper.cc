@@ -2,6 +2,7 @@
 #include "fast-path-point-to-point-helper.h"
 
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
@@ -59,8 +60,11 @@ struct P2pLink
 /// following are FastPathEmulation's).
 struct P2pLinks : FastPathEmulatedSet<P2pLink>
 {
-    /// Hands the link's parameters to fastpathd where they differ from what it has.
+    /// Hands the link's parameters and state to fastpathd where they differ from what it
+    /// has.
     void Push(P2pLink& l) override;
+    /// Hands the states of the link's ns-3 interfaces to fastpathd where they changed.
+    void PushState(P2pLink& l) override;
 
     fastpath::Status Delete(const std::string& name) override
     {
@@ -97,8 +101,11 @@ P2pLinks::Push(P2pLink& l)
     {
         return;
     }
-    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, l.queueA, l.shadowB);
-    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, l.queueB, l.shadowA);
+    // The queue a script reaches: the device's TxQueue (Config::Set may replace it).
+    Ptr<QueueBase> qa = l.shadowA->GetQueue() ? Ptr<QueueBase>(l.shadowA->GetQueue()) : l.queueA;
+    Ptr<QueueBase> qb = l.shadowB->GetQueue() ? Ptr<QueueBase>(l.shadowB->GetQueue()) : l.queueB;
+    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, qa, l.shadowB);
+    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, qb, l.shadowA);
     bool changed = false;
     if (!l.pushed || !(ab == l.appliedAToB) || !(ba == l.appliedBToA))
     {
@@ -125,6 +132,21 @@ P2pLinks::Push(P2pLink& l)
         l.appliedBToA = ba;
         l.pushed = true;
     }
+    if (changed)
+    {
+        emulation->NoteFollowAck();
+    }
+    PushState(l);
+}
+
+void
+P2pLinks::PushState(P2pLink& l)
+{
+    if (!emulation->IsLocal(l.a))
+    {
+        return;
+    }
+    bool changed = false;
     // An ns-3 interface of the link taken down or up: the link follows the change (the
     // port events then take the other end's interface down or up too).
     bool upA = FastPathEmulation::InterfaceUp(l.a, l.devA);
@@ -251,13 +273,17 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.name = spec.name;
     link.a = a;
     link.b = b;
-    link.shadowA = m_deviceFactory.Create<PointToPointNetDevice>();
-    link.shadowB = m_deviceFactory.Create<PointToPointNetDevice>();
-    link.queueA = m_queueFactory.Create<QueueBase>();
-    link.queueB = m_queueFactory.Create<QueueBase>();
-    link.channel = m_channelFactory.Create<PointToPointChannel>();
+    // Watched types: a set of their attributes is handed to fastpathd at once
+    // (FastPathWatched). The queues are the devices' TxQueue, where Config paths find them.
+    link.shadowA = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
+    link.shadowB = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
+    link.queueA = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
+    link.queueB = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
+    link.channel = FastPathWatched::Watching(m_channelFactory).Create<PointToPointChannel>();
     link.shadowA->Attach(link.channel);
     link.shadowB->Attach(link.channel);
+    link.shadowA->SetQueue(DynamicCast<Queue<Packet>>(link.queueA));
+    link.shadowB->SetQueue(DynamicCast<Queue<Packet>>(link.queueB));
     UintegerValue mtu;
     link.shadowA->GetAttribute("Mtu", mtu);
     spec.a.mtu = spec.b.mtu = mtu.Get();
@@ -295,6 +321,22 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.devA->AggregateObject(link.shadowA);
     link.devB->AggregateObject(link.shadowB);
     s.items.push_back(link);
+    const size_t index = s.items.size() - 1;
+    P2pLinks* set = &s;
+    auto changed = [set, index]() { set->Changed(index); };
+    for (Ptr<Object> o : {Ptr<Object>(link.channel), Ptr<Object>(link.queueA),
+                          Ptr<Object>(link.queueB)})
+    {
+        FastPathWatched::Watch(o, changed);
+    }
+    // A TxQueue set by a script is watched too.
+    for (Ptr<PointToPointNetDevice> d : {link.shadowA, link.shadowB})
+    {
+        FastPathWatched::Watch(d, [set, index, d, changed]() {
+            FastPathWatched::Watch(d->GetQueue(), changed);
+            set->Changed(index);
+        });
+    }
     if (!e.IsPartitioned())
     {
         s.Push(s.items.back());

@@ -130,27 +130,29 @@ FastPathPartition::Balance(uint32_t vertices, const std::vector<Edge>& edges, ui
     idx_t n = idx_t(vertices);
     idx_t ncon = 1;
     idx_t nparts = idx_t(parts);
-    idx_t cut = 0;
-    std::vector<idx_t> part(vertices, 0);
     idx_t options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_CONTIG] = 1; // each process a connected piece where possible
-    options[METIS_OPTION_SEED] = 1;   // every process computes the same partition
+    options[METIS_OPTION_SEED] = 1; // every process computes the same partition
     options[METIS_OPTION_NUMBERING] = 0;
-    int rc = METIS_PartGraphKway(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                 nullptr, &nparts, nullptr, nullptr, options, &cut,
-                                 part.data());
-    if (rc != METIS_OK)
+    // Both of METIS's methods, the fewer cut links kept: k-way is made for many parts,
+    // recursive bisection often cuts less for a few (a grid in 3: 16 links against 31).
+    std::vector<idx_t> part;
+    idx_t best = -1;
+    for (auto method : {METIS_PartGraphKway, METIS_PartGraphRecursive})
     {
-        // A disconnected graph cannot have contiguous parts: ask again without.
-        options[METIS_OPTION_CONTIG] = 0;
-        rc = METIS_PartGraphKway(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr,
-                                 nullptr, &nparts, nullptr, nullptr, options, &cut,
-                                 part.data());
+        std::vector<idx_t> p(vertices, 0);
+        idx_t cut = 0;
+        if (method(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
+                   nullptr, nullptr, options, &cut, p.data()) == METIS_OK &&
+            (best < 0 || cut < best))
+        {
+            best = cut;
+            part = std::move(p);
+        }
     }
-    if (rc != METIS_OK)
+    if (best < 0)
     {
-        // Still refused (it should not be): contiguous blocks of node numbers.
+        // Refused (it should not be): contiguous blocks of node numbers.
         for (uint32_t v = 0; v < vertices; ++v)
         {
             out[v] = uint32_t(uint64_t(v) * parts / vertices);

@@ -49,7 +49,7 @@ class FastPathPartition
     using Edge = std::pair<uint32_t, uint32_t>;
     /// A balanced partition of the graph of `vertices` vertices and `edges` (either order;
     /// duplicates and self loops allowed) into `parts` parts with few cut edges: each
-    /// vertex's part. METIS (k-way, with contiguous parts when the graph allows).
+    /// vertex's part. METIS (k-way or recursive bisection, whichever cuts fewer).
     static std::vector<uint32_t> Balance(uint32_t vertices,
                                          const std::vector<Edge>& edges,
                                          uint32_t parts);

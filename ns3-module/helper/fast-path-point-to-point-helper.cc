@@ -73,6 +73,7 @@ struct P2pLinks : FastPathEmulatedSet<P2pLink>
 };
 
 std::shared_ptr<P2pLinks> g_links;
+uint64_t g_parameterReads = 0;
 
 /// The links of the current simulation's emulation (created with it).
 P2pLinks&
@@ -196,6 +197,7 @@ FastPathPointToPointHelper::LinkParamsOf(Ptr<NetDevice> device,
                                          Ptr<QueueBase> queue,
                                          Ptr<NetDevice> receiver)
 {
+    ++g_parameterReads;
     fastpath::LinkParams p;
     DataRateValue rate;
     device->GetAttribute("DataRate", rate);
@@ -369,6 +371,12 @@ FastPathPointToPointHelper::GetFastPathLinkName(Ptr<NetDevice> device)
         }
     }
     return "";
+}
+
+uint64_t
+FastPathPointToPointHelper::GetParameterReads()
+{
+    return g_parameterReads;
 }
 
 uint64_t

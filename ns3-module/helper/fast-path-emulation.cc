@@ -55,12 +55,61 @@ BindRealtime(uint32_t ranks)
                                             : "ns3::RealtimeSimulatorImpl"));
 }
 
-/// FastPathPartition's checker: "" or i/K; with emulation on, K > 1 selects the simulator
-/// that starts the processes' clocks together (the order of the two options is free).
-class PartitionChecker : public AttributeChecker
+/// A checker of `Inner`'s type (a bool, a string) that also runs OnValue on every value
+/// the inner checker accepts: a global value whose setting selects more (FastPathEmulation,
+/// FastPathPartition).
+class HookedChecker : public AttributeChecker
 {
   public:
+    explicit HookedChecker(Ptr<const AttributeChecker> inner)
+        : m_inner(inner)
+    {
+    }
     bool Check(const AttributeValue& value) const override
+    {
+        return m_inner->Check(value) && OnValue(value);
+    }
+    std::string GetValueTypeName() const override
+    {
+        return m_inner->GetValueTypeName();
+    }
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return m_inner->HasUnderlyingTypeInformation();
+    }
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_inner->GetUnderlyingTypeInformation();
+    }
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_inner->Create();
+    }
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_inner->Copy(source, destination);
+    }
+
+  protected:
+    /// false refuses the value.
+    virtual bool OnValue(const AttributeValue& value) const = 0;
+
+  private:
+    Ptr<const AttributeChecker> m_inner;
+};
+
+/// FastPathPartition's checker: "" or i/K; with emulation on, K > 1 selects the simulator
+/// that starts the processes' clocks together (the order of the two options is free).
+class PartitionChecker : public HookedChecker
+{
+  public:
+    PartitionChecker()
+        : HookedChecker(MakeStringChecker())
+    {
+    }
+
+  protected:
+    bool OnValue(const AttributeValue& value) const override
     {
         auto s = dynamic_cast<const StringValue*>(&value);
         if (!s)
@@ -82,42 +131,21 @@ class PartitionChecker : public AttributeChecker
         }
         return true;
     }
-    std::string GetValueTypeName() const override
-    {
-        return m_string->GetValueTypeName();
-    }
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return m_string->HasUnderlyingTypeInformation();
-    }
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return m_string->GetUnderlyingTypeInformation();
-    }
-    Ptr<AttributeValue> Create() const override
-    {
-        return m_string->Create();
-    }
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        return m_string->Copy(source, destination);
-    }
-
-  private:
-    Ptr<const AttributeChecker> m_string = MakeStringChecker();
 };
 
 /// A bool checker that, when the value is set to true, also selects what emulation needs
 /// (the realtime simulator, real checksums): the one switch of a script.
-class EmulationChecker : public AttributeChecker
+class EmulationChecker : public HookedChecker
 {
   public:
-    bool Check(const AttributeValue& value) const override
+    EmulationChecker()
+        : HookedChecker(MakeBooleanChecker())
     {
-        if (!m_bool->Check(value))
-        {
-            return false;
-        }
+    }
+
+  protected:
+    bool OnValue(const AttributeValue& value) const override
+    {
         auto b = dynamic_cast<const BooleanValue*>(&value);
         if (b && b->Get())
         {
@@ -126,29 +154,6 @@ class EmulationChecker : public AttributeChecker
         }
         return true;
     }
-    std::string GetValueTypeName() const override
-    {
-        return m_bool->GetValueTypeName();
-    }
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return m_bool->HasUnderlyingTypeInformation();
-    }
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return m_bool->GetUnderlyingTypeInformation();
-    }
-    Ptr<AttributeValue> Create() const override
-    {
-        return m_bool->Create();
-    }
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        return m_bool->Copy(source, destination);
-    }
-
-  private:
-    Ptr<const AttributeChecker> m_bool = MakeBooleanChecker();
 };
 
 GlobalValue g_emulation("FastPathEmulation",

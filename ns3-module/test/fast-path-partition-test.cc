@@ -4,6 +4,7 @@
 // grids (balanced, few links cut, the same in every process). Also the watched parameter
 // holders: a Config::Set on them is notified, nothing else is.
 #include "ns3/core-module.h"
+#include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/network-module.h"
@@ -155,6 +156,30 @@ TEST(FastPathPartitionTest, AutomaticWhenNoSystemIdAndDegenerateGraphs)
     // No links at all (and duplicates, self loops): still balanced.
     auto loose = FastPathPartition::Balance(10, {{1, 1}, {2, 3}, {3, 2}}, 2);
     EXPECT_EQ(std::count(loose.begin(), loose.end(), 0u), 5);
+}
+
+TEST(FastPathPartitionTest, SeveralProcessesSelectTheSimulatorThatStartsThemTogether)
+{
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    const std::string before = impl.Get();
+    // As CommandLine sets them, in either order.
+    GlobalValue::Bind("FastPathPartition", StringValue("1/2"));
+    GlobalValue::Bind("FastPathEmulation", StringValue("1"));
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    EXPECT_EQ(FastPathHelper::CheckSimulatorPreconditions(), "");
+    GlobalValue::Bind("FastPathPartition", StringValue("0/1"));
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    EXPECT_EQ(impl.Get(), "ns3::RealtimeSimulatorImpl");
+    GlobalValue::Bind("FastPathPartition", StringValue("0/3"));
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    // A malformed value is refused where the command line sets it.
+    EXPECT_FALSE(GlobalValue::BindFailSafe("FastPathPartition", StringValue("3/2")));
+    GlobalValue::Bind("FastPathEmulation", BooleanValue(false));
+    GlobalValue::Bind("FastPathPartition", StringValue(""));
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(before));
 }
 
 TEST(FastPathWatchedTest, ConfigSetOfAWatchedAttributeIsNotified)

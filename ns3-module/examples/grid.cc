@@ -11,7 +11,8 @@
 //         │       │              │
 //        r7_0 ── r7_1 ── ... ── r7_7 ── d
 //
-// Links 198.18.K.0/24 (K = 1..112 router links, 113: s-r0_0, 114: r7_7-d; first node .1),
+// Links 198.18.K.0/24 (K = 1..112 router links, 113: s-r0_0, 114: r7_7-d; first node .1;
+// from K = 256 on, as larger grids have, 198.19.(K - 256).0/24),
 // --rate and --delay each. After --traffic-start: --pings pings s -> d (every 0.2 s) and,
 // --warmup seconds later, a UDP flow s -> d of --udp-rate (--udp-size byte datagrams) for
 // --udp-seconds. Emulated, the first packets to a next hop that fastpathd does not know yet
@@ -165,7 +166,10 @@ main(int argc, char* argv[])
     auto join = [&](Ptr<Node> x, Ptr<Node> y) {
         ++k;
         NetDeviceContainer devices = p2p.Install(x, y);
-        address.SetBase(Ipv4Address(("198.18." + std::to_string(k) + ".0").c_str()),
+        // 198.18.0.0/15 has 512 /24s: from the 256th link on, 198.19.x.0.
+        address.SetBase(Ipv4Address(("198." + std::to_string(18 + k / 256) + "." +
+                                     std::to_string(k % 256) + ".0")
+                                        .c_str()),
                         "255.255.255.0");
         return address.Assign(devices);
     };

@@ -43,7 +43,8 @@ namespace ns3
  * what a crashed run with the same tag left (links, segments and nodes named TAG-...;
  * TAG: the global value FastPathTag, default the program's name), and creates a fastpathd
  * node TAG-NAME for each ns-3 node on first use. Every FastPathFollowInterval it calls the
- * helpers' followers (which hand Config::Set changes to fastpathd). At
+ * helpers' followers (which hand interfaces set down or up to fastpathd; parameter changes
+ * are notified, see FastPathEmulatedSet). At
  * Simulator::Destroy() the helpers' cleanups delete their links and segments, then the
  * nodes are deleted and the connection closed.
  */
@@ -107,7 +108,7 @@ class FastPathEmulation
     void AddFollower(std::function<void()> follow);
     /// Called at Simulator::Destroy(), before the nodes are deleted.
     void AddCleanup(std::function<void()> cleanup);
-    /// A change found by a follower was acknowledged by fastpathd now.
+    /// A change (notified, or found by a follower) was acknowledged by fastpathd now.
     void NoteFollowAck();
     uint64_t GetFollowedChanges() const;
     std::chrono::steady_clock::time_point GetLastFollowAck() const;

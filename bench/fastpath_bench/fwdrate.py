@@ -11,11 +11,11 @@ import math
 import os
 import time
 
-from .settings import BENCH_NICE, FWD_CPU, LABELS, NAPI_ENVS, NAPI_RT_PRIO
+from .settings import BENCH_NICE, FWD_CPU, GEN_CPU, LABELS, NAPI_ENVS, NAPI_RT_PRIO, STACK_ENVS
 from .proc import Cleanup, failure_recorded, log, run_cleaning_up
 from .topology import Topology
 from .forwarders import Forwarder
-from .meter import CpuMeter, Sink, StageCounters
+from .meter import CpuMeter, Sink, StackSink, StageCounters
 from .scenarios import generator_ceiling, nice_rate, run_udp_point
 from .report import machine_info, write_csv
 from .stats import fmt
@@ -184,9 +184,12 @@ def env_description(env):
             f"scheduler autogroup (nice {BENCH_NICE} both: against each other as a user's "
             "nice 0, both raised against the machine's other work)" if prio is None
             else f"SCHED_FIFO {prio}")
+    d = (f"; D a kernel-stack host: no XDP on its veth, a UDP socket read by fp-stack-sink "
+         f"(recvmmsg, on CPU {GEN_CPU}), D's receive work on CPU {FWD_CPU} where R transmits "
+         f"(no RPS); latency to the reader" if env in STACK_ENVS else "")
     return (f"`{env}`: R's veths with threaded NAPI, their NAPI threads pinned to CPU {FWD_CPU} "
             f"at {napi}; the forwarder pinned to CPU {FWD_CPU} (taskset) with its default "
-            f"options, in a session and autogroup of its own (autogroup nice {BENCH_NICE})")
+            f"options, in a session and autogroup of its own (autogroup nice {BENCH_NICE}){d}")
 
 
 def report_lines(summaries, envs, argv_by, plan):
@@ -268,14 +271,21 @@ class FwdRateRun:
                  for _ in range(1 if self.args.smoke else 3)), key=lambda c: c["sent_pps"])
         self.ceiling = c
         log(f"generator ceiling, {PAYLOAD} B: sent {c['sent_pps']:,.0f} pkt/s")
-        sink = Sink(self.tools, topo)
+        sink = None
         for env in self.envs:
+            # The XDP sink, or in a kernel-stack environment the socket sink.
+            want = StackSink if env in STACK_ENVS else Sink
+            if not isinstance(sink, want):
+                if sink:
+                    sink.close()
+                sink = want(self.tools, topo)
             topo.napi_env = env
             topo.pin_napi()
             log(f"NAPI environment {env}: {env_description(env)}")
             for fw in self.forwarders:
                 self.forwarder(topo, sink, env, fw)
-        sink.close()
+        if sink:
+            sink.close()
         topo.destroy()
 
     def forwarder(self, topo, sink, env, fw):

@@ -8,7 +8,7 @@ import re
 import subprocess
 import time
 
-from .settings import FWD_CPU, UDP_PORT
+from .settings import FWD_CPU, GEN_CPU, UDP_PORT
 from .proc import read_json_line, sh
 
 
@@ -194,6 +194,31 @@ class Sink:
     def close(self):
         for p in (self.p, self.ps):
             stop_sink(self.clean, p)
+
+
+class StackSink:
+    """D as a kernel-stack host: fp-stack-sink's UDP socket (reader pinned to GEN_CPU), no
+    XDP on fbd0, and no RPS on it: D's receive work runs on the CPU that transmitted into
+    the veth, R's (FWD_CPU). Same commands and JSON as Sink."""
+
+    def __init__(self, tools, topo):
+        self.topo = topo
+        self.p = topo.clean.spawn(topo.d, [tools["stack-sink"], "--port", str(UDP_PORT)],
+                                  cpu=GEN_CPU, stdin=subprocess.PIPE, name="stack-sink")
+        if read_json_line(self.p, 10) is None:
+            raise RuntimeError("fp-stack-sink did not start in D")
+        self.clean = topo.clean
+        sh(["ip", "netns", "exec", topo.d, "sh", "-c",
+            "echo 0 > /sys/class/net/fbd0/queues/rx-0/rps_cpus"], check=False)
+
+    def cmd(self, c):
+        self.p.stdin.write(c + "\n")
+        self.p.stdin.flush()
+        return read_json_line(self.p, 5)
+
+    def close(self):
+        stop_sink(self.clean, self.p)
+        self.topo.steer()  # D's RPS back to GEN_CPU
 
 
 def stop_sink(clean, p):

@@ -20,8 +20,12 @@ NAPI_RT_PRIO = 50
 # The NAPI environments of R (--napi-env): how R's veths' threaded NAPI kthreads are
 # scheduled. Both pin them to FWD_CPU. "default": the kernel's default priority
 # (SCHED_OTHER, nice 0), what a user has; "rt": SCHED_FIFO NAPI_RT_PRIO, the precedence
-# softirq has without threading (the harness's setting without --napi-env).
-NAPI_ENVS = {"default": None, "rt": NAPI_RT_PRIO}
+# softirq has without threading (the harness's setting without --napi-env). "stack": as
+# "default", and D is a kernel-stack host (STACK_ENVS): no XDP sink on D's veth but a UDP
+# socket (fp-stack-sink), so D's receive work runs on FWD_CPU, where R transmits, as it
+# does for the hosts a user attaches by veth.
+NAPI_ENVS = {"default": None, "rt": NAPI_RT_PRIO, "stack": None}
+STACK_ENVS = {"stack"}
 
 
 GEN_RT_PRIO = 40  # paced fp-trafgen: SCHED_FIFO below the NAPI threads

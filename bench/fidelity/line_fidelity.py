@@ -9,15 +9,19 @@ static neighbours. ping S -> D at each interval is measured against the model
 
 and, in the same run, the kernel forwarding the same line (N router namespaces, ip_forward,
 tbf at R on the links between routers, no delay) as the baseline for the spread. Beside the
-external figures: fastpathd's own per-link sojourn and its workers' lateness (fpctl link
-show/list --json). Optional iperf3: TCP S -> D against the model's goodput, UDP at 80 % of R
-for loss.
+external figures: fastpathd's own per-link sojourn and lateness (how long after its arrival time each
+link direction's frames were handed on; fpctl link list --json) and its workers' lateness.
+Optional: each ping interval again while a TCP flow runs D -> S (--reverse-tcp, iperf3 -R:
+the pings share every link with the flow's data or ACKs); iperf3 TCP S -> D against the
+model's goodput, UDP at 80 % of R for loss. fastpathd's figures are cumulative from the
+line's start (rows in run order): the quantiles of a row include the rows before it.
 
 Namespaces fp-line-<pid>-*; everything is removed at the end, on error and on Ctrl-C/SIGTERM.
 Writes results.json, results.md, the topology files and fastpathd's logs into --out.
 
 Usage: sudo bench/fidelity/line_fidelity.py --build-dir build --out /tmp/line \
            --nodes 2,8,16 --rate 100mbit --count 200 --interval 0.01 [--iperf-seconds 5]
+           [--ping-seconds 10] [--reverse-tcp]
 See bench/fidelity/README.md.
 """
 import argparse
@@ -100,6 +104,13 @@ class LineTopology(Topology):
                     str(LIMIT * MTU_FRAME)])
 
 
+def ping_count(args, interval):
+    """--count pings, or fewer: as many as --ping-seconds holds at `interval` (at least 5)."""
+    if not args.ping_seconds:
+        return args.count
+    return max(5, min(args.count, int(round(args.ping_seconds / interval))))
+
+
 def run_ping(ns, count, interval):
     wait = count * interval + 15
     r = subprocess.run(["ip", "netns", "exec", ns, "ping", "-n", "-c",
@@ -141,6 +152,30 @@ def run_iperf(t, seconds, rate, clean):
     return res
 
 
+def start_reverse_tcp(t, seconds, clean):
+    """A TCP flow D -> S (iperf3 -R from S) for `seconds`, under way when this returns."""
+    server = clean.spawn(t.d, ["iperf3", "-s", "-1"], name="iperf3-server-reverse")
+    time.sleep(0.5)
+    client = subprocess.Popen(["ip", "netns", "exec", t.s, "iperf3", "-c", D_IP, "-R", "-t",
+                               str(int(seconds + 0.999)), "-J", "--connect-timeout", "3000"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    time.sleep(1.5)  # past slow start: the pings meet a flow at its window
+    return server, client
+
+
+def stop_reverse_tcp(flow, clean):
+    """Waits for the reverse flow; its goodput (Mbit/s) or None."""
+    server, client = flow
+    try:
+        out, _ = client.communicate(timeout=60)
+        return round(json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
+    except (subprocess.TimeoutExpired, ValueError, KeyError):
+        client.kill()
+        return None
+    finally:
+        clean.stop(server)
+
+
 def fastpathd_figures(fpctl, sock, n):
     """Per link direction: frames, sojourn p50/p99/max; the workers' lateness (the same for
     every link: `emulation_lateness` of `fpctl link show`)."""
@@ -156,6 +191,9 @@ def fastpathd_figures(fpctl, sock, n):
             m = link[d]["measured"]
             rows.append({"link": link["name"], "dir": d, "frames": m["tx_packets"],
                          "queue_drops": m["queue_drops"],
+                         "lateness_p50_ns": m.get("lateness_p50_ns"),
+                         "lateness_p99_ns": m.get("lateness_p99_ns"),
+                         "lateness_max_ns": m.get("lateness_max_ns"),
                          "sojourn_p50_us": m["sojourn_p50_ns"] / 1e3,
                          "sojourn_p99_us": m["sojourn_p99_ns"] / 1e3,
                          "sojourn_max_us": m["sojourn_max_ns"] / 1e3})
@@ -164,6 +202,18 @@ def fastpathd_figures(fpctl, sock, n):
         show = q("link", "show", "l1") or {}
         late = show.get("emulation_lateness", [])
     return {"links": rows, "lateness": late, "raw_links": links}
+
+
+def link_lateness(links):
+    """Per link direction's lateness (fpctl link list): the path's worst p50, p99 and max,
+    and the sum of the p99s over the path (what one frame's round trip can collect)."""
+    ls = [x for x in links if x.get("lateness_p99_ns") is not None]
+    if not ls:
+        return {}
+    return {"hop_late_p50_us": max(x["lateness_p50_ns"] for x in ls) / 1e3,
+            "hop_late_p99_us": max(x["lateness_p99_ns"] for x in ls) / 1e3,
+            "hop_late_max_us": max(x["lateness_max_ns"] for x in ls) / 1e3,
+            "path_late_p99_sum_ms": sum(x["lateness_p99_ns"] for x in ls) / 1e6}
 
 
 def measure_line(kind, n, rate, args, tools, clean, out):
@@ -189,21 +239,35 @@ def measure_line(kind, n, rate, args, tools, clean, out):
             fw = Forwarder("kernel", tools, t)
         fw.start()
         model = model_rtt_ms(n, rate) if kind == "fastpathd" else 0.0
-        for interval in args.interval:
-            res, text = run_ping(t.s, args.count, interval)
-            with open(os.path.join(out, f"ping-{kind}-N{n}-{rtext}-i{interval:g}.txt"), "w") as f:
+        plan = [(i, False) for i in args.interval]
+        if args.reverse_tcp:
+            plan += [(i, True) for i in args.interval]
+        for interval, with_tcp in plan:
+            count = ping_count(args, interval)
+            tag = f"{kind}-N{n}-{rtext}-i{interval:g}" + ("-tcp" if with_tcp else "")
+            flow = start_reverse_tcp(t, count * interval + 3, clean) if with_tcp else None
+            try:
+                res, text = run_ping(t.s, count, interval)
+            finally:
+                tcp = stop_reverse_tcp(flow, clean) if flow else None
+            with open(os.path.join(out, f"ping-{tag}.txt"), "w") as f:
                 f.write(text)
             row = {"forwarder": kind, "nodes": n, "rate_bps": rate, "interval_s": interval,
-                   "model_ms": round(model, 4), **res}
+                   "model_ms": round(model, 4), "with_tcp": with_tcp, **res}
+            if tcp is not None:
+                row["reverse_tcp_mbps"] = tcp
             if kind == "fastpathd":
                 figs = fastpathd_figures(tools["fpctl"], fw.socket(0), n)
                 row["lateness"] = figs["lateness"]
                 row["links"] = figs["links"]
-                with open(os.path.join(keep, f"links-i{interval:g}.json"), "w") as f:
+                row.update(link_lateness(figs["links"]))
+                with open(os.path.join(keep, f"links-i{interval:g}"
+                                       f"{'-tcp' if with_tcp else ''}.json"), "w") as f:
                     json.dump(figs["raw_links"], f, indent=1)
-            log(f"{kind} N={n} {rtext} ping -i {interval:g}: " + json.dumps(
-                {k: row.get(k) for k in ("model_ms", "replies", "min", "p50", "p90", "p99",
-                                         "max")}))
+            log(f"{kind} N={n} {rtext} ping -i {interval:g}{' with TCP D->S' if with_tcp else ''}: "
+                + json.dumps({k: row.get(k) for k in ("model_ms", "replies", "min", "p50", "p90",
+                                                      "p99", "max", "hop_late_p99_us",
+                                                      "hop_late_max_us", "reverse_tcp_mbps")}))
             rows.append(row)
         if args.iperf_seconds > 0:
             ip = run_iperf(t, args.iperf_seconds, rate, clean)
@@ -263,10 +327,11 @@ def fmt(v, digits=2):
 
 
 def table(rows):
-    lines = ["| N | forwarder | rate | ping -i (s) | model (ms) | replies | min | p50 | p90 | "
-             "p99 | max | p50 − model | p99 − model | worker lateness p50 / p99 / max (µs) | "
+    lines = ["| N | forwarder | rate | ping -i (s) | TCP D→S (Mbit/s) | model (ms) | replies | "
+             "min | p50 | p90 | p99 | max | p50 − model | p99 − model | per-hop lateness "
+             "p50 / p99 / max (µs) | Σ hop p99 (ms) | worker lateness p50 / p99 / max (µs) | "
              "TCP (model) Mbit/s | UDP 80 % lost |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         late = r.get("lateness") or []
         lt = ", ".join(f"{x['p50_ns'] / 1e3:.0f} / {x['p99_ns'] / 1e3:.0f} / "
@@ -275,13 +340,19 @@ def table(rows):
         tcp = (f"{ip['tcp_mbps']} ({ip['model_tcp_mbps']})" if "tcp_mbps" in ip else "-")
         udp = (f"{ip['udp_lost_pct']} %" if "udp_lost_pct" in ip else "-")
         base = r["model_ms"]
+        hop = ("-" if "hop_late_p99_us" not in r else
+               f"{r['hop_late_p50_us']:.0f} / {r['hop_late_p99_us']:.0f} / "
+               f"{r['hop_late_max_us']:.0f}")
+        hop_sum = fmt(r.get("path_late_p99_sum_ms"), 3)
+        rev = (fmt(r.get("reverse_tcp_mbps"), 1) if r.get("with_tcp") else "-")
         lines.append(
             f"| {r['nodes']} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} Mbit/s | "
-            f"{r['interval_s']:g} | {base:.3f} | {r['replies']}/{r['sent']} | "
+            f"{r['interval_s']:g} | {rev} | {base:.3f} | {r['replies']}/{r['sent']} | "
             f"{fmt(r.get('min'))} | {fmt(r.get('p50'))} | {fmt(r.get('p90'))} | "
             f"{fmt(r.get('p99'))} | {fmt(r.get('max'))} | "
             f"{fmt(r.get('p50', float('nan')) - base, 3)} | "
-            f"{fmt(r.get('p99', float('nan')) - base, 3)} | {lt} | {tcp} | {udp} |")
+            f"{fmt(r.get('p99', float('nan')) - base, 3)} | {hop} | {hop_sum} | {lt} | {tcp} | "
+            f"{udp} |")
     return "\n".join(lines) + "\n"
 
 
@@ -310,6 +381,11 @@ def parse_args(argv):
     ap.add_argument("--rate", default="100mbit", help="comma-separated link rates")
     ap.add_argument("--count", type=int, default=200, help="pings per interval")
     ap.add_argument("--interval", default="0.01", help="comma-separated ping intervals (s)")
+    ap.add_argument("--ping-seconds", type=float, default=0,
+                    help="ping each interval for about this long: min(--count, S / interval), "
+                    "at least 5 (0: --count pings)")
+    ap.add_argument("--reverse-tcp", action="store_true",
+                    help="each ping interval again while a TCP flow runs D -> S (iperf3 -R)")
     ap.add_argument("--iperf-seconds", type=int, default=0,
                     help="iperf3 TCP then UDP at 80 %% of the rate, each this long (0: none)")
     ap.add_argument("--no-kernel", action="store_true", help="no kernel baseline")
@@ -328,7 +404,7 @@ def parse_args(argv):
     a.interval = [float(x) for x in a.interval.split(",")]
     if any(not 2 <= n <= MAX_NODES for n in a.nodes):
         ap.error(f"--nodes: 2..{MAX_NODES}")
-    if any(a.count * i > MAX_PING_S for i in a.interval) or a.count < 1:
+    if any(ping_count(a, i) * i > MAX_PING_S for i in a.interval) or a.count < 1:
         ap.error(f"--count × --interval must stay under {MAX_PING_S} s")
     if not 0 <= a.iperf_seconds <= MAX_IPERF_S:
         ap.error(f"--iperf-seconds: 0..{MAX_IPERF_S}")

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fp_bench.h"
+#include "sink_report.h"
 #include "fp_bench_sink.skel.h"
 
 namespace {
@@ -33,15 +34,6 @@ struct Attached {
   int ifindex;
   std::string name;
 };
-
-double bucketMidNs(unsigned b) {
-  unsigned msb = b >> FP_BENCH_LAT_SUB_BITS;
-  unsigned sub = b & ((1u << FP_BENCH_LAT_SUB_BITS) - 1);
-  if (msb < FP_BENCH_LAT_SUB_BITS) return (double)b;  // exact small values
-  double base = (double)(1ull << msb);
-  double step = base / (1u << FP_BENCH_LAT_SUB_BITS);
-  return base + step * (sub + 0.5);
-}
 
 void resetMaps(fp_bench_sink* skel) {
   fp_bench_flow zero_flow{};
@@ -55,61 +47,21 @@ void resetMaps(fp_bench_sink* skel) {
 }
 
 void printRead(fp_bench_sink* skel, int expect_flows) {
-  __u64 packets = 0, bytes = 0, gap_loss = 0, reordered = 0, first = ~0ull, last = 0;
-  int seen = 0;
-  double sum = 0, sum_sq = 0;
-  int n_fair = expect_flows > 0 ? expect_flows : 0;
-  std::vector<__u64> per_flow;
-  for (__u32 i = 0; i < FP_BENCH_MAX_FLOWS; i++) {
-    fp_bench_flow f{};
-    if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &i, &f) != 0) continue;
-    if (f.packets || f.next_seq) {
-      seen++;
-      packets += f.packets;
-      bytes += f.bytes;
-      gap_loss += f.next_seq > f.packets ? f.next_seq - f.packets : 0;
-      reordered += f.reordered;
-      if (f.first_ns && f.first_ns < first) first = f.first_ns;
-      if (f.last_ns > last) last = f.last_ns;
-    }
-    if ((expect_flows > 0 && (int)i < expect_flows) || (expect_flows <= 0 && f.packets)) {
-      sum += (double)f.packets;
-      sum_sq += (double)f.packets * (double)f.packets;
-    }
-  }
-  if (n_fair == 0) n_fair = seen;
-  double jain = (n_fair > 0 && sum_sq > 0) ? sum * sum / (n_fair * sum_sq) : 0.0;
-  std::vector<__u64> hist(FP_BENCH_LAT_BUCKETS, 0);
-  __u64 total = 0;
-  double lat_sum = 0;
+  std::vector<fp_bench_flow> flows(FP_BENCH_MAX_FLOWS);
+  for (__u32 i = 0; i < FP_BENCH_MAX_FLOWS; i++)
+    if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_flows), &i, &flows[i]) != 0)
+      flows[i] = fp_bench_flow{};
+  std::vector<uint64_t> hist(FP_BENCH_LAT_BUCKETS, 0);
   for (__u32 i = 0; i < FP_BENCH_LAT_BUCKETS; i++) {
-    bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_latency), &i, &hist[i]);
-    total += hist[i];
-    lat_sum += (double)hist[i] * bucketMidNs(i);
+    __u64 v = 0;
+    bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_latency), &i, &v);
+    hist[i] = v;
   }
-  auto percentile = [&](double q) {
-    if (!total) return 0.0;
-    __u64 want = (__u64)(q * (double)total), acc = 0;
-    for (__u32 i = 0; i < FP_BENCH_LAT_BUCKETS; i++) {
-      acc += hist[i];
-      if (acc > want) return bucketMidNs(i);
-    }
-    return 0.0;
-  };
   __u64 glob[FP_BENCH_CNT_MAX] = {};
   for (__u32 i = 0; i < FP_BENCH_CNT_MAX; i++)
     bpf_map_lookup_elem(bpf_map__fd(skel->maps.fp_bench_global), &i, &glob[i]);
-  std::printf(
-      "{\"packets\": %llu, \"bytes\": %llu, \"flows_seen\": %d, \"gap_loss\": %llu, "
-      "\"reordered\": %llu, \"jain\": %.4f, \"lat_p50_us\": %.2f, \"lat_p99_us\": %.2f, "
-      "\"lat_mean_us\": %.2f, \"first_ns\": %llu, \"last_ns\": %llu, \"other\": %llu, "
-      "\"bad_flow\": %llu}\n",
-      (unsigned long long)packets, (unsigned long long)bytes, seen, (unsigned long long)gap_loss,
-      (unsigned long long)reordered, jain, percentile(0.50) / 1e3, percentile(0.99) / 1e3,
-      total ? lat_sum / (double)total / 1e3 : 0.0, (unsigned long long)(first == ~0ull ? 0 : first),
-      (unsigned long long)last, (unsigned long long)glob[FP_BENCH_CNT_OTHER],
-      (unsigned long long)glob[FP_BENCH_CNT_BAD_FLOW]);
-  std::fflush(stdout);
+  fastpath::bench::printSinkRead(flows, hist, glob[FP_BENCH_CNT_OTHER],
+                                 glob[FP_BENCH_CNT_BAD_FLOW], expect_flows);
 }
 
 }  // namespace

@@ -13,6 +13,23 @@ Error singleNodeRefusal(const std::string& what) {
                             "nodes or links"};
 }
 
+namespace {
+Error noMedia(const std::string& what) {
+  return Error{-ENOTSUP, what + ": this data plane has no radio media"};
+}
+}  // namespace
+
+std::vector<MediumInfo> TopologyControl::media(const std::string&) const { return {}; }
+Status TopologyControl::createMedium(const MediumSpec& spec) {
+  return noMedia("create medium \"" + spec.name + "\"");
+}
+Status TopologyControl::deleteMedium(const std::string& name) {
+  return noMedia("delete medium \"" + name + "\"");
+}
+Status TopologyControl::updateMedium(const std::string& name, const MediumUpdate&) {
+  return noMedia("update medium \"" + name + "\"");
+}
+
 Result<NodeControl*> SingleNodeTopology::node(const std::string& name) {
   if (name.empty() || name == kDefaultNodeName) return &node_;
   return Error{-ENOENT, "node \"" + name + "\": no such node (this data plane has one node, \"" +
@@ -75,5 +92,15 @@ Status SingleNodeTopology::deleteHost(const std::string& name) {
 std::vector<HostInfo> SingleNodeTopology::hosts() const { return {}; }
 
 Status TopologyControl::mayAttachInterface(const std::string&, bool) const { return {}; }
+
+Result<CaptureInfo> TopologyControl::startCapture(const CaptureSpec& spec) {
+  return Error{-ENOTSUP, "capture \"" + spec.target + "\": this data plane carries no frames"};
+}
+CaptureCounters TopologyControl::readCapture(uint64_t, std::vector<CapturedFrame>*, size_t) {
+  CaptureCounters c;
+  c.done = true;
+  return c;
+}
+void TopologyControl::stopCapture(uint64_t) {}
 
 }  // namespace fastpath

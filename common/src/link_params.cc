@@ -298,7 +298,16 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       auto v = parseProbability(a[++i]);
       if (!v) return v.error();
       (k == "loss" ? p.loss : k == "duplicate" ? p.duplicate : p.corrupt) = *v;
-      if (k == "loss") p.gilbert_elliott = false;
+      if (k == "loss") {
+        // Bernoulli loss replaces Gilbert-Elliott: its values go back to their defaults, so
+        // "gemodel ... loss X" reads as "loss X", whatever the order of the words.
+        const LinkParams d;
+        p.gilbert_elliott = false;
+        p.ge_p = d.ge_p;
+        p.ge_r = d.ge_r;
+        p.ge_loss_bad = d.ge_loss_bad;
+        p.ge_loss_good = d.ge_loss_good;
+      }
     } else if (k == "gemodel") {
       // netem: gemodel p [r [1-h [1-k]]]
       if (!(st = need(i, "p [r [1-h [1-k]]], e.g. gemodel 1% 10%"))) return st;

@@ -177,6 +177,15 @@ TEST(LinkParamsRoundTrip, RandomCombinations) {
   }
 }
 
+TEST(LinkParamsWords, LossAfterGilbertElliottLeavesNoGilbertElliottValues) {
+  LinkParams mixed;
+  ASSERT_TRUE(applyLinkParamWords(words("gemodel 1% 10% 70% 0.1% loss 2%"), &mixed).ok());
+  LinkParams plain;
+  ASSERT_TRUE(applyLinkParamWords(words("loss 2%"), &plain).ok());
+  EXPECT_TRUE(mixed == plain) << formatLinkParams(mixed);
+  expectRoundTrip(mixed);
+}
+
 TEST(SplitWords, CutsAtEverySeparatorAndDropsEmptyWords) {
   using V = std::vector<std::string>;
   EXPECT_EQ(splitWords("rate 10mbit  delay\t5ms ", " \t"), (V{"rate", "10mbit", "delay", "5ms"}));

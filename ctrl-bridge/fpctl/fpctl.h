@@ -101,7 +101,9 @@ int cmdMonitor(const Global& g);
 int cmdNode(const Global& g);
 int cmdLink(const Global& g);
 int cmdSegment(const Global& g);
+int cmdMedium(const Global& g);
 int cmdHost(const Global& g);
+int cmdCapture(const Global& g);
 
 class JsonWriter;
 

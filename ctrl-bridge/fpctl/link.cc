@@ -198,6 +198,10 @@ void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   row("in flight", count(sa.in_flight), count(sb.in_flight));
   row("sojourn p50", sojournText(sa, sa.sojourn_p50_ns), sojournText(sb, sb.sojourn_p50_ns));
   row("sojourn p99", sojournText(sa, sa.sojourn_p99_ns), sojournText(sb, sb.sojourn_p99_ns));
+  // Per direction: how much later than their arrival time its frames were handed on.
+  row("lateness p50", sojournText(sa, sa.lateness_p50_ns), sojournText(sb, sb.lateness_p50_ns));
+  row("lateness p99", sojournText(sa, sa.lateness_p99_ns), sojournText(sb, sb.lateness_p99_ns));
+  row("lateness max", sojournText(sa, sa.lateness_max_ns), sojournText(sb, sb.lateness_max_ns));
   if (!lateness.empty()) {
     // Per worker, over every link it emulates: how much later than their arrival time
     // frames were handed on.

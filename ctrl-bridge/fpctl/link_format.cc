@@ -158,6 +158,12 @@ void linkStatsJson(JsonWriter& w, const LinkDirectionStats& s) {
       .value(s.sojourn_p99_ns)
       .key("sojourn_max_ns")
       .value(s.sojourn_max_ns)
+      .key("lateness_p50_ns")
+      .value(s.lateness_p50_ns)
+      .key("lateness_p99_ns")
+      .value(s.lateness_p99_ns)
+      .key("lateness_max_ns")
+      .value(s.lateness_max_ns)
       .key("drop_ratio");
   if (dropRatio(s) < 0)
     w.null();

@@ -31,6 +31,9 @@ Objects and commands:
   stats [--watch [SECONDS]] [--count N]               show counters
   ports                                               list ports
   monitor [--count N] [--all-nodes]                   print events as they happen
+  capture TARGET [a-to-b|b-to-a] [-w FILE|-] [-c N] [FILTER]
+                                                      the frames of a link, segment or
+                                                      port as pcap (tcpdump filter)
   node list                                           list fastpathd's nodes
   node show NAME                                      one node, with its ports
   node add NAME [--host HOST]                         create a node
@@ -57,6 +60,10 @@ Objects and commands:
                                                       create a segment (a port in each node)
   segment del NAME                                    delete a segment
   segment set NAME [PARAMETER...] [up|down]           emulate the medium, bring it up/down
+  medium list                                         list the radio media (ad hoc Wi-Fi)
+  medium show NAME                                    one medium: pairs configured vs measured,
+                                                      airtime, busy share, collisions, retries
+  medium del NAME                                     delete a radio medium
   --node NODE segment set NAME up|down                that node's port of the segment alone
 
 Options:
@@ -142,6 +149,8 @@ int main(int argc, char** argv) {
   if (object == "node" || object == "nodes") return cmdNode(g);
   if (object == "link" || object == "links") return cmdLink(g);
   if (object == "segment" || object == "segments") return cmdSegment(g);
+  if (object == "medium" || object == "media") return cmdMedium(g);
   if (object == "host" || object == "hosts") return cmdHost(g);
+  if (object == "capture") return cmdCapture(g);
   return usage("unknown object '" + object + "'", kMainHelp);
 }

@@ -198,6 +198,7 @@ Result<std::optional<FastPathEvent>> Client::nextEvent(int timeout_ms) {
     }
     if (!m.value()) return std::optional<FastPathEvent>();
     if (m.value()->has_event()) d.bufferEvent(m.value()->event());
+    if (m.value()->has_capture()) d.bufferCapture(*m.value()->mutable_capture());
   }
 }
 

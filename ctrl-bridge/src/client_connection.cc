@@ -195,6 +195,10 @@ Result<v1::Reply> Client::Impl::callOnce(v1::Request& req) {
       bufferEvent(msg.event());
       continue;
     }
+    if (msg.has_capture()) {
+      bufferCapture(*msg.mutable_capture());
+      continue;
+    }
     if (!msg.has_reply()) continue;
     v1::Reply& rep = *msg.mutable_reply();
     if (rep.id() != req.id() && rep.id() != 0) continue;  // stale reply (after a timeout)

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fastpath/ctrl/client.h"
+#include "fastpath/ctrl/protocol.h"
 #include "framing.h"
 #include "wire_error.h"
 
@@ -28,6 +29,9 @@ inline constexpr Feature kAnyVersion{};
 inline constexpr Feature kLinkEmulation{4, "link emulation needs 1.4"};
 inline constexpr Feature kSegments{5, "segments need 1.5"};
 inline constexpr Feature kHosts{5, "interfaces attached at run time and hosts need 1.5"};
+/// Radio media are protocol 1.6; until this library speaks 1.6 itself, a 1.5 server is
+/// asked (one without media answers UNIMPLEMENTED, which the call reports).
+inline constexpr Feature kRadioMedia{kProtocolMinor >= 6 ? 6u : 5u, "radio media need 1.6"};
 
 /// One call: the feature it needs and its name in the protocol, for the -ENOSYS message.
 struct CallInfo {
@@ -65,6 +69,7 @@ struct Client::Impl {
   FrameDecoder dec;
   std::deque<int> fds;  // descriptors received via SCM_RIGHTS, in arrival order
   std::deque<FastPathEvent> events;
+  std::deque<CaptureBatch> captures;  // batches of captured frames, in arrival order
   uint64_t next_id = 1;
   uint64_t next_txn = 1;
   ServerInfo info;
@@ -84,6 +89,7 @@ struct Client::Impl {
   /// Next complete server message; waits up to timeout_ms (<0 forever). Empty = timeout.
   Result<std::optional<v1::ServerMessage>> readMessage(int timeout_ms);
   void bufferEvent(const v1::Event& e);
+  void bufferCapture(v1::CaptureFrames& w);  // client_capture.cc
   /// One request, one reply; events that arrive meanwhile are buffered.
   Result<v1::Reply> callOnce(v1::Request& req);
   Status doHello(const std::string& node_name, const std::string& node);

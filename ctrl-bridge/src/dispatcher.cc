@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Sessions: the handshake, which request goes to which part, errors, and what a client leaves
 // behind when it goes (its transaction, leases and channels). The parts themselves live in
-// dispatcher_node.cc, dispatcher_topology.cc and dispatcher_hosts.cc.
+// dispatcher_node.cc, dispatcher_topology.cc, dispatcher_hosts.cc and dispatcher_medium.cc.
 #include "dispatcher.h"
 
 #include "fastpath/ctrl/protocol.h"
@@ -48,6 +48,7 @@ void Dispatcher::disconnected(Session& s) {
     if (auto be = topology_.node(key.first)) (*be)->releaseControlChannel(key.second);
   }
   s.channels.clear();
+  stopCaptures(s);
   if (!s.lease_owner.empty()) {
     leases_.detach(s.lease_node, s.lease_owner, RouteLeases::Clock::now());
     s.lease_owner.clear();
@@ -109,6 +110,12 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
     case v1::Request::kCreateHost:
     case v1::Request::kDeleteHost:
     case v1::Request::kGetHosts: hostsAndInterfaces(s, req, o); return o;
+    case v1::Request::kStartCapture:
+    case v1::Request::kStopCapture: capture(s, req, o); return o;
+    case v1::Request::kCreateMedium:
+    case v1::Request::kDeleteMedium:
+    case v1::Request::kUpdateMedium:
+    case v1::Request::kGetMedia: media(s, req, o); return o;
     case v1::Request::kApplyRoutes:
     case v1::Request::kGetRoutes:
     case v1::Request::kAddNeighbour:

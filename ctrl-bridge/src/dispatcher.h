@@ -59,6 +59,12 @@ struct Session {
   std::string lease_node;             ///< the node of that lease
   /// Control channels this connection opened: (node, port).
   std::vector<std::pair<std::string, PortId>> channels;
+  /// Captures this connection started (protocol 1.6); the server streams their frames.
+  struct SessionCapture {
+    uint64_t id = 0;
+    bool stopping = false;  ///< StopCapture: one last batch (done), then stopped
+  };
+  std::vector<SessionCapture> captures;
 
   /// Whether an event goes to this connection: subscribed to its kind, and of its node.
   bool wants(const FastPathEvent& e) const {
@@ -76,6 +82,10 @@ struct DispatchCounters {
   uint64_t batches_applied = 0;
 };
 
+/// A StartCapture's fields as a CaptureSpec (node left empty); INVALID_ARGUMENT naming the
+/// field otherwise.
+WireStatus captureSpecFromWire(const v1::StartCapture& w, CaptureSpec* spec);
+
 class Dispatcher {
  public:
   Dispatcher(TopologyControl& topology, DispatchOptions options);
@@ -87,8 +97,12 @@ class Dispatcher {
   };
 
   Outcome handle(Session& s, const v1::Request& req);
-  /// The connection went away: discard an open transaction (nothing of it was applied).
+  /// The connection went away: discard an open transaction (nothing of it was applied),
+  /// release its control channels and stop its captures.
   void disconnected(Session& s);
+  /// Stops every capture of the session (the server stops one with topology()).
+  void stopCaptures(Session& s);
+  TopologyControl& topology() { return topology_; }
 
   /// Withdraws the routes of owners whose grace period has ended (call from the poll loop).
   void expireLeases(RouteLeases::Clock::time_point now) { leases_.expire(now); }
@@ -123,8 +137,12 @@ class Dispatcher {
   bool resolve(Session& s, const v1::Request& req, Target* t, Outcome& o);
   void nodeScoped(Session& s, const v1::Request& req, const Target& t, Outcome& o);
   void topology(Session& s, const v1::Request& req, Outcome& o);
+  /// StartCapture, StopCapture (dispatcher_capture.cc).
+  void capture(Session& s, const v1::Request& req, Outcome& o);
   /// AttachInterface .. GetHosts (dispatcher_hosts.cc).
   void hostsAndInterfaces(Session& s, const v1::Request& req, Outcome& o);
+  /// CreateMedium .. GetMedia (dispatcher_medium.cc).
+  void media(Session& s, const v1::Request& req, Outcome& o);
   /// The lease owner of a write from `s` to `node`: the session's own lease when the write
   /// is for the node of that lease, else none (the write is permanent).
   static const std::string& leaseOwnerFor(const Session& s, const std::string& node);

@@ -173,6 +173,9 @@ LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
   s.sojourn_p50_ns = in.sojourn_p50_ns();
   s.sojourn_p99_ns = in.sojourn_p99_ns();
   s.sojourn_max_ns = in.sojourn_max_ns();
+  s.lateness_p50_ns = in.lateness_p50_ns();
+  s.lateness_p99_ns = in.lateness_p99_ns();
+  s.lateness_max_ns = in.lateness_max_ns();
   return s;
 }
 

@@ -215,6 +215,10 @@ Result<int> ControlServer::Impl::poll(int timeout_ms) {
     int cap = static_cast<int>(std::max<long long>(0, std::min<long long>(left, 1 << 30)));
     if (timeout_ms < 0 || timeout_ms > cap) timeout_ms = cap;
   }
+  // Captures are drained every few milliseconds (the workers never signal: no syscall on
+  // the data path); their rings hold thousands of frames.
+  const bool capturing = capturesOpen();
+  if (capturing && (timeout_ms < 0 || timeout_ms > 5)) timeout_ms = 5;
   epoll_event evs[64];
   int n = ::epoll_wait(epoll_fd, evs, 64, timeout_ms);
   if (n < 0) {
@@ -233,6 +237,7 @@ Result<int> ControlServer::Impl::poll(int timeout_ms) {
     if (!c.dead && (evs[i].events & EPOLLOUT)) flush(c);
     if (!c.dead && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) readFrom(c);
   }
+  if (capturing) pumpCaptures();
   reap();
   dispatcher.expireLeases(Clock::now());
   return n;

@@ -4,6 +4,7 @@
 //   server_accept.cc    accepting: credentials, per-peer and total limits, idle connections
 //   server_io.cc        reading frames, queueing and sending replies and events, closing
 //   server_dispatch.cc  requests to the dispatcher, events to subscribers, server counters
+//   server_capture.cc   captured frames streamed to the connections that started captures
 // Internal to ctrl-bridge.
 #pragma once
 
@@ -116,6 +117,11 @@ struct ControlServer::Impl {
   /// The frame at the head of c.out was sent whole.
   void popFrame(Conn& c);
   void flush(Conn& c);
+
+  // ---- capture streams (server_capture.cc)
+  bool capturesOpen() const;
+  /// Sends each connection's captured frames (and the last batch of finished captures).
+  void pumpCaptures();
 
   // ---- requests and events (server_dispatch.cc)
   void onEvent(const FastPathEvent& e);

@@ -178,6 +178,9 @@ void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
   out->set_sojourn_p50_ns(in.sojourn_p50_ns);
   out->set_sojourn_p99_ns(in.sojourn_p99_ns);
   out->set_sojourn_max_ns(in.sojourn_max_ns);
+  out->set_lateness_p50_ns(in.lateness_p50_ns);
+  out->set_lateness_p99_ns(in.lateness_p99_ns);
+  out->set_lateness_max_ns(in.lateness_max_ns);
 }
 
 v1::LinkDirection toWire(LinkDirection in) {

@@ -264,8 +264,6 @@ WireResult<NodeSpec> nodeSpecFromWire(const v1::CreateNode& in, const std::strin
   return spec;
 }
 
-namespace {
-
 WireResult<LinkEndSpec> linkEndFromWire(const v1::LinkEnd& in, const std::string& field,
                                         const std::string& link_name) {
   LinkEndSpec end;
@@ -282,8 +280,6 @@ WireResult<LinkEndSpec> linkEndFromWire(const v1::LinkEnd& in, const std::string
   end.mtu = in.mtu() ? in.mtu() : 1500;
   return end;
 }
-
-}  // namespace
 
 WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::string& field) {
   if (auto st = nameFromWire(in.name(), field + ".name", "link"); !st) return st.error();

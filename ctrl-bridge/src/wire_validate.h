@@ -50,6 +50,10 @@ WireResult<MacAddress> portMacFromWire(const std::string& bytes, const std::stri
 WireResult<NodeSpec> nodeSpecFromWire(const v1::CreateNode& in, const std::string& field);
 /// Both ends checked (names, MACs, MTUs, two different nodes); an empty port name
 /// becomes the link's name; an unset `up` is up; unset a_to_b/b_to_a pass frames at once.
+/// One port of a link, segment or medium: node and port names (an empty port is
+/// `default_name`), MAC (zero = generated) and MTU (0 = 1500).
+WireResult<LinkEndSpec> linkEndFromWire(const v1::LinkEnd& in, const std::string& field,
+                                        const std::string& default_name);
 WireResult<LinkSpec> linkSpecFromWire(const v1::CreateLink& in, const std::string& field);
 /// CreateSegment: the name, 1 .. kMaxSegmentPorts ports (names, MACs, MTUs as a link end's),
 /// each node once, the medium's parameters.

@@ -408,6 +408,7 @@ TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
   info.a_to_b_stats.delivered = 980;
   info.a_to_b_stats.loss_drops = 11;
   info.a_to_b_stats.sojourn_p99_ns = 1234567;
+  info.a_to_b_stats.lateness_p99_ns = 45678;
   info.b_to_a_stats.depth_bytes = 3000;
   info.b_to_a_stats.link_down_drops = 7;
   v1::Link wl;
@@ -419,6 +420,7 @@ TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
   EXPECT_EQ(r.a_to_b_stats.delivered, 980u);
   EXPECT_EQ(r.a_to_b_stats.loss_drops, 11u);
   EXPECT_EQ(r.a_to_b_stats.sojourn_p99_ns, 1234567u);
+  EXPECT_EQ(r.a_to_b_stats.lateness_p99_ns, 45678u);
   EXPECT_EQ(r.b_to_a_stats.depth_bytes, 3000u);
   EXPECT_EQ(r.b_to_a_stats.link_down_drops, 7u);
   // A 1.3 server sends no parameters: frames pass at once.

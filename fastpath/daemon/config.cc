@@ -2,6 +2,7 @@
 #include "daemon/config.h"
 
 #include "daemon/attach_policy.h"
+#include "fastpath/names.h"
 #include "fastpath/link_params.h"
 
 #include <unistd.h>
@@ -62,7 +63,8 @@ const OptionSpec kOptions[] = {
      "                   that, for bursts; 0 = fill rings kept full (default 500)"},
     {"rt-priority", true,
      "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
-     "                   NAPI thread of a served port on a worker's CPU (default auto)"},
+     "                   NAPI thread of a served port on a worker's CPU, else SCHED_FIFO 1\n"
+     "                   while links are emulated (their timer wake-ups) (default auto)"},
     {"rt-mode", true,
      "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
      "                   under that NAPI thread and go above it only while an RX ring is\n"
@@ -74,6 +76,14 @@ const OptionSpec kOptions[] = {
      "                   enable threaded NAPI, pin its threads to --cores, restore at exit)"},
     {"route", true, "SPEC       static route: PREFIX[,via=IP][,dev=IFNAME][,metric=N]"},
     {"neigh", true, "SPEC       static neighbour: IP,mac=MAC,dev=IFNAME"},
+    {"host-name", true,
+     "NAME   this daemon's host among the topology's 'hosts:' (default local:\n"
+     "                   the topology runs on one host)"},
+    {"run-tag", true,
+     "TAG      tag of every object this run makes (1-6 of a-z 0-9; default run);\n"
+     "                   a crashed run's objects with the same tag are removed at start"},
+    {"wire-wait", true,
+     "MS     how long to wait for each peer host's fastpathd on the wire (10000)"},
     {"log-level", true, "L      error|warn|info|debug (default info)"},
     {"verbose", false, "        same as --log-level debug"},
     {"help", false, "           this text"},
@@ -309,6 +319,16 @@ Status applyOption(const std::string& origin, const std::string& name, const std
       c->log_level = LogLevel::kDebug;
     else
       return bad(origin, "--log-level must be error, warn, info or debug, not '" + v + "'");
+  } else if (name == "host-name") {
+    if (!validName(v)) return bad(origin, "--host-name: " + nameRule("host", v));
+    c->host_name = v;
+  } else if (name == "run-tag") {
+    if (auto st = validateRunTag(v); !st) return bad(origin, "--run-tag: " + st.error().message);
+    c->run_tag = v;
+  } else if (name == "wire-wait") {
+    auto n = num(600000);
+    if (!n) return n.error();
+    c->wire_wait_ms = uint32_t(*n);
   } else if (name == "verbose") {
     c->log_level = LogLevel::kDebug;
   } else {
@@ -410,17 +430,29 @@ Result<Config> parseCommandLine(int argc, char** argv, bool* help) {
     auto st = applyOption("command line", name, value, &c);
     if (!st) return st.error();
   }
+  if (auto st = applyHostPlan(&c); !st) return st.error();
   return c;
+}
+
+Status applyHostPlan(Config* c) {
+  auto plan = planForHost(c->topology, c->host_name, c->run_tag);
+  if (!plan)
+    return makeError(plan.error().code, (c->topology_file.empty() ? "topology" : c->topology_file) +
+                                            ": " + plan.error().message);
+  c->topology = std::move(plan->local);
+  c->cross_links = std::move(plan->cross);
+  return {};
 }
 
 Status validateConfig(const Config& c) {
   std::vector<std::string> problems;
   const Topology& topo = c.topology;
   bool have_topology = !c.topology_file.empty() || !topo.nodes.empty() || !topo.links.empty() ||
-                       !topo.segments.empty();
+                       !topo.segments.empty() || !topo.media.empty();
   // A topology file may hold no port at all: the nodes and links of a scenario can come
   // later over the control socket (the ns-3 helpers create them).
   if (c.ports.empty() && c.topology_file.empty() && topo.links.empty() && topo.segments.empty() &&
+      topo.media.empty() &&
       std::all_of(topo.nodes.begin(), topo.nodes.end(),
                   [](const TopologyNode& n) { return n.interfaces.empty(); }))
     problems.push_back(

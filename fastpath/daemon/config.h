@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/host_plan.h"
 #include "daemon/route_config.h"
 #include "daemon/topology.h"
 #include "fastpath/log.h"
@@ -76,6 +77,15 @@ struct Config {
   std::vector<std::string> attachable;
   std::vector<RouteConfig> routes;
   std::vector<NeighbourConfig> neighbours;
+  /// --host-name: which of the topology's `hosts:` this daemon is ("local": the only one).
+  std::string host_name = kLocalHost;
+  /// --run-tag: carried by every object the daemon makes on its host (VLAN devices, their
+  /// alias, its lock file); a crashed run's objects of the same tag are removed at start.
+  std::string run_tag = kDefaultRunTag;
+  /// --wire-wait: how long the start waits for each peer host's fastpathd on the wire.
+  uint32_t wire_wait_ms = 10000;
+  /// The links between this host and others (applyHostPlan), made at start.
+  std::vector<CrossHostLink> cross_links;
 
   /// Frames per worker UMEM after defaults are applied.
   uint32_t effectiveUmemFrames() const;
@@ -86,6 +96,9 @@ struct Config {
 Result<Config> parseCommandLine(int argc, char** argv, bool* help = nullptr);
 /// Parses the configuration file syntax into `config` (adds to what it holds).
 Status parseConfigText(const std::string& text, const std::string& origin, Config* config);
+/// Keeps the part of config->topology that config->host_name runs (planForHost): other
+/// hosts' nodes go, links to them become cross_links. parseCommandLine calls it last.
+Status applyHostPlan(Config* config);
 /// Checks the whole configuration; touches nothing. Returns every problem found.
 Status validateConfig(const Config& config);
 /// Usage text for --help.

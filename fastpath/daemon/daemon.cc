@@ -2,7 +2,9 @@
 #include "daemon/daemon.h"
 
 #include <net/if.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -19,12 +21,27 @@ Daemon::~Daemon() { shutdown(); }
 
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
-  if (auto st = checkPrerequisites(config_); !st) return st;
+  // The wires first: their links' ports are interfaces the checks below look for. They
+  // attach XDP programs: root and bpffs before them.
+  if (!config_.cross_links.empty()) {
+    if (geteuid() != 0)
+      return makeError(-EPERM, "fastpathd must run as root for links between hosts (it makes "
+                               "veth pairs and attaches XDP programs): run it with sudo");
+    if (auto st = checkBpffs(config_.mount_bpffs); !st) return st;
+  }
+  auto wires = Wires::open(config_);
+  if (!wires) return wires.error();
+  wires_ = std::move(*wires);
+  if (auto st = checkPrerequisites(config_); !st) {
+    wires_.reset();
+    return st;
+  }
   // Hosts a killed fastpathd of this socket and namespace left behind go first.
   host_state_ = std::make_unique<HostState>(config_.control_socket);
   bool live = false;
   if (const size_t n = host_state_->removeStale(&live); n)
     pr_info("removed %zu host(s) a previous fastpathd left (%s)", n, host_state_->path().c_str());
+  if (live) wires_.reset();
   if (live)
     return makeError(-EBUSY, "another fastpathd with control socket " + config_.control_socket +
                                  " runs in this network namespace (its hosts are in " +
@@ -34,13 +51,20 @@ Status Daemon::start() {
     to.ifnames = config_.ports;
     for (const auto& tn : config_.topology.nodes)
       to.ifnames.insert(to.ifnames.end(), tn.interfaces.begin(), tn.interfaces.end());
+    // A VLAN device has no NAPI of its own: nothing to tune.
+    for (const auto& dev : wires_->devices())
+      to.ifnames.erase(std::remove(to.ifnames.begin(), to.ifnames.end(), dev), to.ifnames.end());
     to.cpus = config_.cores;
     to.control_socket = config_.control_socket;
     auto t = PortTuning::apply(to);
-    if (!t) return t.error();
+    if (!t) {
+      wires_.reset();
+      return t.error();
+    }
     port_tuning_ = std::move(*t);
   }
-  for (auto step : {&Daemon::startPorts, &Daemon::startWorkers, &Daemon::startTopology}) {
+  for (auto step : {&Daemon::startPorts, &Daemon::startWorkers, &Daemon::startTopology,
+                    &Daemon::startCrossHostLinks}) {
     if (auto st = (this->*step)(); !st) {
       shutdown();
       return st;
@@ -242,6 +266,10 @@ Status Daemon::startTopology() {
     if (auto st = createSegment(ts.spec); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(ts.line) +
                                             ": " + st.error().message);
+  for (const auto& tm : config_.topology.media)
+    if (auto st = createMedium(tm.spec); !st)
+      return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tm.line) +
+                                            ": " + st.error().message);
   for (const auto& tn : config_.topology.nodes)
     if (auto st = staticEntries(*net_.findNode(tn.spec.name), tn.routes, tn.neighbours); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tn.line) +
@@ -260,6 +288,8 @@ void Daemon::shutdown() {
   if (relay_) relay_->stop();
   relay_.reset();
   workers_.clear();      // closes the AF_XDP sockets, then frees the UMEMs
+  captures_.clear();     // no worker copies into their rings any more
+  capture_tables_.clear();
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
   // Each port: its own tuning restored, XDP detached, its channel closed (in that order);
   // then links, segments and nodes.
@@ -274,7 +304,18 @@ void Daemon::shutdown() {
   }
   net_.hosts.clear();
   if (host_state_) (void)host_state_->write({});
+  wires_.reset();  // the VLAN devices were ports until now
   started_ = false;
+}
+
+Status Daemon::startCrossHostLinks() {
+  for (const auto& [dev, params] : wires_->egress()) {
+    for (const auto& p : net_.ports) {
+      if (!p || p->info.ifname != dev) continue;
+      if (auto st = applyPortParams(p->info.id, params); !st) return st;
+    }
+  }
+  return {};
 }
 
 Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_control) {
@@ -335,10 +376,15 @@ void Daemon::drainEvents() {
 void Daemon::adjustRtPriority() {
   if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
     return;
-  // Only the --port interfaces: a worker that spins for emulated links must not become
-  // real-time (it would run into the kernel's real-time throttling), and topology
-  // scenarios emulate links.
+  // Only the --port interfaces' NAPI threads count.
   auto napis = findRtNapiThreads(config_.ports);
+  // A worker timing emulated links sleeps until just before each arrival: a normal
+  // thread's wake-up waits behind whatever runs on its CPU, on a PREEMPT_NONE kernel up to
+  // a scheduler tick (4 ms at 250 Hz), on every hop. Real-time, it runs when its timer
+  // fires; it spins only its wake margin before an arrival (WakeMargin, tens of
+  // microseconds), so it does not take the CPU from the scenario.
+  const bool emulating = emulates();
+  rt_refused_.resize(workers_.size(), -1);
   for (auto& w : workers_) {
     int cpu = w->options().cpu;
     int want = 0;
@@ -356,11 +402,23 @@ void Daemon::adjustRtPriority() {
     // absorbed there), one above it only while an RX ring is over 3/4 full.
     const int below =
         (above && config_.rt_adaptive && above->priority > 1) ? above->priority - 1 : 0;
+    if (!above && emulating) want = kEmulationRtPriority;
     if (want == w->rtPriority() && below == w->rtBelow()) continue;
+    int& refused = rt_refused_[w->options().index];
+    if (want == refused) continue;  // said once; asked again when the wish changes
     if (auto st = w->setRtPriority(want, below); !st) {
-      pr_warn("%s", st.error().message.c_str());
+      refused = want;
+      if (emulating && !above)
+        pr_warn("%s: emulated links are timed by a normal thread, whose wake-ups can come a "
+                "scheduler tick late when its CPU is shared (see emu_wake_late_* in the "
+                "worker's counters); run fastpathd with CAP_SYS_NICE or give the worker a "
+                "CPU of its own (--cores)",
+                st.error().message.c_str());
+      else
+        pr_warn("%s", st.error().message.c_str());
       continue;
     }
+    refused = -1;
     if (above && below)
       pr_info(
           "worker %u: SCHED_FIFO %d, under %s (pid %d, priority %d) that shares its CPU, "
@@ -374,8 +432,13 @@ void Daemon::adjustRtPriority() {
           "the worker is woken to drain its rings instead of being starved (--rt-priority 0 "
           "disables this)",
           w->options().index, want, above->comm.c_str(), int(above->pid), above->priority);
+    else if (want)
+      pr_info("worker %u: SCHED_FIFO %d: it times emulated links, and a normal thread's "
+              "wake-ups wait behind what runs on its CPU (--rt-priority 0 disables this)",
+              w->options().index, want);
     else
-      pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU)",
+      pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU, "
+              "no emulated link)",
               w->options().index);
   }
 }

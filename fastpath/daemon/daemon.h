@@ -14,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "daemon/capture.h"
 #include "daemon/config.h"
 #include "daemon/hosts.h"
 #include "daemon/link_resources.h"
 #include "daemon/network.h"
+#include "daemon/wires.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
 #include "fastpath/userspace_classifier.h"
@@ -61,8 +63,12 @@ class Daemon : public TopologyControl {
   /// down port become counted drops (drop_port_down).
   void checkLinks();
   /// --rt-priority auto: puts each worker one priority above a real-time NAPI thread of a
-  /// served port that can run on its CPU, or back to normal when there is none.
+  /// served port that can run on its CPU; with none, at kEmulationRtPriority while the
+  /// daemon emulates links (its wake-ups time the frames), else back to normal.
   void adjustRtPriority();
+  /// SCHED_FIFO priority of workers timing emulated links (--rt-priority auto, no
+  /// real-time NAPI thread on their CPU): the lowest, above every normal thread only.
+  static constexpr int kEmulationRtPriority = 1;
   /// One line of counters (the --stats-interval output).
   std::string statsLine();
 
@@ -86,11 +92,19 @@ class Daemon : public TopologyControl {
   Result<HostInfo> createHost(const HostSpec& spec) override;
   Status deleteHost(const std::string& name) override;
   std::vector<HostInfo> hosts() const override;
+  Result<CaptureInfo> startCapture(const CaptureSpec& spec) override;
+  CaptureCounters readCapture(uint64_t id, std::vector<CapturedFrame>* out, size_t max) override;
+  void stopCapture(uint64_t id) override;
   Status createSegment(const SegmentSpec& spec) override;
   Status deleteSegment(const std::string& name) override;
   Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
   Status setSegmentParams(const std::string& name, const LinkParams& params) override;
   std::vector<SegmentInfo> segments() const override;
+  /// Radio media (daemon_media.cc).
+  std::vector<MediumInfo> media(const std::string& name = "") const override;
+  Status createMedium(const MediumSpec& spec) override;
+  Status deleteMedium(const std::string& name) override;
+  Status updateMedium(const std::string& name, const MediumUpdate& update) override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
   Node* findNode(const std::string& name) const { return net_.findNode(name); }
@@ -125,8 +139,8 @@ class Daemon : public TopologyControl {
                        const std::vector<NeighbourConfig>& neighbours);
   Result<std::unique_ptr<UserspaceClassifier>> linkClassifier(const MacAddress& mac,
                                                              const std::vector<ControlRule>& rules);
-  /// A link's or segment's name: valid, unused by either, within kMaxLinks. `kind` is
-  /// "link" or "segment".
+  /// A link's, segment's or medium's name: valid, unused by any, within kMaxLinks. `kind`
+  /// is "link", "segment" or "medium".
   Status checkMediumName(const std::string& kind, const std::string& name) const;
   /// The checks a link end and a segment port share: its node exists, its name (empty:
   /// `default_name`) is valid and free in the node, its MTU fits the frames, its MAC (zero:
@@ -160,7 +174,15 @@ class Daemon : public TopologyControl {
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
+  /// Some link, segment or interface egress is emulated (has shapers).
+  bool emulates() const;
   void emitPortEvent(PortId port, bool up);
+  /// Gives every worker a new capture table (the taps of every open capture), then waits
+  /// for the workers to take it (epoch) (daemon_captures.cc).
+  void publishCaptureTables();
+  /// "captures" (open, and frames lost by captures since the start) and one set per open
+  /// capture ("capture ID": captured, dropped_reader_slow, delivered).
+  void captureCounters(std::vector<CounterSet>& out) const;
   /// What start-up and run-time attach both do for an interface port: the XDP classifier
   /// (with the node's rules) and the control channel.
   Status openInterfacePort(InterfacePort& port);
@@ -183,9 +205,18 @@ class Daemon : public TopologyControl {
   Network net_;  ///< nodes, ports, links, segments, hosts
   LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
+  std::vector<int> rt_refused_;  ///< per worker: the priority last refused (warned once), or -1
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;
+  /// Models of deleted media, freed once every worker gave their frames back.
+  /// (worker, model): each worker gives back the frames of its own model.
+  std::vector<std::pair<size_t, std::unique_ptr<medium::RadioMedium>>> retired_media_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::map<uint64_t, std::unique_ptr<PacketCapture>> captures_;  ///< open captures, by id
+  std::vector<std::unique_ptr<CaptureTable>> capture_tables_;  ///< per worker, in use
+  uint64_t capture_table_version_ = 0;
+  uint64_t next_capture_id_ = 1;
+  uint64_t closed_captures_dropped_ = 0;  ///< dropped by captures stopped since the start
   std::unique_ptr<ControlRelay> relay_;
   std::function<void(const FastPathEvent&)> sink_;
   std::map<std::string, std::chrono::steady_clock::time_point> recent_events_;
@@ -195,6 +226,11 @@ class Daemon : public TopologyControl {
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
   XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
   std::unique_ptr<HostState> host_state_;
+  /// The wires to other hosts and their links' VLAN devices (made before the ports,
+  /// removed after them).
+  std::unique_ptr<Wires> wires_;
+  /// Each cross-host link's egress emulation on its VLAN device's port.
+  Status startCrossHostLinks();
 };
 
 }  // namespace fastpath

@@ -28,7 +28,10 @@ void appendEmulationCounters(const LinkDirectionStats& d,
                        {"emu_depth_bytes", d.depth_bytes},
                        {"emu_in_flight", d.in_flight},
                        {"emu_sojourn_p50_ns", d.sojourn_p50_ns},
-                       {"emu_sojourn_p99_ns", d.sojourn_p99_ns}});
+                       {"emu_sojourn_p99_ns", d.sojourn_p99_ns},
+                       {"emu_link_lateness_p50_ns", d.lateness_p50_ns},
+                       {"emu_link_lateness_p99_ns", d.lateness_p99_ns},
+                       {"emu_link_lateness_max_ns", d.lateness_max_ns}});
 }
 }  // namespace
 
@@ -138,6 +141,9 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"rt_priority", uint64_t(w->rtPriority())},
                    {"rt_below", uint64_t(w->rtBelow())},
                    {"rt_boosts", c.rt_boosts.get()},
+                   {"rt_refused", uint64_t(w->options().index < rt_refused_.size()
+                                               ? std::max(rt_refused_[w->options().index], 0)
+                                               : 0)},
                    {"rx_budget_frames", w->rxFillTarget()},
                    {"rx_overload_windows", c.rx_overload_windows.get()},
                    {"rx_drain_rate_pps", w->rxRatePps()},
@@ -147,6 +153,12 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"emu_lateness_p50_ns", c.lateness.quantile(0.5)},
                    {"emu_lateness_p99_ns", c.lateness.quantile(0.99)},
                    {"emu_lateness_max_ns", c.lateness.max()},
+                   {"emu_wakeups", c.emu_wakeups.get()},
+                   {"emu_wake_late_p50_ns", c.emu_wake_late.quantile(0.5)},
+                   {"emu_wake_late_p99_ns", c.emu_wake_late.quantile(0.99)},
+                   {"emu_wake_late_max_ns", c.emu_wake_late.max()},
+                   {"emu_spin_ns", c.emu_spin_ns.get()},
+                   {"emu_spin_over_budget", c.emu_spin_over_budget.get()},
                    {"umem_frames", a.total},
                    {"frames_free", a.free},
                    {"frames_fill_ring", a.fill_ring},
@@ -186,6 +198,10 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                             {"link_queues_retired", resources_.retiredQueues()},
                             {"link_shapers", resources_.shapers()},
                             {"link_shapers_retired", resources_.retiredShapers()}}});
+  captureCounters(out);
+  // The wires to other hosts and this host's clock offset, beside the workers' lateness.
+  if (wires_)
+    for (auto& cs : wires_->counters()) out.push_back(std::move(cs));
   return out;
 }
 

@@ -47,8 +47,22 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.sojourn_p50_ns = std::max(d.sojourn_p50_ns, c.sojourn.quantile(0.5));
     d.sojourn_p99_ns = std::max(d.sojourn_p99_ns, c.sojourn.quantile(0.99));
     d.sojourn_max_ns = std::max(d.sojourn_max_ns, c.sojourn.max());
+    // Per worker's shaper; the worst worker's, as for the sojourn.
+    d.lateness_p50_ns = std::max(d.lateness_p50_ns, c.lateness.quantile(0.5));
+    d.lateness_p99_ns = std::max(d.lateness_p99_ns, c.lateness.quantile(0.99));
+    d.lateness_max_ns = std::max(d.lateness_max_ns, c.lateness.max());
   }
   return d;
+}
+
+bool Daemon::emulates() const {
+  for (const auto& p : net_.ports)
+    if (p && !p->egress.empty()) return true;
+  for (const auto& [id, lp] : net_.link_ports)
+    if (!lp.shapers.empty()) return true;
+  for (const auto& [name, seg] : net_.segments)
+    if (!seg.shapers.empty()) return true;
+  return false;
 }
 
 void Daemon::checkEmulationLateness() {
@@ -61,11 +75,12 @@ void Daemon::checkEmulationLateness() {
         "worker %zu fell behind real time: %llu emulated frame(s) left more than %llu us "
         "after their arrival time in the last second (lateness p99 %llu us, max %llu us); "
         "the link emulation is not faithful — give the worker a CPU of its own (--cores) or "
-        "emulate less",
+        "emulate less (this host's clock offset: %s)",
         i, (unsigned long long)(late - late_frames_seen_[i]),
         (unsigned long long)(workers_[i]->options().lateness_warn_ns / 1000),
         (unsigned long long)(c.lateness.quantile(0.99) / 1000),
-        (unsigned long long)(c.lateness.max() / 1000));
+        (unsigned long long)(c.lateness.max() / 1000),
+        wires_ ? wires_->clock().text().c_str() : "not checked");
     late_frames_seen_[i] = late;
   }
 }
@@ -95,6 +110,26 @@ void Daemon::publishLinkTables() {
       t->segments.push_back(std::move(ss));
       seg_slot[sname] = &t->segments.back();
     }
+    // Media likewise: their ports' slots point into `media`.
+    std::map<std::string, const MediumSlot*> medium_slot;
+    t->media.reserve(net_.media.size());
+    for (const auto& [mname, med] : net_.media) {
+      MediumSlot ms;
+      ms.state = med.state.get();
+      ms.model = med.models[w].get();
+      for (PortId p : med.ports) {
+        const LinkPort& lp = net_.link_ports.at(p);
+        MediumMember m;
+        m.port = p;
+        std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
+        m.inbound = lp.inbound[w];
+        ms.members.push_back(m);
+      }
+      t->media.push_back(std::move(ms));
+      medium_slot[mname] = &t->media.back();
+    }
+    for (const auto& [mw, m] : retired_media_)
+      if (mw == w && !m->drained()) t->retired_media.push_back(m.get());
     for (const auto& [id, lp] : net_.link_ports) {
       LinkPortSlot s;
       s.port = id;
@@ -103,6 +138,11 @@ void Daemon::publishLinkTables() {
       if (!lp.segment.empty()) {
         s.segment = seg_slot.at(lp.segment);
         s.port_state = lp.port_state.get();
+        s.peer = id;
+      } else if (!lp.medium.empty()) {
+        const Medium& med = net_.media.at(lp.medium);
+        s.medium = medium_slot.at(lp.medium);
+        s.member = uint32_t(std::find(med.ports.begin(), med.ports.end(), id) - med.ports.begin());
         s.peer = id;
       } else {
         s.to_peer = net_.link_ports.at(lp.peer).inbound[w];
@@ -132,6 +172,8 @@ void Daemon::publishLinkTables() {
   }
   epoch_.synchronize();
   resources_.recycle();
+  // Retired media whose frames every worker gave back (they marked them drained).
+  std::erase_if(retired_media_, [](const auto& m) { return m.second->drained(); });
 }
 
 }  // namespace fastpath

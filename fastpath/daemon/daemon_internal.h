@@ -12,6 +12,8 @@ namespace fastpath {
 
 /// MAC, MTU, ifindex, up flag and queue count of an interface in the current netns.
 Result<PortInfo> readPortInfo(const std::string& ifname, PortId id);
+/// bpffs at /sys/fs/bpf (mounted when missing and allowed): libxdp needs it to attach.
+Status checkBpffs(bool mount_if_missing);
 
 }  // namespace fastpath
 

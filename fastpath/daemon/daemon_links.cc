@@ -26,12 +26,13 @@ Result<std::unique_ptr<UserspaceClassifier>> Daemon::linkClassifier(
 Status Daemon::checkMediumName(const std::string& kind, const std::string& name) const {
   const std::string what = kind + " " + name;
   if (!validName(name)) return makeError(-EINVAL, nameRule(kind, name));
-  const bool link = net_.links.count(name) != 0, segment = net_.segments.count(name) != 0;
-  if ((kind == "link" && link) || (kind == "segment" && segment))
+  const bool link = net_.links.count(name) != 0, segment = net_.segments.count(name) != 0,
+             medium = net_.media.count(name) != 0;
+  if ((kind == "link" && link) || (kind == "segment" && segment) || (kind == "medium" && medium))
     return makeError(-EEXIST, what + " exists already");
-  if (link || segment)
-    return makeError(-EEXIST,
-                     what + ": a " + (link ? "link" : "segment") + " has that name already");
+  if (link || segment || medium)
+    return makeError(-EEXIST, what + ": a " + (link ? "link" : segment ? "segment" : "medium") +
+                                  " has that name already");
   if (net_.links.size() + net_.segments.size() >= kMaxLinks)
     return makeError(-ENOSPC, what + ": fastpathd holds at most " + std::to_string(kMaxLinks) +
                                   " links and segments together");
@@ -76,7 +77,8 @@ Result<std::vector<PortId>> Daemon::addLinkPorts(const std::string& what,
     ids.push_back(*id);
     for (auto& w : workers_) w->resetPortCounters(*id);
   }
-  const bool pair = ports[0].segment.empty();  // a link's two ends: each the other's peer
+  // A link's two ends: each the other's peer (segment and medium ports are their own).
+  const bool pair = ports[0].segment.empty() && ports[0].medium.empty();
   for (size_t i = 0; i < n; ++i) {
     LinkPort& lp = ports[i];
     auto cls = linkClassifier(lp.info.mac, lp.node->controlRules());

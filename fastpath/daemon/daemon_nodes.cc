@@ -52,6 +52,11 @@ Status Daemon::deleteNode(const std::string& name) {
     if (p < kFirstLinkPort && !net_.ports[p]->runtime)
       return makeError(-EBUSY, "node " + name + " has interface port " + portInfo(p).ifname +
                                    " from fastpathd's start; those stay until fastpathd stops");
+  // A medium's members are fixed at its creation (its pairs name them).
+  for (const auto& [mname, med] : net_.media)
+    if (std::count(med.nodes.begin(), med.nodes.end(), n->name()))
+      return makeError(-EBUSY, "node " + n->name() + " is a member of radio medium " + mname +
+                                   "; delete the medium first (fpctl medium delete " + mname + ")");
   // Its hosts and the interfaces attached to it at run time go with it.
   std::vector<std::string> node_hosts;
   for (const auto& [hname, h] : net_.hosts)

@@ -35,6 +35,8 @@ struct Fd {
   }
 };
 
+}  // namespace
+
 Status checkBpffs(bool mount_if_missing) {
   struct statfs st {};
   if (statfs(kBpffs, &st) == 0 && st.f_type == BPF_FS_MAGIC) return {};
@@ -50,8 +52,6 @@ Status checkBpffs(bool mount_if_missing) {
   pr_info("mounted bpffs at %s", kBpffs);
   return {};
 }
-
-}  // namespace
 
 Result<PortInfo> readPortInfo(const std::string& ifname, PortId id) {
   PortInfo p;

@@ -32,6 +32,7 @@
 
 #include "fastpath/log.h"
 #include "fastpath/names.h"
+#include "daemon/rtnetlink.h"
 
 namespace fastpath {
 namespace {
@@ -39,110 +40,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kNetnsDir = "/run/netns";
-
-// ---- a small rtnetlink request builder ----
-
-class NlRequest {
- public:
-  NlRequest(uint16_t type, uint16_t flags) {
-    buf_.resize(NLMSG_SPACE(0));
-    hdr()->nlmsg_type = type;
-    hdr()->nlmsg_flags = uint16_t(NLM_F_REQUEST | NLM_F_ACK | flags);
-    hdr()->nlmsg_len = NLMSG_LENGTH(0);
-  }
-  template <typename T>
-  void put(const T& v) {
-    append(&v, sizeof(v));
-  }
-  void attr(uint16_t type, const void* data, size_t len) {
-    rtattr a{};
-    a.rta_type = type;
-    a.rta_len = uint16_t(RTA_LENGTH(len));
-    append(&a, sizeof(a), false);
-    append(data, len);
-  }
-  void attrStr(uint16_t type, const std::string& s) { attr(type, s.c_str(), s.size() + 1); }
-  void attrU32(uint16_t type, uint32_t v) { attr(type, &v, sizeof(v)); }
-  size_t nestStart(uint16_t type) {
-    const size_t off = hdr()->nlmsg_len;
-    attr(type, nullptr, 0);
-    return off;
-  }
-  void nestEnd(size_t off) {
-    reinterpret_cast<rtattr*>(buf_.data() + off)->rta_len = uint16_t(hdr()->nlmsg_len - off);
-  }
-  nlmsghdr* hdr() { return reinterpret_cast<nlmsghdr*>(buf_.data()); }
-
- private:
-  void append(const void* data, size_t len, bool align = true) {
-    const size_t at = hdr()->nlmsg_len;
-    const size_t end = align ? NLMSG_ALIGN(at + len) : at + len;
-    buf_.resize(std::max(buf_.size(), end));
-    if (len) std::memcpy(buf_.data() + at, data, len);
-    hdr()->nlmsg_len = uint32_t(end);
-  }
-  std::vector<uint8_t> buf_;
-};
-
-// Sends one request on a NETLINK_ROUTE socket and waits for its acknowledgement.
-int rtnlTalk(int fd, NlRequest& req) {
-  static uint32_t seq = 1;
-  req.hdr()->nlmsg_seq = seq++;
-  sockaddr_nl sa{};
-  sa.nl_family = AF_NETLINK;
-  if (sendto(fd, req.hdr(), req.hdr()->nlmsg_len, 0, reinterpret_cast<sockaddr*>(&sa),
-             sizeof(sa)) < 0)
-    return -errno;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = recv(fd, buf, sizeof(buf), 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -errno;
-    }
-    for (auto* h = reinterpret_cast<nlmsghdr*>(buf); NLMSG_OK(h, n);
-         h = NLMSG_NEXT(h, n)) {
-      if (h->nlmsg_seq != req.hdr()->nlmsg_seq) continue;
-      if (h->nlmsg_type == NLMSG_ERROR) return reinterpret_cast<nlmsgerr*>(NLMSG_DATA(h))->error;
-    }
-  }
-}
-
-int rtnlOpen() {
-  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-  if (fd < 0) return -errno;
-  timeval tv{2, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  return fd;
-}
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-int linkUp(int nl, int ifindex, uint32_t mtu) {
-  NlRequest r(RTM_NEWLINK, 0);
-  ifinfomsg ifi{};
-  ifi.ifi_family = AF_UNSPEC;
-  ifi.ifi_index = ifindex;
-  ifi.ifi_flags = IFF_UP;
-  ifi.ifi_change = IFF_UP;
-  r.put(ifi);
-  if (mtu) r.attrU32(IFLA_MTU, mtu);
-  return rtnlTalk(nl, r);
-}
-
-int deleteLink(int nl, int ifindex) {
-  NlRequest r(RTM_DELLINK, 0);
-  ifinfomsg ifi{};
-  ifi.ifi_family = AF_UNSPEC;
-  ifi.ifi_index = ifindex;
-  r.put(ifi);
-  return rtnlTalk(nl, r);
-}
 
 int addAddress(int nl, int ifindex, const IpPrefix& p) {
   NlRequest r(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
@@ -280,30 +177,6 @@ void removeNetns(const std::string& path) {
   if (unlink(path.c_str()) != 0 && errno != ENOENT)
     pr_warn("host: removing namespace %s failed (%s); remove it with 'ip netns del %s'",
             path.c_str(), errnoText(errno).c_str(), path.substr(path.rfind('/') + 1).c_str());
-}
-
-int createVeth(int nl, const std::string& name, const std::string& peer, int peer_netns,
-               uint32_t mtu) {
-  NlRequest r(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-  ifinfomsg ifi{};
-  ifi.ifi_family = AF_UNSPEC;
-  r.put(ifi);
-  r.attrStr(IFLA_IFNAME, name);
-  r.attrU32(IFLA_MTU, mtu);
-  const size_t li = r.nestStart(IFLA_LINKINFO);
-  r.attrStr(IFLA_INFO_KIND, "veth");
-  const size_t data = r.nestStart(IFLA_INFO_DATA);
-  const size_t pe = r.nestStart(VETH_INFO_PEER);
-  ifinfomsg pifi{};
-  pifi.ifi_family = AF_UNSPEC;
-  r.put(pifi);
-  r.attrStr(IFLA_IFNAME, peer);
-  r.attrU32(IFLA_MTU, mtu);
-  r.attrU32(IFLA_NET_NS_FD, uint32_t(peer_netns));
-  r.nestEnd(pe);
-  r.nestEnd(data);
-  r.nestEnd(li);
-  return rtnlTalk(nl, r);
 }
 
 std::string key(const std::string& control_socket) {

@@ -28,6 +28,7 @@ struct LinkPort {
   LinkParams params;                        ///< emulation of frames sent here (to the peer)
   std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
   std::string segment;                      ///< segment ports: the segment (no peer)
+  std::string medium;                       ///< radio medium ports: the medium (no peer)
   std::unique_ptr<LinkState> port_state;    ///< segment ports: the port's own up/down
 
   /// Passes frames: its link or segment is up, and (segment ports) the port itself.

@@ -55,6 +55,7 @@ void Network::clear() {
   link_ports.clear();
   links.clear();
   segments.clear();
+  media.clear();
   free_link_ports.clear();
   default_node = nullptr;
   nodes.clear();

@@ -16,6 +16,7 @@
 #include "daemon/link.h"
 #include "daemon/link_port.h"
 #include "daemon/node.h"
+#include "daemon/medium.h"
 #include "daemon/segment.h"
 #include "fastpath/result.h"
 
@@ -37,6 +38,7 @@ struct Network {
   std::map<PortId, LinkPort> link_ports;
   std::map<std::string, Link> links;
   std::map<std::string, Segment> segments;
+  std::map<std::string, Medium> media;
   std::vector<PortId> free_link_ports;  ///< reusable ids (highest first)
   uint32_t next_link_mac = 1;
   std::map<std::string, Host> hosts;

@@ -6,6 +6,7 @@
 // Syntax and an example: docs/reference/topology.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ struct TopologyNode {
 struct TopologyLink {
   LinkSpec spec;  ///< with the emulation of each direction (`params`, `a_to_b`, `b_to_a`)
   int line = 0;
+  /// 802.1Q VLAN id of a link between two hosts (`vlan:`); 0: chosen by planForHost.
+  uint16_t vlan = 0;
+};
+
+/// A host's real interface to another host (`hosts[].wires[]`): links between the two are
+/// carried there, one 802.1Q VLAN per link.
+struct TopologyWire {
+  std::string peer;       ///< the other host
+  std::string interface;  ///< this host's interface on the wire
+  int line = 0;
+};
+
+/// A machine running a fastpathd of the scenario (`hosts:`); nodes name it in `host`.
+struct TopologyHost {
+  std::string name;
+  std::vector<TopologyWire> wires;
+  int line = 0;
 };
 
 /// A segment: a shared medium joining nodes (`segments:`), with a port in each.
@@ -34,10 +52,19 @@ struct TopologySegment {
   int line = 0;
 };
 
+/// A radio medium (`media:`): an ad hoc Wi-Fi channel joining nodes, with static pairs.
+struct TopologyMedium {
+  MediumSpec spec;  ///< members (node, port, mac, mtu), up, `phy`, `pairs`
+  int line = 0;
+};
+
 struct Topology {
   std::vector<TopologyNode> nodes;
   std::vector<TopologyLink> links;
   std::vector<TopologySegment> segments;
+  /// The daemons of a scenario spread over several machines (empty: one, "local").
+  std::vector<TopologyHost> hosts;
+  std::vector<TopologyMedium> media;
 };
 
 /// Parses and validates (validateTopology) a topology document; `origin` names it in

@@ -60,4 +60,7 @@ std::string joined(const std::vector<std::string>& v);
 /// validateTopology with the lines of a parsed file (nullptr: a Topology built in code).
 Status validate(const Topology& t, const std::string& origin, const Lines* lines);
 
+/// The `hosts:` section and the nodes' `host` fields (topology_hosts.cc): host names and
+/// wires, every node on a declared host, every cross-host link or segment possible.
+void checkHosts(const Topology& t, Problems* p);
 }  // namespace fastpath::topology_detail

@@ -3,6 +3,7 @@
 // with strict keys (a typo is an error, never ignored) and the line of every entry, then
 // has the whole validated (topology_validate.cc). yaml-cpp throws; its exceptions stop here
 // and become an Error.
+#include <cmath>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -40,15 +41,19 @@ class Reader {
       return;
     }
     bool any = false;
-    forEachKey(root, "the document", {"nodes", "links", "segments"}, {},
+    forEachKey(root, "the document", {"nodes", "links", "segments", "hosts", "media"}, {},
                [&](const std::string& key, const YAML::Node& v) {
                  any = true;
                  if (key == "nodes")
                    forEachItem(v, "nodes", [&](const YAML::Node& n) { node(n); });
                  else if (key == "links")
                    forEachItem(v, "links", [&](const YAML::Node& n) { link(n); });
-                 else
+                 else if (key == "hosts")
+                   forEachItem(v, "hosts", [&](const YAML::Node& n) { host(n); });
+                 else if (key == "segments")
                    forEachItem(v, "segments", [&](const YAML::Node& n) { segment(n); });
+                 else
+                   forEachItem(v, "media", [&](const YAML::Node& n) { medium(n); });
                });
     if (root.IsMap() && !any)
       p_->add(
@@ -257,6 +262,29 @@ class Reader {
     return ok;
   }
 
+  /// `{name: a, wires: [{peer: b, interface: eth1}]}`
+  void host(const YAML::Node& n) {
+    TopologyHost h;
+    h.line = lineOf(n);
+    const std::string what = label(n, "host", topology.hosts.size());
+    forEachKey(n, what, {"name", "wires"}, {"name"}, [&](const std::string& key, const YAML::Node& v) {
+      if (key == "name") {
+        scalar(v, what + ": name", &h.name);
+        return;
+      }
+      forEachItem(v, what + ": wires", [&](const YAML::Node& item) {
+        TopologyWire w;
+        w.line = lineOf(item);
+        forEachKey(item, what + ": wire", {"peer", "interface"}, {"peer", "interface"},
+                   [&](const std::string& k, const YAML::Node& x) {
+                     scalar(x, what + ": wire " + k, k == "peer" ? &w.peer : &w.interface);
+                   });
+        h.wires.push_back(std::move(w));
+      });
+    });
+    topology.hosts.push_back(std::move(h));
+  }
+
   void link(const YAML::Node& n) {
     TopologyLink link;
     LinkLines ll;
@@ -264,10 +292,14 @@ class Reader {
     const std::string what = label(n, "link", topology.links.size());
     // Emulation: `params` for both directions, then `a_to_b`/`b_to_a` on top of it.
     std::optional<YAML::Node> emulation[3];  // params, a_to_b, b_to_a
-    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a"}, {"name", "a", "b"},
-               [&](const std::string& key, const YAML::Node& v) {
+    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a", "vlan"},
+               {"name", "a", "b"}, [&](const std::string& key, const YAML::Node& v) {
                  if (key == "name") {
                    scalar(v, what + ": name", &link.spec.name);
+                 } else if (key == "vlan") {
+                   uint64_t vid = 0;
+                   if (number(v, what + ": vlan", 4094, &vid)) link.vlan = uint16_t(vid);
+                   if (vid == 0) p_->add(lineOf(v), what + ": vlan must be 1..4094");
                  } else if (key == "a") {
                    end(v, what + ": a", &link.spec.a, &ll.a);
                  } else if (key == "b") {
@@ -330,6 +362,100 @@ class Reader {
       if (p.port.empty()) p.port = seg.spec.name;
     topology.segments.push_back(std::move(seg));
     lines.segments.push_back(sl);
+  }
+
+  /// `{name: air, ports: [r1, {node: r2, port: wlan0}], up: B, phy: {data_rate_kbps: 11000,
+  /// ...}, pairs: [{from: r1, to: r2, rx_dbm: -60, symmetric: true}]}`; the members, PHY and
+  /// pairs are checked when the daemon creates the medium (validateMediumPhy, ...Pair).
+  void medium(const YAML::Node& n) {
+    TopologyMedium med;
+    med.line = lineOf(n);
+    const std::string what = label(n, "medium", topology.media.size());
+    forEachKey(n, what, {"name", "ports", "up", "phy", "pairs"}, {"name", "ports"},
+               [&](const std::string& key, const YAML::Node& v) {
+                 if (key == "name") {
+                   scalar(v, what + ": name", &med.spec.name);
+                 } else if (key == "ports") {
+                   forEachItem(v, what + ": ports", [&](const YAML::Node& p) {
+                     PortSpec e;
+                     int line = 0;
+                     end(p, what + ": port " + std::to_string(med.spec.ports.size()), &e, &line);
+                     med.spec.ports.push_back(std::move(e));
+                   });
+                 } else if (key == "up") {
+                   if (!v.IsScalar() || !YAML::convert<bool>::decode(v, med.spec.up))
+                     p_->add(lineOf(v), what + ": up must be true or false");
+                 } else if (key == "phy") {
+                   mediumPhy(v, what + ": phy", &med.spec.phy);
+                 } else {
+                   forEachItem(v, what + ": pairs", [&](const YAML::Node& p) {
+                     mediumPair(p, what + ": pair " + std::to_string(med.spec.pairs.size()),
+                                &med.spec.pairs);
+                   });
+                 }
+               });
+    for (auto& p : med.spec.ports)
+      if (p.port.empty()) p.port = med.spec.name;
+    topology.media.push_back(std::move(med));
+  }
+
+  bool real(const YAML::Node& v, const std::string& what, double* out) {
+    std::string s;
+    if (!scalar(v, what, &s)) return false;
+    char* endp = nullptr;
+    const double x = std::strtod(s.c_str(), &endp);
+    if (s.empty() || *endp || !std::isfinite(x)) {
+      p_->add(lineOf(v), what + " must be a number, not '" + s + "'");
+      return false;
+    }
+    *out = x;
+    return true;
+  }
+
+  void mediumPhy(const YAML::Node& v, const std::string& what, MediumPhy* phy) {
+    bool cs_given = false;
+    forEachKey(v, what,
+               {"data_rate_kbps", "basic_rate_kbps", "noise_figure_db", "rx_sensitivity_dbm",
+                "cs_threshold_dbm", "capture_margin_db", "preamble_snr_db",
+                "preamble_min_rssi_dbm", "retry_limit", "error_model", "seed"},
+               {}, [&](const std::string& key, const YAML::Node& x) {
+                 const std::string w = what + ": " + key;
+                 uint64_t u = 0;
+                 if (key == "data_rate_kbps" && number(x, w, 54000, &u)) phy->data_rate_kbps = uint32_t(u);
+                 if (key == "basic_rate_kbps" && number(x, w, 54000, &u)) phy->basic_rate_kbps = uint32_t(u);
+                 if (key == "retry_limit" && number(x, w, 32, &u)) phy->retry_limit = uint32_t(u);
+                 if (key == "seed" && number(x, w, UINT64_MAX, &u)) phy->seed = u;
+                 if (key == "noise_figure_db") real(x, w, &phy->noise_figure_db);
+                 if (key == "rx_sensitivity_dbm") real(x, w, &phy->rx_sensitivity_dbm);
+                 if (key == "cs_threshold_dbm") cs_given = real(x, w, &phy->cs_threshold_dbm);
+                 if (key == "capture_margin_db") real(x, w, &phy->capture_margin_db);
+                 if (key == "preamble_snr_db") real(x, w, &phy->preamble_snr_db);
+                 if (key == "preamble_min_rssi_dbm") real(x, w, &phy->preamble_min_rssi_dbm);
+                 if (key == "error_model") {
+                   std::string m;
+                   if (scalar(x, w, &m) && m != "nist" && m != "yans")
+                     p_->add(lineOf(x), w + " must be nist or yans, not '" + m + "'");
+                   phy->error_model = m == "yans" ? WifiErrorModel::kYans : WifiErrorModel::kNist;
+                 }
+               });
+    if (!cs_given) phy->cs_threshold_dbm = phy->rx_sensitivity_dbm;
+    if (auto st = validateMediumPhy(*phy); !st) p_->add(lineOf(v), what + ": " + st.error().message);
+  }
+
+  void mediumPair(const YAML::Node& v, const std::string& what, std::vector<MediumPair>* out) {
+    MediumPair p;
+    bool symmetric = false;
+    forEachKey(v, what, {"from", "to", "rx_dbm", "symmetric"}, {"from", "to", "rx_dbm"},
+               [&](const std::string& key, const YAML::Node& x) {
+                 if (key == "from") scalar(x, what + ": from", &p.from);
+                 if (key == "to") scalar(x, what + ": to", &p.to);
+                 if (key == "rx_dbm") real(x, what + ": rx_dbm", &p.rx_power_dbm);
+                 if (key == "symmetric" &&
+                     (!x.IsScalar() || !YAML::convert<bool>::decode(x, symmetric)))
+                   p_->add(lineOf(x), what + ": symmetric must be true or false");
+               });
+    out->push_back(p);
+    if (symmetric) out->push_back(MediumPair{p.to, p.from, p.rx_power_dbm, false});
   }
 
   /// "rate 10mbit delay 5ms loss 1%": fpctl's words (applyLinkParamWords), applied on top

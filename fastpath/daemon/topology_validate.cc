@@ -52,6 +52,7 @@ class Validator {
     interfaces();
     links();
     segments();
+    checkHosts(t_, &p_);
     for (size_t n = 0; n < t_.nodes.size(); ++n) {
       routes(n);
       neighbours(n);

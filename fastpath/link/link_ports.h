@@ -20,6 +20,9 @@
 namespace fastpath {
 
 class ControlChannel;
+namespace medium {
+class RadioMedium;
+}
 class FibView;
 class UserspaceClassifier;
 
@@ -50,6 +53,20 @@ struct SegmentSlot {
   LinkShaper* shaper = nullptr;  ///< nullptr: frames are fanned out at once
 };
 
+/// A radio medium in one worker: its members (member i is `members[i]`), its state and
+/// this worker's model of the channel (medium/radio_medium.h), which decides who receives
+/// what and when.
+struct MediumMember {
+  PortId port = 0;
+  uint8_t mac[6] = {};
+  LinkQueue* inbound = nullptr;  ///< frames received by `port` (in this worker)
+};
+struct MediumSlot {
+  std::vector<MediumMember> members;
+  const LinkState* state = nullptr;
+  medium::RadioMedium* model = nullptr;
+};
+
 struct LinkPortSlot {
   PortId port = 0;                  ///< this end
   PortId peer = 0;                  ///< the other end
@@ -66,6 +83,9 @@ struct LinkPortSlot {
   /// the port's own up/down (`state` is the segment's).
   const SegmentSlot* segment = nullptr;
   const LinkState* port_state = nullptr;
+  /// Radio medium ports: their medium and their member index in it.
+  const MediumSlot* medium = nullptr;
+  uint32_t member = 0;
 };
 
 struct LinkPortTable {
@@ -80,6 +100,10 @@ struct LinkPortTable {
   std::vector<LinkShaper*> retired_shapers;
   /// Segments (LinkPortSlot::segment points here; never resized after publication).
   std::vector<SegmentSlot> segments;
+  /// Radio media (LinkPortSlot::medium points here; never resized after publication).
+  std::vector<MediumSlot> media;
+  /// Models of deleted media: the worker gives their frames back, then marks them drained.
+  std::vector<medium::RadioMedium*> retired_media;
   /// Emulation of interface ports' egress, by port id (empty, or nullptr: none).
   std::vector<LinkShaper*> egress;
 

@@ -59,6 +59,9 @@ struct ShaperCounters {
   std::atomic<uint64_t> depth_packets{0}, depth_bytes{0};  ///< waiting for the link now
   std::atomic<uint64_t> in_flight{0};                      ///< admitted, not yet released
   LatencyHistogram sojourn;                                ///< time in the queue
+  /// How long after their arrival time the worker handed this direction's frames on at
+  /// the far end (the worker's lateness, per link: every wait after the frame was due).
+  LatencyHistogram lateness;
 };
 
 /// Deleted, or replaced by a larger one (`successor`), a shaper is retired (Retirable):

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The forwarding information base: routes (LPM), next hops, neighbours and ports.
 // FibManager is the control-thread side (it implements the routes/neighbours part of
-// ControlBackend's semantics); FibView is what workers read, lock-free, through epochs.
+// NodeControl's semantics); FibView is what workers read, lock-free, through epochs.
 //
 // Indirection: LPM rule -> next-hop index -> FwdEntry. A next hop is (port, gateway) for
 // gateway routes, (port, destination) for host routes learnt from the neighbour table on

@@ -14,7 +14,9 @@ LinkEmulation::LinkEmulation(WorkerFrames& frames, uint32_t max_release)
       active_(ShaperKey::kCount),
       due_(max_release),
       out_(max_release),
-      arrival_(max_release) {}
+      arrival_(max_release) {
+  heads_.reserve(ShaperKey::kCount);
+}
 
 LinkShaper* LinkEmulation::shaperOf(const LinkPortTable& t, uint32_t key) {
   if (ShaperKey::isEgress(key)) return key < t.egress.size() ? t.egress[key] : nullptr;
@@ -65,19 +67,43 @@ std::span<const Released> LinkEmulation::takeDue(uint64_t now, const LinkPortTab
   next_arrival_ = ~0ull;
   const uint32_t cap = uint32_t(due_.size());
   uint32_t n = 0;
+  // The shapers with frames due, by their earliest arrival (a min-heap): merged, so that
+  // a pass that cannot take everything due (more than `cap`) takes the earliest frames
+  // across links, and what it leaves is due later than anything it took.
+  heads_.clear();
   for (size_t i = 0; i < active_.size(); ++i) {
     const uint32_t key = active_[i];
-    LinkShaper* sh = shaperOf(t, key);
-    if (!sh || n == cap || sh->nextArrival() > now) continue;
-    uint32_t max = cap - n;
+    const LinkShaper* sh = shaperOf(t, key);
+    if (!sh || sh->nextArrival() > now) continue;
+    uint32_t room = cap;
     if (ShaperKey::isEgress(key)) {
       if (key >= served.size() || !served[key]) continue;  // a detached port's is retired
     } else if (!ShaperKey::isSegment(key)) {
       const LinkQueue& q = *t.find(PortId(key))->to_peer;
-      max = std::min(max, q.capacity() - q.size());
+      room = q.capacity() - q.size();  // the peer end takes no more this pass
     }
-    const uint32_t k = sh->release(now, out_.data(), arrival_.data(), max);
-    for (uint32_t j = 0; j < k; ++j, ++n) due_[n] = Released{out_[j], key, n};
+    if (room) heads_.push_back(Head{sh->nextArrival(), key, room});
+  }
+  auto later = [](const Head& a, const Head& b) {
+    return a.arrival != b.arrival ? a.arrival > b.arrival : a.key > b.key;
+  };
+  std::make_heap(heads_.begin(), heads_.end(), later);
+  while (n < cap && !heads_.empty()) {
+    std::pop_heap(heads_.begin(), heads_.end(), later);
+    Head h = heads_.back();
+    heads_.pop_back();
+    LinkShaper* sh = shaperOf(t, h.key);
+    // This shaper's frames up to the next one's earliest (one bulk release when a single
+    // link has frames due, the usual case).
+    const uint64_t until = heads_.empty() ? now : std::min(now, heads_.front().arrival);
+    const uint32_t k = sh->release(until, out_.data(), arrival_.data(), std::min(cap - n, h.room));
+    for (uint32_t j = 0; j < k; ++j, ++n) due_[n] = Released{out_[j], h.key, n};
+    h.room -= k;
+    h.arrival = sh->nextArrival();
+    if (k && h.room && h.arrival <= now) {
+      heads_.push_back(h);
+      std::push_heap(heads_.begin(), heads_.end(), later);
+    }
   }
   active_.retain([&](uint32_t key) {
     const LinkShaper* sh = shaperOf(t, key);
@@ -87,10 +113,7 @@ std::span<const Released> LinkEmulation::takeDue(uint64_t now, const LinkPortTab
       next_arrival_ = std::min(next_arrival_, sh->nextArrival());
     return true;
   });
-  // Each shaper gives its frames in arrival order; across links the earliest goes first.
-  std::sort(due_.begin(), due_.begin() + n, [](const Released& a, const Released& b) {
-    return a.frame.due != b.frame.due ? a.frame.due < b.frame.due : a.seq < b.seq;
-  });
+  // Merged: in due order already (each shaper gives its frames in arrival order).
   return {due_.data(), n};
 }
 

@@ -48,8 +48,9 @@ class LinkEmulation {
   /// `from` comes back with the frame (a segment's sender).
   void transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t addr, uint32_t len,
                 PortId from = 0);
-  /// Takes out the frames due by `now` from every shaper holding frames, sorted by due
-  /// time (equal ones in release order). A link direction gives no more than its peer's
+  /// Takes out the frames due by `now` from every shaper holding frames, in due-time
+  /// order across shapers (equal ones: the lower key first), at most the `max_release`
+  /// earliest of them. A link direction gives no more than its peer's
   /// queue takes, an interface egress nothing while its port is not in `served` (the rest
   /// stays, late and counted so, rather than dropped by a queue the model does not have).
   std::span<const Released> takeDue(uint64_t now, const LinkPortTable& t,
@@ -68,6 +69,12 @@ class LinkEmulation {
   std::vector<Released> due_;
   std::vector<LinkFrame> out_;
   std::vector<uint64_t> arrival_;
+  struct Head {
+    uint64_t arrival;  ///< the shaper's earliest frame
+    uint32_t key;
+    uint32_t room;  ///< frames the shaper may still give this pass (its peer's queue)
+  };
+  std::vector<Head> heads_;  // takeDue's merge
 };
 
 }  // namespace fastpath

@@ -33,6 +33,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       emulation_(frames_, options.batch_size * 4),
       handoff_(frames_, inbox_, emulation_),
       fanout_(frames_, inbox_, emulation_),
+      media_(frames_, inbox_),
       ctrl_tx_(options.ctrl_tx_queue),
       events_(options.event_queue),
       rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {
@@ -78,6 +79,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   link_rx_.resize(options_.batch_size * 2);
   link_due_.resize(options_.batch_size * 2);
   tx_due_.resize(options_.batch_size * 4);
+  tx_due_link_.resize(tx_due_.size());
   publishAccounting();
 }
 

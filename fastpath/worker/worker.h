@@ -25,15 +25,18 @@
 #include "table/fib_manager.h"
 #include "table/forward.h"
 #include "worker/accounting_snapshot.h"
+#include "worker/capture_tap.h"
 #include "worker/control_channel.h"
 #include "worker/link_emulation.h"
 #include "worker/link_handoff.h"
 #include "worker/link_inbox.h"
 #include "worker/publication.h"
 #include "worker/rx_budget.h"
+#include "worker/medium_egress.h"
 #include "worker/segment_fanout.h"
 #include "worker/spsc_ring.h"
 #include "worker/token_bucket.h"
+#include "worker/wake_margin.h"
 #include "worker/worker_counters.h"
 #include "worker/worker_frames.h"
 #include "xsk/frame_pool.h"
@@ -79,10 +82,15 @@ struct WorkerOptions {
   /// An emulated frame handed on later than this after its arrival time counts as late
   /// (link_late_frames; fastpathd warns when it grows).
   uint64_t lateness_warn_ns = 1000000;
-  /// Waits shorter than this until the next emulated arrival are spun, not slept; a
-  /// longer wait sleeps until this long before the arrival. A sleeping thread wakes tens
-  /// of microseconds late (measured on the development VM: p50 ~45 us, p99 ~120 us).
+  /// The most a worker spins before an emulated arrival. A sleeping thread wakes late
+  /// (measured on the development VM with SCHED_FIFO: p50 ~30 us, p99 ~40 us; without
+  /// it, up to a scheduler tick when the CPU is shared): the worker sleeps until the 90th
+  /// percentile of its recent wake-ups' overshoot before the arrival (WakeMargin), at
+  /// most this long, and spins the rest.
   uint64_t emulation_spin_ns = 150000;
+  /// The spins before arrivals take at most this share of the time (per mille, saved up
+  /// to 2 ms); beyond it the worker sleeps until the arrival itself (SpinBudget).
+  uint32_t emulation_spin_permille = 250;
   /// Port ids the worker keeps counters for: interface ports are the sockets' indexes,
   /// link ports [kFirstLinkPort, max_ports). 0: the sockets only (no link ports).
   uint32_t max_ports = 0;
@@ -133,6 +141,9 @@ class Worker {
   /// Control thread: the link ports this worker serves from its next pass on. The table
   /// must stay valid until an epoch synchronize() that started after the next publish.
   void publishLinkPorts(const LinkPortTable* table) { links_pub_.publish(table); }
+  /// Control thread: the captures this worker taps from its next pass on (nullptr or an
+  /// empty table: none). Same lifetime rule as publishLinkPorts().
+  void publishCaptures(const CaptureTable* table) { caps_pub_.publish(table); }
   /// Control thread: zeroes a port id's counters before the id is reused (only while no
   /// published table has the port, after an epoch synchronize).
   void resetPortCounters(PortId p) {
@@ -211,7 +222,8 @@ class Worker {
   /// The received batch rx_batch_[0..n) of port `p`: lookups, verdicts, decisions.
   void process(PortId p, uint32_t n, const FibView& fib);
   /// The one egress dispatch: a held frame leaving on port `egress` — an interface port's
-  /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), or
+  /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), a
+  /// radio medium (MediumEgress), or
   /// a counted drop (at `in`, the port it came from, when `egress` is no port at all).
   void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in);
   /// Emulated frames whose arrival time has come, handed on in due order: to a link's
@@ -219,9 +231,17 @@ class Worker {
   uint32_t releaseDue();
   /// Switches to the newest link port table; drains the queues and shapers it retires.
   void switchLinkPorts();
+  /// Switches to the newest capture table (worker_capture.cc).
+  void switchCaptures();
+  /// Copies one frame into the rings of the taps on `port` at `point` (caps_ is set).
+  void tapFrame(PortId port, uint8_t point, uint64_t addr, uint32_t len,
+                uint8_t verdict = 0xff, uint8_t reason = 0xff);
+  /// The received batch rx_batch_[0..n) of interface port `p` (caps_ is set).
+  void tapRxBatch(PortId p, uint32_t n);
   /// Lateness of emulated frames handed on now: what the frames due at `due[0..n)`
-  /// waited after their arrival time.
-  void recordLateness(const uint64_t* due, uint32_t n);
+  /// waited after their arrival time; also in `link`'s own histogram (the direction that
+  /// timed them), when given.
+  void recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link);
   /// The egress emulation of interface port p, if any.
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;
@@ -277,10 +297,14 @@ class Worker {
   Publication<LinkPortTable> links_pub_;
   const LinkPortTable* links_ = nullptr;  // worker thread: the table in use
   uint64_t links_version_ = 0;
+  Publication<CaptureTable> caps_pub_;
+  const CaptureTable* caps_ = nullptr;  // worker thread: nullptr when nothing is tapped
+  uint64_t caps_version_ = 0;
   std::vector<LinkFrame> link_rx_;  // one link port's batch
   std::vector<uint64_t> link_due_;  // the due times of its emulated frames
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.
   std::vector<uint64_t> tx_due_;
+  std::vector<LinkShaper*> tx_due_link_;  // the egress emulation each came out of
   uint32_t tx_due_n_ = 0;
   ControlChannel* cur_channel_ = nullptr;  // the channel of the port being processed
   FrameBook book_;
@@ -290,8 +314,11 @@ class Worker {
   WorkerFrames frames_;
   LinkInbox inbox_;
   LinkEmulation emulation_;
+  WakeMargin wake_margin_{options_.emulation_spin_ns};  // worker thread only (run())
+  SpinBudget spin_budget_{options_.emulation_spin_permille, 2000000};  // run() too
   LinkHandoff handoff_;
   SegmentFanout fanout_;
+  MediumEgress media_;
   SpscRing<ControlTxFrame> ctrl_tx_;
   SpscRing<WorkerEvent> events_;
 

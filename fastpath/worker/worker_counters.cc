@@ -24,6 +24,10 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kLinkEmulationFull: return "link_emulation_full";
     case WorkerDrop::kSegmentUnknownDst: return "segment_unknown_dst";
     case WorkerDrop::kSegmentNoFrame: return "segment_no_frame";
+    case WorkerDrop::kMediumQueueFull: return "medium_queue_full";
+    case WorkerDrop::kMediumRetryLimit: return "medium_retry_limit";
+    case WorkerDrop::kMediumNoFrame: return "medium_no_frame";
+    case WorkerDrop::kMediumUnknownDst: return "medium_unknown_dst";
     case WorkerDrop::kMax: break;
   }
   return "unknown";

@@ -34,6 +34,10 @@ enum class WorkerDrop : uint8_t {
   kLinkEmulationFull,   ///< "link_emulation_full": more frames in flight than the emulation holds
   kSegmentUnknownDst,   ///< "segment_unknown_dst": a unicast to a MAC no other segment port has
   kSegmentNoFrame,      ///< "segment_no_frame": no free UMEM frame for a broadcast's copy
+  kMediumQueueFull,     ///< "medium_queue_full": the sender's radio queue was full
+  kMediumRetryLimit,    ///< "medium_retry_limit": unicast not acknowledged after its tries
+  kMediumNoFrame,       ///< "medium_no_frame": no free UMEM frame for a received copy
+  kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);
@@ -74,6 +78,15 @@ struct alignas(64) WorkerCounters {
   /// own error, including every wait inside the worker after the frame was due (the peer
   /// end's queue, its batch, the TX staging of the pass, a late wake-up).
   LatencyHistogram lateness;
+  /// Timer wake-ups for an emulated arrival, and how late each came against the time
+  /// asked for (the scheduler's and the timer's latency: what WakeMargin sleeps ahead by).
+  Counter emu_wakeups;
+  LatencyHistogram emu_wake_late;
+  /// Time spent spinning for an arrival nearer than the wake margin (CPU taken from the
+  /// scenario by the emulation's timing).
+  Counter emu_spin_ns;
+  /// Arrivals slept for although nearer than the wake margin: the spin budget was spent.
+  Counter emu_spin_over_budget;
 };
 
 }  // namespace fastpath

@@ -112,6 +112,8 @@ uint32_t Worker::receive(PortId p) {
   }
   // The descriptors are copied: the kernel may reuse the RX slots (the frames stay ours).
   xsk_ring_cons__release(&s.rx, n);
+  if (caps_) [[unlikely]]
+    tapRxBatch(p, n);
   cur_channel_ = channels_[p];
   process(p, n, *port_fib_[p]);
   return n;
@@ -251,6 +253,8 @@ void Worker::flushTx(PortId p) {
       bytes += st.descs[i].len;
     }
     xsk_ring_prod__submit(&s.tx, m);
+    if (caps_) [[unlikely]]
+      for (uint32_t i = 0; i < m; ++i) tapFrame(p, kCaptureTx, st.descs[i].addr, st.descs[i].len);
     book_.heldToTx(m);
     tx_out_[p] += m;
     pc.tx_packets.add(m);
@@ -332,6 +336,7 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   last_pass_ns_ = now_ns_;
   switchPorts();
   switchLinkPorts();
+  switchCaptures();
   const PortId np = np_;
   for (PortId p = 0; p < np; ++p)
     if (sock_[p]) drainCompletions(p);
@@ -362,10 +367,12 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
     pending |= tx_pending_[p] != 0;
   }
   // Emulated egress frames are handed to the kernel now.
-  if (tx_due_n_) {
-    recordLateness(tx_due_.data(), tx_due_n_);
-    tx_due_n_ = 0;
+  // Per run of one port's egress emulation (a pass may release several ports' frames).
+  for (uint32_t i = 0, j; i < tx_due_n_; i = j) {
+    for (j = i + 1; j < tx_due_n_ && tx_due_link_[j] == tx_due_link_[i];) ++j;
+    recordLateness(&tx_due_[i], j - i, tx_due_link_[i]);
   }
+  tx_due_n_ = 0;
   publishAccounting();
 #ifndef NDEBUG
   {

@@ -30,7 +30,10 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
     // any more) counts at its own end.
     const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
     if (!slot) return frames_.drop(egress, WorkerDrop::kNoEgress, addr);
+    if (caps_) [[unlikely]]
+      tapFrame(egress, kCaptureTx, addr, len);
     if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len);
+    if (slot->medium) return media_.transmit(*slot, addr, len, monotonicNs());
     return handoff_.transmit(*slot, addr, len);
   }
   frames_.drop(in, WorkerDrop::kNoEgress, addr);
@@ -50,6 +53,8 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
     const LinkFrame& lf = link_rx_[i];
     if (lf.due) link_due_[emulated++] = lf.due;
     const fp_xdp_meta meta = slot.classifier->classify(umem_->data(lf.addr), lf.len);
+    if (caps_) [[unlikely]]
+      tapFrame(p, kCaptureRx, lf.addr, lf.len, meta.verdict, meta.reason);
     if (meta.reason < FP_REASON_MAX) pc.reason[meta.reason].add(1);
     if (meta.verdict == FP_VERDICT_DROP || meta.verdict == FP_VERDICT_PASS) {
       pc.rx_packets.add(1);
@@ -71,16 +76,25 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
   // The batch is handed on (forwarded, punted or dropped): emulated frames were due at
   // the peer end when they left the link, and whatever they waited since — this port's
   // queue, the batches before theirs, this batch — is lateness too.
-  if (emulated) recordLateness(link_due_.data(), emulated);
+  if (emulated) {
+    // Timed by the sending end's direction of the link (or the segment's medium).
+    LinkShaper* timed_by = slot.segment ? slot.segment->shaper : nullptr;
+    if (!slot.segment)
+      if (const LinkPortSlot* from = links_->find(slot.peer)) timed_by = from->shaper;
+    recordLateness(link_due_.data(), emulated, timed_by);
+  }
   return n;
 }
 
 uint32_t Worker::releaseDue() {
   // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
   const uint64_t now = monotonicNs();
+  // Radio media first: what their members received waits on the members' queues, which
+  // the pass walks next.
+  uint32_t received = links_->media.empty() ? 0 : media_.advance(*links_, now);
   const std::span<const Released> due =
       emulation_.takeDue(now, *links_, std::span<XskSocket* const>(sock_.data(), np_));
-  uint32_t work = uint32_t(due.size());
+  uint32_t work = received + uint32_t(due.size());
   for (size_t i = 0; i < due.size(); ++i) {
     const Released& r = due[i];
     if (ShaperKey::isEgress(r.key)) {
@@ -88,7 +102,10 @@ uint32_t Worker::releaseDue() {
       // taken after them.
       book_.linkToHeld(1);
       stageTx(PortId(r.key), r.frame.addr, r.frame.len);
-      if (tx_due_n_ < tx_due_.size()) tx_due_[tx_due_n_++] = r.frame.due;
+      if (tx_due_n_ < tx_due_.size()) {
+        tx_due_link_[tx_due_n_] = egressShaper(PortId(r.key));
+        tx_due_[tx_due_n_++] = r.frame.due;
+      }
       continue;
     }
     if (ShaperKey::isSegment(r.key)) {
@@ -105,11 +122,12 @@ uint32_t Worker::releaseDue() {
   return work;
 }
 
-void Worker::recordLateness(const uint64_t* due, uint32_t n) {
+void Worker::recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link) {
   const uint64_t now = monotonicNs();
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t late = now > due[i] ? now - due[i] : 0;
     counters_.lateness.add(late);
+    if (link) link->counters.lateness.add(late);
     if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
   }
 }
@@ -138,6 +156,11 @@ void Worker::switchLinkPorts() {
     else
       while (const uint32_t k = sh->takeAll(link_rx_.data(), max)) discard(k);
     sh->markDrained();
+  }
+  for (medium::RadioMedium* m : t->retired_media) {
+    if (m->drained()) continue;
+    media_.discard(*m);
+    m->markDrained();
   }
   links_ = t;
   links_version_ = t->version;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // When a worker runs: its thread (CPU pinning, name), its real-time priority relative to
 // the NAPI threads that fill its RX rings (fixed, or adaptive under overload), and the
-// loop around pollOnce() that spins while there is work and sleeps in poll() when idle.
+// loop around pollOnce() that spins while there is work and sleeps in poll() when idle
+// (for an emulated arrival: until its WakeMargin before it).
 // The per-batch work itself is in worker_forward.cc.
 #include <poll.h>
 #include <pthread.h>
@@ -152,6 +153,7 @@ void Worker::run() {
   };
   uint32_t idle = 0;
   uint64_t last_work_ns = 0;
+  uint64_t spin_mark = 0;  // the previous pass spun for an arrival: when it started
   while (!stop_.load(std::memory_order_relaxed)) {
     bool pending = false;
     const uint32_t work = pollOnce(&pending);
@@ -164,24 +166,41 @@ void Worker::run() {
     if (work || pending) {
       idle = 0;
       last_work_ns = now_ns_;
+      spin_mark = 0;
       counters_.busy_loops.add(1);
       continue;
     }
-    // An emulated frame due within the spin window: wait for it awake (a sleeping thread
-    // would wake tens of microseconds late).
+    // An emulated frame due sooner than the worker's wake-ups overshoot (WakeMargin):
+    // wait for it awake. Farther ones are slept for, until that margin before them.
+    // Over the spin budget, it sleeps until the arrival itself (SpinBudget).
     uint64_t until_arrival = ~0ull;
-    if (emulation_.nextArrival() != ~0ull) {
-      const uint64_t now = monotonicNs();
-      until_arrival = emulation_.nextArrival() > now ? emulation_.nextArrival() - now : 0;
-      if (until_arrival <= options_.emulation_spin_ns) {
-        idle = 0;
-        continue;
+    const uint64_t arrival = std::min<uint64_t>(
+        emulation_.nextArrival(),
+        links_ && !links_->media.empty() ? media_.nextEvent(*links_) : ~0ull);
+    uint64_t now = 0;
+    bool may_spin = true;
+    if (arrival != ~0ull) {
+      now = monotonicNs();
+      until_arrival = arrival > now ? arrival - now : 0;
+      if (until_arrival <= wake_margin_.ns()) {
+        if (spin_mark) {
+          counters_.emu_spin_ns.add(now - spin_mark);
+          spin_budget_.spend(now - spin_mark);
+        }
+        if (until_arrival == 0 || spin_budget_.allows(now)) {
+          spin_mark = now;
+          idle = 0;
+          continue;
+        }
+        may_spin = false;
+        counters_.emu_spin_over_budget.add(1);
       }
     }
+    spin_mark = 0;
     // Two empty passes, then the spin time (idle_spin_ns, from the last pass with work):
     // spinning takes the CPU from the NAPI thread that fills the rings when they share it.
-    if (options_.idle_poll_us == 0 || options_.busy_poll || ++idle < 2 ||
-        now_ns_ - last_work_ns < options_.idle_spin_ns)
+    if (options_.idle_poll_us == 0 || options_.busy_poll ||
+        (may_spin && (++idle < 2 || now_ns_ - last_work_ns < options_.idle_spin_ns)))
       continue;
     // Idle: sleep in ppoll() until a frame arrives, the next emulated arrival is near, or
     // the timeout (which bounds the delay of client frames and of stop). Offline so route
@@ -190,15 +209,24 @@ void Worker::run() {
     reader.offline();
     counters_.idle_polls.add(1);
     uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;
-    if (until_arrival != ~0ull)
-      sleep_ns = std::min(sleep_ns, until_arrival - options_.emulation_spin_ns);
+    const uint64_t lead = may_spin ? wake_margin_.ns() : 0;  // <= until_arrival
+    const bool for_arrival = until_arrival != ~0ull && until_arrival - lead <= sleep_ns;
+    if (for_arrival) sleep_ns = until_arrival - lead;
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
-    if (ppoll(pfds.data(), pfds.size(), &timeout, nullptr) > 0 && wake_fd_ >= 0 &&
-        (pfds.back().revents & POLLIN)) {
+    const int ready = ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
+    if (ready > 0 && wake_fd_ >= 0 && (pfds.back().revents & POLLIN)) {
       uint64_t v;
       if (read(wake_fd_, &v, sizeof(v)) < 0) {
         // EAGAIN: another wake-up was read already; nothing to do.
       }
+    }
+    if (ready == 0 && for_arrival) {
+      // Woken by the timer for an arrival: how late, the next margin, and (if even the
+      // margin did not cover it) the frame's lateness to come.
+      const uint64_t want = now + sleep_ns, got = monotonicNs();
+      counters_.emu_wakeups.add(1);
+      counters_.emu_wake_late.add(got > want ? got - want : 0);
+      wake_margin_.record(want, got);
     }
     reader.online();
   }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-csma-helper.h"
 
+#include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/csma-net-device.h"
@@ -185,8 +187,13 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     CsmaSegment seg;
     seg.name = e.Tag() + "-" + port;
     // Watched types: a set of their attributes is handed to fastpathd at once
-    // (FastPathWatched).
-    seg.channel = FastPathWatched::Watching(m_channelFactory).Create<CsmaChannel>();
+    // (FastPathWatched). The segment's channel (watched too): in ChannelList where the
+    // simulated one would be, and what global and Nix-vector routing find on the emulated
+    // devices.
+    ObjectFactory channelFactory = m_channelFactory;
+    channelFactory.SetTypeId(FastPathCsmaChannel::GetTypeId());
+    Ptr<FastPathCsmaChannel> channel = channelFactory.Create<FastPathCsmaChannel>();
+    seg.channel = channel;
     seg.queue = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
     fastpath::SegmentSpec spec;
     spec.name = seg.name;
@@ -195,6 +202,8 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
         Ptr<CsmaNetDevice> shadow =
             FastPathWatched::Watching(m_deviceFactory).Create<CsmaNetDevice>();
         shadow->Attach(seg.channel);
+        // The medium's one queue is what a script reaches at each device's TxQueue.
+        shadow->SetQueue(DynamicCast<Queue<Packet>>(seg.queue));
         seg.shadows.Add(shadow);
         UintegerValue mtu;
         shadow->GetAttribute("Mtu", mtu);
@@ -223,12 +232,14 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     {
         Ptr<NetDevice> d = e.AddPort(c.Get(i), spec.ports[i].node, port, spec.ports[i].mtu);
         d->AggregateObject(seg.shadows.Get(i));
+        DynamicCast<FastPathNetDevice>(d)->SetChannel(channel);
         seg.devices.Add(d);
         if (i > 0)
         {
             e.AddEdge(c.Get(0), c.Get(i)); // a star: the medium's members stay together
         }
     }
+    channel->SetEmulatedDevices(seg.devices);
     seg.upPorts.assign(c.GetN(), true);
     NS_LOG_INFO("segment " << spec.name << ": " << c.GetN() << " nodes, "
                            << fastpath::formatLinkParams(spec.params));

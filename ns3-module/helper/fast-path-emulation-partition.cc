@@ -7,7 +7,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/application.h"
-#include "ns3/fd-net-device.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node-list.h"
@@ -100,7 +100,7 @@ FastPathEmulation::AddPort(Ptr<Node> node,
     }
     // Bound to nothing until the placement says whose it is: an FdNetDevice without a file
     // descriptor never comes up, so the stack sends nothing into it.
-    Ptr<FdNetDevice> dev = CreateObject<FdNetDevice>();
+    Ptr<FastPathNetDevice> dev = CreateObject<FastPathNetDevice>();
     dev->SetAddress(Mac48Address::Allocate());
     dev->SetMtu(mtu);
     node->AddDevice(dev);

@@ -2,6 +2,7 @@
 #include "fast-path-emulation.h"
 
 #include "fast-path-plan.h"
+#include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-ranks.h"
 
@@ -284,9 +285,17 @@ FastPathEmulation::Get(const std::string& who)
     if (e->Creates())
     {
         e->RemoveLeftovers();
-        FastPathPlan::ScheduleIfAsked(e->m_socket, e->m_tag + "-");
     }
-    Simulator::Schedule(Seconds(0), [raw]() { raw->Follow(); });
+    Simulator::Schedule(Seconds(0), [raw]() {
+        raw->CheckEmulated();
+        raw->Follow();
+        // Scheduled from time 0: written after the changes a script notified before the
+        // run (they are pushed in events of time 0 queued before this one's).
+        if (raw->Creates())
+        {
+            FastPathPlan::ScheduleIfAsked(raw->m_socket, raw->m_tag + "-");
+        }
+    });
     e->m_attach.SetSocketPath(e->m_socket);
     g_emulation_session = std::move(e);
     // After the nodes (NodeList disposes of them, and of their connections, first).
@@ -561,6 +570,32 @@ FastPathEmulation::Follow()
     {
         Simulator::Schedule(every.Get(), [this]() { Follow(); });
     }
+}
+
+void
+FastPathEmulation::CheckEmulated()
+{
+    std::string why = WhyNotEmulated();
+    const std::string traces = FastPathDeviceTraces::Check();
+    why += (why.empty() || traces.empty() ? "" : "\n") + traces;
+    if (why.empty())
+    {
+        return;
+    }
+    if (IsPartitioned())
+    {
+        // Every process holds the whole script, but a script may connect traces on its own
+        // nodes only: the processes need not all refuse, so no barrier (Clear's) here. The
+        // run ends at once; the next run with the tag removes what it left in fastpathd.
+        std::cout.flush();
+        FastPathRanks::Get().Abort(why);
+    }
+    std::cerr << why << std::endl;
+    std::cout.flush();
+    Clear();
+    // Inside Simulator::Run: no Simulator::Destroy, and the FdNetDevices' reader threads
+    // still run, so no static destructors either.
+    std::_Exit(1);
 }
 
 void

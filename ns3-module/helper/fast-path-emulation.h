@@ -67,6 +67,12 @@ class FastPathEmulation
     /// (e.g. "FastPathPointToPointHelper::EnablePcap") would connect to trace sources of
     /// that stand-in, which never sees a frame (fastpathd carries them).
     static void RefuseTracing(const std::string& call, Ptr<NetDevice> nd, TypeId deviceType);
+    /// Empty when every device of every node can be emulated (an emulating helper's or
+    /// FastPathHelper's device, a real device of the host, loopback, tunnels, bridges); else
+    /// one message naming each other device (/NodeList/N/DeviceList/I), its type and
+    /// channel, why and what to use instead. Checked at time 0 of an emulated run, which is
+    /// refused with it.
+    static std::string WhyNotEmulated();
 
     fastpath::ctrl::Client& Client();
     /// TAG: prefix of every fastpathd name this simulation creates.
@@ -89,7 +95,7 @@ class FastPathEmulation
     /// This process creates and deletes the fastpathd objects (the only one, or rank 0).
     bool Creates() const;
     /// A device on `node` for port `port` of fastpathd node `fpNode`: attached now (one
-    /// process), or an FdNetDevice bound at Simulator::Run() if `node` is this process's.
+    /// process), or a FastPathNetDevice bound at Simulator::Run() if `node` is this process's.
     Ptr<NetDevice> AddPort(Ptr<Node> node,
                            const std::string& fpNode,
                            const std::string& port,
@@ -146,6 +152,9 @@ class FastPathEmulation
     void RemoveLeftovers();
     void Follow();
     void Clear();
+    /// At time 0: refuses the run if WhyNotEmulated() says so (in an event: fastpathd's
+    /// objects are deleted and the process exits, as Simulator::Destroy cannot run here).
+    void CheckEmulated();
 
     std::unique_ptr<fastpath::ctrl::Client> m_client;
     std::string m_tag;

@@ -92,7 +92,7 @@ class FastPathHelper
 
     /**
      * As Install(node, fastPathNode, ports), with the devices already made: `devices[i]`
-     * (FdNetDevices on `node`, bound to nothing yet) is bound to `ports[i]` (its file
+     * (FastPathNetDevices on `node`, bound to nothing yet) is bound to `ports[i]` (its file
      * descriptor, MAC and MTU). The emulating helpers of a run of several processes create
      * every node's devices and bind those of the process's own nodes when the run starts.
      */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-point-to-point-helper.h"
 
+#include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -281,9 +283,15 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.shadowB = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
     link.queueA = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
     link.queueB = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
-    link.channel = FastPathWatched::Watching(m_channelFactory).Create<PointToPointChannel>();
+    // The link's channel (watched too): in ChannelList where the simulated link's would be,
+    // and what global and Nix-vector routing find on the emulated devices.
+    ObjectFactory channelFactory = m_channelFactory;
+    channelFactory.SetTypeId(FastPathPointToPointChannel::GetTypeId());
+    Ptr<FastPathPointToPointChannel> channel = channelFactory.Create<FastPathPointToPointChannel>();
+    link.channel = channel;
     link.shadowA->Attach(link.channel);
     link.shadowB->Attach(link.channel);
+    // The queues a script reaches at .../$ns3::PointToPointNetDevice/TxQueue.
     link.shadowA->SetQueue(DynamicCast<Queue<Packet>>(link.queueA));
     link.shadowB->SetQueue(DynamicCast<Queue<Packet>>(link.queueB));
     UintegerValue mtu;
@@ -322,6 +330,13 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.devB = devices.Get(1);
     link.devA->AggregateObject(link.shadowA);
     link.devB->AggregateObject(link.shadowB);
+    channel->SetEmulatedDevices(link.devA, link.devB);
+    for (Ptr<NetDevice> d : {link.devA, link.devB})
+    {
+        Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);
+        fp->SetChannel(channel);
+        fp->SetPointToPoint(true);
+    }
     s.items.push_back(link);
     const size_t index = s.items.size() - 1;
     P2pLinks* set = &s;

@@ -51,6 +51,15 @@ enum fp_reason {
 	FP_REASON_DROP_OTHER_HOST,    /* unicast to another host's MAC (shared segment, promisc) */
 	FP_REASON_DROP_OWN_SOURCE,    /* sent from this port's own MAC: a reflection or a loop */
 	FP_REASON_DROP_BAD_CHECKSUM,  /* IPv4 header checksum wrong (RFC 1812 5.2.2) */
+	/* On a wire between hosts (fp_config.wire): */
+	FP_REASON_PASS_WIRE_LINK,     /* a plan's VLAN from its link's peer end: untagged, to its port */
+	FP_REASON_PASS_WIRE_PROBE,    /* the daemons' latency probe (FP_ETH_P_WIRE_PROBE) */
+	FP_REASON_DROP_WIRE_FOREIGN_TAG,  /* a VLAN no link of the plan has, or an 802.1ad tag */
+	FP_REASON_DROP_WIRE_FOREIGN_HOST, /* the link's VLAN from another source than its peer end */
+	FP_REASON_DROP_WIRE_UNTAGGED, /* neither a link's frame nor a probe */
+	/* On a link's end towards the wire (FP_WIRE_LINK_END): */
+	FP_REASON_PASS_WIRE_TX,       /* tagged with the link's VLAN and sent on the wire */
+	FP_REASON_DROP_WIRE_HEADROOM, /* no room to push the tag (bpf_xdp_adjust_head failed) */
 	FP_REASON_MAX,
 };
 
@@ -114,7 +123,36 @@ struct fp_config {
 	__u32 port_mac_set;         /* 1: port_mac is the port's MAC, frames are checked against it */
 	__u8 port_mac[6];
 	__u16 pad;
+	__u32 wire;         /* enum fp_wire_role */
+	__u16 wire_vlan;    /* FP_WIRE_LINK_END: the link's VLAN id */
+	__u16 pad2;
+	__u32 wire_ifindex; /* FP_WIRE_LINK_END: the wire */
 };
+
+/*
+ * A link between two hosts: on each host a veth pair, one end the node's port (classifier
+ * and AF_XDP socket as any port), the other towards the wire. The wire's program takes the
+ * link's frames off the wire, untags them and redirects them to the link's wire-side end
+ * (so they arrive at the node's port); the wire-side end's program tags what the node sends
+ * and redirects it to the wire. Only the plan's VLANs, each from its peer end's MAC, get in.
+ */
+enum fp_wire_role {
+	FP_WIRE_NONE = 0,
+	FP_WIRE_PORT = 1,     /* the wire: fp_wire_tags says which links it carries */
+	FP_WIRE_LINK_END = 2, /* a link's wire-side veth end: tag with wire_vlan, to wire_ifindex */
+};
+
+/* Value of fp_wire_tags (key: the VLAN id, __u16 host order). */
+struct fp_wire_tag {
+	__u8 peer_mac[6]; /* the only source MAC accepted on this VLAN: the link's peer end */
+	__u16 pad;
+	__u32 ifindex;    /* the link's wire-side end; 0: to the kernel */
+};
+
+/* EtherType of the probes fastpathd daemons exchange over a wire to measure its latency
+ * (IEEE 802 local experimental EtherType 1). */
+#define FP_ETH_P_WIRE_PROBE 0x88b5
+#define FP_MAX_WIRE_TAGS 4094
 
 /* Value of fp_verdict_stats and fp_reason_stats (per-CPU arrays). */
 struct fp_counter {

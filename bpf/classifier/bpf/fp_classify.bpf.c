@@ -5,6 +5,8 @@
  * struct fp_xdp_meta in front (bpf_xdp_adjust_meta), so fastpathd never parses twice.
  *
  * Order of decisions (first match wins):
+ *   A wire between hosts (fp_config.wire, enum fp_wire_role): classify_wire() alone on
+ *   the wire, wire_tag() alone on a link's wire-side end.
  *   L2: truncated Ethernet -> DROP; source MAC = the port's -> DROP; unicast to
  *       another MAC than the port's -> DROP (both with fp_config.port_mac_set);
  *       802.1Q/802.1ad tagged -> DROP (the port serves no VLAN); ARP -> CONTROL;
@@ -231,6 +233,100 @@ static __always_inline int classify_ipv6(const struct fp_frame *f, const struct 
 	return fp_set(c, FP_VERDICT_DATA, FP_REASON_DATA_IPV6);
 }
 
+/*
+ * A wire between hosts carries each cross-host link on its own 802.1Q VLAN (fp_abi.h,
+ * enum fp_wire_role). A frame of a plan's VLAN sent by that link's peer end is untagged
+ * and redirected to the link's wire-side veth end (deliver()); the daemons' probes go to
+ * the kernel (fastpathd's probe socket); anything else is dropped here, counted, so a flood
+ * of foreign frames costs no more than this check.
+ */
+static __always_inline void classify_wire(const struct fp_frame *f, struct fp_cls *c)
+{
+	struct ethhdr *eth = fp_at(f, 0, sizeof(*eth));
+	struct fp_wire_tag *tag;
+	__u8 *tci;
+	__u16 vid;
+
+	if (!eth) {
+		fp_drop(c, FP_REASON_DROP_TRUNCATED);
+		return;
+	}
+	if (eth->h_proto == bpf_htons(FP_ETH_P_WIRE_PROBE)) {
+		fp_set(c, FP_VERDICT_PASS, FP_REASON_PASS_WIRE_PROBE);
+		return;
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_8021AD)) {
+		fp_drop(c, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+		return;
+	}
+	if (eth->h_proto != bpf_htons(ETH_P_8021Q)) {
+		fp_drop(c, FP_REASON_DROP_WIRE_UNTAGGED);
+		return;
+	}
+	/* The tag and the inner EtherType. */
+	tci = fp_at(f, sizeof(*eth), 4);
+	if (!tci) {
+		fp_drop(c, FP_REASON_DROP_TRUNCATED);
+		return;
+	}
+	vid = ((tci[0] & 0x0f) << 8) | tci[1];
+	tag = bpf_map_lookup_elem(&fp_wire_tags, &vid);
+	if (!tag) {
+		fp_drop(c, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+		return;
+	}
+	if (!mac_eq(eth->h_source, tag->peer_mac)) {
+		fp_drop(c, FP_REASON_DROP_WIRE_FOREIGN_HOST);
+		return;
+	}
+	c->redirect = tag->ifindex;
+	fp_set(c, FP_VERDICT_PASS, FP_REASON_PASS_WIRE_LINK);
+}
+
+/* A wire's link frame: the tag taken out (the MACs moved over it), on to the link's end. */
+static __always_inline int wire_untag(struct xdp_md *ctx, __u32 ifindex)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u8 macs[12];
+
+	if (data + 18 > end) /* classify_wire checked it */
+		return XDP_DROP;
+	__builtin_memcpy(macs, data, 12);
+	__builtin_memcpy(data + 4, macs, 12);
+	if (bpf_xdp_adjust_head(ctx, 4))
+		return XDP_DROP;
+	return bpf_redirect(ifindex, 0);
+}
+
+/* A link's wire-side end: what the node sent, tagged with the link's VLAN, to the wire. */
+static __always_inline int wire_tag(struct xdp_md *ctx, const struct fp_config *cfg, __u64 bytes)
+{
+	void *data, *end;
+	__u8 macs[12];
+
+	if (bytes < sizeof(struct ethhdr)) {
+		fp_count(FP_VERDICT_DROP, FP_REASON_DROP_TRUNCATED, bytes);
+		return XDP_DROP;
+	}
+	if (bpf_xdp_adjust_head(ctx, -4)) {
+		fp_count(FP_VERDICT_DROP, FP_REASON_DROP_WIRE_HEADROOM, bytes);
+		return XDP_DROP;
+	}
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + 18 > end) {
+		fp_count(FP_VERDICT_DROP, FP_REASON_DROP_TRUNCATED, bytes);
+		return XDP_DROP;
+	}
+	__builtin_memcpy(macs, data + 4, 12);
+	__builtin_memcpy(data, macs, 12);
+	*(__be16 *)(data + 12) = bpf_htons(ETH_P_8021Q);
+	*(__be16 *)(data + 14) = bpf_htons(cfg->wire_vlan & 0x0fff);
+	fp_count(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_TX, bytes);
+	return bpf_redirect(cfg->wire_ifindex, 0);
+}
+
 static __always_inline void classify(const struct fp_frame *f, const struct fp_config *cfg,
 				     struct fp_cls *c)
 {
@@ -238,6 +334,10 @@ static __always_inline void classify(const struct fp_frame *f, const struct fp_c
 	__be16 proto;
 	__u32 off;
 
+	if (cfg->wire == FP_WIRE_PORT) {
+		classify_wire(f, c);
+		return;
+	}
 	if (!eth) {
 		fp_drop(c, FP_REASON_DROP_TRUNCATED);
 		return;
@@ -311,7 +411,7 @@ static __always_inline int deliver(struct xdp_md *ctx, const struct fp_config *c
 
 	if (c->verdict == FP_VERDICT_PASS) {
 		fp_count(FP_VERDICT_PASS, c->reason, bytes);
-		return XDP_PASS;
+		return c->redirect ? wire_untag(ctx, c->redirect) : XDP_PASS;
 	}
 	if (c->verdict == FP_VERDICT_DROP) {
 		fp_count(FP_VERDICT_DROP, c->reason, bytes);
@@ -370,6 +470,8 @@ int xdp_fp_classify(struct xdp_md *ctx)
 		f.l2_mcast = !f.l2_bcast && (d[0] & 1);
 	}
 	cfg = bpf_map_lookup_elem(&fp_config, &zero);
+	if (cfg && cfg->wire == FP_WIRE_LINK_END)
+		return wire_tag(ctx, cfg, f.len);
 	if (cfg) {
 		classify(&f, cfg, &c);
 	} else {

@@ -57,6 +57,14 @@ struct {
 	__type(value, struct fp_config);
 } fp_config SEC(".maps");
 
+/* VLAN id -> struct fp_wire_tag: the links a wire carries (fp_config.wire). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_WIRE_TAGS);
+	__type(key, __u16);
+	__type(value, struct fp_wire_tag);
+} fp_wire_tags SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FP_VERDICT_MAX);

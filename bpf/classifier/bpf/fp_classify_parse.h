@@ -34,6 +34,7 @@ struct fp_cls {
 	__u8 l4_proto;
 	__u16 l3_off;
 	__u16 l4_off;
+	__u32 redirect; /* a wire's link frame: the ifindex it goes to, untagged */
 };
 
 /* The parts of the frame every rule looks at. */

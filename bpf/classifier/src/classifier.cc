@@ -70,6 +70,9 @@ fp_config makeConfig(const ClassifierOptions& o) {
   cfg.no_xsk_policy = o.no_xsk_policy;
   cfg.broadcast_action = o.broadcast_action;
   cfg.multicast_action = o.multicast_action;
+  cfg.wire = o.wire;
+  cfg.wire_vlan = o.wire_vlan;
+  cfg.wire_ifindex = o.wire_ifindex;
   if (o.port_mac) {
     cfg.port_mac_set = 1;
     std::memcpy(cfg.port_mac, o.port_mac->bytes.data(), 6);

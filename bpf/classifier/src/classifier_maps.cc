@@ -208,6 +208,30 @@ Status Classifier::setConfig(const fp_config& config) {
   return {};
 }
 
+Status Classifier::setWireTags(const std::map<uint16_t, WireTag>& tags) {
+  bpf_map* map = skel_->maps.fp_wire_tags;
+  for (const auto& [vid, tag] : tags) {
+    if (vid == 0 || vid > FP_MAX_WIRE_TAGS)
+      return makeError(-EINVAL, "classifier: VLAN " + std::to_string(vid) + " is not 1..4094");
+    fp_wire_tag v{};
+    std::memcpy(v.peer_mac, tag.peer_mac.bytes.data(), 6);
+    v.ifindex = tag.ifindex;
+    if (int err = bpf_map__update_elem(map, &vid, sizeof(vid), &v, sizeof(v), 0))
+      return makeError(err, mapError("updating", "fp_wire_tags", err));
+  }
+  // Then the VLANs no longer carried, so a VLAN kept never blinks.
+  std::vector<uint16_t> stale;
+  uint16_t key = 0, next = 0;
+  const uint16_t* prev = nullptr;
+  while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
+    if (!tags.count(next)) stale.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint16_t vid : stale) bpf_map__delete_elem(map, &vid, sizeof(vid), 0);
+  return {};
+}
+
 Result<ClassifierStats> Classifier::readStats() const {
   ClassifierStats stats{};
   int cpus = libbpf_num_possible_cpus();

@@ -17,6 +17,9 @@ constexpr const char* kReasonNames[] = {
     "punt_ipv6_fragment", "punt_unknown_l3",   "drop_vlan",         "pass_rule",
     "no_xsk_pass",        "no_xsk_drop",       "meta_failed",       "drop_other_host",
     "drop_own_source",    "drop_bad_checksum",
+    // A wire between hosts (fp_config.wire):
+    "pass_wire_link",     "pass_wire_probe",   "drop_wire_foreign_tag", "drop_wire_foreign_host",
+    "drop_wire_untagged", "pass_wire_tx",      "drop_wire_headroom",
 };
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == FP_REASON_MAX,
               "one name per enum fp_reason");

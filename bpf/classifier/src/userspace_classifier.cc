@@ -234,6 +234,22 @@ bool UserspaceClassifier::classifyIpv6(const Frame& f, Cls& c, uint32_t off) con
   return c.set(FP_VERDICT_DATA, FP_REASON_DATA_IPV6);
 }
 
+bool UserspaceClassifier::classifyWire(const Frame& f, Cls& c) const {  // classify_wire
+  const uint8_t* eth = f.at(0, 14);
+  if (!eth) return c.drop(FP_REASON_DROP_TRUNCATED);
+  const uint16_t proto = be16(eth + 12);
+  if (proto == FP_ETH_P_WIRE_PROBE) return c.set(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_PROBE);
+  if (proto == kEth8021ad) return c.drop(FP_REASON_DROP_WIRE_FOREIGN_TAG);
+  if (proto != kEth8021q) return c.drop(FP_REASON_DROP_WIRE_UNTAGGED);
+  const uint8_t* tci = f.at(14, 4);  // the tag and the inner EtherType
+  if (!tci) return c.drop(FP_REASON_DROP_TRUNCATED);
+  auto it = wire_tags_.find(static_cast<uint16_t>(((tci[0] & 0x0f) << 8) | tci[1]));
+  if (it == wire_tags_.end()) return c.drop(FP_REASON_DROP_WIRE_FOREIGN_TAG);
+  if (std::memcmp(eth + 6, it->second.bytes.data(), 6))
+    return c.drop(FP_REASON_DROP_WIRE_FOREIGN_HOST);
+  return c.set(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_LINK);
+}
+
 fp_xdp_meta UserspaceClassifier::classify(const uint8_t* data, uint32_t len) const {
   Frame f{data, len};
   Cls c;
@@ -244,6 +260,7 @@ fp_xdp_meta UserspaceClassifier::classify(const uint8_t* data, uint32_t len) con
     f.l2_mcast = !f.l2_bcast && (d[0] & 1);
   }
   [&] {  // classify
+    if (cfg_.wire == FP_WIRE_PORT) return classifyWire(f, c);
     if (!eth) return c.drop(FP_REASON_DROP_TRUNCATED);
     if (cfg_.port_mac) {
       const uint8_t* m = cfg_.port_mac->bytes.data();

@@ -248,14 +248,60 @@ void mutatedFrame(std::mt19937_64& rng, const std::vector<Fixture>& fx, Bytes* o
   }
 }
 
-std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy) {
+std::map<uint16_t, MacAddress> wireTags() {
+  return {{100, MacAddress{kSrcMac}}, {101, MacAddress{kOtherHostMac}}};
+}
+
+std::vector<Fixture> wireFixtures() {
+  constexpr uint8_t K = FP_VERDICT_PASS, X = FP_VERDICT_DROP;
+  const L2 link{kDstMac, kSrcMac, {0x8100}};  // VLAN 100 (classifier_frames.cc)
+  const L2 broadcast{kBroadcastMac, kSrcMac, {0x8100}};
+  const L2 foreign_host{kDstMac, kOtherHostMac, {0x8100}};
+  const L2 qinq{kDstMac, kSrcMac, {0x88a8, 0x8100}};
+  Bytes other_vlan = ipv4(link, {}, udp(1000, 2000));
+  other_vlan[15] = 102;
+  Bytes vlan_zero = ipv4(link, {}, udp(1000, 2000));
+  vlan_zero[15] = 0;
+  Bytes high_bits = ipv4(link, {}, udp(1000, 2000));
+  high_bits[14] = 0xe0;  // priority 7, VLAN 100: the priority is not part of the id
+  Bytes cut_tag(kDstMac.begin(), kDstMac.end());
+  cut_tag.insert(cut_tag.end(), kSrcMac.begin(), kSrcMac.end());
+  cut_tag.insert(cut_tag.end(), {0x81, 0x00, 0x00, 0x64, 0x08});  // inner EtherType cut
+  std::vector<Fixture> f;
+  auto add = [&](std::string d, Bytes frame, uint8_t v, uint8_t r) {
+    f.push_back(Fixture{"wire: " + std::move(d), std::move(frame), v, r});
+  };
+  add("a link's frame from its peer end", ipv4(link, {}, udp(1000, 2000)), K,
+      FP_REASON_PASS_WIRE_LINK);
+  add("a link's ARP broadcast", arp(broadcast), K, FP_REASON_PASS_WIRE_LINK);
+  add("priority bits set", high_bits, K, FP_REASON_PASS_WIRE_LINK);
+  add("the probe", ethernet({kBroadcastMac, kOtherHostMac, {}}, FP_ETH_P_WIRE_PROBE, Bytes(64, 0)),
+      K, FP_REASON_PASS_WIRE_PROBE);
+  add("a VLAN no link has", other_vlan, X, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+  add("VLAN 0 (priority tag)", vlan_zero, X, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+  add("802.1ad", ipv4(qinq, {}, udp(1000, 2000)), X, FP_REASON_DROP_WIRE_FOREIGN_TAG);
+  add("a link's VLAN from a foreign host", ipv4(foreign_host, {}, udp(1000, 2000)), X,
+      FP_REASON_DROP_WIRE_FOREIGN_HOST);
+  add("untagged ipv4", ipv4(L2{}, {}, udp(1000, 2000)), X, FP_REASON_DROP_WIRE_UNTAGGED);
+  add("untagged arp", arp(), X, FP_REASON_DROP_WIRE_UNTAGGED);
+  add("truncated tag", cut_tag, X, FP_REASON_DROP_TRUNCATED);
+  return f;
+}
+
+std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy, uint32_t wire) {
   ClassifierOptions o;
   o.no_xsk_policy = no_xsk_policy;
   o.port_mac = MacAddress{kDstMac};
+  o.wire = wire;
+  o.wire_vlan = 100;
+  o.wire_ifindex = 1;
   auto c = Classifier::openForTest(o);
   if (!c) return c.error().message;
   cls = std::move(c.value());
   if (Status s = cls->setRules(fixtureRules()); !s) return s.error().message;
+  std::map<uint16_t, Classifier::WireTag> tags;
+  for (const auto& [vid, mac] : wireTags()) tags[vid] = {mac, 0};
+  if (Status s = cls->setWireTags(tags); !s) return s.error().message;
   if (!bind_xsk) return "";
   topo = std::make_unique<Topology>("cls");
   std::string ns = topo->addNamespace("xsk");

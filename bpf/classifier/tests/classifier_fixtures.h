@@ -5,6 +5,7 @@
 // in a private namespace) so test_run takes the redirect path exactly as on a NIC.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -31,6 +32,10 @@ struct Fixture {
 /// broadcast/multicast actions CONTROL.
 std::vector<Fixture> fixtures();
 std::vector<ControlRule> fixtureRules();
+/// A wire between hosts (fp_config.wire): its table, valid under wireTags() (VLAN 100
+/// from kSrcMac, 101 from kOtherHostMac). Every frame of fixtures() has a wire verdict too.
+std::vector<Fixture> wireFixtures();
+std::map<uint16_t, MacAddress> wireTags();
 
 /// One fuzzed frame into *frame: 3 times in 4 a fixture with 1-4 bytes changed (mostly in
 /// the headers) and maybe cut, else random bytes behind a plausible (or random)
@@ -44,7 +49,10 @@ struct ClassifierEnv {
 
   /// Loads the program with fixtureRules(); with bind_xsk, binds a socket for queue 0.
   /// Returns "" on success, else what failed.
-  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS);
+  /// With a wire role, the program is a wire's (FP_WIRE_PORT with wireTags(), whose
+  /// ifindex is 0) or a link end's (FP_WIRE_LINK_END: VLAN 100 to ifindex 1).
+  std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS,
+                   uint32_t wire = FP_WIRE_NONE);
   ~ClassifierEnv();
 };
 

@@ -63,6 +63,60 @@ TEST_F(ClassifierFixturesTest, EveryFixtureGetsItsVerdictReasonAndMetadata) {
     EXPECT_EQ(stats->reason[r].packets, reasons[r]) << reasonName(r);
 }
 
+// A wire between hosts: only a plan's VLAN from its link's peer end and the probes pass
+// (to the kernel's VLAN devices); foreign tags and hosts, untagged and cut frames are
+// dropped, each counted under its reason.
+TEST_F(ClassifierFixturesTest, WireFixturesPassOrDropWithTheirReason) {
+  ClassifierEnv env;
+  ASSERT_EQ(env.open(true, FP_NO_XSK_PASS, FP_WIRE_PORT), "");
+  std::map<unsigned, uint64_t> reasons;
+  for (const Fixture& fx : wireFixtures()) {
+    SCOPED_TRACE(fx.description);
+    RunResult r = runFrame(env.cls->progFd(), fx.frame);
+    ASSERT_EQ(r.err, 0);
+    EXPECT_EQ(r.retval, expectedAction(fx.verdict));
+    EXPECT_FALSE(r.has_meta) << "a wire hands nothing to an AF_XDP socket";
+    reasons[fx.reason]++;
+  }
+  // Frames of a port's table are no wire's: untagged ones dropped, the VLAN 100 ones
+  // from kSrcMac passed to the VLAN device.
+  for (const Fixture& fx : fixtures()) {
+    RunResult r = runFrame(env.cls->progFd(), fx.frame);
+    ASSERT_EQ(r.err, 0);
+    EXPECT_NE(r.retval, uint32_t(XDP_REDIRECT)) << fx.description;
+  }
+  auto stats = env.cls->readStats();
+  ASSERT_TRUE(stats) << stats.error().message;
+  for (unsigned r : {FP_REASON_PASS_WIRE_LINK, FP_REASON_PASS_WIRE_PROBE,
+                     FP_REASON_DROP_WIRE_FOREIGN_TAG, FP_REASON_DROP_WIRE_FOREIGN_HOST,
+                     FP_REASON_DROP_WIRE_UNTAGGED})
+    EXPECT_GE(stats->reason[r].packets, reasons[r]) << reasonName(r);
+  EXPECT_EQ(stats->verdict[FP_VERDICT_DATA].packets, 0u);
+}
+
+// A link's wire-side end: every frame the node sent leaves tagged with the link's VLAN
+// (the MACs before the tag, the rest unchanged), redirected to the wire; a cut frame is
+// dropped.
+TEST_F(ClassifierFixturesTest, LinkEndTagsEveryFrameForTheWire) {
+  ClassifierEnv env;
+  ASSERT_EQ(env.open(false, FP_NO_XSK_PASS, FP_WIRE_LINK_END), "");
+  uint64_t sent = 0;
+  for (const Fixture& fx : fixtures()) {
+    SCOPED_TRACE(fx.description);
+    RunResult r = runFrame(env.cls->progFd(), fx.frame);
+    ASSERT_EQ(r.err, 0);
+    EXPECT_EQ(r.retval, uint32_t(XDP_REDIRECT));
+    Bytes want(fx.frame.begin(), fx.frame.begin() + 12);
+    want.insert(want.end(), {0x81, 0x00, 0x00, 100});
+    want.insert(want.end(), fx.frame.begin() + 12, fx.frame.end());
+    EXPECT_EQ(r.out, want);
+    sent++;
+  }
+  auto stats = env.cls->readStats();
+  ASSERT_TRUE(stats) << stats.error().message;
+  EXPECT_EQ(stats->reason[FP_REASON_PASS_WIRE_TX].packets, sent);
+}
+
 TEST_F(ClassifierFixturesTest, NoSocketPassPolicyHandsEveryXskFrameToTheKernel) {
   ClassifierEnv env;
   ASSERT_EQ(env.open(false, FP_NO_XSK_PASS), "");

@@ -37,11 +37,20 @@ class UserspaceTwin : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!havePrivileges(&why)) GTEST_SKIP() << why;
-    ASSERT_EQ(env_.open(true), "");
+    ASSERT_EQ(env_.open(true, FP_NO_XSK_PASS, wire_ ? FP_WIRE_PORT : FP_WIRE_NONE), "");
     UserspaceClassifier::Config cfg;
     cfg.port_mac = MacAddress{kDstMac};  // as ClassifierEnv configures the program
+    cfg.wire = wire_ ? FP_WIRE_PORT : FP_WIRE_NONE;
     twin_ = UserspaceClassifier(cfg);
     ASSERT_TRUE(twin_.setRules(fixtureRules()));
+    twin_.setWireTags(wireTags());
+  }
+
+  // Both tables: with wire_ every frame of either meets the wire's rules.
+  std::vector<Fixture> allFixtures() const {
+    std::vector<Fixture> fx = fixtures();
+    for (auto& w : wireFixtures()) fx.push_back(std::move(w));
+    return fx;
   }
 
   // One frame through both; false (with the frame in the failure) on any difference.
@@ -79,6 +88,7 @@ class UserspaceTwin : public ::testing::Test {
       EXPECT_EQ(stats->reason[r].packets, reasons_[r]) << reasonName(r);
   }
 
+  bool wire_ = false;
   ClassifierEnv env_;
   UserspaceClassifier twin_;
   std::array<uint64_t, FP_REASON_MAX> reasons_{};
@@ -110,6 +120,37 @@ TEST_F(UserspaceTwin, MillionFuzzedFramesAgree) {
   Bytes frame;
   frame.reserve(512);
   for (size_t i = 0; i < kFuzzFrames; ++i) {
+    mutatedFrame(rng, fx, &frame);
+    ASSERT_TRUE(same(frame)) << "fuzzed frame " << i << " (seed " << kSeed << ")";
+  }
+  expectSameReasonCounts();
+}
+
+// The same contract on a wire between hosts (fp_config.wire): both tables, their
+// truncations and fuzzed frames (a smaller run: the wire's rules read 18 bytes).
+class UserspaceTwinWire : public UserspaceTwin {
+ protected:
+  UserspaceTwinWire() { wire_ = true; }
+};
+
+TEST_F(UserspaceTwinWire, EveryFixtureAgreesAndWireFixturesMatchTheTable) {
+  for (const Fixture& fx : allFixtures()) EXPECT_TRUE(same(fx.frame)) << fx.description;
+  for (const Fixture& fx : wireFixtures()) {
+    const fp_xdp_meta m = twin_.classify(fx.frame.data(), uint32_t(fx.frame.size()));
+    EXPECT_STREQ(reasonName(m.reason), reasonName(fx.reason)) << fx.description;
+  }
+  expectSameReasonCounts();
+}
+
+TEST_F(UserspaceTwinWire, EveryTruncationAndFuzzedFrameAgrees) {
+  const std::vector<Fixture> fx = allFixtures();
+  for (const Fixture& f : fx)
+    for (size_t len = 14; len < f.frame.size(); ++len)
+      ASSERT_TRUE(same(Bytes(f.frame.begin(), f.frame.begin() + long(len))))
+          << f.description << " cut at " << len;
+  std::mt19937_64 rng(kSeed);
+  Bytes frame;
+  for (size_t i = 0; i < kFuzzFrames / 5; ++i) {
     mutatedFrame(rng, fx, &frame);
     ASSERT_TRUE(same(frame)) << "fuzzed frame " << i << " (seed " << kSeed << ")";
   }

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "fastpath/capture_types.h"
 #include "fastpath/control_types.h"
+#include "fastpath/medium_types.h"
 #include "fastpath/result.h"
 
 namespace fastpath {
@@ -110,6 +112,23 @@ class TopologyControl {
   virtual std::vector<HostInfo> hosts() const = 0;
   virtual Result<HostInfo> createHost(const HostSpec& spec) = 0;
   virtual Status deleteHost(const std::string& name) = 0;
+
+  /// Packet capture: taps on the target's ports copy the frames the workers carry there
+  /// into the capture's bounded rings (a full ring drops and counts, never slows
+  /// forwarding); readCapture() drains them. The defaults refuse (no data plane).
+  virtual Result<CaptureInfo> startCapture(const CaptureSpec& spec);
+  /// Up to `max` frames, oldest first; the counters after the read.
+  virtual CaptureCounters readCapture(uint64_t id, std::vector<CapturedFrame>* out, size_t max);
+  /// Removes the taps (once workers stopped using them) and forgets the capture.
+  virtual void stopCapture(uint64_t id);
+  /// Radio media (medium_types.h): created with their members and initial pairs, deleted
+  /// with their ports; updateMedium applies one batch of pair changes at once (a frame sees
+  /// all of it or none). `name` empty in media(): every medium. The defaults refuse
+  /// (ENOTSUP): a backend without radio media.
+  virtual std::vector<MediumInfo> media(const std::string& name = "") const;
+  virtual Status createMedium(const MediumSpec& spec);
+  virtual Status deleteMedium(const std::string& name);
+  virtual Status updateMedium(const std::string& name, const MediumUpdate& update);
 };
 
 /// The refusal of a data plane with one node: "WHAT: this data plane has one node, ..."

@@ -84,6 +84,9 @@ struct LinkDirectionStats {
   uint64_t duplicated = 0, corrupted = 0, link_down_drops = 0;
   uint64_t depth_packets = 0, depth_bytes = 0, in_flight = 0;
   uint64_t sojourn_p50_ns = 0, sojourn_p99_ns = 0, sojourn_max_ns = 0;
+  /// How long after their arrival time frames were handed on at the far end (the
+  /// emulation's own error on this direction; 0 with no frame yet).
+  uint64_t lateness_p50_ns = 0, lateness_p99_ns = 0, lateness_max_ns = 0;
   uint64_t tx_packets = 0, tx_bytes = 0;  ///< sent into this direction
 };
 

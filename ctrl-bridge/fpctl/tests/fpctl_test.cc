@@ -478,6 +478,9 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
     s.sojourn_p50_ns = 5200000;
     s.sojourn_p99_ns = 9800000;
     s.sojourn_max_ns = 12000000;
+    s.lateness_p50_ns = 2100;
+    s.lateness_p99_ns = 35000;
+    s.lateness_max_ns = 250000;
     multi_->setLinkStats("r1-r2", s, LinkDirectionStats{});
     multi_->setExtraStats({CounterSet{"worker 0",
                                       {{"loops", 1},
@@ -507,6 +510,9 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
                            "    depth           3 packets, 4500 B        0 packets, 0 B\n",
                            "    sojourn p50     5.2ms                    -\n",
                            "    sojourn p99     9.8ms                    -\n",
+                           "    lateness p50    2.1us                    -\n",
+                           "    lateness p99    35us                     -\n",
+                           "    lateness max    250us                    -\n",
                            "  emulation lateness\n",
                            "    worker 0        p50 3.07us  p99 21us  max 1ms  late frames 2\n"})
     EXPECT_NE(show.out.find(line), std::string::npos) << line << "\n" << show.out;
@@ -519,7 +525,8 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
         R"("text":"rate 10mbit delay 20ms jitter 1ms limit 100 loss 1%"},)"
         R"("measured":{"tx_packets":10000,"tx_bytes":15000000,"enqueued":9900,"delivered":9750,)"
         R"("queue_drops":50,"loss_drops":100,)",
-        R"("sojourn_p99_ns":9800000,"sojourn_max_ns":12000000,"drop_ratio":0.015})",
+        R"("sojourn_p99_ns":9800000,"sojourn_max_ns":12000000,"lateness_p50_ns":2100,)"
+        R"("lateness_p99_ns":35000,"lateness_max_ns":250000,"drop_ratio":0.015})",
         R"("b_to_a":{"configured":{"rate_bps":10000000,)", R"("drop_ratio":null})",
         R"("emulation_lateness":[{"worker":0,"p50_ns":3071,"p99_ns":21000,"max_ns":999600,)"
         R"("late_frames":2}]})"})

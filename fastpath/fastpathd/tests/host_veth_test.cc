@@ -22,6 +22,7 @@
 
 #include "fastpath/ctrl/client.h"
 #include "fastpathd_child.h"
+#include "two_hosts.h"
 #include "netns.h"
 
 namespace fastpath {
@@ -90,62 +91,14 @@ class HostVeth : public ::testing::Test {
     return topo_->mac(ns, ifname);
   }
 
-  // Nodes r1 - r2 (link l1) and a host on each: h(a) 198.18.1.2/24 on r1, h(b)
-  // 198.18.2.2/24 on r2; static routes and neighbours in the nodes and for the gateways
-  // (no control plane answers ARP here).
+  // Nodes r1 - r2 (link l1) and a host on each (two_hosts.h); fastpathd made the hosts'
+  // namespaces and veths.
   void twoNodesTwoHosts() {
-    ASSERT_TRUE(client_->createNode(NodeSpec{"r1", "local"}).ok());
-    ASSERT_TRUE(client_->createNode(NodeSpec{"r2", "local"}).ok());
-    LinkSpec l;
-    l.name = "l1";
-    l.a.node = "r1";
-    l.b.node = "r2";
-    ASSERT_TRUE(client_->createLink(l).ok());
+    ASSERT_NO_FATAL_FAILURE(testing::twoNodesTwoHosts(*client_, *topo_, d_, tag_, host_));
     for (int i = 0; i < 2; ++i) {
-      HostSpec h;
-      h.name = tag_ + (i ? "b" : "a");
-      h.node = i ? "r2" : "r1";
-      h.addresses = {*IpPrefix::parse(i ? "198.18.2.2/32" : "198.18.1.2/32")};
-      h.addresses[0].length = 24;
-      h.gateways = {*IpAddress::parse(i ? "198.18.2.1" : "198.18.1.1")};
-      auto made = client_->createHost(h);
-      ASSERT_TRUE(made.ok()) << made.error().message;
-      host_[i] = *made;
-      EXPECT_EQ(made->netns, "fp-" + h.name);
-      EXPECT_TRUE(netnsExists(made->netns));
-      EXPECT_TRUE(linkExists(made->port));
-    }
-    auto links = client_->links();
-    ASSERT_TRUE(links.ok());
-    ASSERT_EQ(links->size(), 1u);
-    const MacAddress r1_l1 = (*links)[0].a.mac, r2_l1 = (*links)[0].b.mac;
-    auto ip = [](const char* s) { return *IpAddress::parse(s); };
-    auto pfx = [](const char* s) { return *IpPrefix::parse(s); };
-    auto portOf = [&](const std::string& node, const std::string& name) {
-      auto ps = client_->ports(node);
-      for (const auto& p : *ps)
-        if (p.ifname == name) return p.id;
-      ADD_FAILURE() << "no port " << name << " in node " << node;
-      return PortId(0);
-    };
-    const PortId a_port = portOf("r1", host_[0].port), b_port = portOf("r2", host_[1].port);
-    const PortId r1_link = portOf("r1", "l1"), r2_link = portOf("r2", "l1");
-    ASSERT_TRUE(client_->addNeighbour(Neighbour{ip("198.18.1.2"), a_port, host_[0].mac}, "r1").ok());
-    ASSERT_TRUE(client_->addNeighbour(Neighbour{ip("198.18.0.2"), r1_link, r2_l1}, "r1").ok());
-    ASSERT_TRUE(client_->addNeighbour(Neighbour{ip("198.18.2.2"), b_port, host_[1].mac}, "r2").ok());
-    ASSERT_TRUE(client_->addNeighbour(Neighbour{ip("198.18.0.1"), r2_link, r1_l1}, "r2").ok());
-    RouteBatch b1, b2;
-    b1.add = {Route{pfx("198.18.1.0/24"), {}, a_port, 0},
-              Route{pfx("198.18.2.0/24"), ip("198.18.0.2"), r1_link, 0}};
-    b2.add = {Route{pfx("198.18.2.0/24"), {}, b_port, 0},
-              Route{pfx("198.18.1.0/24"), ip("198.18.0.1"), r2_link, 0}};
-    ASSERT_TRUE(client_->applyRoutes(b1, "r1").ok());
-    ASSERT_TRUE(client_->applyRoutes(b2, "r2").ok());
-    for (int i = 0; i < 2; ++i) {
-      const std::string gw = i ? "198.18.2.1" : "198.18.1.1";
-      ASSERT_EQ(topo_->exec(host_[i].netns, "ip neigh replace " + gw + " lladdr " +
-                                                mac(d_, host_[i].port) + " dev eth0"),
-                0);
+      EXPECT_EQ(host_[i].netns, "fp-" + host_[i].spec.name);
+      EXPECT_TRUE(netnsExists(host_[i].netns));
+      EXPECT_TRUE(linkExists(host_[i].port));
     }
   }
 

@@ -123,6 +123,27 @@ TEST_F(LinkEmulationVeth, TheSeededLossPatternRepeatsFromRunToRun) {
   EXPECT_EQ(first, second) << "the same frames are lost in both runs";
 }
 
+// A worker timing emulated links is woken by its timer for every arrival: real-time
+// (--rt-priority auto, the default), so that its wake-ups do not wait behind other work on
+// its CPU; a normal thread while nothing is emulated.
+TEST_F(LinkEmulationVeth, AWorkerTimingEmulatedLinksIsRealTime) {
+  const auto& w = daemon_->workers()[0];
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), 0) << "nothing is emulated yet";
+  ASSERT_TRUE(setParams({"delay", "1ms"}).ok());
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), Daemon::kEmulationRtPriority);
+  uint64_t prio = 0, refused = 99;
+  for (const auto& cs : daemon_->daemonCounters())
+    if (cs.scope == "worker 0")
+      for (const auto& [name, v] : cs.counters) {
+        if (name == "rt_priority") prio = v;
+        if (name == "rt_refused") refused = v;
+      }
+  EXPECT_EQ(prio, uint64_t(Daemon::kEmulationRtPriority));
+  EXPECT_EQ(refused, 0u);
+}
+
 TEST_F(LinkEmulationVeth, FramesInTheLinkAtShutdownAreInTheLedger) {
   ASSERT_TRUE(setParams({"delay", "5s"}).ok());
   ASSERT_EQ(sendFrames(s_, "s0", frames(), 500, 20000, 5000).sent, 500u);

@@ -385,6 +385,43 @@ TEST_F(WorkerLinksTest, ReleasesAcrossManyLinksWithDifferentDelaysFollowTheirDue
                                << " released before a frame due earlier";
     prev_link = link;
   }
+  for (int k = 0; k < kLinks; ++k)
+    EXPECT_EQ(shapers_[size_t(k)]->counters.lateness.count(), 3u)
+        << "link " << k << ": each of its frames' lateness is reported on it once";
+  poll();
+  expectBalanced("after the links");
+}
+
+TEST_F(WorkerLinksTest, APassThatCannotTakeEverythingDueTakesTheEarliestAcrossLinks) {
+  // More frames due at once than a pass releases (4 batches): two rounds over 200 links,
+  // equal delays, so round 1 is due before round 2 on every link. Each pass must take the
+  // earliest frames across links, not a link's whole backlog before the next link's.
+  constexpr int kLinks = 200, kRounds = 2;
+  LinkParams p;
+  p.delay_ns = 20000000;
+  for (int k = 0; k < kLinks; ++k) addLink(k, &p);
+  start();
+  std::vector<uint8_t> nets;
+  for (int k = 0; k < kLinks; ++k) nets.push_back(uint8_t(k));
+  uint64_t t_last = 0;
+  for (int r = 0; r < kRounds; ++r) {
+    send(nets);
+    for (int i = 0; i < (kLinks + kBatch - 1) / kBatch; ++i) poll();
+    t_last = nowNs();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  sleepUntil(t_last + p.delay_ns + 200000);
+  std::vector<uint32_t> out;
+  size_t first = 0;
+  for (int pass = 0; pass < 8 && out.size() < size_t(kLinks * kRounds); ++pass) {
+    poll();
+    for (uint32_t seq : collect()) out.push_back(seq);
+    if (pass == 0) first = out.size();
+  }
+  EXPECT_LT(first, size_t(kLinks * kRounds)) << "one pass released everything: nothing tested";
+  ASSERT_EQ(out.size(), size_t(kLinks * kRounds));
+  for (uint32_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], i) << "a pass left a frame due earlier than one it released";
   poll();
   expectBalanced("after the links");
 }
@@ -418,6 +455,9 @@ TEST_F(WorkerLinksTest, FramesHeldBackInThePeersQueueCountAsLate) {
   EXPECT_GE(c.link_late_frames.get(), kFrames - first)
       << "frames the worker held back after their due time are not reported late";
   EXPECT_GE(c.lateness.max(), 4000000u);
+  const LatencyHistogram& link = shapers_[0]->counters.lateness;
+  EXPECT_EQ(link.count(), kFrames) << "the link's own lateness misses frames";
+  EXPECT_GE(link.max(), 4000000u) << "the link's own lateness hides the frames held back";
   poll();
   expectBalanced("after the late frames");
 }

@@ -349,5 +349,83 @@ TEST_F(WorkerRingsTest, FullTxRingDropsAndKeepsTheLedger) {
   EXPECT_EQ(worker_->accounting().lent_tx, 0u);
 }
 
+// Taps on the worker's real pass: every received frame of port 0 with its verdict, every
+// frame sent on port 1 as it left (rewritten), exceptions alone, and a ring nobody reads
+// that fills and counts its drops while forwarding goes on untouched.
+TEST_F(WorkerRingsTest, CaptureTapsCopyWhatThePortsCarryAndDropWhenFull) {
+  mixed_ = true;
+  CaptureRing rx_ring(1024, 96), tx_ring(1024, 2048), exc_ring(1024, 64), small(8, 64);
+  CaptureTable table;
+  table.version = 1;
+  table.taps = {{0, kCaptureRx, false, &rx_ring},
+                {1, kCaptureTx, false, &tx_ring},
+                {0, kCaptureRx | kCaptureTx, true, &exc_ring},
+                {1, kCaptureTx, false, &small}};
+  worker_->publishCaptures(&table);
+  bool pending = false;
+  worker_->pollOnce(&pending);
+  constexpr uint32_t kFrames = kMixedKinds * 40;
+  uint32_t delivered = 0, forwarded = 0;
+  std::vector<uint32_t> sent_seqs;
+  while (delivered < kFrames) {
+    delivered += deliver(std::min<uint32_t>(kFrames - delivered, 50));
+    worker_->pollOnce(&pending);
+    expectBalanced("with taps");
+    kernelTransmit(*out_, 1024, [&](const xdp_desc& d) {
+      ++forwarded;
+      const uint8_t* f = umem_->data(d.addr);
+      uint32_t seq;
+      std::memcpy(&seq, f[12] == 0x08 ? f + 14 + 28 : f + 14 + 48, 4);
+      sent_seqs.push_back(seq);
+    });
+  }
+  const uint8_t* data = nullptr;
+  uint32_t rx = 0, control = 0;
+  while (const CaptureRecord* r = rx_ring.front(&data)) {
+    EXPECT_EQ(r->port, 0u);
+    EXPECT_EQ(r->point, kCaptureRx);
+    EXPECT_EQ(r->cap_len, std::min<uint32_t>(r->orig_len, 96));
+    if (mixedOf(rx) == Mixed::kNoMeta)
+      EXPECT_EQ(r->verdict, 0xff);
+    else
+      EXPECT_EQ(r->verdict, mixedOf(rx) == Mixed::kControl ? FP_VERDICT_CONTROL : FP_VERDICT_DATA);
+    control += r->verdict == FP_VERDICT_CONTROL;
+    ++rx;
+    rx_ring.consume();
+  }
+  EXPECT_EQ(rx, kFrames);
+  size_t i = 0;
+  while (const CaptureRecord* r = tx_ring.front(&data)) {
+    EXPECT_EQ(r->point, kCaptureTx);
+    EXPECT_EQ(std::memcmp(data + 6, kPort1Mac, 6), 0) << "captured as it left (rewritten)";
+    uint32_t seq;
+    std::memcpy(&seq, data[12] == 0x08 ? data + 14 + 28 : data + 14 + 48, 4);
+    ASSERT_LT(i, sent_seqs.size());
+    EXPECT_EQ(seq, sent_seqs[i++]);
+    tx_ring.consume();
+  }
+  EXPECT_EQ(i, forwarded);
+  uint32_t exceptions = 0;
+  while (const CaptureRecord* r = exc_ring.front(&data)) {
+    EXPECT_EQ(r->verdict, FP_VERDICT_CONTROL);
+    ++exceptions;
+    exc_ring.consume();
+  }
+  EXPECT_EQ(exceptions, control);
+  EXPECT_EQ(exceptions, kFrames / kMixedKinds);
+  EXPECT_EQ(small.captured(), 8u);
+  EXPECT_EQ(small.dropped(), forwarded - 8u) << "a full ring counts what it could not copy";
+  EXPECT_EQ(rx_ring.dropped() + tx_ring.dropped(), 0u);
+
+  // Taps removed: nothing more is copied.
+  CaptureTable none;
+  none.version = 2;
+  worker_->publishCaptures(&none);
+  deliver(50);
+  worker_->pollOnce(&pending);
+  EXPECT_EQ(rx_ring.captured(), kFrames);
+  EXPECT_EQ(worker_->portCounters(0).rx_packets.get(), kFrames + 50);
+}
+
 }  // namespace
 }  // namespace fastpath

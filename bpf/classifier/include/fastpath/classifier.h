@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,12 @@ struct ClassifierOptions {
   /// dropped and counted. attach() reads the interface's MAC when this is empty;
   /// openForTest() checks nothing without it.
   std::optional<MacAddress> port_mac;
+  /// enum fp_wire_role: FP_WIRE_PORT, a wire between hosts (setWireTags() says which links
+  /// it carries); FP_WIRE_LINK_END, a link's wire-side veth end (tags with wire_vlan, sends
+  /// to wire_ifindex). Neither hands frames to an AF_XDP socket.
+  uint32_t wire = FP_WIRE_NONE;
+  uint16_t wire_vlan = 0;
+  uint32_t wire_ifindex = 0;
   /// Where the owner file of each attachment lives (<run_dir>/xdp-<netns>-<ifname>.pid):
   /// a later start uses it to tell a crashed run's leftover from a live owner.
   std::string run_dir = "/run/fastpathd";
@@ -83,6 +90,13 @@ class Classifier {
   /// The rules as the maps hold them (read back from the kernel).
   std::vector<ControlRule> rules() const;
   Status setConfig(const fp_config& config);
+  /// A wire's links: VLAN id -> the link's peer end MAC and wire-side end (fp_wire_tags),
+  /// replacing all.
+  struct WireTag {
+    MacAddress peer_mac;
+    uint32_t ifindex = 0;  ///< 0: to the kernel
+  };
+  Status setWireTags(const std::map<uint16_t, WireTag>& tags);
   Result<ClassifierStats> readStats() const;
 
  private:

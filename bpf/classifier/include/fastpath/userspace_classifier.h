@@ -26,12 +26,18 @@ class UserspaceClassifier {
     uint32_t broadcast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
     uint32_t multicast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
     std::optional<MacAddress> port_mac;             ///< as fp_config.port_mac
+    uint32_t wire = FP_WIRE_NONE;                   ///< as fp_config.wire
   };
 
   UserspaceClassifier() = default;
   explicit UserspaceClassifier(Config config) : cfg_(config) {}
   /// The same rule set as Classifier::setRules() writes into the maps.
   Status setRules(const std::vector<ControlRule>& rules);
+  /// The same wire links as Classifier::setWireTags() writes (VLAN -> peer end MAC).
+  void setWireTags(const std::map<uint16_t, MacAddress>& tags) { wire_tags_ = tags; }
+  // Not mirrored: a wire's redirect of a link's frame to the link's end (a delivery, not
+  // a decision: the twin says PASS pass_wire_link) and FP_WIRE_LINK_END's tagging (a
+  // transmit step; no internal link ever has that role).
 
   /// The decision for one frame, as the XDP program writes it in front of the frame
   /// (magic set). No allocation, no syscall.
@@ -44,6 +50,7 @@ class UserspaceClassifier {
   bool classifyIpv4(const Frame& f, Cls& c, uint32_t off) const;
   bool classifyIpv6(const Frame& f, Cls& c, uint32_t off) const;
   bool castRules(Cls& c, bool bcast, bool mcast) const;
+  bool classifyWire(const Frame& f, Cls& c) const;
   bool localAddress(Cls& c, uint32_t family, const uint8_t* addr, uint32_t len) const;
 
   Config cfg_;
@@ -53,6 +60,7 @@ class UserspaceClassifier {
   std::array<uint32_t, 256> ip_protos_{};
   std::map<uint32_t, uint32_t> l4_ports_;
   std::map<std::array<uint8_t, 17>, uint32_t> local_;
+  std::map<uint16_t, MacAddress> wire_tags_;
 };
 
 }  // namespace fastpath

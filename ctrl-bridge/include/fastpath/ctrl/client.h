@@ -88,6 +88,15 @@ struct Subscription {
   bool all_nodes = false;
 };
 
+/// A batch of a capture's frames, as the server streams them after startCapture().
+struct CaptureBatch {
+  uint64_t capture_id = 0;
+  std::vector<CapturedFrame> frames;  ///< oldest first
+  uint64_t captured = 0;  ///< frames the workers copied so far
+  uint64_t dropped = 0;   ///< frames lost so far: the capture's ring was full (reader slow)
+  bool done = false;      ///< the last batch: count reached, or stopCapture()
+};
+
 /// A connection to fastpathd.
 ///
 /// Errors: transport failures carry a negative errno (-ECONNREFUSED, -EPIPE, -ETIMEDOUT,
@@ -199,6 +208,37 @@ class Client {
   Result<HostInfo> createHost(const HostSpec& spec);
   Status deleteHost(const std::string& name);
   Result<std::vector<HostInfo>> hosts();
+
+  // Packet capture (protocol 1.6; -ENOSYS from an older server; operators only: -EACCES).
+  // Frames of a port (received and sent), of a link (each end's frames into it, one
+  // direction or both) or of a segment (each port's frames onto it), streamed to this
+  // connection in batches until the count is reached or stopCapture(). A capture lives as
+  // long as the connection (it does not survive a reconnect).
+
+  /// Starts a capture; spec.node is the node of a port target (empty: the connection's).
+  /// A bad target or snap length: -EINVAL / -ENOENT naming the field.
+  Result<CaptureInfo> startCapture(const CaptureSpec& spec);
+  /// Ends a capture: its last batch (done) follows.
+  Status stopCapture(uint64_t id);
+  /// The next batch of any capture of this connection: a buffered one at once, else waits
+  /// up to `timeout_ms` (0 = just poll, < 0 = forever). Empty: none arrived in time.
+  /// Events arriving meanwhile are buffered for nextEvent().
+  Result<std::optional<CaptureBatch>> nextCaptureBatch(int timeout_ms);
+  // Radio media (protocol 1.6; fastpath/medium_types.h): ad hoc Wi-Fi channels joining many
+  // nodes, with a received power per ordered pair of members. Same operator rule as links.
+
+  /// Members as segment ports (an empty port is named after the medium; a zero MAC is
+  /// generated); MediumSpec::pairs are the initial pairs.
+  Status createMedium(const MediumSpec& spec);
+  Status deleteMedium(const std::string& name);
+  /// One batch of pair changes, applied at once (a frame sees all of it or none): a pair
+  /// with `remove`, or with a power below both thresholds, goes; others are set. Invalid
+  /// pairs (unknown member, power out of range): -EINVAL or -ENOENT naming the pair, and
+  /// nothing changes.
+  Status updateMedium(const std::string& name, const MediumUpdate& update);
+  /// With each pair's configured and measured delivery and each member's counters. `name`
+  /// empty: every medium; an unknown name: -ENOENT.
+  Result<std::vector<MediumInfo>> media(const std::string& name = "");
 
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
   int fd() const;

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The corpus: ns-3 3.37's own examples (Debian's ns3-doc, /usr/share/doc/ns3/examples) whose
+channels are point-to-point or CSMA only, and the ones of the same folders that cannot be
+emulated, each with the reason. Nothing of an example is copied here: its path, the arguments
+both runs get, and how long the measured runs may last.
+
+Fields of an Example:
+  path       relative to the examples folder
+  emulate    None when it runs both ways, else why it cannot be emulated (shown in the table)
+  args       command-line arguments of every run (the same simulated and emulated)
+  cap_s      the measured runs stop at min(the simulated run's end, cap_s) seconds
+  random_loss  the example sets a RateErrorModel: received counts may differ by chance, so
+             losses are checked against the binomial 99 % interval instead of within 2 %
+  subset     part of the ctest label `conformance` (the whole corpus is the bench report)
+  extra      sources of the example's folder it is built with (tutorial-app.cc)
+  known      a failure not yet fixed: text its reason contains. --check accepts that failure
+             (and only that one); when the example passes, the report says to remove it
+"""
+from dataclasses import dataclass, field
+from typing import Optional
+
+EXAMPLES_DIR = "/usr/share/doc/ns3/examples"
+
+
+@dataclass(frozen=True)
+class Example:
+    path: str
+    emulate: Optional[str] = None
+    args: tuple = ()
+    cap_s: float = 30.0
+    random_loss: bool = False
+    subset: bool = False
+    extra: tuple = ()
+    known: Optional[str] = None
+
+    @property
+    def name(self):
+        return self.path[:-3] if self.path.endswith(".cc") else self.path
+
+
+_WIFI = "Wi-Fi channel (YansWifiChannelHelper): no emulating helper for Wi-Fi"
+_NO_NET = "no network: no node or channel to emulate"
+_DUMBBELL = ("PointToPointDumbbellHelper takes its PointToPointHelpers by value and calls "
+             "PointToPointHelper::Install (not virtual): its links stay simulated")
+
+# Failures of the ctest subset not yet fixed in the module (the text their reason contains).
+_TRACING = "its frames cross fastpathd, not ns-3"  # EnablePcap/EnableAscii refused emulated
+_DELAY = "delay mean"  # the bounds of the mean delay (reasons in docs/reference/conformance.md)
+_LINES = "lines differ"  # per-packet printed delays (CSMA spacing, same document)
+
+CORPUS = (
+    # tutorial first-seventh
+    Example("tutorial/first.cc", subset=True, known=_DELAY),
+    Example("tutorial/second.cc", subset=True, known=_TRACING),
+    Example("tutorial/third.cc", emulate=_WIFI),
+    Example("tutorial/fourth.cc", emulate=_NO_NET),
+    Example("tutorial/fifth.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
+    Example("tutorial/sixth.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
+    Example("tutorial/seventh.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
+    # routing: global, static, RIP, RIPng, multicast
+    Example("routing/simple-global-routing.cc", subset=True, known=_TRACING),
+    Example("routing/dynamic-global-routing.cc"),
+    Example("routing/global-injection-slash32.cc"),
+    Example("routing/global-routing-slash32.cc"),
+    Example("routing/global-routing-multi-switch-plus-router.cc", args=("--duration=10",)),
+    Example("routing/mixed-global-routing.cc"),
+    Example("routing/simple-alternate-routing.cc", cap_s=11.0),
+    Example("routing/static-routing-slash32.cc"),
+    Example("routing/rip-simple-network.cc", cap_s=131.0),
+    Example("routing/ripng-simple-network.cc", cap_s=120.0),
+    Example("routing/simple-routing-ping6.cc"),
+    Example("routing/simple-multicast-flooding.cc",
+            emulate="SimpleNetDeviceHelper/SimpleChannel: no emulating helper for SimpleChannel"),
+    Example("routing/manet-routing-compare.cc", emulate=_WIFI),
+    # tcp: point-to-point bottlenecks
+    Example("tcp/tcp-bulk-send.cc", subset=True, known=_DELAY),
+    Example("tcp/tcp-large-transfer.cc"),
+    Example("tcp/tcp-pcap-nanosec-example.cc"),
+    Example("tcp/tcp-star-server.cc"),
+    Example("tcp/tcp-pacing.cc"),
+    Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",)),
+    Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",)),
+    Example("tcp/tcp-validation.cc", args=("--stopTime=10s",)),
+    Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True),
+    Example("tcp/dctcp-example.cc",
+            emulate=("real time cannot keep up: 10 Gbit/s links and 40 TCP senders take ns-3 "
+                     "over 3 min of CPU for 5 s simulated, and emulated the same ns-3 "
+                     "applications must send in real time")),
+    Example("tcp/star.cc",
+            emulate=("PointToPointStarHelper takes its PointToPointHelper by value and calls "
+                     "PointToPointHelper::Install (not virtual): its links stay simulated")),
+    # udp, udp-client-server
+    Example("udp/udp-echo.cc", subset=True, known=_TRACING),
+    Example("udp-client-server/udp-client-server.cc", subset=True, known=_LINES),
+    Example("udp-client-server/udp-trace-client-server.cc"),
+    # traffic-control
+    Example("traffic-control/traffic-control.cc"),
+    Example("traffic-control/tbf-example.cc"),
+    Example("traffic-control/queue-discs-benchmark.cc", args=("--simDuration=10",)),
+    Example("traffic-control/cobalt-vs-codel.cc"),
+    Example("traffic-control/red-vs-fengadaptive.cc", emulate=_DUMBBELL),
+    Example("traffic-control/red-vs-nlred.cc", emulate=_DUMBBELL),
+)
+
+
+def find(names):
+    """The examples named (path or name, e.g. tutorial/first), in corpus order."""
+    wanted = set(names)
+    found = [e for e in CORPUS if e.path in wanted or e.name in wanted
+             or e.name.split("/")[-1] in wanted]
+    missing = wanted - {x for e in found for x in (e.path, e.name, e.name.split("/")[-1])}
+    if missing:
+        raise KeyError("not in the corpus: " + ", ".join(sorted(missing)))
+    return found

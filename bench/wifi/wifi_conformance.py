@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""ns-3's own Wi-Fi examples, simulated and emulated, compared.
+
+The examples are Debian's (ns3-doc, /usr/share/doc/ns3/examples), built by bench/wifi/ with
+the switch applied (FastPathWifiHelper for WifiHelper): fp-wifi-manet-routing-compare (50
+mobile nodes, 802.11b, 10 CBR flows, AODV / OLSR / DSDV) and fp-wifi-hidden-terminal (3
+nodes, the middle one hearing both others, with and without RTS/CTS). Each runs with
+--FastPathEmulation=0 (ns-3 simulates the Wi-Fi) and, with --emulated, =1 against a
+fastpathd that has radio media (protocol 1.6; started by the caller, its socket given with
+--socket). One JSON object per scenario on stdout, a table on stderr.
+
+What is compared: manet-routing-compare's received packets per second (its CSV, mean over
+the run, per protocol; the target: within 10 %), wifi-hidden-terminal's goodput per flow
+and in total without and with RTS/CTS (the same ordering, within 15 %). Emulated, the
+example's FlowMonitor cannot see packets arrive (its byte tags do not cross fastpathd): the
+goodput is then taken from the medium's counters (fpctl medium show --json, polled every
+0.3 s: the frames n1 received from n0 and from n2, as the example's 1428-byte packets over
+its 9 s), slightly low by what arrived after the last poll.
+
+  bench/wifi/wifi_conformance.py --build-dir build                  # simulated only
+  sudo bench/wifi/wifi_conformance.py --build-dir build --emulated  # both, as compared
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+PROTOCOLS = {1: "OLSR", 2: "AODV", 3: "DSDV"}
+
+
+def run(cmd, cwd, timeout):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
+    return p.stdout, time.monotonic() - t0
+
+
+def switch_args(emulated, socket, tag):
+    if not emulated:
+        return ["--FastPathEmulation=0"]
+    return ["--FastPathEmulation=1", "--FastPathSocket=" + socket, "--FastPathTag=" + tag]
+
+
+def manet(binary, protocol, emulated, socket, workdir):
+    out = os.path.join(workdir, "manet-%d-%s.csv" % (protocol, "emu" if emulated else "sim"))
+    cmd = [binary, "--protocol=%d" % protocol, "--CSVfileName=" + out]
+    cmd += switch_args(emulated, socket, "manet%d" % protocol)
+    _, seconds = run(cmd, workdir, timeout=900)
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    received = [int(r["PacketsReceived"]) for r in rows]
+    # The flows start at 100-101 s: the mean over the seconds with traffic.
+    active = [n for r, n in zip(rows, received) if float(r["SimulationSecond"]) >= 101]
+    return {
+        "scenario": "manet-routing-compare",
+        "protocol": PROTOCOLS[protocol],
+        "mode": "emulated" if emulated else "simulated",
+        "seconds": len(rows),
+        "received_total": sum(received),
+        "received_per_s_mean": sum(active) / len(active) if active else 0.0,
+        "wall_s": round(seconds, 1),
+    }
+
+
+FLOW = re.compile(r"Flow (\d+) .*?\n.*?Rx Packets: (\d+)\n.*?Throughput: ([0-9.e+-]+) Mbps",
+                  re.S)
+
+
+def medium_snapshots(proc, fpctl, socket, name):
+    """While `proc` runs: the last `fpctl medium show NAME --json` of each medium of that
+    name (a script that runs two experiments creates it twice), every 0.3 s."""
+    snaps = []
+    last_elapsed = None
+    while proc.poll() is None:
+        q = subprocess.run([fpctl, "--socket", socket, "medium", "show", name, "--json"],
+                           capture_output=True, text=True)
+        if q.returncode == 0 and q.stdout.strip():
+            m = json.loads(q.stdout)
+            if last_elapsed is None or m["elapsed_ns"] < last_elapsed:
+                snaps.append(m)
+            else:
+                snaps[-1] = m
+            last_elapsed = m["elapsed_ns"]
+        time.sleep(0.3)
+    return snaps
+
+
+def hidden(binary, emulated, socket, workdir, fpctl, extra):
+    cmd = [binary] + extra + switch_args(emulated, socket, "hidden")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    snaps = medium_snapshots(proc, fpctl, socket, "hidden-wifi0") if emulated else []
+    text, err = proc.communicate(timeout=300)
+    if proc.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), proc.returncode, err[-2000:]))
+    seconds = time.monotonic() - t0
+    without, _, with_ = text.partition("RTS/CTS enabled")
+    result = {"scenario": "wifi-hidden-terminal",
+              "mode": "emulated" if emulated else "simulated", "wall_s": round(seconds, 1)}
+    for i, (name, part) in enumerate((("rts_off", without), ("rts_on", with_))):
+        flows = [(int(a), int(b), float(c)) for a, b, c in FLOW.findall(part)]
+        result[name] = {"flows_mbps": [f[2] for f in flows],
+                        "total_mbps": round(sum(f[2] for f in flows), 4)}
+        if emulated and i < len(snaps):
+            # FlowMonitor's receiving probe needs a byte tag that does not cross fastpathd:
+            # the goodput is the medium's frames delivered to n1 from n0 and n2, as IP
+            # packets of 1428 bytes over the example's 9 s (FlowMonitor's own arithmetic).
+            pairs = {(q["from"], q["to"]): q for q in snaps[i]["pairs"]}
+            mbps = [pairs.get(("hidden-n%d" % s, "hidden-n1"), {}).get("delivered", 0) *
+                    1428 * 8 / 9.0 / 1e6 for s in (0, 2)]
+            result[name] = {"flows_mbps": [round(x, 4) for x in mbps],
+                            "total_mbps": round(sum(mbps), 4),
+                            "flowmonitor_mbps": result[name]["total_mbps"],
+                            "source": "fastpathd medium counters"}
+    return result
+
+
+class Fastpathd:
+    """fastpathd from an empty topology in a scratch namespace (root), stopped on exit."""
+
+    def __init__(self, build_dir, work):
+        self.ns = "fp-wifibench-%d" % os.getpid()
+        self.sock = os.path.join(work, "fastpathd.sock")
+        self.log = os.path.join(work, "fastpathd.log")
+        self.proc = None
+        binary = os.path.join(build_dir, "bin", "fastpathd")
+        topo = os.path.join(work, "empty.yaml")
+        with open(topo, "w") as f:
+            f.write("nodes: []\n")
+        subprocess.run(["ip", "netns", "add", self.ns], check=True)
+        subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", self.ns, binary, "--topology", topo, "--socket", self.sock,
+             "--socket-uid", str(os.getuid())],
+            stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
+        for _ in range(100):
+            if os.path.exists(self.sock):
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("fastpathd did not start:\n" + open(self.log).read())
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
+
+
+def rel(a, b):
+    return abs(a - b) / b if b else float("inf")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--emulated", action="store_true",
+                    help="also run emulated (needs a fastpathd with radio media)")
+    ap.add_argument("--socket", default="",
+                    help="a running fastpathd's socket (default: start one, as root)")
+    ap.add_argument("--protocols", default="1,2,3", help="of 1=OLSR 2=AODV 3=DSDV")
+    ap.add_argument("--skip-manet", action="store_true")
+    ap.add_argument("--hidden-args", default="",
+                    help="more arguments of wifi-hidden-terminal, e.g. a constant rate: "
+                         "'--wifiManager=ConstantRate "
+                         "--ns3::ConstantRateWifiManager::DataMode=DsssRate11Mbps "
+                         "--ns3::ConstantRateWifiManager::ControlMode=DsssRate1Mbps'")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless the emulated figures are within the targets")
+    args = ap.parse_args()
+    bdir = os.path.join(args.build_dir, "bench", "wifi")
+    manet_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-manet-routing-compare"))
+    hidden_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-hidden-terminal"))
+    modes = [False, True] if args.emulated else [False]
+    results = []
+    fpd = None
+    with tempfile.TemporaryDirectory(prefix="fp-wifi-") as work:
+        os.chmod(work, 0o777)  # the examples write their CSV and .mob files here
+        if args.emulated and not args.socket:
+            fpd = Fastpathd(args.build_dir, work)
+            args.socket = fpd.sock
+        try:
+            by = run_all(args, modes, hidden_bin, manet_bin, work, results)
+        finally:
+            if fpd:
+                fpd.stop()
+    ok = report(args, by)
+    if args.check and args.emulated and not ok:
+        return 1
+    return 0
+
+
+def run_all(args, modes, hidden_bin, manet_bin, work, results):
+    by = {}
+    for emulated in modes:
+        r = hidden(hidden_bin, emulated, args.socket, work,
+                   os.path.abspath(os.path.join(args.build_dir, "bin", "fpctl")),
+                   args.hidden_args.split())
+        by[("hidden", emulated)] = r
+        results.append(r)
+        print(json.dumps(r), flush=True)
+    if not args.skip_manet:
+        for p in [int(x) for x in args.protocols.split(",")]:
+            for emulated in modes:
+                r = manet(manet_bin, p, emulated, args.socket, work)
+                by[(p, emulated)] = r
+                results.append(r)
+                print(json.dumps(r), flush=True)
+    return by
+
+
+def report(args, by):
+    ok = True
+    print("%-24s %-6s %12s %12s %8s" % ("scenario", "", "simulated", "emulated", "diff"),
+          file=sys.stderr)
+    sim, emu = by[("hidden", False)], by.get(("hidden", True))
+    for k in ("rts_off", "rts_on"):
+        s = sim[k]["total_mbps"]
+        e = emu[k]["total_mbps"] if emu else None
+        d = rel(e, s) if emu else None
+        ok = ok and (d is None or d <= 0.15)
+        print("%-24s %-6s %12.3f %12s %8s" % ("hidden-terminal Mbit/s", k, s,
+              "%.3f" % e if emu else "-", "%.1f%%" % (100 * d) if emu else "-"), file=sys.stderr)
+    if emu:
+        same_order = ((sim["rts_on"]["total_mbps"] > sim["rts_off"]["total_mbps"]) ==
+                      (emu["rts_on"]["total_mbps"] > emu["rts_off"]["total_mbps"]))
+        ok = ok and same_order
+        print("hidden-terminal: RTS/CTS ordering %s" % ("the same" if same_order else "DIFFERS"),
+              file=sys.stderr)
+    if not args.skip_manet:
+        for p in [int(x) for x in args.protocols.split(",")]:
+            s = by[(p, False)]["received_per_s_mean"]
+            e = by[(p, True)]["received_per_s_mean"] if (p, True) in by else None
+            d = rel(e, s) if e is not None else None
+            ok = ok and (d is None or d <= 0.10)
+            print("%-24s %-6s %12.2f %12s %8s" % ("manet rx packets/s", PROTOCOLS[p], s,
+                  "%.2f" % e if e is not None else "-",
+                  "%.1f%%" % (100 * d) if d is not None else "-"), file=sys.stderr)
+    return ok
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The wires of one host of a scenario spread over several hosts: what start-up makes
+// before the ports (host_plan.h says what): the run's tag taken (a crashed run's objects
+// removed); per cross-host link a veth pair carrying the run's tag, one end the node's port
+// (the link's MAC and MTU), the other facing the wire with the classifier as a link end
+// (tags with the link's VLAN, redirects to the wire); the classifier as the wire on every
+// wire (only the plan's VLANs from their peer ends get in, untagged, to their link's end);
+// the probes that measure each wire; and the checks that refuse a link the wire cannot
+// carry: an MTU above the wire's, a delay below its measured one-way latency. The link's
+// emulation then runs at the sender, on the port's egress, with the wire's latency taken
+// off its delay. (The kernel's 802.1Q devices would do the tagging, but kernels without
+// CONFIG_VLAN_8021Q exist; XDP needs nothing but veth.) Not a public header.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/clock_offset.h"
+#include "daemon/config.h"
+#include "daemon/run_tag.h"
+#include "daemon/wire_probe.h"
+#include "fastpath/classifier.h"
+#include "fastpath/control_backend.h"
+
+namespace fastpath {
+
+/// The MTU and delay checks of cross-host links against their wires (pure, for tests):
+/// every problem, one per line, each saying what to do.
+Status checkCrossLinks(const std::vector<CrossHostLink>& links,
+                       const std::map<std::string, uint32_t>& wire_mtu,
+                       const std::map<std::string, WireLatency>& wire_latency);
+/// A cross-host link's egress emulation: its parameters with the wire's latency taken off
+/// the delay (checkCrossLinks refused a delay below it).
+LinkParams senderParams(const CrossHostLink& link, const WireLatency& wire);
+
+class Wires {
+ public:
+  /// Everything above, for config.cross_links; on error nothing is left.
+  static Result<std::unique_ptr<Wires>> open(const Config& config);
+  /// Stops the probes, detaches the wires' classifiers, deletes the veth pairs.
+  ~Wires();
+  Wires(const Wires&) = delete;
+  Wires& operator=(const Wires&) = delete;
+
+  /// The egress emulation of each cross-host link's port.
+  std::vector<std::pair<std::string, LinkParams>> egress() const;
+  /// The links' ports (left untuned: the daemon made them).
+  std::vector<std::string> devices() const;
+  /// "wire IF (host P)" sets: latency, jitter, probes, the wire classifier's reasons; and
+  /// "clock" (this host's offset as chrony or PTP says, beside the workers' lateness).
+  std::vector<CounterSet> counters() const;
+  const ClockOffset& clock() const { return clock_; }
+
+ private:
+  struct Wire {
+    std::string ifname, peer;
+    std::unique_ptr<Classifier> classifier;
+    std::unique_ptr<WireProbe> probe;
+    WireLatency latency;
+  };
+  Wires() = default;
+
+  std::vector<CrossHostLink> links_;
+  std::unique_ptr<RunTag> tag_;
+  std::vector<std::string> made_;  ///< veth pairs made (one end), deleted in the destructor
+  std::vector<std::unique_ptr<Classifier>> link_ends_;  ///< on each link's wire-side end
+  std::map<std::string, Wire> wires_;  ///< by interface
+  ClockOffset clock_;
+};
+
+}  // namespace fastpath

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Two "hosts" on one machine: namespaces A and B, each with its own fastpathd, joined by a
+// veth pair standing for the wire (wa - wb). Router r1 runs on A and faces end host S,
+// router r2 on B faces end host D; link r1-r2 crosses the wire on its own 802.1Q VLAN.
+//
+//   S --fa0-- [A: r1] ==wa~~~wire~~~wb== [B: r2] --fb0-- D
+//
+// Checked: ping S -> D over the link, with the link's delay applied at each sender (the
+// wire's measured latency taken off); hostile input on the wire (foreign VLANs, a foreign
+// source, truncated tags, untagged frames, a flood) dropped and counted while the link
+// goes on; placements refused (a node on an undeclared host, a delay below the wire's
+// latency, an MTU the wire cannot carry); a killed fastpathd's objects removed by the
+// next run with the same tag, another tag's left alone.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "netns.h"
+
+namespace fastpath {
+namespace {
+
+using testing::Topology;
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// The value of `key=N` on the log's last line starting with `prefix`, or -1.
+long long finalCounter(const std::string& log, const std::string& prefix, const std::string& key) {
+  std::istringstream in(log);
+  long long v = -1;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind(prefix, 0) != 0) continue;
+    std::smatch m;
+    if (std::regex_search(l, m, std::regex("\\b" + key + "=([0-9]+)"))) v = std::stoll(m[1]);
+    else v = 0;  // counters at 0 are not printed
+  }
+  return v;
+}
+
+class CrossHostVeth : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!testing::havePrivileges(&why)) GTEST_SKIP() << why;
+    topo_ = std::make_unique<Topology>("xh");
+    a_ = topo_->addNamespace("a");
+    b_ = topo_->addNamespace("b");
+    s_ = topo_->addNamespace("s");
+    d_ = topo_->addNamespace("d");
+    topo_->addVeth(a_, "wa", b_, "wb");
+    topo_->addVeth(a_, "fa0", s_, "eth0");
+    topo_->addVeth(b_, "fb0", d_, "eth0");
+    // One command per exec: exec prefixes only the first word with the namespace.
+    for (auto [ns, ip, gw, gw_mac] :
+         {std::tuple{s_, "198.18.1.2/24", "198.18.1.1", topo_->mac(a_, "fa0")},
+          std::tuple{d_, "198.18.2.2/24", "198.18.2.1", topo_->mac(b_, "fb0")}}) {
+      ASSERT_EQ(topo_->exec(ns, std::string("ip addr add ") + ip + " dev eth0"), 0);
+      ASSERT_EQ(topo_->exec(ns, std::string("ip route add default via ") + gw + " dev eth0"), 0);
+      ASSERT_EQ(topo_->exec(ns, std::string("ip neigh add ") + gw + " lladdr " + gw_mac +
+                                    " dev eth0"),
+                0);
+    }
+    dir_ = "/tmp/fp-xh-" + std::to_string(getpid());
+    mkdir(dir_.c_str(), 0755);
+  }
+  void TearDown() override {
+    for (pid_t p : {pid_a_, pid_b_})
+      if (p > 0) topo_->stop(p);
+    topo_.reset();
+    if (!dir_.empty()) testing::sh("rm -rf " + dir_);
+  }
+
+  /// The scenario's plan: `link_params` and `link_mtu` for r1-r2, r2 on `r2_host`.
+  std::string plan(const std::string& link_params, int link_mtu = 1500,
+                   const std::string& r2_host = "b") {
+    std::string t = R"(hosts:
+  - name: a
+    wires: [{peer: b, interface: wa}]
+  - name: b
+    wires: [{peer: a, interface: wb}]
+nodes:
+  - name: r1
+    host: a
+    interfaces: [fa0]
+    routes:
+      - {prefix: 198.18.2.0/24, via: 198.18.100.2, dev: r1-r2}
+      - {prefix: 198.18.1.0/24, dev: fa0}
+    neighbours:
+      - {ip: 198.18.100.2, mac: "02:00:00:00:01:02", dev: r1-r2}
+      - {ip: 198.18.1.2, mac: "S_MAC", dev: fa0}
+  - name: r2
+    host: R2_HOST
+    interfaces: [fb0]
+    routes:
+      - {prefix: 198.18.1.0/24, via: 198.18.100.1, dev: r1-r2}
+      - {prefix: 198.18.2.0/24, dev: fb0}
+    neighbours:
+      - {ip: 198.18.100.1, mac: "02:00:00:00:01:01", dev: r1-r2}
+      - {ip: 198.18.2.2, mac: "D_MAC", dev: fb0}
+links:
+  - name: r1-r2
+    vlan: 42
+    a: {node: r1, mac: "02:00:00:00:01:01", mtu: LINK_MTU}
+    b: {node: r2, mac: "02:00:00:00:01:02", mtu: LINK_MTU}
+    params: "LINK_PARAMS"
+)";
+    auto put = [&](const std::string& k, const std::string& v) {
+      for (size_t at; (at = t.find(k)) != std::string::npos;) t.replace(at, k.size(), v);
+    };
+    put("S_MAC", topo_->mac(s_, "eth0"));
+    put("D_MAC", topo_->mac(d_, "eth0"));
+    put("R2_HOST", r2_host);
+    put("LINK_MTU", std::to_string(link_mtu));
+    put("LINK_PARAMS", link_params);
+    const std::string path = dir_ + "/plan.yaml";
+    std::ofstream(path) << t;
+    return path;
+  }
+
+  pid_t start(const std::string& ns, const std::string& host, const std::string& plan_path,
+              const std::string& tag = "ci") {
+    return topo_->spawn(ns,
+                        {FASTPATHD_PATH, "--topology", plan_path, "--host-name", host,
+                         "--run-tag", tag, "--socket", dir_ + "/" + host + ".sock", "--no-tune",
+                         "--wire-wait", "5000", "--cores", host == "a" ? "0" : "1"},
+                        log(host));
+  }
+  std::string log(const std::string& host) const { return dir_ + "/" + host + ".log"; }
+
+  /// Waits until both daemons forward (their control sockets exist) or one has died.
+  bool bothForwarding() {
+    for (int i = 0; i < 200; ++i) {
+      if (access((dir_ + "/a.sock").c_str(), F_OK) == 0 &&
+          access((dir_ + "/b.sock").c_str(), F_OK) == 0)
+        return true;
+      if (waitpid(pid_a_, nullptr, WNOHANG) == pid_a_ || waitpid(pid_b_, nullptr, WNOHANG) == pid_b_)
+        return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  /// ping S -> D: replies received and the shortest round trip (ms), -1 if none (the
+  /// shortest: the machine is shared, a busy moment lengthens the others).
+  std::pair<int, double> ping(int count, const std::string& extra = "") {
+    const std::string out = topo_->execOutput(
+        s_, "ping -q -c " + std::to_string(count) + " -i 0.05 -W 1 " + extra + " 198.18.2.2");
+    std::smatch m;
+    int received = 0;
+    double avg = -1;
+    if (std::regex_search(out, m, std::regex("([0-9]+) received"))) received = std::stoi(m[1]);
+    if (std::regex_search(out, m, std::regex("= ([0-9.]+)/"))) avg = std::stod(m[1]);
+    return {received, avg};
+  }
+
+  /// Exit status of a daemon that must stop by itself.
+  int exitStatus(pid_t pid) {
+    int status = 0;
+    for (int i = 0; i < 300; ++i) {
+      if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -2;
+  }
+
+  std::unique_ptr<Topology> topo_;
+  std::string a_, b_, s_, d_, dir_;
+  pid_t pid_a_ = -1, pid_b_ = -1;
+};
+
+TEST_F(CrossHostVeth, PingCrossesTheWireWithTheLinksDelayAppliedAtTheSender) {
+  const std::string p = plan("delay 5ms");
+  pid_a_ = start(a_, "a", p);
+  pid_b_ = start(b_, "b", p);
+  ASSERT_TRUE(bothForwarding()) << readFile(log("a")) << readFile(log("b"));
+  auto [received, min_ms] = ping(20);
+  EXPECT_EQ(received, 20) << readFile(log("a"));
+  // 5 ms each way, the wire's latency inside it: not less, and not 0.8 ms more (the rest
+  // is the four AF_XDP hops of the routers' ports).
+  EXPECT_GT(min_ms, 9.9);
+  EXPECT_LT(min_ms, 10.8);
+  const std::string la = readFile(log("a"));
+  EXPECT_NE(la.find("wire wa to host b: one-way latency"), std::string::npos) << la;
+  EXPECT_NE(la.find("port fpwci-42 egress: rate unlimited delay 4."), std::string::npos) << la;
+  topo_->stop(pid_a_);
+  pid_a_ = -1;
+  const std::string fa = readFile(log("a"));
+  EXPECT_GE(finalCounter(fa, "final wire wa", "pass_wire_link"), 20) << fa;
+  EXPECT_EQ(topo_->exec(a_, "ip link show fpwci-42 2>/dev/null"), 1)
+      << "a clean stop removes the link's veth pair";
+}
+
+TEST_F(CrossHostVeth, HostileFramesOnTheWireAreDroppedAndCountedWhileTheLinkGoesOn) {
+  const std::string p = plan("delay 1ms");
+  pid_a_ = start(a_, "a", p);
+  pid_b_ = start(b_, "b", p);
+  ASSERT_TRUE(bothForwarding()) << readFile(log("a")) << readFile(log("b"));
+  // From B's side of the wire: foreign VLANs, VLAN 42 from a foreign source, cut tags,
+  // untagged frames, then a flood of foreign VLANs while S pings D.
+  const std::string py = R"(import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("wb", 0))
+dst = bytes.fromhex("020000000101")
+peer = bytes.fromhex("020000000102")
+foreign = bytes.fromhex("02000000beef")
+body = bytes.fromhex("0800") + bytes(46)
+def tag(vid): return bytes.fromhex("8100") + vid.to_bytes(2, "big")
+n = int(sys.argv[1])
+for i in range(300): s.send(dst + peer + tag(77) + body)
+for i in range(200): s.send(dst + foreign + tag(42) + body)
+for i in range(100): s.send(dst + peer + bytes.fromhex("8100002a"))
+for i in range(150): s.send(dst + peer + body)
+for i in range(n): s.send(dst + foreign + tag(1000 + i % 3000) + body)
+)";
+  std::ofstream(dir_ + "/hostile.py") << py;
+  std::thread flood([&] { topo_->exec(b_, "/usr/bin/python3 " + dir_ + "/hostile.py 50000"); });
+  auto [received, min_ms] = ping(20);
+  flood.join();
+  EXPECT_EQ(received, 20) << "the link goes on under the flood";
+  EXPECT_LT(min_ms, 4.0);
+  topo_->stop(pid_a_);
+  pid_a_ = -1;
+  const std::string la = readFile(log("a"));
+  EXPECT_EQ(finalCounter(la, "final wire wa", "drop_wire_foreign_tag"), 300 + 50000) << la;
+  EXPECT_EQ(finalCounter(la, "final wire wa", "drop_wire_foreign_host"), 200) << la;
+  EXPECT_EQ(finalCounter(la, "final wire wa", "drop_truncated"), 100) << la;
+  EXPECT_GE(finalCounter(la, "final wire wa", "drop_wire_untagged"), 150) << la;
+  EXPECT_GE(finalCounter(la, "final wire wa", "pass_wire_link"), 20) << la;
+}
+
+TEST_F(CrossHostVeth, BadPlacementsAreRefusedSayingWhy) {
+  // A node on a host the plan does not declare: refused before anything is touched.
+  pid_a_ = start(a_, "a", plan("delay 5ms", 1500, "c"));
+  EXPECT_EQ(exitStatus(pid_a_), 2);
+  pid_a_ = -1;
+  EXPECT_NE(readFile(log("a")).find("node r2: host 'c' is not declared under 'hosts:' "
+                                    "(declared: a, b)"),
+            std::string::npos)
+      << readFile(log("a"));
+  // An MTU the wire (1500) cannot carry: refused before waiting for the peer.
+  pid_a_ = start(a_, "a", plan("delay 5ms", 9000));
+  EXPECT_EQ(exitStatus(pid_a_), 1);
+  pid_a_ = -1;
+  EXPECT_NE(readFile(log("a")).find("link r1-r2 (line 26, VLAN 42 on wire wa to host b): mtu "
+                                    "9000 is more than the wire carries (1500"),
+            std::string::npos)
+      << readFile(log("a"));
+  // A delay below the wire's measured latency: both daemons measure, both refuse.
+  const std::string p = plan("delay 1us");
+  pid_a_ = start(a_, "a", p);
+  pid_b_ = start(b_, "b", p);
+  EXPECT_EQ(exitStatus(pid_a_), 1);
+  EXPECT_EQ(exitStatus(pid_b_), 1);
+  pid_a_ = pid_b_ = -1;
+  EXPECT_NE(readFile(log("a")).find("delay 1us is below the wire's one-way latency"),
+            std::string::npos)
+      << readFile(log("a"));
+  EXPECT_EQ(topo_->exec(a_, "ip link show fpwci-42 2>/dev/null"), 1)
+      << "a refused start leaves nothing";
+}
+
+TEST_F(CrossHostVeth, AKilledRunsObjectsAreRemovedByTheNextRunWithItsTag) {
+  const std::string p = plan("delay 1ms");
+  // Another run's interface in A: not ours to remove.
+  ASSERT_EQ(topo_->exec(a_, "ip link add fpwother-7 type veth peer name fpxother-7"), 0);
+  ASSERT_EQ(topo_->exec(a_, "ip link set fpwother-7 alias 'fastpathd run other'"), 0);
+  pid_a_ = start(a_, "a", p);
+  pid_b_ = start(b_, "b", p);
+  ASSERT_TRUE(bothForwarding()) << readFile(log("a")) << readFile(log("b"));
+  kill(pid_a_, SIGKILL);
+  topo_->stop(pid_a_);
+  unlink((dir_ + "/a.sock").c_str());
+  EXPECT_EQ(topo_->exec(a_, "ip link show fpwci-42 >/dev/null"), 0) << "left by the killed run";
+  EXPECT_NE(topo_->execOutput(a_, "ip link show wa").find("xdp"), std::string::npos);
+  pid_a_ = start(a_, "a", p);
+  ASSERT_TRUE(bothForwarding()) << readFile(log("a"));
+  const std::string la = readFile(log("a"));
+  EXPECT_NE(la.find("run tag ci: removed 1 interface(s) an earlier run left"), std::string::npos)
+      << la;
+  EXPECT_EQ(ping(10).first, 10) << la;
+  EXPECT_EQ(topo_->exec(a_, "ip link show fpwother-7 >/dev/null"), 0) << "another tag's stays";
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The radio medium's events: access (a member's backoff ran out: it transmits), end of a
+// transmission (every member that was receiving it decides; senders' neighbours may go
+// idle), end of the ACK time of a unicast try (success, retry or drop). Each member has at
+// most one transmission in flight, so a transmission's slot is its sender's index.
+#include "medium/radio_medium.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "medium/per_table.h"
+
+namespace fastpath::medium {
+
+namespace {
+
+uint64_t overlap(uint64_t a, uint64_t b, uint64_t lo, uint64_t hi) {
+  const uint64_t s = std::max(a, lo), e = std::min(b, hi);
+  return e > s ? e - s : 0;
+}
+
+}  // namespace
+
+RadioMedium::RadioMedium(const MediumPhy& phy, uint32_t members, uint64_t seed)
+    : phy_(phy),
+      dcf_(dcfTiming(isDsssRate(phy.data_rate_kbps))),
+      dsss_(isDsssRate(phy.data_rate_kbps)),
+      noise_mw_(std::pow(10.0, noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db) / 10)),
+      noise_dbm_(noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db)),
+      ack_ns_(frameTiming(phy.basic_rate_kbps, kAckBytes).duration_ns),
+      data_row_(perRateIndex(phy.data_rate_kbps)),
+      basic_row_(perRateIndex(phy.basic_rate_kbps)),
+      pairs_(members, phy),
+      macs_(members),
+      phys_(members),
+      stats_(members),
+      txs_(members),
+      rng_(seed ? seed : 0x9e3779b97f4a7c15ull) {
+  for (auto& m : macs_) m.ring.resize(kQueueFrames);
+  std::vector<Event> storage;
+  storage.reserve(size_t(members) * 4 + 16);
+  events_ = decltype(events_)(std::greater<Event>(), std::move(storage));
+  current_ = pairs_.newest();
+}
+
+double RadioMedium::uniform() {
+  // splitmix64: small, fast, and a seed gives one sequence.
+  uint64_t z = (rng_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-53;
+}
+
+uint32_t RadioMedium::drawSlots(uint32_t cw) { return uint32_t(uniform() * (cw + 1)); }
+
+void RadioMedium::schedule(uint64_t t, EvKind kind, uint32_t who, uint32_t gen) {
+  events_.push(Event{t, seq_++, kind, who, gen});
+}
+
+const PairTable* RadioMedium::adopt() {
+  const PairTable* n = pairs_.newest();
+  if (n != current_) {
+    if (current_->in_flight) held_.push_back(current_);
+    current_ = n;
+    pairs_.serve(held_.empty() ? current_->version : held_.front()->version);
+  }
+  ++current_->in_flight;
+  return current_;
+}
+
+void RadioMedium::release(const PairTable* t) {
+  if (--t->in_flight || t == current_) return;
+  held_.erase(std::find(held_.begin(), held_.end(), t));
+  pairs_.serve(held_.empty() ? current_->version : held_.front()->version);
+}
+
+bool RadioMedium::send(uint64_t now, uint32_t from, int32_t to, uint32_t eth_bytes,
+                       uint64_t cookie, MediumSink& sink) {
+  advance(now, sink);
+  if (first_ns_ == UINT64_MAX) first_ns_ = now;
+  Mac& m = macs_[from];
+  if (m.count == kQueueFrames) {
+    stats_[from].queue_drops.add();
+    sink.done(cookie, from, TxOutcome::kQueueFull);
+    return false;
+  }
+  m.ring[(m.head + m.count++) % kQueueFrames] = Pending{cookie, to, wifiFrameBytes(eth_bytes)};
+  if (m.state == Mac::State::kIdle) contend(from, now);
+  return true;
+}
+
+void RadioMedium::contend(uint32_t i, uint64_t now) {
+  Mac& m = macs_[i];
+  const Phy& p = phys_[i];
+  m.state = Mac::State::kContend;
+  m.cw = dcf_.cw_min;
+  m.tries = 0;
+  // A frame that finds the medium idle for DIFS, with the last backoff long over, goes at
+  // once (ns-3's DCF does the same); otherwise it draws a backoff.
+  const bool idle_long = p.sensed == 0 && now >= p.idle_since + dcf_.difs_ns &&
+                         (m.last_done == 0 || now >= m.last_done + dcf_.difs_ns +
+                                                         uint64_t(m.cw) * dcf_.slot_ns);
+  m.slots = idle_long ? 0 : drawSlots(m.cw);
+  m.contend_since = now;
+  scheduleAccess(i);
+}
+
+void RadioMedium::scheduleAccess(uint32_t i) {
+  Mac& m = macs_[i];
+  const Phy& p = phys_[i];
+  if (p.sensed > 0) return;  // frozen until the medium goes idle
+  const uint64_t start = std::max(m.contend_since, p.idle_since + dcf_.difs_ns);
+  schedule(start + uint64_t(m.slots) * dcf_.slot_ns, EvKind::kAccess, i, ++m.gen);
+}
+
+void RadioMedium::senseUp(uint32_t k, uint64_t now) {
+  Phy& p = phys_[k];
+  if (p.sensed++ > 0) return;
+  p.busy_since = now;
+  Mac& m = macs_[k];
+  if (m.state != Mac::State::kContend) return;
+  const uint64_t start = std::max(m.contend_since, p.idle_since + dcf_.difs_ns);
+  const uint64_t access = start + uint64_t(m.slots) * dcf_.slot_ns;
+  if (access <= now) return;  // its slot has come: it transmits too (a collision)
+  if (now > start) m.slots -= uint32_t(std::min<uint64_t>((now - start) / dcf_.slot_ns, m.slots));
+  ++m.gen;  // the scheduled access is void: the backoff is frozen
+}
+
+void RadioMedium::senseDown(uint32_t k, uint64_t now) {
+  Phy& p = phys_[k];
+  if (--p.sensed > 0) return;
+  p.idle_since = now;
+  stats_[k].busy_ns.add(now - p.busy_since);
+  if (macs_[k].state == Mac::State::kContend) scheduleAccess(k);
+}
+
+void RadioMedium::closeChunk(uint32_t k, uint64_t now) {
+  Phy& p = phys_[k];
+  if (p.rx_tx < 0 || now <= p.chunk_start) return;
+  const Tx& L = txs_[uint32_t(p.rx_tx)];
+  // Alone on the air (the common case) the SNR is the pair's: no logarithm per frame.
+  const double interference = p.total_mw - p.rx_mw;
+  const double snr_db = interference <= noise_mw_ * 1e-9
+                            ? p.rx_dbm - noise_dbm_
+                            : 10 * std::log10(p.rx_mw / (noise_mw_ + interference));
+  const uint64_t hs = L.start + L.timing.header_start_ns, ps = L.start + L.timing.payload_start_ns;
+  const double h_bits = double(overlap(p.chunk_start, now, hs, ps)) * L.timing.header_kbps / 1e6;
+  const double d_bits = double(overlap(p.chunk_start, now, ps, L.data_end)) * L.rate_kbps / 1e6;
+  const int h_row = dsss_ ? 0 : perRateIndex(6000);
+  const int d_row = L.rate_kbps == phy_.data_rate_kbps ? data_row_ : basic_row_;
+  if (h_bits > 0) p.log_success += h_bits * logBitSuccess(phy_.error_model, h_row, snr_db);
+  if (d_bits > 0) p.log_success += d_bits * logBitSuccess(phy_.error_model, d_row, snr_db);
+  p.chunk_start = now;
+}
+
+void RadioMedium::arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t now) {
+  Phy& p = phys_[k];
+  closeChunk(k, now);  // the frame being received, under the interference until now
+  p.total_mw += e.rx_mw;
+  ++p.active;
+  if (p.transmitting) return;  // half duplex
+  const auto lock = [&] {
+    p.rx_tx = int32_t(slot);
+    p.rx_mw = e.rx_mw;
+    p.rx_dbm = e.rx_dbm;
+    p.chunk_start = now;
+    p.log_success = 0;
+    p.rx_lost = false;
+    p.rx_interfered = p.total_mw - e.rx_mw > noise_mw_ * 1e-3;
+  };
+  if (p.rx_tx >= 0) {
+    const double margin = phy_.capture_margin_db;
+    if (margin >= 0 && e.detect && e.rx_dbm >= p.rx_dbm + margin)
+      lock();  // captured: the frame being received is lost (counted at its end)
+    else
+      p.rx_interfered = true;
+    return;
+  }
+  if (!e.detect) return;
+  const double others = p.total_mw - e.rx_mw;
+  const double snr_db = others <= noise_mw_ * 1e-9
+                            ? e.rx_dbm - noise_dbm_
+                            : e.rx_dbm - 10 * std::log10(noise_mw_ + others);
+  if (snr_db >= phy_.preamble_snr_db) lock();
+}
+
+void RadioMedium::startTx(uint32_t i, uint64_t now) {
+  Mac& m = macs_[i];
+  const Pending& f = m.ring[m.head];
+  Tx& tx = txs_[i];
+  tx.table = adopt();
+  tx.cookie = f.cookie;
+  tx.from = i;
+  tx.to = f.to;
+  tx.bytes = f.bytes;
+  tx.rate_kbps = f.to == kBroadcast ? phy_.basic_rate_kbps : phy_.data_rate_kbps;
+  tx.timing = frameTiming(tx.rate_kbps, f.bytes);
+  tx.start = now;
+  tx.data_end = now + tx.timing.duration_ns;
+  tx.acked = false;
+  m.state = Mac::State::kBusy;
+  MemberStats& s = stats_[i];
+  if (m.tries == 0) {
+    s.tx_packets.add();
+    s.tx_bytes.add(f.bytes);
+  }
+  s.tx_airtime_ns.add(tx.timing.duration_ns + (f.to == kBroadcast ? 0 : dcf_.sifs_ns + ack_ns_));
+  Phy& me = phys_[i];
+  if (me.rx_tx >= 0) me.rx_lost = true;  // half duplex: what it was receiving is lost
+  me.transmitting = true;
+  for (const PairEntry& e : tx.table->from(i)) {
+    arrive(e.to, i, e, now);
+    if (e.sense) senseUp(e.to, now);
+  }
+  schedule(tx.data_end, EvKind::kTxEnd, i);
+}
+
+void RadioMedium::endTx(uint32_t i, uint64_t now, uint64_t late_ns, MediumSink& sink) {
+  Tx& tx = txs_[i];
+  phys_[i].transmitting = false;
+  for (const PairEntry& e : tx.table->from(i)) {
+    const uint32_t k = e.to;
+    Phy& p = phys_[k];
+    const bool for_k = tx.to == kBroadcast || tx.to == int32_t(k);
+    closeChunk(k, now);
+    p.total_mw -= e.rx_mw;
+    if (--p.active == 0) p.total_mw = 0;  // no rounding left over
+    if (p.rx_tx == int32_t(i)) {
+      p.rx_tx = -1;
+      if (!for_k) continue;  // addressed to another member: its MAC drops it
+      e.stats->attempts.add();
+      // Success drawn with the frame's error rate over its chunks (ns-3's PHY).
+      const bool ok = !p.rx_lost && (p.log_success >= 0 ||
+                                     (p.log_success > -50 && uniform() < std::exp(p.log_success)));
+      if (ok) {
+        e.stats->delivered.add();
+        stats_[k].rx_packets.add();
+        stats_[k].rx_bytes.add(tx.bytes);
+        if (late_ns > kLateNs) stats_[k].late_frames.add();
+        stats_[k].lateness_max_ns.max(late_ns);
+        if (tx.to == int32_t(k)) tx.acked = true;
+        sink.deliver(tx.cookie, k, now);
+      } else if (p.rx_lost || p.rx_interfered) {
+        e.stats->collision_drops.add();
+        stats_[k].collisions.add();
+      } else {
+        e.stats->error_drops.add();
+      }
+    } else if (for_k && e.detect) {
+      // It would have decoded the frame alone, but was sending or receiving another one.
+      e.stats->attempts.add();
+      e.stats->collision_drops.add();
+      stats_[k].collisions.add();
+    }
+    if (tx.to == kBroadcast && e.sense) senseDown(k, now);
+  }
+  if (tx.to == kBroadcast)
+    finish(i, now, TxOutcome::kBroadcast, sink);
+  else
+    schedule(tx.data_end + dcf_.sifs_ns + ack_ns_, EvKind::kAckEnd, i);
+}
+
+void RadioMedium::endAck(uint32_t i, uint64_t now, MediumSink& sink) {
+  Tx& tx = txs_[i];
+  // The sender's neighbours held off for the ACK (NAV from the data frame's duration).
+  for (const PairEntry& e : tx.table->from(i))
+    if (e.sense) senseDown(e.to, now);
+  if (tx.acked) return finish(i, now, TxOutcome::kAcked, sink);
+  Mac& m = macs_[i];
+  if (++m.tries >= phy_.retry_limit) {
+    stats_[i].retry_drops.add();
+    return finish(i, now, TxOutcome::kRetryLimit, sink);
+  }
+  stats_[i].retries.add();
+  release(tx.table);
+  m.cw = std::min(2 * m.cw + 1, dcf_.cw_max);
+  m.slots = drawSlots(m.cw);
+  m.state = Mac::State::kContend;
+  m.contend_since = now;
+  phys_[i].idle_since = std::max(phys_[i].idle_since, now);
+  scheduleAccess(i);
+}
+
+void RadioMedium::finish(uint32_t i, uint64_t now, TxOutcome outcome, MediumSink& sink) {
+  Tx& tx = txs_[i];
+  release(tx.table);
+  Mac& m = macs_[i];
+  m.head = (m.head + 1) % kQueueFrames;
+  --m.count;
+  m.last_done = now;
+  phys_[i].idle_since = std::max(phys_[i].idle_since, now);
+  m.state = Mac::State::kIdle;
+  sink.done(tx.cookie, i, outcome);
+  if (m.count > 0) contend(i, now);
+}
+
+void RadioMedium::advance(uint64_t now, MediumSink& sink) {
+  while (!events_.empty() && events_.top().t <= now) {
+    const Event ev = events_.top();
+    events_.pop();
+    switch (ev.kind) {
+      case EvKind::kAccess:
+        if (ev.gen == macs_[ev.who].gen && macs_[ev.who].state == Mac::State::kContend)
+          startTx(ev.who, ev.t);
+        break;
+      case EvKind::kTxEnd: endTx(ev.who, ev.t, now - ev.t, sink); break;
+      case EvKind::kAckEnd: endAck(ev.who, ev.t, sink); break;
+    }
+  }
+  last_ns_ = std::max(last_ns_, now);
+}
+
+}  // namespace fastpath::medium

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What an emulated script may hold: every device of every node is emulated by fastpathd (an
+// emulating helper's, or FastPathHelper's), a real device of the host, or internal to ns-3;
+// anything else (a plain helper's link, a Wi-Fi device) is refused at start, by name.
+#include "fast-path-emulation.h"
+
+#include "ns3/channel.h"
+#include "ns3/fd-net-device.h"
+#include "ns3/loopback-net-device.h"
+#include "ns3/node-list.h"
+
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Devices that need no emulation: ns-3-internal (loopback, tunnels, bridges over other
+/// devices, which are checked themselves) or the host's own (TapBridge).
+bool
+IsInternalOrReal(Ptr<NetDevice> nd)
+{
+    static const std::set<std::string> kTypes = {"ns3::VirtualNetDevice",
+                                                 "ns3::BridgeNetDevice",
+                                                 "ns3::TapBridge"};
+    return DynamicCast<LoopbackNetDevice>(nd) || DynamicCast<FdNetDevice>(nd) ||
+           kTypes.count(nd->GetInstanceTypeId().GetName());
+}
+
+/// Why `nd` cannot be emulated, and what to use instead.
+std::string
+Reason(Ptr<NetDevice> nd)
+{
+    const std::string type = nd->GetInstanceTypeId().GetName();
+    Ptr<Channel> ch = nd->GetChannel();
+    const std::string channel = ch ? ch->GetInstanceTypeId().GetName() : "no channel";
+    if (type == "ns3::PointToPointNetDevice")
+    {
+        return type + " on " + channel +
+               " from a plain PointToPointHelper: build every point-to-point link of an "
+               "emulated script with FastPathPointToPointHelper";
+    }
+    if (type == "ns3::CsmaNetDevice")
+    {
+        return type + " on " + channel +
+               " from a plain CsmaHelper (or added to an emulated segment's channel): build "
+               "every CSMA segment of an emulated script with one "
+               "FastPathCsmaHelper::Install(NodeContainer)";
+    }
+    return type + " on " + channel +
+           ": fastpathd has no emulation of this device and channel (it emulates "
+           "point-to-point links and CSMA segments); run the script simulated";
+}
+
+} // namespace
+
+std::string
+FastPathEmulation::WhyNotEmulated()
+{
+    std::ostringstream why;
+    uint32_t n = 0;
+    for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
+        {
+            Ptr<NetDevice> nd = (*node)->GetDevice(i);
+            if (IsInternalOrReal(nd))
+            {
+                continue;
+            }
+            why << "\n  /NodeList/" << (*node)->GetId() << "/DeviceList/" << i << ": "
+                << Reason(nd);
+            ++n;
+        }
+    }
+    if (n == 0)
+    {
+        return "";
+    }
+    return "FastPathEmulation: " + std::to_string(n) +
+           (n == 1 ? " device of this script cannot be emulated by fastpathd (it would be "
+                     "simulated, cut off from the emulated network):"
+                   : " devices of this script cannot be emulated by fastpathd (they would be "
+                     "simulated, cut off from the emulated network):") +
+           why.str() + "\nRun the script simulated (--FastPathEmulation=0), or build these "
+                       "links with the emulating helpers.";
+}
+
+} // namespace ns3

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// FastPathWifiHelper: ns-3's WifiHelper for ad hoc Wi-Fi on a YansWifiChannel, simulated by
+// ns-3 or, with the global value FastPathEmulation set, emulated by a fastpathd radio medium.
+#pragma once
+
+#include "ns3/fast-path-medium-plan.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/wifi-helper.h"
+#include "ns3/wifi-net-device.h"
+
+#include "fastpath/medium_types.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class YansWifiChannel;
+
+/**
+ * \ingroup fastpath
+ * \brief A drop-in for WifiHelper in an ad hoc script: one script, simulated or emulated.
+ *
+ * Configure it and call Install() exactly as a WifiHelper (it is one). With the global
+ * value FastPathEmulation false (the default) it is WifiHelper: the same devices, the same
+ * results. With FastPathEmulation true each Install() is one radio medium in fastpathd
+ * (see docs/guides/ns3-emulation.md, "Wi-Fi"): its radio per member from the script's PHY
+ * and station manager (RadioOf), its pairs from the channel's own propagation loss and
+ * delay models on the nodes' MobilityModels (FastPathMediumPlan), kept current as they
+ * move (FastPathMediumFollower); only an ad hoc MAC (AdhocWifiMac) on a YansWifiPhy is
+ * emulated, anything else is refused with a message.
+ */
+class FastPathWifiHelper : public WifiHelper
+{
+  public:
+    FastPathWifiHelper();
+
+    NetDeviceContainer Install(const WifiPhyHelper& phy,
+                               const WifiMacHelper& mac,
+                               NodeContainer::Iterator first,
+                               NodeContainer::Iterator last) const override;
+    NetDeviceContainer Install(const WifiPhyHelper& phy,
+                               const WifiMacHelper& mac,
+                               NodeContainer c) const override;
+    NetDeviceContainer Install(const WifiPhyHelper& phy,
+                               const WifiMacHelper& mac,
+                               Ptr<Node> node) const override;
+    NetDeviceContainer Install(const WifiPhyHelper& phy,
+                               const WifiMacHelper& mac,
+                               std::string nodeName) const override;
+
+    /**
+     * The radio of a Wi-Fi device this helper installed with `phy`, as its PHY and remote
+     * station manager set it: TxPowerStart, TxGain, RxGain, RxSensitivity,
+     * CcaEdThreshold, RxNoiseFigure (from `phy`'s factory: see FactoryAttribute), the
+     * channel width; DataMode and ControlMode of a ConstantRateWifiManager (any other
+     * manager adapts its rate, which the medium does not: the PHY's highest mode for data
+     * and its default mode for control frames); NonUnicastMode (unset: the basic mode, as
+     * ns-3); MaxSsrc, MaxSlrc, RtsCtsThreshold (from this helper's station manager
+     * factory).
+     */
+    FastPathRadio RadioOf(Ptr<WifiNetDevice> device, const WifiPhyHelper& phy) const;
+    /// The RxNoiseFigure the PHYs `phy` creates get (WifiPhy cannot be asked for it).
+    static double NoiseFigureOf(const WifiPhyHelper& phy);
+    /// The value (serialized) of attribute `name` of what `factory` creates: as set in the
+    /// factory, else the attribute's initial value. For attributes that have no getter.
+    static std::string FactoryAttribute(const ObjectFactory& factory, const std::string& name);
+    /// The YansWifiChannel of a device's PHY (nullptr: not a YansWifiPhy).
+    static Ptr<YansWifiChannel> ChannelOf(Ptr<WifiNetDevice> device);
+    /// The medium of `devices` (installed on one YansWifiChannel, their nodes with a
+    /// MobilityModel, created by `phy`): their radios, their channel's loss and delay models.
+    FastPathMediumPlan PlanOf(const NetDeviceContainer& devices, const WifiPhyHelper& phy) const;
+
+    /**
+     * A Wi-Fi device as Install() would create it for `node`, built from this helper,
+     * `phy` and `mac` but not added to the node: what the emulation reads the radio and the
+     * channel from. Its PHY joins the script's channel (it never transmits).
+     */
+    Ptr<WifiNetDevice> CreateStandIn(const WifiPhyHelper& phy,
+                                     const WifiMacHelper& mac,
+                                     Ptr<Node> node) const;
+    /// The MAC type `mac` creates (ns3::AdhocWifiMac for an ad hoc script).
+    static std::string MacTypeOf(const WifiMacHelper& mac);
+
+    /// The rate (kbit/s) of an ns-3 mode name (DsssRate5_5Mbps: 5500); 0 if none.
+    static uint32_t RateKbps(const std::string& mode);
+    /// The medium's PHY of `radio`, with `phy`'s error-rate and frame-capture models.
+    static fastpath::MediumPhy MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper& phy);
+
+    /// A batch of the follower as fastpathd's update: member i is fastpathd node
+    /// `members[i]`; `whole`: the batch is the whole table (the first one, at time 0).
+    static fastpath::MediumUpdate UpdateOf(const std::vector<FastPathPairUpdate>& batch,
+                                           const std::vector<std::string>& members,
+                                           bool whole);
+
+  private:
+    static void StartFollowing(std::string name,
+                               NodeContainer nodes,
+                               std::vector<FastPathRadio> radios,
+                               FastPathMediumPlan plan);
+    NetDeviceContainer InstallEmulated(const WifiPhyHelper& phy,
+                                       const WifiMacHelper& mac,
+                                       const NodeContainer& nodes) const;
+};
+
+} // namespace ns3

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-device-traces.h"
+
+#include "fast-path-net-device.h"
+
+#include "ns3/channel-list.h"
+#include "ns3/csma-net-device.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/ethernet-trailer.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/point-to-point-channel.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/ppp-header.h"
+#include "ns3/queue.h"
+
+#include <functional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+// The stock devices keep their trace sources in private TracedCallback members, which only
+// they fire, and ns-3 offers no way to ask a trace source whether it has sinks. An explicit
+// template instantiation may name private members (C++17 [temp.explicit]/12): Rob hands out
+// a pointer to each member below, so that a stand-in's sources can be fired from observed
+// frames and checked for sinks. Only these reads and calls are made through them.
+template <typename Tag, typename Tag::type M>
+struct Rob
+{
+    friend typename Tag::type Get(Tag)
+    {
+        return M;
+    }
+};
+
+#define FP_ROB(NAME, CLASS, TYPE, MEMBER)                                                      \
+    struct NAME                                                                                \
+    {                                                                                          \
+        using type = TYPE CLASS::*;                                                            \
+        friend type Get(NAME);                                                                 \
+    };                                                                                         \
+    template struct Rob<NAME, &CLASS::MEMBER>
+
+using PacketTrace = TracedCallback<Ptr<const Packet>>;
+using P2p = PointToPointNetDevice;
+using Csma = CsmaNetDevice;
+using PacketQueue = Queue<Packet>;
+using TxRx = TracedCallback<Ptr<const Packet>, Ptr<NetDevice>, Ptr<NetDevice>, Time, Time>;
+using ValueTrace = TracedCallback<uint32_t, uint32_t>;
+
+FP_ROB(P2pMacTx, P2p, PacketTrace, m_macTxTrace);
+FP_ROB(P2pMacTxDrop, P2p, PacketTrace, m_macTxDropTrace);
+FP_ROB(P2pMacPromiscRx, P2p, PacketTrace, m_macPromiscRxTrace);
+FP_ROB(P2pMacRx, P2p, PacketTrace, m_macRxTrace);
+FP_ROB(P2pPhyTxBegin, P2p, PacketTrace, m_phyTxBeginTrace);
+FP_ROB(P2pPhyTxEnd, P2p, PacketTrace, m_phyTxEndTrace);
+FP_ROB(P2pPhyTxDrop, P2p, PacketTrace, m_phyTxDropTrace);
+FP_ROB(P2pPhyRxEnd, P2p, PacketTrace, m_phyRxEndTrace);
+FP_ROB(P2pPhyRxDrop, P2p, PacketTrace, m_phyRxDropTrace);
+FP_ROB(P2pSniffer, P2p, PacketTrace, m_snifferTrace);
+FP_ROB(P2pPromiscSniffer, P2p, PacketTrace, m_promiscSnifferTrace);
+FP_ROB(CsmaMacTx, Csma, PacketTrace, m_macTxTrace);
+FP_ROB(CsmaMacTxDrop, Csma, PacketTrace, m_macTxDropTrace);
+FP_ROB(CsmaMacPromiscRx, Csma, PacketTrace, m_macPromiscRxTrace);
+FP_ROB(CsmaMacRx, Csma, PacketTrace, m_macRxTrace);
+FP_ROB(CsmaMacRxDrop, Csma, PacketTrace, m_macRxDropTrace);
+FP_ROB(CsmaMacTxBackoff, Csma, PacketTrace, m_macTxBackoffTrace);
+FP_ROB(CsmaPhyTxBegin, Csma, PacketTrace, m_phyTxBeginTrace);
+FP_ROB(CsmaPhyTxEnd, Csma, PacketTrace, m_phyTxEndTrace);
+FP_ROB(CsmaPhyTxDrop, Csma, PacketTrace, m_phyTxDropTrace);
+FP_ROB(CsmaPhyRxEnd, Csma, PacketTrace, m_phyRxEndTrace);
+FP_ROB(CsmaPhyRxDrop, Csma, PacketTrace, m_phyRxDropTrace);
+FP_ROB(CsmaSniffer, Csma, PacketTrace, m_snifferTrace);
+FP_ROB(CsmaPromiscSniffer, Csma, PacketTrace, m_promiscSnifferTrace);
+FP_ROB(QueueEnqueue, PacketQueue, PacketTrace, m_traceEnqueue);
+FP_ROB(QueueDequeue, PacketQueue, PacketTrace, m_traceDequeue);
+FP_ROB(QueueDrop, PacketQueue, PacketTrace, m_traceDrop);
+FP_ROB(QueueDropBeforeEnqueue, PacketQueue, PacketTrace, m_traceDropBeforeEnqueue);
+FP_ROB(QueueDropAfterDequeue, PacketQueue, PacketTrace, m_traceDropAfterDequeue);
+FP_ROB(QueueBytes, QueueBase, TracedValue<uint32_t>, m_nBytes);
+FP_ROB(QueuePackets, QueueBase, TracedValue<uint32_t>, m_nPackets);
+FP_ROB(TracedValueCb, TracedValue<uint32_t>, ValueTrace, m_cb);
+FP_ROB(P2pChannelTxRx, PointToPointChannel, TxRx, m_txrxPointToPoint);
+
+#undef FP_ROB
+
+/// A trace source of a stand-in: its name, whether it has sinks, whether Observe feeds it.
+struct Source
+{
+    std::string name;
+    std::function<bool()> hasSinks;
+    bool fed;
+    std::string instead; //!< for a source never fed: what to use
+};
+
+const char* kDropsInstead = "fastpathd drops these frames itself: fpctl link show / fpctl "
+                            "segment show count them, per reason";
+
+template <typename Tag, typename Device>
+Source
+DeviceSource(Ptr<Device> d, const std::string& name, bool fed, const std::string& instead = "")
+{
+    Device* raw = PeekPointer(d);
+    return {name, [raw]() { return !(raw->*Get(Tag{})).IsEmpty(); }, fed, instead};
+}
+
+std::vector<Source>
+SourcesOf(Ptr<PointToPointNetDevice> d)
+{
+    return {DeviceSource<P2pMacTx>(d, "MacTx", true),
+            DeviceSource<P2pMacRx>(d, "MacRx", true),
+            DeviceSource<P2pPhyTxBegin>(d, "PhyTxBegin", true),
+            DeviceSource<P2pPhyTxEnd>(d, "PhyTxEnd", true),
+            DeviceSource<P2pPhyRxEnd>(d, "PhyRxEnd", true),
+            DeviceSource<P2pSniffer>(d, "Sniffer", true),
+            DeviceSource<P2pPromiscSniffer>(d, "PromiscSniffer", true),
+            DeviceSource<P2pMacPromiscRx>(d, "MacPromiscRx", false,
+                                          "fastpathd delivers no frame for other hosts to ns-3: "
+                                          "use PromiscSniffer"),
+            DeviceSource<P2pMacTxDrop>(d, "MacTxDrop", false, kDropsInstead),
+            DeviceSource<P2pPhyTxDrop>(d, "PhyTxDrop", false, kDropsInstead),
+            DeviceSource<P2pPhyRxDrop>(d, "PhyRxDrop", false, kDropsInstead)};
+}
+
+std::vector<Source>
+SourcesOf(Ptr<CsmaNetDevice> d)
+{
+    return {DeviceSource<CsmaMacTx>(d, "MacTx", true),
+            DeviceSource<CsmaMacRx>(d, "MacRx", true),
+            DeviceSource<CsmaPhyTxBegin>(d, "PhyTxBegin", true),
+            DeviceSource<CsmaPhyTxEnd>(d, "PhyTxEnd", true),
+            DeviceSource<CsmaPhyRxEnd>(d, "PhyRxEnd", true),
+            DeviceSource<CsmaSniffer>(d, "Sniffer", true),
+            DeviceSource<CsmaPromiscSniffer>(d, "PromiscSniffer", true),
+            DeviceSource<CsmaMacPromiscRx>(d, "MacPromiscRx", false,
+                                           "fastpathd delivers no frame for other hosts to "
+                                           "ns-3: use PromiscSniffer"),
+            DeviceSource<CsmaMacTxBackoff>(d, "MacTxBackoff", false,
+                                           "fastpathd's segment has no backoff (it queues)"),
+            DeviceSource<CsmaMacTxDrop>(d, "MacTxDrop", false, kDropsInstead),
+            DeviceSource<CsmaMacRxDrop>(d, "MacRxDrop", false, kDropsInstead),
+            DeviceSource<CsmaPhyTxDrop>(d, "PhyTxDrop", false, kDropsInstead),
+            DeviceSource<CsmaPhyRxDrop>(d, "PhyRxDrop", false, kDropsInstead)};
+}
+
+std::vector<Source>
+SourcesOf(Ptr<Queue<Packet>> q)
+{
+    QueueBase* base = PeekPointer(q);
+    auto valueSinks = [base](auto tag) {
+        return [base, tag]() {
+            TracedValue<uint32_t>& v = base->*Get(tag);
+            return !(v.*Get(TracedValueCb{})).IsEmpty();
+        };
+    };
+    return {DeviceSource<QueueEnqueue>(q, "Enqueue", true),
+            DeviceSource<QueueDequeue>(q, "Dequeue", true),
+            {"PacketsInQueue", valueSinks(QueuePackets{}), true, ""},
+            {"BytesInQueue", valueSinks(QueueBytes{}), true, ""},
+            DeviceSource<QueueDrop>(q, "Drop", false, kDropsInstead),
+            DeviceSource<QueueDropBeforeEnqueue>(q, "DropBeforeEnqueue", false, kDropsInstead),
+            DeviceSource<QueueDropAfterDequeue>(q, "DropAfterDequeue", false, kDropsInstead)};
+}
+
+std::set<const NetDevice*> g_observed;
+
+/// The frame without its Ethernet header, and its EtherType.
+Ptr<Packet>
+Payload(Ptr<const Packet> frame, uint16_t& type)
+{
+    Ptr<Packet> p = frame->Copy();
+    EthernetHeader eth(false);
+    if (p->GetSize() < eth.GetSerializedSize())
+    {
+        return nullptr;
+    }
+    p->RemoveHeader(eth);
+    type = eth.GetLengthType();
+    return p;
+}
+
+void
+FireQueue(Ptr<Queue<Packet>> q, Ptr<Packet> framed)
+{
+    // The queue's own Enqueue and Dequeue: its traces and counters as for a frame that
+    // found the device idle.
+    if (q && q->Enqueue(framed->Copy()))
+    {
+        q->Dequeue();
+    }
+}
+
+void
+ObserveP2p(Ptr<PointToPointNetDevice> d, FastPathFrameDirection dir, Ptr<const Packet> frame)
+{
+    uint16_t type = 0;
+    Ptr<Packet> l3 = Payload(frame, type);
+    if (!l3 || (type != 0x0800 && type != 0x86DD))
+    {
+        return; // ARP and others: a point-to-point link carries none
+    }
+    Ptr<Packet> framed = l3->Copy();
+    PppHeader ppp;
+    ppp.SetProtocol(type == 0x0800 ? 0x0021 : 0x0057);
+    framed->AddHeader(ppp);
+    P2p* raw = PeekPointer(d);
+    if (dir == FastPathFrameDirection::TX)
+    {
+        (raw->*Get(P2pMacTx{}))(l3);
+        FireQueue(d->GetQueue(), framed);
+        (raw->*Get(P2pSniffer{}))(framed);
+        (raw->*Get(P2pPromiscSniffer{}))(framed);
+        (raw->*Get(P2pPhyTxBegin{}))(framed);
+        (raw->*Get(P2pPhyTxEnd{}))(framed);
+        return;
+    }
+    (raw->*Get(P2pSniffer{}))(framed);
+    (raw->*Get(P2pPromiscSniffer{}))(framed);
+    (raw->*Get(P2pPhyRxEnd{}))(framed);
+    (raw->*Get(P2pMacRx{}))(framed);
+}
+
+void
+ObserveCsma(Ptr<CsmaNetDevice> d, FastPathFrameDirection dir, Ptr<const Packet> frame)
+{
+    uint16_t type = 0;
+    Ptr<Packet> l3 = Payload(frame, type);
+    if (!l3)
+    {
+        return;
+    }
+    Ptr<Packet> framed = frame->Copy();
+    EthernetTrailer trailer;
+    trailer.EnableFcs(Node::ChecksumEnabled());
+    trailer.CalcFcs(framed);
+    framed->AddTrailer(trailer);
+    Csma* raw = PeekPointer(d);
+    if (dir == FastPathFrameDirection::TX)
+    {
+        (raw->*Get(CsmaMacTx{}))(l3);
+        FireQueue(d->GetQueue(), framed);
+        (raw->*Get(CsmaPromiscSniffer{}))(framed);
+        (raw->*Get(CsmaSniffer{}))(framed);
+        (raw->*Get(CsmaPhyTxBegin{}))(framed);
+        (raw->*Get(CsmaPhyTxEnd{}))(framed);
+        return;
+    }
+    (raw->*Get(CsmaPhyRxEnd{}))(framed);
+    (raw->*Get(CsmaPromiscSniffer{}))(framed);
+    (raw->*Get(CsmaSniffer{}))(framed);
+    (raw->*Get(CsmaMacRx{}))(framed);
+}
+
+/// The stand-in of ns-3's device aggregated to an emulated device (nullptr if none).
+template <typename T>
+Ptr<T>
+StandIn(Ptr<NetDevice> device)
+{
+    Ptr<T> s = device->GetObject<T>();
+    return s && PeekPointer(s) != PeekPointer(device) ? s : nullptr;
+}
+
+} // namespace
+
+void
+FastPathDeviceTraces::SetObserved(Ptr<NetDevice> device, bool observed)
+{
+    if (observed)
+    {
+        g_observed.insert(PeekPointer(device));
+    }
+    else
+    {
+        g_observed.erase(PeekPointer(device));
+    }
+}
+
+bool
+FastPathDeviceTraces::IsObserved(Ptr<NetDevice> device)
+{
+    return g_observed.count(PeekPointer(device)) > 0;
+}
+
+void
+FastPathDeviceTraces::Observe(Ptr<NetDevice> device,
+                              FastPathFrameDirection direction,
+                              Ptr<const Packet> frame)
+{
+    if (Ptr<PointToPointNetDevice> p2p = StandIn<PointToPointNetDevice>(device))
+    {
+        ObserveP2p(p2p, direction, frame);
+    }
+    else if (Ptr<CsmaNetDevice> csma = StandIn<CsmaNetDevice>(device))
+    {
+        ObserveCsma(csma, direction, frame);
+    }
+}
+
+std::string
+FastPathDeviceTraces::Check()
+{
+    std::ostringstream why;
+    uint32_t n = 0;
+    auto check = [&](const std::string& path, const std::vector<Source>& sources, bool observed) {
+        for (const auto& s : sources)
+        {
+            if (!s.hasSinks() || (s.fed && observed))
+            {
+                continue;
+            }
+            why << "\n  " << path << s.name << ": "
+                << (s.fed ? "no capture tap observes this device's frames" : s.instead);
+            ++n;
+        }
+    };
+    std::set<const Channel*> channels;
+    for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
+        {
+            Ptr<NetDevice> nd = (*node)->GetDevice(i);
+            if (!DynamicCast<FastPathNetDevice>(nd))
+            {
+                continue;
+            }
+            const std::string at = "/NodeList/" + std::to_string((*node)->GetId()) +
+                                   "/DeviceList/" + std::to_string(i);
+            const bool observed = IsObserved(nd);
+            if (auto p2p = StandIn<PointToPointNetDevice>(nd))
+            {
+                const std::string dev = at + "/$ns3::PointToPointNetDevice/";
+                check(dev, SourcesOf(p2p), observed);
+                if (p2p->GetQueue())
+                {
+                    check(dev + "TxQueue/", SourcesOf(p2p->GetQueue()), observed);
+                }
+                auto ch = DynamicCast<PointToPointChannel>(p2p->GetChannel());
+                if (ch && channels.insert(PeekPointer(ch)).second &&
+                    !(PeekPointer(ch)->*Get(P2pChannelTxRx{})).IsEmpty())
+                {
+                    why << "\n  /ChannelList/" << ch->GetId()
+                        << "/$ns3::PointToPointChannel/TxRxPointToPoint: fastpathd's link "
+                           "carries the frames; use the devices' PhyTxBegin and PhyRxEnd";
+                    ++n;
+                }
+            }
+            else if (auto csma = StandIn<CsmaNetDevice>(nd))
+            {
+                const std::string dev = at + "/$ns3::CsmaNetDevice/";
+                check(dev, SourcesOf(csma), observed);
+                if (csma->GetQueue())
+                {
+                    check(dev + "TxQueue/", SourcesOf(csma->GetQueue()), observed);
+                }
+            }
+        }
+    }
+    if (n == 0)
+    {
+        return "";
+    }
+    return "FastPathEmulation: " + std::to_string(n) +
+           " trace source(s) of emulated devices have sinks (Config::Connect, tracing helpers) "
+           "but cannot be fed with the frames fastpathd carries:" +
+           why.str() +
+           "\nTrace what ns-3's own stacks send and receive instead (FlowMonitor; "
+           "InternetStackHelper::EnablePcapIpv4All / EnableAsciiIpv4All; the Ipv4L3Protocol "
+           "Tx, Rx and Drop sources), capture the frames with fpctl capture, or run the script "
+           "simulated (--FastPathEmulation=0).";
+}
+
+} // namespace ns3

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// What an emulated script may hold (FastPathEmulation::WhyNotEmulated, checked at time 0 of
+// an emulated run): emulated devices, loopback and real devices pass; a plain helper's
+// point-to-point link or CSMA segment and a device fastpathd has no emulation of are named,
+// each with its path, type, channel and what to use instead.
+#include "ns3/core-module.h"
+#include "ns3/csma-module.h"
+#include "ns3/fast-path-channel.h"
+#include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-net-device.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/simple-net-device-helper.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+class EmulatableTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        nodes_.Create(3);
+        InternetStackHelper().Install(nodes_);
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    /// An emulated link's devices, as FastPathPointToPointHelper installs them.
+    void EmulatedLink(Ptr<Node> a, Ptr<Node> b)
+    {
+        Ptr<FastPathPointToPointChannel> ch = CreateObject<FastPathPointToPointChannel>();
+        Ptr<FastPathNetDevice> da = CreateObject<FastPathNetDevice>();
+        Ptr<FastPathNetDevice> db = CreateObject<FastPathNetDevice>();
+        a->AddDevice(da);
+        b->AddDevice(db);
+        da->SetChannel(ch);
+        db->SetChannel(ch);
+        ch->SetEmulatedDevices(da, db);
+    }
+
+    NodeContainer nodes_;
+};
+
+TEST_F(EmulatableTest, EmulatedDevicesAndLoopbackPass)
+{
+    EmulatedLink(nodes_.Get(0), nodes_.Get(1));
+    EmulatedLink(nodes_.Get(1), nodes_.Get(2));
+    EXPECT_EQ(FastPathEmulation::WhyNotEmulated(), "");
+    // The channel presents the emulated devices, as global routing walks it.
+    Ptr<Channel> ch = nodes_.Get(0)->GetDevice(1)->GetChannel();
+    ASSERT_TRUE(ch);
+    EXPECT_EQ(ch->GetNDevices(), 2u);
+    EXPECT_EQ(ch->GetDevice(0), nodes_.Get(0)->GetDevice(1));
+    EXPECT_EQ(ch->GetDevice(1), nodes_.Get(1)->GetDevice(1));
+}
+
+TEST_F(EmulatableTest, APlainPointToPointLinkIsNamedWithTheHelperToUse)
+{
+    EmulatedLink(nodes_.Get(0), nodes_.Get(1));
+    PointToPointHelper().Install(nodes_.Get(1), nodes_.Get(2));
+    const std::string why = FastPathEmulation::WhyNotEmulated();
+    EXPECT_NE(why.find("2 devices of this script cannot be emulated"), std::string::npos) << why;
+    EXPECT_NE(why.find("/NodeList/1/DeviceList/2: ns3::PointToPointNetDevice on "
+                       "ns3::PointToPointChannel"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("/NodeList/2/DeviceList/1"), std::string::npos) << why;
+    EXPECT_NE(why.find("FastPathPointToPointHelper"), std::string::npos) << why;
+    EXPECT_EQ(why.find("/NodeList/0/"), std::string::npos) << why;
+}
+
+TEST_F(EmulatableTest, APlainCsmaDeviceIsNamedWithTheHelperToUse)
+{
+    CsmaHelper().Install(NodeContainer(nodes_.Get(0)));
+    const std::string why = FastPathEmulation::WhyNotEmulated();
+    EXPECT_NE(why.find("1 device of this script cannot be emulated"), std::string::npos) << why;
+    EXPECT_NE(why.find("/NodeList/0/DeviceList/1: ns3::CsmaNetDevice on ns3::CsmaChannel"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("FastPathCsmaHelper::Install(NodeContainer)"), std::string::npos) << why;
+}
+
+TEST_F(EmulatableTest, ADeviceWithoutEmulationIsNamedWithTheReason)
+{
+    SimpleNetDeviceHelper().Install(nodes_.Get(2));
+    const std::string why = FastPathEmulation::WhyNotEmulated();
+    EXPECT_NE(why.find("/NodeList/2/DeviceList/1: ns3::SimpleNetDevice on ns3::SimpleChannel: "
+                       "fastpathd has no emulation of this device and channel"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("--FastPathEmulation=0"), std::string::npos) << why;
+}
+
+} // namespace

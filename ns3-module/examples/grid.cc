@@ -11,7 +11,8 @@
 //         │       │              │
 //        r7_0 ── r7_1 ── ... ── r7_7 ── d
 //
-// Links 198.18.K.0/24 (K = 1..112 router links, 113: s-r0_0, 114: r7_7-d; first node .1),
+// Links 198.18.K.0/24 (K = 1..112 router links, 113: s-r0_0, 114: r7_7-d; first node .1;
+// from K = 256 on, as larger grids have, 198.19.(K - 256).0/24),
 // --rate and --delay each. After --traffic-start: --pings pings s -> d (every 0.2 s) and,
 // --warmup seconds later, a UDP flow s -> d of --udp-rate (--udp-size byte datagrams) for
 // --udp-seconds. Emulated, the first packets to a next hop that fastpathd does not know yet
@@ -27,6 +28,12 @@
 // other: converged_s; every router has routes to s and d: all_converged_s), the UDP flow's
 // sent and received datagrams and received rate, ping replies and RTT, and this process's
 // CPU time (user + system) and wall time.
+//
+// Emulated, the script may run as several processes (mpirun -np K grid --FastPathEmulation=1;
+// run-grid.sh --ranks K): each runs the routers METIS gave it (or --system-ids=1: one block
+// of rows per process, the ns-3 convention). Each process then reports what its own nodes
+// saw ("rank", "ranks"; --report=FILE.rankI): convergence of its own nodes, the flow's sent
+// side where s runs and its received side where d runs (run-grid.sh merges them).
 #include "example-scenario.h"
 
 #include "ns3/applications-module.h"
@@ -87,12 +94,11 @@ main(int argc, char* argv[])
     OlsrTimers olsrTimers;
     std::string report;
     RealHosts hosts(90);
-    // 66 nodes and 114 links in one simulator thread: the helper's check of every link's
-    // parameters (every FastPathFollowInterval, 2 ms by default) and each node's full route
-    // comparison (PollInterval, 100 ms) would take more CPU than real time leaves; both are
-    // slower here (route changes are still followed at once through OLSR's trace). The
-    // command line overrides them.
-    GlobalValue::Bind("FastPathFollowInterval", TimeValue(MilliSeconds(20)));
+    bool systemIds = false;
+    // 66 nodes in one simulator thread: each node's full route comparison (PollInterval,
+    // 100 ms by default) would take more CPU than real time leaves; it is slower here (route
+    // changes are still followed at once through OLSR's trace). The command line overrides
+    // it.
     Config::SetDefault("ns3::FastPathRouteMirror::PollInterval", TimeValue(MilliSeconds(500)));
     CommandLine cmd(__FILE__);
     cmd.AddValue("side", "routers per row and column (8: 64 routers)", side);
@@ -105,7 +111,10 @@ main(int argc, char* argv[])
     cmd.AddValue("udp-seconds", "seconds of the UDP flow", udpSeconds);
     cmd.AddValue("warmup", "seconds between the first ping and the UDP flow", warmup);
     olsrTimers.AddValues(cmd);
-    cmd.AddValue("report", "also write the JSON line to this file", report);
+    cmd.AddValue("report", "also write the JSON line to this file (.rankI added when run as "
+                           "several processes)", report);
+    cmd.AddValue("system-ids", "several processes: place the routers by system id, rows in "
+                               "equal blocks (default: METIS places them)", systemIds);
     hosts.AddValues(cmd, "h1 at r0_0 and h2 at the far corner (emulated)");
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(side < 2 || side > 16, "--side: 2..16");
@@ -114,10 +123,25 @@ main(int argc, char* argv[])
     const auto wall0 = std::chrono::steady_clock::now();
     const double cpu0 = CpuSeconds();
 
+    const uint32_t ranks = FastPathEmulation::GetRanks();
     NodeContainer routers;
-    routers.Create(side * side);
     NodeContainer ends;
-    ends.Create(2);
+    if (systemIds && ranks > 1)
+    {
+        // ns-3's convention for distributed runs: the system id says which process runs a
+        // node. Rows in blocks; s with the first row, d with the last.
+        for (uint32_t i = 0; i < side; ++i)
+        {
+            routers.Create(side, i * ranks / side);
+        }
+        ends.Create(1, 0);
+        ends.Create(1, ranks - 1);
+    }
+    else
+    {
+        routers.Create(side * side);
+        ends.Create(2);
+    }
     for (uint32_t i = 0; i < side; ++i)
     {
         for (uint32_t j = 0; j < side; ++j)
@@ -142,7 +166,10 @@ main(int argc, char* argv[])
     auto join = [&](Ptr<Node> x, Ptr<Node> y) {
         ++k;
         NetDeviceContainer devices = p2p.Install(x, y);
-        address.SetBase(Ipv4Address(("198.18." + std::to_string(k) + ".0").c_str()),
+        // 198.18.0.0/15 has 512 /24s: from the 256th link on, 198.19.x.0.
+        address.SetBase(Ipv4Address(("198." + std::to_string(18 + k / 256) + "." +
+                                     std::to_string(k % 256) + ".0")
+                                        .c_str()),
                         "255.255.255.0");
         return address.Assign(devices);
     };
@@ -221,15 +248,24 @@ main(int argc, char* argv[])
 
     // Convergence: s and d have routes to each other; every router has routes to both.
     double converged = -1, allConverged = -1;
+    // Several processes: each watches its own nodes (the others' routing does not run here).
+    auto mine = [](Ptr<Node> n) { return FastPathEmulation::IsLocalNode(n); };
     WhenTrue(
         MilliSeconds(50),
-        [&]() { return HasRoute(ends.Get(0), dAddr) && HasRoute(ends.Get(1), sAddr); },
+        [&]() {
+            return (!mine(ends.Get(0)) || HasRoute(ends.Get(0), dAddr)) &&
+                   (!mine(ends.Get(1)) || HasRoute(ends.Get(1), sAddr));
+        },
         [&](double t) { converged = t; });
     WhenTrue(
         MilliSeconds(50),
         [&]() {
             for (uint32_t i = 0; i < routers.GetN(); ++i)
             {
+                if (!mine(routers.Get(i)))
+                {
+                    continue;
+                }
                 if (!HasRoute(routers.Get(i), sAddr) || !HasRoute(routers.Get(i), dAddr))
                 {
                     return false;
@@ -252,9 +288,18 @@ main(int argc, char* argv[])
     std::vector<double> sorted = rtts;
     std::sort(sorted.begin(), sorted.end());
     const double span = flow.last > flow.first ? flow.last - flow.first : 0;
+    uint32_t localRouters = 0;
+    for (uint32_t i = 0; i < routers.GetN(); ++i)
+    {
+        localRouters += FastPathEmulation::IsLocalNode(routers.Get(i));
+    }
     std::ostringstream out;
     out << std::setprecision(6) << "{\"scenario\":\"grid\""
         << ",\"emulated\":" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0)
+        << ",\"rank\":" << FastPathEmulation::GetRank() << ",\"ranks\":" << ranks
+        << ",\"local_routers\":" << localRouters
+        << ",\"has_s\":" << FastPathEmulation::IsLocalNode(ends.Get(0))
+        << ",\"has_d\":" << FastPathEmulation::IsLocalNode(ends.Get(1))
         << ",\"routers\":" << routers.GetN() << ",\"links\":" << k << ",\"rate\":\"" << rate
         << "\",\"delay\":\"" << delay << "\""
         << ",\"converged_s\":" << converged << ",\"all_converged_s\":" << allConverged
@@ -274,7 +319,10 @@ main(int argc, char* argv[])
     out << "}";
     out << hosts.Json() << "}";
     out << "\n";
-    WriteReport(report, out.str());
+    WriteReport(report.empty() || ranks == 1
+                    ? report
+                    : report + ".rank" + std::to_string(FastPathEmulation::GetRank()),
+                out.str());
     Simulator::Destroy();
     return 0;
 }

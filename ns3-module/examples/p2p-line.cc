@@ -119,7 +119,8 @@ main(int argc, char* argv[])
         << "ping_rtt_min_ms=" << (rtts.empty() ? -1 : 1000 * *std::min_element(rtts.begin(), rtts.end())) << "\n"
         << "down_latency_us=" << down.latencyUs << "\n"
         << "delay_latency_us=" << delay.latencyUs << "\n"
-        << "rate_latency_us=" << rate.latencyUs << "\n";
+        << "rate_latency_us=" << rate.latencyUs << "\n"
+        << "param_reads=" << FastPathPointToPointHelper::GetParameterReads() << "\n";
     for (uint32_t i = 0; i < nNodes; ++i)
     {
         ReportNode(out, "n" + std::to_string(i), seen.Of(i), nodes.Get(i));

@@ -10,9 +10,12 @@
 # fastpathd and of the ns-3 process over the run. Everything is removed on any exit.
 # --simulated runs grid alone (pure simulation). --hosts attaches two real hosts h1 (at
 # r0_0) and h2 (at the far corner) instead (grid --hosts=1) and measures between them with
-# ping and iperf3 (TCP, 10 s) from their namespaces.
+# ping and iperf3 (TCP, 10 s) from their namespaces. --ranks K runs grid as K processes
+# with Open MPI's mpirun (each the control planes of its share of the routers; one fastpathd)
+# and merges their reports: convergence is the latest of the processes', the flow's sent
+# side is s's process's and its received side d's.
 #
-#   sudo ns3-module/examples/run-grid.sh [--build-dir DIR] [--simulated|--hosts] [-- GRID ARGS]
+#   sudo ns3-module/examples/run-grid.sh [--build-dir DIR] [--simulated|--hosts|--ranks K] [-- GRID ARGS]
 #
 # e.g. sudo ns3-module/examples/run-grid.sh -- --udp-rate=20 --udp-seconds=20
 set -euo pipefail
@@ -21,13 +24,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/emulation-runner.sh"
 build=build
 emulated=1
 hosts=0
+ranks=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --simulated) emulated=0; shift ;;
     --hosts) hosts=1; shift ;;
+    --ranks) ranks="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,22p' "$0"; exit 0 ;;
     *) echo "run-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -69,6 +74,32 @@ if [[ $hosts == 1 ]]; then
     echo "h1 never reached h2 within 60 s" >&2
   fi
   wait "$grid_pid" || true
+elif [[ $ranks -gt 1 ]]; then
+  command -v mpirun >/dev/null || { echo "run-grid.sh: --ranks needs mpirun (openmpi-bin)" >&2; exit 2; }
+  chmod 777 "$dir"
+  mpi=(mpirun -np "$ranks")
+  [[ ${#as_nobody[@]} == 0 ]] && mpi+=(--allow-run-as-root)
+  "${as_nobody[@]}" "${mpi[@]}" "$grid" --FastPathEmulation=1 \
+    --FastPathSocket="$dir/fastpathd.sock" --report="$dir/grid.json" "$@"
+  # One report: the latest convergence of the processes, the flow's sent side from s's
+  # process, its received side from d's, the CPU time of all.
+  /usr/bin/python3 - "$dir/grid.json" "$ranks" <<'EOF'
+import json, sys
+rs = [json.load(open(f"{sys.argv[1]}.rank{i}")) for i in range(int(sys.argv[2]))]
+out = dict(rs[0])
+late = lambda k: -1 if any(r[k] < 0 for r in rs) else max(r[k] for r in rs)
+out["converged_s"] = late("converged_s")
+out["all_converged_s"] = late("all_converged_s")
+s = next(r for r in rs if r["has_s"])
+d = next(r for r in rs if r["has_d"])
+for k in ("udp_sent", "pings", "ping_replies", "rtt_p50_ms", "rtt_min_ms"):
+    out[k] = s[k]
+for k in ("udp_received", "udp_received_mbps", "udp_received_pps"):
+    out[k] = d[k]
+out["cpu_total_s"] = sum(r["cpu_total_s"] for r in rs)
+out["local_routers"] = [r["local_routers"] for r in rs]
+json.dump(out, open(sys.argv[1], "w"))
+EOF
 else
   "${as_nobody[@]}" "$grid" --FastPathEmulation=1 --FastPathSocket="$dir/fastpathd.sock" \
     --report="$dir/grid.json" "$@"
@@ -80,7 +111,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 fpd = float(sys.argv[3]) - float(sys.argv[2])
 wall = float(sys.argv[5]) - float(sys.argv[4])
-print(f"grid: {r['routers']} routers, {r['links']} links of {r['rate']}, {r['delay']} (emulated)")
+print(f"grid: {r['routers']} routers, {r['links']} links of {r['rate']}, {r['delay']} (emulated"
+      + (f", {r['ranks']} processes: {r['local_routers']} routers each)" if r.get('ranks', 1) > 1 else ")"))
 print(f"  OLSR: s and d have routes to each other at {r['converged_s']:.2f} s, "
       f"every router to both at {r['all_converged_s']:.2f} s")
 if "hosts" not in r:
@@ -90,5 +122,6 @@ if "hosts" not in r:
     print(f"  ping s -> d: {r['ping_replies']}/{r['pings']} replies, RTT p50 {r['rtt_p50_ms']:.2f} ms, "
           f"min {r['rtt_min_ms']:.2f} ms")
 print(f"  CPU over {wall:.1f} s: fastpathd {fpd:.2f} s ({100 * fpd / wall:.0f} %), "
-      f"ns-3 {r['cpu_total_s']:.2f} s ({100 * r['cpu_total_s'] / wall:.0f} %)")
+      f"ns-3 {r['cpu_total_s']:.2f} s ({100 * r['cpu_total_s'] / wall:.0f} %"
+      + (" for all processes)" if r.get('ranks', 1) > 1 else ")"))
 EOF

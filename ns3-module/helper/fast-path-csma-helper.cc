@@ -4,6 +4,7 @@
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-net-device.h"
+#include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/data-rate.h"
@@ -43,6 +44,7 @@ struct CsmaSegment
 struct CsmaSegments : FastPathEmulatedSet<CsmaSegment>
 {
     void Push(CsmaSegment& s) override;
+    void PushState(CsmaSegment& s) override;
 
     fastpath::Status Delete(const std::string& name) override
     {
@@ -61,9 +63,10 @@ CurrentSegments()
 void
 CsmaSegments::Push(CsmaSegment& s)
 {
-    bool changed = false;
     auto p = FastPathCsmaHelper::SegmentParamsOf(s.channel, s.shadows, s.queue);
-    if (!(p == s.applied))
+    // Several processes run the same script and see the same changes: the process of the
+    // segment's first node hands the medium's, each port's process that port's.
+    if (!(p == s.applied) && emulation->IsLocal(s.nodes.front()))
     {
         auto st = emulation->Client().setSegmentParams(s.name, p);
         if (!st.ok())
@@ -72,15 +75,22 @@ CsmaSegments::Push(CsmaSegment& s)
                                              << st.error().message);
         }
         s.applied = p;
-        changed = true;
+        emulation->NoteFollowAck();
     }
+    PushState(s);
+}
+
+void
+CsmaSegments::PushState(CsmaSegment& s)
+{
+    bool changed = false;
     // An ns-3 interface on the segment set down or up: that node's port follows (it
     // neither sends nor receives while down, as the CsmaNetDevice would not); the medium
     // and the other ports go on.
     for (uint32_t i = 0; i < s.nodes.size(); ++i)
     {
         bool up = FastPathEmulation::InterfaceUp(s.nodes[i], s.devices.Get(i));
-        if (up == s.upPorts[i])
+        if (up == s.upPorts[i] || !emulation->IsLocal(s.nodes[i]))
         {
             continue;
         }
@@ -176,18 +186,21 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     // each FdNetDevice) and the follower hands changes to fastpathd.
     CsmaSegment seg;
     seg.name = e.Tag() + "-" + port;
-    // The segment's channel: in ChannelList where the simulated one would be, and what
-    // global and Nix-vector routing find on the emulated devices.
+    // Watched types: a set of their attributes is handed to fastpathd at once
+    // (FastPathWatched). The segment's channel (watched too): in ChannelList where the
+    // simulated one would be, and what global and Nix-vector routing find on the emulated
+    // devices.
     ObjectFactory channelFactory = m_channelFactory;
     channelFactory.SetTypeId(FastPathCsmaChannel::GetTypeId());
     Ptr<FastPathCsmaChannel> channel = channelFactory.Create<FastPathCsmaChannel>();
     seg.channel = channel;
-    seg.queue = m_queueFactory.Create<QueueBase>();
+    seg.queue = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
     fastpath::SegmentSpec spec;
     spec.name = seg.name;
     for (uint32_t i = 0; i < c.GetN(); ++i)
     {
-        Ptr<CsmaNetDevice> shadow = m_deviceFactory.Create<CsmaNetDevice>();
+        Ptr<CsmaNetDevice> shadow =
+            FastPathWatched::Watching(m_deviceFactory).Create<CsmaNetDevice>();
         shadow->Attach(seg.channel);
         // The medium's one queue is what a script reaches at each device's TxQueue.
         shadow->SetQueue(DynamicCast<Queue<Packet>>(seg.queue));
@@ -202,7 +215,12 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
         seg.nodes.push_back(c.Get(i));
     }
     spec.params = SegmentParamsOf(seg.channel, seg.shadows, seg.queue);
-    auto st = e.Client().createSegment(spec);
+    // Several processes: rank 0 creates the segment; every process has its ns-3 side.
+    fastpath::Status st;
+    if (e.Creates())
+    {
+        st = e.Client().createSegment(spec);
+    }
     NS_ABORT_MSG_IF(!st.ok(),
                     "FastPathCsmaHelper: cannot create fastpathd segment "
                         << spec.name << " (" << c.GetN() << " nodes): " << st.error().message
@@ -212,10 +230,14 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     seg.applied = spec.params;
     for (uint32_t i = 0; i < c.GetN(); ++i)
     {
-        NetDeviceContainer d = e.Attach().Install(c.Get(i), spec.ports[i].node, {port});
-        d.Get(0)->AggregateObject(seg.shadows.Get(i));
-        DynamicCast<FastPathNetDevice>(d.Get(0))->SetChannel(channel);
+        Ptr<NetDevice> d = e.AddPort(c.Get(i), spec.ports[i].node, port, spec.ports[i].mtu);
+        d->AggregateObject(seg.shadows.Get(i));
+        DynamicCast<FastPathNetDevice>(d)->SetChannel(channel);
         seg.devices.Add(d);
+        if (i > 0)
+        {
+            e.AddEdge(c.Get(0), c.Get(i)); // a star: the medium's members stay together
+        }
     }
     channel->SetEmulatedDevices(seg.devices);
     seg.upPorts.assign(c.GetN(), true);
@@ -223,6 +245,16 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
                            << fastpath::formatLinkParams(spec.params));
     NetDeviceContainer out = seg.devices;
     s.items.push_back(std::move(seg));
+    const size_t index = s.items.size() - 1;
+    CsmaSegments* set = &s;
+    auto changed = [set, index]() { set->Changed(index); };
+    const CsmaSegment& added = s.items.back();
+    FastPathWatched::Watch(added.channel, changed);
+    FastPathWatched::Watch(added.queue, changed);
+    for (uint32_t i = 0; i < added.shadows.GetN(); ++i)
+    {
+        FastPathWatched::Watch(added.shadows.Get(i), changed);
+    }
     return out;
 }
 

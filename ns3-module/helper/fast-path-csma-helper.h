@@ -34,10 +34,11 @@ namespace ns3
  * - each ns-3 node is attached to its fastpathd node: one FdNetDevice per segment port,
  *   on the port's control channel, in CsmaHelper's order (the container's order).
  *
- * Config::Set of the channel's DataRate or Delay, the queue's MaxSize or the devices'
- * ReceiveErrorModel reach fastpathd within FastPathFollowInterval (a CsmaChannel in
- * ChannelList and a CsmaNetDevice aggregated to each FdNetDevice hold them); an ns-3
- * interface set down or up takes its node's port of the segment down or up (it neither
+ * Config::Set of the channel's DataRate or Delay or the devices' ReceiveErrorModel reach
+ * fastpathd at once, notified (a CsmaChannel in ChannelList and a CsmaNetDevice
+ * aggregated to each FdNetDevice hold them, of FastPathWatched types); an ns-3
+ * interface set down or up (seen within FastPathFollowInterval) takes its node's port of
+ * the segment down or up (it neither
  * sends nor receives meanwhile; the others go on). A segment is created with all
  * its nodes at once: Install(node, channel) of an existing channel is refused when
  * emulated. Everything is deleted at Simulator::Destroy(); a crashed run's TAG- names at

@@ -2,8 +2,9 @@
 #include "fast-path-emulation.h"
 
 #include "fast-path-plan.h"
-
 #include "ns3/fast-path-device-traces.h"
+#include "ns3/fast-path-partition.h"
+#include "ns3/fast-path-ranks.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -34,49 +35,126 @@ NS_LOG_COMPONENT_DEFINE("FastPathEmulation");
 namespace
 {
 
-/// A bool checker that, when the value is set to true, also selects what emulation needs
-/// (the realtime simulator, real checksums): the one switch of a script.
-class EmulationChecker : public AttributeChecker
+std::string GlobalString(const std::string& name);
+bool EmulationEnabled();
+
+/// The number of processes of the run from the value of FastPathPartition and the
+/// launcher's environment (1 when malformed: the value's checker refuses it).
+uint32_t
+RanksOf(const std::string& option)
+{
+    auto r = FastPathPartition::Detect(option, [](const char* n) { return std::getenv(n); });
+    return r.ok() ? r.value().size : 1;
+}
+
+/// The realtime simulator; with several processes the one that starts their clocks together.
+void
+BindRealtime(uint32_t ranks)
+{
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(ranks > 1 ? "ns3::FastPathRealtimeSimulatorImpl"
+                                            : "ns3::RealtimeSimulatorImpl"));
+}
+
+/// A checker of `Inner`'s type (a bool, a string) that also runs OnValue on every value
+/// the inner checker accepts: a global value whose setting selects more (FastPathEmulation,
+/// FastPathPartition).
+class HookedChecker : public AttributeChecker
 {
   public:
+    explicit HookedChecker(Ptr<const AttributeChecker> inner)
+        : m_inner(inner)
+    {
+    }
     bool Check(const AttributeValue& value) const override
     {
-        if (!m_bool->Check(value))
+        return m_inner->Check(value) && OnValue(value);
+    }
+    std::string GetValueTypeName() const override
+    {
+        return m_inner->GetValueTypeName();
+    }
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return m_inner->HasUnderlyingTypeInformation();
+    }
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_inner->GetUnderlyingTypeInformation();
+    }
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_inner->Create();
+    }
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_inner->Copy(source, destination);
+    }
+
+  protected:
+    /// false refuses the value.
+    virtual bool OnValue(const AttributeValue& value) const = 0;
+
+  private:
+    Ptr<const AttributeChecker> m_inner;
+};
+
+/// FastPathPartition's checker: "" or i/K; with emulation on, K > 1 selects the simulator
+/// that starts the processes' clocks together (the order of the two options is free).
+class PartitionChecker : public HookedChecker
+{
+  public:
+    PartitionChecker()
+        : HookedChecker(MakeStringChecker())
+    {
+    }
+
+  protected:
+    bool OnValue(const AttributeValue& value) const override
+    {
+        auto s = dynamic_cast<const StringValue*>(&value);
+        if (!s)
         {
             return false;
         }
+        if (!s->Get().empty())
+        {
+            auto r = FastPathPartition::Parse(s->Get());
+            if (!r.ok())
+            {
+                std::cerr << r.error().message << std::endl;
+                return false;
+            }
+        }
+        if (EmulationEnabled())
+        {
+            BindRealtime(RanksOf(s->Get()));
+        }
+        return true;
+    }
+};
+
+/// A bool checker that, when the value is set to true, also selects what emulation needs
+/// (the realtime simulator, real checksums): the one switch of a script.
+class EmulationChecker : public HookedChecker
+{
+  public:
+    EmulationChecker()
+        : HookedChecker(MakeBooleanChecker())
+    {
+    }
+
+  protected:
+    bool OnValue(const AttributeValue& value) const override
+    {
         auto b = dynamic_cast<const BooleanValue*>(&value);
         if (b && b->Get())
         {
-            GlobalValue::Bind("SimulatorImplementationType",
-                              StringValue("ns3::RealtimeSimulatorImpl"));
+            BindRealtime(RanksOf(GlobalString("FastPathPartition")));
             GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
         }
         return true;
     }
-    std::string GetValueTypeName() const override
-    {
-        return m_bool->GetValueTypeName();
-    }
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return m_bool->HasUnderlyingTypeInformation();
-    }
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return m_bool->GetUnderlyingTypeInformation();
-    }
-    Ptr<AttributeValue> Create() const override
-    {
-        return m_bool->Create();
-    }
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        return m_bool->Copy(source, destination);
-    }
-
-  private:
-    Ptr<const AttributeChecker> m_bool = MakeBooleanChecker();
 };
 
 GlobalValue g_emulation("FastPathEmulation",
@@ -85,14 +163,21 @@ GlobalValue g_emulation("FastPathEmulation",
                         "and checksums) or simulated by ns-3 (false)",
                         BooleanValue(false),
                         Ptr<const AttributeChecker>(new EmulationChecker(), false));
+GlobalValue g_partition("FastPathPartition",
+                        "This process's part of a run of several processes, i/K (rank i of "
+                        "K); empty: from the launcher's environment (Open MPI's mpirun, PMI, "
+                        "srun), else the only process",
+                        StringValue(""),
+                        Ptr<const AttributeChecker>(new PartitionChecker(), false));
 GlobalValue g_socket("FastPathSocket",
                      "fastpathd's control socket (the emulating helpers)",
                      StringValue("/run/fastpathd/fastpathd.sock"),
                      MakeStringChecker());
 GlobalValue g_follow("FastPathFollowInterval",
-                     "How often the emulating helpers look for Config::Set changes of their "
-                     "links' and segments' DataRate, Delay, queue, error model and for "
-                     "interfaces set down or up, to hand them to fastpathd (0: never)",
+                     "How often the emulating helpers look for ns-3 interfaces of their links "
+                     "and segments set down or up (Ipv4::SetDown tells no one), to hand the "
+                     "change to fastpathd (0: never). Parameters set by Config::Set (DataRate, "
+                     "Delay, queue MaxSize, error model) are handed at once, without looking",
                      TimeValue(MilliSeconds(2)),
                      MakeTimeChecker());
 GlobalValue g_tag("FastPathTag",
@@ -107,6 +192,14 @@ GlobalString(const std::string& name)
 {
     StringValue v;
     GlobalValue::GetValueByName(name, v);
+    return v.Get();
+}
+
+bool
+EmulationEnabled()
+{
+    BooleanValue v;
+    GlobalValue::GetValueByName("FastPathEmulation", v);
     return v.Get();
 }
 
@@ -170,15 +263,39 @@ FastPathEmulation::Get(const std::string& who)
                         << c.error().message
                         << " (start fastpathd, or give its socket with --FastPathSocket=PATH)");
     e->m_client = std::move(c.value());
-    auto st = e->m_client->hello("ns-3 " + e->m_tag);
+    e->m_rank = FastPathRanks::Get().GetRank();
+    auto st = e->m_client->hello("ns-3 " + e->m_tag +
+                                 (e->IsPartitioned() ? " rank " + std::to_string(e->m_rank.rank)
+                                                     : std::string()));
     NS_ABORT_MSG_IF(!st.ok(), who << ": hello: " << st.error().message);
-    e->RemoveLeftovers();
     FastPathEmulation* raw = e.get();
+    if (e->IsPartitioned())
+    {
+        StringValue impl;
+        GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+        NS_ABORT_MSG_IF(impl.Get() != "ns3::FastPathRealtimeSimulatorImpl",
+                        who << ": a run of " << e->m_rank.size
+                            << " processes needs the simulator ns3::FastPathRealtimeSimulatorImpl "
+                               "(it is "
+                            << impl.Get()
+                            << "): set FastPathEmulation (and FastPathPartition, if given) "
+                               "before the first node is created, not the simulator type");
+        FastPathRealtimeSimulatorImpl::SetBeforeRun([raw]() { raw->StartPartition(); });
+    }
+    if (e->Creates())
+    {
+        e->RemoveLeftovers();
+    }
     Simulator::Schedule(Seconds(0), [raw]() {
         raw->CheckEmulated();
         raw->Follow();
+        // Scheduled from time 0: written after the changes a script notified before the
+        // run (they are pushed in events of time 0 queued before this one's).
+        if (raw->Creates())
+        {
+            FastPathPlan::ScheduleIfAsked(raw->m_socket, raw->m_tag + "-");
+        }
     });
-    FastPathPlan::ScheduleIfAsked(e->m_socket, e->m_tag + "-");
     e->m_attach.SetSocketPath(e->m_socket);
     g_emulation_session = std::move(e);
     // After the nodes (NodeList disposes of them, and of their connections, first).
@@ -293,6 +410,10 @@ FastPathEmulation::DeleteAll(const std::string& kind,
                              const std::vector<std::string>& names,
                              const std::function<fastpath::Status(const std::string&)>& del)
 {
+    if (!Creates())
+    {
+        return;
+    }
     for (const auto& name : names)
     {
         auto st = del(name);
@@ -312,12 +433,23 @@ FastPathEmulation::Clear()
     {
         return;
     }
+    if (IsPartitioned())
+    {
+        // Every process has closed its nodes' connections before rank 0 deletes them.
+        FastPathRanks::Get().Barrier();
+    }
     for (auto& c : m_cleanups)
     {
         c();
     }
     m_cleanups.clear();
     m_followers.clear();
+    if (!Creates())
+    {
+        m_nodes.clear();
+        m_client.reset();
+        return;
+    }
     for (const auto& kv : m_nodes)
     {
         auto st = m_client->deleteNode(kv.second);
@@ -409,6 +541,12 @@ FastPathEmulation::NodeOf(Ptr<Node> node)
     }
     fastpath::NodeSpec spec;
     spec.name = m_tag + "-" + clean;
+    if (!Creates())
+    {
+        // Rank 0 creates it; every process names it the same way.
+        m_nodes[node->GetId()] = spec.name;
+        return spec.name;
+    }
     auto st = m_client->createNode(spec);
     NS_ABORT_MSG_IF(!st.ok(),
                     "fastpath emulation: cannot create fastpathd node "
@@ -443,6 +581,14 @@ FastPathEmulation::CheckEmulated()
     if (why.empty())
     {
         return;
+    }
+    if (IsPartitioned())
+    {
+        // Every process holds the whole script, but a script may connect traces on its own
+        // nodes only: the processes need not all refuse, so no barrier (Clear's) here. The
+        // run ends at once; the next run with the tag removes what it left in fastpathd.
+        std::cout.flush();
+        FastPathRanks::Get().Abort(why);
     }
     std::cerr << why << std::endl;
     std::cout.flush();

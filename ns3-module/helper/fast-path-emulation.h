@@ -7,11 +7,13 @@
 
 #include "ns3/attribute.h"
 #include "ns3/fast-path-helper.h"
+#include "ns3/fast-path-partition.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/queue.h"
+#include "ns3/simulator.h"
 
 #include "fastpath/link_params.h"
 #include "fastpath/result.h"
@@ -20,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,7 +43,8 @@ namespace ns3
  * what a crashed run with the same tag left (links, segments and nodes named TAG-...;
  * TAG: the global value FastPathTag, default the program's name), and creates a fastpathd
  * node TAG-NAME for each ns-3 node on first use. Every FastPathFollowInterval it calls the
- * helpers' followers (which hand Config::Set changes to fastpathd). At
+ * helpers' followers (which hand interfaces set down or up to fastpathd; parameter changes
+ * are notified, see FastPathEmulatedSet). At
  * Simulator::Destroy() the helpers' cleanups delete their links and segments, then the
  * nodes are deleted and the connection closed.
  */
@@ -79,11 +83,38 @@ class FastPathEmulation
     std::string FindNode(Ptr<Node> node) const;
     /// The FastPathHelper attaching the ns-3 nodes (one connection per node).
     FastPathHelper& Attach();
+
+    // Several processes (FastPathRanks: mpirun, --FastPathPartition=i/K). Each process
+    // builds the whole script; rank 0 alone creates it in fastpathd; at Simulator::Run(),
+    // before the clock starts, the nodes are placed (FastPathPartition), each process
+    // attaches its own nodes, and all start together. The others' nodes stay inert: their
+    // devices are bound to nothing and their applications never start.
+
+    /// The run has several processes.
+    bool IsPartitioned() const;
+    /// This process creates and deletes the fastpathd objects (the only one, or rank 0).
+    bool Creates() const;
+    /// A device on `node` for port `port` of fastpathd node `fpNode`: attached now (one
+    /// process), or a FastPathNetDevice bound at Simulator::Run() if `node` is this process's.
+    Ptr<NetDevice> AddPort(Ptr<Node> node,
+                           const std::string& fpNode,
+                           const std::string& port,
+                           uint16_t mtu);
+    /// `a` and `b` are joined by a link or medium (the graph the placement partitions).
+    void AddEdge(Ptr<Node> a, Ptr<Node> b);
+    /// `node`'s control plane runs in this process (always, with one process). A
+    /// partitioned run knows it from Simulator::Run() on.
+    bool IsLocal(Ptr<Node> node) const;
+    /// The same for scripts: true when nothing is emulated or the run has one process.
+    static bool IsLocalNode(Ptr<Node> node);
+    /// This process's rank and the number of processes (0 and 1 without a partition).
+    static uint32_t GetRank();
+    static uint32_t GetRanks();
     /// Called every FastPathFollowInterval, in the order added.
     void AddFollower(std::function<void()> follow);
     /// Called at Simulator::Destroy(), before the nodes are deleted.
     void AddCleanup(std::function<void()> cleanup);
-    /// A change found by a follower was acknowledged by fastpathd now.
+    /// A change (notified, or found by a follower) was acknowledged by fastpathd now.
     void NoteFollowAck();
     uint64_t GetFollowedChanges() const;
     std::chrono::steady_clock::time_point GetLastFollowAck() const;
@@ -103,7 +134,21 @@ class FastPathEmulation
     ~FastPathEmulation();
 
   private:
+    /// A port whose device waits for the placement (partitioned runs).
+    struct PendingPort
+    {
+        Ptr<Node> node;
+        std::string fpNode;
+        std::string port;
+        Ptr<NetDevice> device;
+    };
+
     FastPathEmulation() = default;
+    /// Before the clock starts (partitioned): placement, this process's nodes attached,
+    /// the others inert, the start barrier.
+    void StartPartition();
+    /// Without the launcher's barrier: waits until rank 0 has created every node of the plan.
+    void WaitForPlan();
     void RemoveLeftovers();
     void Follow();
     void Clear();
@@ -120,6 +165,10 @@ class FastPathEmulation
     std::vector<std::function<void()>> m_cleanups;
     std::chrono::steady_clock::time_point m_lastFollowAck;
     uint64_t m_followChanges = 0;
+    FastPathPartition::Rank m_rank;
+    std::vector<PendingPort> m_pending;
+    std::vector<FastPathPartition::Edge> m_edges; //!< ns-3 node ids
+    std::vector<uint32_t> m_placement;            //!< rank of each ns-3 node id, once placed
 };
 
 /**
@@ -127,9 +176,13 @@ class FastPathEmulation
  * \brief What one emulating helper created in the current emulation (its links, its
  * segments): Items with a name, the parameters they had last handed to fastpathd.
  *
- * Derived implements Push (an item's changes to fastpathd) and Delete (one item in
- * fastpathd). Current() creates it with the emulation, pushes every item every
- * FastPathFollowInterval and deletes them all at the emulation's cleanup, before the nodes.
+ * Derived implements Push (an item's changes to fastpathd), PushState (its interfaces'
+ * states) and Delete (one item in fastpathd). The item's parameter holders (watched ns-3
+ * objects, FastPathWatched) call Changed() when a script sets one of their attributes: the
+ * item is pushed once at the end of the current simulator event. Current() creates the
+ * set with the emulation, hands the interfaces' states every FastPathFollowInterval (ns-3
+ * tells no one when Ipv4::SetDown is called) and deletes every item at the emulation's
+ * cleanup, before the nodes.
  */
 template <typename Item>
 class FastPathEmulatedSet
@@ -138,6 +191,36 @@ class FastPathEmulatedSet
     virtual ~FastPathEmulatedSet() = default;
     /// Hands `item`'s parameters and state to fastpathd where they changed.
     virtual void Push(Item& item) = 0;
+    /// Hands the states (up, down) of `item`'s ns-3 interfaces to fastpathd where they
+    /// changed; reads nothing else.
+    virtual void PushState(Item& item) = 0;
+
+    /// A parameter of item `index` was set: it is pushed once, after the current event.
+    void Changed(size_t index)
+    {
+        if (!m_dirty.insert(index).second || m_dirty.size() > 1)
+        {
+            return;
+        }
+        Simulator::ScheduleNow([this]() {
+            std::set<size_t> dirty;
+            std::swap(dirty, m_dirty);
+            for (size_t i : dirty)
+            {
+                if (i < items.size())
+                {
+                    ++m_pushes;
+                    Push(items[i]);
+                }
+            }
+        });
+    }
+
+    /// Items pushed after a change was notified (a test's window on the notifications).
+    uint64_t GetNotifiedPushes() const
+    {
+        return m_pushes;
+    }
     /// Deletes the fastpathd object `name`.
     virtual fastpath::Status Delete(const std::string& name) = 0;
 
@@ -161,7 +244,7 @@ class FastPathEmulatedSet
         e.AddFollower([raw]() {
             for (auto& item : raw->items)
             {
-                raw->Push(item);
+                raw->PushState(item);
             }
         });
         std::shared_ptr<Derived>* at = &slot;
@@ -193,6 +276,8 @@ class FastPathEmulatedSet
 
   private:
     std::string m_kind;
+    std::set<size_t> m_dirty;
+    uint64_t m_pushes = 0;
 };
 
 /**

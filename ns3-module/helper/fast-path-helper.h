@@ -90,6 +90,17 @@ class FastPathHelper
                                const std::string& fastPathNode,
                                const std::vector<std::string>& ports);
 
+    /**
+     * As Install(node, fastPathNode, ports), with the devices already made: `devices[i]`
+     * (FastPathNetDevices on `node`, bound to nothing yet) is bound to `ports[i]` (its file
+     * descriptor, MAC and MTU). The emulating helpers of a run of several processes create
+     * every node's devices and bind those of the process's own nodes when the run starts.
+     */
+    void Bind(Ptr<Node> node,
+              const std::string& fastPathNode,
+              const std::vector<std::string>& ports,
+              const std::vector<Ptr<NetDevice>>& devices);
+
     /// The objects Install() aggregated to `node` (nullptr if not attached).
     Ptr<FastPathConnection> GetConnection(Ptr<Node> node) const;
     Ptr<FastPathRouteMirror> GetMirror(Ptr<Node> node) const;
@@ -112,9 +123,11 @@ class FastPathHelper
         std::shared_ptr<std::map<fastpath::PortId, Ptr<NetDevice>>> devices;
         bool started = false;
     };
+    /// `prepared`: the devices to bind (Bind), else new ones are added to the node.
     NetDeviceContainer DoInstall(Ptr<Node> node,
                                  Ptr<FastPathConnection> connection,
-                                 const std::vector<std::string>& ports);
+                                 const std::vector<std::string>& ports,
+                                 const std::vector<Ptr<NetDevice>>* prepared = nullptr);
     /// Mirror sink, reconnect and port state callbacks of a newly attached node.
     static void AttachCallbacks(Ptr<Node> node, const PerNode& per);
     /// At time 0: control rules, worker thread, route mirror.

@@ -147,6 +147,13 @@ FastPathHostHelper::Install(Ptr<Node> router,
     if (FastPathEmulation::IsEnabled())
     {
         FastPathEmulation& emu = FastPathEmulation::Get(who);
+        if (emu.IsPartitioned())
+        {
+            FastPathEmulation::Refuse(who + ": real hosts are not available yet in a run of "
+                                            "several processes (the host's port is named by "
+                                            "fastpathd when rank 0 creates it): run the script "
+                                            "as one process");
+        }
         const std::string fpNode = emu.NodeOf(router);
         fastpath::HostSpec spec;
         spec.name = emu.Tag() + "-" + name;

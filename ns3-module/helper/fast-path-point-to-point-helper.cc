@@ -4,6 +4,7 @@
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-net-device.h"
+#include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
@@ -61,8 +62,11 @@ struct P2pLink
 /// following are FastPathEmulation's).
 struct P2pLinks : FastPathEmulatedSet<P2pLink>
 {
-    /// Hands the link's parameters to fastpathd where they differ from what it has.
+    /// Hands the link's parameters and state to fastpathd where they differ from what it
+    /// has.
     void Push(P2pLink& l) override;
+    /// Hands the states of the link's ns-3 interfaces to fastpathd where they changed.
+    void PushState(P2pLink& l) override;
 
     fastpath::Status Delete(const std::string& name) override
     {
@@ -71,6 +75,7 @@ struct P2pLinks : FastPathEmulatedSet<P2pLink>
 };
 
 std::shared_ptr<P2pLinks> g_links;
+uint64_t g_parameterReads = 0;
 
 /// The links of the current simulation's emulation (created with it).
 P2pLinks&
@@ -93,8 +98,17 @@ void
 P2pLinks::Push(P2pLink& l)
 {
     using fastpath::LinkDirection;
-    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, l.queueA, l.shadowB);
-    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, l.queueB, l.shadowA);
+    // Several processes run the same script and see the same changes: the process of the
+    // link's first node hands them to fastpathd.
+    if (!emulation->IsLocal(l.a))
+    {
+        return;
+    }
+    // The queue a script reaches: the device's TxQueue (Config::Set may replace it).
+    Ptr<QueueBase> qa = l.shadowA->GetQueue() ? Ptr<QueueBase>(l.shadowA->GetQueue()) : l.queueA;
+    Ptr<QueueBase> qb = l.shadowB->GetQueue() ? Ptr<QueueBase>(l.shadowB->GetQueue()) : l.queueB;
+    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, qa, l.shadowB);
+    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, qb, l.shadowA);
     bool changed = false;
     if (!l.pushed || !(ab == l.appliedAToB) || !(ba == l.appliedBToA))
     {
@@ -121,6 +135,21 @@ P2pLinks::Push(P2pLink& l)
         l.appliedBToA = ba;
         l.pushed = true;
     }
+    if (changed)
+    {
+        emulation->NoteFollowAck();
+    }
+    PushState(l);
+}
+
+void
+P2pLinks::PushState(P2pLink& l)
+{
+    if (!emulation->IsLocal(l.a))
+    {
+        return;
+    }
+    bool changed = false;
     // An ns-3 interface of the link taken down or up: the link follows the change (the
     // port events then take the other end's interface down or up too).
     bool upA = FastPathEmulation::InterfaceUp(l.a, l.devA);
@@ -170,6 +199,7 @@ FastPathPointToPointHelper::LinkParamsOf(Ptr<NetDevice> device,
                                          Ptr<QueueBase> queue,
                                          Ptr<NetDevice> receiver)
 {
+    ++g_parameterReads;
     fastpath::LinkParams p;
     DataRateValue rate;
     device->GetAttribute("DataRate", rate);
@@ -247,12 +277,14 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.name = spec.name;
     link.a = a;
     link.b = b;
-    link.shadowA = m_deviceFactory.Create<PointToPointNetDevice>();
-    link.shadowB = m_deviceFactory.Create<PointToPointNetDevice>();
-    link.queueA = m_queueFactory.Create<QueueBase>();
-    link.queueB = m_queueFactory.Create<QueueBase>();
-    // The link's channel: in ChannelList where the simulated link's would be, and what
-    // global and Nix-vector routing find on the emulated devices.
+    // Watched types: a set of their attributes is handed to fastpathd at once
+    // (FastPathWatched). The queues are the devices' TxQueue, where Config paths find them.
+    link.shadowA = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
+    link.shadowB = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
+    link.queueA = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
+    link.queueB = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
+    // The link's channel (watched too): in ChannelList where the simulated link's would be,
+    // and what global and Nix-vector routing find on the emulated devices.
     ObjectFactory channelFactory = m_channelFactory;
     channelFactory.SetTypeId(FastPathPointToPointChannel::GetTypeId());
     Ptr<FastPathPointToPointChannel> channel = channelFactory.Create<FastPathPointToPointChannel>();
@@ -269,7 +301,12 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     // -ENOSYS and gets an unshaped link.
     spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA, link.shadowB);
     spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB, link.shadowA);
-    auto st = e.Client().createLink(spec);
+    // Several processes: rank 0 creates the link; every process has its ns-3 side.
+    fastpath::Status st;
+    if (e.Creates())
+    {
+        st = e.Client().createLink(spec);
+    }
     if (!st.ok() && st.error().code == -ENOSYS)
     {
         NS_LOG_WARN("fastpathd link " << spec.name
@@ -286,8 +323,9 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
                         << spec.name << " (" << na << " - " << nb << "): " << st.error().message);
 
     NetDeviceContainer devices;
-    devices.Add(e.Attach().Install(a, na, {spec.a.port}));
-    devices.Add(e.Attach().Install(b, nb, {spec.b.port}));
+    devices.Add(e.AddPort(a, na, spec.a.port, spec.a.mtu));
+    devices.Add(e.AddPort(b, nb, spec.b.port, spec.b.mtu));
+    e.AddEdge(a, b);
     link.devA = devices.Get(0);
     link.devB = devices.Get(1);
     link.devA->AggregateObject(link.shadowA);
@@ -300,7 +338,26 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
         fp->SetPointToPoint(true);
     }
     s.items.push_back(link);
-    s.Push(s.items.back());
+    const size_t index = s.items.size() - 1;
+    P2pLinks* set = &s;
+    auto changed = [set, index]() { set->Changed(index); };
+    for (Ptr<Object> o : {Ptr<Object>(link.channel), Ptr<Object>(link.queueA),
+                          Ptr<Object>(link.queueB)})
+    {
+        FastPathWatched::Watch(o, changed);
+    }
+    // A TxQueue set by a script is watched too.
+    for (Ptr<PointToPointNetDevice> d : {link.shadowA, link.shadowB})
+    {
+        FastPathWatched::Watch(d, [set, index, d, changed]() {
+            FastPathWatched::Watch(d->GetQueue(), changed);
+            set->Changed(index);
+        });
+    }
+    if (!e.IsPartitioned())
+    {
+        s.Push(s.items.back());
+    }
     NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"
                         << spec.b.port << ", "
                         << fastpath::formatLinkParams(s.items.back().appliedAToB));
@@ -329,6 +386,12 @@ FastPathPointToPointHelper::GetFastPathLinkName(Ptr<NetDevice> device)
         }
     }
     return "";
+}
+
+uint64_t
+FastPathPointToPointHelper::GetParameterReads()
+{
+    return g_parameterReads;
 }
 
 uint64_t

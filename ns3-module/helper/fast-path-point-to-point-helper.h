@@ -71,6 +71,9 @@ class FastPathPointToPointHelper : public FastPathEmulatingHelper<PointToPointHe
     /// (Config::Set of DataRate, Delay..., interfaces set down or up), and the wall clock
     /// time fastpathd acknowledged the last one.
     static uint64_t GetFollowedChanges();
+    /// How often an emulated link's parameters were read from its ns-3 objects
+    /// (LinkParamsOf): at Install() and after each notified change, never on a timer.
+    static uint64_t GetParameterReads();
     static std::chrono::steady_clock::time_point GetLastFollowAck();
     /// The fastpathd node an ns-3 node is on ("" if none: not emulated or not installed).
     static std::string GetFastPathNodeName(Ptr<Node> node);

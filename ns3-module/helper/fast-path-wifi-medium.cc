@@ -71,6 +71,11 @@ struct WifiMedia : FastPathEmulatedSet<WifiMedium>
         // Pairs are handed by the medium's follower as nodes move, not on Config::Set.
     }
 
+    void PushState(WifiMedium&) override
+    {
+        // Likewise: the members' interface states are not handed to the medium.
+    }
+
     fastpath::Status Delete(const std::string& name) override
     {
         return emulation->Client().deleteMedium(name);
@@ -194,6 +199,12 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
 
     WifiMedia& media = WifiMedia::Current(g_media, "FastPathWifiHelper", "medium");
     FastPathEmulation& e = *media.emulation;
+    if (e.IsPartitioned())
+    {
+        // Each process would create the medium and attach every member.
+        FastPathEmulation::Refuse("FastPathWifiHelper: radio media are not available yet in a "
+                                  "run of several processes: run the script as one process");
+    }
     const std::string port = "wifi" + std::to_string(media.next++);
     WifiMedium m;
     m.name = e.Tag() + "-" + port;

@@ -14,7 +14,7 @@ TypeId
 FastPathPointToPointChannel::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::FastPathPointToPointChannel")
-                            .SetParent<PointToPointChannel>()
+                            .SetParent<FastPathWatchedPointToPointChannel>()
                             .SetGroupName("FastPath")
                             .AddConstructor<FastPathPointToPointChannel>();
     return tid;
@@ -52,7 +52,7 @@ TypeId
 FastPathCsmaChannel::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::FastPathCsmaChannel")
-                            .SetParent<CsmaChannel>()
+                            .SetParent<FastPathWatchedCsmaChannel>()
                             .SetGroupName("FastPath")
                             .AddConstructor<FastPathCsmaChannel>();
     return tid;

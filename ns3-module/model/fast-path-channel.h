@@ -7,6 +7,7 @@
 
 #include "ns3/csma-channel.h"
 #include "ns3/csma-net-device.h"
+#include "ns3/fast-path-watched.h"
 #include "ns3/net-device-container.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
@@ -21,9 +22,10 @@ namespace ns3
  * A PointToPointChannel (in ChannelList where the simulated link's channel would be, its
  * Delay followed into fastpathd) whose GetNDevices()/GetDevice() are the link's two
  * emulated devices (FastPathNetDevice) once SetEmulatedDevices() is called. The
- * PointToPointNetDevices attached to it are the ends' stand-ins, never on a node.
+ * PointToPointNetDevices attached to it are the ends' stand-ins, never on a node. Watched
+ * (FastPathWatched): a set of its Delay is handed to fastpathd at once.
  */
-class FastPathPointToPointChannel : public PointToPointChannel
+class FastPathPointToPointChannel : public FastPathWatchedPointToPointChannel
 {
   public:
     static TypeId GetTypeId();
@@ -48,9 +50,10 @@ class FastPathPointToPointChannel : public PointToPointChannel
  *
  * A CsmaChannel (its DataRate and Delay followed into fastpathd) whose
  * GetNDevices()/GetDevice() are the segment's emulated devices once
- * SetEmulatedDevices() is called; the CsmaNetDevices attached to it are stand-ins.
+ * SetEmulatedDevices() is called; the CsmaNetDevices attached to it are stand-ins. Watched
+ * (FastPathWatched): a set of its DataRate or Delay is handed to fastpathd at once.
  */
-class FastPathCsmaChannel : public CsmaChannel
+class FastPathCsmaChannel : public FastPathWatchedCsmaChannel
 {
   public:
     static TypeId GetTypeId();

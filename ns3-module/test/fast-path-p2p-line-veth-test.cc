@@ -168,6 +168,11 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     EXPECT_TRUE(l1Down);
     EXPECT_GT(Num(r, "down_latency_us"), 0);
     EXPECT_LE(Num(r, "down_latency_us"), 10000);
+    // The changes were notified, not found by reading every link's parameters on a timer
+    // (18 s every 2 ms would be thousands of reads): 2 per link at Install() and at its
+    // first push, 2 per link after each change (Delay of all 3, DataRate of node 1's 2).
+    EXPECT_GT(Num(r, "param_reads"), 0);
+    EXPECT_LE(Num(r, "param_reads"), 2 * (3 + 3 + 3 + 2));
     std::cout << "[ p2p-line ] fastpathd: n1 port n2 tx " << n1TxToN2 << ", n2 port n3 tx "
               << n2TxToN3 << ", n1 port n2 to ns-3 " << toControlN1
               << "; Config::Set -> fastpathd acknowledged: Delay " << r["delay_latency_us"]

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// FastPathPartition without fastpathd: the rank from the launcher's environment or
+// --FastPathPartition, the placement by system id, and METIS's automatic placement of
+// grids (balanced, few links cut, the same in every process). Also the watched parameter
+// holders: a Config::Set on them is notified, nothing else is.
+#include "ns3/core-module.h"
+#include "ns3/fast-path-helper.h"
+#include "ns3/fast-path-partition.h"
+#include "ns3/fast-path-watched.h"
+#include "ns3/network-module.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+using Edge = FastPathPartition::Edge;
+
+/// The links of a side x side grid of routers (node i*side+j), as examples/grid builds it.
+std::vector<Edge>
+Grid(uint32_t side)
+{
+    std::vector<Edge> e;
+    for (uint32_t i = 0; i < side; ++i)
+    {
+        for (uint32_t j = 0; j < side; ++j)
+        {
+            if (j + 1 < side)
+            {
+                e.emplace_back(i * side + j, i * side + j + 1);
+            }
+            if (i + 1 < side)
+            {
+                e.emplace_back(i * side + j, (i + 1) * side + j);
+            }
+        }
+    }
+    return e;
+}
+
+std::function<const char*(const char*)>
+Env(std::map<std::string, std::string> vars)
+{
+    return [vars](const char* name) -> const char* {
+        auto it = vars.find(name);
+        return it == vars.end() ? nullptr : it->second.c_str();
+    };
+}
+
+TEST(FastPathPartitionTest, RankFromTheOptionThenTheLaunchers)
+{
+    auto none = FastPathPartition::Detect("", Env({}));
+    ASSERT_TRUE(none.ok());
+    EXPECT_EQ(none.value().rank, 0u);
+    EXPECT_EQ(none.value().size, 1u);
+
+    auto ompi = FastPathPartition::Detect(
+        "", Env({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "3"},
+                 {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}));
+    ASSERT_TRUE(ompi.ok());
+    EXPECT_EQ(ompi.value().rank, 1u);
+    EXPECT_EQ(ompi.value().size, 3u);
+    EXPECT_EQ(ompi.value().source, "OMPI_COMM_WORLD_RANK");
+
+    auto pmi = FastPathPartition::Detect("", Env({{"PMI_RANK", "2"}, {"PMI_SIZE", "4"}}));
+    ASSERT_TRUE(pmi.ok());
+    EXPECT_EQ(pmi.value().rank, 2u);
+    auto slurm =
+        FastPathPartition::Detect("", Env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}}));
+    ASSERT_TRUE(slurm.ok());
+    EXPECT_EQ(slurm.value().size, 2u);
+
+    // The option wins over the environment.
+    auto option = FastPathPartition::Detect(
+        "1/2", Env({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "4"}}));
+    ASSERT_TRUE(option.ok());
+    EXPECT_EQ(option.value().rank, 1u);
+    EXPECT_EQ(option.value().size, 2u);
+}
+
+TEST(FastPathPartitionTest, MalformedRanksAreRefusedSayingWhat)
+{
+    for (const char* bad : {"2/2", "1", "a/2", "0/0", "-1/2", "1/2/3", "0/2000"})
+    {
+        auto r = FastPathPartition::Parse(bad);
+        EXPECT_FALSE(r.ok()) << bad;
+        if (!r.ok())
+        {
+            EXPECT_NE(r.error().message.find("FastPathPartition"), std::string::npos);
+        }
+    }
+    auto half = FastPathPartition::Detect("", Env({{"PMI_RANK", "1"}}));
+    ASSERT_FALSE(half.ok());
+    EXPECT_NE(half.error().message.find("PMI_SIZE"), std::string::npos);
+}
+
+TEST(FastPathPartitionTest, SystemIdsAreRespected)
+{
+    std::vector<uint32_t> ids{0, 0, 1, 1, 2, 0};
+    auto r = FastPathPartition::Assign(ids, Grid(2), 3);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.value(), ids);
+    // A system id of a process that does not exist is refused, naming the node.
+    auto bad = FastPathPartition::Assign(ids, Grid(2), 2);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("node 4"), std::string::npos);
+}
+
+TEST(FastPathPartitionTest, GridsAreSplitBalancedWithFewLinksCut)
+{
+    // 8x8 (112 links) in 2: two halves of 32, the cut no worse than a straight line (8).
+    // 16x16 in 2 and in 4: a line (16), quarters (32).
+    struct Case
+    {
+        uint32_t side, parts, maxCut;
+    };
+    for (const Case& c : {Case{8, 2, 8}, Case{16, 2, 16}, Case{16, 4, 32}, Case{8, 3, 16}})
+    {
+        const auto edges = Grid(c.side);
+        const uint32_t n = c.side * c.side;
+        auto parts = FastPathPartition::Balance(n, edges, c.parts);
+        ASSERT_EQ(parts.size(), n);
+        std::vector<uint32_t> count(c.parts, 0);
+        for (uint32_t p : parts)
+        {
+            ASSERT_LT(p, c.parts);
+            ++count[p];
+        }
+        const uint32_t most = *std::max_element(count.begin(), count.end());
+        const uint32_t least = *std::min_element(count.begin(), count.end());
+        // METIS's default imbalance is 3 %.
+        EXPECT_LE(most, (n / c.parts) * 103 / 100 + 1) << c.side << "x" << c.side << " in "
+                                                        << c.parts;
+        EXPECT_GE(least, 1u);
+        EXPECT_LE(FastPathPartition::CutEdges(parts, edges), c.maxCut)
+            << c.side << "x" << c.side << " in " << c.parts;
+        // Every process computes the same placement.
+        EXPECT_EQ(FastPathPartition::Balance(n, edges, c.parts), parts);
+    }
+}
+
+TEST(FastPathPartitionTest, AutomaticWhenNoSystemIdAndDegenerateGraphs)
+{
+    auto r = FastPathPartition::Assign(std::vector<uint32_t>(64, 0), Grid(8), 2);
+    ASSERT_TRUE(r.ok());
+    EXPECT_LE(FastPathPartition::CutEdges(r.value(), Grid(8)), 8u);
+    // One process: everything on it. More processes than nodes: one node each.
+    EXPECT_EQ(FastPathPartition::Balance(3, Grid(2), 1), std::vector<uint32_t>(3, 0));
+    EXPECT_EQ(FastPathPartition::Balance(3, {}, 5), (std::vector<uint32_t>{0, 1, 2}));
+    // No links at all (and duplicates, self loops): still balanced.
+    auto loose = FastPathPartition::Balance(10, {{1, 1}, {2, 3}, {3, 2}}, 2);
+    EXPECT_EQ(std::count(loose.begin(), loose.end(), 0u), 5);
+}
+
+TEST(FastPathPartitionTest, SeveralProcessesSelectTheSimulatorThatStartsThemTogether)
+{
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    const std::string before = impl.Get();
+    // As CommandLine sets them, in either order.
+    GlobalValue::Bind("FastPathPartition", StringValue("1/2"));
+    GlobalValue::Bind("FastPathEmulation", StringValue("1"));
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    EXPECT_EQ(FastPathHelper::CheckSimulatorPreconditions(), "");
+    GlobalValue::Bind("FastPathPartition", StringValue("0/1"));
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    EXPECT_EQ(impl.Get(), "ns3::RealtimeSimulatorImpl");
+    GlobalValue::Bind("FastPathPartition", StringValue("0/3"));
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    // A malformed value is refused where the command line sets it.
+    EXPECT_FALSE(GlobalValue::BindFailSafe("FastPathPartition", StringValue("3/2")));
+    GlobalValue::Bind("FastPathEmulation", BooleanValue(false));
+    GlobalValue::Bind("FastPathPartition", StringValue(""));
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(before));
+}
+
+TEST(FastPathWatchedTest, ConfigSetOfAWatchedAttributeIsNotified)
+{
+    ObjectFactory devices("ns3::PointToPointNetDevice");
+    devices.Set("DataRate", StringValue("3Mbps"));
+    Ptr<PointToPointNetDevice> dev =
+        FastPathWatched::Watching(devices).Create<PointToPointNetDevice>();
+    Ptr<PointToPointChannel> ch =
+        FastPathWatched::Watching(ObjectFactory("ns3::PointToPointChannel"))
+            .Create<PointToPointChannel>();
+    ASSERT_EQ(dev->GetInstanceTypeId().GetName(), "ns3::FastPathWatchedPointToPointNetDevice");
+    DataRateValue rate;
+    dev->GetAttribute("DataRate", rate);
+    EXPECT_EQ(rate.Get().GetBitRate(), 3000000u); // the factory's value
+    int devChanges = 0;
+    int chChanges = 0;
+    ASSERT_TRUE(FastPathWatched::Watch(dev, [&]() { ++devChanges; }));
+    ASSERT_TRUE(FastPathWatched::Watch(ch, [&]() { ++chChanges; }));
+    EXPECT_FALSE(FastPathWatched::Watch(CreateObject<Node>(), []() {}));
+
+    Ptr<Node> node = CreateObject<Node>();
+    node->AddDevice(dev);
+    dev->Attach(ch);
+    Config::Set("/NodeList/" + std::to_string(node->GetId()) +
+                    "/DeviceList/*/$ns3::PointToPointNetDevice/DataRate",
+                StringValue("7Mbps"));
+    EXPECT_EQ(devChanges, 1);
+    dev->GetAttribute("DataRate", rate);
+    EXPECT_EQ(rate.Get().GetBitRate(), 7000000u);
+    Config::Set("/ChannelList/" + std::to_string(ch->GetId()) + "/$ns3::PointToPointChannel/Delay",
+                StringValue("4ms"));
+    EXPECT_EQ(chChanges, 1);
+    TimeValue delay;
+    ch->GetAttribute("Delay", delay);
+    EXPECT_EQ(delay.Get(), MilliSeconds(4));
+    // Reading is no change; an attribute the emulation does not read is not watched.
+    dev->GetAttribute("DataRate", rate);
+    dev->SetAttribute("InterframeGap", TimeValue(MicroSeconds(1)));
+    EXPECT_EQ(devChanges, 1);
+    Simulator::Destroy();
+}
+
+TEST(FastPathWatchedTest, DefaultsOfTheNs3TypeStillApply)
+{
+    Config::SetDefault("ns3::DropTailQueue<Packet>::MaxSize", StringValue("17p"));
+    Ptr<QueueBase> q = FastPathWatched::Watching(ObjectFactory("ns3::DropTailQueue<Packet>"))
+                           .Create<QueueBase>();
+    EXPECT_EQ(q->GetInstanceTypeId().GetName(), "ns3::FastPathWatchedDropTailQueue");
+    EXPECT_EQ(q->GetMaxSize().GetValue(), 17u);
+    int changes = 0;
+    FastPathWatched::Watch(q, [&]() { ++changes; });
+    q->SetAttribute("MaxSize", StringValue("5p"));
+    EXPECT_EQ(changes, 1);
+    EXPECT_EQ(q->GetMaxSize().GetValue(), 5u);
+    // Another queue type is left as it is (not watched).
+    ObjectFactory other("ns3::DropTailQueue<QueueDiscItem>");
+    EXPECT_EQ(FastPathWatched::Watching(other).GetTypeId().GetName(),
+              "ns3::DropTailQueue<QueueDiscItem>");
+    Config::SetDefault("ns3::DropTailQueue<Packet>::MaxSize", StringValue("100p"));
+}
+
+} // namespace

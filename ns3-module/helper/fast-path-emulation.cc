@@ -190,9 +190,11 @@ GlobalValue g_tag("FastPathTag",
 std::string
 GlobalString(const std::string& name)
 {
+    // Fail-safe: NS_GLOBAL_VALUE="FastPathEmulation=1" runs EmulationChecker while the
+    // global values are still being constructed, before FastPathPartition exists. Its own
+    // checker then binds the simulator again with its value.
     StringValue v;
-    GlobalValue::GetValueByName(name, v);
-    return v.Get();
+    return GlobalValue::GetValueByNameFailSafe(name, v) ? v.Get() : std::string();
 }
 
 bool

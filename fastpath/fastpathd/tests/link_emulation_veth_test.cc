@@ -144,6 +144,23 @@ TEST_F(LinkEmulationVeth, AWorkerTimingEmulatedLinksIsRealTime) {
   EXPECT_EQ(refused, 0u);
 }
 
+// A radio medium times every frame it carries as a link does: a worker that carries only
+// a medium (no emulated link) is real-time too, and normal again once the medium is gone.
+TEST_F(LinkEmulationVeth, AWorkerCarryingOnlyARadioMediumIsRealTime) {
+  const auto& w = daemon_->workers()[0];
+  daemon_->adjustRtPriority();
+  ASSERT_EQ(w->rtPriority(), 0) << "nothing is emulated yet";
+  MediumSpec m;
+  m.name = "air";
+  m.ports = {PortSpec{"n1", "w0", {}, 1500}, PortSpec{"n2", "w0", {}, 1500}};
+  ASSERT_TRUE(daemon_->createMedium(m).ok());
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), Daemon::kEmulationRtPriority);
+  ASSERT_TRUE(daemon_->deleteMedium("air").ok());
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), 0) << "no medium, no emulated link: back to normal";
+}
+
 TEST_F(LinkEmulationVeth, FramesInTheLinkAtShutdownAreInTheLedger) {
   ASSERT_TRUE(setParams({"delay", "5s"}).ok());
   ASSERT_EQ(sendFrames(s_, "s0", frames(), 500, 20000, 5000).sent, 500u);

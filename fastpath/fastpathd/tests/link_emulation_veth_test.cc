@@ -59,6 +59,10 @@ class LinkEmulationVeth : public SrdFixture {
     c.control_socket = "/tmp/fp-emu-" + std::to_string(getpid()) + ".sock";
     c.ring_size = 2048;
     c.cores = {1};
+    // The ports' NAPI stays unthreaded: with a threaded NAPI thread on its CPU, --rt-priority
+    // auto would make the worker real-time for that alone, and the tests here check what
+    // emulation alone decides.
+    c.tune_ports = false;
     startDaemon(std::move(c));
   }
   void restart() {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Hold 1: profile of the stack environment (flat-out, 8 s each, sampled 4 s), then the
 # stack environment measured: afxdp-min + fastpathd (defaults), and fastpathd --rt-priority 0.
 out=/tmp/router/h1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Hold 2: default and rt measured (afxdp-min + fastpathd defaults), then default with
 # fastpathd --rt-priority 0 (the previous default's behaviour there).
 out=/tmp/router/h2

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # perfsum.sh DATA: share by thread; inclusive shares of key kernel paths
 f=$1
 echo "== by thread (% of CPU 1 samples)"; perf report -i $f --no-children --sort comm -g none -q 2>/dev/null | head -8

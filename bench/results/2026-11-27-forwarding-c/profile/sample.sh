@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Waits for a flat-out fp-trafgen, then samples CPU 1's threads for DUR seconds:
 # per-thread schedstat (run ns, wait ns, slices), context switches, syscalls of the forwarder.
 # usage: sample.sh OUTDIR LABEL [DUR]

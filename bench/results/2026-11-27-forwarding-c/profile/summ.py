@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 # usage: summ.py DIR LABEL [pps]
 import sys, glob, json
 d, label = sys.argv[1], sys.argv[2]

@@ -376,8 +376,14 @@ void Daemon::drainEvents() {
 void Daemon::adjustRtPriority() {
   if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
     return;
-  // Only the --port interfaces' NAPI threads count.
-  auto napis = findPortNapiThreads(config_.ports);
+  // Only the NAPI threads of the daemon's interface ports count: --port, the topology's
+  // interfaces and those attached at run time (hosts).
+  std::vector<std::string> ifnames = config_.ports;
+  for (const auto& p : net_.ports)
+    if (p && !p->gone &&
+        std::find(ifnames.begin(), ifnames.end(), p->info.ifname) == ifnames.end())
+      ifnames.push_back(p->info.ifname);
+  auto napis = findPortNapiThreads(ifnames);
   // A worker timing emulated links sleeps until just before each arrival: a normal
   // thread's wake-up waits behind whatever runs on its CPU, on a PREEMPT_NONE kernel up to
   // a scheduler tick (4 ms at 250 Hz), on every hop. Real-time, it runs when its timer

@@ -165,6 +165,28 @@ TEST_F(LinkEmulationVeth, AWorkerCarryingOnlyARadioMediumIsRealTime) {
   EXPECT_EQ(w->rtPriority(), 0) << "no medium, no emulated link: back to normal";
 }
 
+// A topology's interfaces are the daemon's ports for --rt-priority auto too: a threaded
+// NAPI thread of one under the normal policy, able to run on the worker's CPU, puts the
+// worker at SCHED_FIFO 1 with nothing emulated; normal again once NAPI is unthreaded.
+TEST_F(LinkEmulationVeth, ATopologyPortsNormalNapiThreadPutsTheWorkerAboveIt) {
+  const auto& w = daemon_->workers()[0];
+  daemon_->adjustRtPriority();
+  ASSERT_EQ(w->rtPriority(), 0) << "unthreaded NAPI, nothing emulated";
+  ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 1 > /sys/class/net/fp0/threaded'"), 0);
+  for (int i = 0; i < 50 && w->rtPriority() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    daemon_->adjustRtPriority();
+  }
+  EXPECT_EQ(w->rtPriority(), 1);
+  EXPECT_EQ(w->rtBelow(), 0);
+  ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 0 > /sys/class/net/fp0/threaded'"), 0);
+  for (int i = 0; i < 50 && w->rtPriority() != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    daemon_->adjustRtPriority();
+  }
+  EXPECT_EQ(w->rtPriority(), 0);
+}
+
 TEST_F(LinkEmulationVeth, FramesInTheLinkAtShutdownAreInTheLedger) {
   ASSERT_TRUE(setParams({"delay", "5s"}).ok());
   ASSERT_EQ(sendFrames(s_, "s0", frames(), 500, 20000, 5000).sent, 500u);

@@ -46,7 +46,8 @@ class Forwarder:
         fastpathd-nodes leaves a copy of its topology file and its log. as_user: started
         as a user starts it (--napi-env): pinned to FWD_CPU with taskset, nice 0 in a
         session of its own, default options (fastpathd: its ports, routes, neighbours and
-        control socket only; no --cores, no --fastpathd-args)."""
+        control socket only, no --cores; --fastpathd-args only when given, to compare
+        a non-default setting in the same environment)."""
         self.kind, self.tools, self.topo = kind, tools, topo
         self.as_user = as_user
         self.fastpathd_args = list(fastpathd_args)
@@ -108,8 +109,7 @@ class Forwarder:
                     # N daemons share FWD_CPU: SCHED_FIFO workers of equal priority would
                     # starve each other (no time slicing), so plain scheduling in the line.
                     argv += ["--rt-priority", "0"]
-                if not self.as_user:
-                    argv += self.fastpathd_args
+                argv += self.fastpathd_args  # none unless --fastpathd-args gave some
                 logp = f"/tmp/fp-bench-{os.getpid()}-fastpathd-r{i}.log"
                 self.logs.append(logp)
                 self.argv.append(argv)

@@ -193,7 +193,7 @@ def env_description(env):
 
 
 def report_lines(summaries, envs, argv_by, plan):
-    L = ["\n## Forwarding rate in two NAPI environments (160-byte UDP, S - R - D)\n"]
+    L = ["\n## Forwarding rate in NAPI environments (160-byte UDP, S - R - D)\n"]
     for env in envs:
         L.append(f"- {env_description(env)}")
     L.append(f"\nMedians of {plan.reps} repetitions of {plan.duration:g} s per point. Max "
@@ -290,7 +290,8 @@ class FwdRateRun:
 
     def forwarder(self, topo, sink, env, fw):
         plan, args = self.plan, self.args
-        f = Forwarder(fw, self.tools, topo, as_user=True)
+        f = Forwarder(fw, self.tools, topo, as_user=True,
+                      fastpathd_args=args.fastpathd_args.split())
         measured = {}
 
         def point(rate, role):

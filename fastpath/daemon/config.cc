@@ -63,8 +63,9 @@ const OptionSpec kOptions[] = {
      "                   that, for bursts; 0 = fill rings kept full (default 500)"},
     {"rt-priority", true,
      "N|auto|0  workers SCHED_FIFO at N (1-99); auto: one above a real-time\n"
-     "                   NAPI thread of a served port on a worker's CPU, else SCHED_FIFO 1\n"
-     "                   while links are emulated (their timer wake-ups) (default auto)"},
+     "                   NAPI thread of a served port on a worker's CPU, SCHED_FIFO 1 above\n"
+     "                   one under the normal policy, else SCHED_FIFO 1 while links or\n"
+     "                   radio media are emulated (their timer wake-ups) (default auto)"},
     {"rt-mode", true,
      "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
      "                   under that NAPI thread and go above it only while an RX ring is\n"

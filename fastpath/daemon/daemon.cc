@@ -376,8 +376,14 @@ void Daemon::drainEvents() {
 void Daemon::adjustRtPriority() {
   if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
     return;
-  // Only the --port interfaces' NAPI threads count.
-  auto napis = findRtNapiThreads(config_.ports);
+  // Only the NAPI threads of the daemon's interface ports count: --port, the topology's
+  // interfaces and those attached at run time (hosts).
+  std::vector<std::string> ifnames = config_.ports;
+  for (const auto& p : net_.ports)
+    if (p && !p->gone &&
+        std::find(ifnames.begin(), ifnames.end(), p->info.ifname) == ifnames.end())
+      ifnames.push_back(p->info.ifname);
+  auto napis = findPortNapiThreads(ifnames);
   // A worker timing emulated links sleeps until just before each arrival: a normal
   // thread's wake-up waits behind whatever runs on its CPU, on a PREEMPT_NONE kernel up to
   // a scheduler tick (4 ms at 250 Hz), on every hop. Real-time, it runs when its timer
@@ -388,20 +394,29 @@ void Daemon::adjustRtPriority() {
   for (auto& w : workers_) {
     int cpu = w->options().cpu;
     int want = 0;
-    const RtNapiThread* above = nullptr;
+    const PortNapiThread* above = nullptr;
     for (const auto& t : napis) {
       // An unpinned worker may share any CPU with the thread.
       if (cpu >= 0 && !CPU_ISSET(cpu, &t.cpus)) continue;
+      // A NAPI thread under the normal policy counts as priority 0: the worker goes to
+      // SCHED_FIFO 1. Sharing the CPU fairly with it, the worker would wait a time slice
+      // (milliseconds) behind NAPI after each wake-up while NAPI fills its rings, and
+      // under overload get only half the CPU while NAPI copies in frames that are then
+      // dropped for want of room; above it, the worker forwards each NAPI batch at once
+      // and sleeps, handing the CPU back, so NAPI works only for frames that get out.
       if (t.priority + 1 > want) {
         want = std::min(t.priority + 1, 99);
         above = &t;
       }
     }
-    // Adaptive: one below the NAPI thread while the RX rings have room (NAPI empties the
-    // driver's ring, e.g. veth's 256 entries, into the AF_XDP ring at once: bursts are
-    // absorbed there), one above it only while an RX ring is over 3/4 full.
+    // Adaptive: one below a real-time NAPI thread while the RX rings have room (NAPI
+    // empties the driver's ring, e.g. veth's 256 entries, into the AF_XDP ring at once:
+    // bursts are absorbed there), one above it only while an RX ring is over 3/4 full.
+    // Under a normal NAPI thread there is no "below": it would be the fair sharing above.
     const int below =
-        (above && config_.rt_adaptive && above->priority > 1) ? above->priority - 1 : 0;
+        (above && above->realtime && config_.rt_adaptive && above->priority > 1)
+            ? above->priority - 1
+            : 0;
     if (!above && emulating) want = kEmulationRtPriority;
     if (want == w->rtPriority() && below == w->rtBelow()) continue;
     int& refused = rt_refused_[w->options().index];
@@ -426,6 +441,12 @@ void Daemon::adjustRtPriority() {
           "ring at once, the worker is not starved under overload (--rt-mode above: always "
           "above; --rt-priority 0: never real-time)",
           w->options().index, below, above->comm.c_str(), int(above->pid), above->priority, want);
+    else if (above && !above->realtime)
+      pr_info(
+          "worker %u: SCHED_FIFO %d, above %s (pid %d, normal scheduling) that shares its "
+          "CPU: the worker forwards what NAPI receives as it lands instead of waiting a "
+          "time slice behind it (--rt-priority 0 disables this)",
+          w->options().index, want, above->comm.c_str(), int(above->pid));
     else if (above)
       pr_info(
           "worker %u: SCHED_FIFO %d, above %s (pid %d, priority %d) that shares its CPU: "
@@ -437,8 +458,8 @@ void Daemon::adjustRtPriority() {
               "wake-ups wait behind what runs on its CPU (--rt-priority 0 disables this)",
               w->options().index, want);
     else
-      pr_info("worker %u: back to normal scheduling (no real-time NAPI thread on its CPU, "
-              "no emulated link)",
+      pr_info("worker %u: back to normal scheduling (no threaded NAPI of its ports on its "
+              "CPU, no emulated link)",
               w->options().index);
   }
 }

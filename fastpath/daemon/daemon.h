@@ -64,7 +64,8 @@ class Daemon : public TopologyControl {
   void checkLinks();
   /// --rt-priority auto: puts each worker one priority above a real-time NAPI thread of a
   /// served port that can run on its CPU; with none, at kEmulationRtPriority while the
-  /// daemon emulates links (its wake-ups time the frames), else back to normal.
+  /// daemon emulates links or radio media (its wake-ups time the frames), else back to
+  /// normal.
   void adjustRtPriority();
   /// SCHED_FIFO priority of workers timing emulated links (--rt-priority auto, no
   /// real-time NAPI thread on their CPU): the lowest, above every normal thread only.
@@ -174,7 +175,8 @@ class Daemon : public TopologyControl {
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
-  /// Some link, segment or interface egress is emulated (has shapers).
+  /// Some link, segment or interface egress is emulated (has shapers), or a radio medium
+  /// exists (it times every frame it carries).
   bool emulates() const;
   void emitPortEvent(PortId port, bool up);
   /// Gives every worker a new capture table (the taps of every open capture), then waits

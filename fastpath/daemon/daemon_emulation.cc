@@ -62,7 +62,9 @@ bool Daemon::emulates() const {
     if (!lp.shapers.empty()) return true;
   for (const auto& [name, seg] : net_.segments)
     if (!seg.shapers.empty()) return true;
-  return false;
+  // A radio medium times every frame it carries (airtime, ACKs, retries): its workers wake
+  // for its events as for a link's arrivals.
+  return !net_.media.empty();
 }
 
 void Daemon::checkEmulationLateness() {

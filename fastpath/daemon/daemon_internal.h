@@ -24,19 +24,22 @@ Status checkBpffs(bool mount_if_missing);
 
 namespace fastpath {
 
-/// A kernel NAPI thread ("napi/<ifname>-<id>") of one of the named interfaces running
-/// with a real-time policy.
-struct RtNapiThread {
+/// A kernel NAPI thread ("napi/<ifname>-<id>") of one of the named interfaces.
+struct PortNapiThread {
   pid_t pid = 0;
   std::string comm;
-  int priority = 0;
+  bool realtime = false;  ///< SCHED_FIFO/SCHED_RR
+  int priority = 0;       ///< its real-time priority; 0 under a normal policy
   cpu_set_t cpus;
 };
 
-/// Threaded-NAPI kthreads of the ports `ifnames` of the calling thread's network namespace
-/// that run SCHED_FIFO/SCHED_RR. Found over netdev netlink (exact); by thread name only on
-/// kernels before 6.8, where a same-named interface of another namespace matches too
+/// Threaded-NAPI kthreads of the ports `ifnames` of the calling thread's network namespace,
+/// whatever their scheduling policy. Found over netdev netlink (exact); by thread name only
+/// on kernels before 6.8, where a same-named interface of another namespace matches too
 /// (logged). Logs the method, or the failure, when it changes.
-std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames);
+std::vector<PortNapiThread> findPortNapiThreads(const std::vector<std::string>& ifnames);
+
+/// Those of findPortNapiThreads() that run SCHED_FIFO/SCHED_RR.
+std::vector<PortNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames);
 
 }  // namespace fastpath

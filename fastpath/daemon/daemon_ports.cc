@@ -105,8 +105,8 @@ Status checkPrerequisites(const Config& config) {
                                  config.topology_file.empty() ? "topology" : config.topology_file);
 }
 
-std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames) {
-  std::vector<RtNapiThread> out;
+std::vector<PortNapiThread> findPortNapiThreads(const std::vector<std::string>& ifnames) {
+  std::vector<PortNapiThread> out;
   auto found = findNapiThreads(ifnames);
   {
     // Called every second: say how the threads were found (or why not) only on change.
@@ -118,8 +118,8 @@ std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifna
       last = now;
       if (!found)
         pr_warn(
-            "%s; real-time NAPI threads are not considered (--rt-priority N sets a fixed "
-            "priority instead)",
+            "%s; NAPI threads are not considered (--rt-priority N sets a fixed priority "
+            "instead)",
             now.c_str());
       else if (found->method == NapiLookupMethod::kNetlink)
         pr_info("NAPI threads of the ports: found over netdev netlink (this namespace only)");
@@ -132,19 +132,26 @@ std::vector<RtNapiThread> findRtNapiThreads(const std::vector<std::string>& ifna
   }
   if (!found) return out;
   for (pid_t pid : found->pids) {
-    int policy = sched_getscheduler(pid);
-    if (policy != SCHED_FIFO && policy != SCHED_RR) continue;
-    RtNapiThread t;
+    const int policy = sched_getscheduler(pid);
+    if (policy < 0) continue;  // gone meanwhile
+    PortNapiThread t;
+    t.realtime = policy == SCHED_FIFO || policy == SCHED_RR;
     t.pid = pid;
     std::ifstream f("/proc/" + std::to_string(pid) + "/comm");
     if (!std::getline(f, t.comm)) continue;  // gone meanwhile
     sched_param sp{};
     if (sched_getparam(pid, &sp) != 0) continue;
-    t.priority = sp.sched_priority;
+    t.priority = t.realtime ? sp.sched_priority : 0;
     CPU_ZERO(&t.cpus);
     if (sched_getaffinity(pid, sizeof(t.cpus), &t.cpus) != 0) continue;
     out.push_back(t);
   }
+  return out;
+}
+
+std::vector<PortNapiThread> findRtNapiThreads(const std::vector<std::string>& ifnames) {
+  std::vector<PortNapiThread> out = findPortNapiThreads(ifnames);
+  std::erase_if(out, [](const PortNapiThread& t) { return !t.realtime; });
   return out;
 }
 

@@ -30,7 +30,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       port_counters_(new WorkerPortCounters[max_ports_]),
       frames_(*umem_, book_, port_counters_.get()),
       inbox_(frames_),
-      emulation_(frames_, options.batch_size * 4),
+      emulation_(frames_, maxReleasePerPass(options)),
       handoff_(frames_, inbox_, emulation_),
       fanout_(frames_, inbox_, emulation_),
       media_(frames_, inbox_),
@@ -78,7 +78,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   link_rx_.resize(options_.batch_size * 2);
   link_due_.resize(options_.batch_size * 2);
-  tx_due_.resize(options_.batch_size * 4);
+  tx_due_.resize(maxReleasePerPass(options_));
   tx_due_link_.resize(tx_due_.size());
   publishAccounting();
 }

@@ -302,6 +302,9 @@ class Worker {
   uint64_t caps_version_ = 0;
   std::vector<LinkFrame> link_rx_;  // one link port's batch
   std::vector<uint64_t> link_due_;  // the due times of its emulated frames
+  /// Frames the link emulation releases in one pass at most (takeDue's cap): tx_due_
+  /// has room for that many, so every released egress frame's lateness is taken.
+  static uint32_t maxReleasePerPass(const WorkerOptions& o) { return o.batch_size * 4; }
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.
   std::vector<uint64_t> tx_due_;
   std::vector<LinkShaper*> tx_due_link_;  // the egress emulation each came out of

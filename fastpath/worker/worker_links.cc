@@ -5,6 +5,8 @@
 // the worker's hands, and link tables switched to (what they retire drained).
 #include <time.h>
 
+#include <cassert>
+
 #include "fastpath/userspace_classifier.h"
 #include "worker/worker.h"
 
@@ -102,10 +104,11 @@ uint32_t Worker::releaseDue() {
       // taken after them.
       book_.linkToHeld(1);
       stageTx(PortId(r.key), r.frame.addr, r.frame.len);
-      if (tx_due_n_ < tx_due_.size()) {
-        tx_due_link_[tx_due_n_] = egressShaper(PortId(r.key));
-        tx_due_[tx_due_n_++] = r.frame.due;
-      }
+      // A pass releases at most maxReleasePerPass() frames and pollOnce() empties tx_due_
+      // after each: there is always room.
+      assert(tx_due_n_ < tx_due_.size());
+      tx_due_link_[tx_due_n_] = egressShaper(PortId(r.key));
+      tx_due_[tx_due_n_++] = r.frame.due;
       continue;
     }
     if (ShaperKey::isSegment(r.key)) {

@@ -199,10 +199,25 @@ TEST_F(NapiThreads, DaemonSeesOnlyItsOwnNamespacesRealTimeThreads) {
     ASSERT_TRUE(in.ok());
     expectRtThreads(b_threads_, 50);
   }
+  {
+    // a's threads are still under the normal policy: all of them count, as priority 0
+    // (the worker goes to SCHED_FIFO 1 above them), none as real-time.
+    NetnsGuard in(a_);
+    ASSERT_TRUE(in.ok());
+    auto all = findPortNapiThreads({kIf});
+    ASSERT_EQ(all.size(), a_threads_.size());
+    for (const auto& t : all) {
+      EXPECT_TRUE(std::binary_search(a_threads_.begin(), a_threads_.end(), t.pid)) << t.pid;
+      EXPECT_FALSE(t.realtime);
+      EXPECT_EQ(t.priority, 0);
+    }
+    EXPECT_TRUE(findRtNapiThreads({kIf}).empty());
+  }
   for (pid_t p : a_threads_) ASSERT_EQ(testing::sh("chrt -f -p 40 " + std::to_string(p)), 0);
   NetnsGuard in(a_);
   ASSERT_TRUE(in.ok());
   expectRtThreads(a_threads_, 40);
+  for (const auto& t : findPortNapiThreads({kIf})) EXPECT_TRUE(t.realtime) << t.pid;
 }
 
 }  // namespace

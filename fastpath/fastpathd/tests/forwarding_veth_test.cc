@@ -302,11 +302,12 @@ TEST_F(ForwardingVeth, WorkerGoesAboveARealTimeNapiThreadOnItsCpu) {
   Config c = baseConfig();
   c.ports[0] = in;
   c.cores = {0};
+  c.tune_ports = false;  // threaded NAPI stays off until the test turns it on
   startDaemon(c);  // --rt-priority auto is the default
   if (HasFatalFailure()) return;
   const auto& w = daemon_->workers()[0];
   daemon_->adjustRtPriority();
-  EXPECT_EQ(w->rtPriority(), 0) << "no real-time NAPI thread yet";
+  EXPECT_EQ(w->rtPriority(), 0) << "no NAPI thread yet";
   // Threaded NAPI for the port (it has a NAPI because XDP is attached), real-time, CPU 0.
   ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 1 > /sys/class/net/" + in + "/threaded'"), 0);
   std::string pid;
@@ -320,6 +321,12 @@ TEST_F(ForwardingVeth, WorkerGoesAboveARealTimeNapiThreadOnItsCpu) {
   }
   if (pid.empty())
     GTEST_SKIP() << "no napi/" << in << "-* kthread appeared (threaded NAPI unsupported?)";
+  // Under the normal policy (threaded NAPI's default) on the worker's CPU: the worker goes
+  // to SCHED_FIFO 1, just above it, not adaptive (no real-time "below" exists).
+  ASSERT_EQ(testing::sh("taskset -p 1 " + pid + " >/dev/null"), 0);
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), 1);
+  EXPECT_EQ(w->rtBelow(), 0);
   ASSERT_EQ(testing::sh("chrt -f -p 50 " + pid + " && taskset -p 1 " + pid + " >/dev/null"), 0);
   daemon_->adjustRtPriority();
   EXPECT_EQ(w->rtPriority(), 51);

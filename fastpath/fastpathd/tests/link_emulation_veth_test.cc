@@ -59,6 +59,10 @@ class LinkEmulationVeth : public SrdFixture {
     c.control_socket = "/tmp/fp-emu-" + std::to_string(getpid()) + ".sock";
     c.ring_size = 2048;
     c.cores = {1};
+    // The ports' NAPI stays unthreaded: with a threaded NAPI thread on its CPU, --rt-priority
+    // auto would make the worker real-time for that alone, and the tests here check what
+    // emulation alone decides.
+    c.tune_ports = false;
     startDaemon(std::move(c));
   }
   void restart() {
@@ -142,6 +146,45 @@ TEST_F(LinkEmulationVeth, AWorkerTimingEmulatedLinksIsRealTime) {
       }
   EXPECT_EQ(prio, uint64_t(Daemon::kEmulationRtPriority));
   EXPECT_EQ(refused, 0u);
+}
+
+// A radio medium times every frame it carries as a link does: a worker that carries only
+// a medium (no emulated link) is real-time too, and normal again once the medium is gone.
+TEST_F(LinkEmulationVeth, AWorkerCarryingOnlyARadioMediumIsRealTime) {
+  const auto& w = daemon_->workers()[0];
+  daemon_->adjustRtPriority();
+  ASSERT_EQ(w->rtPriority(), 0) << "nothing is emulated yet";
+  MediumSpec m;
+  m.name = "air";
+  m.ports = {PortSpec{"n1", "w0", {}, 1500}, PortSpec{"n2", "w0", {}, 1500}};
+  ASSERT_TRUE(daemon_->createMedium(m).ok());
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), Daemon::kEmulationRtPriority);
+  ASSERT_TRUE(daemon_->deleteMedium("air").ok());
+  daemon_->adjustRtPriority();
+  EXPECT_EQ(w->rtPriority(), 0) << "no medium, no emulated link: back to normal";
+}
+
+// A topology's interfaces are the daemon's ports for --rt-priority auto too: a threaded
+// NAPI thread of one under the normal policy, able to run on the worker's CPU, puts the
+// worker at SCHED_FIFO 1 with nothing emulated; normal again once NAPI is unthreaded.
+TEST_F(LinkEmulationVeth, ATopologyPortsNormalNapiThreadPutsTheWorkerAboveIt) {
+  const auto& w = daemon_->workers()[0];
+  daemon_->adjustRtPriority();
+  ASSERT_EQ(w->rtPriority(), 0) << "unthreaded NAPI, nothing emulated";
+  ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 1 > /sys/class/net/fp0/threaded'"), 0);
+  for (int i = 0; i < 50 && w->rtPriority() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    daemon_->adjustRtPriority();
+  }
+  EXPECT_EQ(w->rtPriority(), 1);
+  EXPECT_EQ(w->rtBelow(), 0);
+  ASSERT_EQ(topo_->exec(r_, "sh -c 'echo 0 > /sys/class/net/fp0/threaded'"), 0);
+  for (int i = 0; i < 50 && w->rtPriority() != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    daemon_->adjustRtPriority();
+  }
+  EXPECT_EQ(w->rtPriority(), 0);
 }
 
 TEST_F(LinkEmulationVeth, FramesInTheLinkAtShutdownAreInTheLedger) {

@@ -426,6 +426,44 @@ TEST_F(WorkerLinksTest, APassThatCannotTakeEverythingDueTakesTheEarliestAcrossLi
   expectBalanced("after the links");
 }
 
+// An emulated interface egress: the most frames a pass releases (4 batches) all leave in
+// one pass, and each one's lateness is reported, on the worker and on the egress link;
+// what is due beyond that leaves on the next pass, reported too.
+TEST_F(WorkerLinksTest, AnEmulatedEgressReportsTheLatenessOfEveryFrameAPassReleases) {
+  addLink(0);  // A -> B unshaped; B's port 1 is the emulated egress
+  LinkParams p;
+  p.delay_ns = 5000000;
+  shapers_.push_back(std::make_unique<LinkShaper>(p, 7, LinkShaper::capacityFor(p)));
+  LinkShaper& egress = *shapers_.back();
+  table_.egress = {nullptr, &egress};
+  start();
+  constexpr uint32_t kMaxRelease = 4 * kBatch, kFrames = kMaxRelease + 40;
+  for (uint32_t sent = 0; sent < kFrames; sent += kBatch) {
+    send(std::vector<uint8_t>(std::min(kBatch, kFrames - sent), 0));
+    poll();
+  }
+  for (int i = 0; i < 4; ++i) poll();  // what the link still holds reaches the egress
+  const uint64_t t_sent = nowNs();
+  ASSERT_TRUE(collect().empty()) << "nothing leaves before the egress delay";
+  ASSERT_EQ(worker_->accounting().in_link, kFrames) << "every frame is in the emulation";
+  sleepUntil(t_sent + p.delay_ns + 200000);
+  poll();
+  const std::vector<uint32_t> first = collect();
+  ASSERT_EQ(first.size(), kMaxRelease) << "one pass releases its most, not less";
+  const WorkerCounters& c = worker_->counters();
+  EXPECT_EQ(c.lateness.count(), kMaxRelease) << "a released frame's lateness went unreported";
+  EXPECT_EQ(egress.counters.lateness.count(), kMaxRelease);
+  poll();
+  const std::vector<uint32_t> rest = collect();
+  ASSERT_EQ(rest.size(), kFrames - kMaxRelease);
+  EXPECT_EQ(c.lateness.count(), kFrames);
+  EXPECT_EQ(egress.counters.lateness.count(), kFrames);
+  for (uint32_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i], i);
+  for (uint32_t i = 0; i < rest.size(); ++i) EXPECT_EQ(rest[i], kMaxRelease + i);
+  poll();
+  expectBalanced("after the emulated egress");
+}
+
 TEST_F(WorkerLinksTest, FramesHeldBackInThePeersQueueCountAsLate) {
   LinkParams p;
   p.delay_ns = 1000000;

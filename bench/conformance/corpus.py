@@ -43,6 +43,11 @@ _NO_NET = "no network: no node or channel to emulate"
 _DUMBBELL = ("PointToPointDumbbellHelper takes its PointToPointHelpers by value and calls "
              "PointToPointHelper::Install (not virtual): its links stay simulated")
 
+# The example casts a returned device to PointToPointNetDevice (DynamicCast, StaticCast) and
+# dereferences it: an emulated device is a FastPathNetDevice (GetObject<PointToPointNetDevice>()
+# would find its stand-in), so the emulated run dies of the null pointer.
+_CAST = "(SIGSEGV)"
+
 # Failures of the ctest subset not yet fixed in the module (the text their reason contains).
 _TRACING = "its frames cross fastpathd, not ns-3"  # EnablePcap/EnableAscii refused emulated
 _DELAY = "delay mean"  # the bounds of the mean delay (reasons in docs/reference/conformance.md)
@@ -62,7 +67,9 @@ CORPUS = (
     Example("routing/dynamic-global-routing.cc"),
     Example("routing/global-injection-slash32.cc"),
     Example("routing/global-routing-slash32.cc"),
-    Example("routing/global-routing-multi-switch-plus-router.cc", args=("--duration=10",)),
+    # BridgeHelper over emulated CSMA segments: refused at start, naming the bridge.
+    Example("routing/global-routing-multi-switch-plus-router.cc", args=("--duration=10",),
+            known="A bridge joins its segments into one Ethernet domain"),
     Example("routing/mixed-global-routing.cc"),
     Example("routing/simple-alternate-routing.cc", cap_s=11.0),
     Example("routing/static-routing-slash32.cc"),
@@ -79,7 +86,7 @@ CORPUS = (
     Example("tcp/tcp-star-server.cc"),
     Example("tcp/tcp-pacing.cc"),
     Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",)),
-    Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",)),
+    Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",), known=_TRACING),
     Example("tcp/tcp-validation.cc", args=("--stopTime=10s",)),
     Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True),
     Example("tcp/dctcp-example.cc",
@@ -94,9 +101,10 @@ CORPUS = (
     Example("udp-client-server/udp-client-server.cc", subset=True, known=_LINES),
     Example("udp-client-server/udp-trace-client-server.cc"),
     # traffic-control
-    Example("traffic-control/traffic-control.cc"),
+    Example("traffic-control/traffic-control.cc", known=_CAST),
     Example("traffic-control/tbf-example.cc"),
-    Example("traffic-control/queue-discs-benchmark.cc", args=("--simDuration=10",)),
+    Example("traffic-control/queue-discs-benchmark.cc", args=("--simDuration=10",),
+            known=_CAST),
     Example("traffic-control/cobalt-vs-codel.cc"),
     Example("traffic-control/red-vs-fengadaptive.cc", emulate=_DUMBBELL),
     Example("traffic-control/red-vs-nlred.cc", emulate=_DUMBBELL),

@@ -232,7 +232,11 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     {
         Ptr<NetDevice> d = e.AddPort(c.Get(i), spec.ports[i].node, port, spec.ports[i].mtu);
         d->AggregateObject(seg.shadows.Get(i));
-        DynamicCast<FastPathNetDevice>(d)->SetChannel(channel);
+        Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);
+        fp->SetChannel(channel);
+        // What ns-3 sends waits in ns-3, paced at the channel's DataRate as fastpathd's
+        // segment counts a frame.
+        fp->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(), channel, spec.params.overhead_bytes);
         seg.devices.Add(d);
         if (i > 0)
         {

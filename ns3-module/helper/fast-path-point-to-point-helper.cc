@@ -94,6 +94,32 @@ ApplyLinkParams(fastpath::ctrl::Client& client,
     return client.setLinkParams(link, direction, params);
 }
 
+/// Gives `device`'s TxQueue the maximum size of `queue` (the stand-in's) where it holds no
+/// more than that already.
+void
+FollowQueueSize(Ptr<NetDevice> device, Ptr<QueueBase> queue)
+{
+    Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(device);
+    Ptr<QueueBase> own = fp ? fp->GetQueue() : nullptr;
+    if (!own)
+    {
+        return;
+    }
+    const QueueSize want = queue->GetMaxSize();
+    const QueueSize have = own->GetMaxSize();
+    // QueueSize compares sizes of one unit only.
+    const bool sameUnit = have.GetUnit() == want.GetUnit();
+    if (sameUnit && have.GetValue() == want.GetValue())
+    {
+        return;
+    }
+    const uint32_t held = sameUnit ? own->GetCurrentSize().GetValue() : 0;
+    if (sameUnit ? held <= want.GetValue() : own->IsEmpty())
+    {
+        own->SetMaxSize(want);
+    }
+}
+
 void
 P2pLinks::Push(P2pLink& l)
 {
@@ -107,6 +133,9 @@ P2pLinks::Push(P2pLink& l)
     // The queue a script reaches: the device's TxQueue (Config::Set may replace it).
     Ptr<QueueBase> qa = l.shadowA->GetQueue() ? Ptr<QueueBase>(l.shadowA->GetQueue()) : l.queueA;
     Ptr<QueueBase> qb = l.shadowB->GetQueue() ? Ptr<QueueBase>(l.shadowB->GetQueue()) : l.queueB;
+    // The devices' own TxQueues (what ns-3 sends waits there) keep the size a script sets.
+    FollowQueueSize(l.devA, qa);
+    FollowQueueSize(l.devB, qb);
     auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, qa, l.shadowB);
     auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, qb, l.shadowA);
     bool changed = false;
@@ -336,6 +365,11 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
         Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);
         fp->SetChannel(channel);
         fp->SetPointToPoint(true);
+        // What ns-3 sends waits in ns-3, paced at the stand-in's DataRate as fastpathd's
+        // link counts a frame (its overhead: PPP's 2 bytes).
+        fp->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(),
+                       d == link.devA ? link.shadowA : link.shadowB,
+                       spec.a_to_b.overhead_bytes);
     }
     s.items.push_back(link);
     const size_t index = s.items.size() - 1;

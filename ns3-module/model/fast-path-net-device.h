@@ -2,11 +2,16 @@
 // FastPathNetDevice: the FdNetDevice on a fastpathd port's control channel, which presents
 // the channel of the link or segment it emulates, so that what ns-3 builds from channels
 // (global routing's link-state database, Nix-vector routing's graph) sees the emulated
-// network as it would see the simulated one.
+// network as it would see the simulated one; with a transmit queue paced at the link's rate
+// (flow control for ns-3's traffic control) and a receive error model, as the stock devices.
 #pragma once
 
 #include "ns3/channel.h"
+#include "ns3/error-model.h"
+#include "ns3/event-id.h"
 #include "ns3/fd-net-device.h"
+#include "ns3/queue.h"
+#include "ns3/traced-callback.h"
 
 namespace ns3
 {
@@ -25,6 +30,26 @@ namespace ns3
  * are Ethernet frames (fastpathd's link ports have MAC addresses), so the device keeps
  * using ARP. The byte tags of the packets it sends are restored where they are
  * received (FastPathTagCarrier), so that FlowMonitor counts them as simulated.
+ *
+ * **Transmit queue.** The emulating helpers also give it a TxQueue (SetTxQueue()): what
+ * ns-3 sends waits there and is written to fastpathd one frame at a time, each after the
+ * previous one's serialization at the link's DataRate, as PointToPointNetDevice transmits.
+ * A NetDeviceQueueInterface is aggregated and follows the queue (stopped when it is full,
+ * woken when a frame leaves), so ns-3's traffic control works as simulated: a queue disc
+ * installed on the device (TrafficControlHelper, or the default one Ipv4AddressHelper
+ * installs) holds the backlog and drops by its own rules. The frames reach fastpathd's
+ * link already spaced at the link's rate, computed as fastpathd computes it (the Ethernet
+ * frame plus the link's per-frame overhead): its shaper finds the link idle and only adds
+ * the delay, so ns-3's queues are the only standing queue of ns-3's traffic; frames
+ * fastpathd forwards wait in fastpathd's drop-tail queue instead.
+ *
+ * **Receive errors.** The attribute ReceiveErrorModel drops frames arriving at the device,
+ * as the stock devices' does. A RateErrorModel counting packets on a point-to-point link's
+ * device is handed to fastpathd as the loss of the direction into this device (it then
+ * drops forwarded frames too); any other model drops, in this device, the frames that
+ * arrive for ns-3 (PhyRxDrop fires for each, with the frame as the stock device frames it).
+ * A ListErrorModel (packet uids, which a frame crossing fastpathd does not keep) is
+ * refused.
  */
 class FastPathNetDevice : public FdNetDevice
 {
@@ -37,15 +62,34 @@ class FastPathNetDevice : public FdNetDevice
     /// Whether the device reports IsPointToPoint() (a point-to-point link's end).
     void SetPointToPoint(bool pointToPoint);
 
+    /**
+     * Transmits through `queue`, paced at the DataRate attribute of `rateHolder` (the link's
+     * stand-in PointToPointNetDevice, or the segment's channel; read at each frame, so
+     * Config::Set of it applies at once), each frame counted as its Ethernet frame plus
+     * `overheadBytes`, as fastpathd's link counts it. Aggregates a NetDeviceQueueInterface
+     * following `queue`. Call once, before the device sends.
+     */
+    void SetTxQueue(Ptr<Queue<Packet>> queue, Ptr<Object> rateHolder, uint32_t overheadBytes);
+    Ptr<Queue<Packet>> GetQueue() const;
+
+    void SetReceiveErrorModel(Ptr<ErrorModel> model);
+    Ptr<ErrorModel> GetReceiveErrorModel() const;
+    /// Whether the receive error model is applied by fastpathd (on the link), not here.
+    bool IsReceiveErrorModelOnLink() const;
+    /// Frames the receive error model dropped in this device.
+    uint64_t GetReceiveErrorDrops() const;
+
     Ptr<Channel> GetChannel() const override;
     bool IsPointToPoint() const override;
-    /// As FdNetDevice's, keeping the packet's byte tags (FastPathTagCarrier).
+    /// As FdNetDevice's, keeping the packet's byte tags (FastPathTagCarrier); with a
+    /// TxQueue, through it.
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
     /// As FdNetDevice's; the packets handed to `cb` carry the byte tags they were sent with.
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    ssize_t Write(uint8_t* buffer, size_t length) override;
 
   protected:
     void DoDispose() override;
@@ -55,10 +99,26 @@ class FastPathNetDevice : public FdNetDevice
                  Ptr<const Packet> packet,
                  uint16_t protocol,
                  const Address& source);
+    /// Writes the queue's head frame to fastpathd and schedules the next at its end.
+    void TransmitNext();
+    /// The received packet as the stock device would hand it to its error model.
+    Ptr<Packet> AsStockFrame(Ptr<const Packet> packet, uint16_t protocol) const;
 
     NetDevice::ReceiveCallback m_rx;
     Ptr<Channel> m_channel;
     bool m_pointToPoint = false;
+
+    Ptr<Queue<Packet>> m_queue;
+    Ptr<Object> m_rateHolder;
+    uint32_t m_overhead = 0;
+    bool m_transmitting = false;
+    size_t m_written = 0; //!< bytes of the last frame written to fastpathd
+    EventId m_txEnd;
+
+    Ptr<ErrorModel> m_receiveErrorModel;
+    bool m_errorModelOnLink = false;
+    uint64_t m_receiveErrorDrops = 0;
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
 };
 
 } // namespace ns3

@@ -20,6 +20,7 @@
 #include "fastpath/link_params.h"
 #include "fidelity_output.h"
 #include "fidelity_traffic.h"
+#include "two_node_link.h"
 
 namespace fastpath::fidelity {
 
@@ -28,33 +29,16 @@ namespace {
 const char* kLinkName = "l1";
 
 Config daemonConfig(const Testbed& tb, int worker_cpu, int rt_priority, int idle_poll_us) {
-  Config c;
-  c.topology.nodes.resize(2);
-  auto& n1 = c.topology.nodes[0];
-  auto& n2 = c.topology.nodes[1];
-  n1.spec.name = "n1";
-  n1.interfaces = {"fp0"};
-  n2.spec.name = "n2";
-  n2.interfaces = {"fp1"};
-  auto route = [](const std::string& prefix, const std::string& via, const std::string& dev) {
-    RouteConfig rc;
-    rc.prefix = IpPrefix::parse(prefix).value();
-    if (!via.empty()) rc.via = IpAddress::parse(via).value();
-    rc.dev = dev;
-    return rc;
-  };
-  const MacAddress l1a = MacAddress::parse("02:66:69:00:00:01").value();
-  const MacAddress l1b = MacAddress::parse("02:66:69:00:00:02").value();
-  n1.routes = {route("198.18.1.0/24", "198.19.0.2", kLinkName)};
-  n1.neighbours = {NeighbourConfig{IpAddress::parse("198.19.0.2").value(), l1b, kLinkName}};
-  n2.routes = {route("198.18.1.0/24", "", "fp1")};
-  n2.neighbours = {NeighbourConfig{IpAddress::parse("198.18.1.2").value(), tb.d_mac, "fp1"}};
-  c.topology.links.resize(1);
-  LinkSpec& l = c.topology.links[0].spec;
-  l.name = kLinkName;
-  l.a = LinkEndSpec{"n1", kLinkName, l1a, 1500};
-  l.b = LinkEndSpec{"n2", kLinkName, l1b, 1500};
-  c.control_socket = "/tmp/fp-fid-" + std::to_string(getpid()) + ".sock";
+  testing::TwoNodeLink t;
+  t.link = kLinkName;
+  t.a_mac = MacAddress::parse("02:66:69:00:00:01").value();
+  t.b_mac = MacAddress::parse("02:66:69:00:00:02").value();
+  t.via = IpAddress::parse("198.19.0.2").value();
+  t.dst = IpPrefix::parse("198.18.1.0/24").value();
+  t.d_ip = IpAddress::parse("198.18.1.2").value();
+  t.d_mac = tb.d_mac;
+  t.control_socket = "/tmp/fp-fid-" + std::to_string(getpid()) + ".sock";
+  Config c = testing::twoNodeLinkConfig(t);
   c.cores = {worker_cpu};
   c.rt_priority = rt_priority;
   if (idle_poll_us >= 0) c.idle_poll_us = uint32_t(idle_poll_us);

@@ -125,8 +125,62 @@ def run_ping(ns, count, interval):
     return res, r.stdout
 
 
-def run_iperf(t, seconds, rate, clean):
-    """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss."""
+def host_drops(t):
+    """What the hosts' side dropped so far: UDP receive errors in D (/proc/net/snmp) and the
+    drop counters of S's and D's interfaces ({name: count})."""
+    out = {}
+    r = subprocess.run(["ip", "netns", "exec", t.d, "cat", "/proc/net/snmp"],
+                       capture_output=True, text=True, timeout=10)
+    udp = [x.split()[1:] for x in r.stdout.splitlines() if x.startswith("Udp:")]
+    if len(udp) == 2:
+        vals = dict(zip(udp[0], udp[1]))
+        for k in ("InErrors", "RcvbufErrors", "NoPorts"):
+            out[f"D udp {k}"] = int(vals.get(k, 0))
+    for tag, ns in (("S", t.s), ("D", t.d)):
+        r = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show"], capture_output=True,
+                           text=True, timeout=10)
+        try:
+            for dev in json.loads(r.stdout):
+                st = dev.get("stats64", {})
+                for d in ("rx", "tx"):
+                    out[f"{tag} {dev['ifname']} {d}_dropped"] = st.get(d, {}).get("dropped", 0)
+        except ValueError:
+            pass
+    return out
+
+
+def fastpathd_drops(counters):
+    """Every drop counter of fastpathd's counters() ({where: count}): per node and scope the
+    `drop_*` counters and the AF_XDP sockets' RX drops, per link direction its queue, loss,
+    capacity and link-down drops."""
+    out = {}
+    for node, sets in counters.items():
+        if node == "links" or not isinstance(sets, list):
+            continue
+        for cs in sets:
+            for name, v in (cs.get("counters") or {}).items():
+                if name.startswith("drop_") or name in ("xsk_rx_dropped", "xsk_rx_ring_full"):
+                    out[f"{node} {cs.get('scope')} {name}"] = v
+    links = counters.get("links") or []
+    links = links.get("links", []) if isinstance(links, dict) else links
+    for link in links:
+        for d in ("a_to_b", "b_to_a"):
+            m = link.get(d, {}).get("measured", {})
+            for k in ("queue_drops", "loss_drops", "full_drops", "link_down_drops"):
+                out[f"link {link['name']} {d} {k}"] = m.get(k, 0)
+    return out
+
+
+def drop_points(before, after):
+    """The counters that grew between two snapshots: {where: frames dropped}."""
+    return {k: v - before.get(k, 0) for k, v in after.items()
+            if isinstance(v, (int, float)) and v - before.get(k, 0) > 0}
+
+
+def run_iperf(t, seconds, rate, clean, fw=None):
+    """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss, and where
+    the UDP run's frames were dropped (every drop counter of fastpathd and of the hosts
+    that grew during it)."""
     server = clean.spawn(t.d, ["iperf3", "-s"], name="iperf3-server")
     res = {}
     try:
@@ -138,8 +192,13 @@ def run_iperf(t, seconds, rate, clean):
         j = json.loads(r.stdout)
         res["tcp_mbps"] = round(j["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
         res["tcp_retransmits"] = j["end"]["sum_sent"].get("retransmits")
+        def drops():
+            return {**(fastpathd_drops(fw.counters()) if fw else {}), **host_drops(t)}
+        before = drops()
         r = subprocess.run(base + ["-u", "-b", str(int(0.8 * rate)), "-l", "1400"],
                            capture_output=True, text=True, timeout=seconds + 20)
+        time.sleep(0.5)  # the frames still in the links' delay reach D
+        res["udp_drop_points"] = drop_points(before, drops())
         j = json.loads(r.stdout)
         s = j["end"]["sum"]
         res["udp_lost"] = s.get("lost_packets")
@@ -270,7 +329,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
                                                       "hop_late_max_us", "reverse_tcp_mbps")}))
             rows.append(row)
         if args.iperf_seconds > 0:
-            ip = run_iperf(t, args.iperf_seconds, rate, clean)
+            ip = run_iperf(t, args.iperf_seconds, rate, clean,
+                           fw if kind == "fastpathd" else None)
             ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
             log(f"{kind} N={n} {rtext} iperf3: {json.dumps(ip)}")
             for row in rows:
@@ -372,6 +432,24 @@ def sojourn_table(rows):
     return "\n".join(lines) + "\n"
 
 
+def udp_drop_table(rows):
+    """Per line that ran iperf3: the UDP run's loss and every counter that grew during it."""
+    lines = ["| N | forwarder | rate | UDP sent | lost (iperf3) | drop points (counter: frames) |",
+             "|---|---|---|---|---|---|"]
+    seen = set()
+    for r in rows:
+        ip = r.get("iperf") or {}
+        key = (r["nodes"], r["forwarder"], r["rate_bps"])
+        if "udp_packets" not in ip or key in seen:
+            continue
+        seen.add(key)
+        pts = ip.get("udp_drop_points") or {}
+        where = "; ".join(f"{k}: {v}" for k, v in sorted(pts.items(), key=lambda x: -x[1]))
+        lines.append(f"| {r['nodes']} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} Mbit/s | "
+                     f"{ip['udp_packets']} | {ip.get('udp_lost')} | {where or 'none'} |")
+    return "\n".join(lines) + "\n" if len(lines) > 2 else ""
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -442,6 +520,9 @@ def main(argv=None):
           f"load {os.getloadavg()[0]:.2f}, {time.time() - started:.0f} s)\n\n" + table(rows) +
           "\nfastpathd's own figures, summed over the path's links (both directions):\n\n" +
           sojourn_table(rows))
+    drops = udp_drop_table(rows)
+    if drops:
+        md += "\nUDP at 80 % of the rate: where frames were dropped during it:\n\n" + drops
     checks = check_rows(rows, a.allowance_ms, a.early_ms) if a.check else []
     if checks:
         md += "\n| check | measured | bound | |\n|---|---|---|---|\n" + "".join(

@@ -29,7 +29,7 @@ LinkShaper* LinkEmulation::shaperOf(const LinkPortTable& t, uint32_t key) {
 }
 
 void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t addr,
-                             uint32_t len, PortId from) {
+                             uint32_t len, PortId from, uint64_t sent) {
   const LinkShaper::Decision d = sh.decide(len);
   if (d.fate == LinkShaper::Fate::kLost) return frames_.drop(at, WorkerDrop::kLinkLoss, addr);
   uint8_t* pkt = frames_.data(addr);
@@ -37,10 +37,12 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     pkt[d.corrupt_bit / 8] ^= uint8_t(1u << (d.corrupt_bit % 8));
     sh.counters.corrupted.fetch_add(1, std::memory_order_relaxed);
   }
-  // The frame's own sending time, not the pass's start: a pass takes microseconds.
+  // The frame's own sending time, not the pass's start: a pass takes microseconds. A
+  // frame the model had arrive earlier (`sent`) is sent then: never later than the clock.
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  const uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  const uint64_t clock = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  const uint64_t now = sent && sent < clock ? sent : clock;
   auto admit = [&](uint64_t a) {
     const LinkShaper::Admit r = sh.admit(now, a, len, from);
     if (r == LinkShaper::Admit::kQueued) {
@@ -113,6 +115,7 @@ std::span<const Released> LinkEmulation::takeDue(uint64_t now, const LinkPortTab
       next_arrival_ = std::min(next_arrival_, sh->nextArrival());
     return true;
   });
+  took_max_ = n == cap;
   // Merged: in due order already (each shaper gives its frames in arrival order).
   return {due_.data(), n};
 }

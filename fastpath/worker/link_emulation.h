@@ -43,11 +43,15 @@ class LinkEmulation {
   /// `max_release`: frames taken out per pass at most (the rest next pass, late).
   LinkEmulation(WorkerFrames& frames, uint32_t max_release);
 
-  /// Admits a held frame sent at `now` into shaper `key` of the current table (loss,
-  /// duplication, corruption, queue); drops are counted at `at`, the sending port.
-  /// `from` comes back with the frame (a segment's sender).
+  /// Admits a held frame into shaper `key` of the current table (loss, duplication,
+  /// corruption, queue); drops are counted at `at`, the sending port. `from` comes back
+  /// with the frame (a segment's sender). `sent`: when the model has the node send it —
+  /// a frame that came out of an emulated link is sent at its arrival time there, however
+  /// late the worker got to it, so that its queue admission and its times on this link are
+  /// those of the model and one late pass is not passed on to every hop after it; 0: now
+  /// (a frame from a real interface, or not emulated before).
   void transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t addr, uint32_t len,
-                PortId from = 0);
+                PortId from = 0, uint64_t sent = 0);
   /// Takes out the frames due by `now` from every shaper holding frames, in due-time
   /// order across shapers (equal ones: the lower key first), at most the `max_release`
   /// earliest of them. A link direction gives no more than its peer's
@@ -57,6 +61,9 @@ class LinkEmulation {
                                     std::span<XskSocket* const> served);
   /// The earliest arrival held (after takeDue and the admissions since); UINT64_MAX: none.
   uint64_t nextArrival() const { return next_arrival_; }
+  /// The last takeDue took as many frames as a pass may: what is due still waits for the
+  /// next pass.
+  bool tookMax() const { return took_max_; }
   /// A new table: the shapers holding frames are found again in it.
   void adopt(const LinkPortTable& t);
   /// The shaper `key` names in `t` (nullptr: none).
@@ -66,6 +73,7 @@ class LinkEmulation {
   WorkerFrames& frames_;
   ActiveSet active_;  // shapers holding frames
   uint64_t next_arrival_ = ~0ull;
+  bool took_max_ = false;
   std::vector<Released> due_;
   std::vector<LinkFrame> out_;
   std::vector<uint64_t> arrival_;

@@ -17,15 +17,16 @@ class LinkHandoff {
   LinkHandoff(WorkerFrames& frames, LinkInbox& inbox, LinkEmulation& emulation)
       : frames_(frames), inbox_(inbox), emulation_(emulation) {}
 
-  /// A held frame sent on link port `slot` (not a segment port).
-  void transmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len) {
+  /// A held frame sent on link port `slot` (not a segment port); `sent` as
+  /// LinkEmulation::transmit takes it.
+  void transmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len, uint64_t sent = 0) {
     if (!slot.state->up.load(std::memory_order_relaxed))
       return frames_.drop(slot.port, WorkerDrop::kLinkDown, addr);
     WorkerPortCounters& pc = frames_.port(slot.port);
     if (slot.shaper) {
       pc.tx_packets.add(1);
       pc.tx_bytes.add(len);
-      return emulation_.transmit(*slot.shaper, slot.port, slot.port, addr, len);
+      return emulation_.transmit(*slot.shaper, slot.port, slot.port, addr, len, 0, sent);
     }
     if (!inbox_.push(*slot.to_peer, slot.peer, LinkFrame{addr, len, 0, 0},
                      WorkerFrames::From::kHeld))

@@ -6,7 +6,7 @@
 namespace fastpath {
 
 void SegmentFanout::transmit(const LinkPortTable& t, const LinkPortSlot& slot, uint64_t addr,
-                             uint32_t len) {
+                             uint32_t len, uint64_t sent) {
   const SegmentSlot& seg = *slot.segment;
   if (!seg.state->up.load(std::memory_order_relaxed) ||
       !slot.port_state->up.load(std::memory_order_relaxed))
@@ -16,7 +16,7 @@ void SegmentFanout::transmit(const LinkPortTable& t, const LinkPortSlot& slot, u
   pc.tx_bytes.add(len);
   if (seg.shaper)
     return emulation_.transmit(*seg.shaper, ShaperKey::segment(size_t(&seg - t.segments.data())),
-                               slot.port, addr, len, slot.port);
+                               slot.port, addr, len, slot.port, sent);
   frames_.book().heldToLink(1);
   deliver(seg, LinkFrame{addr, len, slot.port, 0});
 }

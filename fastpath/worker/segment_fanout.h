@@ -18,8 +18,10 @@ class SegmentFanout {
   SegmentFanout(WorkerFrames& frames, LinkInbox& inbox, LinkEmulation& emulation)
       : frames_(frames), inbox_(inbox), emulation_(emulation) {}
 
-  /// A held frame sent on segment port `slot` of table `t`.
-  void transmit(const LinkPortTable& t, const LinkPortSlot& slot, uint64_t addr, uint32_t len);
+  /// A held frame sent on segment port `slot` of table `t`; `sent` as
+  /// LinkEmulation::transmit takes it.
+  void transmit(const LinkPortTable& t, const LinkPortSlot& slot, uint64_t addr, uint32_t len,
+                uint64_t sent = 0);
   /// A frame leaving the medium (in_link, f.from the sender) to its port(s).
   void deliver(const SegmentSlot& seg, const LinkFrame& f);
 

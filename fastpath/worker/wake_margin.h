@@ -48,8 +48,7 @@ class WakeMargin {
 /// line: many frames in flight over many hops) the worker would otherwise never sleep; as a
 /// real-time thread it would then hold its CPU until the kernel's real-time throttling
 /// stops it for tens of milliseconds (a fair-server period), every frame in flight late by
-/// that much. Over the budget it sleeps until the arrival itself: one wake-up late, and the
-/// CPU goes to the scenario meanwhile.
+/// that much. Over the budget it sleeps instead (arrivalSleepNs).
 class SpinBudget {
  public:
   SpinBudget(uint32_t share_permille, uint64_t burst_ns)
@@ -71,5 +70,17 @@ class SpinBudget {
   int64_t budget_;
   uint64_t last_ = 0;
 };
+
+/// How long a worker with nothing to do sleeps for an emulated arrival `until_ns` away,
+/// given its wake margin: while it may spin, until the margin before the arrival (the rest
+/// is spun). Over the spin budget, arrivals come closer together than a wake-up costs, and
+/// sleeping until each one would keep the CPU as busy as spinning (a timer, a context
+/// switch and a pass per arrival): it sleeps at least the margin — what a wake-up overshoots
+/// anyway — and hands on what came due meanwhile in one pass, so that the CPU is free
+/// between passes and the kernel's real-time throttling never stops the worker.
+inline uint64_t arrivalSleepNs(uint64_t until_ns, uint64_t margin_ns, bool may_spin) {
+  if (may_spin) return until_ns > margin_ns ? until_ns - margin_ns : 0;
+  return std::max(until_ns, margin_ns);
+}
 
 }  // namespace fastpath

@@ -227,8 +227,21 @@ class Worker {
   /// a counted drop (at `in`, the port it came from, when `egress` is no port at all).
   void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in);
   /// Emulated frames whose arrival time has come, handed on in due order: to a link's
-  /// peer end, a segment's ports, or an interface port's TX staging.
+  /// peer end, a segment's ports, or an interface port's TX staging. Again while what
+  /// that sent on is due already (a hop shorter than the time the worker was late, or
+  /// without delay): a frame crosses such hops in the pass that released it.
   uint32_t releaseDue();
+  uint32_t releaseDueOnce();
+  /// When the model has this node send the frame at `addr` on: its arrival time if it is
+  /// one of the link batch being processed that came out of an emulation, else 0 (now).
+  /// process() hands a batch's frames on in batch order, so the search only moves forward.
+  uint64_t sentAt(uint64_t addr) {
+    while (rx_sent_pos_ < rx_sent_n_) {
+      const uint32_t i = rx_sent_pos_++;
+      if (rx_batch_[i].addr == addr) return rx_sent_[i];
+    }
+    return 0;
+  }
   /// Switches to the newest link port table; drains the queues and shapers it retires.
   void switchLinkPorts();
   /// Switches to the newest capture table (worker_capture.cc).
@@ -302,9 +315,16 @@ class Worker {
   uint64_t caps_version_ = 0;
   std::vector<LinkFrame> link_rx_;  // one link port's batch
   std::vector<uint64_t> link_due_;  // the due times of its emulated frames
-  /// Frames the link emulation releases in one pass at most (takeDue's cap): tx_due_
-  /// has room for that many, so every released egress frame's lateness is taken.
+  /// Frames the link emulation releases in one takeDue at most: tx_due_ has room for
+  /// kReleaseRounds of them, so every released egress frame's lateness is taken.
   static uint32_t maxReleasePerPass(const WorkerOptions& o) { return o.batch_size * 4; }
+  /// Rounds of release one pass may take (releaseDue): frames sent on at their model time
+  /// may be due at the next hop at once. tx_due_ holds every round's egress frames.
+  static constexpr int kReleaseRounds = 8;
+  // While receiveLink()'s batch is processed: each rx_batch_ frame's arrival time at this
+  // node (0: not emulated), which is when the model has the node send it on (sentAt()).
+  std::vector<uint64_t> rx_sent_;
+  uint32_t rx_sent_n_ = 0, rx_sent_pos_ = 0;
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.
   std::vector<uint64_t> tx_due_;
   std::vector<LinkShaper*> tx_due_link_;  // the egress emulation each came out of

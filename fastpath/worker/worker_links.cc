@@ -23,8 +23,8 @@ uint64_t monotonicNs() {
 
 void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
   if (egress < np_ && sock_[egress]) [[likely]] {
-    if (LinkShaper* sh = egressShaper(egress)) [[unlikely]]
-      return emulation_.transmit(*sh, egress, egress, addr, len);  // emulated egress
+    if (LinkShaper* sh = egressShaper(egress)) [[unlikely]]  // emulated egress
+      return emulation_.transmit(*sh, egress, egress, addr, len, 0, sentAt(addr));
     return stageTx(egress, addr, len);  // the same frame: a descriptor move, no copy
   }
   if (egress >= kFirstLinkPort && egress < max_ports_) {
@@ -34,9 +34,9 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
     if (!slot) return frames_.drop(egress, WorkerDrop::kNoEgress, addr);
     if (caps_) [[unlikely]]
       tapFrame(egress, kCaptureTx, addr, len);
-    if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len);
+    if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len, sentAt(addr));
     if (slot->medium) return media_.transmit(*slot, addr, len, monotonicNs());
-    return handoff_.transmit(*slot, addr, len);
+    return handoff_.transmit(*slot, addr, len, sentAt(addr));
   }
   frames_.drop(in, WorkerDrop::kNoEgress, addr);
 }
@@ -71,10 +71,17 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
     rx[m].addr = lf.addr;
     rx[m].len = lf.len;
     rx[m].meta = meta;
+    rx_sent_[m] = lf.due;
     ++m;
   }
   cur_channel_ = slot.channel;
-  if (m) process(p, m, *slot.fib);
+  if (m) {
+    // What this node sends on, it sends when the model has the frame arrive (sentAt()).
+    rx_sent_n_ = m;
+    rx_sent_pos_ = 0;
+    process(p, m, *slot.fib);
+    rx_sent_n_ = 0;
+  }
   // The batch is handed on (forwarded, punted or dropped): emulated frames were due at
   // the peer end when they left the link, and whatever they waited since — this port's
   // queue, the batches before theirs, this batch — is lateness too.
@@ -89,6 +96,20 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
 }
 
 uint32_t Worker::releaseDue() {
+  // Frames sent on at their model time may be due at the next hop already (the worker was
+  // later than that hop's delay, or it has none): they go on in this pass, not the next.
+  // Bounded: a pass must still come back to its ports, and a pass that took all it may
+  // (max_release) leaves the rest to the next, as before.
+  uint32_t work = 0;
+  for (int round = 0; round < kReleaseRounds; ++round) {
+    const uint32_t w = releaseDueOnce();
+    work += w;
+    if (!w || emulation_.tookMax() || emulation_.nextArrival() > monotonicNs()) break;
+  }
+  return work;
+}
+
+uint32_t Worker::releaseDueOnce() {
   // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
   const uint64_t now = monotonicNs();
   // Radio media first: what their members received waits on the members' queues, which
@@ -104,8 +125,8 @@ uint32_t Worker::releaseDue() {
       // taken after them.
       book_.linkToHeld(1);
       stageTx(PortId(r.key), r.frame.addr, r.frame.len);
-      // A pass releases at most maxReleasePerPass() frames and pollOnce() empties tx_due_
-      // after each: there is always room.
+      // A pass releases at most kReleaseRounds x maxReleasePerPass() frames and pollOnce()
+      // empties tx_due_ after each: there is always room.
       assert(tx_due_n_ < tx_due_.size());
       tx_due_link_[tx_due_n_] = egressShaper(PortId(r.key));
       tx_due_[tx_due_n_++] = r.frame.due;

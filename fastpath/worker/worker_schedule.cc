@@ -172,7 +172,7 @@ void Worker::run() {
     }
     // An emulated frame due sooner than the worker's wake-ups overshoot (WakeMargin):
     // wait for it awake. Farther ones are slept for, until that margin before them.
-    // Over the spin budget, it sleeps until the arrival itself (SpinBudget).
+    // Over the spin budget, it sleeps at least the margin (arrivalSleepNs).
     uint64_t until_arrival = ~0ull;
     const uint64_t arrival = std::min<uint64_t>(
         emulation_.nextArrival(),
@@ -209,9 +209,10 @@ void Worker::run() {
     reader.offline();
     counters_.idle_polls.add(1);
     uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;
-    const uint64_t lead = may_spin ? wake_margin_.ns() : 0;  // <= until_arrival
-    const bool for_arrival = until_arrival != ~0ull && until_arrival - lead <= sleep_ns;
-    if (for_arrival) sleep_ns = until_arrival - lead;
+    const uint64_t to_arrival =
+        until_arrival == ~0ull ? ~0ull : arrivalSleepNs(until_arrival, wake_margin_.ns(), may_spin);
+    const bool for_arrival = to_arrival <= sleep_ns;
+    if (for_arrival) sleep_ns = to_arrival;
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
     const int ready = ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
     if (ready > 0 && wake_fd_ >= 0 && (pfds.back().revents & POLLIN)) {

@@ -17,6 +17,7 @@
 #include "daemon/daemon.h"
 #include "forwarding_veth_fixture.h"
 #include "netns.h"
+#include "two_node_link.h"
 
 namespace fastpath {
 namespace {
@@ -31,32 +32,15 @@ class LinkEmulationVeth : public SrdFixture {
     start();
   }
   void start() {
-    Config c;
-    c.topology.nodes.resize(2);
-    auto& n1 = c.topology.nodes[0];
-    auto& n2 = c.topology.nodes[1];
-    n1.spec.name = "n1";
-    n1.interfaces = {"fp0"};
-    n2.spec.name = "n2";
-    n2.interfaces = {"fp1"};
-    auto route = [](const std::string& prefix, const std::string& via, const std::string& dev) {
-      RouteConfig r;
-      r.prefix = IpPrefix::parse(prefix).value();
-      if (!via.empty()) r.via = IpAddress::parse(via).value();
-      r.dev = dev;
-      return r;
-    };
-    n1.routes = {route("198.18.9.0/24", "198.18.100.2", "l1")};
-    n1.neighbours = {NeighbourConfig{IpAddress::parse("198.18.100.2").value(),
-                                     mac("02:00:00:00:01:02"), "l1"}};
-    n2.routes = {route("198.18.9.0/24", "", "fp1")};
-    n2.neighbours = {NeighbourConfig{IpAddress::parse("198.18.9.2").value(), d_mac_, "fp1"}};
-    c.topology.links.resize(1);
-    LinkSpec& l = c.topology.links[0].spec;
-    l.name = "l1";
-    l.a = LinkEndSpec{"n1", "l1", mac("02:00:00:00:01:01"), 1500};
-    l.b = LinkEndSpec{"n2", "l1", mac("02:00:00:00:01:02"), 1500};
-    c.control_socket = "/tmp/fp-emu-" + std::to_string(getpid()) + ".sock";
+    testing::TwoNodeLink t;
+    t.a_mac = mac("02:00:00:00:01:01");
+    t.b_mac = mac("02:00:00:00:01:02");
+    t.via = IpAddress::parse("198.18.100.2").value();
+    t.dst = IpPrefix::parse("198.18.9.0/24").value();
+    t.d_ip = IpAddress::parse("198.18.9.2").value();
+    t.d_mac = d_mac_;
+    t.control_socket = "/tmp/fp-emu-" + std::to_string(getpid()) + ".sock";
+    Config c = testing::twoNodeLinkConfig(t);
     c.ring_size = 2048;
     c.cores = {1};
     // The ports' NAPI stays unthreaded: with a threaded NAPI thread on its CPU, --rt-priority

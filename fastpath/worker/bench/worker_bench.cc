@@ -273,8 +273,10 @@ BENCHMARK(BM_WorkerBatch)
 // nodes - 1 internal links (each a hand-off to the peer's LinkQueue, the userspace
 // classifier at the peer end, a lookup in that node's table, the rewrite) and leave node N
 // on interface port 1. `idle` more links, emulated (a shaper each way) but without
-// traffic, sit in the same table: a pass must not pay for them.
-void runLine(benchmark::State& state, int nodes, int idle) {
+// traffic, sit in the same table: a pass must not pay for them. `emulated`: the line's own
+// links are emulated too (`delay 0`: each frame enters the link's shaper, is timed and
+// released in the same pass, the path of every emulated frame without waiting for a time).
+void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false) {
   EpochDomain epoch;
   std::vector<std::unique_ptr<FibManager>> fibs;
   std::vector<std::unique_ptr<UserspaceClassifier>> classifiers;
@@ -319,6 +321,7 @@ void runLine(benchmark::State& state, int nodes, int idle) {
   std::vector<std::unique_ptr<LinkShaper>> shapers;
   LinkParams idle_params;
   idle_params.delay_ns = 1000000;
+  const LinkParams busy_params;  // delay 0, no rate: timed, never held
   auto addLink = [&](int l, uint32_t queue, std::array<const FibView*, 2> fib,
                      std::array<const UserspaceClassifier*, 2> cls, bool shaped) {
     states.push_back(std::make_unique<LinkState>());
@@ -337,7 +340,9 @@ void runLine(benchmark::State& state, int nodes, int idle) {
       s.fib = fib[size_t(e)];
       s.classifier = cls[size_t(e)];
       if (shaped) {
-        shapers.push_back(std::make_unique<LinkShaper>(idle_params, uint64_t(2 * l + e + 1), 16));
+        const LinkParams& lp = l < nodes ? busy_params : idle_params;
+        shapers.push_back(std::make_unique<LinkShaper>(
+            lp, uint64_t(2 * l + e + 1), l < nodes ? LinkShaper::capacityFor(lp) : 16));
         s.shaper = shapers.back().get();
       }
       table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
@@ -351,7 +356,7 @@ void runLine(benchmark::State& state, int nodes, int idle) {
       classifiers.push_back(std::make_unique<UserspaceClassifier>(cc));
     }
     addLink(l, 1024, {&fibs[size_t(l - 1)]->view(), &fibs[size_t(l)]->view()},
-            {classifiers[classifiers.size() - 2].get(), classifiers.back().get()}, false);
+            {classifiers[classifiers.size() - 2].get(), classifiers.back().get()}, emulated);
   }
   // Idle links after the line's, between nodes 1 and 2 (any will do: no frame crosses them).
   for (int l = 0; l < idle; ++l)
@@ -417,17 +422,25 @@ void runLine(benchmark::State& state, int nodes, int idle) {
   std::nth_element(batch_ns.begin(), batch_ns.begin() + batch_ns.size() / 2, batch_ns.end());
   state.counters["p50_ns_per_pkt"] = benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / kBatch);
   state.SetLabel(std::to_string(nodes) + " nodes, " + std::to_string(nodes - 1) +
-                 " internal links, " + (idle ? std::to_string(idle) + " idle emulated links, " : "") +
-                 "IPv4 160 B");
+                 (emulated ? " emulated" : "") + " internal links, " +
+                 (idle ? std::to_string(idle) + " idle emulated links, " : "") + "IPv4 160 B");
 }
 
 // ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of one internal hop.
 void BM_WorkerLine(benchmark::State& state) { runLine(state, int(state.range(0)), 0); }
 
-// One busy link (two nodes) beside 0 or `idle` emulated links without traffic: the
-// per-packet cost must follow the traffic, not the number of links.
-void BM_WorkerIdleLinks(benchmark::State& state) { runLine(state, 2, int(state.range(0))); }
-BENCHMARK(BM_WorkerIdleLinks)->ArgNames({"idle"})->Arg(0)->Arg(4096)->UseManualTime();
+// One busy link (two nodes), plain or emulated, beside 0 or `idle` emulated links without
+// traffic: the per-packet cost must follow the traffic, not the number of links.
+void BM_WorkerIdleLinks(benchmark::State& state) {
+  runLine(state, 2, int(state.range(0)), state.range(1) != 0);
+}
+BENCHMARK(BM_WorkerIdleLinks)
+    ->ArgNames({"idle", "emulated"})
+    ->Args({0, 0})
+    ->Args({4096, 0})
+    ->Args({0, 1})
+    ->Args({4096, 1})
+    ->UseManualTime();
 
 BENCHMARK(BM_WorkerLine)
     ->ArgNames({"nodes"})

@@ -60,5 +60,17 @@ TEST(SpinBudget, SavesNoMoreThanItsBurst) {
   EXPECT_FALSE(b.allows(1000000000 + 60000000000ull)) << "a long idle time saved more";
 }
 
+TEST(ArrivalSleep, WithinTheBudgetItWakesTheMarginBeforeTheArrival) {
+  EXPECT_EQ(arrivalSleepNs(500000, 40000, true), 460000u);
+  EXPECT_EQ(arrivalSleepNs(30000, 40000, true), 0u) << "nearer than the margin: spin";
+}
+
+TEST(ArrivalSleep, OverTheBudgetItSleepsAtLeastTheMarginNotUntilEachArrival) {
+  // Arrivals 2 us apart: one wake-up per arrival would keep the CPU busy.
+  EXPECT_EQ(arrivalSleepNs(2000, 40000, false), 40000u);
+  EXPECT_EQ(arrivalSleepNs(0, 40000, false), 40000u);
+  EXPECT_EQ(arrivalSleepNs(500000, 40000, false), 500000u) << "a far arrival: until it";
+}
+
 }  // namespace
 }  // namespace fastpath

@@ -406,7 +406,7 @@ TEST_F(WorkerLinksTest, APassThatCannotTakeEverythingDueTakesTheEarliestAcrossLi
   uint64_t t_last = 0;
   for (int r = 0; r < kRounds; ++r) {
     send(nets);
-    for (int i = 0; i < (kLinks + kBatch - 1) / kBatch; ++i) poll();
+    for (uint32_t i = 0; i < (kLinks + kBatch - 1) / kBatch; ++i) poll();
     t_last = nowNs();
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
@@ -498,6 +498,74 @@ TEST_F(WorkerLinksTest, FramesHeldBackInThePeersQueueCountAsLate) {
   EXPECT_GE(link.max(), 4000000u) << "the link's own lateness hides the frames held back";
   poll();
   expectBalanced("after the late frames");
+}
+
+// Two emulated hops: link 0 (A -> B) and the egress emulation of B's port 1, both at
+// 10 Mbit/s, so that a 160-byte frame occupies each for 128 us. Frames leave hop 1 one
+// serialization apart, which is exactly what hop 2 needs per frame: in the model hop 2's
+// queue (limit 2) never holds a frame. kTwoHopFrames are sent at once; the worker comes
+// back 8 ms later (a late wake-up), long after every frame was due at B: hop 1 hands them
+// all on in one pass, 128 us apart in the model, microseconds apart in fact. Returns hop 2.
+constexpr uint32_t kTwoHopFrames = 20;
+
+class WorkerTwoHopsTest : public WorkerLinksTest {
+ protected:
+  LinkShaper& lateAcrossTwoHops(uint64_t hop2_delay_ns) {
+    LinkParams p1, p2;
+    p1.rate_bps = p2.rate_bps = 10000000;
+    p1.delay_ns = 1000000;
+    p2.delay_ns = hop2_delay_ns;
+    p2.limit_packets = 2;
+    addLink(0, &p1);
+    shapers_.push_back(std::make_unique<LinkShaper>(p2, 7, LinkShaper::capacityFor(p2)));
+    LinkShaper& hop2 = *shapers_.back();
+    table_.egress = {nullptr, &hop2};
+    start();
+    t_send_ = nowNs();
+    send(std::vector<uint8_t>(kTwoHopFrames, 0));
+    poll();
+    sleepUntil(t_send_ + 8000000);
+    poll();
+    return hop2;
+  }
+  uint64_t t_send_ = 0;
+};
+
+TEST_F(WorkerTwoHopsTest, AFrameEntersTheNextHopAtItsModelArrivalNotWhenTheWorkerGotToIt) {
+  LinkShaper& hop2 = lateAcrossTwoHops(20000000);
+  EXPECT_EQ(shapers_[0]->counters.delivered.load(), kTwoHopFrames);
+  EXPECT_EQ(hop2.counters.queue_drops.load(), 0u)
+      << "hop 2 admitted the frames when the worker got to them: its queue overflowed "
+         "where the model's never holds a frame";
+  EXPECT_EQ(hop2.counters.enqueued.load(), kTwoHopFrames);
+  EXPECT_EQ(hop2.counters.sojourn.max(), 0u) << "a frame waited in hop 2's queue";
+  EXPECT_TRUE(collect().empty()) << "hop 2's delay has not passed";
+  std::vector<uint32_t> out;
+  while (out.size() < kTwoHopFrames && nowNs() < t_send_ + 1000000000) {
+    poll();
+    for (uint32_t s : collect()) out.push_back(s);
+  }
+  ASSERT_EQ(out.size(), kTwoHopFrames);
+  for (uint32_t i = 0; i < kTwoHopFrames; ++i) EXPECT_EQ(out[i], i);
+  EXPECT_EQ(hop2.counters.lateness.count(), kTwoHopFrames);
+  EXPECT_GE(shapers_[0]->counters.lateness.max(), 4000000u)
+      << "hop 1's lateness is not reported";
+  poll();
+  expectBalanced("after two hops");
+}
+
+TEST_F(WorkerTwoHopsTest, AFrameDueAtTheNextHopAlreadyCrossesItInThePassThatReleasedIt) {
+  // Hop 2 has no delay: at their model times the frames left it long ago.
+  LinkShaper& hop2 = lateAcrossTwoHops(0);
+  const std::vector<uint32_t> out = collect();
+  ASSERT_EQ(out.size(), kTwoHopFrames) << "frames due at the next hop waited for another pass";
+  for (uint32_t i = 0; i < kTwoHopFrames; ++i) EXPECT_EQ(out[i], i);
+  EXPECT_EQ(hop2.counters.queue_drops.load(), 0u);
+  // Honest: hop 2's lateness is against its own model arrival, a few ms ago.
+  EXPECT_EQ(hop2.counters.lateness.count(), kTwoHopFrames);
+  EXPECT_GE(hop2.counters.lateness.max(), 3000000u);
+  poll();
+  expectBalanced("after two hops in one pass");
 }
 
 TEST_F(WorkerLinksTest, ASegmentDeliversUnicastToItsMacBroadcastToAllAndCountsUnknownMacs) {

@@ -5,6 +5,7 @@
 #include "fast-path-emulation.h"
 
 #include "ns3/channel.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/fd-net-device.h"
 #include "ns3/loopback-net-device.h"
 #include "ns3/node-list.h"
@@ -55,7 +56,53 @@ Reason(Ptr<NetDevice> nd)
            "point-to-point links and CSMA segments); run the script simulated";
 }
 
+/// Whether `nd` is a bridge (BridgeHelper) with an emulated device among its ports: its
+/// channel (a BridgeChannel) lists the devices of the bridged ports' channels.
+bool
+BridgesEmulatedDevices(Ptr<NetDevice> nd)
+{
+    if (nd->GetInstanceTypeId().GetName() != "ns3::BridgeNetDevice" || !nd->GetChannel())
+    {
+        return false;
+    }
+    Ptr<Channel> ch = nd->GetChannel();
+    for (std::size_t i = 0; i < ch->GetNDevices(); ++i)
+    {
+        if (DynamicCast<FastPathNetDevice>(ch->GetDevice(i)))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
+
+std::string
+FastPathEmulation::WhyNotBridged()
+{
+    std::ostringstream why;
+    for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
+        {
+            if (BridgesEmulatedDevices((*node)->GetDevice(i)))
+            {
+                why << "\n  /NodeList/" << (*node)->GetId() << "/DeviceList/" << i
+                    << ": ns3::BridgeNetDevice (BridgeHelper) over emulated CSMA segments";
+            }
+        }
+    }
+    if (why.str().empty())
+    {
+        return "";
+    }
+    return "FastPathEmulation: fastpathd does not bridge emulated segments:" + why.str() +
+           "\nA bridge joins its segments into one Ethernet domain: emulated, install the "
+           "bridged nodes on one segment (one FastPathCsmaHelper::Install(NodeContainer) of "
+           "their nodes, without the bridge node), or run the script simulated "
+           "(--FastPathEmulation=0).";
+}
 
 std::string
 FastPathEmulation::WhyNotEmulated()

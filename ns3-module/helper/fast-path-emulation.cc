@@ -578,6 +578,8 @@ void
 FastPathEmulation::CheckEmulated()
 {
     std::string why = WhyNotEmulated();
+    const std::string bridged = WhyNotBridged();
+    why += (why.empty() || bridged.empty() ? "" : "\n") + bridged;
     const std::string traces = FastPathDeviceTraces::Check();
     why += (why.empty() || traces.empty() ? "" : "\n") + traces;
     if (why.empty())

@@ -74,6 +74,10 @@ class FastPathEmulation
     /// channel, why and what to use instead. Checked at time 0 of an emulated run, which is
     /// refused with it.
     static std::string WhyNotEmulated();
+    /// Empty unless a bridge (BridgeHelper's BridgeNetDevice) has emulated devices among its
+    /// ports; else one message naming each such bridge and what to do instead (fastpathd
+    /// does not bridge segments). Checked with WhyNotEmulated() at time 0.
+    static std::string WhyNotBridged();
 
     fastpath::ctrl::Client& Client();
     /// TAG: prefix of every fastpathd name this simulation creates.

@@ -17,6 +17,46 @@ namespace ns3
 
 /**
  * \ingroup fastpath
+ * \brief A channel of ns-3's (`Base`, a watched channel type) whose devices are the
+ * emulated devices on the nodes once SetEmulatedDevices() is called.
+ *
+ * Before that (and when it is given no device) GetNDevices()/GetDevice() are Base's: the
+ * stand-in devices attached to it, never on a node.
+ */
+template <typename Base>
+class FastPathChannel : public Base
+{
+  public:
+    /// The devices on the nodes of the link or segment, in its ends' order.
+    void SetEmulatedDevices(const NetDeviceContainer& devices)
+    {
+        m_emulated = devices;
+    }
+
+    std::size_t GetNDevices() const override
+    {
+        return m_emulated.GetN() ? m_emulated.GetN() : Base::GetNDevices();
+    }
+
+    Ptr<NetDevice> GetDevice(std::size_t i) const override
+    {
+        return m_emulated.GetN() ? m_emulated.Get(i) : Base::GetDevice(i);
+    }
+
+  protected:
+    void DoDispose() override
+    {
+        // The devices point back at the channel.
+        m_emulated = NetDeviceContainer();
+        Base::DoDispose();
+    }
+
+  private:
+    NetDeviceContainer m_emulated;
+};
+
+/**
+ * \ingroup fastpath
  * \brief The channel of a link emulated by fastpathd (FastPathPointToPointHelper).
  *
  * A PointToPointChannel (in ChannelList where the simulated link's channel would be, its
@@ -25,23 +65,15 @@ namespace ns3
  * PointToPointNetDevices attached to it are the ends' stand-ins, never on a node. Watched
  * (FastPathWatched): a set of its Delay is handed to fastpathd at once.
  */
-class FastPathPointToPointChannel : public FastPathWatchedPointToPointChannel
+class FastPathPointToPointChannel : public FastPathChannel<FastPathWatchedPointToPointChannel>
 {
   public:
     static TypeId GetTypeId();
     FastPathPointToPointChannel();
 
+    using FastPathChannel::SetEmulatedDevices;
     /// The devices on the nodes at the link's two ends (a's, then b's).
     void SetEmulatedDevices(Ptr<NetDevice> a, Ptr<NetDevice> b);
-
-    std::size_t GetNDevices() const override;
-    Ptr<NetDevice> GetDevice(std::size_t i) const override;
-
-  protected:
-    void DoDispose() override;
-
-  private:
-    NetDeviceContainer m_emulated;
 };
 
 /**
@@ -49,27 +81,15 @@ class FastPathPointToPointChannel : public FastPathWatchedPointToPointChannel
  * \brief The channel of a segment emulated by fastpathd (FastPathCsmaHelper).
  *
  * A CsmaChannel (its DataRate and Delay followed into fastpathd) whose
- * GetNDevices()/GetDevice() are the segment's emulated devices once
+ * GetNDevices()/GetDevice() are the segment's emulated devices, in its nodes' order, once
  * SetEmulatedDevices() is called; the CsmaNetDevices attached to it are stand-ins. Watched
  * (FastPathWatched): a set of its DataRate or Delay is handed to fastpathd at once.
  */
-class FastPathCsmaChannel : public FastPathWatchedCsmaChannel
+class FastPathCsmaChannel : public FastPathChannel<FastPathWatchedCsmaChannel>
 {
   public:
     static TypeId GetTypeId();
     FastPathCsmaChannel();
-
-    /// The devices on the nodes of the segment, in its nodes' order.
-    void SetEmulatedDevices(const NetDeviceContainer& devices);
-
-    std::size_t GetNDevices() const override;
-    Ptr<NetDevice> GetDevice(std::size_t i) const override;
-
-  protected:
-    void DoDispose() override;
-
-  private:
-    NetDeviceContainer m_emulated;
 };
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 // point-to-point link or CSMA segment and a device fastpathd has no emulation of are named,
 // each with its path, type, channel and what to use instead.
 #include "ns3/core-module.h"
+#include "ns3/bridge-helper.h"
 #include "ns3/csma-module.h"
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
@@ -98,6 +99,37 @@ TEST_F(EmulatableTest, ADeviceWithoutEmulationIsNamedWithTheReason)
               std::string::npos)
         << why;
     EXPECT_NE(why.find("--FastPathEmulation=0"), std::string::npos) << why;
+}
+
+TEST_F(EmulatableTest, ABridgeOverEmulatedSegmentsIsNamedWithWhatToDoInstead)
+{
+    // Node 2 bridges two emulated segments (node 0's and node 1's), as BridgeHelper does
+    // over FastPathCsmaHelper's devices.
+    NodeContainer bridgeNode;
+    bridgeNode.Create(1);
+    NetDeviceContainer ports;
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Ptr<FastPathCsmaChannel> ch = CreateObject<FastPathCsmaChannel>();
+        Ptr<FastPathNetDevice> member = CreateObject<FastPathNetDevice>();
+        Ptr<FastPathNetDevice> port = CreateObject<FastPathNetDevice>();
+        nodes_.Get(i)->AddDevice(member);
+        bridgeNode.Get(0)->AddDevice(port);
+        member->SetChannel(ch);
+        port->SetChannel(ch);
+        ch->SetEmulatedDevices(NetDeviceContainer(Ptr<NetDevice>(member), Ptr<NetDevice>(port)));
+        ports.Add(port);
+    }
+    EXPECT_EQ(FastPathEmulation::WhyNotBridged(), "");
+    BridgeHelper().Install(bridgeNode.Get(0), ports);
+    EXPECT_EQ(FastPathEmulation::WhyNotEmulated(), "");
+    const std::string why = FastPathEmulation::WhyNotBridged();
+    EXPECT_NE(why.find("/NodeList/3/DeviceList/2: ns3::BridgeNetDevice (BridgeHelper) over "
+                       "emulated CSMA segments"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("one FastPathCsmaHelper::Install(NodeContainer)"), std::string::npos)
+        << why;
 }
 
 } // namespace

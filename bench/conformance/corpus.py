@@ -51,7 +51,6 @@ _CAST = "(SIGSEGV)"
 # Failures of the ctest subset not yet fixed in the module (the text their reason contains).
 _TRACING = "its frames cross fastpathd, not ns-3"  # EnablePcap/EnableAscii refused emulated
 _DELAY = "delay mean"  # the bounds of the mean delay (reasons in docs/reference/conformance.md)
-_LINES = "lines differ"  # per-packet printed delays (CSMA spacing, same document)
 
 CORPUS = (
     # tutorial first-seventh
@@ -98,7 +97,7 @@ CORPUS = (
                      "PointToPointHelper::Install (not virtual): its links stay simulated")),
     # udp, udp-client-server
     Example("udp/udp-echo.cc", subset=True, known=_TRACING),
-    Example("udp-client-server/udp-client-server.cc", subset=True, known=_LINES),
+    Example("udp-client-server/udp-client-server.cc", subset=True),
     Example("udp-client-server/udp-trace-client-server.cc"),
     # traffic-control
     Example("traffic-control/traffic-control.cc", known=_CAST),

@@ -4,12 +4,14 @@ topology of `nodes: []` in a scratch namespace fp-conf-<pid> (docs/guides/ns3-em
 the example as nobody. Every run is bounded in time and killed with its process group when it
 overruns; fastpathd and the namespace are removed on any exit."""
 import os
-import pwd
 import shutil
 import signal
 import subprocess
-import tempfile
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from fastpathd_process import Fastpathd as FastpathdProcess  # noqa: E402
 
 # A measured run may take this much longer than its simulated time (start-up, build of the
 # emulated network, a loaded machine) before it is killed.
@@ -18,62 +20,16 @@ SLACK_S = 60
 TAG = "conf"
 
 
-class Fastpathd:
-    """fastpathd in a namespace of its own, from an empty topology; close() removes both."""
+class Fastpathd(FastpathdProcess):
+    """fastpathd in a namespace fp-conf-PID of its own, from an empty topology; close()
+    removes both."""
 
     def __init__(self, fastpathd, workdir):
-        self.ns = f"fp-conf-{os.getpid()}"
-        # A Unix socket's path has 108 bytes at most: the socket lives in a short folder of
-        # its own (the run's folder may be deep in a build tree), reachable by nobody.
-        self.sockdir = tempfile.mkdtemp(prefix="fp-conf-")
-        os.chmod(self.sockdir, 0o755)
-        self.sock = os.path.join(self.sockdir, "fastpathd.sock")
-        self.logpath = os.path.join(workdir, "fastpathd.log")
-        self.proc = None
-        nobody = pwd.getpwnam("nobody")
-        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
-        subprocess.run(["ip", "netns", "add", self.ns], check=True)
-        try:
-            subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
-            topology = os.path.join(workdir, "empty.yaml")
-            with open(topology, "w") as f:
-                f.write("nodes: []\n")
-            self.proc = subprocess.Popen(
-                ["ip", "netns", "exec", self.ns, fastpathd, "--topology", topology,
-                 "--socket", self.sock, "--socket-uid", str(nobody.pw_uid),
-                 "--socket-gid", str(nobody.pw_gid)],
-                stdout=open(self.logpath, "w"), stderr=subprocess.STDOUT,
-                start_new_session=True)
-            for _ in range(100):
-                if os.path.exists(self.sock) or self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-            if not os.path.exists(self.sock):
-                raise RuntimeError("fastpathd did not start: " + open(self.logpath).read()[-500:])
-        except BaseException:
-            self.close()
-            raise
+        super().__init__(fastpathd, workdir, "fp-conf")
 
     def created_nodes(self):
         """Whether the script created nodes here (its connections show in the log)."""
-        return f"@{TAG}-" in open(self.logpath, errors="replace").read()
-
-    def close(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
-        shutil.rmtree(self.sockdir, ignore_errors=True)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        return super().created_nodes(TAG)
 
 
 def _kill_group(proc):

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import platform
-import pwd
 import resource
 import shutil
 import subprocess
@@ -32,6 +31,9 @@ import threading
 import time
 
 from fidelity_common import binom_interval, log
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from fastpathd_process import Fastpathd  # noqa: E402
 
 # Full scale (the bench) and small scale (ctest): script arguments and tolerances.
 SCALES = {
@@ -80,49 +82,6 @@ def source():
                             "fastpath", "fastpathd", "ctrl-bridge", "ns3-module", "classifier"],
                            capture_output=True, text=True).stdout
     return {"tree": root, "commit": r.stdout.strip(), "uncommitted": dirty.splitlines()}
-
-
-class Fastpathd:
-    """fastpathd in a scratch namespace from an empty topology file (no node, no port: the
-    diamond creates its own); removed on close()."""
-
-    def __init__(self, build, workdir, fh):
-        self.ns = f"fp-dia-{os.getpid()}"
-        self.sock = os.path.join(workdir, "fastpathd.sock")
-        self.logpath = os.path.join(workdir, "fastpathd.log")
-        self.proc = None
-        self.fh = fh
-        nobody = pwd.getpwnam("nobody")
-        subprocess.run(["ip", "netns", "add", self.ns], check=True)
-        try:
-            subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
-            topology = os.path.join(workdir, "empty.yaml")
-            with open(topology, "w") as f:
-                f.write("nodes: []\n")
-            self.proc = subprocess.Popen(
-                ["ip", "netns", "exec", self.ns, os.path.join(build, "bin", "fastpathd"),
-                 "--topology", topology, "--socket", self.sock, "--socket-uid", str(nobody.pw_uid),
-                 "--socket-gid", str(nobody.pw_gid)],
-                stdout=open(self.logpath, "w"), stderr=subprocess.STDOUT)
-            for _ in range(100):
-                if os.path.exists(self.sock) or self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-            if not os.path.exists(self.sock):
-                raise RuntimeError("fastpathd did not start: " + open(self.logpath).read()[-2000:])
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
 
 
 def arg_value(args, name, default):
@@ -436,7 +395,7 @@ def main():
     fpd = None
     try:
         sim = run_diamond(build, args, 0, None, workdir, scale["timeout_s"], fh)
-        fpd = Fastpathd(build, workdir, fh)
+        fpd = Fastpathd(os.path.join(build, "bin", "fastpathd"), workdir, "fp-dia")
         emu = run_diamond(build, args, 1, fpd, workdir, scale["timeout_s"], fh)
         hosts = None
         if "hosts" in scale and not a.no_hosts:

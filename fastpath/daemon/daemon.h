@@ -168,8 +168,9 @@ class Daemon : public TopologyControl {
   void applyLinkParams(const std::string& link, LinkPort& port, const LinkParams& params);
   /// One shaper per worker for `params` (LinkResources::applyShaping).
   void applyShaping(std::vector<LinkShaper*>& shapers, const std::string& seed_name,
-                    const LinkParams& params) {
-    resources_.applyShaping(shapers, workers_.size(), seed_name, params);
+                    const LinkParams& params,
+                    LinkShaper::Medium medium = LinkShaper::Medium::kPointToPoint) {
+    resources_.applyShaping(shapers, workers_.size(), seed_name, params, medium);
   }
   LinkDirectionStats shaperStats(const std::vector<LinkShaper*>& shapers) const;
   LinkDirectionStats directionStats(const LinkPort& port) const;

@@ -84,7 +84,7 @@ Status Daemon::createSegment(const SegmentSpec& in) {
   auto ids = addLinkPorts(what, std::move(ports));
   if (!ids) return ids.error();
   seg.ports = *ids;
-  applyShaping(seg.shapers, "segment/" + spec.name, spec.params);
+  applyShaping(seg.shapers, "segment/" + spec.name, spec.params, LinkShaper::Medium::kShared);
   net_.segments[spec.name] = std::move(seg);
   publishLinkTables();
   std::string list;
@@ -174,7 +174,7 @@ Status Daemon::setSegmentParams(const std::string& name, const LinkParams& param
                                           "; the segment keeps its parameters");
   Segment& seg = it->second;
   seg.params = params;
-  applyShaping(seg.shapers, "segment/" + name, params);
+  applyShaping(seg.shapers, "segment/" + name, params, LinkShaper::Medium::kShared);
   publishLinkTables();
   pr_info_ratelimited("segment %s: %s", name.c_str(), formatLinkParams(params).c_str());
   return {};

@@ -38,7 +38,8 @@ void LinkResources::retireShapers(std::vector<LinkShaper*>& shapers) {
 }
 
 void LinkResources::applyShaping(std::vector<LinkShaper*>& shapers, size_t workers,
-                                 const std::string& seed_name, const LinkParams& p) {
+                                 const std::string& seed_name, const LinkParams& p,
+                                 LinkShaper::Medium medium) {
   if (shapers.empty() && !p.shapes()) return;  // nothing to emulate: frames pass at once
   const uint32_t need = LinkShaper::capacityFor(p);
   for (size_t w = 0; w < workers; ++w) {
@@ -51,7 +52,7 @@ void LinkResources::applyShaping(std::vector<LinkShaper*>& shapers, size_t worke
     // The stream of each (link direction or port, worker) has its own seed unless one is
     // given.
     const uint64_t seed = std::hash<std::string>{}(seed_name + "/" + std::to_string(w)) | 1;
-    auto sh = std::make_unique<LinkShaper>(p, seed, need);
+    auto sh = std::make_unique<LinkShaper>(p, seed, need, medium);
     LinkShaper* raw = sh.get();
     shapers_[raw] = std::move(sh);
     if (old) {

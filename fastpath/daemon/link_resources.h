@@ -35,8 +35,10 @@ class LinkResources {
   /// One shaper per worker (`workers` of them) for `params`: created, updated in place, or
   /// replaced by a larger one (the worker moves the old one's frames and state over).
   /// Nothing while `shapers` is empty and `params` emulates nothing.
+  /// `medium`: a link direction or port egress (kPointToPoint), or a segment (kShared).
   void applyShaping(std::vector<LinkShaper*>& shapers, size_t workers,
-                    const std::string& seed_name, const LinkParams& params);
+                    const std::string& seed_name, const LinkParams& params,
+                    LinkShaper::Medium medium = LinkShaper::Medium::kPointToPoint);
 
   /// What worker `w` must drain: listed in each table published for it.
   void retiredFor(uint32_t w, LinkPortTable& table) const;

@@ -68,8 +68,10 @@ bool GilbertElliott::lose(const LinkParams& p, LinkRng& rng) {
   return rng.uniform() < (was_bad ? p.ge_loss_bad : p.ge_loss_good);
 }
 
-LinkShaper::LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacity)
+LinkShaper::LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacity,
+                       Medium medium)
     : capacity_(capacity),
+      medium_(medium),
       rng_(params.seed ? params.seed : seed),
       waiting_(capacity),
       fifo_(capacity) {
@@ -170,7 +172,9 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
         (unsigned __int128)(uint64_t(len) + p.overhead_bytes) * 8u * 1000000000u + rate_rem_;
     tx_end = tx_start + uint64_t(num / p.rate_bps);
     rate_rem_ = uint64_t(num % p.rate_bps);
-    busy_until_ = tx_end;
+    // A shared medium is busy until the frame has propagated (CsmaChannel's PROPAGATING
+    // state): a sender's back-to-back frames are spaced by transmission time + delay.
+    busy_until_ = tx_end + (medium_ == Medium::kShared ? p.delay_ns : 0);
     counters.sojourn.add(tx_start - now);
   }
   uint64_t arrival = tx_end + p.delay_ns;

@@ -68,10 +68,23 @@ struct ShaperCounters {
 /// the worker drains it, or moves its frames and state into the successor.
 class LinkShaper : public Retirable {
  public:
+  /// What the shaper emulates, which decides how long a frame keeps the medium busy.
+  enum class Medium : uint8_t {
+    /// One direction of a point-to-point link (ns-3's PointToPointChannel): the next frame
+    /// may start as soon as this one is transmitted; it propagates meanwhile.
+    kPointToPoint,
+    /// A shared medium (ns-3's CsmaChannel): the channel stays busy until the frame has
+    /// propagated (TRANSMITTING, then PROPAGATING for the delay), so the next frame of any
+    /// sender starts transmission time + delay after this one started. ns-3's random
+    /// backoff on a busy channel (whole 1 us slots) is not modelled.
+    kShared,
+  };
   /// `capacity`: frames it can hold admitted and not yet released (queue + link +
   /// propagation); beyond it frames are counted full_drops (the emulation says it could
   /// not follow the model).
-  LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacity);
+  LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacity,
+             Medium medium = Medium::kPointToPoint);
+  Medium medium() const { return medium_; }
   ~LinkShaper();
   LinkShaper(const LinkShaper&) = delete;
   LinkShaper& operator=(const LinkShaper&) = delete;
@@ -132,6 +145,7 @@ class LinkShaper : public Retirable {
 
   std::atomic<const LinkParams*> params_;  // owned: the current version
   uint32_t capacity_;
+  Medium medium_;
   LinkRng rng_;
   GilbertElliott ge_;
   // The link: busy until `busy_until_`, plus the rate's remainder (in bit-nanoseconds).

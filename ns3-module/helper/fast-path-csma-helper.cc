@@ -211,15 +211,30 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
         ps.node = e.NodeOf(c.Get(i));
         ps.port = port;
         ps.mtu = mtu.Get();
+        // The MAC CsmaHelper::Install would give this node's device, in its order.
+        ps.mac = FastPathEmulation::AllocateMac();
         spec.ports.push_back(ps);
         seg.nodes.push_back(c.Get(i));
     }
     spec.params = SegmentParamsOf(seg.channel, seg.shadows, seg.queue);
     // Several processes: rank 0 creates the segment; every process has its ns-3 side.
+    std::vector<fastpath::MacAddress> macs;
+    for (const auto& ps : spec.ports)
+    {
+        macs.push_back(ps.mac);
+    }
     fastpath::Status st;
     if (e.Creates())
     {
-        st = e.Client().createSegment(spec);
+        st = FastPathEmulation::CreateWithMacs(
+            "segment " + spec.name,
+            [&spec]() {
+                for (auto& ps : spec.ports)
+                {
+                    ps.mac = fastpath::MacAddress{};
+                }
+            },
+            [&e, &spec]() { return e.Client().createSegment(spec); });
     }
     NS_ABORT_MSG_IF(!st.ok(),
                     "FastPathCsmaHelper: cannot create fastpathd segment "
@@ -230,7 +245,8 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     seg.applied = spec.params;
     for (uint32_t i = 0; i < c.GetN(); ++i)
     {
-        Ptr<NetDevice> d = e.AddPort(c.Get(i), spec.ports[i].node, port, spec.ports[i].mtu);
+        Ptr<NetDevice> d =
+            e.AddPort(c.Get(i), spec.ports[i].node, port, spec.ports[i].mtu, macs[i]);
         d->AggregateObject(seg.shadows.Get(i));
         Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);
         fp->SetChannel(channel);

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <iostream>
 #include <map>
 #include <set>
@@ -88,11 +89,39 @@ FastPathEmulation::AddEdge(Ptr<Node> a, Ptr<Node> b)
     m_edges.emplace_back(a->GetId(), b->GetId());
 }
 
+fastpath::MacAddress
+FastPathEmulation::AllocateMac()
+{
+    fastpath::MacAddress out;
+    Mac48Address::Allocate().CopyTo(out.bytes.data());
+    return out;
+}
+
+fastpath::Status
+FastPathEmulation::CreateWithMacs(const std::string& what,
+                                  const std::function<void()>& clearMacs,
+                                  const std::function<fastpath::Status()>& create)
+{
+    fastpath::Status st = create();
+    if (st.ok() || st.error().code != -EEXIST ||
+        st.error().message.find("MAC") == std::string::npos)
+    {
+        return st;
+    }
+    std::cerr << "FastPathEmulation: " << what << ": " << st.error().message
+              << "; fastpathd generates its MACs instead (IPv6 link-local addresses and "
+                 "FlowMonitor flows keyed on them differ from the simulated run)"
+              << std::endl;
+    clearMacs();
+    return create();
+}
+
 Ptr<NetDevice>
 FastPathEmulation::AddPort(Ptr<Node> node,
                            const std::string& fpNode,
                            const std::string& port,
-                           uint16_t mtu)
+                           uint16_t mtu,
+                           const fastpath::MacAddress& mac)
 {
     if (!IsPartitioned())
     {
@@ -101,7 +130,9 @@ FastPathEmulation::AddPort(Ptr<Node> node,
     // Bound to nothing until the placement says whose it is: an FdNetDevice without a file
     // descriptor never comes up, so the stack sends nothing into it.
     Ptr<FastPathNetDevice> dev = CreateObject<FastPathNetDevice>();
-    dev->SetAddress(Mac48Address::Allocate());
+    Mac48Address address;
+    address.CopyFrom(mac.bytes.data());
+    dev->SetAddress(address);
     dev->SetMtu(mtu);
     node->AddDevice(dev);
     m_pending.push_back(PendingPort{node, fpNode, port, dev});

@@ -16,6 +16,7 @@
 #include "ns3/simulator.h"
 
 #include "fastpath/link_params.h"
+#include "fastpath/net_types.h"
 #include "fastpath/result.h"
 
 #include <chrono>
@@ -99,11 +100,26 @@ class FastPathEmulation
     /// This process creates and deletes the fastpathd objects (the only one, or rank 0).
     bool Creates() const;
     /// A device on `node` for port `port` of fastpathd node `fpNode`: attached now (one
-    /// process), or a FastPathNetDevice bound at Simulator::Run() if `node` is this process's.
+    /// process), or a FastPathNetDevice bound at Simulator::Run() if `node` is this process's
+    /// (with the MAC `mac` meanwhile: the one the port is created with).
     Ptr<NetDevice> AddPort(Ptr<Node> node,
                            const std::string& fpNode,
                            const std::string& port,
-                           uint16_t mtu);
+                           uint16_t mtu,
+                           const fastpath::MacAddress& mac);
+    /// The MAC ns-3's own helper would give the next device it installs
+    /// (Mac48Address::Allocate, called in the same order), for the fastpathd port that
+    /// stands in for it: emulated devices then have the MACs, IPv6 link-local addresses and
+    /// FlowMonitor flows of the simulated ones. Unique within the run; ns-3's allocator
+    /// gives globally administered 00:00:... addresses, which no Linux-generated MAC of a
+    /// real host (locally administered) can equal.
+    static fastpath::MacAddress AllocateMac();
+    /// `create` with the MACs ns-3 allocated; if fastpathd refuses them because another
+    /// port of its (another run's) has one, warns on stderr and calls `create` again with
+    /// the MACs cleared (fastpathd generates them). `what` names the object in the warning.
+    static fastpath::Status CreateWithMacs(const std::string& what,
+                                           const std::function<void()>& clearMacs,
+                                           const std::function<fastpath::Status()>& create);
     /// `a` and `b` are joined by a link or medium (the graph the placement partitions).
     void AddEdge(Ptr<Node> a, Ptr<Node> b);
     /// `node`'s control plane runs in this process (always, with one process). A

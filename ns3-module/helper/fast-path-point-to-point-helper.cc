@@ -330,11 +330,18 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     // -ENOSYS and gets an unshaped link.
     spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA, link.shadowB);
     spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB, link.shadowA);
+    // The MACs PointToPointHelper::Install would give the two devices, in its order.
+    spec.a.mac = FastPathEmulation::AllocateMac();
+    spec.b.mac = FastPathEmulation::AllocateMac();
+    const fastpath::MacAddress macA = spec.a.mac, macB = spec.b.mac;
     // Several processes: rank 0 creates the link; every process has its ns-3 side.
     fastpath::Status st;
     if (e.Creates())
     {
-        st = e.Client().createLink(spec);
+        st = FastPathEmulation::CreateWithMacs(
+            "link " + spec.name,
+            [&spec]() { spec.a.mac = spec.b.mac = fastpath::MacAddress{}; },
+            [&e, &spec]() { return e.Client().createLink(spec); });
     }
     if (!st.ok() && st.error().code == -ENOSYS)
     {
@@ -352,8 +359,8 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
                         << spec.name << " (" << na << " - " << nb << "): " << st.error().message);
 
     NetDeviceContainer devices;
-    devices.Add(e.AddPort(a, na, spec.a.port, spec.a.mtu));
-    devices.Add(e.AddPort(b, nb, spec.b.port, spec.b.mtu));
+    devices.Add(e.AddPort(a, na, spec.a.port, spec.a.mtu, macA));
+    devices.Add(e.AddPort(b, nb, spec.b.port, spec.b.mtu, macB));
     e.AddEdge(a, b);
     link.devA = devices.Get(0);
     link.devB = devices.Get(1);

@@ -312,6 +312,7 @@ FastPathRouteMirror::Start()
                 MakeCallback(&FastPathRouteMirror::OnRoutingTableChanged, this));
         }
     }
+    WatchNeighbourAnswers(true);
     SyncNow();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
     m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
@@ -335,6 +336,7 @@ FastPathRouteMirror::Stop()
     m_pollEvent.Cancel();
     m_revalidateEvent.Cancel();
     m_neighbourCheckEvent.Cancel();
+    WatchNeighbourAnswers(false);
     if (m_ipv4)
     {
         m_ipv4->TraceDisconnectWithoutContext(
@@ -388,6 +390,7 @@ void
 FastPathRouteMirror::SyncNow()
 {
     m_syncEvent.Cancel();
+    AddPointToPointNeighbours();
     FastPathTable desired = ComputeExactRoutes();
     // A resolved entry is dropped once an exact route covers it the same way.
     for (auto it = m_resolved.begin(); it != m_resolved.end();)

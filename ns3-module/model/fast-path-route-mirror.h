@@ -65,13 +65,18 @@ struct FastPathUpdate
  * a /32 or /128 host route. Such entries are re-checked against the protocol every
  * RevalidateInterval and whenever a protocol with a change trace reports a change.
  *
- * Neighbours: alive and permanent entries of each mapped interface's ArpCache, and every
+ * Neighbours: alive, permanent and auto-generated entries of each mapped interface's
+ * ArpCache, and every
  * NdiscCache entry of a mapped IPv6 interface that has a MAC address (REACHABLE, STALE,
  * DELAY, PROBE, PERMANENT; not INCOMPLETE), link-local ones included (RIPng and other
  * IPv6 protocols use link-local next hops). ns-3 confirms a STALE entry only when it sends
  * to it, which it no longer does once fastpathd forwards the data: an entry STALE for
  * StaleNeighbourReconfirm is put in DELAY as a send would, so a neighbour that left is
- * probed, removed by ns-3 and withdrawn from fastpathd.
+ * probed, removed by ns-3 and withdrawn from fastpathd. A received ARP frame, Neighbor
+ * Solicitation or Neighbor Advertisement syncs after BatchDelay rather than at the next
+ * poll. A device reporting IsPointToPoint() with a two-device channel (an emulated
+ * point-to-point link) gets static entries for its peer's addresses, as ns-3's
+ * PointToPointNetDevice resolves nothing.
  *
  * Only devices registered with AddPort take part; everything else (loopback, ...) is
  * left out. The mirror hands each non-empty change to a sink (the FastPathConnection),
@@ -167,6 +172,23 @@ class FastPathRouteMirror : public Object
                         std::optional<fastpath::PortId> egress);
     /// Probe() for either family.
     std::optional<fastpath::Route> ProbeAny(const fastpath::IpAddress& destination) const;
+    /// Static ARP / NDP entries for the peer of each emulated point-to-point device (its
+    /// addresses, link-local included, with its MAC), where the cache has none.
+    void AddPointToPointNeighbours();
+    /// (Un)registers OnArpFrame / OnIpv6Frame on the mapped devices.
+    void WatchNeighbourAnswers(bool on);
+    void OnArpFrame(Ptr<NetDevice> device,
+                    Ptr<const Packet> packet,
+                    uint16_t protocol,
+                    const Address& from,
+                    const Address& to,
+                    NetDevice::PacketType type);
+    void OnIpv6Frame(Ptr<NetDevice> device,
+                     Ptr<const Packet> packet,
+                     uint16_t protocol,
+                     const Address& from,
+                     const Address& to,
+                     NetDevice::PacketType type);
     void AddIpv4Neighbours(FastPathNeighbours& out) const;
     void AddIpv6Neighbours(FastPathNeighbours& out) const;
     void AddIpv4Routes(FastPathTable& table) const;

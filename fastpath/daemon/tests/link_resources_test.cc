@@ -87,6 +87,24 @@ TEST(LinkResources, ShapingCreatesUpdatesInPlaceAndGrowsThroughASuccessor) {
   EXPECT_TRUE(epoch.synchronize());  // frees the old ones
 }
 
+TEST(LinkResources, ASegmentsShapersAndTheirSuccessorsModelASharedMedium) {
+  EpochDomain epoch;
+  LinkResources r(epoch);
+  std::vector<LinkShaper*> link, segment;
+  r.applyShaping(link, 2, "link/x", delay(1000000));
+  r.applyShaping(segment, 2, "segment/s", delay(1000000), LinkShaper::Medium::kShared);
+  ASSERT_EQ(link.size(), 2u);
+  ASSERT_EQ(segment.size(), 2u);
+  const std::vector<LinkShaper*> first = segment;
+  r.applyShaping(segment, 2, "segment/s", delay(50000000), LinkShaper::Medium::kShared);
+  for (size_t w = 0; w < 2; ++w) {
+    EXPECT_EQ(link[w]->medium(), LinkShaper::Medium::kPointToPoint);
+    EXPECT_EQ(first[w]->medium(), LinkShaper::Medium::kShared);
+    ASSERT_NE(segment[w], first[w]);  // grown: a successor
+    EXPECT_EQ(segment[w]->medium(), LinkShaper::Medium::kShared);
+  }
+}
+
 TEST(LinkResources, RetiringShapersEmptiesTheOwnersList) {
   EpochDomain epoch;
   LinkResources r(epoch);

@@ -18,11 +18,14 @@ constexpr uint64_t kMs = 1000000, kUs = 1000;
 
 // ns-3's point-to-point channel, written plainly: a FIFO link with a device queue of
 // `limit` packets; a frame arrives txTime after its transmission starts plus the delay.
+// `shared`: ns-3's CsmaChannel, busy until the frame has propagated (TRANSMITTING, then
+// PROPAGATING for the delay), so the next frame starts txTime + delay after this one.
 struct Reference {
   double rate_bps;
   uint32_t overhead;
   uint64_t delay_ns;
   uint32_t limit;
+  bool shared = false;
   double busy_until = 0;  // seconds, exact as a real number
   std::vector<double> waiting_starts;
   // Arrival time in ns (rounded down), or -1 when dropped.
@@ -36,8 +39,9 @@ struct Reference {
       if (waiting_starts.size() >= limit) return -1;
       waiting_starts.push_back(start);
     }
-    busy_until = start + double(len + overhead) * 8.0 / rate_bps;
-    return int64_t(std::floor((busy_until + double(delay_ns) * 1e-9) * 1e9 + 1e-6));
+    const double tx_end = start + double(len + overhead) * 8.0 / rate_bps;
+    busy_until = tx_end + (shared ? double(delay_ns) * 1e-9 : 0.0);
+    return int64_t(std::floor((tx_end + double(delay_ns) * 1e-9) * 1e9 + 1e-6));
   }
 };
 
@@ -89,6 +93,45 @@ TEST(LinkShaper, DepartureAndArrivalTimesFollowTheChannelModel) {
           ASSERT_NEAR(double(got[i]), double(want[i]), 1.0)
               << "frame " << i << " rate " << rate << " delay " << delay << " oh " << overhead;
       }
+}
+
+TEST(LinkShaper, ASharedMediumStaysBusyForThePropagationDelayAsCsmaChannel) {
+  // A burst of five 1070-byte frames on a CsmaChannel of 5 Mbit/s and 2 ms (ns-3's
+  // udp-client-server example): ns-3 spaces them by transmission time + delay; a
+  // point-to-point direction by transmission time only.
+  const uint64_t tx = (1070 + 4) * 8 * 1000000000ull / 5000000;  // 1.7184 ms
+  for (auto medium : {LinkShaper::Medium::kShared, LinkShaper::Medium::kPointToPoint}) {
+    LinkShaper s(params(5000000, 2 * kMs, 100, 4), 1, 4096, medium);
+    EXPECT_EQ(s.medium(), medium);
+    for (int i = 0; i < 5; ++i)
+      ASSERT_EQ(s.admit(0, uint64_t(i) << 12, 1070), LinkShaper::Admit::kQueued);
+    auto got = drainAll(s, ~0ull);
+    ASSERT_EQ(got.size(), 5u);
+    const uint64_t spacing = tx + (medium == LinkShaper::Medium::kShared ? 2 * kMs : 0);
+    for (uint64_t i = 0; i < 5; ++i)
+      EXPECT_EQ(got[i], i * spacing + tx + 2 * kMs) << "frame " << i;
+  }
+  // And against the reference over bursts, gaps and sizes: a frame sent while the medium
+  // still propagates the previous one waits for it, in the queue's limit.
+  for (uint64_t rate : {uint64_t(1000000), uint64_t(100000000), uint64_t(7777777)})
+    for (uint64_t delay : {uint64_t(0), 100 * kUs, 5 * kMs}) {
+      LinkShaper s(params(rate, delay, 1000, 4), 1, 4096, LinkShaper::Medium::kShared);
+      Reference ref{double(rate), 4, delay, 1000, true};
+      std::vector<int64_t> want;
+      uint64_t now = 0;
+      for (int i = 0; i < 300; ++i) {
+        const uint32_t len = 60 + uint32_t((i * 7919) % 1440);
+        if (i % 50 == 0) now += 20 * kMs;
+        if (i % 3 == 0) now += 3 * kUs;
+        ASSERT_EQ(s.admit(now, uint64_t(i) << 12, len), LinkShaper::Admit::kQueued);
+        want.push_back(ref.send(double(now) * 1e-9, len));
+      }
+      auto got = drainAll(s, ~0ull);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(double(got[i]), double(want[i]), 1.0)
+            << "frame " << i << " rate " << rate << " delay " << delay;
+    }
 }
 
 TEST(LinkShaper, TheQueueLimitIsHonouredExactlyUnderABurst) {

@@ -5,6 +5,8 @@
 // they say for real unprivileged users.
 #include <arpa/inet.h>
 #include <grp.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -475,6 +477,19 @@ TEST(ServerLimits, AnOperatorsRefusalNamesTheLimitAndTheFix) {
                                 : 3;
                    }),
             0);
+}
+
+TEST(ServerLimits, TheClientsSocketLeavesTheSelectRangeToItsProgram) {
+  // A program with many clients and devices read by select() (ns-3's FdNetDevice) needs
+  // its descriptors below FD_SETSIZE for the devices.
+  rlimit rl{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &rl), 0);
+  if (rl.rlim_cur <= FD_SETSIZE + 16) GTEST_SKIP() << "RLIMIT_NOFILE " << rl.rlim_cur;
+  ServerHarness h;
+  ASSERT_TRUE(h.start());
+  auto c = Client::connect(h.socketPath(), {});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_GE(c.value()->fd(), FD_SETSIZE);
 }
 
 TEST(ServerAccess, SocketOwnerAloneLetsThatUserIn) {

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -65,6 +66,13 @@ Status Client::Impl::connectSocket() {
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (s < 0) return sysError(errno, "socket(AF_UNIX)");
+  // Programs using the client may select() other descriptors, which works below FD_SETSIZE
+  // only (ns-3's FdNetDevice reads each device that way): the client's own socket goes
+  // above that range when RLIMIT_NOFILE allows, and stays where it is otherwise.
+  if (int high = ::fcntl(s, F_DUPFD_CLOEXEC, FD_SETSIZE); high >= 0) {
+    ::close(s);
+    s = high;
+  }
   if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) < 0) {
     int e = errno;
     ::close(s);

@@ -65,7 +65,11 @@ std::string ControlServer::Impl::admissionRefusal(const PeerCredentials& p) cons
   const std::size_t cap =
       opt.max_clients + (op ? opt.reserved_clients + opt.operator_clients : 0);
   if (conns.size() >= cap)
-    return "too many clients (" + std::to_string(conns.size()) + "); try again later";
+    return "too many clients (" + std::to_string(conns.size()) + ", limit " +
+           std::to_string(cap) +
+           (op ? " for operators: fastpathd --operator-connections N allows 2N beyond " +
+                     std::to_string(opt.max_clients + opt.reserved_clients) + ")"
+               : "); try again later");
   if (!op && same_uid >= opt.max_clients_per_uid)
     return "uid " + std::to_string(p.uid) + " already has " + std::to_string(same_uid) +
            " connections (limit " + std::to_string(opt.max_clients_per_uid) + ")";
@@ -73,8 +77,11 @@ std::string ControlServer::Impl::admissionRefusal(const PeerCredentials& p) cons
   if (p.uid != 0 && same_pid >= per_pid)
     return "pid " + std::to_string(p.pid) + " already has " + std::to_string(same_pid) +
            " connections (limit " + std::to_string(per_pid) +
-           (op ? ")" : "; operators - root, the socket's owner, --socket-uid - may have " +
-                           std::to_string(opt.max_clients_per_operator_pid) + ")");
+           (op ? " for an operator's process: raise it with fastpathd "
+                 "--operator-connections, or run the scenario as several processes, "
+                 "mpirun -np K)"
+               : "; operators - root, the socket's owner, --socket-uid - may have " +
+                     std::to_string(opt.max_clients_per_operator_pid) + ")");
   return {};
 }
 

@@ -5,6 +5,8 @@
 // they say for real unprivileged users.
 #include <arpa/inet.h>
 #include <grp.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -426,6 +429,67 @@ TEST(ServerLimits, AnOperatorsProcessMayHoldManyConnectionsOthersStayBounded) {
     if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(back) << "the other peer is accepted again after the operator's run";
+}
+
+TEST(ServerLimits, AnOperatorsRefusalNamesTheLimitAndTheFix) {
+  // An ns-3 script that attaches more nodes than its process may hold connections: the
+  // refusal says which limit it hit and how to raise it or split the script.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as several users";
+  ServerOptions o = peersAndAnOperator();
+  o.max_clients_per_operator_pid = 3;
+  ServerHarness h(o);
+  ASSERT_TRUE(h.start());
+  ::chmod(h.dir().c_str(), 0755);
+  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
+                   [&] {
+                     std::vector<std::unique_ptr<Client>> held;
+                     if (openMany(h.socketPath(), 3, &held) != "yyy") return 1;
+                     auto c = Client::connect(h.socketPath(), {});
+                     if (c || c.error().code != -ENOSPC) return 2;
+                     const std::string& m = c.error().message;
+                     std::fprintf(stderr, "refusal: %s\n", m.c_str());
+                     return m.find("limit 3") != std::string::npos &&
+                                    m.find("--operator-connections") != std::string::npos &&
+                                    m.find("mpirun -np") != std::string::npos
+                                ? 0
+                                : 3;
+                   }),
+            0)
+      << "0 = refused with a message naming the limit, --operator-connections and mpirun";
+  // The operators' total says the same.
+  o.max_clients_per_operator_pid = 64;
+  o.max_clients = 2;
+  o.reserved_clients = 1;
+  o.operator_clients = 1;
+  ServerHarness all(o);
+  ASSERT_TRUE(all.start());
+  ::chmod(all.dir().c_str(), 0755);
+  EXPECT_EQ(asUser(kNobody - 1, kNobody - 1, {},
+                   [&] {
+                     std::vector<std::unique_ptr<Client>> held;
+                     if (openMany(all.socketPath(), 4, &held) != "yyyy") return 1;
+                     auto c = Client::connect(all.socketPath(), {});
+                     if (c) return 2;
+                     const std::string& m = c.error().message;
+                     return m.find("limit 4") != std::string::npos &&
+                                    m.find("--operator-connections") != std::string::npos
+                                ? 0
+                                : 3;
+                   }),
+            0);
+}
+
+TEST(ServerLimits, TheClientsSocketLeavesTheSelectRangeToItsProgram) {
+  // A program with many clients and devices read by select() (ns-3's FdNetDevice) needs
+  // its descriptors below FD_SETSIZE for the devices.
+  rlimit rl{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &rl), 0);
+  if (rl.rlim_cur <= FD_SETSIZE + 16) GTEST_SKIP() << "RLIMIT_NOFILE " << rl.rlim_cur;
+  ServerHarness h;
+  ASSERT_TRUE(h.start());
+  auto c = Client::connect(h.socketPath(), {});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_GE(c.value()->fd(), FD_SETSIZE);
 }
 
 TEST(ServerAccess, SocketOwnerAloneLetsThatUserIn) {

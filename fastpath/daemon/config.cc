@@ -35,6 +35,9 @@ const OptionSpec kOptions[] = {
     {"socket", true, "PATH       control socket (default /run/fastpathd/fastpathd.sock)"},
     {"socket-uid", true, "UID    peer uid allowed on the control socket besides root"},
     {"socket-gid", true, "GID    group owning the control socket (mode 0660)"},
+    {"operator-connections", true,
+     "N  connections an operator's process may hold (an ns-3 script: one per\n"
+     "                   node it attaches, plus one); operators together 2N (default 256)"},
     {"attachable", true,
      "PATTERN[,PATTERN...]  interfaces operators may attach at run time besides\n"
      "                   the hosts' and those given at start (shell wildcards); a name\n"
@@ -221,6 +224,11 @@ Status applyOption(const std::string& origin, const std::string& name, const std
       if (auto st = validateAttachablePattern(t); !st) return bad(origin, st.error().message);
       c->attachable.push_back(t);
     }
+  } else if (name == "operator-connections") {
+    auto n = num(1u << 16);
+    if (!n) return n.error();
+    if (*n == 0) return bad(origin, "--operator-connections expects 1 .. 65536");
+    c->operator_connections = uint32_t(*n);
   } else if (name == "socket-gid") {
     auto n = num(UINT32_MAX - 1);
     if (!n) return n.error();

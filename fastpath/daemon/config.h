@@ -32,6 +32,9 @@ struct Config {
   uid_t control_uid = 0;  ///< peer uid allowed on the control socket (and root)
   gid_t control_gid = 0;  ///< group owning the socket (0660)
   bool control_gid_set = false;
+  /// Connections an operator's process may hold (--operator-connections); 0 = the control
+  /// server's default (ServerOptions::max_clients_per_operator_pid).
+  uint32_t operator_connections = 0;
   uint32_t batch_size = 64;
   uint32_t ring_size = 4096;  ///< RX/TX/fill/completion ring entries (power of two)
   uint32_t umem_frames = 0;   ///< 0: ports * (fill + tx) + slack, computed

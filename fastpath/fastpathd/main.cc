@@ -4,6 +4,7 @@
 // then tear everything down. This file is the only place that knows both.
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -26,6 +27,12 @@ fastpath::ctrl::ServerOptions serverOptions(const fastpath::Config& config) {
     // The socket belongs to that user (mode 0660), so that it can connect at all.
     so.socket_owner = config.control_uid;
     so.allowed_uids.push_back(config.control_uid);
+  }
+  if (config.operator_connections) {
+    // An ns-3 script attaching N nodes holds N + 1 connections; room for two such processes.
+    so.max_clients_per_operator_pid = config.operator_connections;
+    so.operator_clients = std::max<std::size_t>(so.operator_clients,
+                                                2 * std::size_t(config.operator_connections));
   }
   if (config.control_gid_set) {
     so.socket_group = std::to_string(config.control_gid);

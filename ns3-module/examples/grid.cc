@@ -33,13 +33,15 @@
 // run-grid.sh --ranks K): each runs the routers METIS gave it (or --system-ids=1: one block
 // of rows per process, the ns-3 convention). Each process then reports what its own nodes
 // saw ("rank", "ranks"; --report=FILE.rankI): convergence of its own nodes, the flow's sent
-// side where s runs and its received side where d runs (run-grid.sh merges them).
+// side where s runs and its received side where d runs (run-grid.sh merges them), and how
+// many events of the other processes' nodes it dropped instead of running (inert_events).
 #include "example-scenario.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-host-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
+#include "ns3/fast-path-ranks.h"
 #include "ns3/internet-apps-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -288,6 +290,9 @@ main(int argc, char* argv[])
     std::vector<double> sorted = rtts;
     std::sort(sorted.begin(), sorted.end());
     const double span = flow.last > flow.first ? flow.last - flow.first : 0;
+    // Several processes: the events of the other processes' nodes that were dropped here.
+    auto sim = DynamicCast<FastPathRealtimeSimulatorImpl>(Simulator::GetImplementation());
+    const uint64_t inertEvents = sim ? sim->GetInertEvents() : 0;
     uint32_t localRouters = 0;
     for (uint32_t i = 0; i < routers.GetN(); ++i)
     {
@@ -297,7 +302,7 @@ main(int argc, char* argv[])
     out << std::setprecision(6) << "{\"scenario\":\"grid\""
         << ",\"emulated\":" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0)
         << ",\"rank\":" << FastPathEmulation::GetRank() << ",\"ranks\":" << ranks
-        << ",\"local_routers\":" << localRouters
+        << ",\"local_routers\":" << localRouters << ",\"inert_events\":" << inertEvents
         << ",\"has_s\":" << FastPathEmulation::IsLocalNode(ends.Get(0))
         << ",\"has_d\":" << FastPathEmulation::IsLocalNode(ends.Get(1))
         << ",\"routers\":" << routers.GetN() << ",\"links\":" << k << ",\"rate\":\"" << rate

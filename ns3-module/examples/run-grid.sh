@@ -13,11 +13,17 @@
 # ping and iperf3 (TCP, 10 s) from their namespaces. --ranks K runs grid as K processes
 # with Open MPI's mpirun (each the control planes of its share of the routers; one fastpathd)
 # and merges their reports: convergence is the latest of the processes', the flow's sent
-# side is s's process's and its received side d's.
+# side is s's process's and its received side d's; CPU time is given per process.
+# Emulated, the links' configured and measured figures (fpctl link list --json, taken every
+# 2 s while the script runs; the last one before the script deletes its links) are
+# summarized: frames, drops, sojourn against the configured delay, lateness. --keep DIR
+# keeps the reports, that link list and fastpathd's log in DIR.
 #
-#   sudo ns3-module/examples/run-grid.sh [--build-dir DIR] [--simulated|--hosts|--ranks K] [-- GRID ARGS]
+#   sudo ns3-module/examples/run-grid.sh [--build-dir DIR] [--simulated|--hosts|--ranks K]
+#        [--keep DIR] [-- GRID ARGS]
 #
 # e.g. sudo ns3-module/examples/run-grid.sh -- --udp-rate=20 --udp-seconds=20
+#      sudo ns3-module/examples/run-grid.sh --ranks 2 -- --side=16
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/emulation-runner.sh"
 
@@ -25,14 +31,16 @@ build=build
 emulated=1
 hosts=0
 ranks=1
+keep=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --simulated) emulated=0; shift ;;
     --hosts) hosts=1; shift ;;
     --ranks) ranks="$2"; shift 2 ;;
+    --keep) keep="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '3,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,28p' "$0"; exit 0 ;;
     *) echo "run-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,7 +49,28 @@ grid="$example"
 if [[ $emulated == 0 ]]; then
   exec "$grid" "$@"
 fi
-fp_start_fastpathd run-grid.sh grid --socket-gid "$(id -g nobody)"
+# One process attaching the whole 16x16 grid holds 259 connections (one per node and the
+# helper's): more than an operator's process may hold by default (256).
+fp_start_fastpathd run-grid.sh grid --socket-gid "$(id -g nobody)" --operator-connections 300
+fpctl="$build/bin/fpctl"
+grid_keep() {
+  [[ -n "$keep" ]] || return 0
+  mkdir -p "$keep"
+  cp -f "$dir"/grid.json* "$dir/fastpathd.log" "$keep/" 2>/dev/null || true
+  [[ -s "$dir/links.json" ]] && cp -f "$dir/links.json" "$keep/links.json"
+  return 0
+}
+trap 'grid_keep; fp_cleanup' EXIT INT TERM
+# The links' figures while they exist: the script deletes its links when it ends.
+(
+  while kill -0 "$fpd_pid" 2>/dev/null; do
+    if "$fpctl" -s "$dir/fastpathd.sock" --json -t 3000 link list >"$dir/links.tmp" 2>/dev/null &&
+       /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if (d.get("links") if isinstance(d, dict) else d) else 1)' "$dir/links.tmp"; then
+      mv -f "$dir/links.tmp" "$dir/links.json"
+    fi
+    sleep 2
+  done
+) &
 
 # fastpathd's CPU time (user + system, seconds) from /proc.
 fpd_cpu() {
@@ -78,6 +107,9 @@ elif [[ $ranks -gt 1 ]]; then
   command -v mpirun >/dev/null || { echo "run-grid.sh: --ranks needs mpirun (openmpi-bin)" >&2; exit 2; }
   chmod 777 "$dir"
   mpi=(mpirun -np "$ranks")
+  # More processes than cores (e.g. 4 for the 16x16 grid on 2 cores): Open MPI refuses
+  # them unless told.
+  [[ $ranks -gt $(nproc) ]] && mpi+=(--oversubscribe)
   [[ ${#as_nobody[@]} == 0 ]] && mpi+=(--allow-run-as-root)
   "${as_nobody[@]}" "${mpi[@]}" "$grid" --FastPathEmulation=1 \
     --FastPathSocket="$dir/fastpathd.sock" --report="$dir/grid.json" "$@"
@@ -97,6 +129,8 @@ for k in ("udp_sent", "pings", "ping_replies", "rtt_p50_ms", "rtt_min_ms"):
 for k in ("udp_received", "udp_received_mbps", "udp_received_pps"):
     out[k] = d[k]
 out["cpu_total_s"] = sum(r["cpu_total_s"] for r in rs)
+out["cpu_per_rank_s"] = [r["cpu_total_s"] for r in rs]
+out["inert_events"] = [r.get("inert_events", 0) for r in rs]
 out["local_routers"] = [r["local_routers"] for r in rs]
 json.dump(out, open(sys.argv[1], "w"))
 EOF
@@ -106,8 +140,8 @@ else
 fi
 t1=$(date +%s.%N)
 cpu1=$(fpd_cpu)
-/usr/bin/python3 - "$dir/grid.json" "$cpu0" "$cpu1" "$t0" "$t1" <<'EOF'
-import json, sys
+/usr/bin/python3 - "$dir/grid.json" "$cpu0" "$cpu1" "$t0" "$t1" "$dir/links.json" <<'EOF'
+import json, os, sys
 r = json.load(open(sys.argv[1]))
 fpd = float(sys.argv[3]) - float(sys.argv[2])
 wall = float(sys.argv[5]) - float(sys.argv[4])
@@ -123,5 +157,34 @@ if "hosts" not in r:
           f"min {r['rtt_min_ms']:.2f} ms")
 print(f"  CPU over {wall:.1f} s: fastpathd {fpd:.2f} s ({100 * fpd / wall:.0f} %), "
       f"ns-3 {r['cpu_total_s']:.2f} s ({100 * r['cpu_total_s'] / wall:.0f} %"
-      + (" for all processes)" if r.get('ranks', 1) > 1 else ")"))
+      + (" for all processes: " + ", ".join(f"{c:.2f}" for c in r["cpu_per_rank_s"]) + " s)"
+         if r.get('ranks', 1) > 1 else ")"))
+if r.get("ranks", 1) > 1:
+    print(f"  events of other processes' nodes dropped: {r['inert_events']}")
+# Per link direction: frames enqueued and delivered, drops, the queue's sojourn (waiting
+# behind other frames), and fastpathd's lateness (how long after its due time, the
+# configured serialization and delay, each frame was handed on).
+links = []
+if os.path.exists(sys.argv[6]):
+    d = json.load(open(sys.argv[6]))
+    links = d.get("links", []) if isinstance(d, dict) else d
+rows = []
+for l in links:
+    for k in ("a_to_b", "b_to_a"):
+        c, m = l[k]["configured"], l[k]["measured"]
+        if m["tx_packets"]:
+            rows.append((l["name"], k, c, m))
+if rows:
+    q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]
+    soj = [m["sojourn_p99_ns"] for _, _, c, m in rows]
+    l99 = [m.get("lateness_p99_ns") or 0 for _, _, c, m in rows]
+    lmax = [m.get("lateness_max_ns") or 0 for _, _, c, m in rows]
+    drops = sum(m["queue_drops"] + m["full_drops"] + m["loss_drops"] for _, _, c, m in rows)
+    lost = sum(m["enqueued"] - m["delivered"] - m["in_flight"] for _, _, c, m in rows)
+    conf = sorted({c["text"] for _, _, c, m in rows})
+    print(f"  links ({', '.join(conf)}): {len(rows)} directions with frames of "
+          f"{2 * len(links)}, {sum(m['tx_packets'] for _, _, c, m in rows)} frames, "
+          f"{drops} dropped, {lost} not delivered; queue sojourn p99: max {max(soj) / 1e3:.1f} us; "
+          f"lateness p99: median {q(l99, 0.5) / 1e3:.1f} us, max {max(l99) / 1e3:.1f} us; "
+          f"lateness max: max {max(lmax) / 1e3:.1f} us")
 EOF

@@ -278,6 +278,15 @@ FastPathEmulation::StartPartition()
             node->GetApplication(a)->SetStopTime(Seconds(0));
         }
     }
+    // The others' nodes are inert: none of their events run here (their initialization,
+    // hence their routing protocols' timers, included). A node created after the placement
+    // is nobody's and runs.
+    if (auto sim = DynamicCast<FastPathRealtimeSimulatorImpl>(Simulator::GetImplementation()))
+    {
+        sim->SetLocalNodes([placement = m_placement, rank = m_rank.rank](uint32_t id) {
+            return id >= placement.size() || placement[id] == rank;
+        });
+    }
     // Every process attached: the clocks start together.
     ranks.Barrier();
     NS_LOG_INFO("rank " << m_rank.rank << ": " << byNode.size() << " nodes attached in "

@@ -231,7 +231,9 @@ FastPathHelper::DoInstall(Ptr<Node> node,
                             << (st.error().message.find("connections") != std::string::npos
                                     ? " (each attached ns-3 node holds one connection: run the "
                                       "simulation as fastpathd's --socket-uid user, an "
-                                      "operator with 256 per process, or as root)"
+                                      "operator with --operator-connections per process "
+                                      "(256 unless set), or as root; or as several "
+                                      "processes, mpirun -np K)"
                                     : ""));
         per->mirror = m_mirrorFactory.Create<FastPathRouteMirror>();
         per->mirror->SetNode(node);

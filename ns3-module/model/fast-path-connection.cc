@@ -11,7 +11,9 @@
 
 #include "fastpath/ctrl/client.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -83,10 +85,50 @@ FastPathConnection::GetTypeId()
     return tid;
 }
 
+static void RaiseDescriptorLimit();
+
+/// ns-3's FdNetDevice reads each device in a thread of its own with select(), which takes
+/// descriptors below FD_SETSIZE only: the connection's own descriptors go above that range
+/// (when RLIMIT_NOFILE allows), leaving it to the devices' control channels.
+static int
+AboveSelectRange(int fd)
+{
+    if (fd < 0 || fd >= FD_SETSIZE)
+    {
+        return fd;
+    }
+    int high = ::fcntl(fd, F_DUPFD_CLOEXEC, FD_SETSIZE);
+    if (high < 0)
+    {
+        return fd;
+    }
+    ::close(fd);
+    return high;
+}
+
 FastPathConnection::FastPathConnection()
-    : m_wakeFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+    : m_wakeFd((RaiseDescriptorLimit(), AboveSelectRange(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))))
 {
     NS_ABORT_MSG_IF(m_wakeFd < 0, "FastPathConnection: eventfd failed: " << std::strerror(errno));
+}
+
+fastpath::Status
+FastPathConnection::CheckSelectable(int fd, uint32_t channels)
+{
+    // Each device's reader also makes a pipe (two descriptors) when the device starts,
+    // after every channel is open: they come above the channels.
+    if (fd >= 0 && fd + 2 * int64_t(channels) < FD_SETSIZE)
+    {
+        return {};
+    }
+    return fastpath::makeError(
+        -EMFILE,
+        "control channel " + std::to_string(channels) + " of this process is descriptor " +
+            std::to_string(fd) + ": ns-3's FdNetDevice reads each device with select(), "
+            "which takes descriptors below " + std::to_string(FD_SETSIZE) +
+            " (FD_SETSIZE) only, the channel's and two of its reader's: about " +
+            std::to_string((FD_SETSIZE - 16) / 3) +
+            " ports per process. Run the script as several processes (mpirun -np K)");
 }
 
 FastPathConnection::~FastPathConnection()
@@ -201,7 +243,18 @@ FastPathConnection::OpenControlChannel(fastpath::PortId port)
     NS_ABORT_MSG_IF(!m_client || m_running,
                     "FastPathConnection::OpenControlChannel: connect first, and call it "
                     "before StartWorker()");
-    return m_client->openControlChannel(port);
+    auto fd = m_client->openControlChannel(port);
+    if (!fd.ok())
+    {
+        return fd;
+    }
+    static uint32_t channels = 0; // of this process, opened before the simulation runs
+    if (auto st = CheckSelectable(fd.value(), ++channels); !st.ok())
+    {
+        ::close(fd.value());
+        return st.error();
+    }
+    return fd;
 }
 
 fastpath::Status

@@ -165,6 +165,19 @@ TEST(ConfigParse, RtModeFromFlagAndFile) {
   EXPECT_TRUE(file->rt_adaptive) << "the flag overrides the file";
 }
 
+TEST(ConfigParse, OperatorConnections) {
+  auto c = parse({"--operator-connections", "600"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->operator_connections, 600u);
+  EXPECT_EQ(parse({})->operator_connections, 0u) << "0: the control server's default";
+  for (const char* bad : {"0", "65537", "many"}) {
+    auto e = parse({"--operator-connections", bad});
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.error().message.find("operator-connections"), std::string::npos)
+        << e.error().message;
+  }
+}
+
 TEST(ConfigValidate, DefaultsAreSane) {
   auto c = parse({"--port", "fp0", "--port", "fp1"});
   ASSERT_TRUE(c.ok());

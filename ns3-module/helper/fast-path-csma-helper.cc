@@ -217,6 +217,13 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     spec.params = SegmentParamsOf(seg.channel, seg.shadows, seg.queue);
     // Several processes: rank 0 creates the segment; every process has its ns-3 side.
     fastpath::Status st;
+    if (e.IsMultiHost())
+    {
+        FastPathEmulation::Refuse(
+            "FastPathCsmaHelper: segment " + spec.name +
+            ": a run over several hosts (--FastPathHosts) has point-to-point links only; "
+            "join the nodes with FastPathPointToPointHelper, or run on one host");
+    }
     if (e.Creates())
     {
         st = e.Client().createSegment(spec);

@@ -99,8 +99,9 @@ P2pLinks::Push(P2pLink& l)
 {
     using fastpath::LinkDirection;
     // Several processes run the same script and see the same changes: the process of the
-    // link's first node hands them to fastpathd.
-    if (!emulation->IsLocal(l.a))
+    // link's first node hands them to fastpathd. A link between two hosts keeps the
+    // parameters it was created with.
+    if (!emulation->IsLocal(l.a) || emulation->IsCrossHostLink(l.name))
     {
         return;
     }
@@ -145,7 +146,7 @@ P2pLinks::Push(P2pLink& l)
 void
 P2pLinks::PushState(P2pLink& l)
 {
-    if (!emulation->IsLocal(l.a))
+    if (!emulation->IsLocal(l.a) || emulation->IsCrossHostLink(l.name))
     {
         return;
     }
@@ -302,8 +303,13 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA, link.shadowB);
     spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB, link.shadowA);
     // Several processes: rank 0 creates the link; every process has its ns-3 side.
+    // Several hosts: created once the nodes are placed, on their hosts.
     fastpath::Status st;
-    if (e.Creates())
+    if (e.IsMultiHost())
+    {
+        e.CreateLinkLater(spec, a, b);
+    }
+    else if (e.Creates())
     {
         st = e.Client().createLink(spec);
     }

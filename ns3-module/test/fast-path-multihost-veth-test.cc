@@ -180,7 +180,7 @@ TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
     EXPECT_LT(Value(0, "rtt_min_ms"), 20);
     const std::string la = Slurp(dir_ + "/fastpathd.log");
     EXPECT_NE(la.find("wire wa to host b: one-way latency"), std::string::npos) << la;
-    EXPECT_TRUE(std::regex_search(la, std::regex("cross-host link mhost-l[0-9]+: node mhost-n[0-9]+ "
+    EXPECT_TRUE(std::regex_search(la, std::regex("cross-host link mhost-l[0-9]+: node mhost-r[0-9]_[0-9] "
                                                  "port fpwmhost-[0-9]+ \\([0-9]+\\), VLAN [0-9]+ "
                                                  "on wire wa to host b")))
         << la;

@@ -30,6 +30,23 @@ Status TopologyControl::updateMedium(const std::string& name, const MediumUpdate
   return noMedia("update medium \"" + name + "\"");
 }
 
+namespace {
+Error noWires(const std::string& what) {
+  return Error{-ENOTSUP, what + ": this data plane has no wires to other hosts"};
+}
+}  // namespace
+
+Result<MultiHostInfo> TopologyControl::declareMultiHost(const MultiHostDeclaration& d) {
+  return noWires("declare host \"" + d.host + "\"");
+}
+Result<CrossLinkInfo> TopologyControl::createCrossLink(const CrossLinkSpec& spec) {
+  return noWires("create cross-host link \"" + spec.name + "\"");
+}
+Status TopologyControl::deleteCrossLink(const std::string& name) {
+  return noWires("delete cross-host link \"" + name + "\"");
+}
+MultiHostInfo TopologyControl::multiHost() const { return {}; }
+
 Result<NodeControl*> SingleNodeTopology::node(const std::string& name) {
   if (name.empty() || name == kDefaultNodeName) return &node_;
   return Error{-ENOENT, "node \"" + name + "\": no such node (this data plane has one node, \"" +

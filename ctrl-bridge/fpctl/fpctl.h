@@ -103,6 +103,7 @@ int cmdLink(const Global& g);
 int cmdSegment(const Global& g);
 int cmdMedium(const Global& g);
 int cmdHost(const Global& g);
+int cmdMultiHost(const Global& g);
 int cmdCapture(const Global& g);
 
 class JsonWriter;

@@ -44,6 +44,11 @@ Objects and commands:
   host add NAME NODE ADDRESS/LEN... [--gw IP] [--mtu N]
                                                       namespace fp-NAME joined to NODE
   host del NAME                                       delete a host
+  multihost [show]                                    this host's part of a run over
+                                                      several hosts: wires, cross-host links
+  multihost declare HOST --wire PEER=IFNAME... [--tag TAG]
+  multihost link add NAME NODE PEER --vlan N [--end a|b] [PARAMETER...]
+  multihost link del NAME
   link list                                           list the links between nodes
   link show NAME                                      one link: ends, emulation per
                                                       direction, configured and measured
@@ -151,6 +156,7 @@ int main(int argc, char** argv) {
   if (object == "segment" || object == "segments") return cmdSegment(g);
   if (object == "medium" || object == "media") return cmdMedium(g);
   if (object == "host" || object == "hosts") return cmdHost(g);
+  if (object == "multihost" || object == "multi-host") return cmdMultiHost(g);
   if (object == "capture") return cmdCapture(g);
   return usage("unknown object '" + object + "'", kMainHelp);
 }

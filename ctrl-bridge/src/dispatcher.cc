@@ -116,6 +116,10 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
     case v1::Request::kDeleteMedium:
     case v1::Request::kUpdateMedium:
     case v1::Request::kGetMedia: media(s, req, o); return o;
+    case v1::Request::kMultiHostDeclare:
+    case v1::Request::kMultiHostCreateLink:
+    case v1::Request::kMultiHostDeleteLink:
+    case v1::Request::kGetMultiHost: multiHost(s, req, o); return o;
     case v1::Request::kApplyRoutes:
     case v1::Request::kGetRoutes:
     case v1::Request::kAddNeighbour:

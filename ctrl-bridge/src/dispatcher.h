@@ -141,6 +141,8 @@ class Dispatcher {
   void capture(Session& s, const v1::Request& req, Outcome& o);
   /// AttachInterface .. GetHosts (dispatcher_hosts.cc).
   void hostsAndInterfaces(Session& s, const v1::Request& req, Outcome& o);
+  /// MultiHostDeclare .. GetMultiHost (dispatcher_multihost.cc).
+  void multiHost(Session& s, const v1::Request& req, Outcome& o);
   /// CreateMedium .. GetMedia (dispatcher_medium.cc).
   void media(Session& s, const v1::Request& req, Outcome& o);
   /// The lease owner of a write from `s` to `node`: the session's own lease when the write

@@ -106,6 +106,11 @@ class Daemon : public TopologyControl {
   Status createMedium(const MediumSpec& spec) override;
   Status deleteMedium(const std::string& name) override;
   Status updateMedium(const std::string& name, const MediumUpdate& update) override;
+  /// A run over several hosts declared over the socket (daemon_cross_links.cc).
+  Result<MultiHostInfo> declareMultiHost(const MultiHostDeclaration& d) override;
+  Result<CrossLinkInfo> createCrossLink(const CrossLinkSpec& spec) override;
+  Status deleteCrossLink(const std::string& name) override;
+  MultiHostInfo multiHost() const override;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
   Node* findNode(const std::string& name) const { return net_.findNode(name); }
@@ -202,6 +207,8 @@ class Daemon : public TopologyControl {
   void removeFromNodeTable(Node& node, PortId port, const std::string& what);
   void removeHost(const std::string& name, const std::string& why);
   void writeHostState();
+  /// The cross-host links of `node` made over the socket (with the node).
+  void removeCrossLinksOf(const std::string& node);
 
   Config config_;
   EpochDomain epoch_;  ///< one domain for every node's table and the link tables

@@ -34,6 +34,16 @@ Status Daemon::mayAttachInterface(const std::string& ifname, bool root) const {
     if (facts.error().code == -ENODEV) return {};
     return facts.error();
   }
+  // A wire, or a cross-host link's port, belongs to the run over several hosts.
+  if (wires_) {
+    for (const auto& w : wires_->wireInfo())
+      if (w.ifname == ifname)
+        return makeError(-EBUSY, "interface " + ifname + " is the wire to host " + w.peer_host +
+                                     " of this fastpathd's run over several hosts");
+    for (const auto& dev : wires_->devices())
+      if (dev == ifname)
+        return makeError(-EBUSY, "interface " + ifname + " is a cross-host link's port");
+  }
   std::vector<std::string> owned = config_.ports;
   for (const auto& n : config_.topology.nodes)
     owned.insert(owned.end(), n.interfaces.begin(), n.interfaces.end());
@@ -140,6 +150,12 @@ Status Daemon::detachInterface(const std::string& node_name, const std::string& 
       if (h.info.port_id == p)
         return makeError(-EBUSY, "interface " + ifname + " is host " + name +
                                      "'s port: delete the host instead");
+    if (wires_)
+      for (const auto& x : wires_->links())
+        if (x.device == ifname)
+          return makeError(-EBUSY, "interface " + ifname + " is cross-host link " + x.link +
+                                       "'s port: delete the link instead (fpctl multihost link "
+                                       "del " + x.link + ")");
     if (!net_.ports[p]->runtime)
       return makeError(-EBUSY, "interface " + ifname +
                                    " is a port from fastpathd's start (--port, topology); "

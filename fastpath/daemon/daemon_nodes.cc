@@ -62,6 +62,7 @@ Status Daemon::deleteNode(const std::string& name) {
   for (const auto& [hname, h] : net_.hosts)
     if (h.info.spec.node == name) node_hosts.push_back(hname);
   for (const auto& h : node_hosts) removeHost(h, "deleted with node " + name);
+  removeCrossLinksOf(name);
   const std::vector<PortId> node_ports = n->portIds();
   for (PortId p : node_ports)
     if (p < kFirstLinkPort) detachPort(p, "detached (node " + name + " deleted)");

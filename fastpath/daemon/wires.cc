@@ -6,17 +6,24 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
 #include "daemon/rtnetlink.h"
 #include "fastpath/link_params.h"
 #include "fastpath/log.h"
+#include "fastpath/names.h"
 
 namespace fastpath {
 namespace {
 
 std::string micros(uint64_t ns) { return std::to_string((ns + 500) / 1000) + "us"; }
+
+Status checkName(const std::string& name, const std::string& what) {
+  if (!validName(name)) return makeError(-EINVAL, nameRule(what, name));
+  return {};
+}
 
 Result<uint32_t> interfaceMtu(const std::string& ifname) {
   Fd s{socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
@@ -37,8 +44,8 @@ Status checkCrossLinks(const std::vector<CrossHostLink>& links,
   std::string problems;
   auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "\n") + p; };
   for (const auto& x : links) {
-    const std::string what = "link " + x.link + " (line " + std::to_string(x.line) +
-                             ", VLAN " + std::to_string(x.vlan) + " on wire " + x.wire +
+    const std::string what = "link " + x.link + " (" +
+                             (x.line ? "line " + std::to_string(x.line) + ", " : "") + "VLAN " + std::to_string(x.vlan) + " on wire " + x.wire +
                              " to host " + x.peer_host + ")";
     if (auto m = wire_mtu.find(x.wire); m != wire_mtu.end() && x.mtu > m->second)
       add(what + ": mtu " + std::to_string(x.mtu) + " is more than the wire carries (" +
@@ -63,101 +70,213 @@ LinkParams senderParams(const CrossHostLink& link, const WireLatency& wire) {
 }
 
 Result<std::unique_ptr<Wires>> Wires::open(const Config& config) {
-  std::unique_ptr<Wires> w(new Wires());
-  w->links_ = config.cross_links;
-  if (w->links_.empty()) return w;
+  if (config.cross_links.empty()) return std::unique_ptr<Wires>(new Wires());
+  WiresOptions o;
+  o.host = config.host_name;
+  o.run_tag = config.run_tag;
+  o.xdp_mode = config.xdp_mode;
+  o.wait_ms = config.wire_wait_ms;
+  for (const auto& x : config.cross_links) {
+    std::pair<std::string, std::string> w{x.peer_host, x.wire};
+    if (std::find(o.wires.begin(), o.wires.end(), w) == o.wires.end()) o.wires.push_back(w);
+  }
   // What needs no change first: the wires exist and carry the links' MTUs.
   std::map<std::string, uint32_t> mtu;
-  for (const auto& x : w->links_) {
-    if (mtu.count(x.wire)) continue;
-    auto m = interfaceMtu(x.wire);
+  for (const auto& [peer, ifname] : o.wires) {
+    auto m = interfaceMtu(ifname);
     if (!m) return m.error();
-    mtu[x.wire] = *m;
+    mtu[ifname] = *m;
   }
-  if (auto st = checkCrossLinks(w->links_, mtu, {}); !st) return st.error();
+  if (auto st = checkCrossLinks(config.cross_links, mtu, {}); !st) return st.error();
+  auto w = declare(o);
+  if (!w) return w.error();
+  for (const auto& x : config.cross_links)
+    if (auto made = (*w)->addLink(x); !made) return made.error();
+  return w;
+}
+
+Result<std::unique_ptr<Wires>> Wires::declare(const WiresOptions& options) {
+  std::unique_ptr<Wires> w(new Wires());
+  w->options_ = options;
+  if (auto st = validateRunTag(options.run_tag); !st) return st.error();
+  if (auto st = checkName(options.host, "host"); !st) return st.error();
+  for (const auto& [peer, ifname] : options.wires) {
+    if (auto st = checkName(peer, "peer host"); !st) return st.error();
+    if (peer == options.host)
+      return makeError(-EINVAL, "wire " + ifname + ": its peer is this host (" + peer +
+                                    "): a wire joins two different hosts");
+    if (w->wireTo(peer))
+      return makeError(-EINVAL, "host " + peer + ": two wires to it; one wire per peer host");
+    if (w->wires_.count(ifname))
+      return makeError(-EINVAL, "wire " + ifname + ": given for two peer hosts; one each");
+    auto m = interfaceMtu(ifname);
+    if (!m) return m.error();
+    Wire& wire = w->wires_[ifname];
+    wire.ifname = ifname;
+    wire.peer = peer;
+    wire.mtu = *m;
+  }
   w->clock_ = readClockOffset();
-  pr_info("host %s: clock offset %s", config.host_name.c_str(), w->clock_.text().c_str());
-  auto tag = RunTag::take(config.run_tag);
+  pr_info("host %s: clock offset %s", options.host.c_str(), w->clock_.text().c_str());
+  auto tag = RunTag::take(options.run_tag);
   if (!tag) return tag.error();
   w->tag_ = std::move(*tag);
   Fd nl{rtnlOpen()};
   if (nl.fd < 0) return makeError(nl.fd, "wires: cannot open rtnetlink");
-  const std::string alias = runTagAlias(config.run_tag);
-  std::map<std::string, std::map<uint16_t, Classifier::WireTag>> tags;  // by wire
-  for (const auto& x : w->links_) {
-    Wire& wire = w->wires_[x.wire];
-    wire.ifname = x.wire;
-    wire.peer = x.peer_host;
-    const std::string end = wireLinkEndName(config.run_tag, x.vlan);
-    auto fail = [&](const std::string& what, int err) {
-      return makeError(err, "link " + x.link + ": cannot " + what + " (" + strerror(-err) + ")");
-    };
-    if (int err = createVeth(nl.fd, x.device, end, -1, x.mtu); err)
-      return fail("make veth pair " + x.device + " - " + end, err);
-    w->made_.push_back(x.device);
-    const int port = int(if_nametoindex(x.device.c_str())), wside = int(if_nametoindex(end.c_str()));
-    if (int err = setLinkAttrs(nl.fd, port, x.mac.bytes.data(), alias); err)
-      return fail("set " + x.device + "'s MAC and alias", err);
-    if (int err = setLinkAttrs(nl.fd, wside, nullptr, alias); err)
-      return fail("set " + end + "'s alias", err);
-    // No address, no IPv6 on either end: only the node's frames may travel the link.
-    for (const auto& dev : {x.device, end})
-      std::ofstream("/proc/sys/net/ipv6/conf/" + dev + "/disable_ipv6") << "1\n";
-    for (int idx : {port, wside})
-      if (int err = linkUp(nl.fd, idx, 0); err) return fail("set " + x.device + " up", err);
-    ClassifierOptions o;
-    o.ifname = end;
-    o.wire = FP_WIRE_LINK_END;
-    o.wire_vlan = x.vlan;
-    o.wire_ifindex = if_nametoindex(x.wire.c_str());
-    o.allow_generic = false;  // a veth runs XDP natively: anything else is a fault
-    auto c = Classifier::attach(o);
-    if (!c) return makeError(c.error().code, "link " + x.link + ": " + c.error().message);
-    w->link_ends_.push_back(std::move(*c));
-    tags[x.wire][x.vlan] = {x.peer_mac, uint32_t(wside)};
-  }
   for (auto& [ifname, wire] : w->wires_) {
     if (int err = linkUp(nl.fd, int(if_nametoindex(ifname.c_str())), 0); err)
       return makeError(err, "wire " + ifname + ": cannot set it up (" + strerror(-err) + ")");
     ClassifierOptions o;
     o.ifname = ifname;
     o.wire = FP_WIRE_PORT;
-    o.allow_generic = config.xdp_mode != "native";
+    o.allow_generic = options.xdp_mode != "native";
     auto c = Classifier::attach(o);
     if (!c) return makeError(c.error().code, "wire " + ifname + ": " + c.error().message);
-    if (auto st = (*c)->setWireTags(tags[ifname]); !st) return st.error();
     wire.classifier = std::move(*c);
-    auto p = WireProbe::open(ifname, config.run_tag, config.host_name, wire.peer);
+    auto p = WireProbe::open(ifname, options.run_tag, options.host, wire.peer);
     if (!p) return p.error();
     wire.probe = std::move(*p);
   }
-  // Each wire measured once both daemons answer; then the delays checked against it.
-  std::map<std::string, WireLatency> latency;
+  // Each wire measured once both daemons answer.
   for (auto& [ifname, wire] : w->wires_) {
-    auto l = wire.probe->measure(config.wire_wait_ms);
+    auto l = wire.probe->measure(options.wait_ms ? options.wait_ms : 10000);
     if (!l) return l.error();
     wire.latency = *l;
-    latency[ifname] = *l;
     pr_info("wire %s to host %s: one-way latency %s (min %s, jitter %s, %zu probes)",
             ifname.c_str(), wire.peer.c_str(), micros(l->one_way_ns).c_str(),
             micros(l->min_ns).c_str(), micros(l->jitter_ns).c_str(), l->samples);
   }
-  if (auto st = checkCrossLinks(w->links_, mtu, latency); !st) return st.error();
   return w;
+}
+
+Wires::Wire* Wires::wireTo(const std::string& peer) {
+  for (auto& [ifname, wire] : wires_)
+    if (wire.peer == peer) return &wire;
+  return nullptr;
+}
+
+Result<CrossHostLink> Wires::addLink(CrossHostLink x, char end) {
+  const std::string what = "link " + x.link;
+  if (auto st = checkName(x.link, "link"); !st) return st.error();
+  Wire* wire = wireTo(x.peer_host);
+  if (!wire) {
+    std::string known;
+    for (const auto& [ifname, w] : wires_) known += (known.empty() ? "" : ", ") + w.peer;
+    return makeError(-ENOENT, what + ": no wire to host " + x.peer_host + " (host " +
+                                  options_.host + " has wires to: " +
+                                  (known.empty() ? "none" : known) +
+                                  "): declare one, or place both ends on hosts joined by a "
+                                  "wire");
+  }
+  if (x.vlan < 2 || x.vlan > 4094)
+    return makeError(-EINVAL, what + ": VLAN " + std::to_string(x.vlan) +
+                                  " outside 2..4094 (802.1Q; 0 and 1 are not a link's)");
+  if (end != 'a' && end != 'b') return makeError(-EINVAL, what + ": end must be a or b");
+  for (const auto& l : links_) {
+    if (l.link == x.link) return makeError(-EEXIST, what + " exists already");
+    if (l.wire == wire->ifname && l.vlan == x.vlan)
+      return makeError(-EEXIST, what + ": VLAN " + std::to_string(x.vlan) + " on wire " +
+                                    wire->ifname + " is link " + l.link + "'s: one VLAN per link");
+  }
+  x.wire = wire->ifname;
+  if (x.device.empty()) x.device = wireDeviceName(options_.run_tag, x.vlan);
+  if (x.mac == MacAddress{}) x.mac = crossLinkMac(x.link, end);
+  if (x.peer_mac == MacAddress{}) x.peer_mac = crossLinkMac(x.link, end == 'a' ? 'b' : 'a');
+  if (x.mtu == 0) x.mtu = 1500;
+  if (auto st = checkCrossLinks({x}, {{wire->ifname, wire->mtu}}, {{wire->ifname, wire->latency}});
+      !st)
+    return st.error();
+  Fd nl{rtnlOpen()};
+  if (nl.fd < 0) return makeError(nl.fd, "wires: cannot open rtnetlink");
+  const std::string alias = runTagAlias(options_.run_tag);
+  const std::string wend = wireLinkEndName(options_.run_tag, x.vlan);
+  bool made = false;
+  auto fail = [&](const std::string& step, int err) -> Error {
+    link_ends_.erase(x.link);
+    if (made)
+      if (const int idx = int(if_nametoindex(x.device.c_str())); idx) deleteLink(nl.fd, idx);
+    return makeError(err, what + ": cannot " + step + " (" + strerror(-err) + ")");
+  };
+  if (int err = createVeth(nl.fd, x.device, wend, -1, x.mtu); err)
+    return fail("make veth pair " + x.device + " - " + wend, err);
+  made = true;
+  const int port = int(if_nametoindex(x.device.c_str()));
+  const int wside = int(if_nametoindex(wend.c_str()));
+  if (int err = setLinkAttrs(nl.fd, port, x.mac.bytes.data(), alias); err)
+    return fail("set " + x.device + "'s MAC and alias", err);
+  if (int err = setLinkAttrs(nl.fd, wside, nullptr, alias); err)
+    return fail("set " + wend + "'s alias", err);
+  // No address, no IPv6 on either end: only the node's frames may travel the link.
+  for (const auto& dev : {x.device, wend})
+    std::ofstream("/proc/sys/net/ipv6/conf/" + dev + "/disable_ipv6") << "1\n";
+  for (int idx : {port, wside})
+    if (int err = linkUp(nl.fd, idx, 0); err) return fail("set " + x.device + " up", err);
+  ClassifierOptions o;
+  o.ifname = wend;
+  o.wire = FP_WIRE_LINK_END;
+  o.wire_vlan = x.vlan;
+  o.wire_ifindex = if_nametoindex(wire->ifname.c_str());
+  o.allow_generic = false;  // a veth runs XDP natively: anything else is a fault
+  auto c = Classifier::attach(o);
+  if (!c) return fail("attach its link end (" + c.error().message + ")", c.error().code);
+  link_ends_[x.link] = std::move(*c);
+  auto tags = wire->tags;
+  tags[x.vlan] = {x.peer_mac, uint32_t(wside)};
+  if (auto st = wire->classifier->setWireTags(tags); !st)
+    return fail("add VLAN " + std::to_string(x.vlan) + " to wire " + wire->ifname + " (" +
+                    st.error().message + ")",
+                st.error().code);
+  wire->tags = std::move(tags);
+  links_.push_back(x);
+  return x;
+}
+
+Status Wires::removeLink(const std::string& name) {
+  auto it = std::find_if(links_.begin(), links_.end(),
+                         [&](const CrossHostLink& l) { return l.link == name; });
+  if (it == links_.end()) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
+  auto w = wires_.find(it->wire);
+  if (w != wires_.end()) {
+    auto tags = w->second.tags;
+    tags.erase(it->vlan);
+    if (auto st = w->second.classifier->setWireTags(tags); !st)
+      pr_warn("link %s: removing VLAN %u from wire %s: %s", name.c_str(), it->vlan,
+              it->wire.c_str(), st.error().message.c_str());
+    w->second.tags = std::move(tags);
+  }
+  link_ends_.erase(name);
+  Fd nl{rtnlOpen()};
+  if (const int idx = int(if_nametoindex(it->device.c_str())); idx && nl.fd >= 0)
+    deleteLink(nl.fd, idx);
+  links_.erase(it);
+  return {};
 }
 
 Wires::~Wires() {
   wires_.clear();  // probes stopped, classifiers detached
   link_ends_.clear();
   Fd nl{rtnlOpen()};
-  for (const auto& dev : made_)
-    if (const int idx = int(if_nametoindex(dev.c_str())); idx && nl.fd >= 0)
+  for (const auto& x : links_)
+    if (const int idx = int(if_nametoindex(x.device.c_str())); idx && nl.fd >= 0)
       deleteLink(nl.fd, idx);
+}
+
+LinkParams Wires::egressOf(const CrossHostLink& x) const {
+  auto w = wires_.find(x.wire);
+  return w == wires_.end() ? x.egress : senderParams(x, w->second.latency);
+}
+
+std::vector<MultiHostWireInfo> Wires::wireInfo() const {
+  std::vector<MultiHostWireInfo> out;
+  for (const auto& [ifname, w] : wires_)
+    out.push_back({w.peer, ifname, w.mtu, w.latency.one_way_ns, w.latency.min_ns,
+                   w.latency.jitter_ns, uint64_t(w.latency.samples)});
+  return out;
 }
 
 std::vector<std::pair<std::string, LinkParams>> Wires::egress() const {
   std::vector<std::pair<std::string, LinkParams>> out;
-  for (const auto& x : links_) out.push_back({x.device, senderParams(x, wires_.at(x.wire).latency)});
+  for (const auto& x : links_) out.push_back({x.device, egressOf(x)});
   return out;
 }
 
@@ -185,7 +304,7 @@ std::vector<CounterSet> Wires::counters() const {
           cs.counters.push_back({reasonName(r), s->reason[r].packets});
     out.push_back(std::move(cs));
   }
-  if (!links_.empty()) {
+  if (!wires_.empty()) {
     CounterSet c;
     c.scope = "clock";
     c.counters = {{"offset_known", clock_.known ? 1u : 0u},

@@ -35,14 +35,44 @@ Status checkCrossLinks(const std::vector<CrossHostLink>& links,
 /// the delay (checkCrossLinks refused a delay below it).
 LinkParams senderParams(const CrossHostLink& link, const WireLatency& wire);
 
+/// How one host takes part in a run over several hosts: the topology file's `--host-name`,
+/// `--run-tag` and wires, or the same declared over the control socket.
+struct WiresOptions {
+  std::string host;
+  std::string run_tag = kDefaultRunTag;
+  std::string xdp_mode = "native";
+  uint32_t wait_ms = 10000;  ///< for the peers' daemons to answer the probes
+  std::vector<std::pair<std::string, std::string>> wires;  ///< {peer host, interface}
+};
+
+/// The one owner of a host's wires and cross-host links, whoever asks for them: the
+/// topology file at start (open) or the control socket (declare, then addLink/removeLink).
 class Wires {
  public:
   /// Everything above, for config.cross_links; on error nothing is left.
   static Result<std::unique_ptr<Wires>> open(const Config& config);
+  /// The run's tag taken (a crashed run's interfaces removed), each wire checked (it
+  /// exists), its classifier attached and measured. On error nothing is left.
+  static Result<std::unique_ptr<Wires>> declare(const WiresOptions& options);
   /// Stops the probes, detaches the wires' classifiers, deletes the veth pairs.
   ~Wires();
   Wires(const Wires&) = delete;
   Wires& operator=(const Wires&) = delete;
+
+  /// Completes `x` where the caller left it open (wire from peer_host, the port's name,
+  /// MACs from the link's name), checks it against its wire (a declared peer, a free VLAN
+  /// and name, the MTU, the delay against the measured latency) and makes its veth pair
+  /// and link end. Returns the completed link. On error nothing is left.
+  Result<CrossHostLink> addLink(CrossHostLink x, char end = 'a');
+  /// Deletes a link's veth pair and link end (its port must be detached first).
+  Status removeLink(const std::string& name);
+  const std::vector<CrossHostLink>& links() const { return links_; }
+  const std::string& host() const { return options_.host; }
+  const std::string& runTag() const { return options_.run_tag; }
+  /// The egress emulation of a link's port: its delay less the wire's latency.
+  LinkParams egressOf(const CrossHostLink& x) const;
+  /// The wires as measured.
+  std::vector<MultiHostWireInfo> wireInfo() const;
 
   /// The egress emulation of each cross-host link's port.
   std::vector<std::pair<std::string, LinkParams>> egress() const;
@@ -56,16 +86,19 @@ class Wires {
  private:
   struct Wire {
     std::string ifname, peer;
+    uint32_t mtu = 0;
     std::unique_ptr<Classifier> classifier;
     std::unique_ptr<WireProbe> probe;
     WireLatency latency;
+    std::map<uint16_t, Classifier::WireTag> tags;  ///< the links' VLANs on it
   };
   Wires() = default;
+  Wire* wireTo(const std::string& peer);
 
+  WiresOptions options_;
   std::vector<CrossHostLink> links_;
   std::unique_ptr<RunTag> tag_;
-  std::vector<std::string> made_;  ///< veth pairs made (one end), deleted in the destructor
-  std::vector<std::unique_ptr<Classifier>> link_ends_;  ///< on each link's wire-side end
+  std::map<std::string, std::unique_ptr<Classifier>> link_ends_;  ///< by link name
   std::map<std::string, Wire> wires_;  ///< by interface
   ClockOffset clock_;
 };

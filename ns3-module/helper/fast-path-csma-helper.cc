@@ -224,6 +224,13 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
         macs.push_back(ps.mac);
     }
     fastpath::Status st;
+    if (e.IsMultiHost())
+    {
+        FastPathEmulation::Refuse(
+            "FastPathCsmaHelper: segment " + spec.name +
+            ": a run over several hosts (--FastPathHosts) has point-to-point links only; "
+            "join the nodes with FastPathPointToPointHelper, or run on one host");
+    }
     if (e.Creates())
     {
         st = FastPathEmulation::CreateWithMacs(

@@ -46,7 +46,7 @@ FastPathEmulation::IsPartitioned() const
 bool
 FastPathEmulation::Creates() const
 {
-    return m_rank.rank == 0;
+    return m_rank.rank == 0 || IsMultiHost();
 }
 
 uint32_t
@@ -233,7 +233,12 @@ FastPathEmulation::StartPartition()
     }
     NS_LOG_INFO("rank " << m_rank.rank << ": " << summary.str());
 
-    // Rank 0 created the whole plan in its Install() calls: the others wait for it.
+    // Several hosts: each process creates its host's part now. One host: rank 0 created the
+    // whole plan in its Install() calls, the others wait for it.
+    if (IsMultiHost())
+    {
+        CreateHostPart();
+    }
     if (ranks.HasBarrier())
     {
         ranks.Barrier();

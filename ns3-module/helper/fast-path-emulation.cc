@@ -36,7 +36,6 @@ namespace
 {
 
 std::string GlobalString(const std::string& name);
-bool EmulationEnabled();
 
 /// The number of processes of the run from the value of FastPathPartition and the
 /// launcher's environment (1 when malformed: the value's checker refuses it).
@@ -54,6 +53,22 @@ BindRealtime(uint32_t ranks)
     GlobalValue::Bind("SimulatorImplementationType",
                       StringValue(ranks > 1 ? "ns3::FastPathRealtimeSimulatorImpl"
                                             : "ns3::RealtimeSimulatorImpl"));
+}
+
+/// The values the switches' checkers last accepted. Each checker binds the simulator from
+/// both without reading the other global value: NS_GLOBAL_VALUE runs a checker while the
+/// global values are still being constructed, when the other may not exist yet.
+struct Switches
+{
+    bool emulation = false;
+    std::string partition;
+};
+
+Switches&
+SwitchState()
+{
+    static Switches s;
+    return s;
 }
 
 /// A checker of `Inner`'s type (a bool, a string) that also runs OnValue on every value
@@ -126,7 +141,8 @@ class PartitionChecker : public HookedChecker
                 return false;
             }
         }
-        if (EmulationEnabled())
+        SwitchState().partition = s->Get();
+        if (SwitchState().emulation)
         {
             BindRealtime(RanksOf(s->Get()));
         }
@@ -148,9 +164,13 @@ class EmulationChecker : public HookedChecker
     bool OnValue(const AttributeValue& value) const override
     {
         auto b = dynamic_cast<const BooleanValue*>(&value);
+        if (b)
+        {
+            SwitchState().emulation = b->Get();
+        }
         if (b && b->Get())
         {
-            BindRealtime(RanksOf(GlobalString("FastPathPartition")));
+            BindRealtime(RanksOf(SwitchState().partition));
             GlobalValue::Bind("ChecksumEnabled", BooleanValue(true));
         }
         return true;
@@ -173,6 +193,13 @@ GlobalValue g_socket("FastPathSocket",
                      "fastpathd's control socket (the emulating helpers)",
                      StringValue("/run/fastpathd/fastpathd.sock"),
                      MakeStringChecker());
+GlobalValue g_hosts("FastPathHosts",
+                    "A run over several hosts: the hosts file (one line per host in rank order: "
+                    "HOST SOCKET PEER=INTERFACE...; see FastPathHostsFile). Process i talks to "
+                    "the fastpathd of the i-th host (FastPathSocket is not used); empty: one "
+                    "host",
+                    StringValue(""),
+                    MakeStringChecker());
 GlobalValue g_follow("FastPathFollowInterval",
                      "How often the emulating helpers look for ns-3 interfaces of their links "
                      "and segments set down or up (Ipv4::SetDown tells no one), to hand the "
@@ -190,19 +217,9 @@ GlobalValue g_tag("FastPathTag",
 std::string
 GlobalString(const std::string& name)
 {
-    // Fail-safe: NS_GLOBAL_VALUE="FastPathEmulation=1" runs EmulationChecker while the
-    // global values are still being constructed, before FastPathPartition exists. Its own
-    // checker then binds the simulator again with its value.
+    // Fail-safe: a value read before it is constructed (static construction) is empty.
     StringValue v;
     return GlobalValue::GetValueByNameFailSafe(name, v) ? v.Get() : std::string();
-}
-
-bool
-EmulationEnabled()
-{
-    BooleanValue v;
-    GlobalValue::GetValueByName("FastPathEmulation", v);
-    return v.Get();
 }
 
 /// The tag: FastPathTag, else the program's name, cut to what fastpathd's names allow.
@@ -259,13 +276,32 @@ FastPathEmulation::Get(const std::string& who)
     std::unique_ptr<FastPathEmulation> e(new FastPathEmulation());
     e->m_tag = TagOfProgram();
     e->m_socket = GlobalString("FastPathSocket");
+    e->m_rank = FastPathRanks::Get().GetRank();
+    e->m_hostsFile = GlobalString("FastPathHosts");
+    if (!e->m_hostsFile.empty())
+    {
+        auto hosts = FastPathHostsFile::Read(e->m_hostsFile);
+        if (!hosts.ok())
+        {
+            FastPathRanks::Get().Abort(who + ": --FastPathHosts: " + hosts.error().message);
+        }
+        if (hosts.value().size() != e->m_rank.size)
+        {
+            FastPathRanks::Get().Abort(
+                who + ": " + e->m_hostsFile + " lists " + std::to_string(hosts.value().size()) +
+                " hosts for " + std::to_string(e->m_rank.size) +
+                " processes: run one process per host (mpirun -np " +
+                std::to_string(hosts.value().size()) + " --host ...), process i on the i-th");
+        }
+        e->m_hosts = hosts.value();
+        e->m_socket = e->m_hosts[e->m_rank.rank].socket;
+    }
     auto c = fastpath::ctrl::Client::connect(e->m_socket);
     NS_ABORT_MSG_IF(!c.ok(),
                     who << ": cannot connect to fastpathd at " << e->m_socket << ": "
                         << c.error().message
                         << " (start fastpathd, or give its socket with --FastPathSocket=PATH)");
     e->m_client = std::move(c.value());
-    e->m_rank = FastPathRanks::Get().GetRank();
     auto st = e->m_client->hello("ns-3 " + e->m_tag +
                                  (e->IsPartitioned() ? " rank " + std::to_string(e->m_rank.rank)
                                                      : std::string()));
@@ -418,6 +454,10 @@ FastPathEmulation::DeleteAll(const std::string& kind,
     }
     for (const auto& name : names)
     {
+        if (IsMultiHost() && kind == "link" && !m_createdLinks.count(name))
+        {
+            continue; // on another host, or a cross-host link's end (deleted with the nodes)
+        }
         auto st = del(name);
         if (!st.ok())
         {
@@ -452,16 +492,26 @@ FastPathEmulation::Clear()
         m_client.reset();
         return;
     }
-    for (const auto& kv : m_nodes)
+    for (const auto& name : m_crossLinks)
     {
-        auto st = m_client->deleteNode(kv.second);
+        auto st = m_client->deleteCrossLink(name);
         if (!st.ok())
         {
-            NS_LOG_WARN("fastpathd: cannot delete node " << kv.second << ": "
-                                                         << st.error().message);
+            NS_LOG_WARN("fastpathd: cannot delete cross-host link " << name << ": "
+                                                                    << st.error().message);
         }
     }
-    NS_LOG_INFO("fastpathd: deleted " << m_nodes.size() << " nodes");
+    for (const auto& name : m_createdNodes)
+    {
+        auto st = m_client->deleteNode(name);
+        if (!st.ok())
+        {
+            NS_LOG_WARN("fastpathd: cannot delete node " << name << ": " << st.error().message);
+        }
+    }
+    NS_LOG_INFO("fastpathd: deleted " << m_createdNodes.size() << " nodes");
+    m_createdNodes.clear();
+    m_crossLinks.clear();
     m_nodes.clear();
     m_client.reset();
 }
@@ -543,9 +593,10 @@ FastPathEmulation::NodeOf(Ptr<Node> node)
     }
     fastpath::NodeSpec spec;
     spec.name = m_tag + "-" + clean;
-    if (!Creates())
+    if (!Creates() || IsMultiHost())
     {
-        // Rank 0 creates it; every process names it the same way.
+        // Rank 0 creates it (several hosts: its host's process, once placed); every
+        // process names it the same way.
         m_nodes[node->GetId()] = spec.name;
         return spec.name;
     }
@@ -556,6 +607,7 @@ FastPathEmulation::NodeOf(Ptr<Node> node)
                         << " (creating nodes needs an operator peer: run fastpathd with "
                            "--socket-uid <this process's uid>)");
     m_nodes[node->GetId()] = spec.name;
+    m_createdNodes.insert(spec.name);
     return spec.name;
 }
 

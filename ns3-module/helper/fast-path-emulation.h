@@ -7,6 +7,7 @@
 
 #include "ns3/attribute.h"
 #include "ns3/fast-path-helper.h"
+#include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
@@ -122,6 +123,18 @@ class FastPathEmulation
                                            const std::function<fastpath::Status()>& create);
     /// `a` and `b` are joined by a link or medium (the graph the placement partitions).
     void AddEdge(Ptr<Node> a, Ptr<Node> b);
+    // Several hosts (global value FastPathHosts, a FastPathHostsFile): process i runs on
+    // the file's i-th host and talks to that host's fastpathd. Nothing is created at
+    // Install(): at Simulator::Run(), once the nodes are placed, each process declares its
+    // host and wires, creates its nodes, the links among them and its ends of the links to
+    // other hosts (ports on the wire), and the start barrier waits for every host.
+    /// The run spans several hosts.
+    bool IsMultiHost() const;
+    /// Multi-host: link `spec` between `a` and `b` is created at Simulator::Run(), on the
+    /// host (or the two hosts) of its nodes.
+    void CreateLinkLater(const fastpath::LinkSpec& spec, Ptr<Node> a, Ptr<Node> b);
+    /// This process made link `name` as a link between two hosts (its end on this host).
+    bool IsCrossHostLink(const std::string& name) const;
     /// `node`'s control plane runs in this process (always, with one process). A
     /// partitioned run knows it from Simulator::Run() on.
     bool IsLocal(Ptr<Node> node) const;
@@ -163,7 +176,19 @@ class FastPathEmulation
         Ptr<NetDevice> device;
     };
 
+    /// A link of a multi-host run, created once the nodes are placed.
+    struct PendingLink
+    {
+        fastpath::LinkSpec spec;
+        Ptr<Node> a;
+        Ptr<Node> b;
+    };
     FastPathEmulation() = default;
+    /// Multi-host, before the start barrier: this host declared, its nodes, links and
+    /// cross-host link ends created on its fastpathd.
+    void CreateHostPart();
+    /// The run's tag for fastpathd's interfaces (1-6 of a-z 0-9, from the tag).
+    std::string RunTag() const;
     /// Before the clock starts (partitioned): placement, this process's nodes attached,
     /// the others inert, the start barrier.
     void StartPartition();
@@ -189,6 +214,12 @@ class FastPathEmulation
     std::vector<PendingPort> m_pending;
     std::vector<FastPathPartition::Edge> m_edges; //!< ns-3 node ids
     std::vector<uint32_t> m_placement;            //!< rank of each ns-3 node id, once placed
+    std::string m_hostsFile;                      //!< FastPathHosts
+    std::vector<FastPathHostsFile::Host> m_hosts; //!< by rank (multi-host)
+    std::vector<PendingLink> m_links;             //!< multi-host, created at Run()
+    std::set<std::string> m_createdNodes;         //!< what this process created, deleted at the end
+    std::set<std::string> m_createdLinks;
+    std::set<std::string> m_crossLinks;
 };
 
 /**

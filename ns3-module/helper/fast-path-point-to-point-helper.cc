@@ -125,8 +125,9 @@ P2pLinks::Push(P2pLink& l)
 {
     using fastpath::LinkDirection;
     // Several processes run the same script and see the same changes: the process of the
-    // link's first node hands them to fastpathd.
-    if (!emulation->IsLocal(l.a))
+    // link's first node hands them to fastpathd. A link between two hosts keeps the
+    // parameters it was created with.
+    if (!emulation->IsLocal(l.a) || emulation->IsCrossHostLink(l.name))
     {
         return;
     }
@@ -174,7 +175,7 @@ P2pLinks::Push(P2pLink& l)
 void
 P2pLinks::PushState(P2pLink& l)
 {
-    if (!emulation->IsLocal(l.a))
+    if (!emulation->IsLocal(l.a) || emulation->IsCrossHostLink(l.name))
     {
         return;
     }
@@ -335,8 +336,13 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     spec.b.mac = FastPathEmulation::AllocateMac();
     const fastpath::MacAddress macA = spec.a.mac, macB = spec.b.mac;
     // Several processes: rank 0 creates the link; every process has its ns-3 side.
+    // Several hosts: created once the nodes are placed, on their hosts.
     fastpath::Status st;
-    if (e.Creates())
+    if (e.IsMultiHost())
+    {
+        e.CreateLinkLater(spec, a, b);
+    }
+    else if (e.Creates())
     {
         st = FastPathEmulation::CreateWithMacs(
             "link " + spec.name,

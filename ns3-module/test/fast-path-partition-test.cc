@@ -2,9 +2,11 @@
 // FastPathPartition without fastpathd: the rank from the launcher's environment or
 // --FastPathPartition, the placement by system id, and METIS's automatic placement of
 // grids (balanced, few links cut, the same in every process). Also the watched parameter
-// holders: a Config::Set on them is notified, nothing else is.
+// holders: a Config::Set on them is notified, nothing else is. And the hosts file of a run
+// over several hosts (FastPathHostsFile).
 #include "ns3/core-module.h"
 #include "ns3/fast-path-helper.h"
+#include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/network-module.h"
@@ -180,6 +182,52 @@ TEST(FastPathPartitionTest, SeveralProcessesSelectTheSimulatorThatStartsThemToge
     GlobalValue::Bind("FastPathEmulation", BooleanValue(false));
     GlobalValue::Bind("FastPathPartition", StringValue(""));
     GlobalValue::Bind("SimulatorImplementationType", StringValue(before));
+}
+
+TEST(FastPathHostsFileTest, OneLinePerHostInRankOrder)
+{
+    auto h = FastPathHostsFile::Parse("# two hosts\n"
+                                      "a  /run/a.sock  b=wa   # host a\n"
+                                      "\n"
+                                      "b  /run/b.sock  a=wb c=wc\n"
+                                      "c  /run/c.sock\n",
+                                      "hosts");
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    ASSERT_EQ(h.value().size(), 3u);
+    EXPECT_EQ(h.value()[0].name, "a");
+    EXPECT_EQ(h.value()[0].socket, "/run/a.sock");
+    EXPECT_EQ(h.value()[0].line, 2);
+    EXPECT_EQ(h.value()[1].wires.size(), 2u);
+    EXPECT_EQ(FastPathHostsFile::WireTo(h.value()[1], "c"), "wc");
+    EXPECT_EQ(FastPathHostsFile::WireTo(h.value()[0], "c"), "");
+    EXPECT_TRUE(h.value()[2].wires.empty());
+}
+
+TEST(FastPathHostsFileTest, BadLinesAreRefusedNamingTheLine)
+{
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"", "hosts: no host"},
+        {"a\n", "hosts line 1: host a has no control socket"},
+        {"a b=wa\n", "hosts line 1: host a: 'b=wa' is where the control socket goes"},
+        {"a /s b\n", "hosts line 1: 'b' is no wire: write PEER=INTERFACE"},
+        {"a /s a=wa\n", "hosts line 1: host a has a wire to itself"},
+        {"a /s b=w1 b=w2\nb /t\n", "hosts line 1: host a has two wires to b"},
+        {"a /s b=this-name-is-too-long\nb /t\n", "hosts line 1: interface name"},
+        {"a /s\nb /t\na /u\n", "hosts line 3: host a is also on line 1"},
+        {"a /s c=wc\nb /t\n", "hosts line 1: host a has a wire to c, which is not a host"},
+        {"a:1 /s\n", "hosts line 1: host name 'a:1' is not valid"},
+    };
+    for (const auto& [text, message] : bad)
+    {
+        auto h = FastPathHostsFile::Parse(text, "hosts");
+        ASSERT_FALSE(h.ok()) << text;
+        EXPECT_NE(h.error().message.find(message), std::string::npos)
+            << text << ": " << h.error().message;
+    }
+    auto missing = FastPathHostsFile::Read("/nonexistent/hosts");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("cannot read the hosts file /nonexistent/hosts"),
+              std::string::npos);
 }
 
 TEST(FastPathWatchedTest, ConfigSetOfAWatchedAttributeIsNotified)

@@ -129,6 +129,13 @@ class TopologyControl {
   virtual Status createMedium(const MediumSpec& spec);
   virtual Status deleteMedium(const std::string& name);
   virtual Status updateMedium(const std::string& name, const MediumUpdate& update);
+  /// A run over several hosts (control_types.h): this daemon's part declared (its wires
+  /// measured), then the ends of cross-host links made and deleted one by one. The
+  /// defaults refuse (ENOTSUP): a backend without wires.
+  virtual Result<MultiHostInfo> declareMultiHost(const MultiHostDeclaration& d);
+  virtual Result<CrossLinkInfo> createCrossLink(const CrossLinkSpec& spec);
+  virtual Status deleteCrossLink(const std::string& name);
+  virtual MultiHostInfo multiHost() const;
 };
 
 /// The refusal of a data plane with one node: "WHAT: this data plane has one node, ..."

@@ -161,6 +161,51 @@ struct HostInfo {
   MacAddress mac;     ///< eth0's
 };
 
+/// A run spread over several hosts, as one daemon takes part in it: its host name, the
+/// run's tag, its wires (peer host -> this host's interface).
+struct MultiHostDeclaration {
+  std::string host;
+  std::string run_tag;
+  std::vector<std::pair<std::string, std::string>> wires;  ///< {peer host, interface}
+  uint32_t wait_ms = 0;  ///< for the peers' daemons to answer the probes (0: 10 s)
+};
+
+/// One end of a link between two hosts, made on this host: a port of `node` on the wire to
+/// peer_host, the link's frames tagged with `vlan`.
+struct CrossLinkSpec {
+  std::string name;
+  std::string node;
+  char end = 'a';     ///< which end of the link this is ('a' or 'b')
+  MacAddress mac;     ///< zero: from the link's name and end (the same on every host)
+  MacAddress peer_mac;  ///< zero: from the link's name and the other end
+  uint32_t mtu = 1500;
+  uint16_t vlan = 0;
+  std::string peer_host;
+  LinkParams egress;  ///< the emulation of the frames this host sends
+};
+
+struct MultiHostWireInfo {
+  std::string peer_host, ifname;
+  uint32_t mtu = 0;
+  uint64_t latency_ns = 0, latency_min_ns = 0, jitter_ns = 0, probes = 0;
+};
+
+struct CrossLinkInfo {
+  CrossLinkSpec spec;  ///< MACs filled in
+  std::string port;    ///< the node's port
+  PortId port_id = 0;
+  std::string wire;
+  LinkParams applied;  ///< on the port: the wire's latency taken off the delay
+  bool from_topology = false;
+};
+
+struct MultiHostInfo {
+  std::string host;  ///< empty: no run over several hosts
+  std::string run_tag;
+  std::vector<MultiHostWireInfo> wires;
+  std::vector<CrossLinkInfo> links;
+};
+
 /// Named counters, so the wire format need not change when a counter is added.
 struct CounterSet {
   std::string scope;  ///< "port fp1", "worker 0", "classifier fp1", "control", ...

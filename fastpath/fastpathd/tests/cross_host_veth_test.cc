@@ -10,7 +10,9 @@
 // source, truncated tags, untagged frames, a flood) dropped and counted while the link
 // goes on; placements refused (a node on an undeclared host, a delay below the wire's
 // latency, an MTU the wire cannot carry); a killed fastpathd's objects removed by the
-// next run with the same tag, another tag's left alone.
+// next run with the same tag, another tag's left alone. And the same link made over the
+// control socket (fpctl multihost: declare the hosts and wires, one link end on each host)
+// on daemons started without `hosts:`, with its refusals.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -178,6 +180,32 @@ links:
     return -2;
   }
 
+  /// A plan without hosts: node `router` with `iface` facing `host_ip`'s /24.
+  std::string localPlan(const std::string& host, const std::string& router,
+                        const std::string& iface, const std::string& net, const std::string& mac) {
+    const std::string path = dir_ + "/" + host + "-local.yaml";
+    std::ofstream(path) << "nodes:\n  - name: " << router << "\n    interfaces: [" << iface
+                        << "]\n    routes:\n      - {prefix: " << net << ".0/24, dev: " << iface
+                        << "}\n    neighbours:\n      - {ip: " << net << ".2, mac: \"" << mac
+                        << "\", dev: " << iface << "}\n";
+    return path;
+  }
+  pid_t startLocal(const std::string& ns, const std::string& host, const std::string& plan_path) {
+    return topo_->spawn(ns,
+                        {FASTPATHD_PATH, "--topology", plan_path, "--socket",
+                         dir_ + "/" + host + ".sock", "--no-tune", "--cores",
+                         host == "a" ? "0" : "1"},
+                        log(host));
+  }
+  /// fpctl on host `host`'s daemon: exit status, output in *out.
+  int fpctl(const std::string& host, const std::string& args, std::string* out = nullptr) {
+    const std::string o = dir_ + "/fpctl-" + host + ".out";
+    const int rc = testing::sh(std::string(FPCTL_PATH) + " --socket " + dir_ + "/" + host +
+                               ".sock " + args + " >" + o + " 2>&1");
+    if (out) *out = readFile(o);
+    return rc;
+  }
+
   std::unique_ptr<Topology> topo_;
   std::string a_, b_, s_, d_, dir_;
   pid_t pid_a_ = -1, pid_b_ = -1;
@@ -294,6 +322,73 @@ TEST_F(CrossHostVeth, AKilledRunsObjectsAreRemovedByTheNextRunWithItsTag) {
       << la;
   EXPECT_EQ(ping(10).first, 10) << la;
   EXPECT_EQ(topo_->exec(a_, "ip link show fpwother-7 >/dev/null"), 0) << "another tag's stays";
+}
+
+TEST_F(CrossHostVeth, ALinkMadeOverTheControlSocketCrossesTheWire) {
+  pid_a_ = startLocal(a_, "a", localPlan("a", "r1", "fa0", "198.18.1", topo_->mac(s_, "eth0")));
+  pid_b_ = startLocal(b_, "b", localPlan("b", "r2", "fb0", "198.18.2", topo_->mac(d_, "eth0")));
+  ASSERT_TRUE(bothForwarding()) << readFile(log("a")) << readFile(log("b"));
+  std::string out;
+  // Before a declaration: no run, and a link is refused saying what to do.
+  EXPECT_NE(fpctl("a", "multihost link add r1-r2 r1 b --vlan 42 delay 5ms", &out), 0) << out;
+  EXPECT_NE(out.find("no run over several hosts is declared on this fastpathd"),
+            std::string::npos)
+      << out;
+  // Each daemon measures its wire once the other answers: both declarations at once.
+  std::string out_b;
+  std::thread tb([&] { fpctl("b", "multihost declare b --wire a=wb --tag ci --wait 5000", &out_b); });
+  ASSERT_EQ(fpctl("a", "multihost declare a --wire b=wa --tag ci --wait 5000", &out), 0) << out;
+  tb.join();
+  EXPECT_NE(out.find("host a declared, run tag ci: wa to b (latency"), std::string::npos) << out;
+  EXPECT_NE(out_b.find("host b declared"), std::string::npos) << out_b;
+  // Refused: a peer without a wire; a delay below the wire's latency; a VLAN out of range.
+  EXPECT_NE(fpctl("a", "multihost link add r1-r3 r1 c --vlan 43 delay 5ms", &out), 0);
+  EXPECT_NE(out.find("link r1-r3: no wire to host c (host a has wires to: b)"), std::string::npos)
+      << out;
+  EXPECT_NE(fpctl("a", "multihost link add r1-r2 r1 b --vlan 42 delay 1us", &out), 0);
+  EXPECT_NE(out.find("delay 1us is below the wire's one-way latency"), std::string::npos) << out;
+  EXPECT_NE(fpctl("a", "multihost link add r1-r2 r1 b --vlan 4095 delay 5ms", &out), 0);
+  EXPECT_EQ(topo_->exec(a_, "ip link show fpwci-42 2>/dev/null"), 1) << "a refusal leaves nothing";
+  // The link: end a on host a, end b on host b, 5 ms each way applied at each sender.
+  ASSERT_EQ(fpctl("a", "multihost link add r1-r2 r1 b --vlan 42 delay 5ms", &out), 0) << out;
+  EXPECT_NE(out.find("port fpwci-42 of node r1, VLAN 42 on wire wa to host b"), std::string::npos)
+      << out;
+  ASSERT_EQ(fpctl("b", "multihost link add r1-r2 r2 a --vlan 42 --end b delay 5ms", &out), 0)
+      << out;
+  // Each router: the route over the link, and its peer's MAC (the other end's, as shown).
+  for (auto [host, node, net, peer_ip] : {std::tuple{"a", "r1", "198.18.2.0/24", "198.18.100.2"},
+                                          std::tuple{"b", "r2", "198.18.1.0/24", "198.18.100.1"}}) {
+    ASSERT_EQ(fpctl(host, "--json multihost", &out), 0) << out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex("\"peer_mac\":\"([0-9a-f:]+)\"")))
+        << out;
+    const std::string peer_mac = m[1];
+    ASSERT_EQ(fpctl(host, std::string("--node ") + node + " neigh add " + peer_ip + " lladdr " +
+                              peer_mac + " dev fpwci-42", &out), 0) << out;
+    ASSERT_EQ(fpctl(host, std::string("--node ") + node + " route add " + net + " via " +
+                              peer_ip + " dev fpwci-42", &out), 0) << out;
+  }
+  auto [received, min_ms] = ping(20);
+  EXPECT_EQ(received, 20) << readFile(log("a")) << readFile(log("b"));
+  EXPECT_GT(min_ms, 9.9);
+  EXPECT_LT(min_ms, 10.8);
+  // fpctl shows the wire as measured and the link as configured and applied.
+  ASSERT_EQ(fpctl("a", "multihost", &out), 0) << out;
+  EXPECT_NE(out.find("host a, run tag ci"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\nb +wa +1500 +[0-9]+us"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("r1-r2 +r1 +fpwci-42 \\([0-9]+\\) +42 +b +1500 +"
+                                                "delay 5ms -> delay 4\\.")))
+      << out;
+  // A second declaration while the link exists is refused; deleting the link removes its
+  // veth pair; the daemon's stop removes the rest.
+  EXPECT_NE(fpctl("a", "multihost declare a --wire b=wa --tag other", &out), 0);
+  EXPECT_NE(out.find("has 1 cross-host link(s); delete them first"), std::string::npos) << out;
+  ASSERT_EQ(fpctl("a", "multihost link del r1-r2", &out), 0) << out;
+  EXPECT_EQ(topo_->exec(a_, "ip link show fpwci-42 2>/dev/null"), 1);
+  topo_->stop(pid_b_);
+  pid_b_ = -1;
+  EXPECT_EQ(topo_->exec(b_, "ip link show fpwci-42 2>/dev/null"), 1);
+  EXPECT_EQ(topo_->execOutput(b_, "ip link show wb").find("xdp"), std::string::npos);
 }
 
 }  // namespace

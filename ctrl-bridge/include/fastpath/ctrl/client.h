@@ -239,6 +239,16 @@ class Client {
   /// With each pair's configured and measured delivery and each member's counters. `name`
   /// empty: every medium; an unknown name: -ENOENT.
   Result<std::vector<MediumInfo>> media(const std::string& name = "");
+  // A run over several hosts (protocol 1.7; control_types.h). Operators only, except
+  // multiHost().
+
+  /// Declares this daemon's host, the run's tag and its wires; each wire is measured
+  /// (waits for the peer's daemon up to the declaration's wait_ms). Returns the state.
+  Result<MultiHostInfo> declareMultiHost(const MultiHostDeclaration& declaration);
+  /// One end of a link whose other end is on another host; returns it as made (its port).
+  Result<CrossLinkInfo> createCrossLink(const CrossLinkSpec& spec);
+  Status deleteCrossLink(const std::string& name);
+  Result<MultiHostInfo> multiHost();
 
   /// The socket, for poll()/epoll in the caller's event loop (readable = event or EOF).
   int fd() const;

@@ -44,21 +44,20 @@ _DUMBBELL = ("PointToPointDumbbellHelper takes its PointToPointHelpers by value 
              "PointToPointHelper::Install (not virtual): its links stay simulated")
 
 # Failures of the ctest subset not yet fixed in the module (the text their reason contains).
-_TRACING = "its frames cross fastpathd, not ns-3"  # EnablePcap/EnableAscii refused emulated
 _DELAY = "delay mean"  # the bounds of the mean delay (reasons in docs/reference/conformance.md)
 _LINES = "lines differ"  # per-packet printed delays (CSMA spacing, same document)
 
 CORPUS = (
     # tutorial first-seventh
     Example("tutorial/first.cc", subset=True, known=_DELAY),
-    Example("tutorial/second.cc", subset=True, known=_TRACING),
+    Example("tutorial/second.cc", subset=True, known=_DELAY),
     Example("tutorial/third.cc", emulate=_WIFI),
     Example("tutorial/fourth.cc", emulate=_NO_NET),
     Example("tutorial/fifth.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
     Example("tutorial/sixth.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
     Example("tutorial/seventh.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
     # routing: global, static, RIP, RIPng, multicast
-    Example("routing/simple-global-routing.cc", subset=True, known=_TRACING),
+    Example("routing/simple-global-routing.cc", subset=True),
     Example("routing/dynamic-global-routing.cc"),
     Example("routing/global-injection-slash32.cc"),
     Example("routing/global-routing-slash32.cc"),
@@ -90,7 +89,7 @@ CORPUS = (
             emulate=("PointToPointStarHelper takes its PointToPointHelper by value and calls "
                      "PointToPointHelper::Install (not virtual): its links stay simulated")),
     # udp, udp-client-server
-    Example("udp/udp-echo.cc", subset=True, known=_TRACING),
+    Example("udp/udp-echo.cc", subset=True),
     Example("udp-client-server/udp-client-server.cc", subset=True, known=_LINES),
     Example("udp-client-server/udp-trace-client-server.cc"),
     # traffic-control

@@ -49,20 +49,19 @@ _DUMBBELL = ("PointToPointDumbbellHelper takes its PointToPointHelpers by value 
 _CAST = "(SIGSEGV)"
 
 # Failures of the ctest subset not yet fixed in the module (the text their reason contains).
-_TRACING = "its frames cross fastpathd, not ns-3"  # EnablePcap/EnableAscii refused emulated
 _DELAY = "delay mean"  # the bounds of the mean delay (reasons in docs/reference/conformance.md)
 
 CORPUS = (
     # tutorial first-seventh
     Example("tutorial/first.cc", subset=True, known=_DELAY),
-    Example("tutorial/second.cc", subset=True, known=_TRACING),
+    Example("tutorial/second.cc", subset=True, known=_DELAY),
     Example("tutorial/third.cc", emulate=_WIFI),
     Example("tutorial/fourth.cc", emulate=_NO_NET),
     Example("tutorial/fifth.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
     Example("tutorial/sixth.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
     Example("tutorial/seventh.cc", random_loss=True, extra=("tutorial/tutorial-app.cc",)),
     # routing: global, static, RIP, RIPng, multicast
-    Example("routing/simple-global-routing.cc", subset=True, known=_TRACING),
+    Example("routing/simple-global-routing.cc", subset=True),
     Example("routing/dynamic-global-routing.cc"),
     Example("routing/global-injection-slash32.cc"),
     Example("routing/global-routing-slash32.cc"),
@@ -85,7 +84,7 @@ CORPUS = (
     Example("tcp/tcp-star-server.cc"),
     Example("tcp/tcp-pacing.cc"),
     Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",)),
-    Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",), known=_TRACING),
+    Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",)),
     Example("tcp/tcp-validation.cc", args=("--stopTime=10s",)),
     Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True),
     Example("tcp/dctcp-example.cc",
@@ -96,7 +95,7 @@ CORPUS = (
             emulate=("PointToPointStarHelper takes its PointToPointHelper by value and calls "
                      "PointToPointHelper::Install (not virtual): its links stay simulated")),
     # udp, udp-client-server
-    Example("udp/udp-echo.cc", subset=True, known=_TRACING),
+    Example("udp/udp-echo.cc", subset=True),
     Example("udp-client-server/udp-client-server.cc", subset=True),
     Example("udp-client-server/udp-trace-client-server.cc"),
     # traffic-control

@@ -125,7 +125,9 @@ FastPathEmulation::AddPort(Ptr<Node> node,
 {
     if (!IsPartitioned())
     {
-        return m_attach.Install(node, fpNode, {port}).Get(0);
+        Ptr<NetDevice> dev = m_attach.Install(node, fpNode, {port}).Get(0);
+        m_ports[PeekPointer(dev)] = {fpNode, port};
+        return dev;
     }
     // Bound to nothing until the placement says whose it is: an FdNetDevice without a file
     // descriptor never comes up, so the stack sends nothing into it.
@@ -136,6 +138,7 @@ FastPathEmulation::AddPort(Ptr<Node> node,
     dev->SetMtu(mtu);
     node->AddDevice(dev);
     m_pending.push_back(PendingPort{node, fpNode, port, dev});
+    m_ports[PeekPointer(dev)] = {fpNode, port};
     return dev;
 }
 

@@ -22,6 +22,7 @@
 #include "fastpath/ctrl/client.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <cmath>
@@ -371,9 +372,28 @@ FastPathEmulation::AddFollower(std::function<void()> follow)
 }
 
 void
-FastPathEmulation::AddCleanup(std::function<void()> cleanup)
+FastPathEmulation::AddCleanup(std::function<void()> cleanup, bool first)
 {
-    m_cleanups.push_back(std::move(cleanup));
+    m_cleanups.insert(first ? m_cleanups.begin() : m_cleanups.end(), std::move(cleanup));
+}
+
+const std::string&
+FastPathEmulation::Socket() const
+{
+    return m_socket;
+}
+
+bool
+FastPathEmulation::PortOf(Ptr<NetDevice> device, std::string& fpNode, std::string& port) const
+{
+    auto it = m_ports.find(PeekPointer(device));
+    if (it == m_ports.end())
+    {
+        return false;
+    }
+    fpNode = it->second.first;
+    port = it->second.second;
+    return true;
 }
 
 void
@@ -657,31 +677,23 @@ FastPathEmulation::CheckEmulated()
 void
 FastPathEmulation::Refuse(const std::string& message)
 {
-    std::cerr << message << std::endl;
-    Simulator::Destroy();
-    std::exit(1);
-}
-
-void
-FastPathEmulation::RefuseTracing(const std::string& call, Ptr<NetDevice> nd, TypeId deviceType)
-{
-    // Emulated, a device is an FdNetDevice on a fastpathd port with a stand-in of ns-3's
-    // device aggregated to it (it holds the link's parameters for Config::Set); simulated,
-    // the device is of that type itself.
-    Ptr<Object> standIn = nd->GetObject<Object>(deviceType);
-    if (!standIn || PeekPointer(standIn) == PeekPointer(nd))
+    std::cout.flush();
+    std::fflush(nullptr);
+    FastPathEmulation* e = g_emulation_session.get();
+    if (e && e->IsPartitioned())
     {
-        return;
+        FastPathRanks::Get().Abort(message);
     }
-    const std::string device = "/NodeList/" + std::to_string(nd->GetNode()->GetId()) +
-                               "/DeviceList/" + std::to_string(nd->GetIfIndex());
-    const std::string type = deviceType.GetName();
-    Refuse(call + ": device " + device + " is emulated (--FastPathEmulation=1): its frames "
-           "cross fastpathd, not ns-3, so the trace sources this tracing connects (" + device +
-           "/$" + type + "/TxQueue/Enqueue and the others of " + type +
-           ") would never fire. Trace what ns-3's own stacks send and receive instead "
-           "(InternetStackHelper::EnablePcapIpv4All, EnableAsciiIpv4All; FlowMonitor), or run "
-           "the script simulated (--FastPathEmulation=0).");
+    std::cerr << message << std::endl;
+    // What the emulation created in fastpathd is deleted; then the process ends without
+    // Simulator::Destroy and static destructors: the attached nodes' connections run
+    // threads of their own already, and ns-3's objects torn down under them crashed the
+    // process (SIGSEGV) instead of the exit with status 1 a refusal promises.
+    if (e)
+    {
+        e->Clear();
+    }
+    std::_Exit(1);
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
+#include "ns3/fast-path-trace-taps.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
@@ -62,13 +63,9 @@ class FastPathEmulation
     static FastPathEmulation* Find();
     /// Refuses the script at start: prints `message` (what cannot be emulated, and what to
     /// use instead) on stderr, removes what the emulation created in fastpathd
-    /// (Simulator::Destroy) and exits with status 1. A refusal, not an abort: no core dump.
+    /// and exits with status 1 (std::_Exit: no Simulator::Destroy, no static destructors).
+    /// A refusal, not an abort: no core dump.
     [[noreturn]] static void Refuse(const std::string& message);
-    /// If `nd` is an emulated device whose stand-in for ns-3's device type `deviceType`
-    /// (e.g. ns3::PointToPointNetDevice) is aggregated to it, refuses the script: `call`
-    /// (e.g. "FastPathPointToPointHelper::EnablePcap") would connect to trace sources of
-    /// that stand-in, which never sees a frame (fastpathd carries them).
-    static void RefuseTracing(const std::string& call, Ptr<NetDevice> nd, TypeId deviceType);
     /// Empty when every device of every node can be emulated (an emulating helper's or
     /// FastPathHelper's device, a real device of the host, loopback, tunnels, bridges); else
     /// one message naming each other device (/NodeList/N/DeviceList/I), its type and
@@ -145,8 +142,14 @@ class FastPathEmulation
     static uint32_t GetRanks();
     /// Called every FastPathFollowInterval, in the order added.
     void AddFollower(std::function<void()> follow);
-    /// Called at Simulator::Destroy(), before the nodes are deleted.
-    void AddCleanup(std::function<void()> cleanup);
+    /// Called at Simulator::Destroy(), before the nodes are deleted; `first`: before the
+    /// cleanups added so far (the trace taps read the ports' last frames before the links
+    /// and segments are deleted).
+    void AddCleanup(std::function<void()> cleanup, bool first = false);
+    /// fastpathd's socket (the global value FastPathSocket when the emulation was created).
+    const std::string& Socket() const;
+    /// The fastpathd node and port of a device AddPort() returned; false for any other.
+    bool PortOf(Ptr<NetDevice> device, std::string& fpNode, std::string& port) const;
     /// A change (notified, or found by a follower) was acknowledged by fastpathd now.
     void NoteFollowAck();
     uint64_t GetFollowedChanges() const;
@@ -212,6 +215,8 @@ class FastPathEmulation
     uint64_t m_followChanges = 0;
     FastPathPartition::Rank m_rank;
     std::vector<PendingPort> m_pending;
+    /// Every device AddPort() returned: its fastpathd node and port.
+    std::map<const NetDevice*, std::pair<std::string, std::string>> m_ports;
     std::vector<FastPathPartition::Edge> m_edges; //!< ns-3 node ids
     std::vector<uint32_t> m_placement;            //!< rank of each ns-3 node id, once placed
     std::string m_hostsFile;                      //!< FastPathHosts
@@ -389,13 +394,19 @@ class FastPathEmulatingHelper : public Base
     // Base's pcap and ascii tracing (EnablePcap*, EnableAscii*, their All and container
     // forms all end here, one device at a time). Simulated, the device is Base's own and
     // is traced as Base traces it (Base's tracing keeps no state of the helper, so a plain
-    // Base does it). Emulated, the script is refused with one message.
+    // Base does it). Emulated, the same files are written from the frames fastpathd carries
+    // on the device's port (FastPathTraceTaps).
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
                             bool promiscuous,
                             bool explicitFilename) override
     {
-        FastPathEmulation::RefuseTracing(m_name + "::EnablePcap", nd, m_deviceFactory.GetTypeId());
+        if (FastPathTraceTaps::EnablePcap(m_name + "::EnablePcap", nd,
+                                          m_deviceFactory.GetTypeId(), prefix, promiscuous,
+                                          explicitFilename))
+        {
+            return;
+        }
         Base plain;
         plain.EnablePcap(prefix, nd, promiscuous, explicitFilename);
     }
@@ -405,7 +416,12 @@ class FastPathEmulatingHelper : public Base
                              Ptr<NetDevice> nd,
                              bool explicitFilename) override
     {
-        FastPathEmulation::RefuseTracing(m_name + "::EnableAscii", nd, m_deviceFactory.GetTypeId());
+        if (FastPathTraceTaps::EnableAscii(m_name + "::EnableAscii", nd,
+                                           m_deviceFactory.GetTypeId(), stream, prefix,
+                                           explicitFilename))
+        {
+            return;
+        }
         Base plain;
         if (stream)
         {

@@ -36,6 +36,21 @@ Status validateMediumPhy(const MediumPhy& phy) {
     if (!isDsssRate(r) && !isOfdmRate(r))
       return invalid(std::string(field) + ": " + std::to_string(r) + " is no 802.11 rate" +
                      rates);
+  for (auto [field, r] : {std::pair{"rts_rate_kbps", phy.rts_rate_kbps},
+                          std::pair{"cts_rate_kbps", phy.cts_rate_kbps},
+                          std::pair{"ack_rate_kbps", phy.ack_rate_kbps}}) {
+    if (r == 0) continue;  // the basic rate
+    if (!isDsssRate(r) && !isOfdmRate(r))
+      return invalid(std::string(field) + ": " + std::to_string(r) + " is no 802.11 rate" +
+                     rates + "; 0: the basic rate");
+    if (isDsssRate(r) != isDsssRate(phy.data_rate_kbps))
+      return invalid(std::string(field) + ": " + std::to_string(r) +
+                     " is not of data_rate_kbps's family (" + std::to_string(phy.data_rate_kbps) +
+                     "); one medium is DSSS (802.11b) or OFDM");
+  }
+  if (phy.long_retry_limit < 1 || phy.long_retry_limit > 32)
+    return invalid("long_retry_limit: " + std::to_string(phy.long_retry_limit) +
+                   " is outside 1 .. 32 transmissions");
   if (isDsssRate(phy.data_rate_kbps) != isDsssRate(phy.basic_rate_kbps))
     return invalid("basic_rate_kbps: " + std::to_string(phy.basic_rate_kbps) +
                    " is not of data_rate_kbps's family (" + std::to_string(phy.data_rate_kbps) +

@@ -18,11 +18,13 @@ namespace {
 const char* kMonitorHelp =
     R"(Usage: fpctl [--node NAME] monitor [--count N] [--all-nodes] [--json]
 
-  Subscribes to fastpathd's events (route miss, port up/down, neighbour needed) and
-  prints them as they arrive; --count N exits after N events. Events are those of one
-  node: the default node, or NAME with --node; --all-nodes prints every node's, each
-  line starting with "node NAME". In JSON every event names its "node".
+  Subscribes to fastpathd's events (route miss, port up/down, neighbour needed, a radio
+  medium's unicast not acknowledged after its retries) and prints them as they arrive;
+  --count N exits after N events. Events are those of one node: the default node, or
+  NAME with --node; --all-nodes prints every node's, each line starting with "node NAME". In JSON every event names its "node".
   "events-dropped N": N events were missed while fpctl was not reading.
+  "medium-retry-limit dev PORT MAC": a frame PORT sent to MAC on a radio medium was
+  dropped after the station's retries.
 )";
 
 }  // namespace
@@ -36,6 +38,7 @@ const char* eventName(FastPathEvent::Kind k) {
     case FastPathEvent::Kind::kPortDown: return "port-down";
     case FastPathEvent::Kind::kNeighbourNeeded: return "neighbour-needed";
     case FastPathEvent::Kind::kEventsDropped: return "events-dropped";
+    case FastPathEvent::Kind::kMediumRetryLimit: return "medium-retry-limit";
   }
   return "unknown";
 }
@@ -58,6 +61,10 @@ int cmdMonitor(const Global& g) {
     if (!e) return fail(e.error(), true);
     if (!e.value()) continue;
     const auto& ev = *e.value();
+    // A radio medium's failure names the receiver's MAC where other events name an address.
+    const std::string address = ev.kind == FastPathEvent::Kind::kMediumRetryLimit
+                                    ? ev.mac.toString()
+                                    : ev.address.toString();
     if (ev.kind == FastPathEvent::Kind::kEventsDropped) {
       // fastpathd could not queue these for us while we were not reading.
       if (g.json)
@@ -76,16 +83,16 @@ int cmdMonitor(const Global& g) {
           .value(what.all_nodes ? s.portName(ev.node, ev.port) : s.portName(ev.port))
           .key("port")
           .value(ev.port)
-          .key("address")
-          .value(ev.address.toString())
+          .key(ev.kind == FastPathEvent::Kind::kMediumRetryLimit ? "mac" : "address")
+          .value(address)
           .endObject();
       std::printf("%s\n", w.str().c_str());
     } else if (what.all_nodes) {
       std::printf("node %s %s dev %s %s\n", ev.node.c_str(), eventName(ev.kind),
-                  s.portName(ev.node, ev.port).c_str(), ev.address.toString().c_str());
+                  s.portName(ev.node, ev.port).c_str(), address.c_str());
     } else {
       std::printf("%s dev %s %s\n", eventName(ev.kind), s.portName(ev.port).c_str(),
-                  ev.address.toString().c_str());
+                  address.c_str());
     }
     std::fflush(stdout);
     ++n;

@@ -43,6 +43,10 @@ void mediumJson(JsonWriter& w, const MediumInfo& m) {
   w.beginObject().key("name").value(m.name).key("up").value(m.up);
   w.key("data_rate_kbps").value(uint64_t(m.phy.data_rate_kbps));
   w.key("basic_rate_kbps").value(uint64_t(m.phy.basic_rate_kbps));
+  w.key("rts_threshold").value(uint64_t(m.phy.rts_threshold));
+  w.key("rts_rate_kbps").value(uint64_t(m.phy.rtsRate()));
+  w.key("cts_rate_kbps").value(uint64_t(m.phy.ctsRate()));
+  w.key("ack_rate_kbps").value(uint64_t(m.phy.ackRate()));
   w.key("elapsed_ns").value(m.elapsed_ns).key("updates").value(m.updates);
   w.key("ports").beginArray();
   for (const auto& p : m.ports)

@@ -46,7 +46,8 @@ struct Session {
   bool hello = false;
   std::string node = kDefaultNodeName;  ///< the node Hello bound the connection to
   bool subscribed = false;
-  bool event_kinds[4] = {false, false, false, false};
+  /// Subscribed kinds, indexed by FastPathEvent::Kind (every kind has its entry).
+  bool event_kinds[int(FastPathEvent::Kind::kMediumRetryLimit) + 1] = {};
   bool all_nodes = false;             ///< subscribed to the events of every node
   std::string sub_node;               ///< subscribed for this node; empty = follow `node`
   std::unique_ptr<BatchBuilder> txn;  ///< open chunked transaction

@@ -85,6 +85,10 @@ std::optional<FastPathEvent> eventFromReply(const v1::Event& in) {
     case v1::EVENT_KIND_PORT_UP: out.kind = FastPathEvent::Kind::kPortUp; break;
     case v1::EVENT_KIND_PORT_DOWN: out.kind = FastPathEvent::Kind::kPortDown; break;
     case v1::EVENT_KIND_NEIGHBOUR_NEEDED: out.kind = FastPathEvent::Kind::kNeighbourNeeded; break;
+    case v1::EVENT_KIND_MEDIUM_RETRY_LIMIT:
+      out.kind = FastPathEvent::Kind::kMediumRetryLimit;
+      if (in.mac().size() == 6) std::memcpy(out.mac.bytes.data(), in.mac().data(), 6);
+      break;
     case v1::EVENT_KIND_EVENTS_DROPPED:
       out.kind = FastPathEvent::Kind::kEventsDropped;
       out.dropped = in.dropped();
@@ -198,15 +202,7 @@ SegmentInfo segmentFromReply(const v1::Segment& in) {
   s.up = in.up();
   for (const auto& w : in.ports()) {
     SegmentInfo::Port p;
-    p.node = w.node();
-    p.port = w.port();
-    p.id = w.id();
-    if (w.mac().size() == 6) std::memcpy(p.mac.bytes.data(), w.mac().data(), 6);
-    p.mtu = w.mtu();
-    p.tx_packets = w.tx_packets();
-    p.tx_bytes = w.tx_bytes();
-    p.rx_packets = w.rx_packets();
-    p.rx_bytes = w.rx_bytes();
+    memberPortFromReply(w, &p);
     p.unknown_dst_drops = w.unknown_dst_drops();
     p.no_frame_drops = w.no_frame_drops();
     p.queue_full_drops = w.queue_full_drops();

@@ -4,6 +4,7 @@
 // Internal to ctrl-bridge.
 #pragma once
 
+#include <cstring>
 #include <optional>
 
 #include "fastpath/control_backend.h"
@@ -31,5 +32,20 @@ LinkParams linkParamsFromReply(const v1::LinkParams& in);
 LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in);
 SegmentInfo segmentFromReply(const v1::Segment& in);
 HostInfo hostFromReply(const v1::Host& in);
+
+/// The fields a segment's and a medium's member ports share (v1::SegmentPort,
+/// v1::MediumPort): where the port is, its MAC and MTU, what it sent and received.
+template <typename Wire, typename Port>
+void memberPortFromReply(const Wire& w, Port* p) {
+  p->node = w.node();
+  p->port = w.port();
+  p->id = w.id();
+  if (w.mac().size() == 6) std::memcpy(p->mac.bytes.data(), w.mac().data(), 6);
+  p->mtu = w.mtu();
+  p->tx_packets = w.tx_packets();
+  p->tx_bytes = w.tx_bytes();
+  p->rx_packets = w.rx_packets();
+  p->rx_bytes = w.rx_bytes();
+}
 
 }  // namespace fastpath::ctrl

@@ -10,8 +10,8 @@
 namespace fastpath::ctrl {
 
 void ControlServer::Impl::onEvent(const FastPathEvent& e) {
-  int k = static_cast<int>(e.kind);
-  if (k < 0 || k > 3) return;
+  // Data-plane events only (kEventsDropped is the server's own, per client).
+  if (e.kind == FastPathEvent::Kind::kEventsDropped) return;
   v1::ServerMessage m;
   toWire(e, m.mutable_event());
   for (auto& [fd, c] : conns) {

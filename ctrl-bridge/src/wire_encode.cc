@@ -85,6 +85,10 @@ void toWire(const FastPathEvent& in, v1::Event* out) {
       out->set_kind(v1::EVENT_KIND_EVENTS_DROPPED);
       out->set_dropped(in.dropped);
       return;
+    case FastPathEvent::Kind::kMediumRetryLimit:
+      out->set_kind(v1::EVENT_KIND_MEDIUM_RETRY_LIMIT);
+      out->set_mac(reinterpret_cast<const char*>(in.mac.bytes.data()), 6);
+      break;
   }
   out->set_node(in.node.empty() ? std::string(kDefaultNodeName) : in.node);
   out->set_port(in.port);

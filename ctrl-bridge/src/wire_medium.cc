@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "reply_decode.h"
 #include "wire_validate.h"
 
 namespace fastpath::ctrl {
@@ -124,6 +125,11 @@ void toWire(const MediumPhy& in, v1::MediumPhy* out) {
   out->set_error_model(in.error_model == WifiErrorModel::kYans ? v1::MediumPhy::ERROR_MODEL_YANS
                                                                : v1::MediumPhy::ERROR_MODEL_NIST);
   out->set_seed(in.seed);
+  out->set_rts_threshold(in.rts_threshold);
+  out->set_long_retry_limit(in.long_retry_limit);
+  out->set_rts_rate_kbps(in.rts_rate_kbps);
+  out->set_cts_rate_kbps(in.cts_rate_kbps);
+  out->set_ack_rate_kbps(in.ack_rate_kbps);
 }
 
 void toWire(const MediumPair& in, v1::MediumPair* out) {
@@ -210,6 +216,11 @@ MediumPhy mediumPhyFromReply(const v1::MediumPhy& in) {
   phy.error_model = in.error_model() == v1::MediumPhy::ERROR_MODEL_YANS ? WifiErrorModel::kYans
                                                                         : WifiErrorModel::kNist;
   phy.seed = in.seed();
+  if (in.has_rts_threshold()) phy.rts_threshold = in.rts_threshold();
+  if (in.long_retry_limit()) phy.long_retry_limit = in.long_retry_limit();
+  phy.rts_rate_kbps = in.rts_rate_kbps();
+  phy.cts_rate_kbps = in.cts_rate_kbps();
+  phy.ack_rate_kbps = in.ack_rate_kbps();
   return phy;
 }
 
@@ -220,15 +231,7 @@ MediumInfo mediumFromReply(const v1::Medium& in) {
   m.phy = mediumPhyFromReply(in.phy());
   for (const auto& w : in.ports()) {
     MediumInfo::Port p;
-    p.node = w.node();
-    p.port = w.port();
-    p.id = w.id();
-    if (w.mac().size() == 6) std::memcpy(p.mac.bytes.data(), w.mac().data(), 6);
-    p.mtu = w.mtu();
-    p.tx_packets = w.tx_packets();
-    p.tx_bytes = w.tx_bytes();
-    p.rx_packets = w.rx_packets();
-    p.rx_bytes = w.rx_bytes();
+    memberPortFromReply(w, &p);
     p.retries = w.retries();
     p.retry_drops = w.retry_drops();
     p.collisions = w.collisions();

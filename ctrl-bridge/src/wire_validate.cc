@@ -469,7 +469,8 @@ WireResult<std::vector<FastPathEvent::Kind>> subscriptionFromWire(const v1::Subs
   std::vector<FastPathEvent::Kind> kinds;
   if (in.kinds_size() == 0) {
     kinds = {FastPathEvent::Kind::kRouteMiss, FastPathEvent::Kind::kPortUp,
-             FastPathEvent::Kind::kPortDown, FastPathEvent::Kind::kNeighbourNeeded};
+             FastPathEvent::Kind::kPortDown, FastPathEvent::Kind::kNeighbourNeeded,
+             FastPathEvent::Kind::kMediumRetryLimit};
   }
   for (int i = 0; i < in.kinds_size(); ++i) {
     switch (in.kinds(i)) {
@@ -478,6 +479,9 @@ WireResult<std::vector<FastPathEvent::Kind>> subscriptionFromWire(const v1::Subs
       case v1::EVENT_KIND_PORT_DOWN: kinds.push_back(FastPathEvent::Kind::kPortDown); break;
       case v1::EVENT_KIND_NEIGHBOUR_NEEDED:
         kinds.push_back(FastPathEvent::Kind::kNeighbourNeeded);
+        break;
+      case v1::EVENT_KIND_MEDIUM_RETRY_LIMIT:
+        kinds.push_back(FastPathEvent::Kind::kMediumRetryLimit);
         break;
       default:
         return wireError(v1::INVALID_ARGUMENT, elementField(field, "kinds", i),

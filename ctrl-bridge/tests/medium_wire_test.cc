@@ -3,6 +3,8 @@
 // the field), and what the server lists comes back to the client as it was.
 #include <gtest/gtest.h>
 
+#include "reply_decode.h"
+#include "wire_encode.h"
 #include "wire_medium.h"
 
 namespace fastpath::ctrl {
@@ -40,6 +42,14 @@ TEST(MediumWire, RefusalsNameTheField) {
   EXPECT_EQ(mediumSpecFromWire(c, "create_medium").error().field,
             "create_medium.phy.basic_rate_kbps");
   c = twoMembers();
+  c.mutable_phy()->set_ack_rate_kbps(6000);  // OFDM ACK, DSSS data
+  EXPECT_EQ(mediumSpecFromWire(c, "create_medium").error().field,
+            "create_medium.phy.ack_rate_kbps");
+  c = twoMembers();
+  c.mutable_phy()->set_long_retry_limit(40);
+  EXPECT_EQ(mediumSpecFromWire(c, "create_medium").error().field,
+            "create_medium.phy.long_retry_limit");
+  c = twoMembers();
   c.mutable_pairs(0)->set_to("r3");
   r = mediumSpecFromWire(c, "create_medium");
   ASSERT_FALSE(r.ok());
@@ -69,6 +79,11 @@ TEST(MediumWire, SpecUpdateAndInfoRoundTrip) {
   spec.phy.error_model = WifiErrorModel::kYans;
   spec.phy.capture_margin_db = 5;
   spec.phy.cs_threshold_dbm = -95;
+  spec.phy.rts_threshold = 100;
+  spec.phy.long_retry_limit = 6;
+  spec.phy.rts_rate_kbps = 6000;
+  spec.phy.cts_rate_kbps = 12000;
+  spec.phy.ack_rate_kbps = 24000;
   spec.pairs = {MediumPair{"r1", "r2", -71.5, false}};
   v1::CreateMedium w;
   toWire(spec, &w);
@@ -103,6 +118,24 @@ TEST(MediumWire, SpecUpdateAndInfoRoundTrip) {
   EXPECT_EQ(got.pairs[0].delivered, 9u);
   EXPECT_EQ(got.pairs[0].expected_delivery, 0.99);
   EXPECT_EQ(got.updates, 5u);
+}
+
+// A unicast dropped after its retries reaches a subscriber with the receiver's MAC.
+TEST(MediumWire, RetryLimitEventRoundTrip) {
+  FastPathEvent e;
+  e.kind = FastPathEvent::Kind::kMediumRetryLimit;
+  e.port = 7;
+  e.node = "r1";
+  e.mac = MacAddress{{0x02, 0, 0, 0, 0, 0x0b}};
+  v1::Event w;
+  toWire(e, &w);
+  EXPECT_EQ(w.kind(), v1::EVENT_KIND_MEDIUM_RETRY_LIMIT);
+  const auto back = eventFromReply(w);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->kind, FastPathEvent::Kind::kMediumRetryLimit);
+  EXPECT_EQ(back->port, 7u);
+  EXPECT_EQ(back->node, "r1");
+  EXPECT_EQ(back->mac, e.mac);
 }
 
 }  // namespace

@@ -358,6 +358,14 @@ void Daemon::drainEvents() {
   for (auto& w : workers_) {
     WorkerEvent e;
     for (int i = 0; i < 4096 && w->events().pop(&e); ++i) {
+      if (e.kind == FastPathEvent::Kind::kMediumRetryLimit) {
+        // Each is a frame the medium dropped after its tries (bounded by airtime): all are
+        // passed on, as ns-3's MAC reports each one.
+        ++events_delivered_;
+        FastPathEvent out{e.kind, e.port, e.address, 0, net_.portNodeName(e.port), e.mac};
+        if (sink_) sink_(out);
+        continue;
+      }
       std::string key =
           std::to_string(int(e.kind)) + "/" + std::to_string(e.port) + "/" + e.address.toString();
       auto it = recent_events_.find(key);
@@ -367,7 +375,7 @@ void Daemon::drainEvents() {
       }
       recent_events_[key] = now;
       ++events_delivered_;
-      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, net_.portNodeName(e.port)});
+      if (sink_) sink_(FastPathEvent{e.kind, e.port, e.address, 0, net_.portNodeName(e.port), {}});
     }
   }
   if (recent_events_.size() > 65536) recent_events_.clear();  // bound the memory

@@ -417,7 +417,8 @@ class Reader {
     forEachKey(v, what,
                {"data_rate_kbps", "basic_rate_kbps", "noise_figure_db", "rx_sensitivity_dbm",
                 "cs_threshold_dbm", "capture_margin_db", "preamble_snr_db",
-                "preamble_min_rssi_dbm", "retry_limit", "error_model", "seed"},
+                "preamble_min_rssi_dbm", "retry_limit", "error_model", "seed", "rts_threshold",
+                "long_retry_limit", "rts_rate_kbps", "cts_rate_kbps", "ack_rate_kbps"},
                {}, [&](const std::string& key, const YAML::Node& x) {
                  const std::string w = what + ": " + key;
                  uint64_t u = 0;
@@ -425,6 +426,11 @@ class Reader {
                  if (key == "basic_rate_kbps" && number(x, w, 54000, &u)) phy->basic_rate_kbps = uint32_t(u);
                  if (key == "retry_limit" && number(x, w, 32, &u)) phy->retry_limit = uint32_t(u);
                  if (key == "seed" && number(x, w, UINT64_MAX, &u)) phy->seed = u;
+                 if (key == "rts_threshold" && number(x, w, 65535, &u)) phy->rts_threshold = uint32_t(u);
+                 if (key == "long_retry_limit" && number(x, w, 32, &u)) phy->long_retry_limit = uint32_t(u);
+                 if (key == "rts_rate_kbps" && number(x, w, 54000, &u)) phy->rts_rate_kbps = uint32_t(u);
+                 if (key == "cts_rate_kbps" && number(x, w, 54000, &u)) phy->cts_rate_kbps = uint32_t(u);
+                 if (key == "ack_rate_kbps" && number(x, w, 54000, &u)) phy->ack_rate_kbps = uint32_t(u);
                  if (key == "noise_figure_db") real(x, w, &phy->noise_figure_db);
                  if (key == "rx_sensitivity_dbm") real(x, w, &phy->rx_sensitivity_dbm);
                  if (key == "cs_threshold_dbm") cs_given = real(x, w, &phy->cs_threshold_dbm);

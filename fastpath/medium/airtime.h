@@ -38,5 +38,7 @@ inline uint32_t wifiFrameBytes(uint32_t ethernet_bytes) {
   return (ethernet_bytes > 14 ? ethernet_bytes - 14 : 0) + 36;
 }
 inline constexpr uint32_t kAckBytes = 14;
+inline constexpr uint32_t kCtsBytes = 14;
+inline constexpr uint32_t kRtsBytes = 20;
 
 }  // namespace fastpath::medium

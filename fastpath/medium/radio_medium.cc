@@ -27,14 +27,15 @@ RadioMedium::RadioMedium(const MediumPhy& phy, uint32_t members, uint64_t seed)
       dsss_(isDsssRate(phy.data_rate_kbps)),
       noise_mw_(std::pow(10.0, noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db) / 10)),
       noise_dbm_(noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db)),
-      ack_ns_(frameTiming(phy.basic_rate_kbps, kAckBytes).duration_ns),
+      ack_ns_(frameTiming(phy.ackRate(), kAckBytes).duration_ns),
+      cts_ns_(frameTiming(phy.ctsRate(), kCtsBytes).duration_ns),
       data_row_(perRateIndex(phy.data_rate_kbps)),
       basic_row_(perRateIndex(phy.basic_rate_kbps)),
       pairs_(members, phy),
       macs_(members),
       phys_(members),
       stats_(members),
-      txs_(members),
+      txs_(size_t(members) * 2),
       rng_(seed ? seed : 0x9e3779b97f4a7c15ull) {
   for (auto& m : macs_) m.ring.resize(kQueueFrames);
   std::vector<Event> storage;
@@ -95,7 +96,7 @@ void RadioMedium::contend(uint32_t i, uint64_t now) {
   const Phy& p = phys_[i];
   m.state = Mac::State::kContend;
   m.cw = dcf_.cw_min;
-  m.tries = 0;
+  m.tries = m.long_tries = 0;
   // A frame that finds the medium idle for DIFS, with the last backoff long over, goes at
   // once (ns-3's DCF does the same); otherwise it draws a backoff.
   const bool idle_long = p.sensed == 0 && now >= p.idle_since + dcf_.difs_ns &&
@@ -148,7 +149,9 @@ void RadioMedium::closeChunk(uint32_t k, uint64_t now) {
   const double h_bits = double(overlap(p.chunk_start, now, hs, ps)) * L.timing.header_kbps / 1e6;
   const double d_bits = double(overlap(p.chunk_start, now, ps, L.data_end)) * L.rate_kbps / 1e6;
   const int h_row = dsss_ ? 0 : perRateIndex(6000);
-  const int d_row = L.rate_kbps == phy_.data_rate_kbps ? data_row_ : basic_row_;
+  const int d_row = L.rate_kbps == phy_.data_rate_kbps    ? data_row_
+                    : L.rate_kbps == phy_.basic_rate_kbps ? basic_row_
+                                                          : perRateIndex(L.rate_kbps);
   if (h_bits > 0) p.log_success += h_bits * logBitSuccess(phy_.error_model, h_row, snr_db);
   if (d_bits > 0) p.log_success += d_bits * logBitSuccess(phy_.error_model, d_row, snr_db);
   p.chunk_start = now;
@@ -194,30 +197,70 @@ void RadioMedium::startTx(uint32_t i, uint64_t now) {
   tx.from = i;
   tx.to = f.to;
   tx.bytes = f.bytes;
-  tx.rate_kbps = f.to == kBroadcast ? phy_.basic_rate_kbps : phy_.data_rate_kbps;
-  tx.timing = frameTiming(tx.rate_kbps, f.bytes);
-  tx.start = now;
-  tx.data_end = now + tx.timing.duration_ns;
-  tx.acked = false;
-  m.state = Mac::State::kBusy;
+  tx.acked = tx.cts_ok = tx.protected_ = false;
   MemberStats& s = stats_[i];
-  if (m.tries == 0) {
+  if (m.tries == 0 && m.long_tries == 0) {
     s.tx_packets.add();
     s.tx_bytes.add(f.bytes);
   }
-  s.tx_airtime_ns.add(tx.timing.duration_ns + (f.to == kBroadcast ? 0 : dcf_.sifs_ns + ack_ns_));
-  Phy& me = phys_[i];
-  if (me.rx_tx >= 0) me.rx_lost = true;  // half duplex: what it was receiving is lost
-  me.transmitting = true;
-  for (const PairEntry& e : tx.table->from(i)) {
-    arrive(e.to, i, e, now);
-    if (e.sense) senseUp(e.to, now);
+  if (f.to != kBroadcast && f.bytes > phy_.rts_threshold) {
+    // RTS first; its duration field covers CTS, the frame and its ACK.
+    tx.kind = FrameKind::kRts;
+    tx.rate_kbps = phy_.rtsRate();
+    tx.timing = frameTiming(tx.rate_kbps, kRtsBytes);
+    tx.nav_ns = 3 * dcf_.sifs_ns + cts_ns_ +
+                frameTiming(phy_.data_rate_kbps, f.bytes).duration_ns + ack_ns_;
+  } else {
+    tx.kind = FrameKind::kData;
+    tx.rate_kbps = f.to == kBroadcast ? phy_.basic_rate_kbps : phy_.data_rate_kbps;
+    tx.timing = frameTiming(tx.rate_kbps, f.bytes);
+    tx.nav_ns = 0;
   }
-  schedule(tx.data_end, EvKind::kTxEnd, i);
+  m.state = Mac::State::kBusy;
+  transmit(i, now);
 }
 
-void RadioMedium::endTx(uint32_t i, uint64_t now, uint64_t late_ns, MediumSink& sink) {
-  Tx& tx = txs_[i];
+void RadioMedium::transmit(uint32_t slot, uint64_t now) {
+  Tx& tx = txs_[slot];
+  tx.start = now;
+  tx.data_end = now + tx.timing.duration_ns;
+  const bool acked = tx.kind == FrameKind::kData && tx.to != kBroadcast;
+  stats_[tx.from].tx_airtime_ns.add(tx.timing.duration_ns + (acked ? dcf_.sifs_ns + ack_ns_ : 0));
+  Phy& me = phys_[tx.from];
+  if (me.rx_tx >= 0) me.rx_lost = true;  // half duplex: what it was receiving is lost
+  me.transmitting = true;
+  for (const PairEntry& e : tx.table->from(tx.from)) {
+    arrive(e.to, slot, e, now);
+    if (e.sense) senseUp(e.to, now);
+  }
+  schedule(tx.data_end, EvKind::kTxEnd, slot);
+}
+
+void RadioMedium::selfBusy(uint32_t k, uint64_t now) {
+  // A member answering with a CTS holds its own backoff as for a sensed transmission.
+  Phy& p = phys_[k];
+  if (p.sensed++ > 0) return;  // already frozen by what it senses
+  p.busy_since = now;
+  Mac& m = macs_[k];
+  if (m.state != Mac::State::kContend) return;
+  const uint64_t start = std::max(m.contend_since, p.idle_since + dcf_.difs_ns);
+  if (now > start) m.slots -= uint32_t(std::min<uint64_t>((now - start) / dcf_.slot_ns, m.slots));
+  ++m.gen;
+}
+
+void RadioMedium::setNav(uint32_t k, uint64_t until, uint64_t now) {
+  Phy& p = phys_[k];
+  if (until <= p.nav_until) return;
+  // The NAV counts as one more sensed transmission while it runs (virtual carrier sense).
+  if (p.nav_until <= now) senseUp(k, now);
+  p.nav_until = until;
+  schedule(until, EvKind::kNavEnd, k);
+}
+
+void RadioMedium::endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSink& sink) {
+  Tx& tx = txs_[slot];
+  if (tx.kind != FrameKind::kData) return endControl(slot, now, sink);
+  const uint32_t i = tx.from;
   phys_[i].transmitting = false;
   for (const PairEntry& e : tx.table->from(i)) {
     const uint32_t k = e.to;
@@ -226,7 +269,7 @@ void RadioMedium::endTx(uint32_t i, uint64_t now, uint64_t late_ns, MediumSink& 
     closeChunk(k, now);
     p.total_mw -= e.rx_mw;
     if (--p.active == 0) p.total_mw = 0;  // no rounding left over
-    if (p.rx_tx == int32_t(i)) {
+    if (p.rx_tx == int32_t(slot)) {
       p.rx_tx = -1;
       if (!for_k) continue;  // addressed to another member: its MAC drops it
       e.stats->attempts.add();
@@ -261,19 +304,85 @@ void RadioMedium::endTx(uint32_t i, uint64_t now, uint64_t late_ns, MediumSink& 
     schedule(tx.data_end + dcf_.sifs_ns + ack_ns_, EvKind::kAckEnd, i);
 }
 
+void RadioMedium::endControl(uint32_t slot, uint64_t now, MediumSink& sink) {
+  Tx& tx = txs_[slot];
+  const uint32_t from = tx.from;
+  phys_[from].transmitting = false;
+  const bool rts = tx.kind == FrameKind::kRts;
+  bool answered = false;
+  for (const PairEntry& e : tx.table->from(from)) {
+    const uint32_t k = e.to;
+    Phy& p = phys_[k];
+    closeChunk(k, now);
+    p.total_mw -= e.rx_mw;
+    if (--p.active == 0) p.total_mw = 0;
+    if (e.sense) senseDown(k, now);
+    if (p.rx_tx != int32_t(slot)) continue;
+    p.rx_tx = -1;
+    const bool ok = !p.rx_lost && (p.log_success >= 0 ||
+                                   (p.log_success > -50 && uniform() < std::exp(p.log_success)));
+    if (!ok) continue;
+    if (tx.to != int32_t(k)) {
+      setNav(k, now + tx.nav_ns, now);  // a third party: it defers for the exchange
+    } else if (!rts) {
+      txs_[k].cts_ok = true;  // the RTS's sender got its CTS
+    } else if (p.nav_until <= now && !p.transmitting && macs_[k].state != Mac::State::kBusy &&
+               !txs_[macs_.size() + k].table) {
+      // The destination answers SIFS later (ns-3: only with its NAV clear).
+      Tx& cts = txs_[macs_.size() + k];
+      cts.table = adopt();
+      cts.from = k;
+      cts.to = int32_t(from);
+      cts.kind = FrameKind::kCts;
+      cts.rate_kbps = phy_.ctsRate();
+      cts.timing = frameTiming(cts.rate_kbps, kCtsBytes);
+      cts.nav_ns = tx.nav_ns - dcf_.sifs_ns - cts_ns_;
+      cts.bytes = kCtsBytes;
+      schedule(now + dcf_.sifs_ns, EvKind::kCtsStart, k);
+      answered = true;
+    }
+  }
+  if (rts) {
+    // Answered, the sender knows at the CTS's end (below); with no CTS coming, after SIFS +
+    // slot + the CTS's preamble and header (ns-3's CTS timeout).
+    if (!answered)
+      schedule(now + dcf_.sifs_ns + dcf_.slot_ns +
+                   frameTiming(phy_.ctsRate(), kCtsBytes).payload_start_ns,
+               EvKind::kCtsDone, from);
+  } else {
+    senseDown(from, now);  // the CTS's own hold (selfBusy)
+    release(tx.table);
+    tx.table = nullptr;
+    ctsDone(uint32_t(tx.to), now, sink);
+  }
+}
+
+void RadioMedium::ctsDone(uint32_t i, uint64_t now, MediumSink& sink) {
+  Tx& tx = txs_[i];
+  if (!tx.cts_ok) return retryOrDrop(i, now, false, sink);
+  // The frame SIFS after the CTS, with the RTS's pairs.
+  schedule(now + dcf_.sifs_ns, EvKind::kDataStart, i);
+}
+
 void RadioMedium::endAck(uint32_t i, uint64_t now, MediumSink& sink) {
   Tx& tx = txs_[i];
   // The sender's neighbours held off for the ACK (NAV from the data frame's duration).
   for (const PairEntry& e : tx.table->from(i))
     if (e.sense) senseDown(e.to, now);
   if (tx.acked) return finish(i, now, TxOutcome::kAcked, sink);
+  retryOrDrop(i, now, tx.protected_, sink);
+}
+
+void RadioMedium::retryOrDrop(uint32_t i, uint64_t now, bool long_frame, MediumSink& sink) {
   Mac& m = macs_[i];
-  if (++m.tries >= phy_.retry_limit) {
+  const bool give_up = long_frame ? ++m.long_tries >= phy_.long_retry_limit
+                                  : ++m.tries >= phy_.retry_limit;
+  if (give_up) {
     stats_[i].retry_drops.add();
     return finish(i, now, TxOutcome::kRetryLimit, sink);
   }
   stats_[i].retries.add();
-  release(tx.table);
+  release(txs_[i].table);
   m.cw = std::min(2 * m.cw + 1, dcf_.cw_max);
   m.slots = drawSlots(m.cw);
   m.state = Mac::State::kContend;
@@ -288,6 +397,7 @@ void RadioMedium::finish(uint32_t i, uint64_t now, TxOutcome outcome, MediumSink
   Mac& m = macs_[i];
   m.head = (m.head + 1) % kQueueFrames;
   --m.count;
+  m.tries = m.long_tries = 0;
   m.last_done = now;
   phys_[i].idle_since = std::max(phys_[i].idle_since, now);
   m.state = Mac::State::kIdle;
@@ -306,6 +416,33 @@ void RadioMedium::advance(uint64_t now, MediumSink& sink) {
         break;
       case EvKind::kTxEnd: endTx(ev.who, ev.t, now - ev.t, sink); break;
       case EvKind::kAckEnd: endAck(ev.who, ev.t, sink); break;
+      case EvKind::kCtsStart: {
+        const uint32_t slot = uint32_t(macs_.size()) + ev.who;
+        if (phys_[ev.who].transmitting) {  // it began a frame of its own meanwhile: no CTS
+          release(txs_[slot].table);
+          txs_[slot].table = nullptr;
+          schedule(ev.t + dcf_.slot_ns + frameTiming(phy_.ctsRate(), kCtsBytes).payload_start_ns,
+                   EvKind::kCtsDone, uint32_t(txs_[slot].to));
+          break;
+        }
+        selfBusy(ev.who, ev.t);
+        transmit(slot, ev.t);
+        break;
+      }
+      case EvKind::kCtsDone: ctsDone(ev.who, ev.t, sink); break;
+      case EvKind::kDataStart: {
+        Tx& tx = txs_[ev.who];
+        tx.kind = FrameKind::kData;
+        tx.protected_ = true;
+        tx.rate_kbps = phy_.data_rate_kbps;
+        tx.timing = frameTiming(tx.rate_kbps, tx.bytes);
+        tx.nav_ns = 0;
+        transmit(ev.who, ev.t);
+        break;
+      }
+      case EvKind::kNavEnd:
+        if (phys_[ev.who].nav_until == ev.t) senseDown(ev.who, ev.t);
+        break;
     }
   }
   last_ns_ = std::max(last_ns_, now);

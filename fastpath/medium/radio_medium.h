@@ -8,8 +8,15 @@
 // first frame it detects, with ns-3's preamble detection; the frame's success is drawn from
 // ns-3's error model chunk by chunk as the interference at the receiver changes; optional
 // capture of a stronger frame). Broadcast: one try at the basic rate. Unicast: at the data
-// rate, acknowledged; the sender's carrier-sense neighbours hold off for SIFS + ACK (NAV);
-// tried up to retry_limit times, then dropped and reported.
+// rate, acknowledged (the ACK at ack_rate); the sender's carrier-sense neighbours hold off
+// for SIFS + ACK (NAV); tried up to retry_limit times, then dropped and reported. A unicast
+// longer than rts_threshold goes after an RTS/CTS exchange as ns-3's MAC does it: the RTS
+// (at the RTS rate) is answered after SIFS by a CTS from the destination (unless its NAV is
+// set or it is busy with its own exchange), the frame follows SIFS after the CTS; members
+// that decode the RTS or the CTS set their NAV to its duration field (the rest of the
+// exchange) and defer as to a sensed transmission. No CTS by the end of its airtime (or
+// SIFS + slot + preamble when none came): the RTS failed, tried again up to retry_limit
+// times; the frame itself up to long_retry_limit times (ns-3's MaxSsrc, MaxSlrc).
 #pragma once
 
 #include <atomic>
@@ -91,12 +98,21 @@ class RadioMedium {
   uint64_t elapsedNs() const { return first_ns_ == UINT64_MAX ? 0 : last_ns_ - first_ns_; }
 
  private:
-  enum class EvKind : uint8_t { kAccess, kTxEnd, kAckEnd };
+  enum class EvKind : uint8_t {
+    kAccess,
+    kTxEnd,
+    kAckEnd,
+    kCtsStart,
+    kCtsDone,
+    kDataStart,
+    kNavEnd,
+  };
+  enum class FrameKind : uint8_t { kData, kRts, kCts };
   struct Event {
     uint64_t t;
     uint64_t seq;  ///< ties broken in order of scheduling: a run repeats
     EvKind kind;
-    uint32_t who;  ///< member (kAccess) or transmission slot
+    uint32_t who;  ///< member (kAccess, kCts*, kDataStart, kNavEnd) or transmission slot
     uint32_t gen;  ///< kAccess: stale unless the member's access generation
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
@@ -109,7 +125,9 @@ class RadioMedium {
     std::vector<Pending> ring;
     uint32_t head = 0, count = 0;
     enum class State : uint8_t { kIdle, kContend, kBusy } state = State::kIdle;
-    uint32_t cw = 0, tries = 0, slots = 0;
+    uint32_t cw = 0, slots = 0;
+    uint32_t tries = 0;       ///< failed RTS, or data frames sent without RTS (short retries)
+    uint32_t long_tries = 0;  ///< data frames sent after an RTS/CTS exchange, not acknowledged
     uint64_t contend_since = 0;  ///< backoff counts from max(this, idle_since + DIFS)
     uint32_t gen = 0;
     uint64_t last_done = 0;
@@ -126,6 +144,7 @@ class RadioMedium {
     uint64_t chunk_start = 0;
     double log_success = 0;
     uint64_t idle_since = 0, busy_since = 0;
+    uint64_t nav_until = 0;  ///< virtual carrier sense (an RTS's or CTS's duration field)
   };
   struct Tx {
     const PairTable* table = nullptr;
@@ -136,7 +155,11 @@ class RadioMedium {
     uint32_t bytes = 0;
     uint64_t start = 0, data_end = 0;
     FrameTiming timing{};
-    bool acked = false;
+    FrameKind kind = FrameKind::kData;
+    uint64_t nav_ns = 0;    ///< RTS, CTS: the duration field (what follows its end)
+    bool acked = false;     ///< data: its ACK came
+    bool cts_ok = false;    ///< RTS: its sender decoded the CTS
+    bool protected_ = false;  ///< data: sent after an RTS/CTS exchange
   };
 
   void schedule(uint64_t t, EvKind kind, uint32_t who, uint32_t gen = 0);
@@ -145,8 +168,14 @@ class RadioMedium {
   void contend(uint32_t i, uint64_t now);
   void scheduleAccess(uint32_t i);
   void startTx(uint32_t i, uint64_t now);
+  void transmit(uint32_t slot, uint64_t now);
   void endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSink& sink);
+  void endControl(uint32_t slot, uint64_t now, MediumSink& sink);
   void endAck(uint32_t slot, uint64_t now, MediumSink& sink);
+  void ctsDone(uint32_t i, uint64_t now, MediumSink& sink);
+  void retryOrDrop(uint32_t i, uint64_t now, bool long_frame, MediumSink& sink);
+  void setNav(uint32_t k, uint64_t until, uint64_t now);
+  void selfBusy(uint32_t k, uint64_t now);
   void finish(uint32_t i, uint64_t now, TxOutcome outcome, MediumSink& sink);
   void senseUp(uint32_t k, uint64_t now);
   void senseDown(uint32_t k, uint64_t now);
@@ -160,13 +189,13 @@ class RadioMedium {
   DcfTiming dcf_;
   bool dsss_;
   double noise_mw_, noise_dbm_;
-  uint64_t ack_ns_;
+  uint64_t ack_ns_, cts_ns_;
   int data_row_, basic_row_;
   PairTables pairs_;
   std::vector<Mac> macs_;
   std::vector<Phy> phys_;
   std::vector<MemberStats> stats_;
-  std::vector<Tx> txs_;
+  std::vector<Tx> txs_;  ///< member i's frames in slot i, its CTS in slot members + i
   std::vector<uint32_t> free_txs_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;

@@ -66,8 +66,15 @@ void MediumEgress::done(uint64_t cookie, uint32_t from, medium::TxOutcome outcom
   switch (outcome) {
     case medium::TxOutcome::kQueueFull:
       return frames_.drop(port, WorkerDrop::kMediumQueueFull, addr, WorkerFrames::From::kLink);
-    case medium::TxOutcome::kRetryLimit:
+    case medium::TxOutcome::kRetryLimit: {
+      WorkerEvent e{FastPathEvent::Kind::kMediumRetryLimit, port, {}, {}};
+      std::memcpy(e.mac.bytes.data(), frames_.data(addr), 6);  // the frame's destination
+      if (events_.push(e))
+        counters_.events.add(1);
+      else
+        counters_.events_dropped.add(1);
       return frames_.drop(port, WorkerDrop::kMediumRetryLimit, addr, WorkerFrames::From::kLink);
+    }
     default:
       frames_.pool().give(addr);
       frames_.book().linkToFree(1);

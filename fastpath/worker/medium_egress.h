@@ -4,7 +4,9 @@
 // broadcast; the model says when, and which members received it: each gets a copy on its
 // port's queue (due at the model's time, so its lateness is counted as a link's), and the
 // sender's frame goes back to the pool when the model is done with it (acknowledged, sent,
-// or a counted drop after its tries).
+// or a counted drop after its tries). A unicast dropped after its tries is also an event
+// for the control thread (kMediumRetryLimit, with the receiver's MAC): the sender's ns-3
+// learns of the failed link as its MAC would tell it (AODV's link breakage detection).
 #pragma once
 
 #include <cstdint>
@@ -12,13 +14,18 @@
 #include "link/link_ports.h"
 #include "medium/radio_medium.h"
 #include "worker/link_inbox.h"
+#include "worker/spsc_ring.h"
+#include "worker/worker_counters.h"
+#include "worker/worker_event.h"
 #include "worker/worker_frames.h"
 
 namespace fastpath {
 
 class MediumEgress : public medium::MediumSink {
  public:
-  MediumEgress(WorkerFrames& frames, LinkInbox& inbox) : frames_(frames), inbox_(inbox) {}
+  MediumEgress(WorkerFrames& frames, LinkInbox& inbox, SpscRing<WorkerEvent>& events,
+               WorkerCounters& counters)
+      : frames_(frames), inbox_(inbox), events_(events), counters_(counters) {}
 
   /// A held frame sent on medium port `slot` at `now`.
   void transmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len, uint64_t now);
@@ -35,6 +42,8 @@ class MediumEgress : public medium::MediumSink {
  private:
   WorkerFrames& frames_;
   LinkInbox& inbox_;
+  SpscRing<WorkerEvent>& events_;
+  WorkerCounters& counters_;
   const MediumSlot* cur_ = nullptr;  ///< the medium whose model is running
   uint32_t received_ = 0;
 };

@@ -33,7 +33,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       emulation_(frames_, maxReleasePerPass(options)),
       handoff_(frames_, inbox_, emulation_),
       fanout_(frames_, inbox_, emulation_),
-      media_(frames_, inbox_),
+      media_(frames_, inbox_, events_, counters_),
       ctrl_tx_(options.ctrl_tx_queue),
       events_(options.event_queue),
       rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {

@@ -38,19 +38,13 @@
 #include "worker/token_bucket.h"
 #include "worker/wake_margin.h"
 #include "worker/worker_counters.h"
+#include "worker/worker_event.h"
 #include "worker/worker_frames.h"
 #include "xsk/frame_pool.h"
 #include "xsk/umem.h"
 #include "xsk/xsk_port.h"
 
 namespace fastpath {
-
-/// An event for the control thread (route miss, neighbour needed).
-struct WorkerEvent {
-  FastPathEvent::Kind kind = FastPathEvent::Kind::kRouteMiss;
-  PortId port = 0;
-  IpAddress address;
-};
 
 struct WorkerOptions {
   unsigned index = 0;

@@ -20,7 +20,7 @@ void Worker::raiseEvent(FastPathEvent::Kind kind, PortId port, const IpAddress& 
   if (have_last_event_ && last_event_.kind == kind && last_event_.port == port &&
       last_event_.address == a)
     return;
-  last_event_ = WorkerEvent{kind, port, a};
+  last_event_ = WorkerEvent{kind, port, a, {}};
   have_last_event_ = true;
   if (events_.push(last_event_))
     counters_.events.add(1);

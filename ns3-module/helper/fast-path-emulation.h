@@ -232,10 +232,11 @@ class FastPathEmulation
  * \brief What one emulating helper created in the current emulation (its links, its
  * segments): Items with a name, the parameters they had last handed to fastpathd.
  *
- * Derived implements Push (an item's changes to fastpathd), PushState (its interfaces'
- * states) and Delete (one item in fastpathd). The item's parameter holders (watched ns-3
- * objects, FastPathWatched) call Changed() when a script sets one of their attributes: the
- * item is pushed once at the end of the current simulator event. Current() creates the
+ * Derived implements Push (an item's changes to fastpathd), Delete (one item in fastpathd)
+ * and, where fastpathd follows them, PushState (its interfaces' states). The item's
+ * parameter holders (watched ns-3 objects, FastPathWatched) call Changed() when a script
+ * sets one of their attributes: the item is pushed once at the end of the current
+ * simulator event. Current() creates the
  * set with the emulation, hands the interfaces' states every FastPathFollowInterval (ns-3
  * tells no one when Ipv4::SetDown is called) and deletes every item at the emulation's
  * cleanup, before the nodes.
@@ -248,8 +249,11 @@ class FastPathEmulatedSet
     /// Hands `item`'s parameters and state to fastpathd where they changed.
     virtual void Push(Item& item) = 0;
     /// Hands the states (up, down) of `item`'s ns-3 interfaces to fastpathd where they
-    /// changed; reads nothing else.
-    virtual void PushState(Item& item) = 0;
+    /// changed; reads nothing else. By default nothing: items whose interfaces' states
+    /// fastpathd does not follow (a radio medium's members).
+    virtual void PushState(Item&)
+    {
+    }
 
     /// A parameter of item `index` was set: it is pushed once, after the current event.
     void Changed(size_t index)

@@ -11,6 +11,7 @@
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/wifi-mac.h"
 #include "ns3/wifi-mode.h"
 #include "ns3/wifi-phy.h"
 #include "ns3/wifi-remote-station-manager.h"
@@ -171,6 +172,13 @@ FastPathWifiHelper::RadioOf(Ptr<WifiNetDevice> device, const WifiPhyHelper& phyH
         // is the PHY's default mode unless the script added basic modes.
         r.nonUnicastMode = m->GetNBasicModes() > 0 ? m->GetBasicMode(0).GetUniqueName()
                                                    : phy->GetDefaultMode().GetUniqueName();
+    }
+    if (device->GetMac())
+    {
+        // The station manager has its PHY (WifiNetDevice::CompleteConfig): it answers as
+        // ns-3's MAC will, from the basic or mandatory modes at or below the request's.
+        r.ctsMode = m->GetControlAnswerMode(WifiMode(r.controlMode)).GetUniqueName();
+        r.ackMode = m->GetControlAnswerMode(WifiMode(r.dataMode)).GetUniqueName();
     }
     r.maxSsrc = std::stoul(FactoryAttribute(m_stationManager, "MaxSsrc"));
     r.maxSlrc = std::stoul(FactoryAttribute(m_stationManager, "MaxSlrc"));

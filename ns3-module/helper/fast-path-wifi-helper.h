@@ -17,6 +17,7 @@
 namespace ns3
 {
 
+class FastPathEmulation;
 class YansWifiChannel;
 
 /**
@@ -95,7 +96,36 @@ class FastPathWifiHelper : public WifiHelper
                                            const std::vector<std::string>& members,
                                            bool whole);
 
+    /**
+     * A stand-in (CreateStandIn) with the MAC `mac` creates (and its address `address`
+     * unless that is Mac48Address()): the Wi-Fi device an emulated member's device carries
+     * (aggregated), whose MAC and station manager trace sources report the medium's link
+     * failures (NotifyRetryLimit), and whose station manager gives the control frames'
+     * modes (RadioOf).
+     */
+    Ptr<WifiNetDevice> CreateMacStandIn(const WifiPhyHelper& phy,
+                                        const WifiMacHelper& mac,
+                                        Ptr<Node> node,
+                                        Mac48Address address) const;
+    /**
+     * What ns-3's MAC does when a unicast to `to` exhausts its retries: WifiMac's
+     * "DroppedMpdu" (WIFI_MAC_DROP_REACHED_RETRY_LIMIT) and the station manager's
+     * "MacTxFinalDataFailed" fire on `device` (AODV's link breakage detection hooks the
+     * first).
+     */
+    static void NotifyRetryLimit(Ptr<WifiNetDevice> device, Mac48Address to);
+
   private:
+    /// Each member's device of an emulated medium (port `port` of fastpathd node
+    /// `members[i]`) gets its MAC stand-in (`standIns[i]`, CreateMacStandIn) aggregated, and
+    /// fastpathd's reports of its unicasts dropped after their retries fire that stand-in's
+    /// trace sources.
+    void FollowLinkFailures(FastPathEmulation& e,
+                            const NodeContainer& nodes,
+                            const NetDeviceContainer& standIns,
+                            const NetDeviceContainer& devices,
+                            const std::vector<std::string>& members,
+                            const std::string& port) const;
     static void StartFollowing(std::string name,
                                NodeContainer nodes,
                                std::vector<FastPathRadio> radios,

@@ -71,11 +71,6 @@ struct WifiMedia : FastPathEmulatedSet<WifiMedium>
         // Pairs are handed by the medium's follower as nodes move, not on Config::Set.
     }
 
-    void PushState(WifiMedium&) override
-    {
-        // Likewise: the members' interface states are not handed to the medium.
-    }
-
     fastpath::Status Delete(const std::string& name) override
     {
         return emulation->Client().deleteMedium(name);
@@ -136,13 +131,19 @@ FastPathWifiHelper::MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper&
 {
     fastpath::MediumPhy p;
     p.data_rate_kbps = RateKbps(radio.dataMode);
-    // One basic rate in the medium: broadcast's (the routing protocols' HELLOs, TCs and
-    // RREQs); ns-3 sends the ACKs at ControlMode.
+    // Broadcast (the routing protocols' HELLOs, TCs and RREQs) at NonUnicastMode; the RTS
+    // at ControlMode, the CTS and ACK at ns-3's control answer modes (0: unknown, the
+    // broadcast rate).
     p.basic_rate_kbps = RateKbps(radio.nonUnicastMode);
     p.noise_figure_db = radio.noiseFigureDb;
     p.rx_sensitivity_dbm = radio.rxSensitivityDbm;
     p.cs_threshold_dbm = radio.rxSensitivityDbm; // ns-3 3.37 detects preambles from there
     p.retry_limit = radio.maxSsrc;
+    p.long_retry_limit = radio.maxSlrc;
+    p.rts_threshold = radio.rtsCtsThreshold;
+    p.rts_rate_kbps = RateKbps(radio.controlMode);
+    p.cts_rate_kbps = RateKbps(radio.ctsMode);
+    p.ack_rate_kbps = RateKbps(radio.ackMode);
     const auto& errors = PhyFactories::ErrorRate(phy);
     const std::string error = errors.empty() ? "" : errors[0].GetTypeId().GetName();
     // TableBasedErrorRateModel falls back to Yans for the non-HT rates the medium knows.
@@ -176,7 +177,9 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
     NetDeviceContainer standIns;
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
-        Ptr<WifiNetDevice> s = CreateStandIn(phy, mac, nodes.Get(i));
+        // With its MAC: the station manager then has its PHY and answers for the control
+        // frames' modes; its address is the member's, set once fastpathd gave it.
+        Ptr<WifiNetDevice> s = CreateMacStandIn(phy, mac, nodes.Get(i), Mac48Address());
         if (!ChannelOf(s))
         {
             FastPathEmulation::Refuse(
@@ -235,6 +238,7 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
     {
         m.devices.Add(e.Attach().Install(nodes.Get(i), m.members[i], {port}));
     }
+    FollowLinkFailures(e, nodes, standIns, m.devices, m.members, port);
 
     // The pairs: at simulation time 0, once the script has placed its nodes (scripts
     // install mobility after the devices, as manet-routing-compare does). The radios and

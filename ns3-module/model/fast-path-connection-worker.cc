@@ -183,6 +183,20 @@ FastPathConnection::HandleEvents()
             return;
         }
         const fastpath::FastPathEvent& ev = *e.value();
+        if (ev.kind == fastpath::FastPathEvent::Kind::kMediumRetryLimit)
+        {
+            MediumFailureCallback failed;
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                auto it = m_mediumFailureCbs.find(ev.port);
+                failed = it == m_mediumFailureCbs.end() ? nullptr : it->second;
+            }
+            if (failed)
+            {
+                failed(ev.port, ev.mac);
+            }
+            continue;
+        }
         // Route misses and neighbour requests need no answer: the punted packet itself
         // reaches ns-3, which forwards it (resolve-on-miss) or resolves the neighbour.
         if (ev.kind != fastpath::FastPathEvent::Kind::kPortUp &&

@@ -142,6 +142,10 @@ FastPathConnection::DoDispose()
 {
     StopWorker();
     m_client.reset();
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_mediumFailureCbs.clear(); // they hold the devices they report to
+    }
     Object::DoDispose();
 }
 
@@ -300,6 +304,13 @@ FastPathConnection::SetPortStateCallback(PortStateCallback cb)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_portStateCb = std::move(cb);
+}
+
+void
+FastPathConnection::AddMediumFailureCallback(fastpath::PortId port, MediumFailureCallback cb)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_mediumFailureCbs[port] = std::move(cb);
 }
 
 void

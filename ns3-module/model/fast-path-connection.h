@@ -98,6 +98,12 @@ class FastPathConnection : public Object
     /// Called on the worker thread with (port, up) for the watched ports (FollowPortState).
     using PortStateCallback = std::function<void(fastpath::PortId, bool)>;
     void SetPortStateCallback(PortStateCallback cb);
+    /// Called on the worker thread with (port, receiver) when a unicast frame a radio
+    /// medium port of this node sent was dropped after the station's retries.
+    using MediumFailureCallback =
+        std::function<void(fastpath::PortId, const fastpath::MacAddress&)>;
+    /// Adds `cb` for the failures of `port` (FastPathWifiHelper: the MAC's trace sources).
+    void AddMediumFailureCallback(fastpath::PortId port, MediumFailureCallback cb);
     /// The fastpathd node this connection is bound to ("" = the default node).
     std::string GetFastPathNode() const;
 
@@ -156,6 +162,7 @@ class FastPathConnection : public Object
     std::vector<fastpath::PortId> m_watched;
     ReconnectCallback m_reconnectCb;
     PortStateCallback m_portStateCb;
+    std::map<fastpath::PortId, MediumFailureCallback> m_mediumFailureCbs;
     std::vector<double> m_latenciesUs;
     uint64_t m_appliedUpdates = 0;
     uint64_t m_failedUpdates = 0;

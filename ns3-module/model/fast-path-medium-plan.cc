@@ -39,7 +39,7 @@ FastPathRadio::operator==(const FastPathRadio& o) const
            noiseFigureDb == o.noiseFigureDb && channelWidthMhz == o.channelWidthMhz &&
            dataMode == o.dataMode && controlMode == o.controlMode &&
            nonUnicastMode == o.nonUnicastMode && maxSsrc == o.maxSsrc && maxSlrc == o.maxSlrc &&
-           rtsCtsThreshold == o.rtsCtsThreshold;
+           rtsCtsThreshold == o.rtsCtsThreshold && ctsMode == o.ctsMode && ackMode == o.ackMode;
 }
 
 FastPathMediumPlan::FastPathMediumPlan(Ptr<PropagationLossModel> loss,

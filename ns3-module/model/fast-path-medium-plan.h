@@ -33,7 +33,12 @@ struct FastPathRadio
     double noiseFigureDb = 7;          //!< RxNoiseFigure
     uint16_t channelWidthMhz = 20;     //!< the PHY's channel width once its standard is set
     std::string dataMode;              //!< unicast data (ConstantRateWifiManager DataMode)
-    std::string controlMode;           //!< ACK, RTS, CTS (ControlMode)
+    std::string controlMode;           //!< RTS (ControlMode)
+    /// The control answers' modes (WifiRemoteStationManager::GetControlAnswerMode): the
+    /// CTS to an RTS at controlMode, the ACK to a frame at dataMode; empty: not known (a
+    /// device whose station manager has no PHY yet), the medium then uses the broadcast rate.
+    std::string ctsMode;
+    std::string ackMode;
     std::string nonUnicastMode;        //!< broadcast (NonUnicastMode; empty: the basic mode)
     uint32_t maxSsrc = 7;              //!< retries of a frame under the RTS threshold
     uint32_t maxSlrc = 4;              //!< retries of a frame over it

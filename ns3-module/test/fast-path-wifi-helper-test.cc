@@ -2,7 +2,8 @@
 // FastPathWifiHelper without fastpathd: simulated it is WifiHelper (same devices, same
 // frames, same powers); the radio it reads from a script's PHY and station manager, on an
 // installed device and on a stand-in; the medium's pairs against the power and the noise
-// ns-3's PHY reports for each received frame (MonitorSnifferRx).
+// ns-3's PHY reports for each received frame (MonitorSnifferRx); a MAC stand-in firing the
+// link failure traces.
 #include "ns3/applications-module.h"
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/core-module.h"
@@ -11,6 +12,9 @@
 #include "ns3/mobility-helper.h"
 #include "ns3/network-module.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/wifi-mac.h"
+#include "ns3/wifi-mpdu.h"
+#include "ns3/wifi-remote-station-manager.h"
 #include "ns3/wifi-phy.h"
 #include "ns3/yans-wifi-channel.h"
 #include "ns3/yans-wifi-helper.h"
@@ -100,6 +104,8 @@ Scenario()
     Outcome out;
     if constexpr (std::is_same_v<Helper, FastPathWifiHelper>)
     {
+        // Without a MAC: this simulation's frames reach it on the channel (the emulation's
+        // MAC stand-ins are on a channel nothing transmits on).
         Ptr<WifiNetDevice> s = wifi.CreateStandIn(phy, mac, nodes.Get(0));
         out.standIn = wifi.RadioOf(s, phy);
         EXPECT_EQ(nodes.Get(0)->GetNDevices(), 1u); // the stand-in is on no node
@@ -172,7 +178,7 @@ TEST(FastPathWifiHelperTest, RadioIsTheScriptsPhyAndStationManager)
 {
     const Outcome o = Scenario<FastPathWifiHelper>();
     ASSERT_EQ(o.radios.size(), 3u);
-    const FastPathRadio& r = o.radios[0];
+    FastPathRadio r = o.radios[0];
     EXPECT_DOUBLE_EQ(r.txPowerDbm, 7.5);
     EXPECT_DOUBLE_EQ(r.rxGainDb, 1.5);
     EXPECT_DOUBLE_EQ(r.rxSensitivityDbm, -95);
@@ -184,7 +190,11 @@ TEST(FastPathWifiHelperTest, RadioIsTheScriptsPhyAndStationManager)
     EXPECT_EQ(r.maxSsrc, 5u);
     EXPECT_EQ(r.maxSlrc, 4u);
     EXPECT_EQ(r.rtsCtsThreshold, 65535u);
-    // The stand-in built from the helpers, never on a node, reads the same radio.
+    // The stand-in built from the helpers, never on a node, reads the same radio (but the
+    // control answer modes, which need a MAC: MacStandInFiresTheLinkFailureTraces).
+    EXPECT_TRUE(o.standIn.ctsMode.empty() && o.standIn.ackMode.empty());
+    r.ctsMode.clear();
+    r.ackMode.clear();
     EXPECT_TRUE(o.standIn == r) << o.standIn.dataMode << " " << o.standIn.nonUnicastMode << " "
                                 << o.standIn.channelWidthMhz;
 }
@@ -362,5 +372,65 @@ TEST(FastPathWifiHelperTest, HiddenTerminalsPairsFromAMatrixLossAndArfsRate)
     const FastPathRadio r = wifi.RadioOf(DynamicCast<WifiNetDevice>(devices.Get(0)), phy);
     EXPECT_EQ(r.dataMode, "DsssRate11Mbps"); // no rate adaptation: the best rate
     EXPECT_EQ(r.controlMode, "DsssRate1Mbps");
+    Simulator::Destroy();
+}
+
+// A MAC stand-in reports a unicast that exhausted its retries as ns-3's MAC does: WifiMac's
+// DroppedMpdu (the reason, the receiver in Addr1) and the station manager's
+// MacTxFinalDataFailed; its station manager gives the control answers' modes.
+TEST(FastPathWifiHelperTest, MacStandInFiresTheLinkFailureTraces)
+{
+    NodeContainer nodes;
+    nodes.Create(1);
+    nodes.Get(0)->AggregateObject(CreateObject<ConstantPositionMobilityModel>());
+    FastPathWifiHelper wifi;
+    wifi.SetStandard(WIFI_STANDARD_80211b);
+    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                 "DataMode", StringValue("DsssRate11Mbps"),
+                                 "ControlMode", StringValue("DsssRate1Mbps"));
+    YansWifiPhyHelper phy;
+    phy.SetChannel(YansWifiChannelHelper::Default().Create());
+    WifiMacHelper mac;
+    mac.SetType("ns3::AdhocWifiMac");
+    const Mac48Address self("02:00:00:00:00:0a");
+    Ptr<WifiNetDevice> d = wifi.CreateMacStandIn(phy, mac, nodes.Get(0), self);
+    ASSERT_TRUE(d->GetMac());
+    EXPECT_EQ(d->GetMac()->GetAddress(), self);
+    EXPECT_EQ(nodes.Get(0)->GetNDevices(), 0u);
+
+    struct Seen
+    {
+        std::vector<std::pair<WifiMacDropReason, Mac48Address>> dropped;
+        std::vector<Mac48Address> finalFailed;
+    } seen;
+    d->GetMac()->TraceConnectWithoutContext(
+        "DroppedMpdu",
+        MakeBoundCallback(+[](Seen* s, WifiMacDropReason why, Ptr<const WifiMpdu> mpdu) {
+            s->dropped.emplace_back(why, mpdu->GetHeader().GetAddr1());
+        }, &seen));
+    d->GetRemoteStationManager()->TraceConnectWithoutContext(
+        "MacTxFinalDataFailed",
+        MakeBoundCallback(+[](Seen* s, Mac48Address a) { s->finalFailed.push_back(a); }, &seen));
+    const Mac48Address peer("02:00:00:00:00:0b");
+    FastPathWifiHelper::NotifyRetryLimit(d, peer);
+    ASSERT_EQ(seen.dropped.size(), 1u);
+    EXPECT_EQ(seen.dropped[0].first, WIFI_MAC_DROP_REACHED_RETRY_LIMIT);
+    EXPECT_EQ(seen.dropped[0].second, peer);
+    ASSERT_EQ(seen.finalFailed.size(), 1u);
+    EXPECT_EQ(seen.finalFailed[0], peer);
+
+    // The CTS answers the 1 Mbit/s RTS at 1 Mbit/s; the ACK answers an 11 Mbit/s frame with
+    // ns-3's control answer mode for it.
+    const FastPathRadio r = wifi.RadioOf(d, phy);
+    EXPECT_EQ(r.ctsMode, "DsssRate1Mbps");
+    EXPECT_EQ(r.ackMode,
+              d->GetRemoteStationManager()->GetControlAnswerMode(WifiMode("DsssRate11Mbps"))
+                  .GetUniqueName());
+    const fastpath::MediumPhy p = FastPathWifiHelper::MediumPhyOf(r, phy);
+    EXPECT_EQ(p.rts_rate_kbps, 1000u);
+    EXPECT_EQ(p.cts_rate_kbps, 1000u);
+    EXPECT_EQ(p.ack_rate_kbps, FastPathWifiHelper::RateKbps(r.ackMode));
+    EXPECT_EQ(p.rts_threshold, 65535u);
+    EXPECT_EQ(p.long_retry_limit, 4u);
     Simulator::Destroy();
 }

@@ -224,13 +224,23 @@ struct ControlRule {
 
 /// Events fastpathd sends to subscribers. kEventsDropped comes from the control socket's
 /// server, not the data plane: a client that stopped reading missed `dropped` events.
+/// kMediumRetryLimit: a unicast frame `port` sent on a radio medium was not acknowledged by
+/// `mac` after the station's retries (802.11's "final data failed"), and was dropped.
 struct FastPathEvent {
-  enum class Kind : uint8_t { kRouteMiss, kPortUp, kPortDown, kNeighbourNeeded, kEventsDropped };
+  enum class Kind : uint8_t {
+    kRouteMiss,
+    kPortUp,
+    kPortDown,
+    kNeighbourNeeded,
+    kEventsDropped,
+    kMediumRetryLimit,
+  };
   Kind kind = Kind::kRouteMiss;
   PortId port = 0;
   IpAddress address;     ///< destination (route miss) or next hop (neighbour needed)
   uint64_t dropped = 0;  ///< kEventsDropped
   std::string node;      ///< the node of `port` (empty: the default node)
+  MacAddress mac;        ///< kMediumRetryLimit: the receiver that did not acknowledge
 };
 
 }  // namespace fastpath

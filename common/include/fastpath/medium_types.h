@@ -30,7 +30,7 @@ enum class WifiErrorModel : uint8_t { kNist, kYans };
 /// same family (DSSS or OFDM), as one ns-3 WifiStandard does.
 struct MediumPhy {
   uint32_t data_rate_kbps = 11000;  ///< unicast data (ns-3's DataMode)
-  uint32_t basic_rate_kbps = 1000;  ///< broadcast, and the ACKs (ns-3's ControlMode)
+  uint32_t basic_rate_kbps = 1000;  ///< broadcast (ns-3's NonUnicastMode)
   double noise_figure_db = 7;       ///< YansWifiPhy RxNoiseFigure
   double rx_sensitivity_dbm = -101;  ///< below: the frame is not detected (RxSensitivity)
   /// A member senses the medium busy while it receives a transmission at least this
@@ -47,6 +47,20 @@ struct MediumPhy {
   uint32_t retry_limit = 7;         ///< transmissions of a unicast frame (ns-3's MaxSsrc)
   WifiErrorModel error_model = WifiErrorModel::kNist;
   uint64_t seed = 0;                ///< 0: derived from the medium's name
+  /// Unicast frames longer than this (802.11 bytes: MAC header and FCS included) go after
+  /// an RTS/CTS exchange (ns-3's RtsCtsThreshold; 65535: never). Their RTS is tried up to
+  /// retry_limit times, the frame itself up to long_retry_limit times (MaxSlrc).
+  uint32_t rts_threshold = 65535;
+  uint32_t long_retry_limit = 4;
+  /// The control frames' rates (0: basic_rate_kbps): the RTS (ns-3's ControlMode), the CTS
+  /// answering it and the ACK answering a data frame (ns-3's control answer modes).
+  uint32_t rts_rate_kbps = 0;
+  uint32_t cts_rate_kbps = 0;
+  uint32_t ack_rate_kbps = 0;
+
+  uint32_t rtsRate() const { return rts_rate_kbps ? rts_rate_kbps : basic_rate_kbps; }
+  uint32_t ctsRate() const { return cts_rate_kbps ? cts_rate_kbps : basic_rate_kbps; }
+  uint32_t ackRate() const { return ack_rate_kbps ? ack_rate_kbps : basic_rate_kbps; }
 
   bool operator==(const MediumPhy& o) const {
     return data_rate_kbps == o.data_rate_kbps && basic_rate_kbps == o.basic_rate_kbps &&
@@ -54,7 +68,10 @@ struct MediumPhy {
            cs_threshold_dbm == o.cs_threshold_dbm && capture_margin_db == o.capture_margin_db &&
            preamble_snr_db == o.preamble_snr_db &&
            preamble_min_rssi_dbm == o.preamble_min_rssi_dbm &&
-           retry_limit == o.retry_limit && error_model == o.error_model && seed == o.seed;
+           retry_limit == o.retry_limit && error_model == o.error_model && seed == o.seed &&
+           rts_threshold == o.rts_threshold && long_retry_limit == o.long_retry_limit &&
+           rts_rate_kbps == o.rts_rate_kbps && cts_rate_kbps == o.cts_rate_kbps &&
+           ack_rate_kbps == o.ack_rate_kbps;
   }
 };
 

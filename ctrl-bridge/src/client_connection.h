@@ -31,8 +31,7 @@ inline constexpr Feature kSegments{5, "segments need 1.5"};
 inline constexpr Feature kHosts{5, "interfaces attached at run time and hosts need 1.5"};
 inline constexpr Feature kRadioMedia{6, "radio media need 1.6"};
 inline constexpr Feature kCapture{6, "packet capture needs 1.6"};
-// Protocol 1.7 (served by a 1.6 fastpathd of this tree, refused by older ones as unknown).
-inline constexpr Feature kMultiHost{6, "runs over several hosts need 1.7"};
+inline constexpr Feature kMultiHost{7, "runs over several hosts need 1.7"};
 
 /// One call: the feature it needs and its name in the protocol, for the -ENOSYS message.
 struct CallInfo {

@@ -20,7 +20,9 @@ namespace
 {
 
 /// Devices that need no emulation: ns-3-internal (loopback, tunnels, bridges over other
-/// devices, which are checked themselves) or the host's own (TapBridge).
+/// devices, which are checked themselves), the host's own (TapBridge), or on no channel at
+/// all (a device a script makes by hand to hold an address, as routing/*-slash32 do: it
+/// carries no frame simulated, and none emulated).
 bool
 IsInternalOrReal(Ptr<NetDevice> nd)
 {
@@ -28,7 +30,7 @@ IsInternalOrReal(Ptr<NetDevice> nd)
                                                  "ns3::BridgeNetDevice",
                                                  "ns3::TapBridge"};
     return DynamicCast<LoopbackNetDevice>(nd) || DynamicCast<FdNetDevice>(nd) ||
-           kTypes.count(nd->GetInstanceTypeId().GetName());
+           kTypes.count(nd->GetInstanceTypeId().GetName()) || !nd->GetChannel();
 }
 
 /// Why `nd` cannot be emulated, and what to use instead.

@@ -90,6 +90,20 @@ TEST_F(EmulatableTest, APlainCsmaDeviceIsNamedWithTheHelperToUse)
     EXPECT_NE(why.find("FastPathCsmaHelper::Install(NodeContainer)"), std::string::npos) << why;
 }
 
+TEST_F(EmulatableTest, ADeviceOnNoChannelCarriesNothingAndPasses)
+{
+    // As routing/static-routing-slash32 does: a device made by hand to hold an address.
+    EmulatedLink(nodes_.Get(0), nodes_.Get(1));
+    Ptr<CsmaNetDevice> loose = CreateObject<CsmaNetDevice>();
+    loose->SetAddress(Mac48Address::Allocate());
+    nodes_.Get(0)->AddDevice(loose);
+    EXPECT_EQ(FastPathEmulation::WhyNotEmulated(), "");
+    // Once on a channel, it carries frames fastpathd does not see: refused.
+    loose->Attach(CreateObject<CsmaChannel>());
+    EXPECT_NE(FastPathEmulation::WhyNotEmulated().find("ns3::CsmaNetDevice on ns3::CsmaChannel"),
+              std::string::npos);
+}
+
 TEST_F(EmulatableTest, ADeviceWithoutEmulationIsNamedWithTheReason)
 {
     SimpleNetDeviceHelper().Install(nodes_.Get(2));

@@ -11,35 +11,25 @@
 #include "daemon/config.h"
 #include "daemon/host_plan.h"
 #include "daemon/wires.h"
+#include "two_host_plan.h"
 
 namespace fastpath {
 namespace {
 
-// r1 on a, r2 and r3 on b; r1-r2 and r1-r3 cross the wire a - b, r2-r3 stays on b.
-const char* const kTwoHosts = R"(hosts:
-  - name: a
-    wires: [{peer: b, interface: wa}]
-  - name: b
-    wires: [{peer: a, interface: wb}]
-nodes:
-  - name: r1
-    host: a
-    interfaces: [fa0]
-    routes:
-      - {prefix: 198.18.2.0/24, via: 198.18.100.2, dev: r1-r2}
-    neighbours:
-      - {ip: 198.18.100.2, mac: "02:00:00:00:01:02", dev: r1-r2}
-  - {name: r2, host: b}
-  - {name: r3, host: b}
-links:
-  - name: r1-r2
-    a: {node: r1, mac: "02:00:00:00:01:01"}
-    b: {node: r2, mac: "02:00:00:00:01:02"}
-    params: "rate 10mbit delay 5ms"
-    b_to_a: "loss 1%"
-  - {name: r2-r3, a: r2, b: r3}
-  - {name: r1-r3, a: r1, b: r3, vlan: 2}
-)";
+// r1 on a, r2 and r3 on b; r1-r2 and r1-r3 cross the wire a - b, r2-r3 stays on b. The
+// messages below name its lines: r3 is on line 15, r1-r3 on line 23.
+const std::string kTwoHosts = [] {
+  testing::PlanLink r1r2 = testing::r1r2Link();
+  r1r2.params = "rate 10mbit delay 5ms";
+  r1r2.b_to_a = "loss 1%";
+  return testing::twoHostsYaml() + "nodes:\n" + yaml(testing::r1OnHostA()) +
+         "  - {name: r2, host: b}\n"
+         "  - {name: r3, host: b}\n"
+         "links:\n" +
+         yaml(r1r2) +
+         "  - {name: r2-r3, a: r2, b: r3}\n"
+         "  - {name: r1-r3, a: r1, b: r3, vlan: 2}\n";
+}();
 
 Topology parsed(const std::string& text) {
   auto t = parseTopologyText(text, "t.yaml");
@@ -153,7 +143,7 @@ TEST(HostPlan, CommandLineKeepsTheNamedHostsPart) {
   const std::string path = "/tmp/fp-host-plan-" + std::to_string(getpid()) + ".yaml";
   FILE* f = fopen(path.c_str(), "w");
   ASSERT_TRUE(f);
-  fputs(kTwoHosts, f);
+  fputs(kTwoHosts.c_str(), f);
   fclose(f);
   std::vector<std::string> args = {"fastpathd", "--topology", path, "--host-name", "b",
                                    "--run-tag", "x1"};

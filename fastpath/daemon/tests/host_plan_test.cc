@@ -51,7 +51,8 @@ TEST(HostPlan, EachHostKeepsItsNodesAndMakesItsEndOfEveryCrossHostLink) {
   EXPECT_TRUE(a->local.links.empty());
   ASSERT_EQ(a->cross.size(), 2u);
   const CrossHostLink& x = a->cross[0];
-  EXPECT_EQ(x.link, "r1-r2");
+  EXPECT_EQ(x.name, "r1-r2");
+  EXPECT_EQ(x.end, 'a') << "r1, on host a, is the link's end a";
   EXPECT_EQ(x.vlan, 3) << "2 is r1-r3's, given in the file";
   EXPECT_EQ(a->cross[1].vlan, 2);
   EXPECT_EQ(x.device, "fpwr7-3");
@@ -77,6 +78,7 @@ TEST(HostPlan, EachHostKeepsItsNodesAndMakesItsEndOfEveryCrossHostLink) {
   ASSERT_EQ(b->cross.size(), 2u);
   EXPECT_EQ(b->cross[0].vlan, 3) << "every host numbers the VLANs alike";
   EXPECT_EQ(b->cross[0].wire, "wb");
+  EXPECT_EQ(b->cross[0].end, 'b');
   EXPECT_DOUBLE_EQ(b->cross[0].egress.loss, 0.01) << "b sends b_to_a";
   // Ends without a MAC get the same one on both hosts.
   EXPECT_EQ(a->cross[1].mac, b->cross[1].peer_mac);

@@ -77,16 +77,7 @@ Result<CrossLinkInfo> Daemon::createCrossLink(const CrossLinkSpec& spec) {
   if (!node) return makeError(-ENOENT, what + ": no node " + spec.node);
   if (auto st = validateLinkParams(spec.egress); !st)
     return makeError(st.error().code, what + ": " + st.error().message);
-  CrossHostLink x;
-  x.link = spec.name;
-  x.node = spec.node;
-  x.mac = spec.mac;
-  x.peer_mac = spec.peer_mac;
-  x.mtu = spec.mtu;
-  x.vlan = spec.vlan;
-  x.peer_host = spec.peer_host;
-  x.egress = spec.egress;
-  auto made = wires_->addLink(x, spec.end);
+  auto made = wires_->addLink(CrossHostLink(spec));
   if (!made) return made.error();
   auto port = attachPort(*node, made->device);
   if (!port) {
@@ -109,7 +100,7 @@ Result<CrossLinkInfo> Daemon::createCrossLink(const CrossLinkSpec& spec) {
 Status Daemon::deleteCrossLink(const std::string& name) {
   if (!wires_) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
   auto it = std::find_if(wires_->links().begin(), wires_->links().end(),
-                         [&](const CrossHostLink& l) { return l.link == name; });
+                         [&](const CrossHostLink& l) { return l.name == name; });
   if (it == wires_->links().end())
     return makeError(-ENOENT, "cross-host link " + name + ": no such link");
   if (!config_.cross_links.empty())
@@ -126,7 +117,7 @@ void Daemon::removeCrossLinksOf(const std::string& node) {
   if (!wires_ || !config_.cross_links.empty()) return;
   std::vector<std::string> doomed;
   for (const auto& l : wires_->links())
-    if (l.node == node) doomed.push_back(l.link);
+    if (l.node == node) doomed.push_back(l.name);
   for (const auto& l : doomed) (void)deleteCrossLink(l);
 }
 
@@ -138,14 +129,7 @@ MultiHostInfo Daemon::multiHost() const {
   out.wires = wires_->wireInfo();
   for (const auto& x : wires_->links()) {
     CrossLinkInfo i;
-    i.spec.name = x.link;
-    i.spec.node = x.node;
-    i.spec.mac = x.mac;
-    i.spec.peer_mac = x.peer_mac;
-    i.spec.mtu = x.mtu;
-    i.spec.vlan = x.vlan;
-    i.spec.peer_host = x.peer_host;
-    i.spec.egress = x.egress;
+    i.spec = static_cast<const CrossLinkSpec&>(x);  // the spec as completed (MACs filled in)
     i.port = x.device;
     i.wire = x.wire;
     i.applied = wires_->egressOf(x);

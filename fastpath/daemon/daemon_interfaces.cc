@@ -153,9 +153,9 @@ Status Daemon::detachInterface(const std::string& node_name, const std::string& 
     if (wires_)
       for (const auto& x : wires_->links())
         if (x.device == ifname)
-          return makeError(-EBUSY, "interface " + ifname + " is cross-host link " + x.link +
+          return makeError(-EBUSY, "interface " + ifname + " is cross-host link " + x.name +
                                        "'s port: delete the link instead (fpctl multihost link "
-                                       "del " + x.link + ")");
+                                       "del " + x.name + ")");
     if (!net_.ports[p]->runtime)
       return makeError(-EBUSY, "interface " + ifname +
                                    " is a port from fastpathd's start (--port, topology); "

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/topology.h"
+#include "fastpath/control_types.h"
 #include "fastpath/link_params.h"
 #include "fastpath/result.h"
 
@@ -26,19 +27,19 @@ inline constexpr const char* kDefaultRunTag = "run";
 /// frames (IEEE 802.3ac), so a link's MTU may be as large as the wire's.
 inline constexpr uint32_t kVlanOverhead = 4;
 
-/// One link between this host and another, as this host makes it.
-struct CrossHostLink {
-  std::string link;        ///< the link's name
-  std::string node, port;  ///< the local end: node and port name in the plan
-  MacAddress mac;          ///< the local end's MAC (the plan's, else crossLinkMac)
-  MacAddress peer_mac;     ///< the remote end's: the only source accepted on the VLAN
-  uint32_t mtu = 1500;
-  uint16_t vlan = 0;
-  std::string peer_host;
+/// One link between this host and another, as this host makes it: the end as the topology
+/// file or a control-socket request gives it (its spec, whose MACs this host fills in when
+/// they are left zero), and where this host makes it.
+struct CrossHostLink : CrossLinkSpec {
+  CrossHostLink() = default;
+  /// The end a control-socket request asks for: its wire and device are found by
+  /// Wires::addLink.
+  explicit CrossHostLink(const CrossLinkSpec& spec) : CrossLinkSpec(spec) {}
+
+  std::string port;    ///< the local end's port name in the plan
   std::string wire;    ///< this host's interface towards peer_host
   std::string device;  ///< the node's port: a veth end made for it (wireDeviceName)
-  LinkParams egress;   ///< the emulation of the frames this host sends, as configured
-  int line = 0;
+  int line = 0;        ///< the link's line in the topology file (0: made over the socket)
 };
 
 /// What one host runs of a topology.

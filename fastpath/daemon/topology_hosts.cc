@@ -172,7 +172,8 @@ Result<HostPlan> planForHost(const Topology& t, const std::string& host,
     const LinkEndSpec& mine = a_here ? l.spec.a : l.spec.b;
     const LinkEndSpec& theirs = a_here ? l.spec.b : l.spec.a;
     CrossHostLink x;
-    x.link = l.spec.name;
+    x.name = l.spec.name;
+    x.end = a_here ? 'a' : 'b';
     x.node = mine.node;
     x.port = mine.port;
     x.mac = mine.mac.isZero() ? crossLinkMac(l.spec.name, a_here ? 'a' : 'b') : mine.mac;

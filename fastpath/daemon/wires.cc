@@ -44,7 +44,7 @@ Status checkCrossLinks(const std::vector<CrossHostLink>& links,
   std::string problems;
   auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "\n") + p; };
   for (const auto& x : links) {
-    const std::string what = "link " + x.link + " (" +
+    const std::string what = "link " + x.name + " (" +
                              (x.line ? "line " + std::to_string(x.line) + ", " : "") + "VLAN " + std::to_string(x.vlan) + " on wire " + x.wire +
                              " to host " + x.peer_host + ")";
     if (auto m = wire_mtu.find(x.wire); m != wire_mtu.end() && x.mtu > m->second)
@@ -155,9 +155,9 @@ Wires::Wire* Wires::wireTo(const std::string& peer) {
   return nullptr;
 }
 
-Result<CrossHostLink> Wires::addLink(CrossHostLink x, char end) {
-  const std::string what = "link " + x.link;
-  if (auto st = checkName(x.link, "link"); !st) return st.error();
+Result<CrossHostLink> Wires::addLink(CrossHostLink x) {
+  const std::string what = "link " + x.name;
+  if (auto st = checkName(x.name, "link"); !st) return st.error();
   Wire* wire = wireTo(x.peer_host);
   if (!wire) {
     std::string known;
@@ -171,17 +171,17 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x, char end) {
   if (x.vlan < 2 || x.vlan > 4094)
     return makeError(-EINVAL, what + ": VLAN " + std::to_string(x.vlan) +
                                   " outside 2..4094 (802.1Q; 0 and 1 are not a link's)");
-  if (end != 'a' && end != 'b') return makeError(-EINVAL, what + ": end must be a or b");
+  if (x.end != 'a' && x.end != 'b') return makeError(-EINVAL, what + ": end must be a or b");
   for (const auto& l : links_) {
-    if (l.link == x.link) return makeError(-EEXIST, what + " exists already");
+    if (l.name == x.name) return makeError(-EEXIST, what + " exists already");
     if (l.wire == wire->ifname && l.vlan == x.vlan)
       return makeError(-EEXIST, what + ": VLAN " + std::to_string(x.vlan) + " on wire " +
-                                    wire->ifname + " is link " + l.link + "'s: one VLAN per link");
+                                    wire->ifname + " is link " + l.name + "'s: one VLAN per link");
   }
   x.wire = wire->ifname;
   if (x.device.empty()) x.device = wireDeviceName(options_.run_tag, x.vlan);
-  if (x.mac == MacAddress{}) x.mac = crossLinkMac(x.link, end);
-  if (x.peer_mac == MacAddress{}) x.peer_mac = crossLinkMac(x.link, end == 'a' ? 'b' : 'a');
+  if (x.mac == MacAddress{}) x.mac = crossLinkMac(x.name, x.end);
+  if (x.peer_mac == MacAddress{}) x.peer_mac = crossLinkMac(x.name, x.end == 'a' ? 'b' : 'a');
   if (x.mtu == 0) x.mtu = 1500;
   if (auto st = checkCrossLinks({x}, {{wire->ifname, wire->mtu}}, {{wire->ifname, wire->latency}});
       !st)
@@ -192,7 +192,7 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x, char end) {
   const std::string wend = wireLinkEndName(options_.run_tag, x.vlan);
   bool made = false;
   auto fail = [&](const std::string& step, int err) -> Error {
-    link_ends_.erase(x.link);
+    link_ends_.erase(x.name);
     if (made)
       if (const int idx = int(if_nametoindex(x.device.c_str())); idx) deleteLink(nl.fd, idx);
     return makeError(err, what + ": cannot " + step + " (" + strerror(-err) + ")");
@@ -219,7 +219,7 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x, char end) {
   o.allow_generic = false;  // a veth runs XDP natively: anything else is a fault
   auto c = Classifier::attach(o);
   if (!c) return fail("attach its link end (" + c.error().message + ")", c.error().code);
-  link_ends_[x.link] = std::move(*c);
+  link_ends_[x.name] = std::move(*c);
   auto tags = wire->tags;
   tags[x.vlan] = {x.peer_mac, uint32_t(wside)};
   if (auto st = wire->classifier->setWireTags(tags); !st)
@@ -233,7 +233,7 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x, char end) {
 
 Status Wires::removeLink(const std::string& name) {
   auto it = std::find_if(links_.begin(), links_.end(),
-                         [&](const CrossHostLink& l) { return l.link == name; });
+                         [&](const CrossHostLink& l) { return l.name == name; });
   if (it == links_.end()) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
   auto w = wires_.find(it->wire);
   if (w != wires_.end()) {

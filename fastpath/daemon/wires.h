@@ -60,10 +60,10 @@ class Wires {
   Wires& operator=(const Wires&) = delete;
 
   /// Completes `x` where the caller left it open (wire from peer_host, the port's name,
-  /// MACs from the link's name), checks it against its wire (a declared peer, a free VLAN
-  /// and name, the MTU, the delay against the measured latency) and makes its veth pair
-  /// and link end. Returns the completed link. On error nothing is left.
-  Result<CrossHostLink> addLink(CrossHostLink x, char end = 'a');
+  /// MACs from the link's name and x.end), checks it against its wire (a declared peer, a
+  /// free VLAN and name, the MTU, the delay against the measured latency) and makes its veth
+  /// pair and link end. Returns the completed link. On error nothing is left.
+  Result<CrossHostLink> addLink(CrossHostLink x);
   /// Deletes a link's veth pair and link end (its port must be detached first).
   Status removeLink(const std::string& name);
   const std::vector<CrossHostLink>& links() const { return links_; }

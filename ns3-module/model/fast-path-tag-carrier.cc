@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-tag-carrier.h"
 
-#include "ns3/ipv4-header.h"
-#include "ns3/ipv6-header.h"
 #include "ns3/nix-vector.h"
 #include "ns3/simulator.h"
 #include "ns3/tag.h"
 
+#include <algorithm>
 #include <deque>
-#include <functional>
 #include <limits>
-#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -24,6 +23,7 @@ namespace
 constexpr uint16_t kIpv4 = 0x0800;
 constexpr uint16_t kIpv6 = 0x86DD;
 constexpr std::size_t kMaxRecords = 65536;
+constexpr std::size_t kMaxKeyBytes = 32 << 20; //!< the keys' bytes held, at most
 const Time kMaxAge = Seconds(10);
 
 struct SavedTag
@@ -37,65 +37,80 @@ struct TagRecord
 {
     std::vector<SavedTag> tags;
     Time at;
+    std::vector<uint32_t> restoredBy; //!< the nodes (simulator contexts) that restored it
 };
 
-std::map<std::string, TagRecord> g_records;
-std::deque<std::pair<Time, std::string>> g_order; //!< keys by age, for expiry
+// A packet's key is every byte of it that forwarding leaves as its sender wrote it: the
+// network-layer packet up to the length its header declares (Ethernet padding a receiver
+// may see is not part of it), its TTL or hop limit and the IPv4 header checksum zeroed
+// (every router rewrites them). It is the packet, not a sample of it, so two different
+// packets never share a key: a key made of some of its fields (IPv6 has no identification)
+// and its first payload bytes let packets that differ further on take each other's tags.
+// Packets that do share a key are byte for byte the same, and nothing that crosses
+// fastpathd tells them apart but their order. So a key holds its records in the order
+// they were sent, and each node that receives the packet takes the oldest record of the
+// key it has not taken yet: two identical packets in flight keep their own tags (in order),
+// and a broadcast's one record serves every node that receives it.
+std::unordered_map<std::string, std::deque<TagRecord>> g_records;
+/// One entry a record, oldest first, for expiry: when it was made and its key (the map's
+/// own string: its nodes do not move).
+std::deque<std::pair<Time, const std::string*>> g_order;
+std::size_t g_keyBytes = 0;
 
-/// The fields that identify `packet` end to end (unchanged by forwarding), or "".
+/// The key of `packet` (see above), or "" when it is not an IP packet.
 std::string
 KeyOf(Ptr<const Packet> packet, uint16_t protocol)
 {
-    std::string key;
-    auto put = [&key](const void* p, std::size_t n) {
-        key.append(static_cast<const char*>(p), n);
-    };
-    if (protocol == kIpv4)
+    uint8_t head[8];
+    if (packet->CopyData(head, sizeof(head)) < sizeof(head))
     {
-        Ipv4Header h;
-        if (packet->GetSize() < 20 || packet->PeekHeader(h) == 0)
-        {
-            return "";
-        }
-        uint32_t s = h.GetSource().Get(), d = h.GetDestination().Get();
-        uint16_t id = h.GetIdentification(), frag = h.GetFragmentOffset();
-        uint8_t proto = h.GetProtocol();
-        put("4", 1);
-        put(&s, 4), put(&d, 4), put(&id, 2), put(&frag, 2), put(&proto, 1);
-        return key;
+        return "";
     }
-    if (protocol == kIpv6)
+    uint32_t length = 0;
+    uint32_t minimum = 0;
+    if (protocol == kIpv4 && head[0] >> 4 == 4)
     {
-        Ipv6Header h;
-        if (packet->GetSize() < 40 || packet->PeekHeader(h) == 0)
-        {
-            return "";
-        }
-        uint8_t buf[16];
-        put("6", 1);
-        h.GetSource().GetBytes(buf), put(buf, 16);
-        h.GetDestination().GetBytes(buf), put(buf, 16);
-        uint16_t len = h.GetPayloadLength();
-        uint8_t next = h.GetNextHeader();
-        put(&len, 2), put(&next, 1);
-        // IPv6 has no identification: the payload's first bytes tell packets apart.
-        const uint32_t n = std::min<uint32_t>(len, std::min<uint32_t>(packet->GetSize() - 40, 64));
-        uint8_t head[40 + 64];
-        packet->CopyData(head, 40 + n);
-        put(head + 40, n);
-        return key;
+        length = uint32_t(head[2]) << 8 | head[3]; // total length
+        minimum = 20;
     }
-    return "";
+    else if (protocol == kIpv6 && head[0] >> 4 == 6)
+    {
+        length = 40 + (uint32_t(head[4]) << 8 | head[5]); // header and payload length
+        minimum = 40;
+    }
+    length = std::min(length, packet->GetSize());
+    if (length < minimum)
+    {
+        return "";
+    }
+    std::string key(length, '\0');
+    packet->CopyData(reinterpret_cast<uint8_t*>(key.data()), length);
+    if (minimum == 20)
+    {
+        key[8] = 0;  // TTL
+        key[10] = 0; // header checksum
+        key[11] = 0;
+    }
+    else
+    {
+        key[7] = 0; // hop limit
+    }
+    return key;
 }
 
+/// Drops the records older than kMaxAge at `now`, and the oldest beyond the size limits.
 void
 Expire(Time now)
 {
-    while (!g_order.empty() &&
-           (g_order.size() > kMaxRecords || now - g_order.front().first > kMaxAge))
+    while (!g_order.empty() && (g_order.size() > kMaxRecords || g_keyBytes > kMaxKeyBytes ||
+                                now - g_order.front().first > kMaxAge))
     {
-        auto it = g_records.find(g_order.front().second);
-        if (it != g_records.end() && it->second.at == g_order.front().first)
+        // g_order and every key's records are in the order they were made: the first entry
+        // is its key's first record.
+        auto it = g_records.find(*g_order.front().second);
+        g_keyBytes -= it->first.size();
+        it->second.pop_front();
+        if (it->second.empty())
         {
             g_records.erase(it);
         }
@@ -132,9 +147,11 @@ FastPathTagCarrier::Record(Ptr<const Packet> packet, uint16_t protocol)
         item.GetTag(*tag);
         r.tags.push_back({tag, item.GetStart(), item.GetEnd()});
     }
-    Expire(r.at);
-    g_records[key] = std::move(r);
-    g_order.emplace_back(Simulator::Now(), key);
+    auto at = g_records.try_emplace(std::move(key)).first;
+    at->second.push_back(std::move(r));
+    g_order.emplace_back(Simulator::Now(), &at->first);
+    g_keyBytes += at->first.size();
+    Expire(Simulator::Now());
 }
 
 void
@@ -154,21 +171,33 @@ FastPathTagCarrier::Restore(Ptr<Packet> packet, uint16_t protocol)
     {
         return;
     }
+    Expire(Simulator::Now());
     auto it = g_records.find(KeyOf(packet, protocol));
     if (it == g_records.end())
     {
         return;
     }
-    for (const auto& t : it->second.tags)
+    const uint32_t node = Simulator::GetContext();
+    for (auto& record : it->second)
     {
-        packet->AddByteTag(*t.tag, t.start, t.end);
+        if (std::find(record.restoredBy.begin(), record.restoredBy.end(), node) !=
+            record.restoredBy.end())
+        {
+            continue;
+        }
+        record.restoredBy.push_back(node);
+        for (const auto& t : record.tags)
+        {
+            packet->AddByteTag(*t.tag, t.start, t.end);
+        }
+        return;
     }
 }
 
 std::size_t
 FastPathTagCarrier::GetNRecords()
 {
-    return g_records.size();
+    return g_order.size();
 }
 
 } // namespace ns3

@@ -20,11 +20,12 @@ namespace ns3
  * a FlowIdTag when the packet is forwarded and received. Emulated, the frame crosses
  * fastpathd as bytes and arrives at another device of the same process without them: every
  * packet would be sent and none received. Record() keeps the byte tags of an IPv4 or IPv6
- * packet a device sends, under the fields that identify it end to end (IPv4: addresses,
- * protocol, identification, fragment offset; IPv6: addresses, next header, payload length
- * and a hash of its first bytes); Restore() puts them back on that packet where a device
- * receives it. Packets without byte tags cost a check; records live 10 s of simulation
- * time (at most 65536 of them), long after any emulated delay.
+ * packet a device sends, under the packet's bytes that forwarding leaves unchanged (all of
+ * them but the TTL or hop limit and the IPv4 header checksum); Restore() puts them back on
+ * that packet where a device receives it. Packets that are byte for byte the same are told
+ * apart by their order: each receiving node takes the oldest of their records it has not
+ * taken yet. Packets without byte tags cost a check; records live 10 s of simulation time
+ * (at most 65536 of them, 32 MiB of packet bytes), long after any emulated delay.
  *
  * A received IP packet also gets what Nix-vector routing needs to forward it from the
  * receiving node on (a NixVector it rebuilds), as a simulated packet carries its source's.
@@ -34,8 +35,8 @@ class FastPathTagCarrier
   public:
     /// `packet` (a network-layer packet of EtherType `protocol`) leaves an emulated device.
     static void Record(Ptr<const Packet> packet, uint16_t protocol);
-    /// `packet` arrived at an emulated device: adds the byte tags it left with, if any, and
-    /// an out-of-date NixVector if it has none.
+    /// `packet` arrived at an emulated device of the node of the simulator's current context:
+    /// adds the byte tags it left with, if any, and an out-of-date NixVector if it has none.
     static void Restore(Ptr<Packet> packet, uint16_t protocol);
     /// Records held now (for tests).
     static std::size_t GetNRecords();

@@ -31,7 +31,7 @@ class MultiHostTest : public FastPathScriptFixture
   protected:
     MultiHostTest()
         : FastPathScriptFixture({GRID_BIN, "grid", "grid", "mh", "/tmp/fp-ns3-mh-XXXXXX", kTag,
-                                 {}})
+                                 GridArgs(), true})
     {
     }
 
@@ -42,13 +42,18 @@ class MultiHostTest : public FastPathScriptFixture
         {
             return;
         }
-        if (fastpath::testing::sh("command -v mpirun >/dev/null") != 0)
-        {
-            GTEST_SKIP() << "mpirun (openmpi-bin) is not installed";
-        }
         B_ = topo_->addNamespace("b");
         topo_->addVeth(R_, "wa", B_, "wb");
         sockB_ = dir_ + "/b.sock";
+    }
+
+    /// The grid's arguments in every run: 4x4 routers placed by system id (rows 0-1 and s
+    /// on process 0), a short flow and pings after OLSR's warm-up, emulated.
+    static std::vector<std::string> GridArgs()
+    {
+        return {"--side=4", "--system-ids=1", "--traffic-start=8", "--pings=20", "--warmup=3",
+                "--udp-seconds=3", "--udp-rate=2", "--FastPathEmulation=1",
+                std::string("--FastPathTag=") + kTag};
     }
 
     /// A fastpathd on each host, from an empty topology (the script creates its nodes).
@@ -67,11 +72,7 @@ class MultiHostTest : public FastPathScriptFixture
         argv.insert(argv.end(), {"--cores", "1", "--socket", sockB_, "--log-level", "info"});
         topo_->spawn(B_, argv, dir_ + "/fastpathd-b.log");
         ASSERT_TRUE(WaitForSocket());
-        for (int i = 0; i < 100 && access(sockB_.c_str(), F_OK) != 0; ++i)
-        {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        ASSERT_EQ(access(sockB_.c_str(), F_OK), 0) << "fastpathd of host b did not start";
+        ASSERT_TRUE(WaitForSocket(sockB_)) << "fastpathd of host b did not start";
     }
 
     /// The hosts file: host a with `wiresA`, host b with a wire to a.
@@ -82,64 +83,6 @@ class MultiHostTest : public FastPathScriptFixture
                             << "a " << sock_ << " " << wiresA << "\n"
                             << "b " << sockB_ << " a=wb\n";
         return path;
-    }
-
-    /// `mpirun -np 2 grid ...` with the hosts file, until it exits; its exit code.
-    int RunRanks(const std::vector<std::string>& extra)
-    {
-        std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "-np", "2", "--mca",
-                                         "btl", "self,vader", GRID_BIN, "--side=4",
-                                         "--system-ids=1", "--traffic-start=8", "--pings=20",
-                                         "--warmup=3", "--udp-seconds=3", "--udp-rate=2",
-                                         "--FastPathEmulation=1",
-                                         std::string("--FastPathTag=") + kTag,
-                                         "--report=" + dir_ + "/grid.json"};
-        argv.insert(argv.end(), extra.begin(), extra.end());
-        pid_t pid = topo_->spawn(R_, argv, dir_ + "/grid.log");
-        const auto t0 = std::chrono::steady_clock::now();
-        while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(80))
-        {
-            siginfo_t info{};
-            if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-            {
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        return topo_->stop(pid, 20000);
-    }
-
-    double Value(int rank, const std::string& key)
-    {
-        const std::string text = Slurp(dir_ + "/grid.json.rank" + std::to_string(rank));
-        std::smatch m;
-        if (!std::regex_search(text, m, std::regex("\"" + key + "\":(-?[0-9.e+-]+)")))
-        {
-            ADD_FAILURE() << "rank " << rank << " report has no " << key << ": " << text;
-            return -1;
-        }
-        return std::stod(m[1]);
-    }
-
-    /// The nodes of the run's tag on host b's fastpathd.
-    std::vector<std::string> NodesTaggedOnB()
-    {
-        std::vector<std::string> out;
-        auto c = fastpath::ctrl::Client::connect(sockB_);
-        if (!c.ok())
-        {
-            ADD_FAILURE() << c.error().message;
-            return out;
-        }
-        auto nodes = c.value()->nodes();
-        for (const auto& n : nodes.ok() ? nodes.value() : std::vector<fastpath::NodeInfo>{})
-        {
-            if (n.name.rfind(std::string(kTag) + "-", 0) == 0)
-            {
-                out.push_back(n.name);
-            }
-        }
-        return out;
     }
 
     void TearDown() override
@@ -167,17 +110,17 @@ TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
                        "hosts"),
               std::string::npos)
         << log.substr(0, 3000);
-    EXPECT_EQ(Value(0, "has_s"), 1);
-    EXPECT_EQ(Value(1, "has_d"), 1);
+    EXPECT_EQ(RankValue(0, "has_s"), 1);
+    EXPECT_EQ(RankValue(1, "has_d"), 1);
     // OLSR converged on both hosts, the flow and the pings crossed the wire.
-    EXPECT_GT(Value(0, "all_converged_s"), 0);
-    EXPECT_GT(Value(1, "all_converged_s"), 0);
-    EXPECT_GE(Value(1, "udp_received"), 0.995 * Value(0, "udp_sent"));
-    EXPECT_GE(Value(0, "ping_replies"), 15);
+    EXPECT_GT(RankValue(0, "all_converged_s"), 0);
+    EXPECT_GT(RankValue(1, "all_converged_s"), 0);
+    EXPECT_GE(RankValue(1, "udp_received"), 0.995 * RankValue(0, "udp_sent"));
+    EXPECT_GE(RankValue(0, "ping_replies"), 15);
     // s -> d: 8 links of 1 ms each way, one of them across the wire. Its delay is applied at
     // the sender with the wire's latency taken off: no round trip is shorter than 16 ms.
-    EXPECT_GE(Value(0, "rtt_min_ms"), 15.95);
-    EXPECT_LT(Value(0, "rtt_min_ms"), 20);
+    EXPECT_GE(RankValue(0, "rtt_min_ms"), 15.95);
+    EXPECT_LT(RankValue(0, "rtt_min_ms"), 20);
     const std::string la = Slurp(dir_ + "/fastpathd.log");
     EXPECT_NE(la.find("wire wa to host b: one-way latency"), std::string::npos) << la;
     EXPECT_TRUE(std::regex_search(la, std::regex("cross-host link mhost-l[0-9]+: node mhost-r[0-9]_[0-9] "
@@ -186,7 +129,7 @@ TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
         << la;
     // Nothing of the run is left on either host.
     EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
-    EXPECT_TRUE(NodesTaggedOnB().empty());
+    EXPECT_TRUE(NodesTaggedAt(sockB_).empty());
     EXPECT_EQ(topo_->execOutput(R_, "ip -o link show").find("fpwmhost"), std::string::npos);
     EXPECT_EQ(topo_->execOutput(B_, "ip -o link show").find("fpwmhost"), std::string::npos);
 }

@@ -16,7 +16,6 @@
 
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -32,71 +31,26 @@ class RanksTest : public FastPathScriptFixture
   protected:
     RanksTest()
         : FastPathScriptFixture({GRID_BIN, "grid", "grid", "rk", "/tmp/fp-ns3-ranks-XXXXXX",
-                                 kTag, {}})
+                                 kTag, GridArgs(), true})
     {
     }
 
-    void SetUp() override
+    /// The grid's arguments in every run: 4x4 routers, a short flow and pings after OLSR's
+    /// warm-up, emulated on the fixture's fastpathd.
+    static std::vector<std::string> GridArgs()
     {
-        FastPathScriptFixture::SetUp();
-        if (IsSkipped())
-        {
-            return;
-        }
-        if (fastpath::testing::sh("command -v mpirun >/dev/null") != 0)
-        {
-            GTEST_SKIP() << "mpirun (openmpi-bin) is not installed";
-        }
+        return {"--side=4", "--traffic-start=8", "--pings=20", "--warmup=3", "--udp-seconds=3",
+                "--udp-rate=2", "--FastPathEmulation=1", std::string("--FastPathTag=") + kTag};
     }
 
-    /// Runs `mpirun -np 2 grid ...` in the test's namespace until it exits (at most
-    /// `limit`), calling `during` every 100 ms with mpirun's PID; its exit code.
+    /// Runs the ranks on the fixture's fastpathd.
     int RunRanks(const std::vector<std::string>& extra,
                  const std::function<void(pid_t)>& during,
                  std::chrono::seconds limit = std::chrono::seconds(80))
     {
-        using Clock = std::chrono::steady_clock;
-        std::vector<std::string> argv = {"mpirun", "--allow-run-as-root", "-np", "2",
-                                         "--mca", "btl", "self,vader", GRID_BIN,
-                                         "--side=4", "--traffic-start=8", "--pings=20",
-                                         "--warmup=3", "--udp-seconds=3", "--udp-rate=2",
-                                         "--FastPathEmulation=1", "--FastPathSocket=" + sock_,
-                                         std::string("--FastPathTag=") + kTag,
-                                         "--report=" + dir_ + "/grid.json"};
-        argv.insert(argv.end(), extra.begin(), extra.end());
-        const auto t0 = Clock::now();
-        pid_t pid = topo_->spawn(R_, argv, dir_ + "/grid.log");
-        bool exited = false;
-        while (Clock::now() - t0 < limit)
-        {
-            siginfo_t info{};
-            if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-            {
-                exited = true;
-                break;
-            }
-            if (during)
-            {
-                during(pid);
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
-        EXPECT_TRUE(exited) << "mpirun did not exit within " << limit.count() << " s";
-        return topo_->stop(pid, 20000);
-    }
-
-    /// A number of rank `rank`'s JSON report ("key":value).
-    double Value(int rank, const std::string& key)
-    {
-        const std::string text = Slurp(dir_ + "/grid.json.rank" + std::to_string(rank));
-        std::smatch m;
-        if (!std::regex_search(text, m, std::regex("\"" + key + "\":(-?[0-9.e+-]+)")))
-        {
-            ADD_FAILURE() << "rank " << rank << " report has no " << key << ": " << text;
-            return -1;
-        }
-        return std::stod(m[1]);
+        std::vector<std::string> args = {"--FastPathSocket=" + sock_};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return FastPathScriptFixture::RunRanks(args, during, limit);
     }
 
     void TearDown() override
@@ -118,26 +72,26 @@ TEST_F(RanksTest, TwoRanksPlacedByMetisRunOneScriptOnOneFastpathd)
     // The plan was created once: 16 routers, s and d.
     EXPECT_EQ(most, 18u);
     // Each rank ran half of the routers; s on one, d on the other or the same.
-    EXPECT_EQ(Value(0, "ranks"), 2);
-    EXPECT_EQ(Value(0, "local_routers") + Value(1, "local_routers"), 16);
-    EXPECT_GE(Value(0, "local_routers"), 7);
-    EXPECT_GE(Value(1, "local_routers"), 7);
-    EXPECT_EQ(Value(0, "has_s") + Value(1, "has_s"), 1);
-    EXPECT_EQ(Value(0, "has_d") + Value(1, "has_d"), 1);
-    const int s = Value(0, "has_s") == 1 ? 0 : 1;
-    const int d = Value(0, "has_d") == 1 ? 0 : 1;
+    EXPECT_EQ(RankValue(0, "ranks"), 2);
+    EXPECT_EQ(RankValue(0, "local_routers") + RankValue(1, "local_routers"), 16);
+    EXPECT_GE(RankValue(0, "local_routers"), 7);
+    EXPECT_GE(RankValue(1, "local_routers"), 7);
+    EXPECT_EQ(RankValue(0, "has_s") + RankValue(1, "has_s"), 1);
+    EXPECT_EQ(RankValue(0, "has_d") + RankValue(1, "has_d"), 1);
+    const int s = RankValue(0, "has_s") == 1 ? 0 : 1;
+    const int d = RankValue(0, "has_d") == 1 ? 0 : 1;
     // Both saw their nodes converge; the flow crossed fastpathd between the ranks' nodes.
-    EXPECT_GT(Value(0, "all_converged_s"), 0);
-    EXPECT_GT(Value(1, "all_converged_s"), 0);
-    EXPECT_LT(std::max(Value(0, "all_converged_s"), Value(1, "all_converged_s")), 8);
-    EXPECT_GE(Value(d, "udp_received"), 0.995 * Value(s, "udp_sent"));
-    EXPECT_GE(Value(s, "ping_replies"), 15);
+    EXPECT_GT(RankValue(0, "all_converged_s"), 0);
+    EXPECT_GT(RankValue(1, "all_converged_s"), 0);
+    EXPECT_LT(std::max(RankValue(0, "all_converged_s"), RankValue(1, "all_converged_s")), 8);
+    EXPECT_GE(RankValue(d, "udp_received"), 0.995 * RankValue(s, "udp_sent"));
+    EXPECT_GE(RankValue(s, "ping_replies"), 15);
     // mpirun exited: nothing of the run is left in fastpathd.
     EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());
-    std::cout << "[ ranks ] METIS: routers " << Value(0, "local_routers") << " + "
-              << Value(1, "local_routers") << ", converged at "
-              << std::max(Value(0, "all_converged_s"), Value(1, "all_converged_s"))
-              << " s, UDP " << Value(d, "udp_received") << "/" << Value(s, "udp_sent")
+    std::cout << "[ ranks ] METIS: routers " << RankValue(0, "local_routers") << " + "
+              << RankValue(1, "local_routers") << ", converged at "
+              << std::max(RankValue(0, "all_converged_s"), RankValue(1, "all_converged_s"))
+              << " s, UDP " << RankValue(d, "udp_received") << "/" << RankValue(s, "udp_sent")
               << ", run " << seconds_ << " s\n";
 }
 
@@ -148,11 +102,11 @@ TEST_F(RanksTest, SystemIdsPlaceTheNodes)
         << Slurp(dir_ + "/grid.log").substr(0, 4000);
     EXPECT_NE(Slurp(dir_ + "/grid.log").find("2 processes (system ids), nodes per process 9 9"),
               std::string::npos);
-    EXPECT_EQ(Value(0, "local_routers"), 8);
-    EXPECT_EQ(Value(1, "local_routers"), 8);
-    EXPECT_EQ(Value(0, "has_s"), 1);
-    EXPECT_EQ(Value(1, "has_d"), 1);
-    EXPECT_GE(Value(1, "udp_received"), 0.995 * Value(0, "udp_sent"));
+    EXPECT_EQ(RankValue(0, "local_routers"), 8);
+    EXPECT_EQ(RankValue(1, "local_routers"), 8);
+    EXPECT_EQ(RankValue(0, "has_s"), 1);
+    EXPECT_EQ(RankValue(1, "has_d"), 1);
+    EXPECT_GE(RankValue(1, "udp_received"), 0.995 * RankValue(0, "udp_sent"));
     EXPECT_TRUE(NodesTagged().empty());
 }
 

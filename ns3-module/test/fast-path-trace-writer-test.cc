@@ -6,14 +6,11 @@
 // replaced by an Ethernet header; FCS removed), is handed to a FastPathTraceWriter with its
 // time and direction. The writer's files must equal ns-3's: the pcap files byte for byte,
 // the ascii lines character for character.
-#include "ns3/fast-path-trace-writer.h"
+#include "fast-path-echo-scenario.h"
 
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
+#include "ns3/fast-path-trace-writer.h"
 #include "ns3/csma-module.h"
 #include "ns3/internet-apps-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
 #include "ns3/pcap-file.h"
 #include "ns3/point-to-point-module.h"
 
@@ -31,6 +28,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace fastpath_ns3_test;
 
 namespace
 {
@@ -67,26 +65,29 @@ struct Seen
     std::vector<uint8_t> ethernet;
 };
 
-class TraceWriterTest : public ::testing::Test
+class TraceWriterTest : public FastPathScratchTest
 {
   protected:
+    TraceWriterTest()
+        : FastPathScratchTest("/tmp/fp-ns3-writer-XXXXXX")
+    {
+    }
+
     void SetUp() override
     {
-        char tmpl[] = "/tmp/fp-ns3-writer-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        m_dir = tmpl;
+        FastPathScratchTest::SetUp();
         // Nanosecond timestamps: the frames' times read back are the simulator's, exactly.
         Config::SetDefault("ns3::PcapFileWrapper::NanosecMode", BooleanValue(true));
     }
 
     void TearDown() override
     {
-        Simulator::Destroy();
+        FastPathScratchTest::TearDown();
         Config::Reset();
-        std::system(("rm -rf " + m_dir).c_str());
     }
 
-    /// The scenario traced by `helper` (ns-3's files "stock*"), with a writer per device
+    /// The echo scenario, with pings from node 0 to node 1 from 1.05 s, 300 ms apart,
+    /// traced by `helper` (ns-3's files "stock*"), with a writer per device
     /// (`writers`, their files "ours*", named by `names`) and the devices' addresses. Its
     /// objects are gone on return: ns-3's files are closed.
     template <class Helper>
@@ -98,22 +99,11 @@ class TraceWriterTest : public ::testing::Test
                   Ipv4Address& a0,
                   Ptr<OutputStreamWrapper>& all)
     {
-        NodeContainer nodes;
-        nodes.Create(2);
-        InternetStackHelper().Install(nodes);
-        helper.SetChannelAttribute("Delay", StringValue("2ms"));
-        NetDeviceContainer devices = helper.Install(nodes);
-        Ipv4AddressHelper address("198.18.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = address.Assign(devices);
-        UdpEchoServerHelper server(9);
-        server.Install(nodes.Get(1)).Start(Seconds(0));
-        UdpEchoClientHelper client(ifs.GetAddress(1), 9);
-        client.SetAttribute("MaxPackets", UintegerValue(3));
-        client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-        client.Install(nodes.Get(0)).Start(Seconds(1));
-        V4PingHelper ping(ifs.GetAddress(1));
+        EchoScenario scenario = BuildEchoScenario(helper);
+        const NetDeviceContainer& devices = scenario.devices;
+        V4PingHelper ping(scenario.ifs.GetAddress(1));
         ping.SetAttribute("Interval", TimeValue(MilliSeconds(300)));
-        ApplicationContainer pinger = ping.Install(nodes.Get(0));
+        ApplicationContainer pinger = ping.Install(scenario.nodes.Get(0));
         pinger.Start(Seconds(1.05));
         pinger.Stop(Seconds(1.8));
 
@@ -144,10 +134,8 @@ class TraceWriterTest : public ::testing::Test
             names.push_back(name);
             macs.push_back(Mac48Address::ConvertFrom(d->GetAddress()));
         }
-        a0 = ifs.GetAddress(0);
-        Simulator::Stop(Seconds(2));
-        Simulator::Run();
-        Simulator::Destroy();
+        a0 = scenario.ifs.GetAddress(0);
+        RunEchoScenario();
     }
 
     /// Simulate(), then the frames of ns-3's pcap files handed to the writers: their files
@@ -236,7 +224,6 @@ class TraceWriterTest : public ::testing::Test
         EXPECT_EQ(SortedLines(Slurp(m_dir + "/ours-all.tr")), stockAll);
     }
 
-    std::string m_dir;
 };
 
 TEST_F(TraceWriterTest, PointToPointFilesEqualPointToPointHelpers)

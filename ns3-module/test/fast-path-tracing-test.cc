@@ -4,14 +4,12 @@
 // device (an FdNetDevice with the stand-in of ns-3's device aggregated, as the helpers
 // install it) the script is refused with one message naming the trace path and what to use
 // instead, and a clean exit, not an abort.
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
+#include "fast-path-echo-scenario.h"
+
 #include "ns3/csma-module.h"
 #include "ns3/fast-path-csma-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/fd-net-device.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +24,7 @@
 #include <unistd.h>
 
 using namespace ns3;
+using namespace fastpath_ns3_test;
 
 namespace
 {
@@ -56,25 +55,17 @@ FilesOf(const std::string& dir, const std::string& prefix)
     return out;
 }
 
-class TracingTest : public ::testing::Test
+class TracingTest : public FastPathScratchTest
 {
   protected:
-    void SetUp() override
+    TracingTest()
+        : FastPathScratchTest("/tmp/fp-ns3-trace-XXXXXX")
     {
-        char tmpl[] = "/tmp/fp-ns3-trace-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        m_dir = tmpl;
     }
 
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        std::system(("rm -rf " + m_dir).c_str());
-    }
-
-    /// Two nodes joined by `Helper`'s devices, three UDP echoes, every device traced (pcap
-    /// and ascii) under `prefix`; returns the files written (read once every stream is
-    /// closed: after the simulation's objects and this scenario's locals are gone).
+    /// The echo scenario on `Helper`'s devices, every device traced (pcap and ascii) under
+    /// `prefix`; returns the files written (read once every stream is closed: after the
+    /// simulation's objects and this scenario's locals are gone).
     template <class Helper>
     std::map<std::string, std::string> Run(Helper& helper, const std::string& prefix)
     {
@@ -85,26 +76,12 @@ class TracingTest : public ::testing::Test
     template <class Helper>
     void Scenario(Helper& helper, const std::string& prefix)
     {
-        NodeContainer nodes;
-        nodes.Create(2);
-        InternetStackHelper().Install(nodes);
-        helper.SetChannelAttribute("Delay", StringValue("2ms"));
-        NetDeviceContainer devices = helper.Install(nodes);
-        Ipv4AddressHelper address("198.18.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = address.Assign(devices);
-        UdpEchoServerHelper server(9);
-        server.Install(nodes.Get(1)).Start(Seconds(0));
-        UdpEchoClientHelper client(ifs.GetAddress(1), 9);
-        client.SetAttribute("MaxPackets", UintegerValue(3));
-        client.SetAttribute("Interval", TimeValue(MilliSeconds(100)));
-        client.Install(nodes.Get(0)).Start(Seconds(1));
+        EchoScenario s = BuildEchoScenario(helper);
         helper.EnablePcapAll(m_dir + "/" + prefix);
         AsciiTraceHelper ascii;
         helper.EnableAsciiAll(ascii.CreateFileStream(m_dir + "/" + prefix + ".tr"));
-        helper.EnableAscii(m_dir + "/" + prefix + "-one", devices.Get(0));
-        Simulator::Stop(Seconds(2));
-        Simulator::Run();
-        Simulator::Destroy();
+        helper.EnableAscii(m_dir + "/" + prefix + "-one", s.devices.Get(0));
+        RunEchoScenario();
     }
 
     /// A node whose device is an emulated one: an FdNetDevice with a `T` aggregated.
@@ -118,8 +95,6 @@ class TracingTest : public ::testing::Test
         fd->AggregateObject(CreateObject<T>());
         return NetDeviceContainer(fd);
     }
-
-    std::string m_dir;
 };
 
 TEST_F(TracingTest, SimulatedPointToPointTracingWritesWhatPointToPointHelperWrites)

@@ -122,16 +122,20 @@ class FastPathVethFixture : public ::testing::Test
         return args;
     }
 
-    /// Waits (10 s at most) for fastpathd to create its socket.
-    ::testing::AssertionResult WaitForSocket()
+    /// Waits (10 s at most) for fastpathd to create its socket (`socket`; "" = sock_).
+    ::testing::AssertionResult WaitForSocket(std::string socket = "")
     {
-        for (int i = 0; i < 100 && access(sock_.c_str(), F_OK) != 0; ++i)
+        if (socket.empty())
+        {
+            socket = sock_;
+        }
+        for (int i = 0; i < 100 && access(socket.c_str(), F_OK) != 0; ++i)
         {
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
-        if (access(sock_.c_str(), F_OK) != 0)
+        if (access(socket.c_str(), F_OK) != 0)
         {
-            return ::testing::AssertionFailure() << "fastpathd did not create " << sock_;
+            return ::testing::AssertionFailure() << "fastpathd did not create " << socket;
         }
         return ::testing::AssertionSuccess();
     }

@@ -11,35 +11,25 @@
 #include "daemon/config.h"
 #include "daemon/host_plan.h"
 #include "daemon/wires.h"
+#include "two_host_plan.h"
 
 namespace fastpath {
 namespace {
 
-// r1 on a, r2 and r3 on b; r1-r2 and r1-r3 cross the wire a - b, r2-r3 stays on b.
-const char* const kTwoHosts = R"(hosts:
-  - name: a
-    wires: [{peer: b, interface: wa}]
-  - name: b
-    wires: [{peer: a, interface: wb}]
-nodes:
-  - name: r1
-    host: a
-    interfaces: [fa0]
-    routes:
-      - {prefix: 198.18.2.0/24, via: 198.18.100.2, dev: r1-r2}
-    neighbours:
-      - {ip: 198.18.100.2, mac: "02:00:00:00:01:02", dev: r1-r2}
-  - {name: r2, host: b}
-  - {name: r3, host: b}
-links:
-  - name: r1-r2
-    a: {node: r1, mac: "02:00:00:00:01:01"}
-    b: {node: r2, mac: "02:00:00:00:01:02"}
-    params: "rate 10mbit delay 5ms"
-    b_to_a: "loss 1%"
-  - {name: r2-r3, a: r2, b: r3}
-  - {name: r1-r3, a: r1, b: r3, vlan: 2}
-)";
+// r1 on a, r2 and r3 on b; r1-r2 and r1-r3 cross the wire a - b, r2-r3 stays on b. The
+// messages below name its lines: r3 is on line 15, r1-r3 on line 23.
+const std::string kTwoHosts = [] {
+  testing::PlanLink r1r2 = testing::r1r2Link();
+  r1r2.params = "rate 10mbit delay 5ms";
+  r1r2.b_to_a = "loss 1%";
+  return testing::twoHostsYaml() + "nodes:\n" + yaml(testing::r1OnHostA()) +
+         "  - {name: r2, host: b}\n"
+         "  - {name: r3, host: b}\n"
+         "links:\n" +
+         yaml(r1r2) +
+         "  - {name: r2-r3, a: r2, b: r3}\n"
+         "  - {name: r1-r3, a: r1, b: r3, vlan: 2}\n";
+}();
 
 Topology parsed(const std::string& text) {
   auto t = parseTopologyText(text, "t.yaml");
@@ -61,7 +51,8 @@ TEST(HostPlan, EachHostKeepsItsNodesAndMakesItsEndOfEveryCrossHostLink) {
   EXPECT_TRUE(a->local.links.empty());
   ASSERT_EQ(a->cross.size(), 2u);
   const CrossHostLink& x = a->cross[0];
-  EXPECT_EQ(x.link, "r1-r2");
+  EXPECT_EQ(x.name, "r1-r2");
+  EXPECT_EQ(x.end, 'a') << "r1, on host a, is the link's end a";
   EXPECT_EQ(x.vlan, 3) << "2 is r1-r3's, given in the file";
   EXPECT_EQ(a->cross[1].vlan, 2);
   EXPECT_EQ(x.device, "fpwr7-3");
@@ -87,6 +78,7 @@ TEST(HostPlan, EachHostKeepsItsNodesAndMakesItsEndOfEveryCrossHostLink) {
   ASSERT_EQ(b->cross.size(), 2u);
   EXPECT_EQ(b->cross[0].vlan, 3) << "every host numbers the VLANs alike";
   EXPECT_EQ(b->cross[0].wire, "wb");
+  EXPECT_EQ(b->cross[0].end, 'b');
   EXPECT_DOUBLE_EQ(b->cross[0].egress.loss, 0.01) << "b sends b_to_a";
   // Ends without a MAC get the same one on both hosts.
   EXPECT_EQ(a->cross[1].mac, b->cross[1].peer_mac);
@@ -153,7 +145,7 @@ TEST(HostPlan, CommandLineKeepsTheNamedHostsPart) {
   const std::string path = "/tmp/fp-host-plan-" + std::to_string(getpid()) + ".yaml";
   FILE* f = fopen(path.c_str(), "w");
   ASSERT_TRUE(f);
-  fputs(kTwoHosts, f);
+  fputs(kTwoHosts.c_str(), f);
   fclose(f);
   std::vector<std::string> args = {"fastpathd", "--topology", path, "--host-name", "b",
                                    "--run-tag", "x1"};

@@ -28,6 +28,7 @@
 #include <tuple>
 
 #include "netns.h"
+#include "two_host_plan.h"
 
 namespace fastpath {
 namespace {
@@ -87,50 +88,25 @@ class CrossHostVeth : public ::testing::Test {
     if (!dir_.empty()) testing::sh("rm -rf " + dir_);
   }
 
-  /// The scenario's plan: `link_params` and `link_mtu` for r1-r2, r2 on `r2_host`.
+  /// The scenario's plan (two_host_plan.h): r1 and r2 also route to their end hosts S and
+  /// D, link r1-r2 has VLAN 42, `link_params` and `link_mtu`; r2 on `r2_host`.
   std::string plan(const std::string& link_params, int link_mtu = 1500,
                    const std::string& r2_host = "b") {
-    std::string t = R"(hosts:
-  - name: a
-    wires: [{peer: b, interface: wa}]
-  - name: b
-    wires: [{peer: a, interface: wb}]
-nodes:
-  - name: r1
-    host: a
-    interfaces: [fa0]
-    routes:
-      - {prefix: 198.18.2.0/24, via: 198.18.100.2, dev: r1-r2}
-      - {prefix: 198.18.1.0/24, dev: fa0}
-    neighbours:
-      - {ip: 198.18.100.2, mac: "02:00:00:00:01:02", dev: r1-r2}
-      - {ip: 198.18.1.2, mac: "S_MAC", dev: fa0}
-  - name: r2
-    host: R2_HOST
-    interfaces: [fb0]
-    routes:
-      - {prefix: 198.18.1.0/24, via: 198.18.100.1, dev: r1-r2}
-      - {prefix: 198.18.2.0/24, dev: fb0}
-    neighbours:
-      - {ip: 198.18.100.1, mac: "02:00:00:00:01:01", dev: r1-r2}
-      - {ip: 198.18.2.2, mac: "D_MAC", dev: fb0}
-links:
-  - name: r1-r2
-    vlan: 42
-    a: {node: r1, mac: "02:00:00:00:01:01", mtu: LINK_MTU}
-    b: {node: r2, mac: "02:00:00:00:01:02", mtu: LINK_MTU}
-    params: "LINK_PARAMS"
-)";
-    auto put = [&](const std::string& k, const std::string& v) {
-      for (size_t at; (at = t.find(k)) != std::string::npos;) t.replace(at, k.size(), v);
-    };
-    put("S_MAC", topo_->mac(s_, "eth0"));
-    put("D_MAC", topo_->mac(d_, "eth0"));
-    put("R2_HOST", r2_host);
-    put("LINK_MTU", std::to_string(link_mtu));
-    put("LINK_PARAMS", link_params);
+    testing::PlanNode r1 = testing::r1OnHostA();
+    r1.routes.push_back("{prefix: 198.18.1.0/24, dev: fa0}");
+    r1.neighbours.push_back("{ip: 198.18.1.2, mac: \"" + topo_->mac(s_, "eth0") + "\", dev: fa0}");
+    testing::PlanNode r2 = testing::r2OnHostB();
+    r2.host = r2_host;
+    r2.routes.push_back("{prefix: 198.18.2.0/24, dev: fb0}");
+    r2.neighbours.push_back("{ip: 198.18.2.2, mac: \"" + topo_->mac(d_, "eth0") + "\", dev: fb0}");
+    testing::PlanLink link = testing::r1r2Link();
+    link.vlan = 42;
+    link.a.mtu = link.b.mtu = link_mtu;
+    link.params = link_params;
     const std::string path = dir_ + "/plan.yaml";
-    std::ofstream(path) << t;
+    std::ofstream(path) << testing::twoHostsYaml() << "nodes:\n"
+                        << yaml(r1) << yaml(r2) << "links:\n"
+                        << yaml(link);
     return path;
   }
 
@@ -184,10 +160,11 @@ links:
   std::string localPlan(const std::string& host, const std::string& router,
                         const std::string& iface, const std::string& net, const std::string& mac) {
     const std::string path = dir_ + "/" + host + "-local.yaml";
-    std::ofstream(path) << "nodes:\n  - name: " << router << "\n    interfaces: [" << iface
-                        << "]\n    routes:\n      - {prefix: " << net << ".0/24, dev: " << iface
-                        << "}\n    neighbours:\n      - {ip: " << net << ".2, mac: \"" << mac
-                        << "\", dev: " << iface << "}\n";
+    std::ofstream(path) << "nodes:\n"
+                        << yaml(testing::PlanNode{
+                               router, "", {iface},
+                               {"{prefix: " + net + ".0/24, dev: " + iface + "}"},
+                               {"{ip: " + net + ".2, mac: \"" + mac + "\", dev: " + iface + "}"}});
     return path;
   }
   pid_t startLocal(const std::string& ns, const std::string& host, const std::string& plan_path) {

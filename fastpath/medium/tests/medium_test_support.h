@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What the radio medium's tests share: a sink recording what the model did, a loop that runs
-// its events on a fake clock, a full mesh of pairs.
+// its events on a fake clock, a medium set up with its pairs and its recorder, and the pair
+// sets several tests use (a full mesh, hidden terminals, the edge of reception).
 #pragma once
 
 #include <cstdint>
@@ -55,4 +56,44 @@ inline std::vector<IndexedPair> mesh(std::initializer_list<uint32_t> members, do
 
 inline constexpr uint64_t kMs = 1000000;
 inline constexpr uint32_t kEth = 1000;
+
+/// A medium of `members` (its random draws seeded with `seed`) with `pairs` applied, and the
+/// recorder of what it does: where every test of the model starts
+/// (`MediumRun med(...); auto& [m, r] = med;`).
+struct MediumRun {
+  MediumRun(const MediumPhy& phy, uint32_t members, uint64_t seed,
+            const std::vector<IndexedPair>& pairs)
+      : m(phy, members, seed) {
+    m.pairs().apply(pairs, false);
+  }
+
+  RadioMedium m;
+  Recorder r;
+};
+
+/// Hidden terminals: 0 and 2 each hear 1 and are heard by it at -70 dBm; they do not hear
+/// each other.
+inline std::vector<IndexedPair> hiddenPairs() {
+  return {{0, 1, -70}, {1, 0, -70}, {2, 1, -70}, {1, 2, -70}};
+}
+
+/// 0 and 2 each offer `n` unicast frames to 1 at 1 ms (cookies i and 1000 + i): both
+/// saturated.
+inline void bothSendTo1(MediumRun& med, int n) {
+  for (int i = 0; i < n; ++i) {
+    med.m.send(kMs, 0, 1, kEth, uint64_t(i), med.r);
+    med.m.send(kMs, 2, 1, kEth, uint64_t(1000 + i), med.r);
+  }
+}
+
+/// 0 and 1 at the edge of reception: they hear each other at -89.3 dBm (SNR ~4.3 dB). With
+/// the preamble detected at any power (atTheEdge), a 1 Mbit/s frame passes and an 11 Mbit/s
+/// one, which needs ~6 dB or more, does not.
+inline std::vector<IndexedPair> edgePairs() { return {{0, 1, -89.3}, {1, 0, -89.3}}; }
+
+/// `phy` detecting preambles at any power, so that edgePairs' frames are detected.
+inline MediumPhy atTheEdge(MediumPhy phy) {
+  phy.preamble_min_rssi_dbm = -200;
+  return phy;
+}
 }  // namespace fastpath::medium

@@ -39,9 +39,8 @@ TEST(RadioMediumRts, AirtimesAreNs3s) {
 }
 
 TEST(RadioMediumRts, ExchangeOnAnIdleMediumTakesRtsCtsDataAck) {
-  RadioMedium m(rtsPhy(), 3, 1);
-  m.pairs().apply(mesh({0, 1, 2}, -60), false);
-  Recorder r;
+  MediumRun med(rtsPhy(), 3, 1, mesh({0, 1, 2}, -60));
+  auto& [m, r] = med;
   const uint64_t t0 = 10 * kMs;
   m.send(t0, 0, 1, kEth, 7, r);  // idle for DIFS: no backoff
   runAll(m, r);
@@ -60,9 +59,8 @@ TEST(RadioMediumRts, BelowTheThresholdNoRtsAndTheAckAtItsRate) {
   MediumPhy phy = rtsPhy();
   phy.rts_threshold = 2200;  // wifi-hidden-terminal's "off"
   phy.ack_rate_kbps = 1000;
-  RadioMedium m(phy, 2, 1);
-  m.pairs().apply(mesh({0, 1}, -60), false);
-  Recorder r;
+  MediumRun med(phy, 2, 1, mesh({0, 1}, -60));
+  auto& [m, r] = med;
   m.send(10 * kMs, 0, 1, kEth, 7, r);
   runAll(m, r);
   ASSERT_EQ(r.deliveries.size(), 1u);
@@ -74,9 +72,8 @@ TEST(RadioMediumRts, BelowTheThresholdNoRtsAndTheAckAtItsRate) {
 TEST(RadioMediumRts, AMemberThatHearsOnlyTheCtsDefersForTheExchange) {
   // 0 -> 1 with RTS/CTS; 2 hears 1 but not 0. 2 has a frame for 1 just after the CTS
   // began: without its NAV it would transmit over 0's data frame.
-  RadioMedium m(rtsPhy(), 3, 4);
-  m.pairs().apply({{0, 1, -60}, {1, 0, -60}, {1, 2, -60}, {2, 1, -60}}, false);
-  Recorder r;
+  MediumRun med(rtsPhy(), 3, 4, {{0, 1, -60}, {1, 0, -60}, {1, 2, -60}, {2, 1, -60}});
+  auto& [m, r] = med;
   const uint64_t t0 = 10 * kMs;
   m.send(t0, 0, 1, kEth, 1, r);
   const uint64_t cts_end = t0 + kRts1M + kSifs + kCts1M;
@@ -99,9 +96,8 @@ TEST(RadioMediumRts, AMemberThatHearsOnlyTheCtsDefersForTheExchange) {
 TEST(RadioMediumRts, AnUnansweredRtsIsTriedUpToTheShortRetryLimit) {
   MediumPhy phy = rtsPhy();
   phy.retry_limit = 5;
-  RadioMedium m(phy, 2, 2);
-  m.pairs().apply({{0, 1, -60}}, false);  // 1 hears 0, 0 does not hear 1: no CTS arrives
-  Recorder r;
+  MediumRun med(phy, 2, 2, {{0, 1, -60}});  // 1 hears 0, 0 does not hear 1: no CTS arrives
+  auto& [m, r] = med;
   m.send(kMs, 0, 1, kEth, 1, r);
   runAll(m, r);
   EXPECT_EQ(r.outcomes[1], TxOutcome::kRetryLimit);
@@ -113,13 +109,11 @@ TEST(RadioMediumRts, AnUnansweredRtsIsTriedUpToTheShortRetryLimit) {
 }
 
 TEST(RadioMediumRts, TheFrameAfterACtsIsTriedUpToTheLongRetryLimit) {
-  MediumPhy phy = rtsPhy();
+  MediumPhy phy = atTheEdge(rtsPhy());
   phy.long_retry_limit = 3;
-  phy.preamble_min_rssi_dbm = -200;
-  RadioMedium m(phy, 2, 3);
   // SNR ~4.3 dB: the 1 Mbit/s RTS and CTS pass, the 11 Mbit/s frame does not.
-  m.pairs().apply({{0, 1, -89.3}, {1, 0, -89.3}}, false);
-  Recorder r;
+  MediumRun med(phy, 2, 3, edgePairs());
+  auto& [m, r] = med;
   m.send(kMs, 0, 1, kEth, 1, r);
   runAll(m, r);
   EXPECT_EQ(r.outcomes[1], TxOutcome::kRetryLimit);
@@ -140,13 +134,9 @@ TEST(RadioMediumRts, TheFrameAfterACtsIsTriedUpToTheLongRetryLimit) {
 size_t hiddenDelivered(bool rts, int n, uint64_t* collisions) {
   MediumPhy phy = rtsPhy();
   if (!rts) phy.rts_threshold = 65535;
-  RadioMedium m(phy, 3, 5);
-  m.pairs().apply({{0, 1, -70}, {1, 0, -70}, {2, 1, -70}, {1, 2, -70}}, false);
-  Recorder r;
-  for (int i = 0; i < n; ++i) {
-    m.send(kMs, 0, 1, kEth, uint64_t(i), r);
-    m.send(kMs, 2, 1, kEth, uint64_t(1000 + i), r);
-  }
+  MediumRun med(phy, 3, 5, hiddenPairs());
+  auto& [m, r] = med;
+  bothSendTo1(med, n);
   runAll(m, r);
   *collisions = m.stats(1).collisions.get();
   return r.deliveries.size();

@@ -17,9 +17,8 @@ namespace fastpath::medium {
 namespace {
 
 TEST(RadioMedium, BroadcastOnAnIdleMediumTakesItsAirtime) {
-  RadioMedium m(phy11b(), 3, 1);
-  m.pairs().apply(mesh({0, 1, 2}, -60), false);
-  Recorder r;
+  MediumRun med(phy11b(), 3, 1, mesh({0, 1, 2}, -60));
+  auto& [m, r] = med;
   m.send(10 * kMs, 0, kBroadcast, kEth, 7, r);
   runAll(m, r);
   const uint64_t air = frameTiming(1000, wifiFrameBytes(kEth)).duration_ns;
@@ -31,9 +30,8 @@ TEST(RadioMedium, BroadcastOnAnIdleMediumTakesItsAirtime) {
 }
 
 TEST(RadioMedium, UnicastIsAcknowledgedAfterSifsAndAck) {
-  RadioMedium m(phy11b(), 3, 1);
-  m.pairs().apply(mesh({0, 1, 2}, -60), false);
-  Recorder r;
+  MediumRun med(phy11b(), 3, 1, mesh({0, 1, 2}, -60));
+  auto& [m, r] = med;
   m.send(10 * kMs, 0, 1, kEth, 7, r);
   runAll(m, r);
   const uint64_t air = frameTiming(11000, wifiFrameBytes(kEth)).duration_ns;
@@ -48,9 +46,8 @@ TEST(RadioMedium, UnicastIsAcknowledgedAfterSifsAndAck) {
 }
 
 TEST(RadioMedium, SenderDefersWhileItSensesATransmission) {
-  RadioMedium m(phy11b(), 3, 1);
-  m.pairs().apply(mesh({0, 1, 2}, -60), false);
-  Recorder r;
+  MediumRun med(phy11b(), 3, 1, mesh({0, 1, 2}, -60));
+  auto& [m, r] = med;
   const uint64_t t0 = 10 * kMs;
   m.send(t0, 0, kBroadcast, kEth, 1, r);
   m.send(t0 + 100000, 2, kBroadcast, kEth, 2, r);  // 0 is on the air
@@ -71,15 +68,11 @@ TEST(RadioMedium, SenderDefersWhileItSensesATransmission) {
 /// 0 and 2 both send `n` unicast frames to 1, saturated; `sense`: whether they sense each
 /// other. Returns the collisions at 1.
 uint64_t twoSendersToOne(bool sense, int n, Recorder* out = nullptr) {
-  RadioMedium m(phy11b(), 3, 5);
-  std::vector<IndexedPair> p = {{0, 1, -70}, {1, 0, -70}, {2, 1, -70}, {1, 2, -70}};
+  std::vector<IndexedPair> p = hiddenPairs();
   if (sense) p.insert(p.end(), {{0, 2, -80}, {2, 0, -80}});
-  m.pairs().apply(p, false);
-  Recorder r;
-  for (int i = 0; i < n; ++i) {
-    m.send(kMs, 0, 1, kEth, uint64_t(i), r);
-    m.send(kMs, 2, 1, kEth, uint64_t(1000 + i), r);
-  }
+  MediumRun med(phy11b(), 3, 5, p);
+  auto& [m, r] = med;
+  bothSendTo1(med, n);
   runAll(m, r);
   if (out) *out = r;
   return m.stats(1).collisions.get();
@@ -103,11 +96,10 @@ TEST(RadioMedium, HiddenTerminalsCollide) {
 /// The time `n` saturated unicast frames from 0 to 1 take, with 2 -> 3 sending as many at
 /// the same time; `coupled`: whether the two pairs sense each other.
 uint64_t pairCompletion(bool other_active, bool coupled, int n) {
-  RadioMedium m(phy11b(), 4, 9);
   std::vector<IndexedPair> p = {{0, 1, -60}, {1, 0, -60}, {2, 3, -60}, {3, 2, -60}};
   if (coupled) p = mesh({0, 1, 2, 3}, -60);
-  m.pairs().apply(p, false);
-  Recorder r;
+  MediumRun med(phy11b(), 4, 9, p);
+  auto& [m, r] = med;
   for (int i = 0; i < n; ++i) {
     m.send(kMs, 0, 1, kEth, uint64_t(i), r);
     if (other_active) m.send(kMs, 2, 3, kEth, uint64_t(1000 + i), r);
@@ -128,13 +120,11 @@ TEST(RadioMedium, FarApartPairsDoNotSlowEachOther) {
 }
 
 TEST(RadioMedium, UnicastIsRetriedUpToTheLimitThenDropped) {
-  MediumPhy phy = phy11b();
+  MediumPhy phy = atTheEdge(phy11b());
   phy.retry_limit = 4;
-  phy.preamble_min_rssi_dbm = -200;
-  RadioMedium m(phy, 2, 3);
   // Detected (SNR ~4.3 dB, above the preamble's 4 dB) but 11 Mbit/s needs ~6 dB or more.
-  m.pairs().apply({{0, 1, -89.3}, {1, 0, -89.3}}, false);
-  Recorder r;
+  MediumRun med(phy, 2, 3, edgePairs());
+  auto& [m, r] = med;
   m.send(kMs, 0, 1, kEth, 1, r);
   runAll(m, r);
   EXPECT_EQ(r.outcomes[1], TxOutcome::kRetryLimit);
@@ -150,9 +140,8 @@ TEST(RadioMedium, UnicastIsRetriedUpToTheLimitThenDropped) {
 TEST(RadioMedium, BelowDetectionNothingIsReceivedButTheMediumIsSensed) {
   MediumPhy phy = phy11b();
   phy.cs_threshold_dbm = -101;  // senses what it cannot detect (preamble RSSI -82 dBm)
-  RadioMedium m(phy, 2, 3);
-  m.pairs().apply({{0, 1, -90}}, false);
-  Recorder r;
+  MediumRun med(phy, 2, 3, {{0, 1, -90}});
+  auto& [m, r] = med;
   m.send(kMs, 0, kBroadcast, kEth, 1, r);
   runAll(m, r);
   EXPECT_TRUE(r.deliveries.empty());
@@ -171,9 +160,8 @@ TEST(RadioMedium, ASeedRepeatsARun) {
 }
 
 TEST(RadioMedium, AFrameInFlightKeepsThePairsItStartedWith) {
-  RadioMedium m(phy11b(), 3, 1);
-  m.pairs().apply({{0, 1, -60}}, false);
-  Recorder r;
+  MediumRun med(phy11b(), 3, 1, {{0, 1, -60}});
+  auto& [m, r] = med;
   m.send(kMs, 0, kBroadcast, kEth, 1, r);
   m.advance(kMs, r);  // on the air
   m.pairs().apply({{0, 2, -60}}, true);  // 1 out of range, 2 in range
@@ -189,15 +177,14 @@ TEST(RadioMedium, AFrameInFlightKeepsThePairsItStartedWith) {
 TEST(RadioMedium, EveryFrameSeesABatchWholeOrNotAtAll) {
   // A batch moves the sender's whole neighbourhood from {1..8} to {9..16}: every frame
   // reaches exactly one of the two sets, whatever update it starts under.
-  RadioMedium m(phy11b(), 17, 1);
   auto batch = [](bool second) {
     std::vector<IndexedPair> p;
     for (uint32_t k = 1; k <= 16; ++k)
       p.push_back({0, k, -60, (k <= 8) == second});
     return p;
   };
-  m.pairs().apply(batch(false), false);
-  Recorder r;
+  MediumRun med(phy11b(), 17, 1, batch(false));
+  auto& [m, r] = med;
   uint64_t t = kMs;
   for (uint64_t f = 0; f < 200; ++f) {
     m.send(t, 0, kBroadcast, 100, f, r);

@@ -36,7 +36,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from fastpath_bench.forwarders import Forwarder  # noqa: E402
 from fastpath_bench.proc import Cleanup, log, run_cleaning_up, sh  # noqa: E402
-from fastpath_bench.settings import D_IP  # noqa: E402
+from fastpath_bench.settings import D_IP, GEN_CPU, S_IP  # noqa: E402
 from fastpath_bench.tools import find_tools  # noqa: E402
 from fastpath_bench.topology import Topology  # noqa: E402
 
@@ -51,6 +51,12 @@ TCP_PAYLOAD = 1448  # MSS with timestamps: 1500 - 20 - 20 - 12
 MAX_NODES = 64
 MAX_PING_S = 120
 MAX_IPERF_S = 30
+# S's access shaping during iperf3 (shape_access): tbf bucket and queue, in frames.
+ACCESS_BURST_FRAMES = 32
+ACCESS_LIMIT_FRAMES = 8192
+# iperf3 -w for the UDP run (D's receive and S's send buffer), bytes: the kernel doubles it
+# and caps it at net.core.rmem_max/wmem_max, which only the root namespace sets.
+UDP_WINDOW = 4 << 20
 
 
 def rate_bps(text):
@@ -77,7 +83,40 @@ def percentile(sorted_v, q):
     return sorted_v[min(len(sorted_v) - 1, max(0, int(round(q * len(sorted_v) + 0.5)) - 1))]
 
 
-class LineTopology(Topology):
+class HostEnds:
+    """What the iperf3 runs need of S and D (namespaces `s`, `d`, routers `r`): S's access
+    shaping and the qdiscs' drops."""
+
+    def shape_access(self, rate):
+        """S's veth at the line's `rate` (tbf in S's namespace, deep enough that S's socket
+        blocks before the qdisc drops): S sends as a host whose NIC runs at the link rate,
+        not in bursts as fast as veth takes them. Undone by unshape_access()."""
+        sh(["tc", "-n", self.s, "qdisc", "replace", "dev", "fbs0", "root", "tbf", "rate",
+            f"{int(rate)}bit", "burst", str(ACCESS_BURST_FRAMES * MTU_FRAME), "limit",
+            str(ACCESS_LIMIT_FRAMES * MTU_FRAME)])
+
+    def unshape_access(self):
+        sh(["tc", "-n", self.s, "qdisc", "del", "dev", "fbs0", "root"], check=False)
+
+    def qdisc_drops(self):
+        """Drops of every qdisc of the line's namespaces ({"<ns tag> <dev> <kind>": n}):
+        the kernel line's tbf queues and S's access shaping."""
+        out = {}
+        for ns in [self.s] + self.r:
+            r = subprocess.run(["tc", "-n", ns, "-s", "-j", "qdisc", "show"],
+                               capture_output=True, text=True, timeout=10)
+            try:
+                qs = json.loads(r.stdout or "[]")
+            except ValueError:
+                continue
+            for q in qs:
+                if q.get("kind") in ("tbf", "htb", "pfifo", "bfifo"):
+                    out[f"{ns.rsplit('-', 1)[-1]} {q.get('dev')} {q['kind']} drops"] = \
+                        q.get("drops", 0)
+        return out
+
+
+class LineTopology(HostEnds, Topology):
     """The harness's S -- R1 .. Rn -- D in namespaces fp-line-<pid>-<tag>-*; its line of
     fastpathd nodes (node_line) carries the emulation `params` on every link."""
 
@@ -102,6 +141,48 @@ class LineTopology(Topology):
                 sh(["tc", "-n", ns, "qdisc", "replace", "dev", ifn, "root", "tbf", "rate",
                     f"{int(rate)}bit", "burst", str(MTU_FRAME + 100), "limit",
                     str(LIMIT * MTU_FRAME)])
+
+
+class HostPair(HostEnds):
+    """S and D on one veth pair, no router (namespaces fp-line-<pid>-p-{s,d}), placed as
+    the line places them (their receive work on GEN_CPU): what the two hosts reach alone."""
+
+    def __init__(self, clean):
+        base = f"fp-line-{os.getpid()}-p"
+        self.s, self.d, self.r, self.clean = f"{base}-s", f"{base}-d", [], clean
+
+    def build(self):
+        for ns in (self.s, self.d):
+            self.clean.add_ns(ns)
+        sh(["ip", "-n", self.s, "link", "add", "fbs0", "type", "veth", "peer", "name", "fbd0",
+            "netns", self.d])
+        for ns, ifn, me, peer in ((self.s, "fbs0", S_IP, D_IP), (self.d, "fbd0", D_IP, S_IP)):
+            sh(["ip", "-n", ns, "addr", "add", f"{me}/32", "dev", ifn])
+            sh(["ip", "netns", "exec", ns, "ethtool", "-K", ifn, "gro", "off", "tso", "off",
+                "gso", "off", "tx", "off"], check=False)
+            sh(["ip", "-n", ns, "link", "set", ifn, "up"])
+            sh(["ip", "-n", ns, "route", "add", f"{peer}/32", "dev", ifn])
+            sh(["ip", "netns", "exec", ns, "sh", "-c",
+                f"echo {1 << GEN_CPU:x} > /sys/class/net/{ifn}/queues/rx-0/rps_cpus"])
+
+    def destroy(self):
+        for ns in (self.s, self.d):
+            self.clean.del_ns(ns)
+
+
+def measure_host_pair(rate, args, clean):
+    """iperf3 S -> D over one veth pair at the line's offered load: a result row."""
+    t = HostPair(clean)
+    try:
+        t.build()
+        ip = run_iperf(t, args.iperf_seconds, rate, clean, None,
+                       access=not args.no_access_shaping, window=args.udp_window)
+    finally:
+        t.destroy()
+    ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
+    log(f"hosts {int(rate)}bit iperf3: {json.dumps(ip)}")
+    return {"forwarder": "hosts (one veth)", "nodes": 0, "rate_bps": rate, "interval_s": 0,
+            "model_ms": 0.0, "with_tcp": False, "sent": 0, "replies": 0, "iperf": ip}
 
 
 def ping_count(args, interval):
@@ -177,12 +258,14 @@ def drop_points(before, after):
             if isinstance(v, (int, float)) and v - before.get(k, 0) > 0}
 
 
-def run_iperf(t, seconds, rate, clean, fw=None):
+def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0):
     """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss, and where
-    the UDP run's frames were dropped (every drop counter of fastpathd and of the hosts
-    that grew during it)."""
+    the UDP run's frames were dropped (every drop counter of fastpathd, of the qdiscs and
+    of the hosts that grew during it). For the UDP run only: `access`, S's veth shaped at
+    the rate (shape_access; TCP paces itself by its losses); `window`, iperf3 -w (its
+    sockets' buffers)."""
     server = clean.spawn(t.d, ["iperf3", "-s"], name="iperf3-server")
-    res = {}
+    res = {"access_shaped": access, "udp_window": window}
     try:
         time.sleep(0.5)
         base = ["ip", "netns", "exec", t.s, "iperf3", "-c", D_IP, "-t", str(seconds), "-J",
@@ -193,21 +276,30 @@ def run_iperf(t, seconds, rate, clean, fw=None):
         res["tcp_mbps"] = round(j["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
         res["tcp_retransmits"] = j["end"]["sum_sent"].get("retransmits")
         def drops():
-            return {**(fastpathd_drops(fw.counters()) if fw else {}), **host_drops(t)}
+            return {**(fastpathd_drops(fw.counters()) if fw else {}), **host_drops(t),
+                    **t.qdisc_drops()}
+        if access:
+            t.shape_access(rate)
         before = drops()
-        r = subprocess.run(base + ["-u", "-b", str(int(0.8 * rate)), "-l", "1400"],
-                           capture_output=True, text=True, timeout=seconds + 20)
+        udp = base + ["-u", "-b", str(int(0.8 * rate)), "-l", "1400"]
+        if window:
+            udp += ["-w", str(window)]
+        r = subprocess.run(udp, capture_output=True, text=True, timeout=seconds + 20)
         time.sleep(0.5)  # the frames still in the links' delay reach D
         res["udp_drop_points"] = drop_points(before, drops())
         j = json.loads(r.stdout)
         s = j["end"]["sum"]
         res["udp_lost"] = s.get("lost_packets")
         res["udp_packets"] = s.get("packets")
+        # What S sent (1,400-byte datagrams over the run): below 80 % when S could not.
+        res["udp_sent_mbps"] = round(s.get("packets", 0) * 1400 * 8 / seconds / 1e6, 1)
         res["udp_lost_pct"] = round(s.get("lost_percent", float("nan")), 3)
     except (subprocess.TimeoutExpired, ValueError, KeyError) as e:
         res["error"] = str(e)[-300:]
     finally:
         clean.stop(server)
+        if access:
+            t.unshape_access()
     return res
 
 
@@ -330,7 +422,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
             rows.append(row)
         if args.iperf_seconds > 0:
             ip = run_iperf(t, args.iperf_seconds, rate, clean,
-                           fw if kind == "fastpathd" else None)
+                           fw if kind == "fastpathd" else None,
+                           access=not args.no_access_shaping, window=args.udp_window)
             ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
             log(f"{kind} N={n} {rtext} iperf3: {json.dumps(ip)}")
             for row in rows:
@@ -393,6 +486,8 @@ def table(rows):
              "TCP (model) Mbit/s | UDP 80 % lost |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        if not r["nodes"]:
+            continue  # the host pair: iperf3 only (udp_drop_table)
         late = r.get("lateness") or []
         lt = ", ".join(f"{x['p50_ns'] / 1e3:.0f} / {x['p99_ns'] / 1e3:.0f} / "
                        f"{x['max_ns'] / 1e3:.0f}" for x in late) or "-"
@@ -434,8 +529,8 @@ def sojourn_table(rows):
 
 def udp_drop_table(rows):
     """Per line that ran iperf3: the UDP run's loss and every counter that grew during it."""
-    lines = ["| N | forwarder | rate | UDP sent | lost (iperf3) | drop points (counter: frames) |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| N | forwarder | rate | TCP (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
+             "drop points (counter: frames) |", "|---|---|---|---|---|---|---|"]
     seen = set()
     for r in rows:
         ip = r.get("iperf") or {}
@@ -445,9 +540,24 @@ def udp_drop_table(rows):
         seen.add(key)
         pts = ip.get("udp_drop_points") or {}
         where = "; ".join(f"{k}: {v}" for k, v in sorted(pts.items(), key=lambda x: -x[1]))
-        lines.append(f"| {r['nodes']} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} Mbit/s | "
-                     f"{ip['udp_packets']} | {ip.get('udp_lost')} | {where or 'none'} |")
+        tcp = f"{ip['tcp_mbps']} ({ip['model_tcp_mbps']})" if "tcp_mbps" in ip else "-"
+        lines.append(f"| {r['nodes'] or '-'} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} "
+                     f"Mbit/s | {tcp} | {ip['udp_packets']} ({ip.get('udp_sent_mbps')}) | "
+                     f"{ip.get('udp_lost')} ({ip.get('udp_lost_pct')} %) | "
+                     f"{where or 'none'} |")
     return "\n".join(lines) + "\n" if len(lines) > 2 else ""
+
+
+def socket_buffer_caps():
+    """What caps iperf3 -w: the root namespace's net.core.rmem_max and wmem_max (read only)."""
+    caps = {}
+    for k in ("rmem_max", "wmem_max"):
+        try:
+            with open(f"/proc/sys/net/core/{k}") as f:
+                caps[f"net.core.{k}"] = int(f.read())
+        except (OSError, ValueError):
+            pass
+    return caps
 
 
 def parse_args(argv):
@@ -467,6 +577,15 @@ def parse_args(argv):
     ap.add_argument("--iperf-seconds", type=int, default=0,
                     help="iperf3 TCP then UDP at 80 %% of the rate, each this long (0: none)")
     ap.add_argument("--no-kernel", action="store_true", help="no kernel baseline")
+    ap.add_argument("--host-pair", action="store_true",
+                    help="with --iperf-seconds: per rate, iperf3 between S and D on one veth "
+                    "pair first (no router): what the hosts reach alone")
+    ap.add_argument("--no-access-shaping", action="store_true",
+                    help="iperf3 from S unshaped (veth takes S's bursts at once) instead of "
+                    "S's veth at the link rate")
+    ap.add_argument("--udp-window", type=int, default=UDP_WINDOW,
+                    help="iperf3 -w of the UDP run in bytes (0: the kernel's default "
+                    "buffers)")
     ap.add_argument("--fastpathd-args", default="", help="extra fastpathd flags")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless every ping's RTT is the model within the lateness "
@@ -484,6 +603,8 @@ def parse_args(argv):
         ap.error(f"--nodes: 2..{MAX_NODES}")
     if any(ping_count(a, i) * i > MAX_PING_S for i in a.interval) or a.count < 1:
         ap.error(f"--count × --interval must stay under {MAX_PING_S} s")
+    if a.udp_window < 0:
+        ap.error("--udp-window: bytes, 0 or more")
     if not 0 <= a.iperf_seconds <= MAX_IPERF_S:
         ap.error(f"--iperf-seconds: 0..{MAX_IPERF_S}")
     return a
@@ -509,6 +630,8 @@ def main(argv=None):
 
     def body():
         for rate in a.rates:
+            if a.iperf_seconds > 0 and a.host_pair:
+                rows.append(measure_host_pair(rate, a, clean))
             for n in a.nodes:
                 kinds = ["fastpathd"] + ([] if a.no_kernel else ["kernel"])
                 for kind in kinds:
@@ -535,7 +658,8 @@ def main(argv=None):
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump({"argv": sys.argv, "rows": rows, "failures": failures, "checks": checks,
                    "machine": {"host": platform.node(), "kernel": platform.release(),
-                               "cpus": os.cpu_count()}}, f, indent=1)
+                               "cpus": os.cpu_count(), **socket_buffer_caps()}},
+                  f, indent=1)
     print(md)
     for x in failures:
         print(f"FAILED: {x}", file=sys.stderr)

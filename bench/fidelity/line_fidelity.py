@@ -105,15 +105,19 @@ class HostEnds:
         for ns in [self.s] + self.r:
             r = subprocess.run(["tc", "-n", ns, "-s", "-j", "qdisc", "show"],
                                capture_output=True, text=True, timeout=10)
-            try:
-                qs = json.loads(r.stdout or "[]")
-            except ValueError:
-                continue
-            for q in qs:
-                if q.get("kind") in ("tbf", "htb", "pfifo", "bfifo"):
-                    out[f"{ns.rsplit('-', 1)[-1]} {q.get('dev')} {q['kind']} drops"] = \
-                        q.get("drops", 0)
+            out.update(qdisc_drop_counts(ns.rsplit("-", 1)[-1], r.stdout))
         return out
+
+
+def qdisc_drop_counts(tag, tc_json):
+    """`tc -s -j qdisc show` of one namespace: {"<tag> <dev> <kind> drops": n} for its
+    queueing qdiscs (not the kernel's default noqueue)."""
+    try:
+        qs = json.loads(tc_json or "[]")
+    except ValueError:
+        return {}
+    return {f"{tag} {q.get('dev')} {q['kind']} drops": q.get("drops", 0)
+            for q in qs if q.get("kind") in ("tbf", "htb", "pfifo", "bfifo")}
 
 
 class LineTopology(HostEnds, Topology):

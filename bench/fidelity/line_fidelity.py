@@ -51,6 +51,11 @@ TCP_PAYLOAD = 1448  # MSS with timestamps: 1500 - 20 - 20 - 12
 MAX_NODES = 64
 MAX_PING_S = 120
 MAX_IPERF_S = 30
+# ping and iperf3 run where S's and D's receive work runs (the harness's placement). Left
+# to the scheduler, a sender or receiver short of CPU 0 migrates to the forwarding CPU, where
+# the real-time worker and NAPI threads starve it until the kernel's fair server runs it
+# for its whole reserve (up to 50 ms) at once: every frame in flight late by that much.
+ON_HOSTS_CPU = ["taskset", "-c", str(GEN_CPU)]
 # S's access shaping during iperf3 (shape_access): tbf bucket and queue, in frames.
 ACCESS_BURST_FRAMES = 32
 ACCESS_LIMIT_FRAMES = 8192
@@ -198,7 +203,7 @@ def ping_count(args, interval):
 
 def run_ping(ns, count, interval):
     wait = count * interval + 15
-    r = subprocess.run(["ip", "netns", "exec", ns, "ping", "-n", "-c",
+    r = subprocess.run(["ip", "netns", "exec", ns] + ON_HOSTS_CPU + ["ping", "-n", "-c",
                         str(count), "-i", str(interval), "-W", "2", D_IP],
                        capture_output=True, text=True, timeout=wait)
     rtts = sorted(float(x.split("time=")[1].split()[0]) for x in r.stdout.splitlines()
@@ -262,18 +267,35 @@ def drop_points(before, after):
             if isinstance(v, (int, float)) and v - before.get(k, 0) > 0}
 
 
+def split_drops(points):
+    """Drop points ({counter: frames}) summed by who dropped: (line, hosts). The hosts: D's
+    UDP receive errors (InErrors, which holds RcvbufErrors) and interface drops, S's receive
+    drops and its own access shaper; everything else is the line: fastpathd's node and port
+    counters (its per-link figures count the same frames again and are left out), the kernel
+    routers' qdiscs, and S's veth refusing frames its router's receive ring had no room for."""
+    line = hosts = 0
+    for k, v in points.items():
+        if k.startswith("link ") or k in ("D udp RcvbufErrors", "D udp NoPorts"):
+            continue
+        if k.startswith("D ") or k.startswith("s fbs0 ") or (k.startswith("S ") and "rx_" in k):
+            hosts += v
+        else:
+            line += v
+    return line, hosts
+
+
 def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0):
     """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss, and where
     the UDP run's frames were dropped (every drop counter of fastpathd, of the qdiscs and
     of the hosts that grew during it). For the UDP run only: `access`, S's veth shaped at
     the rate (shape_access; TCP paces itself by its losses); `window`, iperf3 -w (its
     sockets' buffers)."""
-    server = clean.spawn(t.d, ["iperf3", "-s"], name="iperf3-server")
+    server = clean.spawn(t.d, ["iperf3", "-s"], cpu=GEN_CPU, name="iperf3-server")
     res = {"access_shaped": access, "udp_window": window}
     try:
         time.sleep(0.5)
-        base = ["ip", "netns", "exec", t.s, "iperf3", "-c", D_IP, "-t", str(seconds), "-J",
-                "--connect-timeout", "3000"]
+        base = ["ip", "netns", "exec", t.s] + ON_HOSTS_CPU + [
+            "iperf3", "-c", D_IP, "-t", str(seconds), "-J", "--connect-timeout", "3000"]
         r = subprocess.run(base + ["-O", "1"], capture_output=True, text=True,
                            timeout=seconds + 20)
         j = json.loads(r.stdout)
@@ -291,6 +313,7 @@ def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0):
         r = subprocess.run(udp, capture_output=True, text=True, timeout=seconds + 20)
         time.sleep(0.5)  # the frames still in the links' delay reach D
         res["udp_drop_points"] = drop_points(before, drops())
+        res["udp_dropped_line"], res["udp_dropped_hosts"] = split_drops(res["udp_drop_points"])
         j = json.loads(r.stdout)
         s = j["end"]["sum"]
         res["udp_lost"] = s.get("lost_packets")
@@ -309,10 +332,11 @@ def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0):
 
 def start_reverse_tcp(t, seconds, clean):
     """A TCP flow D -> S (iperf3 -R from S) for `seconds`, under way when this returns."""
-    server = clean.spawn(t.d, ["iperf3", "-s", "-1"], name="iperf3-server-reverse")
+    server = clean.spawn(t.d, ["iperf3", "-s", "-1"], cpu=GEN_CPU, name="iperf3-server-reverse")
     time.sleep(0.5)
-    client = subprocess.Popen(["ip", "netns", "exec", t.s, "iperf3", "-c", D_IP, "-R", "-t",
-                               str(int(seconds + 0.999)), "-J", "--connect-timeout", "3000"],
+    client = subprocess.Popen(["ip", "netns", "exec", t.s] + ON_HOSTS_CPU + [
+                               "iperf3", "-c", D_IP, "-R", "-t", str(int(seconds + 0.999)),
+                               "-J", "--connect-timeout", "3000"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(1.5)  # past slow start: the pings meet a flow at its window
     return server, client
@@ -534,7 +558,8 @@ def sojourn_table(rows):
 def udp_drop_table(rows):
     """Per line that ran iperf3: the UDP run's loss and every counter that grew during it."""
     lines = ["| N | forwarder | rate | TCP (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
-             "drop points (counter: frames) |", "|---|---|---|---|---|---|---|"]
+             "dropped by the line / by the hosts | drop points (counter: frames) |",
+             "|---|---|---|---|---|---|---|---|"]
     seen = set()
     for r in rows:
         ip = r.get("iperf") or {}
@@ -548,6 +573,7 @@ def udp_drop_table(rows):
         lines.append(f"| {r['nodes'] or '-'} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} "
                      f"Mbit/s | {tcp} | {ip['udp_packets']} ({ip.get('udp_sent_mbps')}) | "
                      f"{ip.get('udp_lost')} ({ip.get('udp_lost_pct')} %) | "
+                     f"{ip.get('udp_dropped_line', '-')} / {ip.get('udp_dropped_hosts', '-')} | "
                      f"{where or 'none'} |")
     return "\n".join(lines) + "\n" if len(lines) > 2 else ""
 

@@ -39,7 +39,7 @@ def test_host_pair_row_only_in_the_drop_table():
     assert "hosts" not in lf.table([row])
     drops = lf.udp_drop_table([row])
     assert "| - | hosts (one veth) | 1000 Mbit/s | 940.0 (956.41) | 214000 (798.9) | 0 (0.0 %) " \
-           "| none |" in drops
+           "| - / - | none |" in drops
 
 
 def test_drop_table_names_every_point_largest_first():
@@ -55,3 +55,12 @@ def test_refuses_a_negative_udp_window():
         lf.parse_args(["--out", "/tmp/x", "--udp-window", "-1"])
     a = lf.parse_args(["--out", "/tmp/x"])
     assert a.udp_window == lf.UDP_WINDOW and not a.no_access_shaping and not a.host_pair
+
+
+def test_split_drops_counts_each_frame_once_and_blames_who_dropped():
+    points = {"n1 port l1 drop_link_queue_drop": 100, "link l1 a_to_b queue_drops": 100,
+              "n1 port fb1a xsk_rx_dropped": 7, "D udp InErrors": 30, "D udp RcvbufErrors": 30,
+              "D fbd0 rx_dropped": 2, "s fbs0 tbf drops": 1, "S fbs0 tx_dropped": 5,
+              "r1 fb1b tbf drops": 11}
+    assert lf.split_drops(points) == (100 + 7 + 5 + 11, 30 + 2 + 1)
+    assert lf.split_drops({}) == (0, 0)

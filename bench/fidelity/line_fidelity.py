@@ -52,9 +52,8 @@ MAX_NODES = 64
 MAX_PING_S = 120
 MAX_IPERF_S = 30
 # ping and iperf3 run where S's and D's receive work runs (the harness's placement). Left
-# to the scheduler, a sender or receiver short of CPU 0 migrates to the forwarding CPU, where
-# the real-time worker and NAPI threads starve it until the kernel's fair server runs it
-# for its whole reserve (up to 50 ms) at once: every frame in flight late by that much.
+# to the scheduler, an iperf3 short of CPU 0 migrates to the forwarding CPU, where the
+# real-time worker and NAPI threads starve it: at 1 Gbit/s D's socket buffer overflowed.
 ON_HOSTS_CPU = ["taskset", "-c", str(GEN_CPU)]
 # S's access shaping during iperf3 (shape_access): tbf bucket and queue, in frames.
 ACCESS_BURST_FRAMES = 32

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""line_fidelity.py without privileges: where its UDP run's drops are read from (qdiscs,
+"""line_fidelity.py and line_hosts.py without privileges: where its UDP run's drops are read from (qdiscs,
 counter deltas), its tables with the host-pair row, and its refusals."""
 import json
 import os
@@ -9,21 +9,22 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "fidelity"))
 import line_fidelity as lf  # noqa: E402
+import line_hosts as lh  # noqa: E402
 
 
 def test_qdisc_drops_of_queueing_qdiscs_only():
     tc = json.dumps([{"kind": "noqueue", "dev": "lo", "drops": 0},
                      {"kind": "tbf", "dev": "fb1b", "drops": 23},
                      {"kind": "tbf", "dev": "fbs0", "drops": 0}])
-    assert lf.qdisc_drop_counts("r1", tc) == {"r1 fb1b tbf drops": 23, "r1 fbs0 tbf drops": 0}
-    assert lf.qdisc_drop_counts("s", "") == {}
-    assert lf.qdisc_drop_counts("s", "not json") == {}
+    assert lh.qdisc_drop_counts("r1", tc) == {"r1 fb1b tbf drops": 23, "r1 fbs0 tbf drops": 0}
+    assert lh.qdisc_drop_counts("s", "") == {}
+    assert lh.qdisc_drop_counts("s", "not json") == {}
 
 
 def test_drop_points_are_the_counters_that_grew():
     before = {"a": 5, "b": 1}
     after = {"a": 5, "b": 4, "c": 2}
-    assert lf.drop_points(before, after) == {"b": 3, "c": 2}
+    assert lh.drop_points(before, after) == {"b": 3, "c": 2}
 
 
 def host_pair_row():
@@ -62,5 +63,5 @@ def test_split_drops_counts_each_frame_once_and_blames_who_dropped():
               "n1 port fb1a xsk_rx_dropped": 7, "D udp InErrors": 30, "D udp RcvbufErrors": 30,
               "D fbd0 rx_dropped": 2, "s fbs0 tbf drops": 1, "S fbs0 tx_dropped": 5,
               "r1 fb1b tbf drops": 11}
-    assert lf.split_drops(points) == (100 + 7 + 5 + 11, 30 + 2 + 1)
-    assert lf.split_drops({}) == (0, 0)
+    assert lh.split_drops(points) == (100 + 7 + 5 + 11, 30 + 2 + 1)
+    assert lh.split_drops({}) == (0, 0)

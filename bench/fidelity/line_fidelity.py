@@ -13,7 +13,9 @@ external figures: fastpathd's own per-link sojourn and lateness (how long after 
 link direction's frames were handed on; fpctl link list --json) and its workers' lateness.
 Optional: each ping interval again while a TCP flow runs D -> S (--reverse-tcp, iperf3 -R:
 the pings share every link with the flow's data or ACKs); iperf3 TCP S -> D against the
-model's goodput, UDP at 80 % of R for loss. fastpathd's figures are cumulative from the
+model's goodput, UDP at 80 % of R for loss (S's veth shaped to R meanwhile, 4 MiB socket
+buffers; the loss split into the line's drops and the hosts'), and the two hosts alone on
+one veth pair as a baseline (--host-pair). fastpathd's figures are cumulative from the
 line's start (rows in run order): the quantiles of a row include the rows before it.
 
 Namespaces fp-line-<pid>-*; everything is removed at the end, on error and on Ctrl-C/SIGTERM.
@@ -21,7 +23,8 @@ Writes results.json, results.md, the topology files and fastpathd's logs into --
 
 Usage: sudo bench/fidelity/line_fidelity.py --build-dir build --out /tmp/line \
            --nodes 2,8,16 --rate 100mbit --count 200 --interval 0.01 [--iperf-seconds 5]
-           [--ping-seconds 10] [--reverse-tcp]
+           [--ping-seconds 10] [--reverse-tcp] [--host-pair] [--no-access-shaping]
+           [--udp-window BYTES]
 See bench/fidelity/README.md.
 """
 import argparse
@@ -39,13 +42,14 @@ from fastpath_bench.proc import Cleanup, log, run_cleaning_up, sh  # noqa: E402
 from fastpath_bench.settings import D_IP  # noqa: E402
 from fastpath_bench.tools import find_tools  # noqa: E402
 from fastpath_bench.topology import Topology  # noqa: E402
+from line_hosts import (MTU_FRAME, ON_HOSTS_CPU, UDP_WINDOW, HostEnds, HostPair,  # noqa: E402
+                        run_iperf, socket_buffer_caps, start_reverse_tcp, stop_reverse_tcp)
 
 DELAY_MS = 1.0
 LIMIT = 100
 # ping's default payload (56 bytes) + ICMP 8 + IPv4 20 + Ethernet 14: the frame a link
 # serializes (fastpathd's rate counts the frame, overhead 0; tbf counts the same bytes).
 ICMP_FRAME = 98
-MTU_FRAME = 1514
 TCP_PAYLOAD = 1448  # MSS with timestamps: 1500 - 20 - 20 - 12
 # Bounds: a run must stay short on a shared machine.
 MAX_NODES = 64
@@ -77,7 +81,7 @@ def percentile(sorted_v, q):
     return sorted_v[min(len(sorted_v) - 1, max(0, int(round(q * len(sorted_v) + 0.5)) - 1))]
 
 
-class LineTopology(Topology):
+class LineTopology(HostEnds, Topology):
     """The harness's S -- R1 .. Rn -- D in namespaces fp-line-<pid>-<tag>-*; its line of
     fastpathd nodes (node_line) carries the emulation `params` on every link."""
 
@@ -104,6 +108,21 @@ class LineTopology(Topology):
                     str(LIMIT * MTU_FRAME)])
 
 
+def measure_host_pair(rate, args, clean):
+    """iperf3 S -> D over one veth pair at the line's offered load: a result row."""
+    t = HostPair(clean)
+    try:
+        t.build()
+        ip = run_iperf(t, args.iperf_seconds, rate, clean, None,
+                       access=not args.no_access_shaping, window=args.udp_window)
+    finally:
+        t.destroy()
+    ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
+    log(f"hosts {int(rate)}bit iperf3: {json.dumps(ip)}")
+    return {"forwarder": "hosts (one veth)", "nodes": 0, "rate_bps": rate, "interval_s": 0,
+            "model_ms": 0.0, "with_tcp": False, "sent": 0, "replies": 0, "iperf": ip}
+
+
 def ping_count(args, interval):
     """--count pings, or fewer: as many as --ping-seconds holds at `interval` (at least 5)."""
     if not args.ping_seconds:
@@ -113,7 +132,7 @@ def ping_count(args, interval):
 
 def run_ping(ns, count, interval):
     wait = count * interval + 15
-    r = subprocess.run(["ip", "netns", "exec", ns, "ping", "-n", "-c",
+    r = subprocess.run(["ip", "netns", "exec", ns] + ON_HOSTS_CPU + ["ping", "-n", "-c",
                         str(count), "-i", str(interval), "-W", "2", D_IP],
                        capture_output=True, text=True, timeout=wait)
     rtts = sorted(float(x.split("time=")[1].split()[0]) for x in r.stdout.splitlines()
@@ -123,116 +142,6 @@ def run_ping(ns, count, interval):
         res.update({"min": rtts[0], "p50": percentile(rtts, 0.5), "p90": percentile(rtts, 0.9),
                     "p99": percentile(rtts, 0.99), "max": rtts[-1]})
     return res, r.stdout
-
-
-def host_drops(t):
-    """What the hosts' side dropped so far: UDP receive errors in D (/proc/net/snmp) and the
-    drop counters of S's and D's interfaces ({name: count})."""
-    out = {}
-    r = subprocess.run(["ip", "netns", "exec", t.d, "cat", "/proc/net/snmp"],
-                       capture_output=True, text=True, timeout=10)
-    udp = [x.split()[1:] for x in r.stdout.splitlines() if x.startswith("Udp:")]
-    if len(udp) == 2:
-        vals = dict(zip(udp[0], udp[1]))
-        for k in ("InErrors", "RcvbufErrors", "NoPorts"):
-            out[f"D udp {k}"] = int(vals.get(k, 0))
-    for tag, ns in (("S", t.s), ("D", t.d)):
-        r = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show"], capture_output=True,
-                           text=True, timeout=10)
-        try:
-            for dev in json.loads(r.stdout):
-                st = dev.get("stats64", {})
-                for d in ("rx", "tx"):
-                    out[f"{tag} {dev['ifname']} {d}_dropped"] = st.get(d, {}).get("dropped", 0)
-        except ValueError:
-            pass
-    return out
-
-
-def fastpathd_drops(counters):
-    """Every drop counter of fastpathd's counters() ({where: count}): per node and scope the
-    `drop_*` counters and the AF_XDP sockets' RX drops, per link direction its queue, loss,
-    capacity and link-down drops."""
-    out = {}
-    for node, sets in counters.items():
-        if node == "links" or not isinstance(sets, list):
-            continue
-        for cs in sets:
-            for name, v in (cs.get("counters") or {}).items():
-                if name.startswith("drop_") or name in ("xsk_rx_dropped", "xsk_rx_ring_full"):
-                    out[f"{node} {cs.get('scope')} {name}"] = v
-    links = counters.get("links") or []
-    links = links.get("links", []) if isinstance(links, dict) else links
-    for link in links:
-        for d in ("a_to_b", "b_to_a"):
-            m = link.get(d, {}).get("measured", {})
-            for k in ("queue_drops", "loss_drops", "full_drops", "link_down_drops"):
-                out[f"link {link['name']} {d} {k}"] = m.get(k, 0)
-    return out
-
-
-def drop_points(before, after):
-    """The counters that grew between two snapshots: {where: frames dropped}."""
-    return {k: v - before.get(k, 0) for k, v in after.items()
-            if isinstance(v, (int, float)) and v - before.get(k, 0) > 0}
-
-
-def run_iperf(t, seconds, rate, clean, fw=None):
-    """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss, and where
-    the UDP run's frames were dropped (every drop counter of fastpathd and of the hosts
-    that grew during it)."""
-    server = clean.spawn(t.d, ["iperf3", "-s"], name="iperf3-server")
-    res = {}
-    try:
-        time.sleep(0.5)
-        base = ["ip", "netns", "exec", t.s, "iperf3", "-c", D_IP, "-t", str(seconds), "-J",
-                "--connect-timeout", "3000"]
-        r = subprocess.run(base + ["-O", "1"], capture_output=True, text=True,
-                           timeout=seconds + 20)
-        j = json.loads(r.stdout)
-        res["tcp_mbps"] = round(j["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
-        res["tcp_retransmits"] = j["end"]["sum_sent"].get("retransmits")
-        def drops():
-            return {**(fastpathd_drops(fw.counters()) if fw else {}), **host_drops(t)}
-        before = drops()
-        r = subprocess.run(base + ["-u", "-b", str(int(0.8 * rate)), "-l", "1400"],
-                           capture_output=True, text=True, timeout=seconds + 20)
-        time.sleep(0.5)  # the frames still in the links' delay reach D
-        res["udp_drop_points"] = drop_points(before, drops())
-        j = json.loads(r.stdout)
-        s = j["end"]["sum"]
-        res["udp_lost"] = s.get("lost_packets")
-        res["udp_packets"] = s.get("packets")
-        res["udp_lost_pct"] = round(s.get("lost_percent", float("nan")), 3)
-    except (subprocess.TimeoutExpired, ValueError, KeyError) as e:
-        res["error"] = str(e)[-300:]
-    finally:
-        clean.stop(server)
-    return res
-
-
-def start_reverse_tcp(t, seconds, clean):
-    """A TCP flow D -> S (iperf3 -R from S) for `seconds`, under way when this returns."""
-    server = clean.spawn(t.d, ["iperf3", "-s", "-1"], name="iperf3-server-reverse")
-    time.sleep(0.5)
-    client = subprocess.Popen(["ip", "netns", "exec", t.s, "iperf3", "-c", D_IP, "-R", "-t",
-                               str(int(seconds + 0.999)), "-J", "--connect-timeout", "3000"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    time.sleep(1.5)  # past slow start: the pings meet a flow at its window
-    return server, client
-
-
-def stop_reverse_tcp(flow, clean):
-    """Waits for the reverse flow; its goodput (Mbit/s) or None."""
-    server, client = flow
-    try:
-        out, _ = client.communicate(timeout=60)
-        return round(json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
-    except (subprocess.TimeoutExpired, ValueError, KeyError):
-        client.kill()
-        return None
-    finally:
-        clean.stop(server)
 
 
 def fastpathd_figures(fpctl, sock, n):
@@ -330,7 +239,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
             rows.append(row)
         if args.iperf_seconds > 0:
             ip = run_iperf(t, args.iperf_seconds, rate, clean,
-                           fw if kind == "fastpathd" else None)
+                           fw if kind == "fastpathd" else None,
+                           access=not args.no_access_shaping, window=args.udp_window)
             ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
             log(f"{kind} N={n} {rtext} iperf3: {json.dumps(ip)}")
             for row in rows:
@@ -393,6 +303,8 @@ def table(rows):
              "TCP (model) Mbit/s | UDP 80 % lost |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        if not r["nodes"]:
+            continue  # the host pair: iperf3 only (udp_drop_table)
         late = r.get("lateness") or []
         lt = ", ".join(f"{x['p50_ns'] / 1e3:.0f} / {x['p99_ns'] / 1e3:.0f} / "
                        f"{x['max_ns'] / 1e3:.0f}" for x in late) or "-"
@@ -434,8 +346,9 @@ def sojourn_table(rows):
 
 def udp_drop_table(rows):
     """Per line that ran iperf3: the UDP run's loss and every counter that grew during it."""
-    lines = ["| N | forwarder | rate | UDP sent | lost (iperf3) | drop points (counter: frames) |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| N | forwarder | rate | TCP (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
+             "dropped by the line / by the hosts | drop points (counter: frames) |",
+             "|---|---|---|---|---|---|---|---|"]
     seen = set()
     for r in rows:
         ip = r.get("iperf") or {}
@@ -445,8 +358,12 @@ def udp_drop_table(rows):
         seen.add(key)
         pts = ip.get("udp_drop_points") or {}
         where = "; ".join(f"{k}: {v}" for k, v in sorted(pts.items(), key=lambda x: -x[1]))
-        lines.append(f"| {r['nodes']} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} Mbit/s | "
-                     f"{ip['udp_packets']} | {ip.get('udp_lost')} | {where or 'none'} |")
+        tcp = f"{ip['tcp_mbps']} ({ip['model_tcp_mbps']})" if "tcp_mbps" in ip else "-"
+        lines.append(f"| {r['nodes'] or '-'} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} "
+                     f"Mbit/s | {tcp} | {ip['udp_packets']} ({ip.get('udp_sent_mbps')}) | "
+                     f"{ip.get('udp_lost')} ({ip.get('udp_lost_pct')} %) | "
+                     f"{ip.get('udp_dropped_line', '-')} / {ip.get('udp_dropped_hosts', '-')} | "
+                     f"{where or 'none'} |")
     return "\n".join(lines) + "\n" if len(lines) > 2 else ""
 
 
@@ -467,6 +384,15 @@ def parse_args(argv):
     ap.add_argument("--iperf-seconds", type=int, default=0,
                     help="iperf3 TCP then UDP at 80 %% of the rate, each this long (0: none)")
     ap.add_argument("--no-kernel", action="store_true", help="no kernel baseline")
+    ap.add_argument("--host-pair", action="store_true",
+                    help="with --iperf-seconds: per rate, iperf3 between S and D on one veth "
+                    "pair first (no router): what the hosts reach alone")
+    ap.add_argument("--no-access-shaping", action="store_true",
+                    help="iperf3 from S unshaped (veth takes S's bursts at once) instead of "
+                    "S's veth at the link rate")
+    ap.add_argument("--udp-window", type=int, default=UDP_WINDOW,
+                    help="iperf3 -w of the UDP run in bytes (0: the kernel's default "
+                    "buffers)")
     ap.add_argument("--fastpathd-args", default="", help="extra fastpathd flags")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless every ping's RTT is the model within the lateness "
@@ -484,6 +410,8 @@ def parse_args(argv):
         ap.error(f"--nodes: 2..{MAX_NODES}")
     if any(ping_count(a, i) * i > MAX_PING_S for i in a.interval) or a.count < 1:
         ap.error(f"--count × --interval must stay under {MAX_PING_S} s")
+    if a.udp_window < 0:
+        ap.error("--udp-window: bytes, 0 or more")
     if not 0 <= a.iperf_seconds <= MAX_IPERF_S:
         ap.error(f"--iperf-seconds: 0..{MAX_IPERF_S}")
     return a
@@ -509,6 +437,8 @@ def main(argv=None):
 
     def body():
         for rate in a.rates:
+            if a.iperf_seconds > 0 and a.host_pair:
+                rows.append(measure_host_pair(rate, a, clean))
             for n in a.nodes:
                 kinds = ["fastpathd"] + ([] if a.no_kernel else ["kernel"])
                 for kind in kinds:
@@ -535,7 +465,8 @@ def main(argv=None):
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump({"argv": sys.argv, "rows": rows, "failures": failures, "checks": checks,
                    "machine": {"host": platform.node(), "kernel": platform.release(),
-                               "cpus": os.cpu_count()}}, f, indent=1)
+                               "cpus": os.cpu_count(), **socket_buffer_caps()}},
+                  f, indent=1)
     print(md)
     for x in failures:
         print(f"FAILED: {x}", file=sys.stderr)

@@ -42,6 +42,7 @@
 #include "ns3/fast-path-host-helper.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/fast-path-ranks.h"
+#include "ns3/fast-path-realtime-lag.h"
 #include "ns3/internet-apps-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -293,6 +294,9 @@ main(int argc, char* argv[])
     // Several processes: the events of the other processes' nodes that were dropped here.
     auto sim = DynamicCast<FastPathRealtimeSimulatorImpl>(Simulator::GetImplementation());
     const uint64_t inertEvents = sim ? sim->GetInertEvents() : 0;
+    // Emulated: how far this process's simulator ran behind real time (it falls behind when
+    // its control plane needs more CPU than it gets; see cpu_per_sim_s of a simulated run).
+    const FastPathRealtimeLag::Summary lag = FastPathRealtimeLag::Get();
     uint32_t localRouters = 0;
     for (uint32_t i = 0; i < routers.GetN(); ++i)
     {
@@ -303,6 +307,7 @@ main(int argc, char* argv[])
         << ",\"emulated\":" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0)
         << ",\"rank\":" << FastPathEmulation::GetRank() << ",\"ranks\":" << ranks
         << ",\"local_routers\":" << localRouters << ",\"inert_events\":" << inertEvents
+        << ",\"lag_max_s\":" << lag.maxS << ",\"lag_behind_from_s\":" << lag.behindFromS
         << ",\"has_s\":" << FastPathEmulation::IsLocalNode(ends.Get(0))
         << ",\"has_d\":" << FastPathEmulation::IsLocalNode(ends.Get(1))
         << ",\"routers\":" << routers.GetN() << ",\"links\":" << k << ",\"rate\":\"" << rate
@@ -316,6 +321,7 @@ main(int argc, char* argv[])
         << (sorted.empty() ? -1 : 1000 * sorted[sorted.size() / 2]) << ",\"rtt_min_ms\":"
         << (sorted.empty() ? -1 : 1000 * sorted.front()) << ",\"setup_s\":" << setupS
         << ",\"run_wall_s\":" << wallRun << ",\"run_cpu_s\":" << cpuRun
+        << ",\"cpu_per_sim_s\":" << cpuRun / stop
         << ",\"cpu_total_s\":" << CpuSeconds() - cpu0 << ",\"ns3_drops\":{";
     for (auto it = drops.begin(); it != drops.end(); ++it)
     {

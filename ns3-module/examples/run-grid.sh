@@ -13,7 +13,8 @@
 # ping and iperf3 (TCP, 10 s) from their namespaces. --ranks K runs grid as K processes
 # with Open MPI's mpirun (each the control planes of its share of the routers; one fastpathd)
 # and merges their reports: convergence is the latest of the processes', the flow's sent
-# side is s's process's and its received side d's; CPU time is given per process.
+# side is s's process's and its received side d's; CPU time is given per process, and how
+# far behind real time each process's simulator ran (FastPathRealtimeLag).
 # Emulated, the links' configured and measured figures (fpctl link list --json, taken every
 # 2 s while the script runs; the last one before the script deletes its links) are
 # summarized: frames, drops, sojourn against the configured delay, lateness. --keep DIR
@@ -40,7 +41,7 @@ while [[ $# -gt 0 ]]; do
     --ranks) ranks="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '3,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,27p' "$0"; exit 0 ;;
     *) echo "run-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +132,8 @@ for k in ("udp_received", "udp_received_mbps", "udp_received_pps"):
 out["cpu_total_s"] = sum(r["cpu_total_s"] for r in rs)
 out["cpu_per_rank_s"] = [r["cpu_total_s"] for r in rs]
 out["inert_events"] = [r.get("inert_events", 0) for r in rs]
+out["lag_max_s"] = [r.get("lag_max_s", 0) for r in rs]
+out["lag_behind_from_s"] = [r.get("lag_behind_from_s", -1) for r in rs]
 out["local_routers"] = [r["local_routers"] for r in rs]
 json.dump(out, open(sys.argv[1], "w"))
 EOF
@@ -161,6 +164,16 @@ print(f"  CPU over {wall:.1f} s: fastpathd {fpd:.2f} s ({100 * fpd / wall:.0f} %
          if r.get('ranks', 1) > 1 else ")"))
 if r.get("ranks", 1) > 1:
     print(f"  events of other processes' nodes dropped: {r['inert_events']}")
+# How far behind real time each simulator ran (it needs more CPU than it got when that
+# grows past OLSR's hold times: 3 HELLO intervals).
+lag = r.get("lag_max_s")
+if lag is not None:
+    lags = lag if isinstance(lag, list) else [lag]
+    behind = r.get("lag_behind_from_s")
+    behind = behind if isinstance(behind, list) else [behind]
+    print("  simulator behind real time: max " + ", ".join(f"{x:.2f}" for x in lags) + " s"
+          + (" per process" if len(lags) > 1 else "")
+          + "; more than 0.5 s from " + ", ".join("never" if b < 0 else f"{b:.1f} s" for b in behind))
 # Per link direction: frames enqueued and delivered, drops, the queue's sojourn (waiting
 # behind other frames), and fastpathd's lateness (how long after its due time, the
 # configured serialization and delay, each frame was handed on).

@@ -5,6 +5,7 @@
 #include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-ranks.h"
+#include "ns3/fast-path-realtime-lag.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -328,6 +329,9 @@ FastPathEmulation::Get(const std::string& who)
     Simulator::Schedule(Seconds(0), [raw]() {
         raw->CheckEmulated();
         raw->Follow();
+        // A process short of CPU says so (and how far behind it ran) instead of failing
+        // silently: its protocols' timers and received frames come late.
+        FastPathRealtimeLag::Start();
         // Scheduled from time 0: written after the changes a script notified before the
         // run (they are pushed in events of time 0 queued before this one's).
         if (raw->Creates())

@@ -28,6 +28,18 @@ std::string num(double v) {
 bool isDsssRate(uint32_t kbps) { return std::count(std::begin(kDsss), std::end(kDsss), kbps) > 0; }
 bool isOfdmRate(uint32_t kbps) { return std::count(std::begin(kOfdm), std::end(kOfdm), kbps) > 0; }
 
+std::vector<uint32_t> ratesUpTo(uint32_t kbps) {
+  std::vector<uint32_t> out;
+  if (isDsssRate(kbps)) {
+    for (uint32_t r : kDsss)
+      if (r <= kbps) out.push_back(r);
+  } else if (isOfdmRate(kbps)) {
+    for (uint32_t r : kOfdm)
+      if (r <= kbps) out.push_back(r);
+  }
+  return out;
+}
+
 Status validateMediumPhy(const MediumPhy& phy) {
   const char* rates = " (802.11b: 1000 2000 5500 11000; OFDM: 6000 9000 12000 18000 24000 "
                       "36000 48000 54000 kbit/s)";
@@ -71,6 +83,13 @@ Status validateMediumPhy(const MediumPhy& phy) {
   if (phy.retry_limit < 1 || phy.retry_limit > 32)
     return invalid("retry_limit: " + std::to_string(phy.retry_limit) +
                    " is outside 1 .. 32 transmissions");
+  if (phy.rate_control != RateControl::kConstant && phy.rate_control != RateControl::kArf)
+    return invalid("rate_control: " + std::to_string(int(phy.rate_control)) +
+                   " is unknown (constant or arf)");
+  for (auto [field, v] : {std::pair{"arf_success_threshold", phy.arf_success_threshold},
+                          std::pair{"arf_timer_threshold", phy.arf_timer_threshold}})
+    if (v < 1 || v > 65535)
+      return invalid(std::string(field) + ": " + std::to_string(v) + " is outside 1 .. 65535");
   return {};
 }
 

@@ -27,6 +27,11 @@ WireResult<MediumPhy> mediumPhyFromWire(const v1::MediumPhy& in, const std::stri
       in.error_model() != v1::MediumPhy::ERROR_MODEL_YANS)
     return wireError(v1::INVALID_ARGUMENT, field + ".error_model",
                      std::to_string(in.error_model()) + " is no error model (0 NIST, 1 YANS)");
+  if (in.rate_control() != v1::MediumPhy::RATE_CONTROL_CONSTANT &&
+      in.rate_control() != v1::MediumPhy::RATE_CONTROL_ARF)
+    return wireError(v1::INVALID_ARGUMENT, field + ".rate_control",
+                     std::to_string(in.rate_control()) +
+                         " is no rate control (0 constant, 1 ARF)");
   const MediumPhy phy = mediumPhyFromReply(in);
   if (auto st = validateMediumPhy(phy); !st) return phyError(st.error(), field);
   return phy;
@@ -130,6 +135,10 @@ void toWire(const MediumPhy& in, v1::MediumPhy* out) {
   out->set_rts_rate_kbps(in.rts_rate_kbps);
   out->set_cts_rate_kbps(in.cts_rate_kbps);
   out->set_ack_rate_kbps(in.ack_rate_kbps);
+  out->set_rate_control(in.rate_control == RateControl::kArf ? v1::MediumPhy::RATE_CONTROL_ARF
+                                                             : v1::MediumPhy::RATE_CONTROL_CONSTANT);
+  out->set_arf_success_threshold(in.arf_success_threshold);
+  out->set_arf_timer_threshold(in.arf_timer_threshold);
 }
 
 void toWire(const MediumPair& in, v1::MediumPair* out) {
@@ -221,6 +230,10 @@ MediumPhy mediumPhyFromReply(const v1::MediumPhy& in) {
   phy.rts_rate_kbps = in.rts_rate_kbps();
   phy.cts_rate_kbps = in.cts_rate_kbps();
   phy.ack_rate_kbps = in.ack_rate_kbps();
+  phy.rate_control =
+      in.rate_control() == v1::MediumPhy::RATE_CONTROL_ARF ? RateControl::kArf : RateControl::kConstant;
+  if (in.arf_success_threshold()) phy.arf_success_threshold = in.arf_success_threshold();
+  if (in.arf_timer_threshold()) phy.arf_timer_threshold = in.arf_timer_threshold();
   return phy;
 }
 

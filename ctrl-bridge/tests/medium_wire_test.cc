@@ -46,6 +46,10 @@ TEST(MediumWire, RefusalsNameTheField) {
   EXPECT_EQ(mediumSpecFromWire(c, "create_medium").error().field,
             "create_medium.phy.ack_rate_kbps");
   c = twoMembers();
+  c.mutable_phy()->set_rate_control(static_cast<v1::MediumPhy::RateControl>(7));
+  EXPECT_EQ(mediumSpecFromWire(c, "create_medium").error().field,
+            "create_medium.phy.rate_control");
+  c = twoMembers();
   c.mutable_phy()->set_long_retry_limit(40);
   EXPECT_EQ(mediumSpecFromWire(c, "create_medium").error().field,
             "create_medium.phy.long_retry_limit");
@@ -84,6 +88,9 @@ TEST(MediumWire, SpecUpdateAndInfoRoundTrip) {
   spec.phy.rts_rate_kbps = 6000;
   spec.phy.cts_rate_kbps = 12000;
   spec.phy.ack_rate_kbps = 24000;
+  spec.phy.rate_control = RateControl::kArf;
+  spec.phy.arf_success_threshold = 4;
+  spec.phy.arf_timer_threshold = 9;
   spec.pairs = {MediumPair{"r1", "r2", -71.5, false}};
   v1::CreateMedium w;
   toWire(spec, &w);

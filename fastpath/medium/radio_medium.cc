@@ -32,6 +32,7 @@ RadioMedium::RadioMedium(const MediumPhy& phy, uint32_t members, uint64_t seed)
       data_row_(perRateIndex(phy.data_rate_kbps)),
       basic_row_(perRateIndex(phy.basic_rate_kbps)),
       pairs_(members, phy),
+      rates_(phy, members),
       macs_(members),
       phys_(members),
       stats_(members),
@@ -203,16 +204,19 @@ void RadioMedium::startTx(uint32_t i, uint64_t now) {
     s.tx_packets.add();
     s.tx_bytes.add(f.bytes);
   }
+  // Each try asks the rate control anew (ARF moves between the tries of one frame).
+  tx.data_kbps =
+      f.to == kBroadcast ? phy_.basic_rate_kbps : rates_.rateKbps(i, uint32_t(f.to));
   if (f.to != kBroadcast && f.bytes > phy_.rts_threshold) {
     // RTS first; its duration field covers CTS, the frame and its ACK.
     tx.kind = FrameKind::kRts;
     tx.rate_kbps = phy_.rtsRate();
     tx.timing = frameTiming(tx.rate_kbps, kRtsBytes);
     tx.nav_ns = 3 * dcf_.sifs_ns + cts_ns_ +
-                frameTiming(phy_.data_rate_kbps, f.bytes).duration_ns + ack_ns_;
+                frameTiming(tx.data_kbps, f.bytes).duration_ns + ackNs(tx.data_kbps);
   } else {
     tx.kind = FrameKind::kData;
-    tx.rate_kbps = f.to == kBroadcast ? phy_.basic_rate_kbps : phy_.data_rate_kbps;
+    tx.rate_kbps = tx.data_kbps;
     tx.timing = frameTiming(tx.rate_kbps, f.bytes);
     tx.nav_ns = 0;
   }
@@ -225,7 +229,8 @@ void RadioMedium::transmit(uint32_t slot, uint64_t now) {
   tx.start = now;
   tx.data_end = now + tx.timing.duration_ns;
   const bool acked = tx.kind == FrameKind::kData && tx.to != kBroadcast;
-  stats_[tx.from].tx_airtime_ns.add(tx.timing.duration_ns + (acked ? dcf_.sifs_ns + ack_ns_ : 0));
+  stats_[tx.from].tx_airtime_ns.add(tx.timing.duration_ns +
+                                    (acked ? dcf_.sifs_ns + ackNs(tx.rate_kbps) : 0));
   Phy& me = phys_[tx.from];
   if (me.rx_tx >= 0) me.rx_lost = true;  // half duplex: what it was receiving is lost
   me.transmitting = true;
@@ -301,7 +306,7 @@ void RadioMedium::endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSin
   if (tx.to == kBroadcast)
     finish(i, now, TxOutcome::kBroadcast, sink);
   else
-    schedule(tx.data_end + dcf_.sifs_ns + ack_ns_, EvKind::kAckEnd, i);
+    schedule(tx.data_end + dcf_.sifs_ns + ackNs(tx.rate_kbps), EvKind::kAckEnd, i);
 }
 
 void RadioMedium::endControl(uint32_t slot, uint64_t now, MediumSink& sink) {
@@ -369,7 +374,11 @@ void RadioMedium::endAck(uint32_t i, uint64_t now, MediumSink& sink) {
   // The sender's neighbours held off for the ACK (NAV from the data frame's duration).
   for (const PairEntry& e : tx.table->from(i))
     if (e.sense) senseDown(e.to, now);
-  if (tx.acked) return finish(i, now, TxOutcome::kAcked, sink);
+  if (tx.acked) {
+    rates_.dataOk(i, uint32_t(tx.to));
+    return finish(i, now, TxOutcome::kAcked, sink);
+  }
+  rates_.dataFailed(i, uint32_t(tx.to));
   retryOrDrop(i, now, tx.protected_, sink);
 }
 
@@ -434,7 +443,7 @@ void RadioMedium::advance(uint64_t now, MediumSink& sink) {
         Tx& tx = txs_[ev.who];
         tx.kind = FrameKind::kData;
         tx.protected_ = true;
-        tx.rate_kbps = phy_.data_rate_kbps;
+        tx.rate_kbps = tx.data_kbps;
         tx.timing = frameTiming(tx.rate_kbps, tx.bytes);
         tx.nav_ns = 0;
         transmit(ev.who, ev.t);

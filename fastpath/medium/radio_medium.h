@@ -27,6 +27,7 @@
 #include "fastpath/medium_types.h"
 #include "medium/airtime.h"
 #include "medium/pair_table.h"
+#include "medium/rate_control.h"
 
 namespace fastpath::medium {
 
@@ -152,6 +153,7 @@ class RadioMedium {
     uint32_t from = 0;
     int32_t to = kBroadcast;
     uint32_t rate_kbps = 0;
+    uint32_t data_kbps = 0;  ///< the data frame's rate (its rate control's choice)
     uint32_t bytes = 0;
     uint64_t start = 0, data_end = 0;
     FrameTiming timing{};
@@ -182,6 +184,12 @@ class RadioMedium {
   void closeChunk(uint32_t k, uint64_t now);
   void arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t now);
   double noiseMw() const { return noise_mw_; }
+  /// The ACK answering a data frame at `data_kbps` (at its control answer rate).
+  uint64_t ackNs(uint32_t data_kbps) const {
+    return data_kbps == phy_.data_rate_kbps
+               ? ack_ns_
+               : frameTiming(rates_.ackRateKbps(data_kbps, phy_.ackRate()), kAckBytes).duration_ns;
+  }
   double uniform();
   uint32_t drawSlots(uint32_t cw);
 
@@ -192,6 +200,7 @@ class RadioMedium {
   uint64_t ack_ns_, cts_ns_;
   int data_row_, basic_row_;
   PairTables pairs_;
+  RateAdaptation rates_;
   std::vector<Mac> macs_;
   std::vector<Phy> phys_;
   std::vector<MemberStats> stats_;

@@ -2,6 +2,7 @@
 #include "fast-path-wifi-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/arf-wifi-manager.h"
 #include "ns3/constant-rate-wifi-manager.h"
 #include "ns3/double.h"
 #include "ns3/fast-path-emulation.h"
@@ -159,11 +160,21 @@ FastPathWifiHelper::RadioOf(Ptr<WifiNetDevice> device, const WifiPhyHelper& phyH
     }
     else
     {
-        // Rate adaptation is not emulated: data at the best rate the PHY has (what an
-        // adapting manager reaches on a good link), control frames at its default mode.
+        // An adapting manager: the medium adapts up to the best rate the PHY has (ARF
+        // emulated; any other manager is refused when emulated), control frames at the
+        // PHY's default mode (ARF sends its RTS at the lowest supported rate).
         const std::list<WifiMode> modes = phy->GetModeList();
         r.dataMode = modes.empty() ? "" : modes.back().GetUniqueName();
         r.controlMode = phy->GetDefaultMode().GetUniqueName();
+    }
+    r.stationManager = m->GetInstanceTypeId().GetName();
+    if (DynamicCast<ArfWifiManager>(m))
+    {
+        UintegerValue v;
+        m->GetAttribute("SuccessThreshold", v);
+        r.arfSuccessThreshold = v.Get();
+        m->GetAttribute("TimerThreshold", v);
+        r.arfTimerThreshold = v.Get();
     }
     r.nonUnicastMode = ModeName(m, "NonUnicastMode");
     if (r.nonUnicastMode.empty())

@@ -144,6 +144,12 @@ FastPathWifiHelper::MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper&
     p.rts_rate_kbps = RateKbps(radio.controlMode);
     p.cts_rate_kbps = RateKbps(radio.ctsMode);
     p.ack_rate_kbps = RateKbps(radio.ackMode);
+    if (radio.stationManager == "ns3::ArfWifiManager")
+    {
+        p.rate_control = fastpath::RateControl::kArf;
+        p.arf_success_threshold = radio.arfSuccessThreshold;
+        p.arf_timer_threshold = radio.arfTimerThreshold;
+    }
     const auto& errors = PhyFactories::ErrorRate(phy);
     const std::string error = errors.empty() ? "" : errors[0].GetTypeId().GetName();
     // TableBasedErrorRateModel falls back to Yans for the non-HT rates the medium knows.
@@ -190,6 +196,17 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
         standIns.Add(s);
     }
     const FastPathRadio radio = RadioOf(DynamicCast<WifiNetDevice>(standIns.Get(0)), phy);
+    if (radio.stationManager != "ns3::ConstantRateWifiManager" &&
+        radio.stationManager != "ns3::ArfWifiManager")
+    {
+        // The medium would send at another rate than the script's manager picks.
+        FastPathEmulation::Refuse(
+            "FastPathWifiHelper: emulated (--FastPathEmulation=1), the station manager " +
+            radio.stationManager + " is not emulated: the medium adapts the rate as "
+            "ns3::ArfWifiManager does or keeps it constant (ns3::ConstantRateWifiManager); "
+            "use one of these (wifi.SetRemoteStationManager(\"ns3::ArfWifiManager\")) or run "
+            "the script simulated (--FastPathEmulation=0)");
+    }
     fastpath::MediumPhy mphy = MediumPhyOf(radio, phy);
     if (auto st = fastpath::validateMediumPhy(mphy); !st.ok())
     {

@@ -39,6 +39,8 @@ FastPathRadio::operator==(const FastPathRadio& o) const
            noiseFigureDb == o.noiseFigureDb && channelWidthMhz == o.channelWidthMhz &&
            dataMode == o.dataMode && controlMode == o.controlMode &&
            nonUnicastMode == o.nonUnicastMode && maxSsrc == o.maxSsrc && maxSlrc == o.maxSlrc &&
+           stationManager == o.stationManager && arfSuccessThreshold == o.arfSuccessThreshold &&
+           arfTimerThreshold == o.arfTimerThreshold &&
            rtsCtsThreshold == o.rtsCtsThreshold && ctsMode == o.ctsMode && ackMode == o.ackMode;
 }
 

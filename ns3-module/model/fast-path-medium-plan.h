@@ -43,6 +43,11 @@ struct FastPathRadio
     uint32_t maxSsrc = 7;              //!< retries of a frame under the RTS threshold
     uint32_t maxSlrc = 4;              //!< retries of a frame over it
     uint32_t rtsCtsThreshold = 65535;  //!< frames larger than this are sent after RTS/CTS
+    /// The station manager's TypeId name: ns3::ConstantRateWifiManager (dataMode always)
+    /// or ns3::ArfWifiManager (emulated by the medium, up to dataMode, the PHY's best).
+    std::string stationManager = "ns3::ConstantRateWifiManager";
+    uint32_t arfSuccessThreshold = 10; //!< ArfWifiManager SuccessThreshold
+    uint32_t arfTimerThreshold = 15;   //!< ArfWifiManager TimerThreshold
 
     /// The noise floor, as ns-3's InterferenceHelper computes it: thermal noise over the
     /// channel width (20 MHz for 802.11b's 22, as ns-3 does) at 290 K (ns-3's Boltzmann

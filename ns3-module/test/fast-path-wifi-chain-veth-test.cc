@@ -128,9 +128,14 @@ TEST_F(WifiChainTest, EmulatedSameScriptOnARadioMedium)
                         std::string("--FastPathTag=") + kTag},
                        during);
     EXPECT_EQ(r["emulated"], "1");
-    // Emulated, some runs (about one in two, load or not) lose AODV's first route
-    // discovery and start the flow about a second later (136 before the move, 156 in the
-    // others): not understood yet, so bounded here rather than hidden.
+    // AODV's first discovery is an expanding ring (TTL 1, then 3, 5: 240, 400, 560 ms of
+    // waiting). When the TTL-3 round gets no answer (one of its frames lost to a collision:
+    // the RREQ relayed by n1 and n2, the RREP, an ARP exchange on the way back), the route
+    // comes a ring later and the datagrams AODV queued meanwhile are flushed at once into
+    // an ARP queue that keeps 3 (ArpCache PendingQueueSize): about 20 more are lost. ns-3
+    // shows the same simulated with --RngRun=15 (136 before the move; 155-156 with runs 1-14
+    // and 16): one lost ring is the scenario's behaviour, not the emulation's. The bound
+    // admits one (136) and not two.
     ExpectRerouted(r, 130);
     // fastpathd reports n1's frames that n2 no longer acknowledges to n1's MAC (its
     // DroppedMpdu trace, as ns-3's MAC fires it): AODV sees the link break at once, as

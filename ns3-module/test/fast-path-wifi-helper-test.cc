@@ -313,6 +313,27 @@ TEST(FastPathWifiHelperDeathTest, EmulatedAnInfrastructureMacIsRefused)
                                                         "ns3::StaWifiMac");
 }
 
+TEST(FastPathWifiHelperDeathTest, EmulatedAStationManagerTheMediumHasNotIsRefused)
+{
+    auto script = []() {
+        GlobalValue::Bind("FastPathEmulation", BooleanValue(true));
+        NodeContainer nodes;
+        nodes.Create(2);
+        FastPathWifiHelper wifi;
+        wifi.SetStandard(WIFI_STANDARD_80211b);
+        wifi.SetRemoteStationManager("ns3::MinstrelWifiManager");
+        YansWifiPhyHelper phy;
+        phy.SetChannel(YansWifiChannelHelper::Default().Create());
+        WifiMacHelper mac;
+        mac.SetType("ns3::AdhocWifiMac");
+        wifi.Install(phy, mac, nodes);
+    };
+    EXPECT_EXIT(script(),
+                ::testing::ExitedWithCode(1),
+                "the station manager ns3::MinstrelWifiManager is not emulated: the medium adapts "
+                "the rate as ns3::ArfWifiManager does or keeps it constant");
+}
+
 TEST(FastPathWifiHelperTest, BatchesBecomeMediumUpdatesByNodeName)
 {
     std::vector<FastPathPairUpdate> batch(2);
@@ -370,8 +391,15 @@ TEST(FastPathWifiHelperTest, HiddenTerminalsPairsFromAMatrixLossAndArfsRate)
     const std::vector<std::pair<uint32_t, uint32_t>> expected = {{0, 1}, {1, 0}, {1, 2}, {2, 1}};
     EXPECT_EQ(pairs, expected);
     const FastPathRadio r = wifi.RadioOf(DynamicCast<WifiNetDevice>(devices.Get(0)), phy);
-    EXPECT_EQ(r.dataMode, "DsssRate11Mbps"); // no rate adaptation: the best rate
+    EXPECT_EQ(r.dataMode, "DsssRate11Mbps"); // ARF's top rate
     EXPECT_EQ(r.controlMode, "DsssRate1Mbps");
+    EXPECT_EQ(r.stationManager, "ns3::ArfWifiManager");
+    EXPECT_EQ(r.arfSuccessThreshold, 10u);
+    EXPECT_EQ(r.arfTimerThreshold, 15u);
+    const fastpath::MediumPhy p = FastPathWifiHelper::MediumPhyOf(r, phy);
+    EXPECT_EQ(p.rate_control, fastpath::RateControl::kArf);
+    EXPECT_EQ(p.data_rate_kbps, 11000u);
+    EXPECT_TRUE(fastpath::validateMediumPhy(p).ok());
     Simulator::Destroy();
 }
 

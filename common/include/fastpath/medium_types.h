@@ -24,6 +24,11 @@ inline constexpr size_t kMaxMediumPairsPerUpdate = size_t(1) << 20;
 /// DsssErrorRateModel, as both of ns-3's models do).
 enum class WifiErrorModel : uint8_t { kNist, kYans };
 
+/// How a member picks the rate of a unicast data frame. kConstant: data_rate_kbps (ns-3's
+/// ConstantRateWifiManager). kArf: per destination, as ns-3's ArfWifiManager does, over the
+/// rates of the medium's family up to data_rate_kbps, starting at the lowest.
+enum class RateControl : uint8_t { kConstant, kArf };
+
 /// The PHY and MAC of every member (one ns-3 YansWifiPhy + AdhocWifiMac configuration).
 /// Rates are in kbit/s: 802.11b DSSS/CCK 1000, 2000, 5500, 11000; OFDM (802.11a/g)
 /// 6000, 9000, 12000, 18000, 24000, 36000, 48000, 54000. Both rates of one medium use the
@@ -57,6 +62,11 @@ struct MediumPhy {
   uint32_t rts_rate_kbps = 0;
   uint32_t cts_rate_kbps = 0;
   uint32_t ack_rate_kbps = 0;
+  /// Rate adaptation of unicast data (with kArf, ack_rate_kbps is the ACK of the top rate;
+  /// a lower rate's ACK is the highest mandatory rate at or below it, as ns-3 answers).
+  RateControl rate_control = RateControl::kConstant;
+  uint32_t arf_success_threshold = 10;  ///< ArfWifiManager SuccessThreshold
+  uint32_t arf_timer_threshold = 15;    ///< ArfWifiManager TimerThreshold
 
   uint32_t rtsRate() const { return rts_rate_kbps ? rts_rate_kbps : basic_rate_kbps; }
   uint32_t ctsRate() const { return cts_rate_kbps ? cts_rate_kbps : basic_rate_kbps; }
@@ -71,7 +81,9 @@ struct MediumPhy {
            retry_limit == o.retry_limit && error_model == o.error_model && seed == o.seed &&
            rts_threshold == o.rts_threshold && long_retry_limit == o.long_retry_limit &&
            rts_rate_kbps == o.rts_rate_kbps && cts_rate_kbps == o.cts_rate_kbps &&
-           ack_rate_kbps == o.ack_rate_kbps;
+           ack_rate_kbps == o.ack_rate_kbps && rate_control == o.rate_control &&
+           arf_success_threshold == o.arf_success_threshold &&
+           arf_timer_threshold == o.arf_timer_threshold;
   }
 };
 
@@ -139,6 +151,9 @@ struct MediumInfo {
 /// names the field ("data_rate_kbps: 7000 is no 802.11 rate ...").
 Status validateMediumPhy(const MediumPhy& phy);
 /// Whether the rate (kbit/s) is DSSS/CCK (802.11b) or OFDM; false for unknown rates.
+/// The rates of `kbps`'s family up to and including it, lowest first (ARF's rate set);
+/// empty for an unknown rate.
+std::vector<uint32_t> ratesUpTo(uint32_t kbps);
 bool isDsssRate(uint32_t kbps);
 bool isOfdmRate(uint32_t kbps);
 /// A pair's rule: two different members (`members`), a finite power in -200 .. 100 dBm.

@@ -56,7 +56,8 @@ Result<std::vector<PortInfo>> Client::ports(const std::string& node) {
       [](const v1::Reply& r) { return decodeAll(r.ports().ports(), portFromReply); });
 }
 
-Result<int> Client::openControlChannel(PortId port, const std::string& node) {
+Result<int> Client::openControlChannel(PortId port, const std::string& node,
+                                       const ControlChannelTiming& timing) {
   Impl& d = *impl_;
   return d.query(
       *this, {},
@@ -64,13 +65,25 @@ Result<int> Client::openControlChannel(PortId port, const std::string& node) {
         for (int f : d.fds) ::close(f);  // strays from earlier (timed-out) requests
         d.fds.clear();
         q.set_node(node);
-        q.mutable_open_control_channel()->mutable_port()->set_id(port);
+        auto* open = q.mutable_open_control_channel();
+        open->mutable_port()->set_id(port);
+        if (timing.timed) {
+          open->set_timed(true);
+          open->set_lead_ns(timing.lead_ns);
+        }
       },
-      [&](const v1::Reply&) -> Result<int> {
+      [&](const v1::Reply& r) -> Result<int> {
         if (d.fds.empty())
           return makeError(-EBADMSG, "fastpathd's control-channel reply carried no descriptor");
         int f = d.fds.front();
         d.fds.pop_front();
+        if (timing.timed && !r.control_channel().timed()) {
+          ::close(f);
+          return makeError(-EPROTONOSUPPORT,
+                           "fastpathd did not make the control channel of port " +
+                               std::to_string(port) +
+                               " timed (it predates protocol 1.8): open it without timing");
+        }
         return f;
       });
 }

@@ -122,13 +122,15 @@ void Dispatcher::nodeScoped(Session& s, const v1::Request& req, const Target& t,
         setError(o, id, port.error());
         return;
       }
-      auto fd = be.controlChannelFd(*port);
+      const auto& open = req.open_control_channel();
+      auto fd = be.controlChannelFd(*port, ControlChannelTiming{open.timed(), open.lead_ns()});
       if (!fd) {
         setBackendError(o, id, "open_control_channel", fd.error());
         return;
       }
       o.fd = fd.value();
       rep->mutable_control_channel()->set_port(*port);
+      rep->mutable_control_channel()->set_timed(open.timed());
       std::pair<std::string, PortId> key{t.node, *port};
       if (std::find(s.channels.begin(), s.channels.end(), key) == s.channels.end()) {
         s.channels.push_back(key);

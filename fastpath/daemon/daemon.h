@@ -123,7 +123,7 @@ class Daemon : public TopologyControl {
   std::vector<CounterSet> daemonCounters() const;
   /// The node's rules on its interface ports' classifiers and link ports' twins.
   Status applyNodeRules(Node& node, const std::vector<ControlRule>& rules);
-  Result<int> portChannelFd(PortId port);
+  Result<int> portChannelFd(PortId port, const ControlChannelTiming& timing = {});
   /// Emulation of an interface port's egress.
   Status applyPortParams(PortId port, const LinkParams& params);
   void releasePortChannel(PortId port);

@@ -114,6 +114,12 @@ CounterSet Daemon::portCounters(PortId port, const std::string& scope_name) cons
     v.push_back({"drop_ctrl_oversize", ch->drop_oversize.load()});
     v.push_back({"drop_ctrl_runt", ch->drop_runt.load()});
     v.push_back({"drop_ctrl_stale_at_attach", ch->drop_stale_at_attach.load()});
+    v.push_back({"control_timed", ch->timed() ? 1u : 0u});
+    v.push_back({"control_lead_ns", ch->leadNs()});
+    v.push_back({"control_stamp_future", ch->stamp_future.load()});
+    v.push_back({"control_stamp_reordered", ch->stamp_reordered.load()});
+    v.push_back({"control_stamp_age_max_ns", ch->stamp_age_max_ns.load()});
+    v.push_back({"to_control_early", ch->to_client_early.load()});
   }
   v.push_back({"punt_rate", config_.punt_rate});
   v.push_back({"punt_burst", config_.punt_burst});

@@ -152,10 +152,10 @@ Status Daemon::applyNodeRules(Node& node, const std::vector<ControlRule>& rules)
   return {};
 }
 
-Result<int> Daemon::portChannelFd(PortId port) {
+Result<int> Daemon::portChannelFd(PortId port, const ControlChannelTiming& timing) {
   if (port < net_.ports.size()) {
     if (!net_.ports[port]) return makeError(-ENODEV, "no port " + std::to_string(port));
-    return net_.ports[port]->channel->clientFd();
+    return net_.ports[port]->channel->clientFd(timing);
   }
   auto it = net_.link_ports.find(port);
   if (it == net_.link_ports.end()) return makeError(-ENODEV, "no port " + std::to_string(port));
@@ -172,7 +172,7 @@ Result<int> Daemon::portChannelFd(PortId port) {
     lp.channel = std::move(*ch);
     publishLinkTables();
   }
-  return lp.channel->clientFd();
+  return lp.channel->clientFd(timing);
 }
 
 void Daemon::releasePortChannel(PortId port) {

@@ -98,9 +98,11 @@ std::vector<CounterSet> Node::stats() const {
   return out;
 }
 
-Result<int> Node::controlChannelFd(PortId port) {
+Result<int> Node::controlChannelFd(PortId port) { return controlChannelFd(port, {}); }
+
+Result<int> Node::controlChannelFd(PortId port, const ControlChannelTiming& timing) {
   if (auto st = checkPort(port); !st) return st.error();
-  auto fd = daemon_.portChannelFd(port);
+  auto fd = daemon_.portChannelFd(port, timing);
   if (!fd) return named(fd.error());
   return *fd;
 }

@@ -47,6 +47,7 @@ class Node : public NodeControl {
   Result<PortId> portByName(const std::string& name) const override;
   std::vector<CounterSet> stats() const override;
   Result<int> controlChannelFd(PortId port) override;
+  Result<int> controlChannelFd(PortId port, const ControlChannelTiming& timing) override;
   void releaseControlChannel(PortId port) override;
   Status setPortParams(PortId port, const LinkParams& params) override;
 

@@ -235,6 +235,33 @@ uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, ui
   return n;
 }
 
+bool LinkShaper::peekNext(LinkFrame* out) const {
+  if (!size()) return false;
+  // As release(): the FIFO's head on equal arrivals.
+  const bool fifo =
+      fifo_n_ && (heap_.empty() || fifo_[fifo_head_ % capacity_].arrival <= heap_.front().arrival);
+  const Entry& e = fifo ? fifo_[fifo_head_ % capacity_] : heap_.front();
+  *out = LinkFrame{e.addr, e.len, e.from, e.arrival};
+  return true;
+}
+
+bool LinkShaper::releaseNext(LinkFrame* out) {
+  if (!size()) return false;
+  const bool fifo =
+      fifo_n_ && (heap_.empty() || fifo_[fifo_head_ % capacity_].arrival <= heap_.front().arrival);
+  peekNext(out);
+  if (fifo) {
+    ++fifo_head_;
+    --fifo_n_;
+  } else {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+  }
+  counters.delivered.fetch_add(1, std::memory_order_relaxed);
+  counters.in_flight.store(size(), std::memory_order_relaxed);
+  return true;
+}
+
 uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
   uint32_t n = 0;
   while (n < max && fifo_n_) {

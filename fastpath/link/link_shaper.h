@@ -117,6 +117,11 @@ class LinkShaper : public Retirable {
   uint32_t release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max);
   /// The earliest arrival time held; UINT64_MAX when empty.
   uint64_t nextArrival() const;
+  /// The frame release() gives next (the earliest arrival); false when empty.
+  bool peekNext(LinkFrame* f) const;
+  /// Takes that frame out before its arrival time (a timed client's lead): the link's
+  /// queue is not advanced to a time that has not come.
+  bool releaseNext(LinkFrame* f);
   uint32_t size() const { return uint32_t(fifo_n_ + heap_.size()); }
   /// Takes every frame held (link deleted: the worker frees them; or handed to a larger
   /// shaper by moveFrom).

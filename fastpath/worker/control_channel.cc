@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -46,7 +49,7 @@ ControlChannel::~ControlChannel() {
   if (client_fd_ >= 0) close(client_fd_);
 }
 
-Result<int> ControlChannel::clientFd() {
+Result<int> ControlChannel::clientFd(const ControlChannelTiming& timing) {
   // Frames still queued on the client end were written for an earlier client that is gone
   // (the daemon holds the client end too, so they stay until read): a new client must not
   // start with stale ARP replies and routing messages. Counted, then discarded; bounded by
@@ -57,6 +60,9 @@ Result<int> ControlChannel::clientFd() {
   int fd = fcntl(client_fd_, F_DUPFD_CLOEXEC, 3);
   if (fd < 0)
     return makeError(-errno, "control channel of " + ifname_ + ": dup: " + std::strerror(errno));
+  lead_ns_.store(timing.timed ? std::min(timing.lead_ns, kMaxDeliveryLeadNs) : 0,
+                 std::memory_order_relaxed);
+  timed_.store(timing.timed, std::memory_order_release);
   attached_.store(true, std::memory_order_release);
   return fd;
 }
@@ -140,21 +146,29 @@ void ControlRelay::removeChannel(ControlChannel* channel) {
 void ControlRelay::drain(Route& r, uint8_t* scratch) {
   ControlChannel* ch = r.channel;
   uint32_t queued = 0;
+  // A timed channel's messages start with the send stamp: read into the slot's `sent`.
+  const bool timed = ch->timed();
+  const uint32_t head = timed ? kControlStampBytes : 0;
   // Drain up to a bounded number of messages per wakeup so one busy client cannot
   // starve the others.
   for (int k = 0; k < 256; ++k) {
     ControlTxFrame* slot = r.queue->claim();
     uint8_t* buf = slot ? slot->data : scratch;
+    ControlStamp stamp;
     // One extra byte detects frames larger than a slot (MSG_TRUNC gives the real size).
-    ssize_t len = recv(ch->daemonFd(), buf, slot ? kControlFrameMax : kControlFrameMax + 1,
-                       MSG_DONTWAIT | MSG_TRUNC);
+    iovec iov[2] = {{&stamp, head},
+                    {buf, slot ? kControlFrameMax : kControlFrameMax + 1}};
+    msghdr msg{};
+    msg.msg_iov = timed ? iov : iov + 1;
+    msg.msg_iovlen = timed ? 2 : 1;
+    ssize_t len = recvmsg(ch->daemonFd(), &msg, MSG_DONTWAIT | MSG_TRUNC);
     if (len < 0) break;  // EAGAIN: drained
     if (len == 0) break;
-    if (size_t(len) > kControlFrameMax) {
+    if (size_t(len) > kControlFrameMax + head) {
       ch->drop_oversize.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    if (len < 14) {
+    if (size_t(len) < 14 + head) {
       ch->drop_runt.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
@@ -163,11 +177,24 @@ void ControlRelay::drain(Route& r, uint8_t* scratch) {
       continue;
     }
     slot->port = ch->port();
-    slot->len = uint32_t(len);
+    slot->len = uint32_t(len) - head;
+    slot->sent = 0;
+    if (timed) {
+      timespec ts;
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      const uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+      const SentStamp s = clampSentStamp(stamp.time_ns, now, ch->last_sent_);
+      ch->last_sent_ = s.sent;
+      slot->sent = s.sent;
+      if (s.future) ch->stamp_future.fetch_add(1, std::memory_order_relaxed);
+      if (s.reordered) ch->stamp_reordered.fetch_add(1, std::memory_order_relaxed);
+      if (s.age > ch->stamp_age_max_ns.load(std::memory_order_relaxed))
+        ch->stamp_age_max_ns.store(s.age, std::memory_order_relaxed);
+    }
     r.queue->publish();
     ++queued;
     ch->from_client.fetch_add(1, std::memory_order_relaxed);
-    ch->from_client_bytes.fetch_add(uint64_t(len), std::memory_order_relaxed);
+    ch->from_client_bytes.fetch_add(uint64_t(slot->len), std::memory_order_relaxed);
   }
   // The worker may be asleep (it sleeps long when idle): wake it for the frames.
   if (queued && r.wake_fd >= 0) {

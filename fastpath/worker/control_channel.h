@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fastpath/control_timing.h"
 #include "fastpath/net_types.h"
 #include "fastpath/result.h"
 #include "worker/spsc_ring.h"
@@ -28,6 +29,9 @@ inline constexpr uint32_t kControlFrameMax = 2048 - 8;
 struct ControlTxFrame {
   PortId port = 0;
   uint32_t len = 0;
+  /// When the model has the node send it (CLOCK_MONOTONIC, clamped by the relay); 0: now
+  /// (a channel without timing).
+  uint64_t sent = 0;
   uint8_t data[kControlFrameMax];
 };
 
@@ -48,8 +52,13 @@ class ControlChannel {
   int sendBufferBytes() const { return sndbuf_; }
   /// A fresh dup of the client end (close-on-exec); marks the channel attached, so workers
   /// start writing to it. Frames queued for an earlier client are discarded first (counted
-  /// in drop_stale_at_attach). The caller owns the returned fd.
-  Result<int> clientFd();
+  /// in drop_stale_at_attach). `timing`: the framing from now on (control_timing.h); the
+  /// lead is capped at kMaxDeliveryLeadNs. The caller owns the returned fd.
+  Result<int> clientFd(const ControlChannelTiming& timing = {});
+  /// Whether messages carry a ControlStamp (the last client that opened it asked so).
+  bool timed() const { return timed_.load(std::memory_order_acquire); }
+  /// How long before their arrival frames for the client may be written (0: at it).
+  uint64_t leadNs() const { return lead_ns_.load(std::memory_order_relaxed); }
   /// No client holds the channel any more (the control connection that opened it is
   /// gone): workers stop writing to it, as before the first clientFd().
   void detach() { attached_.store(false, std::memory_order_release); }
@@ -65,6 +74,15 @@ class ControlChannel {
   std::atomic<uint64_t> drop_runt{0};           ///< shorter than an Ethernet header
   /// Frames toward the client never read by an earlier client, discarded at a new attach.
   std::atomic<uint64_t> drop_stale_at_attach{0};
+  /// Timed channels (relay side): frames whose send stamp was ahead of fastpathd's clock
+  /// (clamped to now), or before the previous frame's (clamped to it), and the largest age
+  /// of a stamp when the relay took the frame (the client's own lateness plus the relay's
+  /// wake-up).
+  std::atomic<uint64_t> stamp_future{0};
+  std::atomic<uint64_t> stamp_reordered{0};
+  std::atomic<uint64_t> stamp_age_max_ns{0};
+  /// Timed channels (worker side): frames written before their arrival time (the lead).
+  std::atomic<uint64_t> to_client_early{0};
 
  private:
   ControlChannel() = default;
@@ -74,6 +92,10 @@ class ControlChannel {
   int client_fd_ = -1;
   int sndbuf_ = 0;
   std::atomic<bool> attached_{false};
+  std::atomic<bool> timed_{false};
+  std::atomic<uint64_t> lead_ns_{0};
+  uint64_t last_sent_ = 0;  // relay thread: the previous frame's send time (FIFO clamp)
+  friend class ControlRelay;
 };
 
 /// The relay thread: waits (epoll) on fastpathd's end of every channel and queues what

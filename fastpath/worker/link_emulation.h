@@ -64,6 +64,8 @@ class LinkEmulation {
   /// The last takeDue took as many frames as a pass may: what is due still waits for the
   /// next pass.
   bool tookMax() const { return took_max_; }
+  /// The shapers holding frames (their ShaperKeys).
+  const ActiveSet& active() const { return active_; }
   /// A new table: the shapers holding frames are found again in it.
   void adopt(const LinkPortTable& t);
   /// The shaper `key` names in `t` (nullptr: none).

@@ -66,7 +66,9 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   limited_addr_.resize(options_.batch_size);
   limited_len_.resize(options_.batch_size);
   punt_msgs_.resize(options_.batch_size);
-  punt_iov_.resize(options_.batch_size);
+  punt_iov_.resize(2 * size_t(options_.batch_size));
+  punt_due_.resize(options_.batch_size);
+  limited_due_.resize(options_.batch_size);
   rx_batch_.resize(options_.batch_size);
   dst4_.resize(options_.batch_size);
   nh4_.resize(options_.batch_size);

@@ -219,13 +219,26 @@ class Worker {
   /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), a
   /// radio medium (MediumEgress), or
   /// a counted drop (at `in`, the port it came from, when `egress` is no port at all).
-  void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in);
+  /// `sent`: when the model has the node send it (a timed client's stamp); by default
+  /// the batch's arrival time of the frame (sentAt()).
+  static constexpr uint64_t kSentOfBatch = ~0ull;
+  void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in,
+                uint64_t sent = kSentOfBatch);
   /// Emulated frames whose arrival time has come, handed on in due order: to a link's
   /// peer end, a segment's ports, or an interface port's TX staging. Again while what
   /// that sent on is due already (a hop shorter than the time the worker was late, or
   /// without delay): a frame crosses such hops in the pass that released it.
   uint32_t releaseDue();
   uint32_t releaseDueOnce();
+  /// Timed clients (worker_timed.cc): frames of point-to-point link directions whose peer
+  /// end's client is timed and whose peer classifier makes them CONTROL, released up to
+  /// the client's lead before their arrival time; and when the next of them may go
+  /// (UINT64_MAX: none).
+  uint32_t releaseEarly(uint64_t now);
+  uint64_t nextEarly() const;
+  /// The peer end of link direction `key` when its client is timed (else nullptr).
+  const LinkPortSlot* timedPeer(uint32_t key) const;
+  bool controlAt(const LinkPortSlot& peer, const LinkFrame& f) const;
   /// When the model has this node send the frame at `addr` on: its arrival time if it is
   /// one of the link batch being processed that came out of an emulation, else 0 (now).
   /// process() hands a batch's frames on in batch order, so the search only moves forward.
@@ -241,8 +254,10 @@ class Worker {
   /// Switches to the newest capture table (worker_capture.cc).
   void switchCaptures();
   /// Copies one frame into the rings of the taps on `port` at `point` (caps_ is set).
+  /// `at`: the frame's model time there when it is not now (a frame a timed client
+  /// takes early, one sent at its send stamp); 0: now.
   void tapFrame(PortId port, uint8_t point, uint64_t addr, uint32_t len,
-                uint8_t verdict = 0xff, uint8_t reason = 0xff);
+                uint8_t verdict = 0xff, uint8_t reason = 0xff, uint64_t at = 0);
   /// The received batch rx_batch_[0..n) of interface port `p` (caps_ is set).
   void tapRxBatch(PortId p, uint32_t n);
   /// Lateness of emulated frames handed on now: what the frames due at `due[0..n)`
@@ -360,8 +375,10 @@ class Worker {
   // limited ones (punts and exceptions), each in arrival order.
   std::vector<uint64_t> punt_addr_, limited_addr_;
   std::vector<uint32_t> punt_len_, limited_len_;
+  // Their arrival times at the port (0: not emulated), for a timed channel's stamps.
+  std::vector<ControlStamp> punt_due_, limited_due_;
   std::vector<mmsghdr> punt_msgs_;
-  std::vector<iovec> punt_iov_;
+  std::vector<iovec> punt_iov_;  // two per message: the stamp (timed channels), the frame
   uint32_t punt_n_ = 0;
   uint32_t limited_n_ = 0;
   std::vector<TokenBucket> punt_bucket_;  // per ingress port (interface and link)

@@ -16,14 +16,14 @@ void Worker::switchCaptures() {
 }
 
 void Worker::tapFrame(PortId port, uint8_t point, uint64_t addr, uint32_t len, uint8_t verdict,
-                      uint8_t reason) {
+                      uint8_t reason, uint64_t at) {
   for (const CaptureTap& tap : caps_->taps) {
     if (tap.port != port || !(tap.points & point)) continue;
     // Exceptions: what the classifier did not hand over as DATA (punts, CONTROL frames,
     // on link ports its drops), with the verdict and reason it gave.
     if (tap.exceptions_only && (verdict == 0xff || verdict == FP_VERDICT_DATA)) continue;
     CaptureRecord r;
-    r.mono_ns = now_ns_;
+    r.mono_ns = at ? at : now_ns_;
     r.orig_len = len;
     r.port = port;
     r.point = point;

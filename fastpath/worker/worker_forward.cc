@@ -229,7 +229,8 @@ uint32_t Worker::transmitControl() {
       uint64_t addr;
       if (frames_.copyOf(f->data, f->len, &addr)) {
         port_counters_[f->port].ctrl_tx_packets.add(1);
-        transmit(f->port, addr, f->len, f->port);
+        // A timed client's frame is sent when its stamp says (the relay clamped it).
+        transmit(f->port, addr, f->len, f->port, f->sent);
       } else {
         frames_.count(f->port, WorkerDrop::kCtrlTxNoFrame);
       }

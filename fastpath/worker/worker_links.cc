@@ -21,10 +21,11 @@ uint64_t monotonicNs() {
 
 }  // namespace
 
-void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
+void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in, uint64_t sent) {
+  auto when = [&] { return sent != kSentOfBatch ? sent : sentAt(addr); };
   if (egress < np_ && sock_[egress]) [[likely]] {
     if (LinkShaper* sh = egressShaper(egress)) [[unlikely]]  // emulated egress
-      return emulation_.transmit(*sh, egress, egress, addr, len, 0, sentAt(addr));
+      return emulation_.transmit(*sh, egress, egress, addr, len, 0, when());
     return stageTx(egress, addr, len);  // the same frame: a descriptor move, no copy
   }
   if (egress >= kFirstLinkPort && egress < max_ports_) {
@@ -32,11 +33,17 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in) {
     // any more) counts at its own end.
     const LinkPortSlot* slot = links_ ? links_->find(egress) : nullptr;
     if (!slot) return frames_.drop(egress, WorkerDrop::kNoEgress, addr);
+    if (slot->medium) {
+      if (caps_) [[unlikely]]
+        tapFrame(egress, kCaptureTx, addr, len);
+      return media_.transmit(*slot, addr, len, monotonicNs());
+    }
+    // Sent when the model has it sent (its arrival here, or a timed client's stamp).
+    const uint64_t at = when();
     if (caps_) [[unlikely]]
-      tapFrame(egress, kCaptureTx, addr, len);
-    if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len, sentAt(addr));
-    if (slot->medium) return media_.transmit(*slot, addr, len, monotonicNs());
-    return handoff_.transmit(*slot, addr, len, sentAt(addr));
+      tapFrame(egress, kCaptureTx, addr, len, 0xff, 0xff, at && at < now_ns_ ? at : 0);
+    if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len, at);
+    return handoff_.transmit(*slot, addr, len, at);
   }
   frames_.drop(in, WorkerDrop::kNoEgress, addr);
 }
@@ -55,8 +62,10 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
     const LinkFrame& lf = link_rx_[i];
     if (lf.due) link_due_[emulated++] = lf.due;
     const fp_xdp_meta meta = slot.classifier->classify(umem_->data(lf.addr), lf.len);
+    // A frame a timed client takes early is seen at its arrival time.
     if (caps_) [[unlikely]]
-      tapFrame(p, kCaptureRx, lf.addr, lf.len, meta.verdict, meta.reason);
+      tapFrame(p, kCaptureRx, lf.addr, lf.len, meta.verdict, meta.reason,
+               lf.due > now_ns_ ? lf.due : 0);
     if (meta.reason < FP_REASON_MAX) pc.reason[meta.reason].add(1);
     if (meta.verdict == FP_VERDICT_DROP || meta.verdict == FP_VERDICT_PASS) {
       pc.rx_packets.add(1);
@@ -143,7 +152,8 @@ uint32_t Worker::releaseDueOnce() {
     if (i + 1 == due.size() || due[i + 1].key != r.key)
       if (const LinkPortSlot* peer = links_->find(slot.peer)) work += receiveLink(*peer);
   }
-  return work;
+  // Then what timed clients may take ahead of its arrival time (worker_timed.cc).
+  return work + releaseEarly(now);
 }
 
 void Worker::recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link) {

@@ -7,6 +7,7 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <cerrno>
 #include <cstring>
@@ -38,11 +39,15 @@ void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
   else if (limited && !punt_bucket_[in].take())
     why = WorkerDrop::kPuntRateLimited;
   if (why != WorkerDrop::kMax) return frames_.drop(in, why, addr);
+  // A timed client learns when the model has the frame arrive (0: not emulated).
+  const ControlStamp due{ch->timed() ? sentAt(addr) : 0};
   // receive() handles at most batch_size frames between flushes.
   if (limited) {
+    limited_due_[limited_n_] = due;
     limited_addr_[limited_n_] = addr;
     limited_len_[limited_n_++] = len;
   } else {
+    punt_due_[punt_n_] = due;
     punt_addr_[punt_n_] = addr;
     punt_len_[punt_n_++] = len;
   }
@@ -67,23 +72,35 @@ void Worker::flushPunts(PortId in) {
   const uint32_t total = punt_n_ + limited_n_;
   if (!total) return;
   // One sendmmsg per batch, CONTROL frames first: one message per frame on the SEQPACKET
-  // channel, never blocking.
+  // channel, never blocking; on a timed channel each message starts with the frame's
+  // arrival stamp.
+  const bool timed = cur_channel_->timed();
   mmsghdr* msgs = punt_msgs_.data();
   iovec* iov = punt_iov_.data();
+  uint64_t early = 0, now = 0;
+  if (timed) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  }
   for (uint32_t i = 0; i < total; ++i) {
     const bool c = i < punt_n_;
     const uint32_t k = c ? i : i - punt_n_;
-    iov[i].iov_base = umem_->data(c ? punt_addr_[k] : limited_addr_[k]);
-    iov[i].iov_len = c ? punt_len_[k] : limited_len_[k];
+    ControlStamp& due = c ? punt_due_[k] : limited_due_[k];
+    if (due.time_ns > now) ++early;
+    iov[2 * i] = {&due, kControlStampBytes};
+    iov[2 * i + 1] = {umem_->data(c ? punt_addr_[k] : limited_addr_[k]),
+                      c ? punt_len_[k] : limited_len_[k]};
     std::memset(&msgs[i], 0, sizeof(msgs[i]));
-    msgs[i].msg_hdr.msg_iov = &iov[i];
-    msgs[i].msg_hdr.msg_iovlen = 1;
+    msgs[i].msg_hdr.msg_iov = timed ? &iov[2 * i] : &iov[2 * i + 1];
+    msgs[i].msg_hdr.msg_iovlen = timed ? 2 : 1;
   }
   int sent = sendmmsg(fd, msgs, total, MSG_DONTWAIT | MSG_NOSIGNAL);
   int err = sent < 0 ? errno : (uint32_t(sent) < total ? EAGAIN : 0);
   if (sent < 0) sent = 0;
   uint64_t bytes = 0;
-  for (int i = 0; i < sent; ++i) bytes += iov[i].iov_len;
+  for (int i = 0; i < sent; ++i) bytes += iov[2 * i + 1].iov_len;
+  if (early) cur_channel_->to_client_early.fetch_add(early, std::memory_order_relaxed);
   pc.to_control.add(uint64_t(sent));
   pc.to_control_bytes.add(bytes);
   if (uint32_t(sent) < total) {

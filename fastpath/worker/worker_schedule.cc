@@ -211,8 +211,20 @@ void Worker::run() {
     uint64_t sleep_ns = uint64_t(options_.idle_poll_us) * 1000;
     const uint64_t to_arrival =
         until_arrival == ~0ull ? ~0ull : arrivalSleepNs(until_arrival, wake_margin_.ns(), may_spin);
-    const bool for_arrival = to_arrival <= sleep_ns;
+    bool for_arrival = to_arrival <= sleep_ns;
     if (for_arrival) sleep_ns = to_arrival;
+    // A frame a timed client may take early: woken for it (without spinning: the lead
+    // covers the wake-up).
+    if (links_ && !emulation_.active().empty()) {
+      if (const uint64_t early = nextEarly(); early != ~0ull) {
+        if (!now) now = monotonicNs();
+        const uint64_t to_early = early > now ? early - now : 0;
+        if (to_early < sleep_ns) {
+          sleep_ns = to_early;
+          for_arrival = false;
+        }
+      }
+    }
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
     const int ready = ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
     if (ready > 0 && wake_fd_ >= 0 && (pfds.back().revents & POLLIN)) {

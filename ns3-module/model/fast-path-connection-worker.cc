@@ -94,15 +94,19 @@ FastPathConnection::Replay(fastpath::ctrl::Client& client)
     }
     std::map<fastpath::PortId, int> fds;
     std::vector<fastpath::PortId> watched;
+    std::map<fastpath::PortId, fastpath::ControlChannelTiming> timing;
     ReconnectCallback cb;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         watched = m_watched;
+        timing = m_timing;
         cb = m_reconnectCb;
     }
     for (auto port : watched)
     {
-        auto fd = client.openControlChannel(port);
+        // The device frames its channel as first opened: the same timing again (a
+        // fastpathd that does not confirm it is refused).
+        auto fd = client.openControlChannel(port, {}, timing[port]);
         if (!fd.ok())
         {
             for (auto& kv : fds)

@@ -242,15 +242,32 @@ FastPathConnection::AttachInterface(const std::string& ifname)
 }
 
 fastpath::Result<int>
-FastPathConnection::OpenControlChannel(fastpath::PortId port)
+FastPathConnection::OpenControlChannel(fastpath::PortId port,
+                                       fastpath::ControlChannelTiming* timing)
 {
     NS_ABORT_MSG_IF(!m_client || m_running,
                     "FastPathConnection::OpenControlChannel: connect first, and call it "
                     "before StartWorker()");
-    auto fd = m_client->openControlChannel(port);
+    fastpath::ControlChannelTiming asked = timing ? *timing : fastpath::ControlChannelTiming{};
+    auto fd = m_client->openControlChannel(port, {}, asked);
+    if (!fd.ok() && asked.timed && fd.error().code == -EPROTONOSUPPORT)
+    {
+        NS_LOG_WARN("port " << port << ": " << fd.error().message
+                            << "; frames are delivered when they reach the simulator");
+        asked = {};
+        fd = m_client->openControlChannel(port, {}, asked);
+    }
     if (!fd.ok())
     {
         return fd;
+    }
+    if (timing)
+    {
+        *timing = asked;
+    }
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_timing[port] = asked;
     }
     static uint32_t channels = 0; // of this process, opened before the simulation runs
     if (auto st = CheckSelectable(fd.value(), ++channels); !st.ok())

@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include "fastpath/control_timing.h"
 #include "fastpath/control_types.h"
 #include "fastpath/result.h"
 
@@ -71,8 +72,11 @@ class FastPathConnection : public Object
         return m_socketPath;
     }
     /// Opens the control channel of `port`. Refused (the descriptor closed) when the
-    /// process's channels would leave select()'s range (CheckSelectable).
-    fastpath::Result<int> OpenControlChannel(fastpath::PortId port);
+    /// process's channels would leave select()'s range (CheckSelectable). `timing`: asked
+    /// for; on return, what the channel is (a fastpathd that does not time channels opens
+    /// it untimed). A reconnection opens it again with the same timing.
+    fastpath::Result<int> OpenControlChannel(fastpath::PortId port,
+                                             fastpath::ControlChannelTiming* timing = nullptr);
     /// Whether the `channels`-th control channel of the process, descriptor `fd`, and the
     /// readers' pipes of all of them stay below FD_SETSIZE, as ns-3's FdNetDevice needs
     /// (it reads with select()). The error says the limit and the fix.
@@ -160,6 +164,7 @@ class FastPathConnection : public Object
     FastPathNeighbours m_targetNeighbours;  //!< idem for neighbours
     std::vector<fastpath::ControlRule> m_rules;
     std::vector<fastpath::PortId> m_watched;
+    std::map<fastpath::PortId, fastpath::ControlChannelTiming> m_timing; //!< as opened
     ReconnectCallback m_reconnectCb;
     PortStateCallback m_portStateCb;
     std::map<fastpath::PortId, MediumFailureCallback> m_mediumFailureCbs;

@@ -4,6 +4,7 @@
 #include "fast-path-tag-carrier.h"
 
 #include "fastpath/link_params.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ethernet-trailer.h"
@@ -15,6 +16,7 @@
 #include "ns3/ppp-header.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/nstime.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -56,6 +58,23 @@ FastPathNetDevice::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&FastPathNetDevice::m_queue),
                           MakePointerChecker<Queue<Packet>>())
+            .AddAttribute("TimedDelivery",
+                          "Open the control channel timed: frames carry their send and "
+                          "arrival times, and are delivered up at their model arrival time "
+                          "(falls back to untimed, with a log line, with a fastpathd that "
+                          "does not time channels). Read when the helper opens the channel.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FastPathNetDevice::m_timedDelivery),
+                          MakeBooleanChecker())
+            .AddAttribute("DeliveryLead",
+                          "Timed channels: how long before its arrival time fastpathd may "
+                          "hand a frame for this device over (the wake-ups of fastpathd, the "
+                          "reader thread and the simulator thread it covers); a frame that "
+                          "comes later than its arrival time is delivered at once and counted "
+                          "late. At most 100 ms.",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&FastPathNetDevice::m_deliveryLead),
+                          MakeTimeChecker(Seconds(0), MilliSeconds(100)))
             .AddTraceSource("PhyRxDrop",
                             "A frame the receive error model dropped in this device.",
                             MakeTraceSourceAccessor(&FastPathNetDevice::m_phyRxDropTrace),
@@ -234,14 +253,6 @@ FastPathNetDevice::TransmitNext()
     const uint64_t ns = uint64_t((bits * 1000000000u + bps - 1) / bps);
     m_transmitting = true;
     m_txEnd = Simulator::Schedule(NanoSeconds(ns), &FastPathNetDevice::TransmitNext, this);
-}
-
-ssize_t
-FastPathNetDevice::Write(uint8_t* buffer, size_t length)
-{
-    ssize_t n = FdNetDevice::Write(buffer, length);
-    m_written = n > 0 ? length : 0;
-    return n;
 }
 
 void

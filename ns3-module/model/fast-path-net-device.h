@@ -11,7 +11,11 @@
 #include "ns3/event-id.h"
 #include "ns3/fd-net-device.h"
 #include "ns3/queue.h"
+#include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
+
+#include <atomic>
+#include <cstdint>
 
 namespace ns3
 {
@@ -50,6 +54,16 @@ namespace ns3
  * arrive for ns-3 (PhyRxDrop fires for each, with the frame as the stock device frames it).
  * A ListErrorModel (packet uids, which a frame crossing fastpathd does not keep) is
  * refused.
+ *
+ * **Timing.** With TimedDelivery (the default), the device opens its channel timed: each
+ * frame it writes carries its send time in simulator time (mapped to fastpathd's clock),
+ * which fastpathd takes as the frame's sending time on its link, however late the
+ * simulator's thread got to write it; each frame fastpathd hands over carries the time the
+ * link model has it arrive, and fastpathd may hand it over up to DeliveryLead before that.
+ * The device delivers it up (MacRx, sniffers, the node's stack) at exactly that simulator
+ * time; one that comes after its time is delivered at once and counted late
+ * (GetLateReceived(), GetMaxLateness()). So the wake-ups of the threads a frame crosses
+ * between two ns-3 nodes add no delay while they stay under the lead.
  */
 class FastPathNetDevice : public FdNetDevice
 {
@@ -95,10 +109,32 @@ class FastPathNetDevice : public FdNetDevice
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     ssize_t Write(uint8_t* buffer, size_t length) override;
 
+    /// Whether the device asks for a timed channel (TimedDelivery) and its lead
+    /// (DeliveryLead), in nanoseconds.
+    bool GetTimedDelivery() const;
+    uint64_t GetDeliveryLeadNs() const;
+    /// The channel set by SetFileDescriptor() next is timed (fastpathd confirmed it), or
+    /// not. Before the device starts.
+    void SetChannelTimed(bool timed);
+    bool IsChannelTimed() const;
+    /// Timed frames received: delivered at their arrival time (they came early or on
+    /// time), and after it (late), with the largest lateness seen.
+    uint64_t GetOnTimeReceived() const;
+    uint64_t GetLateReceived() const;
+    Time GetMaxLateness() const;
+
   protected:
     void DoDispose() override;
 
   private:
+    class TimedReader;
+    Ptr<FdReader> DoCreateFdReader() override;
+    /// Main thread: a frame the timed reader took, to deliver at `arrivalNs` (simulator
+    /// time; negative: now).
+    void Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs);
+    /// Main thread: hands the frame to FdNetDevice (ForwardUp at the current time).
+    void Deliver(uint8_t* buf, ssize_t len);
+
     bool Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,
                  uint16_t protocol,
@@ -124,6 +160,13 @@ class FastPathNetDevice : public FdNetDevice
     bool m_errorModelOnLink = false;
     uint64_t m_receiveErrorDrops = 0;
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;
+
+    bool m_timedDelivery = true;
+    Time m_deliveryLead;
+    bool m_channelTimed = false;
+    uint64_t m_onTime = 0;
+    uint64_t m_late = 0;
+    int64_t m_maxLatenessNs = 0;
 };
 
 } // namespace ns3

@@ -9,11 +9,13 @@
 // ns-3 module uses the types (control_types.h) only.
 #pragma once
 
+#include <cerrno>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "fastpath/capture_types.h"
+#include "fastpath/control_timing.h"
 #include "fastpath/control_types.h"
 #include "fastpath/medium_types.h"
 #include "fastpath/result.h"
@@ -44,6 +46,14 @@ class NodeControl {
   /// The client end of the port's control-frame channel (SOCK_SEQPACKET, one frame per
   /// message). A fresh dup each call; the caller passes it on (SCM_RIGHTS) and closes it.
   virtual Result<int> controlChannelFd(PortId port) = 0;
+  /// As controlChannelFd(), with the channel's framing from now on (control_timing.h):
+  /// timed, frames carry their model times and may come up to `lead_ns` before their
+  /// arrival. A backend without timing refuses a timed channel.
+  virtual Result<int> controlChannelFd(PortId port, const ControlChannelTiming& timing) {
+    if (timing.timed)
+      return makeError(-EOPNOTSUPP, "this data plane has no timed control channels");
+    return controlChannelFd(port);
+  }
   /// The last client that opened the port's channel is gone (its control connection
   /// closed): frames for the port are counted drops (no_control_client) instead of
   /// filling a channel nobody reads, until a client opens it again.

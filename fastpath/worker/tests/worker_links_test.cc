@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstring>
@@ -56,6 +58,13 @@ uint32_t writeFrame(uint8_t* f, uint8_t net, uint32_t seq) {
   const fp_xdp_meta meta = testing::udpDataMeta();
   std::memcpy(f - sizeof(meta), &meta, sizeof(meta));
   return kFrameBytes;
+}
+
+// An ARP request (CONTROL at any port) from `src`.
+testing::Bytes arpFrom(const MacAddress& src) {
+  testing::L2 l2{testing::kBroadcastMac, {}, {}};
+  std::memcpy(l2.src.data(), src.bytes.data(), 6);
+  return testing::arp(l2);
 }
 
 uint32_t seqOf(const uint8_t* f) {
@@ -617,7 +626,7 @@ TEST_F(WorkerLinksTest, AnEmulatedSegmentHoldsFramesUntilTheirTimeThenFansThemOu
   while (out.empty() && nowNs() < t_send + 1000000000) {
     poll();
     const uint64_t t_seen = nowNs();
-    for (uint32_t s : collect(63)) {
+    for (uint32_t s : collect()) {
       EXPECT_GE(t_seen, t_send + params.delay_ns) << "frame " << s << " released early";
       out.push_back(s);
     }
@@ -629,6 +638,103 @@ TEST_F(WorkerLinksTest, AnEmulatedSegmentHoldsFramesUntilTheirTimeThenFansThemOu
   EXPECT_EQ(worker_->counters().lateness.count(), 3u);
   poll();
   expectBalanced("after the emulated segment");
+}
+
+// A timed client on the link's peer end (an ns-3 device on a timed channel): a frame only
+// that client receives (ARP: CONTROL at the peer) comes up to the client's lead before its
+// arrival time, stamped with it, and its arrival follows the send stamp the sender's client
+// gave, not when the worker took the frame; a frame the peer node forwards on still leaves
+// at its arrival time.
+TEST_F(WorkerLinksTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnesWait) {
+  LinkParams p;
+  p.delay_ns = 20000000;  // 20 ms
+  constexpr uint64_t kLead = 15000000;
+  addLink(0, &p);
+  auto ch = ControlChannel::create(linkPort(0, 1), "b/link0");
+  ASSERT_TRUE(ch.ok());
+  table_.slots[1].channel = ch->get();  // end 1: node B's
+  auto fd = (*ch)->clientFd(ControlChannelTiming{true, kLead});
+  ASSERT_TRUE(fd.ok());
+  start();
+
+  // Node A's client writes an ARP request, stamped 1 ms ago; then a data frame from the
+  // interface port crosses the link and node B forwards it.
+  const uint64_t sent = nowNs() - 1000000;
+  ControlTxFrame f;
+  f.port = linkPort(0, 0);
+  const testing::Bytes arp = arpFrom(linkMac(0, 0));
+  f.len = uint32_t(arp.size());
+  std::memcpy(f.data, arp.data(), arp.size());
+  f.sent = sent;
+  ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  const uint64_t t_data = nowNs();
+  send({0});
+  poll();
+
+  const uint64_t arrival = sent + p.delay_ns;
+  uint8_t buf[kControlFrameMax + kControlStampBytes];
+  ssize_t got = -1;
+  uint64_t t_got = 0;
+  std::vector<uint32_t> out;
+  uint64_t t_out = 0;
+  while ((got < 0 || out.empty()) && nowNs() < t_data + 1000000000) {
+    poll();
+    const uint64_t t = nowNs();
+    if (got < 0 && (got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) t_got = t;
+    for (uint32_t s : collect()) {
+      out.push_back(s);
+      t_out = nowNs();
+      EXPECT_GE(t, t_data + p.delay_ns) << "a forwarded frame never leaves before its time";
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ASSERT_EQ(size_t(got), kControlStampBytes + arp.size()) << "stamp + the frame, once";
+  ControlStamp stamp;
+  std::memcpy(&stamp, buf, sizeof(stamp));
+  EXPECT_EQ(stamp.time_ns, arrival) << "its model arrival: the send stamp plus the delay";
+  EXPECT_EQ(std::memcmp(buf + kControlStampBytes, arp.data(), arp.size()), 0);
+  EXPECT_LT(t_got, arrival) << "handed over ahead of its arrival";
+  EXPECT_GE(t_got, arrival - kLead) << "but never more than the lead ahead";
+  EXPECT_EQ((*ch)->to_client_early.load(), 1u);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_GE(t_out, t_data + p.delay_ns);
+  ::close(*fd);
+  poll();
+  expectBalanced("after the timed client");
+}
+
+// The same link with an untimed client (fpctl, raw tests): bare frames, at their arrival.
+TEST_F(WorkerLinksTest, AnUntimedClientGetsBareFramesAtTheirArrival) {
+  LinkParams p;
+  p.delay_ns = 5000000;
+  addLink(0, &p);
+  auto ch = ControlChannel::create(linkPort(0, 1), "b/link0");
+  ASSERT_TRUE(ch.ok());
+  table_.slots[1].channel = ch->get();
+  auto fd = (*ch)->clientFd();
+  ASSERT_TRUE(fd.ok());
+  start();
+  ControlTxFrame f;
+  f.port = linkPort(0, 0);
+  const testing::Bytes arp = arpFrom(linkMac(0, 0));
+  f.len = uint32_t(arp.size());
+  std::memcpy(f.data, arp.data(), arp.size());
+  const uint64_t t_send = nowNs();
+  ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  uint8_t buf[kControlFrameMax];
+  ssize_t got = -1;
+  while (got < 0 && nowNs() < t_send + 1000000000) {
+    poll();
+    got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT);
+  }
+  const uint64_t t_got = nowNs();
+  ASSERT_EQ(size_t(got), arp.size());
+  EXPECT_EQ(std::memcmp(buf, arp.data(), arp.size()), 0);
+  EXPECT_GE(t_got, t_send + p.delay_ns);
+  EXPECT_EQ((*ch)->to_client_early.load(), 0u);
+  ::close(*fd);
+  poll();
+  expectBalanced("after the untimed client");
 }
 
 }  // namespace

@@ -150,7 +150,10 @@ class Client {
   /// Returns a new fd: the client end of the port's control-frame channel
   /// (SOCK_SEQPACKET, one Ethernet frame per message), received via SCM_RIGHTS.
   /// The caller owns it (close() it, or hand it to an ns-3 FdNetDevice).
-  Result<int> openControlChannel(PortId port, const std::string& node = {});
+  /// `timing.timed`: a timed channel (control_timing.h); refused (EPROTONOSUPPORT) by a
+  /// fastpathd that does not confirm it.
+  Result<int> openControlChannel(PortId port, const std::string& node = {},
+                                 const ControlChannelTiming& timing = {});
 
   Result<std::vector<CounterSet>> stats(const std::string& node = {});
 

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// FastPathNetDevice's timed channel (fastpath/control_timing.h): the send stamp on each
+// frame written, and the reader that takes each frame's arrival stamp and has the device
+// deliver it at that simulator time. fastpathd's stamps are CLOCK_MONOTONIC; the realtime
+// simulator's clock is the wall clock since its start: both are read together at each
+// frame, so the mapping follows any step or slew of the wall clock.
+#include "fast-path-net-device.h"
+
+#include "ns3/fd-reader.h"
+#include "ns3/log.h"
+#include "ns3/realtime-simulator-impl.h"
+#include "ns3/simulator.h"
+
+#include "fastpath/control_timing.h"
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FastPathNetDeviceTiming");
+
+namespace
+{
+
+uint64_t
+MonotonicNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
+}
+
+/// fastpathd's clock minus the simulator's wall clock (ns), read together: the monotonic
+/// clock on both sides of the simulator's, its midpoint taken.
+int64_t
+ClockOffsetNs(RealtimeSimulatorImpl* rt)
+{
+    const uint64_t a = MonotonicNs();
+    const int64_t wall = rt->RealtimeNow().GetNanoSeconds();
+    const uint64_t b = MonotonicNs();
+    return int64_t(a + (b - a) / 2) - wall;
+}
+
+} // namespace
+
+/// Reads one stamped frame per message (FdNetDevice's own reader reads bare frames) and
+/// hands it to the device's main thread with its arrival time in simulator time.
+class FastPathNetDevice::TimedReader : public FdReader
+{
+  public:
+    TimedReader(FastPathNetDevice* device,
+                uint32_t nodeId,
+                RealtimeSimulatorImpl* rt,
+                uint32_t bufferSize)
+        : m_device(device),
+          m_nodeId(nodeId),
+          m_rt(rt),
+          m_bufferSize(bufferSize)
+    {
+    }
+
+  private:
+    FdReader::Data DoRead() override
+    {
+        auto* buf = static_cast<uint8_t*>(std::malloc(m_bufferSize));
+        fastpath::ControlStamp stamp;
+        iovec iov[2] = {{&stamp, fastpath::kControlStampBytes}, {buf, m_bufferSize}};
+        msghdr msg{};
+        msg.msg_iov = iov;
+        msg.msg_iovlen = 2;
+        ssize_t len = recvmsg(m_fd, &msg, 0);
+        if (len <= 0)
+        {
+            // End of the channel (or an error): as FdNetDevice's reader, stop reading.
+            std::free(buf);
+            return FdReader::Data(nullptr, 0);
+        }
+        if (size_t(len) < fastpath::kControlStampBytes + 14)
+        {
+            // Not a stamped Ethernet frame: fastpathd never writes one; skipped.
+            std::free(buf);
+            return FdReader::Data(nullptr, -1);
+        }
+        len -= fastpath::kControlStampBytes;
+        int64_t arrival = -1;
+        if (stamp.time_ns != 0 && m_rt)
+        {
+            arrival = int64_t(stamp.time_ns) - ClockOffsetNs(m_rt);
+        }
+        // The main thread takes every frame (timed or not) in the order read, so the
+        // device's queue of received frames stays in delivery order.
+        Simulator::ScheduleWithContext(m_nodeId,
+                                       Time(0),
+                                       &FastPathNetDevice::Arrived,
+                                       m_device,
+                                       buf,
+                                       len,
+                                       arrival);
+        // Handed over: FdReader calls no callback for a negative length.
+        return FdReader::Data(nullptr, -1);
+    }
+
+    FastPathNetDevice* m_device;
+    uint32_t m_nodeId;
+    RealtimeSimulatorImpl* m_rt;
+    uint32_t m_bufferSize;
+};
+
+Ptr<FdReader>
+FastPathNetDevice::DoCreateFdReader()
+{
+    if (!m_channelTimed)
+    {
+        // FdNetDevice's own reader, as FdNetDevice creates it.
+        Ptr<FdNetDeviceFdReader> reader = Create<FdNetDeviceFdReader>();
+        reader->SetBufferSize(GetMtu() + 22);
+        return reader;
+    }
+    // Called by FdNetDevice's start, in the simulator's thread: the implementation and
+    // the node id are taken here, not in the reader's thread.
+    auto* rt = dynamic_cast<RealtimeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+    NS_LOG_INFO("timed channel, lead " << m_deliveryLead.As(Time::US)
+                                       << (rt ? "" : "; not a realtime simulator: frames "
+                                                     "are delivered when read"));
+    // As FdNetDevice's reader: the MTU plus an Ethernet header and an LLC/SNAP header.
+    return Create<TimedReader>(this, GetNode()->GetId(), rt, GetMtu() + 22);
+}
+
+void
+FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (arrivalNs >= 0)
+    {
+        if (arrivalNs >= now)
+        {
+            ++m_onTime;
+            if (arrivalNs > now)
+            {
+                Simulator::Schedule(NanoSeconds(arrivalNs - now),
+                                    &FastPathNetDevice::Deliver,
+                                    this,
+                                    buf,
+                                    len);
+                return;
+            }
+        }
+        else
+        {
+            ++m_late;
+            m_maxLatenessNs = std::max(m_maxLatenessNs, now - arrivalNs);
+            NS_LOG_LOGIC("frame of " << len << " bytes " << (now - arrivalNs)
+                                     << " ns after its arrival time");
+        }
+    }
+    Deliver(buf, len);
+}
+
+void
+FastPathNetDevice::Deliver(uint8_t* buf, ssize_t len)
+{
+    // FdNetDevice queues it and forwards it up at the current simulator time (an event
+    // scheduled from this thread takes the current time, not the wall clock).
+    ReceiveCallback(buf, len);
+}
+
+ssize_t
+FastPathNetDevice::Write(uint8_t* buffer, size_t length)
+{
+    ssize_t n;
+    if (!m_channelTimed)
+    {
+        n = FdNetDevice::Write(buffer, length);
+    }
+    else
+    {
+        // The send time: the simulator's time of this event on fastpathd's clock, however
+        // late the simulator's thread runs it.
+        fastpath::ControlStamp stamp;
+        auto* rt =
+            dynamic_cast<RealtimeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+        if (rt)
+        {
+            const int64_t sent = Simulator::Now().GetNanoSeconds() + ClockOffsetNs(rt);
+            stamp.time_ns = sent > 0 ? uint64_t(sent) : 0;
+        }
+        iovec iov[2] = {{&stamp, fastpath::kControlStampBytes}, {buffer, length}};
+        msghdr msg{};
+        msg.msg_iov = iov;
+        msg.msg_iovlen = 2;
+        n = sendmsg(GetFileDescriptor(), &msg, MSG_NOSIGNAL);
+        if (n >= 0)
+        {
+            n -= fastpath::kControlStampBytes;
+        }
+    }
+    m_written = n > 0 ? length : 0;
+    return n;
+}
+
+bool
+FastPathNetDevice::GetTimedDelivery() const
+{
+    return m_timedDelivery;
+}
+
+uint64_t
+FastPathNetDevice::GetDeliveryLeadNs() const
+{
+    const int64_t ns = m_deliveryLead.GetNanoSeconds();
+    return ns > 0 ? uint64_t(ns) : 0;
+}
+
+void
+FastPathNetDevice::SetChannelTimed(bool timed)
+{
+    m_channelTimed = timed;
+}
+
+bool
+FastPathNetDevice::IsChannelTimed() const
+{
+    return m_channelTimed;
+}
+
+uint64_t
+FastPathNetDevice::GetOnTimeReceived() const
+{
+    return m_onTime;
+}
+
+uint64_t
+FastPathNetDevice::GetLateReceived() const
+{
+    return m_late;
+}
+
+Time
+FastPathNetDevice::GetMaxLateness() const
+{
+    return NanoSeconds(m_maxLatenessNs);
+}
+
+} // namespace ns3

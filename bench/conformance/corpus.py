@@ -48,8 +48,24 @@ _DUMBBELL = ("PointToPointDumbbellHelper takes its PointToPointHelpers by value 
 # would find its stand-in), so the emulated run dies of the null pointer.
 _CAST = "(SIGSEGV)"
 
-# Failures of the ctest subset not yet fixed in the module (the text their reason contains).
-_DELAY = "delay mean"  # the bounds of the mean delay (reasons in docs/reference/conformance.md)
+# Failures not yet fixed (the text their reason contains; the reasons in
+# docs/reference/conformance.md, "Why they fail").
+# The mean delay of a TCP bulk flow through a router whose FIFO queue disc is on the link:
+# the counts agree, the emulated bottleneck runs fuller (tcp-bbr-example,
+# tcp-variants-comparison); not analysed further.
+_DELAY = "delay mean"
+# A queue disc other than a FIFO (CoDel, FqCoDel, COBALT) on a router's bottleneck device:
+# emulated, the packets the router forwards cross fastpathd and wait in the link's drop-tail
+# queue of the device queue's limit, not in the queue disc (the run says so on stderr), so
+# the counts of the flows through it differ (tcp-validation: a 3-packet device queue;
+# cobalt-vs-codel: two UDP senders overloading the bottleneck share it unevenly; tcp-pacing:
+# FqCoDel's per-flow fairness).
+_FORWARDED_AQM = "rx_packets"
+# A CSMA segment hands its frames to a timed ns-3 device at their arrival time, not ahead of
+# it as a point-to-point link does: the receiving process's wake-up is still paid as delay.
+# On a loaded machine a few printed per-packet delays (udp-client-server's TraceDelay lines,
+# second's echo over its LAN) then come out more than 0.5 ms late.
+_SEGMENT_WAKEUP = "TraceDelay"
 
 CORPUS = (
     # tutorial first-seventh
@@ -78,15 +94,16 @@ CORPUS = (
             emulate="SimpleNetDeviceHelper/SimpleChannel: no emulating helper for SimpleChannel"),
     Example("routing/manet-routing-compare.cc", emulate=_WIFI),
     # tcp: point-to-point bottlenecks
-    Example("tcp/tcp-bulk-send.cc", subset=True, known=_DELAY),
+    Example("tcp/tcp-bulk-send.cc", subset=True),
     Example("tcp/tcp-large-transfer.cc"),
     Example("tcp/tcp-pcap-nanosec-example.cc"),
     Example("tcp/tcp-star-server.cc"),
-    Example("tcp/tcp-pacing.cc"),
-    Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",)),
+    Example("tcp/tcp-pacing.cc", known=_FORWARDED_AQM),
+    Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",), known=_DELAY),
     Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",)),
-    Example("tcp/tcp-validation.cc", args=("--stopTime=10s",)),
-    Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True),
+    Example("tcp/tcp-validation.cc", args=("--stopTime=10s",), known=_FORWARDED_AQM),
+    Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True,
+            known=_DELAY),
     Example("tcp/dctcp-example.cc",
             emulate=("real time cannot keep up: 10 Gbit/s links and 40 TCP senders take ns-3 "
                      "over 3 min of CPU for 5 s simulated, and emulated the same ns-3 "
@@ -96,14 +113,14 @@ CORPUS = (
                      "PointToPointHelper::Install (not virtual): its links stay simulated")),
     # udp, udp-client-server
     Example("udp/udp-echo.cc", subset=True),
-    Example("udp-client-server/udp-client-server.cc", subset=True),
+    Example("udp-client-server/udp-client-server.cc", subset=True, known=_SEGMENT_WAKEUP),
     Example("udp-client-server/udp-trace-client-server.cc"),
     # traffic-control
     Example("traffic-control/traffic-control.cc", known=_CAST),
     Example("traffic-control/tbf-example.cc"),
     Example("traffic-control/queue-discs-benchmark.cc", args=("--simDuration=10",),
             known=_CAST),
-    Example("traffic-control/cobalt-vs-codel.cc"),
+    Example("traffic-control/cobalt-vs-codel.cc", known=_FORWARDED_AQM),
     Example("traffic-control/red-vs-fengadaptive.cc", emulate=_DUMBBELL),
     Example("traffic-control/red-vs-nlred.cc", emulate=_DUMBBELL),
 )

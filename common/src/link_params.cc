@@ -47,7 +47,8 @@ std::string trim(double v) {
 }  // namespace
 
 bool LinkParams::operator==(const LinkParams& o) const {
-  return rate_bps == o.rate_bps && overhead_bytes == o.overhead_bytes && delay_ns == o.delay_ns &&
+  return rate_bps == o.rate_bps && overhead_bytes == o.overhead_bytes &&
+         mpu_bytes == o.mpu_bytes && delay_ns == o.delay_ns &&
          jitter_ns == o.jitter_ns && jitter_dist == o.jitter_dist && reorder == o.reorder &&
          limit_packets == o.limit_packets && limit_bytes == o.limit_bytes && loss == o.loss &&
          gilbert_elliott == o.gilbert_elliott && ge_p == o.ge_p && ge_r == o.ge_r &&
@@ -202,7 +203,12 @@ Status validateLinkParams(const LinkParams& p) {
   auto add = [&](const std::string& m) { e += (e.empty() ? "" : "; ") + m; };
   if (p.rate_bps && (p.rate_bps < kMinRate || p.rate_bps > kMaxRate))
     add("rate " + std::to_string(p.rate_bps) + " bit/s is outside 1kbit .. 1000tbit");
-  if (p.overhead_bytes > 1024) add("overhead " + std::to_string(p.overhead_bytes) + " > 1024 bytes");
+  if (p.overhead_bytes < kMinLinkOverhead || p.overhead_bytes > kMaxLinkOverhead)
+    add("overhead " + std::to_string(p.overhead_bytes) + " is outside " +
+        std::to_string(kMinLinkOverhead) + " .. " + std::to_string(kMaxLinkOverhead) + " bytes");
+  if (p.mpu_bytes > kMaxLinkMpu)
+    add("mpu " + std::to_string(p.mpu_bytes) + " is more than " + std::to_string(kMaxLinkMpu) +
+        " bytes");
   if (p.delay_ns > kMaxTimeNs) add("delay " + formatTime(p.delay_ns) + " is more than 60s");
   if (p.jitter_ns > kMaxTimeNs) add("jitter " + formatTime(p.jitter_ns) + " is more than 60s");
   if (p.limit_packets < 1 || p.limit_packets > 1000000)
@@ -262,10 +268,18 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       }
       ++i;
     } else if (k == "overhead") {
-      if (!(st = need(i, "bytes per frame, e.g. 24"))) return st;
+      if (!(st = need(i, "bytes per frame, e.g. 24 or -12"))) return st;
+      const std::string& w = a[++i];
+      const bool minus = !w.empty() && w[0] == '-';
+      auto v = parseSize(minus ? w.substr(1) : w);
+      if (!v) return v.error();
+      const int64_t n = int64_t(std::min<uint64_t>(*v, 1u << 20));
+      p.overhead_bytes = int32_t(minus ? -n : n);
+    } else if (k == "mpu") {
+      if (!(st = need(i, "a minimum frame size, e.g. 60"))) return st;
       auto v = parseSize(a[++i]);
       if (!v) return v.error();
-      p.overhead_bytes = uint32_t(std::min<uint64_t>(*v, 1u << 20));
+      p.mpu_bytes = uint32_t(std::min<uint64_t>(*v, 1u << 20));
     } else if (k == "delay" || k == "jitter") {
       if (!(st = need(i, "a time, e.g. 5ms"))) return st;
       auto v = parseTime(a[++i]);
@@ -352,6 +366,7 @@ std::string formatLinkParams(const LinkParams& p, LinkParamsWords which) {
   auto add = [&](const std::string& w) { s += (s.empty() ? "" : " ") + w; };
   if (all || p.rate_bps != d.rate_bps) add("rate " + formatRate(p.rate_bps));
   if (p.overhead_bytes) add("overhead " + std::to_string(p.overhead_bytes));
+  if (p.mpu_bytes) add("mpu " + std::to_string(p.mpu_bytes));
   if (all || p.delay_ns != d.delay_ns) add("delay " + formatTime(p.delay_ns));
   if (p.jitter_ns) add("jitter " + formatTime(p.jitter_ns));
   if (p.jitter_dist != d.jitter_dist)

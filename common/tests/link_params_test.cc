@@ -48,9 +48,14 @@ TEST(LinkParamsRoundTrip, TheDefaultsAndEveryParameterAlone) {
     p.rate_bps = r;
     expectRoundTrip(p);
   }
-  for (uint32_t o : {1u, 2u, 24u, 1024u}) {
+  for (int32_t o : {1, 2, 24, 1024, -1, -12, -64}) {
     LinkParams p;
     p.overhead_bytes = o;
+    expectRoundTrip(p);
+  }
+  for (uint32_t m : {1u, 60u, 1024u}) {
+    LinkParams p;
+    p.mpu_bytes = m;
     expectRoundTrip(p);
   }
   for (uint64_t t : {1ull, 999ull, 1000ull, 1001ull, 123456ull, 999999ull, 1000000ull,
@@ -143,7 +148,8 @@ LinkParams randomParams(std::mt19937_64& rng) {
   };
   LinkParams p;
   if (coin()) p.rate_bps = in(0, 3) == 0 ? in(1, 1000) * 1000000 : in(1000, 1000000000000000ull);
-  if (coin()) p.overhead_bytes = uint32_t(in(0, 1024));
+  if (coin()) p.overhead_bytes = int32_t(in(0, 1088)) - 64;
+  if (coin()) p.mpu_bytes = uint32_t(in(0, 1024));
   if (coin()) p.delay_ns = coin() ? in(0, 60000) * 1000000 : in(0, 60000000000ull);
   if (coin()) p.jitter_ns = coin() ? in(0, 1000) * 1000 : in(0, 60000000000ull);
   if (coin()) p.jitter_dist = LinkParams::Jitter(in(0, 2));
@@ -184,6 +190,37 @@ TEST(LinkParamsWords, LossAfterGilbertElliottLeavesNoGilbertElliottValues) {
   ASSERT_TRUE(applyLinkParamWords(words("loss 2%"), &plain).ok());
   EXPECT_TRUE(mixed == plain) << formatLinkParams(mixed);
   expectRoundTrip(mixed);
+}
+
+TEST(LinkParamsWords, OverheadMayBeNegativeAndMpuSetsTheSmallestFrame) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords({"overhead", "-12", "mpu", "60"}, &p));
+  EXPECT_EQ(p.overhead_bytes, -12);
+  EXPECT_EQ(p.mpu_bytes, 60u);
+  EXPECT_EQ(formatLinkParams(p, LinkParamsWords::kChanged), "overhead -12 mpu 60");
+  auto low = applyLinkParamWords({"overhead", "-65"}, &p);
+  ASSERT_FALSE(low);
+  EXPECT_NE(low.error().message.find("overhead -65 is outside -64 .. 1024 bytes"),
+            std::string::npos)
+      << low.error().message;
+  EXPECT_FALSE(applyLinkParamWords({"mpu", "2000"}, &p));
+  EXPECT_FALSE(applyLinkParamWords({"mpu", "-1"}, &p));
+  EXPECT_EQ(p.overhead_bytes, -12) << "a refused change leaves the parameters as they were";
+}
+
+TEST(LinkFrameBytes, TheLargerOfLengthAndMpuPlusOverheadNeverBelowZero) {
+  // ns-3's PointToPointNetDevice: IP + 2 (PPP) for an Ethernet frame of IP + 14.
+  EXPECT_EQ(linkFrameBytes(14 + 500, -12, 0), 502u);
+  EXPECT_EQ(linkFrameBytes(14 + 40, -12, 0), 42u);
+  // ns-3's CsmaNetDevice: payload padded to 46, header 14, FCS 4.
+  EXPECT_EQ(linkFrameBytes(14 + 28, 4, 60), 64u);
+  EXPECT_EQ(linkFrameBytes(14 + 46, 4, 60), 64u);
+  EXPECT_EQ(linkFrameBytes(14 + 47, 4, 60), 65u);
+  EXPECT_EQ(linkFrameBytes(14 + 1500, 4, 60), 1518u);
+  EXPECT_EQ(linkFrameBytes(10, -64, 0), 0u);
+  LinkParams p;
+  p.overhead_bytes = 24;
+  EXPECT_EQ(linkFrameBytes(100, p), 124u);
 }
 
 TEST(SplitWords, CutsAtEverySeparatorAndDropsEmptyWords) {

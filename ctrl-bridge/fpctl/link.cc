@@ -48,8 +48,11 @@ const char* kLinkHelp =
 
   PARAMETERs (tc's units; a bare time is in microseconds, as with tc):
     rate RATE          10mbit, 1gbit, 100kbit, 1mbps (bytes/s); unlimited: no rate limit
-    overhead BYTES     added to each frame's length for the rate (24: Ethernet's preamble,
-                       gap and FCS; 2: ns-3's PointToPointNetDevice)
+    overhead BYTES     added to each frame's length for the rate, -64 .. 1024 (24:
+                       Ethernet's preamble, gap and FCS; -12: ns-3's PointToPointNetDevice,
+                       whose 2-byte PPP header replaces the 14-byte Ethernet header)
+    mpu BYTES          minimum frame length counted for the rate, before the overhead
+                       (60: Ethernet pads its frames to 60 bytes before the FCS)
     delay TIME         5ms, 100us, 1s (at most 60s)
     jitter TIME        added to or taken from the delay, per frame
     distribution D     uniform (default), normal or paretonormal
@@ -171,7 +174,10 @@ void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   std::printf("  configured\n");
   row("rate", formatRate(pa.rate_bps), formatRate(pb.rate_bps));
   if (pa.overhead_bytes || pb.overhead_bytes)
-    row("overhead", count(pa.overhead_bytes) + " B", count(pb.overhead_bytes) + " B");
+    row("overhead", std::to_string(pa.overhead_bytes) + " B",
+        std::to_string(pb.overhead_bytes) + " B");
+  if (pa.mpu_bytes || pb.mpu_bytes)
+    row("mpu", count(pa.mpu_bytes) + " B", count(pb.mpu_bytes) + " B");
   row("delay", formatTime(pa.delay_ns), formatTime(pb.delay_ns));
   row("jitter", jitterText(pa), jitterText(pb));
   row("loss", lossText(pa), lossText(pb));

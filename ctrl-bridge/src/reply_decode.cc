@@ -131,6 +131,7 @@ LinkParams linkParamsFromReply(const v1::LinkParams& in) {
   LinkParams p;
   p.rate_bps = in.rate_bps();
   p.overhead_bytes = in.overhead_bytes();
+  p.mpu_bytes = in.mpu_bytes();
   p.delay_ns = in.delay_ns();
   p.jitter_ns = in.jitter_ns();
   switch (in.jitter_distribution()) {

@@ -133,6 +133,7 @@ void toWire(const NodeInfo& in, v1::Node* out) {
 void toWire(const LinkParams& in, v1::LinkParams* out) {
   out->set_rate_bps(in.rate_bps);
   out->set_overhead_bytes(in.overhead_bytes);
+  out->set_mpu_bytes(in.mpu_bytes);
   out->set_delay_ns(in.delay_ns);
   out->set_jitter_ns(in.jitter_ns);
   switch (in.jitter_dist) {

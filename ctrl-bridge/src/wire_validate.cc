@@ -383,6 +383,8 @@ WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::s
             [&](LinkParams& x) { x.rate_bps = in.rate_bps(); }),
       check("overhead_bytes", "overhead", to_string(in.overhead_bytes()),
             [&](LinkParams& x) { x.overhead_bytes = in.overhead_bytes(); }),
+      check("mpu_bytes", "mpu", to_string(in.mpu_bytes()),
+            [&](LinkParams& x) { x.mpu_bytes = in.mpu_bytes(); }),
       check("delay_ns", "delay", to_string(in.delay_ns()) + " ns",
             [&](LinkParams& x) { x.delay_ns = in.delay_ns(); }),
       check("jitter_ns", "jitter", to_string(in.jitter_ns()) + " ns",
@@ -400,6 +402,7 @@ WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::s
     if (!st) return st.error();
   p.rate_bps = in.rate_bps();
   p.overhead_bytes = in.overhead_bytes();
+  p.mpu_bytes = in.mpu_bytes();
   p.delay_ns = in.delay_ns();
   p.jitter_ns = in.jitter_ns();
   switch (in.jitter_distribution()) {

@@ -461,7 +461,11 @@ TEST(LinkEmulation, EveryBadValueNamesItsField) {
       {"rate under 1kbit", [](v1::LinkParams& w) { w.set_rate_bps(500); },
        "p.rate_bps: 500 bit/s is outside 1kbit .. 1000tbit"},
       {"overhead over 1024", [](v1::LinkParams& w) { w.set_overhead_bytes(2000); },
-       "p.overhead_bytes: 2000 > 1024 bytes"},
+       "p.overhead_bytes: 2000 is outside -64 .. 1024 bytes"},
+      {"overhead under -64", [](v1::LinkParams& w) { w.set_overhead_bytes(-65); },
+       "p.overhead_bytes: -65 is outside -64 .. 1024 bytes"},
+      {"mpu over 1024", [](v1::LinkParams& w) { w.set_mpu_bytes(1500); },
+       "p.mpu_bytes: 1500 is more than 1024 bytes"},
       {"delay over 60 s", [](v1::LinkParams& w) { w.set_delay_ns(61000000000ull); },
        "p.delay_ns: 61s is more than 60s"},
       {"jitter over 60 s", [](v1::LinkParams& w) { w.set_jitter_ns(90000000000ull); },
@@ -499,11 +503,14 @@ TEST(LinkEmulation, EveryBadValueNamesItsField) {
   v1::LinkParams edge;
   edge.set_rate_bps(1000);
   edge.set_overhead_bytes(1024);
+  edge.set_mpu_bytes(1024);
   edge.set_delay_ns(60000000000ull);
   edge.set_limit_packets(1000000);
   edge.set_limit_bytes(1ull << 30);
   edge.set_loss(1);
   EXPECT_TRUE(linkParamsFromWire(edge, "p"));
+  edge.set_overhead_bytes(-64);
+  EXPECT_EQ(linkParamsFromWire(edge, "p").value().overhead_bytes, -64);
 
   EXPECT_EQ(linkDirectionFromWire(v1::LINK_DIRECTION_B_TO_A, "d").value(), LinkDirection::kBToA);
   EXPECT_EQ(linkDirectionFromWire(9, "d").error().field, "d");

@@ -169,7 +169,7 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
     // Serialization: bits * 1e9 / rate, the remainder carried to the next frame so
     // that a long run of frames keeps the exact rate.
     const unsigned __int128 num =
-        (unsigned __int128)(uint64_t(len) + p.overhead_bytes) * 8u * 1000000000u + rate_rem_;
+        (unsigned __int128)linkFrameBytes(len, p) * 8u * 1000000000u + rate_rem_;
     tx_end = tx_start + uint64_t(num / p.rate_bps);
     rate_rem_ = uint64_t(num % p.rate_bps);
     // A shared medium is busy until the frame has propagated (CsmaChannel's PROPAGATING

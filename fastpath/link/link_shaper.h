@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // One direction of an emulated link, inside the worker that serves it: the ns-3 channel's
 // arithmetic applied to descriptors. A frame sent at `now` waits in a drop-tail queue
-// until the link is free (FIFO), occupies it for (bytes + overhead) * 8 / rate, and
+// until the link is free (FIFO), occupies it for (max(bytes, mpu) + overhead) * 8 / rate, and
 // arrives at the peer after the propagation delay plus jitter — times computed exactly
 // at admission (integer nanoseconds, the rate's remainder carried, so no drift), then the
 // descriptor waits in a FIFO (or, when jitter may reorder, a heap) until its arrival

@@ -127,7 +127,10 @@ FastPathCsmaHelper::SegmentParamsOf(Ptr<CsmaChannel> channel,
 {
     fastpath::LinkParams p;
     p.rate_bps = channel->GetDataRate().GetBitRate();
-    p.overhead_bytes = 4; // CsmaNetDevice's Ethernet trailer (FCS)
+    // CsmaNetDevice pads the payload to 46 bytes (the frame to 60) and adds the 4-byte
+    // Ethernet trailer (FCS); fastpathd carries the frame without padding or FCS.
+    p.mpu_bytes = 60;
+    p.overhead_bytes = 4;
     p.delay_ns = channel->GetDelay().GetNanoSeconds();
     FastPathEmulation::SetQueueLimit(p, queue);
     for (uint32_t i = 0; i < devices.GetN(); ++i)
@@ -259,7 +262,10 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
         fp->SetChannel(channel);
         // What ns-3 sends waits in ns-3, paced at the channel's DataRate as fastpathd's
         // segment counts a frame.
-        fp->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(), channel, spec.params.overhead_bytes);
+        fp->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(),
+                       channel,
+                       spec.params.overhead_bytes,
+                       spec.params.mpu_bytes);
         seg.devices.Add(d);
         if (i > 0)
         {

@@ -3,6 +3,7 @@
 
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-forwarded-queue.h"
 #include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
@@ -139,6 +140,9 @@ P2pLinks::Push(P2pLink& l)
     FollowQueueSize(l.devB, qb);
     auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, qa, l.shadowB);
     auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, qb, l.shadowA);
+    // What a node forwards waits in fastpathd's link queue, never in the node's queue disc.
+    AddForwardedQueueDisc(l.devA, ab);
+    AddForwardedQueueDisc(l.devB, ba);
     bool changed = false;
     if (!l.pushed || !(ab == l.appliedAToB) || !(ba == l.appliedBToA))
     {
@@ -234,7 +238,9 @@ FastPathPointToPointHelper::LinkParamsOf(Ptr<NetDevice> device,
     DataRateValue rate;
     device->GetAttribute("DataRate", rate);
     p.rate_bps = rate.Get().GetBitRate();
-    p.overhead_bytes = 2; // PointToPointNetDevice's PPP header
+    // PointToPointNetDevice sends IP + its 2-byte PPP header; fastpathd carries IP + a
+    // 14-byte Ethernet header.
+    p.overhead_bytes = 2 - 14;
     TimeValue delay;
     channel->GetAttribute("Delay", delay);
     p.delay_ns = delay.Get().GetNanoSeconds();
@@ -379,10 +385,11 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
         fp->SetChannel(channel);
         fp->SetPointToPoint(true);
         // What ns-3 sends waits in ns-3, paced at the stand-in's DataRate as fastpathd's
-        // link counts a frame (its overhead: PPP's 2 bytes).
+        // link counts a frame (as PointToPointNetDevice: IP + PPP's 2 bytes).
         fp->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(),
                        d == link.devA ? link.shadowA : link.shadowB,
-                       spec.a_to_b.overhead_bytes);
+                       spec.a_to_b.overhead_bytes,
+                       spec.a_to_b.mpu_bytes);
     }
     s.items.push_back(link);
     const size_t index = s.items.size() - 1;
@@ -404,6 +411,8 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     if (!e.IsPartitioned())
     {
         s.Push(s.items.back());
+        // Again at time 0, with the queue discs the script installs after the devices.
+        s.Changed(index);
     }
     NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"
                         << spec.b.port << ", "

@@ -3,6 +3,7 @@
 
 #include "fast-path-tag-carrier.h"
 
+#include "fastpath/link_params.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/ethernet-header.h"
@@ -110,13 +111,15 @@ FastPathNetDevice::IsPointToPoint() const
 void
 FastPathNetDevice::SetTxQueue(Ptr<Queue<Packet>> queue,
                               Ptr<Object> rateHolder,
-                              uint32_t overheadBytes)
+                              int32_t overheadBytes,
+                              uint32_t mpuBytes)
 {
     NS_ABORT_MSG_IF(!queue || !rateHolder, "FastPathNetDevice::SetTxQueue: no queue or rate");
     NS_ABORT_MSG_IF(m_queue, "FastPathNetDevice::SetTxQueue: the device has a TxQueue already");
     m_queue = queue;
     m_rateHolder = rateHolder;
     m_overhead = overheadBytes;
+    m_mpu = mpuBytes;
     // As PointToPointHelper and CsmaHelper do: traffic control stops the device queue when
     // the TxQueue cannot take another frame and wakes it when one leaves.
     Ptr<NetDeviceQueueInterface> ndqi = CreateObject<NetDeviceQueueInterface>();
@@ -245,7 +248,8 @@ FastPathNetDevice::TransmitNext()
     }
     // fastpathd's serialization of this frame, rounded up: the next frame never reaches
     // its link before this one has left it.
-    const unsigned __int128 bits = (unsigned __int128)(m_written + m_overhead) * 8u;
+    const unsigned __int128 bits =
+        (unsigned __int128)fastpath::linkFrameBytes(m_written, m_overhead, m_mpu) * 8u;
     const uint64_t ns = uint64_t((bits * 1000000000u + bps - 1) / bps);
     m_transmitting = true;
     m_txEnd = Simulator::Schedule(NanoSeconds(ns), &FastPathNetDevice::TransmitNext, this);

@@ -79,11 +79,15 @@ class FastPathNetDevice : public FdNetDevice
     /**
      * Transmits through `queue`, paced at the DataRate attribute of `rateHolder` (the link's
      * stand-in PointToPointNetDevice, or the segment's channel; read at each frame, so
-     * Config::Set of it applies at once), each frame counted as its Ethernet frame plus
-     * `overheadBytes`, as fastpathd's link counts it. Aggregates a NetDeviceQueueInterface
+     * Config::Set of it applies at once), each frame counted as fastpathd's link counts it:
+     * its Ethernet frame's length, at least `mpuBytes`, plus `overheadBytes` (may be
+     * negative: a point-to-point link counts PPP's 2 bytes, not Ethernet's 14). Aggregates a NetDeviceQueueInterface
      * following `queue`. Call once, before the device sends.
      */
-    void SetTxQueue(Ptr<Queue<Packet>> queue, Ptr<Object> rateHolder, uint32_t overheadBytes);
+    void SetTxQueue(Ptr<Queue<Packet>> queue,
+                    Ptr<Object> rateHolder,
+                    int32_t overheadBytes,
+                    uint32_t mpuBytes);
     Ptr<Queue<Packet>> GetQueue() const;
 
     void SetReceiveErrorModel(Ptr<ErrorModel> model);
@@ -146,7 +150,8 @@ class FastPathNetDevice : public FdNetDevice
 
     Ptr<Queue<Packet>> m_queue;
     Ptr<Object> m_rateHolder;
-    uint32_t m_overhead = 0;
+    int32_t m_overhead = 0;
+    uint32_t m_mpu = 0;
     bool m_transmitting = false;
     size_t m_written = 0; //!< bytes of the last frame written to fastpathd
     EventId m_txEnd;

@@ -137,7 +137,9 @@ TEST_F(CsmaLanTest, EmulatedLanSameScriptDataThroughAFastpathdSegment)
     EXPECT_EQ(first.ports[0].node, std::string(kTag) + "-r0");
     EXPECT_EQ(first.ports[2].node, std::string(kTag) + "-r2");
     EXPECT_EQ(first.params.rate_bps, 100000000u);
-    EXPECT_EQ(first.params.overhead_bytes, 4u);
+    // CsmaNetDevice: payload padded to 46 bytes (frame to 60), plus the 4-byte FCS.
+    EXPECT_EQ(first.params.overhead_bytes, 4);
+    EXPECT_EQ(first.params.mpu_bytes, 60u);
     EXPECT_EQ(first.params.delay_ns, 1000000u);
     EXPECT_EQ(first.params.limit_packets, 100u);
     EXPECT_EQ(last.params.rate_bps, 10000000u);

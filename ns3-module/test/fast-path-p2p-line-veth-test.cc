@@ -150,7 +150,8 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     // rate: l0 from n1 to n0 and l1 from n1 to n2).
     ASSERT_TRUE(l0Seen);
     EXPECT_EQ(l0AtStart.rate_bps, 100000000u);
-    EXPECT_EQ(l0AtStart.overhead_bytes, 2u);
+    EXPECT_EQ(l0AtStart.overhead_bytes, -12);
+    EXPECT_EQ(l0AtStart.mpu_bytes, 0u);
     EXPECT_EQ(l0AtStart.delay_ns, 1000000u);
     EXPECT_EQ(l0AtStart.limit_packets, 100u);
     EXPECT_EQ(l0Later.delay_ns, 5000000u);
@@ -169,10 +170,11 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     EXPECT_GT(Num(r, "down_latency_us"), 0);
     EXPECT_LE(Num(r, "down_latency_us"), 10000);
     // The changes were notified, not found by reading every link's parameters on a timer
-    // (18 s every 2 ms would be thousands of reads): 2 per link at Install() and at its
-    // first push, 2 per link after each change (Delay of all 3, DataRate of node 1's 2).
+    // (18 s every 2 ms would be thousands of reads): 2 per link at Install(), at its
+    // first push and again at time 0 (with the queue discs installed after the links), 2
+    // per link after each change (Delay of all 3, DataRate of node 1's 2).
     EXPECT_GT(Num(r, "param_reads"), 0);
-    EXPECT_LE(Num(r, "param_reads"), 2 * (3 + 3 + 3 + 2));
+    EXPECT_LE(Num(r, "param_reads"), 2 * (3 + 3 + 3 + 3 + 2));
     std::cout << "[ p2p-line ] fastpathd: n1 port n2 tx " << n1TxToN2 << ", n2 port n3 tx "
               << n2TxToN3 << ", n1 port n2 to ns-3 " << toControlN1
               << "; Config::Set -> fastpathd acknowledged: Delay " << r["delay_latency_us"]

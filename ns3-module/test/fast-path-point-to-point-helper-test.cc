@@ -3,12 +3,16 @@
 // builds; LinkParamsOf reads a link's emulation from the ns-3 objects' attributes; the
 // FastPathEmulation switch selects the realtime simulator and checksums.
 #include "ns3/core-module.h"
+#include "ns3/fast-path-forwarded-queue.h"
 #include "ns3/fast-path-point-to-point-helper.h"
+#include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace ns3;
@@ -63,7 +67,9 @@ TEST(FastPathPointToPointHelperTest, LinkParamsComeFromTheDeviceChannelQueueAndE
 
     fastpath::LinkParams p = FastPathPointToPointHelper::LinkParamsOf(dev, ch, q);
     EXPECT_EQ(p.rate_bps, 25000000u);
-    EXPECT_EQ(p.overhead_bytes, 2u);
+    // ns-3 counts IP + PPP's 2 bytes; fastpathd's frame is IP + Ethernet's 14.
+    EXPECT_EQ(p.overhead_bytes, -12);
+    EXPECT_EQ(p.mpu_bytes, 0u);
     EXPECT_EQ(p.delay_ns, 7000000u);
     EXPECT_EQ(p.limit_packets, 30u);
     EXPECT_EQ(p.limit_bytes, 0u);
@@ -121,6 +127,62 @@ TEST(FastPathPointToPointHelperTest, TheSwitchSelectsTheRealtimeSimulatorAndChec
     GlobalValue::Bind("SimulatorImplementationType", StringValue(implBefore));
     GlobalValue::Bind("ChecksumEnabled", BooleanValue(checksumsBefore));
     EXPECT_FALSE(FastPathPointToPointHelper::IsEmulated());
+}
+
+TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitToTheLinkOthersAreNoted)
+{
+    NodeContainer nodes;
+    nodes.Create(4);
+    PointToPointHelper p2p;
+    NetDeviceContainer ab = p2p.Install(nodes.Get(0), nodes.Get(1));
+    NetDeviceContainer cd = p2p.Install(nodes.Get(2), nodes.Get(3));
+    InternetStackHelper internet;
+    internet.Install(nodes);
+
+    fastpath::LinkParams p; // the device queue's 100 packets
+    EXPECT_FALSE(AddForwardedQueueDisc(ab.Get(0), p)) << "no queue disc yet";
+    EXPECT_EQ(p.limit_packets, 100u);
+
+    TrafficControlHelper fifo;
+    fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue("56p"));
+    fifo.Install(ab.Get(0));
+    TrafficControlHelper pfifo;
+    pfifo.SetRootQueueDisc("ns3::PfifoFastQueueDisc", "MaxSize", StringValue("40p"));
+    pfifo.Install(ab.Get(1));
+    TrafficControlHelper codel;
+    codel.SetRootQueueDisc("ns3::CoDelQueueDisc");
+    codel.Install(cd.Get(0));
+
+    // FIFO in front of the device queue: one drop-tail queue of both limits.
+    EXPECT_TRUE(AddForwardedQueueDisc(ab.Get(0), p));
+    EXPECT_EQ(p.limit_packets, 156u);
+    fastpath::LinkParams q;
+    EXPECT_TRUE(AddForwardedQueueDisc(ab.Get(1), q));
+    EXPECT_EQ(q.limit_packets, 140u);
+    // A link counting bytes: the packets of the queue disc cannot be added.
+    fastpath::LinkParams bytes;
+    bytes.limit_packets = 0;
+    bytes.limit_bytes = 30000;
+    EXPECT_FALSE(AddForwardedQueueDisc(ab.Get(0), bytes));
+    EXPECT_EQ(bytes.limit_bytes, 30000u);
+    // Active queue management cannot act on what fastpathd forwards.
+    fastpath::LinkParams r;
+    EXPECT_FALSE(AddForwardedQueueDisc(cd.Get(0), r));
+    EXPECT_EQ(r.limit_packets, 100u);
+    EXPECT_FALSE(AddForwardedQueueDisc(cd.Get(0), r)) << "again: noted once";
+    EXPECT_FALSE(AddForwardedQueueDisc(cd.Get(1), r)) << "no queue disc on this one";
+
+    // Said once, in one line, when the instant's pushes are done.
+    testing::internal::CaptureStderr();
+    Simulator::Run();
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("queue discs ns3::CoDelQueueDisc on 1 device, ns3::FifoQueueDisc "
+                       "(limit in other units than the device queue's) on 1 device hold only "
+                       "what their node sends itself"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    Simulator::Destroy();
 }
 
 } // namespace

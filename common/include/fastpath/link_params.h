@@ -19,9 +19,14 @@ struct LinkParams {
   enum class Jitter : uint8_t { kUniform, kNormal, kParetoNormal };
   /// Bits per second; 0: no rate limit (a frame occupies the link for no time).
   uint64_t rate_bps = 0;
-  /// Bytes added to every frame's length for the rate: 2 for ns-3's PointToPointNetDevice
-  /// (PPP header), 24 for Ethernet (preamble 8, inter-frame gap 12, FCS 4).
-  uint32_t overhead_bytes = 0;
+  /// Bytes added to every frame's length for the rate, after `mpu_bytes` (tc's size table:
+  /// may be negative). The frames carried are Ethernet frames without FCS: -12 for ns-3's
+  /// PointToPointNetDevice (its PPP header of 2 bytes replaces Ethernet's 14), 4 for its
+  /// CsmaNetDevice (FCS), 24 for a real Ethernet (preamble 8, inter-frame gap 12, FCS 4).
+  int32_t overhead_bytes = 0;
+  /// Minimum frame length counted for the rate (tc's mpu): 60 for Ethernet, whose frames
+  /// are padded to 60 bytes before the FCS; 0: none.
+  uint32_t mpu_bytes = 0;
   uint64_t delay_ns = 0;
   uint64_t jitter_ns = 0;
   Jitter jitter_dist = Jitter::kUniform;
@@ -49,6 +54,22 @@ struct LinkParams {
   }
   bool operator==(const LinkParams& o) const;
 };
+
+/// Per-frame overhead range: a frame may count up to 64 bytes less than it carries.
+inline constexpr int32_t kMinLinkOverhead = -64;
+inline constexpr int32_t kMaxLinkOverhead = 1024;
+inline constexpr uint32_t kMaxLinkMpu = 1024;
+
+/// The bytes a frame of `len` bytes keeps the link busy for: max(len, mpu) + overhead, never
+/// below 0. The one formula of the link's size per frame: fastpathd's shaper and the ns-3
+/// device that paces its transmit queue to it both use it.
+inline uint64_t linkFrameBytes(uint32_t len, int32_t overhead, uint32_t mpu) {
+  const int64_t n = int64_t(len > mpu ? len : mpu) + overhead;
+  return n > 0 ? uint64_t(n) : 0;
+}
+inline uint64_t linkFrameBytes(uint32_t len, const LinkParams& p) {
+  return linkFrameBytes(len, p.overhead_bytes, p.mpu_bytes);
+}
 
 /// The largest seed: 2^63-1. A seed with the top bit set is refused because that is what a
 /// negative number becomes on its way to an unsigned field (-5 -> 2^64-5).
@@ -78,7 +99,7 @@ std::string formatProbability(double p);  ///< "1%", "0.5%"
 const char* jitterDistributionName(LinkParams::Jitter j);
 
 /// Applies "key value" pairs as fpctl and the topology file take them ("rate 10mbit delay
-/// 5ms jitter 1ms loss 1% limit 100"): keys rate overhead delay jitter distribution reorder
+/// 5ms jitter 1ms loss 1% limit 100"): keys rate overhead mpu delay jitter distribution reorder
 /// limit limit-bytes loss gemodel(p r [1-h [1-k]]) duplicate corrupt seed. `args[i]` is
 /// one word. Only named fields change; the result is validated whole.
 Status applyLinkParamWords(const std::vector<std::string>& args, LinkParams* p);

@@ -519,7 +519,8 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
   auto json = run({"--json", "link", "show", "r1-r2"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   for (const char* part :
-       {R"("a_to_b":{"configured":{"rate_bps":10000000,"overhead_bytes":0,"delay_ns":20000000,)"
+       {R"("a_to_b":{"configured":{"rate_bps":10000000,"overhead_bytes":0,"mpu_bytes":0,)"
+        R"("delay_ns":20000000,)"
         R"("jitter_ns":1000000,"distribution":"uniform","reorder":false,"limit_packets":100,)"
         R"("limit_bytes":0,"loss":0.01,"gemodel":null,"duplicate":0,"corrupt":0,"seed":0,)"
         R"("text":"rate 10mbit delay 20ms jitter 1ms limit 100 loss 1%"},)"

@@ -22,7 +22,7 @@ constexpr uint64_t kMs = 1000000, kUs = 1000;
 // PROPAGATING for the delay), so the next frame starts txTime + delay after this one.
 struct Reference {
   double rate_bps;
-  uint32_t overhead;
+  int32_t overhead;
   uint64_t delay_ns;
   uint32_t limit;
   bool shared = false;
@@ -39,13 +39,13 @@ struct Reference {
       if (waiting_starts.size() >= limit) return -1;
       waiting_starts.push_back(start);
     }
-    const double tx_end = start + double(len + overhead) * 8.0 / rate_bps;
+    const double tx_end = start + double(int64_t(len) + overhead) * 8.0 / rate_bps;
     busy_until = tx_end + (shared ? double(delay_ns) * 1e-9 : 0.0);
     return int64_t(std::floor((tx_end + double(delay_ns) * 1e-9) * 1e9 + 1e-6));
   }
 };
 
-LinkParams params(uint64_t rate, uint64_t delay, uint32_t limit = 100, uint32_t overhead = 0) {
+LinkParams params(uint64_t rate, uint64_t delay, uint32_t limit = 100, int32_t overhead = 0) {
   LinkParams p;
   p.rate_bps = rate;
   p.delay_ns = delay;
@@ -74,7 +74,7 @@ std::vector<uint64_t> drainAll(LinkShaper& s, uint64_t until) {
 TEST(LinkShaper, DepartureAndArrivalTimesFollowTheChannelModel) {
   for (uint64_t rate : {uint64_t(1000000), uint64_t(10000000), uint64_t(100000000), uint64_t(1000000000), uint64_t(7777777)})
     for (uint64_t delay : {uint64_t(0), 100 * kUs, 5 * kMs})
-      for (uint32_t overhead : {0u, 2u, 24u}) {
+      for (int32_t overhead : {0, 2, 24, -12}) {
         LinkShaper s(params(rate, delay, 1000, overhead), 1, 4096);
         Reference ref{double(rate), overhead, delay, 1000};
         std::vector<int64_t> want;
@@ -93,6 +93,36 @@ TEST(LinkShaper, DepartureAndArrivalTimesFollowTheChannelModel) {
           ASSERT_NEAR(double(got[i]), double(want[i]), 1.0)
               << "frame " << i << " rate " << rate << " delay " << delay << " oh " << overhead;
       }
+}
+
+TEST(LinkShaper, APointToPointFrameTakesPppsSizeNotEthernets) {
+  // fastpathd carries an Ethernet frame of N bytes (IP + 14) where ns-3's
+  // PointToPointNetDevice sends IP + 2 (PPP): serialization (N - 14 + 2) * 8 / rate.
+  for (uint32_t n : {54u, 100u, 514u, 1514u}) {
+    LinkShaper s(params(500000, 0, 100, 2 - 14), 1, 4096);
+    ASSERT_EQ(s.admit(0, 0, n), LinkShaper::Admit::kQueued);
+    ASSERT_EQ(s.admit(0, 1 << 12, n), LinkShaper::Admit::kQueued);
+    auto got = drainAll(s, ~0ull);
+    ASSERT_EQ(got.size(), 2u);
+    const uint64_t tx = uint64_t(n - 14 + 2) * 8 * 1000000000ull / 500000;
+    EXPECT_EQ(got[0], tx) << n << " bytes";
+    EXPECT_EQ(got[1], 2 * tx) << n << " bytes";
+  }
+}
+
+TEST(LinkShaper, ACsmaFrameIsPaddedTo60BytesThenCountsItsFcs) {
+  // ns-3's CsmaNetDevice pads the payload to 46 bytes and adds 14 + 4: a 42-byte ARP
+  // frame takes 64 bytes of the medium, a 1514-byte one 1518.
+  for (auto [n, wire] : {std::pair{42u, 64u}, std::pair{60u, 64u}, std::pair{61u, 65u},
+                         std::pair{1514u, 1518u}}) {
+    LinkParams p = params(10000000, 0, 100, 4);
+    p.mpu_bytes = 60;
+    LinkShaper s(p, 1, 4096, LinkShaper::Medium::kShared);
+    ASSERT_EQ(s.admit(0, 0, n), LinkShaper::Admit::kQueued);
+    auto got = drainAll(s, ~0ull);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], uint64_t(wire) * 8 * 1000000000ull / 10000000) << n << " bytes";
+  }
 }
 
 TEST(LinkShaper, ASharedMediumStaysBusyForThePropagationDelayAsCsmaChannel) {

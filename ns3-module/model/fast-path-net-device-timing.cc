@@ -41,33 +41,36 @@ MonotonicNs()
 }
 
 /// fastpathd's clock minus the simulator's wall clock (ns): the monotonic clock read on both
-/// sides of the simulator's, its midpoint taken. A thread preempted between the reads would
-/// shift the midpoint by half the preemption (milliseconds on a loaded machine): only a
-/// reading whose two sides are within kTightNs is taken, and kept for the readings that
-/// are not (the two clocks move together but for the wall clock's slew and steps).
+/// sides of the simulator's, its midpoint taken, so a reading is off by at most half its
+/// spread. An interrupt or softirq between the reads (several microseconds on a loaded
+/// machine) or a preemption (milliseconds) would shift the midpoint, and a frame's send
+/// stamp and its arrival are mapped by different readings: the tightest of a few readings
+/// is taken when its spread is within kTightNs (both mappings together then err by at most
+/// kTightNs), else the last tight one is kept (the two clocks move together but for the
+/// wall clock's slew and steps).
 int64_t
 ClockOffsetNs(RealtimeSimulatorImpl* rt)
 {
-    constexpr uint64_t kTightNs = 20000;
+    constexpr uint64_t kTightNs = 1000;
+    constexpr int kReadings = 8;
     static std::atomic<int64_t> kept{INT64_MIN};
     int64_t best = 0;
     uint64_t bestSpread = UINT64_MAX;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < kReadings && bestSpread > kTightNs / 4; ++i)
     {
         const uint64_t a = MonotonicNs();
         const int64_t wall = rt->RealtimeNow().GetNanoSeconds();
         const uint64_t b = MonotonicNs();
-        const int64_t offset = int64_t(a + (b - a) / 2) - wall;
-        if (b - a <= kTightNs)
-        {
-            kept.store(offset, std::memory_order_relaxed);
-            return offset;
-        }
         if (b - a < bestSpread)
         {
             bestSpread = b - a;
-            best = offset;
+            best = int64_t(a + (b - a) / 2) - wall;
         }
+    }
+    if (bestSpread <= kTightNs)
+    {
+        kept.store(best, std::memory_order_relaxed);
+        return best;
     }
     const int64_t k = kept.load(std::memory_order_relaxed);
     return k != INT64_MIN ? k : best;

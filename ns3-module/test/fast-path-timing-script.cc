@@ -9,7 +9,8 @@
 //
 // --report=FILE writes key=value lines: emulated, timed (every device's channel is timed),
 // udp_sent, udp_received, exact (within 1 us of the model), early, late, device_on_time,
-// device_late, device_max_late_us, max_late_us.
+// device_late, device_max_late_us, max_late_us, late_frames (each late packet as
+// seq@send_ns:+ns_late, for the reader of a failure).
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-net-device.h"
@@ -39,6 +40,7 @@ struct Tally
     uint32_t early = 0;
     uint32_t late = 0;
     int64_t maxLateNs = 0;
+    std::ostringstream lateList;
 } g_tally;
 
 int64_t
@@ -66,6 +68,8 @@ Received(Ptr<const Packet> packet)
     {
         ++g_tally.late;
         g_tally.maxLateNs = std::max(g_tally.maxLateNs, err);
+        g_tally.lateList << " " << ts.GetSeq() << "@" << ts.GetTs().GetNanoSeconds() << ":+"
+                         << err;
     }
     else
     {
@@ -140,6 +144,7 @@ main(int argc, char* argv[])
         << "early=" << g_tally.early << "\n"
         << "late=" << g_tally.late << "\n"
         << "max_late_us=" << g_tally.maxLateNs / 1000.0 << "\n"
+        << "late_frames=" << g_tally.lateList.str() << "\n"
         << "device_on_time=" << onTime << "\n"
         << "device_late=" << late << "\n"
         << "device_max_late_us=" << deviceMaxLate / 1000.0 << "\n";

@@ -87,6 +87,21 @@ ip -n $D neigh add 198.18.2.1 lladdr "$(mac $B fb0)" dev eth0
 s_mac=$(mac $S eth0)
 d_mac=$(mac $D eth0)
 
+# router NAME HOSTLINE IF OWN PEER VIA VIA_MAC HOST_MAC: a node of the plan facing its end
+# host (OWN.2, HOST_MAC) on IF, routing to PEER.0/24 over link r1-r2 via VIA.
+router() {
+  cat <<EOF
+  - name: $1
+${2}    interfaces: [$3]
+    routes:
+      - {prefix: $5.0/24, via: $6, dev: r1-r2}
+      - {prefix: $4.0/24, dev: $3}
+    neighbours:
+      - {ip: $6, mac: "$7", dev: r1-r2}
+      - {ip: $4.2, mac: "$8", dev: $3}
+EOF
+}
+
 # plan HOSTS: the topology file; HOSTS=2: r1 on a, r2 on b, the link on the wire;
 # HOSTS=1: no hosts (one fastpathd holds both routers, the link is internal).
 plan() {
@@ -101,24 +116,10 @@ hosts:
 EOF
     ha="    host: a"$'\n' hb="    host: b"$'\n' vlan="    vlan: 42"$'\n'
   fi
+  echo "nodes:"
+  router r1 "$ha" fa0 198.18.1 198.18.2 198.18.100.2 02:00:00:00:01:02 "$s_mac"
+  router r2 "$hb" fb0 198.18.2 198.18.1 198.18.100.1 02:00:00:00:01:01 "$d_mac"
   cat <<EOF
-nodes:
-  - name: r1
-${ha}    interfaces: [fa0]
-    routes:
-      - {prefix: 198.18.2.0/24, via: 198.18.100.2, dev: r1-r2}
-      - {prefix: 198.18.1.0/24, dev: fa0}
-    neighbours:
-      - {ip: 198.18.100.2, mac: "02:00:00:00:01:02", dev: r1-r2}
-      - {ip: 198.18.1.2, mac: "$s_mac", dev: fa0}
-  - name: r2
-${hb}    interfaces: [fb0]
-    routes:
-      - {prefix: 198.18.1.0/24, via: 198.18.100.1, dev: r1-r2}
-      - {prefix: 198.18.2.0/24, dev: fb0}
-    neighbours:
-      - {ip: 198.18.100.1, mac: "02:00:00:00:01:01", dev: r1-r2}
-      - {ip: 198.18.2.2, mac: "$d_mac", dev: fb0}
 links:
   - name: r1-r2
 ${vlan}    a: {node: r1, mac: "02:00:00:00:01:01"}

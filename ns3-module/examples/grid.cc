@@ -88,6 +88,7 @@ main(int argc, char* argv[])
     uint32_t side = 8;
     std::string rate = "100Mbps";
     std::string delay = "1ms";
+    uint32_t mtu = 1500;
     double trafficStart = 10;
     uint32_t pings = 150;
     double udpRateMbps = 10;
@@ -107,6 +108,7 @@ main(int argc, char* argv[])
     cmd.AddValue("side", "routers per row and column (8: 64 routers)", side);
     cmd.AddValue("rate", "every link's DataRate", rate);
     cmd.AddValue("delay", "every link's Delay", delay);
+    cmd.AddValue("mtu", "every link's devices' Mtu", mtu);
     cmd.AddValue("traffic-start", "seconds before ping and UDP start", trafficStart);
     cmd.AddValue("pings", "pings s -> d, one every 0.2 s", pings);
     cmd.AddValue("udp-rate", "UDP flow s -> d, Mbit/s of datagrams", udpRateMbps);
@@ -164,6 +166,7 @@ main(int argc, char* argv[])
     FastPathPointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", StringValue(rate));
     p2p.SetChannelAttribute("Delay", StringValue(delay));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(mtu));
     Ipv4AddressHelper address;
     uint32_t k = 0;
     auto join = [&](Ptr<Node> x, Ptr<Node> y) {

@@ -144,13 +144,22 @@ TEST_F(MultiHostTest, BadPlacementsAreRefusedSayingWhy)
                        "to host a's line"),
               std::string::npos)
         << log.substr(0, 3000);
+    // A link the wire cannot take: refused by a host's fastpathd, naming the link.
+    auto refusedLink = [&](const std::string& arg, const std::string& why) {
+        EXPECT_NE(RunRanks({"--FastPathHosts=" + HostsFile(), arg}), 0) << arg;
+        const std::string out = Slurp(dir_ + "/grid.log");
+        EXPECT_TRUE(std::regex_search(
+            out,
+            std::regex("fastpath: host [ab]: multi_host_create_link: link mhost-l[0-9]+ \\(VLAN "
+                       "[0-9]+ on wire w[ab] to host [ab]\\): " +
+                       why)))
+            << arg << "\n"
+            << out.substr(0, 3000);
+    };
     // A link delay below the wire's measured one-way latency.
-    EXPECT_NE(RunRanks({"--FastPathHosts=" + HostsFile(), "--delay=1us"}), 0);
-    log = Slurp(dir_ + "/grid.log");
-    EXPECT_TRUE(std::regex_search(log, std::regex("fastpath: host [ab]: multi_host_create_link: link mhost-l[0-9]+ \\(VLAN "
-                                                  "[0-9]+ on wire w[ab] to host [ab]\\): delay "
-                                                  "1us is below the wire's one-way latency")))
-        << log.substr(0, 3000);
+    refusedLink("--delay=1us", "delay 1us is below the wire's one-way latency");
+    // A link MTU the wire (a veth of MTU 1500) cannot carry with its 802.1Q tag.
+    refusedLink("--mtu=1600", "mtu 1600 is more than the wire carries \\(1500");
     // A run of the wrong number of processes for the hosts file.
     std::ofstream(dir_ + "/three") << "a " << sock_ << "\nb " << sockB_ << "\nc /nowhere\n";
     EXPECT_NE(RunRanks({"--FastPathHosts=" + dir_ + "/three"}), 0);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "link/link_shaper.h"
 
+#include "link/csma_backoff.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -73,6 +75,7 @@ LinkShaper::LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacit
     : capacity_(capacity),
       medium_(medium),
       rng_(params.seed ? params.seed : seed),
+      backoff_rng_(backoffSeed(params.seed ? params.seed : seed)),
       waiting_(capacity),
       fifo_(capacity) {
   params_.store(new LinkParams(params), std::memory_order_release);
@@ -161,6 +164,15 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
         counters.queue_drops.fetch_add(1, std::memory_order_relaxed);
         return Admit::kQueueFull;
       }
+      // A CsmaNetDevice tries when the frame reaches it (or its previous transmission
+      // ends) and backs off while the channel is busy: it starts at a retry, not when the
+      // channel goes idle.
+      if (medium_ == Medium::kShared &&
+          !CsmaBackoff::start(std::max(now, last_tx_end_), busy_until_,
+                              [this] { return backoff_rng_.uniform(); }, &tx_start)) {
+        counters.backoff_drops.fetch_add(1, std::memory_order_relaxed);
+        return Admit::kQueueFull;
+      }
       waiting_[wait_tail_++ % capacity_] = Waiting{tx_start, len};
       wait_bytes_ += len;
     } else {
@@ -175,6 +187,7 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
     // A shared medium is busy until the frame has propagated (CsmaChannel's PROPAGATING
     // state): a sender's back-to-back frames are spaced by transmission time + delay.
     busy_until_ = tx_end + (medium_ == Medium::kShared ? p.delay_ns : 0);
+    last_tx_end_ = tx_end;
     counters.sojourn.add(tx_start - now);
   }
   uint64_t arrival = tx_end + p.delay_ns;
@@ -276,7 +289,7 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
   }
   if (!size()) {
     wait_head_ = wait_tail_ = wait_bytes_ = 0;
-    busy_until_ = last_arrival_ = 0;
+    busy_until_ = last_arrival_ = last_tx_end_ = 0;
   }
   counters.in_flight.store(size(), std::memory_order_relaxed);
   return n;
@@ -284,6 +297,8 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
 
 void LinkShaper::moveFrom(LinkShaper& old) {
   busy_until_ = old.busy_until_;
+  last_tx_end_ = old.last_tx_end_;
+  backoff_rng_ = old.backoff_rng_;
   rate_rem_ = old.rate_rem_;
   last_arrival_ = old.last_arrival_;
   rng_ = old.rng_;
@@ -304,6 +319,7 @@ void LinkShaper::moveFrom(LinkShaper& old) {
   carry(counters.enqueued, old.counters.enqueued);
   carry(counters.delivered, old.counters.delivered);
   carry(counters.queue_drops, old.counters.queue_drops);
+  carry(counters.backoff_drops, old.counters.backoff_drops);
   carry(counters.loss_drops, old.counters.loss_drops);
   carry(counters.full_drops, old.counters.full_drops);
   carry(counters.duplicated, old.counters.duplicated);

@@ -54,6 +54,9 @@ struct ShaperCounters {
   std::atomic<uint64_t> queue_drops{0};
   std::atomic<uint64_t> loss_drops{0};
   std::atomic<uint64_t> full_drops{0};  ///< the emulation's own capacity, not the model's
+  /// A shared medium's sender gave the frame up after ns-3's maximum of backoff retries
+  /// (CsmaNetDevice's TransmitAbort; only on a channel busy for over ~0.5 s).
+  std::atomic<uint64_t> backoff_drops{0};
   std::atomic<uint64_t> duplicated{0};
   std::atomic<uint64_t> corrupted{0};
   std::atomic<uint64_t> depth_packets{0}, depth_bytes{0};  ///< waiting for the link now
@@ -75,8 +78,8 @@ class LinkShaper : public Retirable {
     kPointToPoint,
     /// A shared medium (ns-3's CsmaChannel): the channel stays busy until the frame has
     /// propagated (TRANSMITTING, then PROPAGATING for the delay), so the next frame of any
-    /// sender starts transmission time + delay after this one started. ns-3's random
-    /// backoff on a busy channel (whole 1 us slots) is not modelled.
+    /// sender starts transmission time + delay after this one started, at the first of
+    /// ns-3's random backoff retries that finds it idle (csma_backoff.h).
     kShared,
   };
   /// `capacity`: frames it can hold admitted and not yet released (queue + link +
@@ -97,6 +100,9 @@ class LinkShaper : public Retirable {
   /// and delay), a power of two in [1024, 65536].
   static uint32_t capacityFor(const LinkParams& p);
   uint32_t capacity() const { return capacity_; }
+  /// The seed of a shaper's backoff stream (a shared medium's), from the shaper's seed:
+  /// apart from the loss stream, so a loss sequence repeats with or without backoffs.
+  static uint64_t backoffSeed(uint64_t seed) { return seed ^ 0x6373'6d61'626b'6f66ull; }
 
   // ---- worker thread ----
   enum class Fate : uint8_t { kPass, kLost };
@@ -152,11 +158,13 @@ class LinkShaper : public Retirable {
   uint32_t capacity_;
   Medium medium_;
   LinkRng rng_;
+  LinkRng backoff_rng_;  // a shared medium's backoff draws (csma_backoff.h)
   GilbertElliott ge_;
   // The link: busy until `busy_until_`, plus the rate's remainder (in bit-nanoseconds).
   uint64_t busy_until_ = 0;
   uint64_t rate_rem_ = 0;
   uint64_t last_arrival_ = 0;
+  uint64_t last_tx_end_ = 0;  // the previous frame's end of transmission
   // Frames still waiting for the link (tx_start > now): FIFO, for the drop-tail limit.
   std::vector<Waiting> waiting_;
   uint64_t wait_head_ = 0, wait_tail_ = 0, wait_bytes_ = 0;

@@ -19,6 +19,31 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FastPathEmulationHosts");
 
+void
+FastPathEmulation::ReadHosts(const std::string& who, const std::string& hostsFile)
+{
+    m_hostsFile = hostsFile;
+    if (m_hostsFile.empty())
+    {
+        return;
+    }
+    auto hosts = FastPathHostsFile::Read(m_hostsFile);
+    if (!hosts.ok())
+    {
+        FastPathRanks::Get().Abort(who + ": --FastPathHosts: " + hosts.error().message);
+    }
+    if (hosts.value().size() != m_rank.size)
+    {
+        FastPathRanks::Get().Abort(
+            who + ": " + m_hostsFile + " lists " + std::to_string(hosts.value().size()) +
+            " hosts for " + std::to_string(m_rank.size) +
+            " processes: run one process per host (mpirun -np " +
+            std::to_string(hosts.value().size()) + " --host ...), process i on the i-th");
+    }
+    m_hosts = hosts.value();
+    m_socket = m_hosts[m_rank.rank].socket;
+}
+
 bool
 FastPathEmulation::IsMultiHost() const
 {

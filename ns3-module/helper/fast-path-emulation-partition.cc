@@ -8,10 +8,12 @@
 #include "ns3/abort.h"
 #include "ns3/application.h"
 #include "ns3/fast-path-net-device.h"
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node-list.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include "fastpath/ctrl/client.h"
 
@@ -36,6 +38,21 @@ namespace
 constexpr auto kPlanWait = std::chrono::seconds(60);
 
 } // namespace
+
+void
+FastPathEmulation::HookPartitionedStart(const std::string& who)
+{
+    StringValue impl;
+    GlobalValue::GetValueByName("SimulatorImplementationType", impl);
+    NS_ABORT_MSG_IF(impl.Get() != "ns3::FastPathRealtimeSimulatorImpl",
+                    who << ": a run of " << m_rank.size
+                        << " processes needs the simulator ns3::FastPathRealtimeSimulatorImpl "
+                           "(it is "
+                        << impl.Get()
+                        << "): set FastPathEmulation (and FastPathPartition, if given) "
+                           "before the first node is created, not the simulator type");
+    FastPathRealtimeSimulatorImpl::SetBeforeRun([this]() { StartPartition(); });
+}
 
 bool
 FastPathEmulation::IsPartitioned() const

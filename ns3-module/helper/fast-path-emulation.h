@@ -187,6 +187,13 @@ class FastPathEmulation
         Ptr<Node> b;
     };
     FastPathEmulation() = default;
+    /// Multi-host (FastPathHosts set): reads the hosts file, one host per process, and
+    /// talks to this process's host's fastpathd; aborts the run (`who` says whose) when the
+    /// file is bad or lists another number of hosts than processes.
+    void ReadHosts(const std::string& who, const std::string& hostsFile);
+    /// Several processes: checks the simulator that starts their clocks together and hooks
+    /// StartPartition before its clock starts.
+    void HookPartitionedStart(const std::string& who);
     /// Multi-host, before the start barrier: this host declared, its nodes, links and
     /// cross-host link ends created on its fastpathd.
     void CreateHostPart();

@@ -405,6 +405,42 @@ FastPathHelper::AttachCallbacks(Ptr<Node> node, const PerNode& per)
     });
 }
 
+std::vector<fastpath::IpAddress>
+FastPathHelper::LocalAddressesOf(Ptr<Node> node)
+{
+    // Every address of the node, on whatever interface: ns-3 delivers a packet for any of
+    // them locally whichever interface it came in on (the weak host model), also for an
+    // address on a device fastpathd does not carry (routing/*-slash32 put a /32 on a CSMA
+    // device with no channel). Left out, such a destination would be routed on: back out
+    // of the port it came from where a route covers it, in a loop until its TTL runs out.
+    std::vector<fastpath::IpAddress> out;
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    for (uint32_t i = 0; ipv4 && i < ipv4->GetNInterfaces(); ++i)
+    {
+        for (uint32_t a = 0; a < ipv4->GetNAddresses(i); ++a)
+        {
+            Ipv4Address address = ipv4->GetAddress(i, a).GetLocal();
+            if (!address.IsLocalhost() && !address.IsAny())
+            {
+                out.push_back(ToFastPath(address));
+            }
+        }
+    }
+    Ptr<Ipv6> ipv6 = node->GetObject<Ipv6>();
+    for (uint32_t i = 0; ipv6 && i < ipv6->GetNInterfaces(); ++i)
+    {
+        for (uint32_t a = 0; a < ipv6->GetNAddresses(i); ++a)
+        {
+            Ipv6Address address = ipv6->GetAddress(i, a).GetAddress();
+            if (!address.IsLinkLocal() && !address.IsAny() && !address.IsLocalhost())
+            {
+                out.push_back(ToFastPath(address));
+            }
+        }
+    }
+    return out;
+}
+
 void
 FastPathHelper::StartNode(Ptr<Node> node,
                           std::shared_ptr<PerNode> per,
@@ -424,28 +460,12 @@ FastPathHelper::StartNode(Ptr<Node> node,
     arp.kind = fastpath::ControlRule::Kind::kEtherType;
     arp.ethertype = 0x0806;
     rules.push_back(arp);
-    auto local = [&rules](const fastpath::IpAddress& address) {
+    for (const auto& address : LocalAddressesOf(node))
+    {
         fastpath::ControlRule r;
         r.kind = fastpath::ControlRule::Kind::kLocalAddress;
         r.address = address;
         rules.push_back(r);
-    };
-    for (const auto& kv : *per->devices)
-    {
-        int32_t iface = ipv4 ? ipv4->GetInterfaceForDevice(kv.second) : -1;
-        for (uint32_t a = 0; iface >= 0 && a < ipv4->GetNAddresses(iface); ++a)
-        {
-            local(ToFastPath(ipv4->GetAddress(iface, a).GetLocal()));
-        }
-        int32_t iface6 = ipv6 ? ipv6->GetInterfaceForDevice(kv.second) : -1;
-        for (uint32_t a = 0; iface6 >= 0 && a < ipv6->GetNAddresses(iface6); ++a)
-        {
-            Ipv6Address address = ipv6->GetAddress(iface6, a).GetAddress();
-            if (!address.IsLinkLocal() && !address.IsAny())
-            {
-                local(ToFastPath(address));
-            }
-        }
     }
     for (uint16_t p : udpPorts)
     {

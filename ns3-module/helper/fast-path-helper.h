@@ -108,6 +108,11 @@ class FastPathHelper
     /// Empty when the simulator is set up for the fast path, else what to change.
     static std::string CheckSimulatorPreconditions();
 
+    /// The addresses fastpathd hands to `node`'s ns-3 stack (its control rules at time 0):
+    /// every IPv4 and IPv6 address of every interface of the node, whichever device it is
+    /// on, except loopback, link-local and unspecified ones.
+    static std::vector<fastpath::IpAddress> LocalAddressesOf(Ptr<Node> node);
+
     /**
      * Waits (wall clock) until every mirror update has been acknowledged by fastpathd.
      * Call after Simulator::Run() returns, before Simulator::Destroy().

@@ -8,6 +8,7 @@
 #include "ns3/csma-module.h"
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-net-device.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -15,6 +16,8 @@
 #include "ns3/simple-net-device-helper.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
 
 using namespace ns3;
 
@@ -102,6 +105,36 @@ TEST_F(EmulatableTest, ADeviceOnNoChannelCarriesNothingAndPasses)
     loose->Attach(CreateObject<CsmaChannel>());
     EXPECT_NE(FastPathEmulation::WhyNotEmulated().find("ns3::CsmaNetDevice on ns3::CsmaChannel"),
               std::string::npos);
+}
+
+TEST_F(EmulatableTest, AnAddressOnADeviceFastpathdDoesNotCarryIsStillTheNodes)
+{
+    // routing/global-routing-slash32: node 0 holds 192.168.1.1/32 on a device with no
+    // channel. fastpathd must hand frames for it to ns-3 as for the link's own address, or it
+    // routes them on (global routing covers that /32 too) and back, until the TTL runs out.
+    EmulatedLink(nodes_.Get(0), nodes_.Get(1));
+    Ptr<Ipv4> ipv4 = nodes_.Get(0)->GetObject<Ipv4>();
+    ipv4->AddAddress(ipv4->AddInterface(nodes_.Get(0)->GetDevice(1)),
+                     Ipv4InterfaceAddress("10.1.1.1", "255.255.255.252"));
+    Ptr<CsmaNetDevice> loose = CreateObject<CsmaNetDevice>();
+    loose->SetAddress(Mac48Address::Allocate());
+    nodes_.Get(0)->AddDevice(loose);
+    const int32_t i = ipv4->AddInterface(loose);
+    ipv4->AddAddress(i, Ipv4InterfaceAddress("192.168.1.1", "255.255.255.255"));
+    ipv4->SetUp(i);
+    Ptr<Ipv6> ipv6 = nodes_.Get(0)->GetObject<Ipv6>();
+    const int32_t i6 = ipv6->AddInterface(loose);
+    ipv6->SetUp(i6); // a link-local address: ns-3's anyway, not a rule
+    ipv6->AddAddress(i6, Ipv6InterfaceAddress("2001:2::1", Ipv6Prefix(128)));
+
+    std::set<std::string> got;
+    for (const auto& a : FastPathHelper::LocalAddressesOf(nodes_.Get(0)))
+    {
+        got.insert(a.toString());
+    }
+    EXPECT_EQ(got, (std::set<std::string>{"10.1.1.1", "192.168.1.1", "2001:2::1"}));
+    // Another node's addresses are not node 0's.
+    EXPECT_TRUE(FastPathHelper::LocalAddressesOf(nodes_.Get(2)).empty());
 }
 
 TEST_F(EmulatableTest, ADeviceWithoutEmulationIsNamedWithTheReason)

@@ -21,11 +21,16 @@ void SegmentFanout::transmit(const LinkPortTable& t, const LinkPortSlot& slot, u
   deliver(seg, LinkFrame{addr, len, slot.port, 0});
 }
 
-void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f) {
+void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served) {
   const PortId from = PortId(f.from);
   const uint8_t* pkt = frames_.data(f.addr);
   auto drop = [&](PortId at, WorkerDrop why) {
     frames_.drop(at, why, f.addr, WorkerFrames::From::kLink);
+  };
+  // Members that took it ahead of its time (worker_timed.h).
+  auto early = [&](const SegmentMember& m) {
+    const size_t i = size_t(&m - seg.members.data());
+    return i < 64 && (served >> i & 1);
   };
   // Too short for a destination MAC: nothing on the medium can take it.
   if (f.len < 14) return drop(from, WorkerDrop::kSegmentUnknownDst);
@@ -33,6 +38,11 @@ void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f) {
     // Unicast: the port whose MAC it is, as a CsmaNetDevice keeps only frames for itself.
     for (const SegmentMember& m : seg.members) {
       if (m.port == from || std::memcmp(m.mac, pkt, 6) != 0) continue;
+      if (early(m)) {  // it had it early (the frame normally leaves the medium then)
+        frames_.pool().give(f.addr);
+        frames_.book().linkToFree(1);
+        return;
+      }
       if (!m.port_state->up.load(std::memory_order_relaxed))
         return drop(m.port, WorkerDrop::kLinkDown);  // its device is down
       if (!inbox_.push(*m.inbound, m.port, f, WorkerFrames::From::kLink))
@@ -44,11 +54,17 @@ void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f) {
   // Broadcast and multicast: every port but the sender (and those down); the last one
   // takes the frame itself, the others a copy each.
   auto takes = [&](const SegmentMember& m) {
-    return m.port != from && m.port_state->up.load(std::memory_order_relaxed);
+    return m.port != from && m.port_state->up.load(std::memory_order_relaxed) && !early(m);
   };
   const SegmentMember* last = nullptr;
   for (const SegmentMember& m : seg.members)
     if (takes(m)) last = &m;
+  if (!last && served) {
+    // Every member that hears it had it early: nothing left to hand on.
+    frames_.pool().give(f.addr);
+    frames_.book().linkToFree(1);
+    return;
+  }
   if (!last) return drop(from, WorkerDrop::kSegmentUnknownDst);  // nobody else to hear it
   for (const SegmentMember& m : seg.members) {
     if (!takes(m) || &m == last) continue;

@@ -22,8 +22,10 @@ class SegmentFanout {
   /// LinkEmulation::transmit takes it.
   void transmit(const LinkPortTable& t, const LinkPortSlot& slot, uint64_t addr, uint32_t len,
                 uint64_t sent = 0);
-  /// A frame leaving the medium (in_link, f.from the sender) to its port(s).
-  void deliver(const SegmentSlot& seg, const LinkFrame& f);
+  /// A frame leaving the medium (in_link, f.from the sender) to its port(s), but not to
+  /// the members in `served` (a bit per member index: they took it ahead of its time, see
+  /// worker_timed.h); a frame every member took already goes back to the pool.
+  void deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served = 0);
 
  private:
   WorkerFrames& frames_;

@@ -34,6 +34,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       handoff_(frames_, inbox_, emulation_),
       fanout_(frames_, inbox_, emulation_),
       media_(frames_, inbox_, events_, counters_),
+      timed_(frames_, inbox_),
       ctrl_tx_(options.ctrl_tx_queue),
       events_(options.event_queue),
       rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {

@@ -40,6 +40,7 @@
 #include "worker/worker_counters.h"
 #include "worker/worker_event.h"
 #include "worker/worker_frames.h"
+#include "worker/worker_timed.h"
 #include "xsk/frame_pool.h"
 #include "xsk/umem.h"
 #include "xsk/xsk_port.h"
@@ -165,6 +166,8 @@ class Worker {
   const XskSocket& socket(PortId p) const { return *sockets_[p]; }
   const WorkerPortCounters& portCounters(PortId p) const { return port_counters_[p]; }
   const WorkerCounters& counters() const { return counters_; }
+  /// The early hand-over to timed clients (worker thread, or tests between passes).
+  const TimedRelease& timedRelease() const { return timed_; }
   /// Frames lent for RX per port under overload (RxBudget's budget; below saturation the
   /// fill rings are kept full) and the drain rate it was sized from (frames/s; 0 before
   /// the first measurement). Any thread.
@@ -230,15 +233,12 @@ class Worker {
   /// without delay): a frame crosses such hops in the pass that released it.
   uint32_t releaseDue();
   uint32_t releaseDueOnce();
-  /// Timed clients (worker_timed.cc): frames of point-to-point link directions whose peer
-  /// end's client is timed and whose peer classifier makes them CONTROL, released up to
-  /// the client's lead before their arrival time; and when the next of them may go
+  /// Timed clients (TimedRelease, worker_timed.cc): frames that only a timed client takes
+  /// at a link's peer end or a segment's member, handed over up to the client's lead
+  /// before their arrival time and received there; and when the next of them may go
   /// (UINT64_MAX: none).
   uint32_t releaseEarly(uint64_t now);
-  uint64_t nextEarly() const;
-  /// The peer end of link direction `key` when its client is timed (else nullptr).
-  const LinkPortSlot* timedPeer(uint32_t key) const;
-  bool controlAt(const LinkPortSlot& peer, const LinkFrame& f) const;
+  uint64_t nextEarly();
   /// When the model has this node send the frame at `addr` on: its arrival time if it is
   /// one of the link batch being processed that came out of an emulation, else 0 (now).
   /// process() hands a batch's frames on in batch order, so the search only moves forward.
@@ -351,6 +351,7 @@ class Worker {
   LinkHandoff handoff_;
   SegmentFanout fanout_;
   MediumEgress media_;
+  TimedRelease timed_;
   SpscRing<ControlTxFrame> ctrl_tx_;
   SpscRing<WorkerEvent> events_;
 

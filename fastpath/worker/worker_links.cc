@@ -42,8 +42,15 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in, uin
     const uint64_t at = when();
     if (caps_) [[unlikely]]
       tapFrame(egress, kCaptureTx, addr, len, 0xff, 0xff, at && at < now_ns_ ? at : 0);
-    if (slot->segment) return fanout_.transmit(*links_, *slot, addr, len, at);
-    return handoff_.transmit(*slot, addr, len, at);
+    if (slot->segment) {
+      fanout_.transmit(*links_, *slot, addr, len, at);
+      if (slot->segment->shaper)  // a timed member may take it early (worker_timed.cc)
+        timed_.entered(*links_, ShaperKey::segment(size_t(slot->segment - links_->segments.data())));
+      return;
+    }
+    handoff_.transmit(*slot, addr, len, at);
+    if (slot->shaper) timed_.entered(*links_, slot->port);
+    return;
   }
   frames_.drop(in, WorkerDrop::kNoEgress, addr);
 }
@@ -61,7 +68,10 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
   for (uint32_t i = 0; i < n; ++i) {
     const LinkFrame& lf = link_rx_[i];
     if (lf.due) link_due_[emulated++] = lf.due;
-    const fp_xdp_meta meta = slot.classifier->classify(umem_->data(lf.addr), lf.len);
+    // A frame handed over early carries the verdict this port's classifier gave it.
+    const fp_xdp_meta meta = TimedRelease::cached(lf)
+                                 ? TimedRelease::cachedMeta(lf)
+                                 : slot.classifier->classify(umem_->data(lf.addr), lf.len);
     // A frame a timed client takes early is seen at its arrival time.
     if (caps_) [[unlikely]]
       tapFrame(p, kCaptureRx, lf.addr, lf.len, meta.verdict, meta.reason,
@@ -129,6 +139,8 @@ uint32_t Worker::releaseDueOnce() {
   uint32_t work = received + uint32_t(due.size());
   for (size_t i = 0; i < due.size(); ++i) {
     const Released& r = due[i];
+    // Segment members that got the frame ahead of its time (worker_timed.cc) are skipped.
+    const uint64_t served_early = timed_.left(r.key, r.frame.addr);
     if (ShaperKey::isEgress(r.key)) {
       // Interface egress: staged; the kicks of this pass send it, and its lateness is
       // taken after them.
@@ -142,7 +154,7 @@ uint32_t Worker::releaseDueOnce() {
       continue;
     }
     if (ShaperKey::isSegment(r.key)) {
-      fanout_.deliver(links_->segments[r.key - ShaperKey::kSegmentBase], r.frame);
+      fanout_.deliver(links_->segments[r.key - ShaperKey::kSegmentBase], r.frame, served_early);
       continue;
     }
     const LinkPortSlot& slot = *links_->find(PortId(r.key));
@@ -201,6 +213,7 @@ void Worker::switchLinkPorts() {
   // Ports and shapers holding frames are found again in the new table.
   inbox_.adopt(*t);
   emulation_.adopt(*t);
+  timed_.adopt(*t, emulation_.active());
   counters_.link_tables.add(1);
   links_pub_.serve(t->version);
 }

@@ -215,7 +215,7 @@ void Worker::run() {
     if (for_arrival) sleep_ns = to_arrival;
     // A frame a timed client may take early: woken for it (without spinning: the lead
     // covers the wake-up).
-    if (links_ && !emulation_.active().empty()) {
+    if (links_) {
       if (const uint64_t early = nextEarly(); early != ~0ull) {
         if (!now) now = monotonicNs();
         const uint64_t to_early = early > now ? early - now : 0;

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Timed control clients through the worker's real pass on in-memory rings
+// (worker_links_fixture.h): a frame that only a timed client takes — at a link's peer end
+// or at a segment member — comes up to the client's lead before its arrival time, stamped
+// with it; every other receiver (a node that forwards, an untimed client, a member without
+// a client) gets it at its arrival time; each member's frames keep their order; a head
+// frame is classified once however many passes wait for it, and the receiving end uses
+// that verdict. No root needed.
+#include "worker_links_fixture.h"
+
+namespace fastpath {
+namespace {
+
+using namespace links_testing;
+
+class WorkerTimedTest : public WorkerLinksTest {
+ protected:
+  // A timed (lead > 0) or untimed client on link port `port` (slot `slot` of the table).
+  int openClient(size_t slot, PortId port, uint64_t lead) {
+    auto ch = ControlChannel::create(port, "client");
+    EXPECT_TRUE(ch.ok());
+    table_.slots[slot].channel = ch->get();
+    auto fd = lead ? (*ch)->clientFd(ControlChannelTiming{true, lead}) : (*ch)->clientFd();
+    EXPECT_TRUE(fd.ok());
+    channels_.push_back(std::move(*ch));
+    fds_.push_back(*fd);
+    return *fd;
+  }
+  void TearDown() override {
+    for (int fd : fds_) ::close(fd);
+    if (worker_) poll();
+  }
+  // A frame written by the client of `port`: `bytes` (its destination MAC first), sent at
+  // `sent` (0: now).
+  void write(PortId port, const testing::Bytes& bytes, uint64_t sent = 0) {
+    ControlTxFrame f;
+    f.port = port;
+    f.len = uint32_t(bytes.size());
+    std::memcpy(f.data, bytes.data(), bytes.size());
+    f.sent = sent;
+    ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  }
+  // What a timed client reads: each message's stamp, its frame, and when it was read.
+  struct Got {
+    uint64_t stamp;
+    testing::Bytes frame;
+    uint64_t at;
+  };
+  // Polls until `want` messages came on `fd` (or 1 s), reading after every pass.
+  std::vector<Got> readTimed(int fd, size_t want, uint64_t* t_after = nullptr) {
+    std::vector<Got> got;
+    const uint64_t until = nowNs() + 1000000000;
+    while (got.size() < want && nowNs() < until) {
+      poll();
+      uint8_t buf[kControlFrameMax + kControlStampBytes];
+      ssize_t n;
+      while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) >= ssize_t(kControlStampBytes)) {
+        Got g;
+        std::memcpy(&g.stamp, buf, sizeof(g.stamp));
+        g.frame.assign(buf + kControlStampBytes, buf + n);
+        g.at = nowNs();
+        got.push_back(g);
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    if (t_after) *t_after = nowNs();
+    return got;
+  }
+  static testing::Bytes to(testing::Bytes frame, const MacAddress& dst) {
+    std::memcpy(frame.data(), dst.bytes.data(), 6);
+    return frame;
+  }
+  uint64_t toControl(PortId p) { return worker_->portCounters(p).to_control.get(); }
+
+  std::vector<std::unique_ptr<ControlChannel>> channels_;
+  std::vector<int> fds_;
+};
+
+// A timed client on the link's peer end (an ns-3 device on a timed channel): a frame only
+// that client receives (ARP: CONTROL at the peer) comes up to the client's lead before its
+// arrival time, stamped with it, and its arrival follows the send stamp the sender's client
+// gave, not when the worker took the frame; a frame the peer node forwards on still leaves
+// at its arrival time.
+TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnesWait) {
+  LinkParams p;
+  p.delay_ns = 20000000;  // 20 ms
+  constexpr uint64_t kLead = 15000000;
+  addLink(0, &p);
+  auto ch = ControlChannel::create(linkPort(0, 1), "b/link0");
+  ASSERT_TRUE(ch.ok());
+  table_.slots[1].channel = ch->get();  // end 1: node B's
+  auto fd = (*ch)->clientFd(ControlChannelTiming{true, kLead});
+  ASSERT_TRUE(fd.ok());
+  start();
+
+  // Node A's client writes an ARP request, stamped 1 ms ago; then a data frame from the
+  // interface port crosses the link and node B forwards it.
+  const uint64_t sent = nowNs() - 1000000;
+  ControlTxFrame f;
+  f.port = linkPort(0, 0);
+  const testing::Bytes arp = arpFrom(linkMac(0, 0));
+  f.len = uint32_t(arp.size());
+  std::memcpy(f.data, arp.data(), arp.size());
+  f.sent = sent;
+  ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  poll();  // alone: the link is FIFO, a frame admitted before it would hold it back
+  const uint64_t t_data = nowNs();
+  send({0});
+  poll();
+
+  const uint64_t arrival = sent + p.delay_ns;
+  uint8_t buf[kControlFrameMax + kControlStampBytes];
+  ssize_t got = -1;
+  uint64_t t_got = 0;
+  std::vector<uint32_t> out;
+  uint64_t t_out = 0;
+  while ((got < 0 || out.empty()) && nowNs() < t_data + 1000000000) {
+    poll();
+    const uint64_t t = nowNs();
+    if (got < 0 && (got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) t_got = t;
+    for (uint32_t s : collect()) {
+      out.push_back(s);
+      t_out = nowNs();
+      EXPECT_GE(t, t_data + p.delay_ns) << "a forwarded frame never leaves before its time";
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ASSERT_EQ(size_t(got), kControlStampBytes + arp.size()) << "stamp + the frame, once";
+  ControlStamp stamp;
+  std::memcpy(&stamp, buf, sizeof(stamp));
+  EXPECT_EQ(stamp.time_ns, arrival) << "its model arrival: the send stamp plus the delay";
+  EXPECT_EQ(std::memcmp(buf + kControlStampBytes, arp.data(), arp.size()), 0);
+  EXPECT_LT(t_got, arrival) << "handed over ahead of its arrival";
+  EXPECT_GE(t_got, arrival - kLead) << "but never more than the lead ahead";
+  EXPECT_EQ((*ch)->to_client_early.load(), 1u);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_GE(t_out, t_data + p.delay_ns);
+  ::close(*fd);
+  poll();
+  expectBalanced("after the timed client");
+}
+
+// The same link with an untimed client (fpctl, raw tests): bare frames, at their arrival.
+TEST_F(WorkerTimedTest, AnUntimedClientGetsBareFramesAtTheirArrival) {
+  LinkParams p;
+  p.delay_ns = 5000000;
+  addLink(0, &p);
+  auto ch = ControlChannel::create(linkPort(0, 1), "b/link0");
+  ASSERT_TRUE(ch.ok());
+  table_.slots[1].channel = ch->get();
+  auto fd = (*ch)->clientFd();
+  ASSERT_TRUE(fd.ok());
+  start();
+  ControlTxFrame f;
+  f.port = linkPort(0, 0);
+  const testing::Bytes arp = arpFrom(linkMac(0, 0));
+  f.len = uint32_t(arp.size());
+  std::memcpy(f.data, arp.data(), arp.size());
+  const uint64_t t_send = nowNs();
+  ASSERT_TRUE(worker_->controlTxQueue().push(f));
+  uint8_t buf[kControlFrameMax];
+  ssize_t got = -1;
+  while (got < 0 && nowNs() < t_send + 1000000000) {
+    poll();
+    got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT);
+  }
+  const uint64_t t_got = nowNs();
+  ASSERT_EQ(size_t(got), arp.size());
+  EXPECT_EQ(std::memcmp(buf, arp.data(), arp.size()), 0);
+  EXPECT_GE(t_got, t_send + p.delay_ns);
+  EXPECT_EQ((*ch)->to_client_early.load(), 0u);
+  EXPECT_EQ(worker_->timedRelease().watched(), 0u) << "no timed receiver: nothing watched";
+  ::close(*fd);
+  poll();
+  expectBalanced("after the untimed client");
+}
+
+// A frame waiting for its early time is classified once, however many passes look at it;
+// the peer end takes the verdict it carries (its counters say CONTROL, reason ARP), and a
+// link without frames is no longer looked at.
+TEST_F(WorkerTimedTest, AWaitingHeadFrameIsClassifiedOnceAndItsVerdictCarried) {
+  LinkParams p;
+  p.delay_ns = 30000000;  // 30 ms
+  constexpr uint64_t kLead = 5000000;
+  addLink(0, &p);
+  const int fd = openClient(1, linkPort(0, 1), kLead);
+  start();
+  const uint64_t sent = nowNs();
+  write(linkPort(0, 0), arpFrom(linkMac(0, 0)), sent);
+  // Passes until 10 ms before its early time: it waits, classified once.
+  int passes = 0;
+  while (nowNs() < sent + p.delay_ns - kLead - 10000000) {
+    poll();
+    ++passes;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  EXPECT_GT(passes, 10);
+  EXPECT_EQ(worker_->timedRelease().watched(), 1u);
+  EXPECT_EQ(worker_->timedRelease().classified(), 1u) << "once, not once per pass";
+  EXPECT_EQ(toControl(linkPort(0, 1)), 0u) << "not before the lead";
+  const std::vector<Got> got = readTimed(fd, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].stamp, sent + p.delay_ns);
+  EXPECT_LT(got[0].at, sent + p.delay_ns) << "ahead of its arrival";
+  EXPECT_EQ(worker_->timedRelease().classified(), 1u);
+  const WorkerPortCounters& pc = worker_->portCounters(linkPort(0, 1));
+  EXPECT_EQ(pc.verdict[FP_VERDICT_CONTROL].get(), 1u) << "the carried verdict, counted";
+  EXPECT_EQ(pc.reason[FP_REASON_CTRL_ARP].get(), 1u);
+  poll();
+  EXPECT_EQ(worker_->timedRelease().watched(), 0u) << "an empty link is not looked at";
+  expectBalanced("after the carried verdict");
+}
+
+TEST(TimedReleaseVerdict, APackedVerdictComesBackAsItWasTaken) {
+  fp_xdp_meta m{};
+  m.magic = FP_META_MAGIC;
+  m.verdict = FP_VERDICT_CONTROL;
+  m.reason = FP_REASON_CTRL_L4_PORT;
+  m.l3_proto = FP_L3_IPV6;
+  m.l4_proto = 17;
+  LinkFrame f{0, 60, TimedRelease::pack(m), 1};
+  ASSERT_TRUE(TimedRelease::cached(f));
+  const fp_xdp_meta back = TimedRelease::cachedMeta(f);
+  EXPECT_EQ(back.magic, FP_META_MAGIC);
+  EXPECT_EQ(back.verdict, FP_VERDICT_CONTROL);
+  EXPECT_EQ(back.reason, FP_REASON_CTRL_L4_PORT);
+  EXPECT_EQ(back.l3_proto, FP_L3_IPV6);
+  EXPECT_EQ(back.l4_proto, 17);
+  // A segment frame's sender (a port id) is never taken for a carried verdict.
+  EXPECT_FALSE(TimedRelease::cached(LinkFrame{0, 60, uint32_t(kMaxPorts - 1), 1}));
+}
+
+// A segment of three (p0 sends; p1 on node B without a client; p2 with a timed client):
+// a broadcast ARP goes to p2 early (a copy) and to p1 at its arrival time, once each; a
+// unicast ARP only p2 takes leaves the medium early; an ARP for p2 behind a frame p2 takes
+// at its arrival time (a data frame its node has no route for, punted) never overtakes it.
+TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAheadInOrder) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  LinkParams params;
+  params.delay_ns = 20000000;  // 20 ms
+  constexpr uint64_t kLead = 15000000;
+  addSegment(p, &params);
+  const int fd = openClient(2, p[2], kLead);
+  start();
+  const MacAddress bcast{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+  const testing::Bytes arp = arpFrom(linkMac(100, 0));
+
+  // 1. The broadcast: p2 early, p1 at its arrival.
+  const uint64_t t1 = nowNs();
+  write(p[0], to(arp, bcast), t1);
+  poll();
+  std::vector<Got> got = readTimed(fd, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].stamp, t1 + params.delay_ns);
+  EXPECT_LT(got[0].at, t1 + params.delay_ns) << "p2: ahead of its arrival";
+  EXPECT_GE(got[0].at, t1 + params.delay_ns - kLead) << "but not more than the lead";
+  EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 0u) << "p1 waits for the arrival";
+  while (nowNs() < t1 + params.delay_ns + 2000000) poll();
+  EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 1u) << "p1 at its arrival";
+  EXPECT_EQ(worker_->portCounters(p[1]).drop[size_t(WorkerDrop::kNoControlClient)].get(), 1u);
+  EXPECT_EQ(toControl(p[2]), 1u) << "p2 got it once, not again at the arrival time";
+  EXPECT_EQ(worker_->portCounters(p[2]).rx_packets.get(), 1u);
+  EXPECT_EQ(worker_->portCounters(p[0]).rx_packets.get(), 0u) << "not the sender";
+
+  // 2. A data frame to p2 (its node has no route: punted at its arrival), then 3 ms later
+  // a unicast ARP to p2: within its lead as soon as the data frame arrives, the ARP goes
+  // early then, but not before the data frame.
+  const uint64_t t2 = nowNs();
+  testing::Bytes data(kHeadroom + kFrameBytes);
+  writeFrame(data.data() + kHeadroom, 0, 7);
+  data.erase(data.begin(), data.begin() + kHeadroom);
+  write(p[0], to(data, linkMac(100, 2)), t2);
+  poll();
+  sleepUntil(t2 + 3000000);
+  const uint64_t t2b = t2 + 3000000;
+  write(p[0], to(arp, linkMac(100, 2)), t2b);
+  poll();
+  got = readTimed(fd, 2);
+  ASSERT_EQ(got.size(), 2u);
+  // (Handed to the port in one batch, the channel carries CONTROL frames before punts; the
+  // timed device delivers each at its stamp.)
+  const bool arp_first = got[0].frame.size() != kFrameBytes;
+  const Got& d = got[arp_first ? 1 : 0];
+  const Got& a = got[arp_first ? 0 : 1];
+  EXPECT_EQ(d.frame.size(), kFrameBytes);
+  EXPECT_EQ(d.stamp, t2 + params.delay_ns);
+  EXPECT_GE(d.at, t2 + params.delay_ns) << "the punted frame at its arrival time";
+  EXPECT_EQ(a.frame, to(arp, linkMac(100, 2)));
+  EXPECT_EQ(a.stamp, t2b + params.delay_ns);
+  EXPECT_GE(a.at, t2 + params.delay_ns) << "the ARP never overtakes the frame ahead of it";
+  EXPECT_LT(a.at, t2b + params.delay_ns) << "but comes ahead of its own arrival";
+  EXPECT_EQ(channels_[0]->to_client_early.load(), 2u)
+      << "the broadcast and the unicast ARP early; the data frame not";
+
+  // 3. A unicast ARP only p2 takes leaves the medium at once: nothing is left for later.
+  const uint64_t t3 = nowNs();
+  write(p[0], to(arp, linkMac(100, 2)), t3);
+  poll();
+  got = readTimed(fd, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_LT(got[0].at, t3 + params.delay_ns);
+  EXPECT_EQ(worker_->accounting().in_link, 0u) << "the medium holds nothing";
+  poll();
+  expectBalanced("after the timed segment");
+}
+
+// Every member that takes a broadcast is a timed client that classifies it CONTROL: the
+// frame leaves the medium early (the last member takes it, the others a copy), and
+// nothing is handed on again at its arrival time.
+TEST_F(WorkerTimedTest, ABroadcastEveryTakerTakesEarlyLeavesTheMediumEarly) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  LinkParams params;
+  params.delay_ns = 20000000;
+  constexpr uint64_t kLead = 15000000;
+  addSegment(p, &params);
+  const int fd1 = openClient(1, p[1], kLead);
+  const int fd2 = openClient(2, p[2], kLead);
+  start();
+  const uint64_t t = nowNs();
+  write(p[0], arpFrom(linkMac(100, 0)), t);
+  poll();
+  const std::vector<Got> g1 = readTimed(fd1, 1), g2 = readTimed(fd2, 1);
+  ASSERT_EQ(g1.size(), 1u);
+  ASSERT_EQ(g2.size(), 1u);
+  EXPECT_LT(g1[0].at, t + params.delay_ns);
+  EXPECT_LT(g2[0].at, t + params.delay_ns);
+  EXPECT_EQ(g1[0].frame, g2[0].frame);
+  EXPECT_EQ(worker_->accounting().in_link, 0u) << "left the medium early";
+  while (nowNs() < t + params.delay_ns + 2000000) poll();
+  EXPECT_EQ(toControl(p[1]), 1u);
+  EXPECT_EQ(toControl(p[2]), 1u);
+  EXPECT_EQ(worker_->portCounters(p[0]).drop[size_t(WorkerDrop::kSegmentUnknownDst)].get(), 0u);
+  expectBalanced("after the early broadcast");
+}
+
+}  // namespace
+}  // namespace fastpath

@@ -2,7 +2,8 @@
 // The small keys (ports, shapers) that have work, in the order they got it: a pass visits
 // only these, so idle links cost nothing. Sized once (no allocation on the data path);
 // adding a listed key again is a no-op, and entries may be added while the list is walked
-// by index (they are visited in the same walk).
+// by index (they are visited in the same walk). remove() takes one key out in O(1) (the
+// last key takes its place): not while the list is walked.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +14,22 @@ namespace fastpath {
 class ActiveSet {
  public:
   /// Keys are [0, keys).
-  explicit ActiveSet(size_t keys) : listed_(keys, 0) { list_.reserve(keys); }
+  explicit ActiveSet(size_t keys) : pos_(keys, 0) { list_.reserve(keys); }
 
   void add(uint32_t key) {
-    if (listed_[key]) return;
-    listed_[key] = 1;
+    if (pos_[key]) return;
     list_.push_back(key);
+    pos_[key] = uint32_t(list_.size());
+  }
+  bool contains(uint32_t key) const { return pos_[key] != 0; }
+  void remove(uint32_t key) {
+    const uint32_t p = pos_[key];
+    if (!p) return;
+    const uint32_t last = list_.back();
+    list_[p - 1] = last;
+    pos_[last] = p;
+    list_.pop_back();
+    pos_[key] = 0;
   }
   size_t size() const { return list_.size(); }
   bool empty() const { return list_.empty(); }
@@ -28,20 +39,22 @@ class ActiveSet {
   void retain(Busy busy) {
     size_t k = 0;
     for (uint32_t key : list_) {
-      if (busy(key))
+      if (busy(key)) {
         list_[k++] = key;
-      else
-        listed_[key] = 0;
+        pos_[key] = uint32_t(k);
+      } else {
+        pos_[key] = 0;
+      }
     }
     list_.resize(k);
   }
   void clear() {
-    for (uint32_t key : list_) listed_[key] = 0;
+    for (uint32_t key : list_) pos_[key] = 0;
     list_.clear();
   }
 
  private:
-  std::vector<uint8_t> listed_;
+  std::vector<uint32_t> pos_;  // key -> its index in list_ + 1, or 0: not listed
   std::vector<uint32_t> list_;
 };
 

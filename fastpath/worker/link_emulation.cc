@@ -12,10 +12,14 @@ namespace fastpath {
 LinkEmulation::LinkEmulation(WorkerFrames& frames, uint32_t max_release)
     : frames_(frames),
       active_(ShaperKey::kCount),
+      order_(ShaperKey::kCount),
+      parked_(ShaperKey::kCount),
       due_(max_release),
       out_(max_release),
-      arrival_(max_release) {
-  heads_.reserve(ShaperKey::kCount);
+      arrival_(max_release),
+      room_(ShaperKey::kCount),
+      room_pass_(ShaperKey::kCount) {
+  deferred_.reserve(ShaperKey::kCount);
 }
 
 LinkShaper* LinkEmulation::shaperOf(const LinkPortTable& t, uint32_t key) {
@@ -48,7 +52,9 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     if (r == LinkShaper::Admit::kQueued) {
       frames_.book().heldToLink(1);
       active_.add(key);
-      next_arrival_ = std::min(next_arrival_, sh.nextArrival());
+      // Its place in the order: earlier only if this frame arrives before the shaper's
+      // others (jitter may reorder).
+      order_.lower(key, sh.nextArrival());
       return;
     }
     frames_.drop(at,
@@ -64,69 +70,106 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
   if (duplicate) admit(copy);
 }
 
+bool LinkEmulation::settle(const LinkPortTable& t, std::span<XskSocket* const> served) {
+  while (!order_.empty()) {
+    const DueOrder::Entry top = order_.top();
+    const LinkShaper* sh = shaperOf(t, top.key);
+    if (!sh || !sh->size()) {  // emptied ahead of the order (a timed client's release)
+      order_.pop();
+      active_.remove(top.key);
+    } else if (ShaperKey::isEgress(top.key) && (top.key >= served.size() || !served[top.key])) {
+      // An egress whose port left is waited for by nobody: its table retires it soon.
+      order_.pop();
+      parked_.add(top.key);
+    } else if (sh->nextArrival() != top.time) {  // its earliest frame left ahead of the order
+      order_.set(top.key, sh->nextArrival());
+    } else {
+      return true;
+    }
+  }
+  return false;
+}
+
+uint32_t LinkEmulation::roomOf(uint32_t key, const LinkPortTable& t, uint32_t cap) {
+  if (ShaperKey::isEgress(key) || ShaperKey::isSegment(key)) return cap;
+  // The peer end takes no more than its queue's room this pass (the frames taken go on to
+  // it only after takeDue): counted down from the room at the first visit of the pass.
+  if (room_pass_[key] != pass_) {
+    const LinkQueue& q = *t.find(PortId(key))->to_peer;
+    room_[key] = q.capacity() - q.size();
+    room_pass_[key] = pass_;
+  }
+  return room_[key];
+}
+
+void LinkEmulation::unpark(const LinkPortTable& t, std::span<XskSocket* const> served) {
+  parked_.retain([&](uint32_t key) {
+    if (order_.contains(key)) return false;  // back in the order (a frame sent since)
+    const LinkShaper* sh = shaperOf(t, key);
+    if (!sh || !sh->size()) {
+      active_.remove(key);
+      return false;
+    }
+    if (key >= served.size() || !served[key]) return true;
+    order_.set(key, sh->nextArrival());
+    return false;
+  });
+}
+
 std::span<const Released> LinkEmulation::takeDue(uint64_t now, const LinkPortTable& t,
                                                  std::span<XskSocket* const> served) {
-  next_arrival_ = ~0ull;
+  if (++pass_ == 0) {  // wrapped: no stale pass number may match
+    std::fill(room_pass_.begin(), room_pass_.end(), 0);
+    pass_ = 1;
+  }
+  if (!parked_.empty()) [[unlikely]]
+    unpark(t, served);
   const uint32_t cap = uint32_t(due_.size());
   uint32_t n = 0;
-  // The shapers with frames due, by their earliest arrival (a min-heap): merged, so that
-  // a pass that cannot take everything due (more than `cap`) takes the earliest frames
-  // across links, and what it leaves is due later than anything it took.
-  heads_.clear();
-  for (size_t i = 0; i < active_.size(); ++i) {
-    const uint32_t key = active_[i];
-    const LinkShaper* sh = shaperOf(t, key);
-    if (!sh || sh->nextArrival() > now) continue;
-    uint32_t room = cap;
-    if (ShaperKey::isEgress(key)) {
-      if (key >= served.size() || !served[key]) continue;  // a detached port's is retired
-    } else if (!ShaperKey::isSegment(key)) {
-      const LinkQueue& q = *t.find(PortId(key))->to_peer;
-      room = q.capacity() - q.size();  // the peer end takes no more this pass
+  deferred_.clear();
+  // The shaper with the earliest frame, again and again: a pass that cannot take
+  // everything due (more than `cap`) takes the earliest frames across links, and what it
+  // leaves is due later than anything it took.
+  while (n < cap && settle(t, served) && order_.top().time <= now) {
+    const uint32_t key = order_.top().key;
+    LinkShaper* sh = shaperOf(t, key);
+    const uint32_t room = std::min(cap - n, roomOf(key, t, cap));
+    order_.pop();
+    if (!room) {  // its peer's queue is full: the rest waits for the next pass
+      deferred_.push_back(key);
+      continue;
     }
-    if (room) heads_.push_back(Head{sh->nextArrival(), key, room});
-  }
-  auto later = [](const Head& a, const Head& b) {
-    return a.arrival != b.arrival ? a.arrival > b.arrival : a.key > b.key;
-  };
-  std::make_heap(heads_.begin(), heads_.end(), later);
-  while (n < cap && !heads_.empty()) {
-    std::pop_heap(heads_.begin(), heads_.end(), later);
-    Head h = heads_.back();
-    heads_.pop_back();
-    LinkShaper* sh = shaperOf(t, h.key);
     // This shaper's frames up to the next one's earliest (one bulk release when a single
-    // link has frames due, the usual case).
-    const uint64_t until = heads_.empty() ? now : std::min(now, heads_.front().arrival);
-    const uint32_t k = sh->release(until, out_.data(), arrival_.data(), std::min(cap - n, h.room));
-    for (uint32_t j = 0; j < k; ++j, ++n) due_[n] = Released{out_[j], h.key, n};
-    h.room -= k;
-    h.arrival = sh->nextArrival();
-    if (k && h.room && h.arrival <= now) {
-      heads_.push_back(h);
-      std::push_heap(heads_.begin(), heads_.end(), later);
-    }
+    // link has frames due, the usual case); those arriving with it too if this one has the
+    // lower key, else they wait for the next one's.
+    uint64_t until = now;
+    if (!order_.empty() && order_.top().time <= now)
+      until = order_.top().key < key ? order_.top().time - 1 : order_.top().time;
+    const uint32_t k = sh->release(until, out_.data(), arrival_.data(), room);
+    for (uint32_t j = 0; j < k; ++j, ++n) due_[n] = Released{out_[j], key, n};
+    if (!ShaperKey::isEgress(key) && !ShaperKey::isSegment(key)) room_[key] -= k;
+    if (!sh->size())
+      active_.remove(key);
+    else if (k)
+      order_.set(key, sh->nextArrival());  // back in, at its next frame's arrival
+    else
+      deferred_.push_back(key);
   }
-  active_.retain([&](uint32_t key) {
-    const LinkShaper* sh = shaperOf(t, key);
-    if (!sh || !sh->size()) return false;
-    // An egress whose port left is waited for by nobody: its table retires it soon.
-    if (!ShaperKey::isEgress(key) || (key < served.size() && served[key]))
-      next_arrival_ = std::min(next_arrival_, sh->nextArrival());
-    return true;
-  });
+  for (uint32_t key : deferred_) order_.set(key, shaperOf(t, key)->nextArrival());
+  settle(t, served);  // nextArrival() is a frame's arrival, not a stale one
   took_max_ = n == cap;
-  // Merged: in due order already (each shaper gives its frames in arrival order).
+  // In due order already (each shaper gives its frames in arrival order).
   return {due_.data(), n};
 }
 
 void LinkEmulation::adopt(const LinkPortTable& t) {
   active_.clear();
-  next_arrival_ = ~0ull;
+  order_.clear();
+  parked_.clear();
   auto look = [&](LinkShaper* sh, uint32_t key) {
     if (!sh || !sh->size()) return;
     active_.add(key);
-    next_arrival_ = std::min(next_arrival_, sh->nextArrival());
+    order_.set(key, sh->nextArrival());
   };
   for (PortId p = 0; p < t.egress.size(); ++p) look(t.egress[p], p);
   for (const LinkPortSlot& s : t.slots) look(s.shaper, s.port);

@@ -2,10 +2,13 @@
 // Link emulation inside a worker, its own stage as VPP keeps nsim in its own graph node:
 // frames sent on an emulated link direction, segment medium or interface egress enter
 // that LinkShaper here (loss, duplication, corruption, queue, times), and each pass takes
-// out what is due across every shaper holding frames, in due-time order, for the
-// worker's egress dispatch to hand on. Only shapers that hold frames are visited: idle
-// links cost nothing. Lateness (handed on after the due time) is recorded where the frame
-// finally leaves the worker's hands (Worker), so every wait inside the worker counts.
+// out what is due across the shapers, in due-time order, for the worker's egress dispatch
+// to hand on. The shapers holding frames wait in a DueOrder keyed by their earliest
+// frame's arrival: a pass touches only the shapers with frames due (each re-enters with
+// its next frame's arrival after a release), and the next arrival is read in O(1), so
+// neither idle links nor links holding frames for later cost a pass anything.
+// Lateness (handed on after the due time) is recorded where the frame finally leaves the
+// worker's hands (Worker), so every wait inside the worker counts.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include "link/link_ports.h"
 #include "link/link_shaper.h"
 #include "worker/active_set.h"
+#include "worker/due_order.h"
 #include "worker/worker_frames.h"
 
 namespace fastpath {
@@ -52,19 +56,25 @@ class LinkEmulation {
   /// (a frame from a real interface, or not emulated before).
   void transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t addr, uint32_t len,
                 PortId from = 0, uint64_t sent = 0);
-  /// Takes out the frames due by `now` from every shaper holding frames, in due-time
-  /// order across shapers (equal ones: the lower key first), at most the `max_release`
-  /// earliest of them. A link direction gives no more than its peer's
-  /// queue takes, an interface egress nothing while its port is not in `served` (the rest
-  /// stays, late and counted so, rather than dropped by a queue the model does not have).
+  /// Takes out the frames due by `now`, in arrival order across shapers (equal arrivals:
+  /// the lower ShaperKey first — interface egress by port, then link directions by port,
+  /// then segments), at most the `max_release` earliest of them. A link direction gives no
+  /// more than its peer's queue takes, an interface egress nothing while its port is not
+  /// in `served` (the rest stays, late and counted so, rather than dropped by a queue the
+  /// model does not have). Visits only shapers with frames due: O(log n) per shaper
+  /// visited, nothing for the others.
   std::span<const Released> takeDue(uint64_t now, const LinkPortTable& t,
                                     std::span<XskSocket* const> served);
   /// The earliest arrival held (after takeDue and the admissions since); UINT64_MAX: none.
-  uint64_t nextArrival() const { return next_arrival_; }
+  /// A frame taken out ahead of the order (a timed client's early release) may leave it
+  /// earlier than the shaper's next frame until the next takeDue: a wake-up too early,
+  /// never one too late.
+  uint64_t nextArrival() const { return order_.empty() ? ~0ull : order_.top().time; }
   /// The last takeDue took as many frames as a pass may: what is due still waits for the
   /// next pass.
   bool tookMax() const { return took_max_; }
-  /// The shapers holding frames (their ShaperKeys).
+  /// The shapers holding frames (their ShaperKeys; one emptied by a release ahead of the
+  /// order stays listed until the next takeDue reaches its time).
   const ActiveSet& active() const { return active_; }
   /// A new table: the shapers holding frames are found again in it.
   void adopt(const LinkPortTable& t);
@@ -72,19 +82,28 @@ class LinkEmulation {
   static LinkShaper* shaperOf(const LinkPortTable& t, uint32_t key);
 
  private:
+  // Brings the order's first entry up to date (shapers emptied or moved on ahead of the
+  // order, egress of ports not served parked); false: no shaper holds frames.
+  bool settle(const LinkPortTable& t, std::span<XskSocket* const> served);
+  // Frames the shaper `key` may still give in this pass (its peer's queue room).
+  uint32_t roomOf(uint32_t key, const LinkPortTable& t, uint32_t cap);
+  // Parked egress shapers whose port is served again go back into the order.
+  void unpark(const LinkPortTable& t, std::span<XskSocket* const> served);
+
   WorkerFrames& frames_;
   ActiveSet active_;  // shapers holding frames
-  uint64_t next_arrival_ = ~0ull;
+  // The shapers holding frames, by their earliest arrival (a shaper whose port is not
+  // served is parked instead, and one whose peer queue is full leaves it for the pass).
+  DueOrder order_;
+  ActiveSet parked_;                // interface egress shapers of a port not served
+  std::vector<uint32_t> deferred_;  // left for this pass: the peer's queue is full
   bool took_max_ = false;
   std::vector<Released> due_;
   std::vector<LinkFrame> out_;
   std::vector<uint64_t> arrival_;
-  struct Head {
-    uint64_t arrival;  ///< the shaper's earliest frame
-    uint32_t key;
-    uint32_t room;  ///< frames the shaper may still give this pass (its peer's queue)
-  };
-  std::vector<Head> heads_;  // takeDue's merge
+  // Per key, the peer queue's room left in the pass numbered room_pass_[key].
+  std::vector<uint32_t> room_, room_pass_;
+  uint32_t pass_ = 0;
 };
 
 }  // namespace fastpath

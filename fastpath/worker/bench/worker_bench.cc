@@ -276,7 +276,10 @@ BENCHMARK(BM_WorkerBatch)
 // traffic, sit in the same table: a pass must not pay for them. `emulated`: the line's own
 // links are emulated too (`delay 0`: each frame enters the link's shaper, is timed and
 // released in the same pass, the path of every emulated frame without waiting for a time).
-void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false) {
+// `held`: each of the `idle` links holds one frame due an hour later (links active but
+// not due: a pass must not pay for them either).
+void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false,
+             bool held = false) {
   EpochDomain epoch;
   std::vector<std::unique_ptr<FibManager>> fibs;
   std::vector<std::unique_ptr<UserspaceClassifier>> classifiers;
@@ -320,7 +323,7 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
   // end; `shaped`: emulated both ways.
   std::vector<std::unique_ptr<LinkShaper>> shapers;
   LinkParams idle_params;
-  idle_params.delay_ns = 1000000;
+  idle_params.delay_ns = held ? 3600ull * 1000000000ull : 1000000;
   const LinkParams busy_params;  // delay 0, no rate: timed, never held
   auto addLink = [&](int l, uint32_t queue, std::array<const FibView*, 2> fib,
                      std::array<const UserspaceClassifier*, 2> cls, bool shaped) {
@@ -377,8 +380,23 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
     testing::Bytes f = testing::ipv4(l2, ip, testing::udp(1000, 2000, kFrameBytes - 14 - 20 - 8));
     std::memcpy(pb.bytes + sizeof(meta), f.data(), kFrameBytes);
   }
-  InMemoryPorts rig = benchPorts(2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch);
+  InMemoryPorts rig = benchPorts(2 * kRing * 2 + 4 * kBatch + uint32_t(nodes) * 2 * kBatch +
+                                 (held ? uint32_t(idle) : 0));
   if (!mapped(rig, state)) return;
+  // The idle links' held frames, one each on its first direction, outside the worker's
+  // ledger (placed before it starts): counted in `placed`.
+  uint64_t placed = 0;
+  if (held)
+    for (int l = 0; l < idle; ++l) {
+      uint64_t addr;
+      LinkShaper* sh = table.find(linkPort(nodes + l, 0))->shaper;
+      if (!rig.umem->pool().take(&addr) ||
+          sh->admit(nowNs(), addr, kFrameBytes) != LinkShaper::Admit::kQueued) {
+        state.SkipWithError("could not place the idle links' frames");
+        return;
+      }
+      ++placed;
+    }
   WorkerOptions wo;
   wo.batch_size = kBatch;
   wo.max_ports = kMaxPorts;
@@ -410,9 +428,15 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
   // A batch crosses the whole line in one pass (link ports that get frames while the pass
   // walks them are received in the same pass).
   const uint64_t forwarded = worker.portCounters(1).tx_packets.get();
-  if (forwarded != received || !worker.accounting().balanced()) {
+  const auto acc = worker.accounting();
+  const bool balanced =
+      acc.free + acc.lent_rx + acc.lent_tx + acc.held + acc.in_link + acc.lost + placed == acc.total;
+  uint64_t still_held = 0;
+  for (int l = 0; held && l < idle; ++l) still_held += table.find(linkPort(nodes + l, 0))->shaper->size();
+  if (forwarded != received || !balanced || still_held != placed) {
     state.SkipWithError(("received " + std::to_string(received) + ", forwarded " +
-                         std::to_string(forwarded) + " or ledger unbalanced")
+                         std::to_string(forwarded) + ", or ledger unbalanced, or " +
+                         std::to_string(placed - still_held) + " held frames released")
                             .c_str());
     return;
   }
@@ -423,24 +447,100 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
   state.counters["p50_ns_per_pkt"] = benchmark::Counter(double(batch_ns[batch_ns.size() / 2]) / kBatch);
   state.SetLabel(std::to_string(nodes) + " nodes, " + std::to_string(nodes - 1) +
                  (emulated ? " emulated" : "") + " internal links, " +
-                 (idle ? std::to_string(idle) + " idle emulated links, " : "") + "IPv4 160 B");
+                 (idle ? std::to_string(idle) + (held ? " emulated links holding a frame for later, "
+                                                       : " idle emulated links, ")
+                       : "") +
+                 "IPv4 160 B");
 }
 
 // ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of one internal hop.
 void BM_WorkerLine(benchmark::State& state) { runLine(state, int(state.range(0)), 0); }
 
 // One busy link (two nodes), plain or emulated, beside 0 or `idle` emulated links without
-// traffic: the per-packet cost must follow the traffic, not the number of links.
+// traffic (`held` 1: each holding one frame due an hour later): the per-packet cost must
+// follow the traffic, not the number of links.
 void BM_WorkerIdleLinks(benchmark::State& state) {
-  runLine(state, 2, int(state.range(0)), state.range(1) != 0);
+  runLine(state, 2, int(state.range(0)), state.range(1) != 0, state.range(2) != 0);
 }
 BENCHMARK(BM_WorkerIdleLinks)
-    ->ArgNames({"idle", "emulated"})
-    ->Args({0, 0})
-    ->Args({4096, 0})
-    ->Args({0, 1})
-    ->Args({4096, 1})
+    ->ArgNames({"idle", "emulated", "held"})
+    ->Args({0, 0, 0})
+    ->Args({4096, 0, 0})
+    ->Args({0, 1, 0})
+    ->Args({4096, 1, 0})
+    ->Args({4095, 1, 1})
     ->UseManualTime();
+
+// The emulation stage alone (LinkEmulation): per frame, its admission on one busy link
+// (`delay 0`, so every frame is due at once) and its release by takeDue, 64 a pass, beside
+// `held` links each holding one frame due an hour later: what a pass pays for links that
+// hold frames none of which is due.
+void BM_EmulationRelease(benchmark::State& state) {
+  const uint32_t held = uint32_t(state.range(0));
+  UmemOptions uo;
+  uo.frames = held + kBatch;
+  uo.frame_size = 2048;
+  auto umem = Umem::createInMemory(uo);
+  if (!umem.ok()) {
+    state.SkipWithError(umem.error().message.c_str());
+    return;
+  }
+  FrameBook book(&(*umem)->pool());
+  auto port_counters = std::make_unique<WorkerPortCounters[]>(kMaxPorts);
+  WorkerFrames frames(**umem, book, port_counters.get());
+  LinkEmulation emu(frames, 4 * kBatch);
+  LinkPortTable table;
+  table.version = 1;
+  table.slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
+  std::vector<std::unique_ptr<LinkShaper>> shapers;
+  std::vector<std::unique_ptr<LinkQueue>> queues;
+  LinkParams later;
+  later.delay_ns = 3600ull * 1000000000ull;
+  for (uint32_t i = 0; i <= held; ++i) {
+    shapers.push_back(std::make_unique<LinkShaper>(i ? later : LinkParams{}, i + 1, i ? 16 : 1024));
+    queues.push_back(std::make_unique<LinkQueue>(1024));
+    LinkPortSlot s;
+    s.port = kFirstLinkPort + PortId(2 * i);
+    s.peer = s.port + 1;
+    s.to_peer = queues.back().get();
+    s.shaper = shapers.back().get();
+    table.slot_of[s.port - kFirstLinkPort] = int32_t(table.slots.size());
+    table.slots.push_back(s);
+  }
+  auto send = [&](uint32_t link, uint64_t addr) {
+    book.takenFromPool(1);
+    emu.transmit(*shapers[link], kFirstLinkPort + 2 * link, PortId(kFirstLinkPort + 2 * link),
+                 addr, kFrameBytes);
+  };
+  for (uint32_t i = 1; i <= held; ++i) {
+    uint64_t addr;
+    if (!(*umem)->pool().take(&addr)) return state.SkipWithError("UMEM too small");
+    send(i, addr);
+  }
+  std::vector<uint64_t> addrs(kBatch);
+  for (uint64_t& a : addrs)
+    if (!(*umem)->pool().take(&a)) return state.SkipWithError("UMEM too small");
+  uint64_t released = 0;
+  for (auto _ : state) {
+    const uint64_t t0 = nowNs();
+    for (uint64_t a : addrs) send(0, a);
+    const auto due = emu.takeDue(nowNs(), table, {});
+    const uint64_t t1 = nowNs();
+    if (due.size() != kBatch) return state.SkipWithError("a pass did not release its frames");
+    for (uint32_t k = 0; k < kBatch; ++k) addrs[k] = due[k].frame.addr;
+    book.linkToHeld(kBatch);
+    book.heldToFree(kBatch);
+    released += kBatch;
+    state.SetIterationTime(double(t1 - t0) * 1e-9);
+  }
+  if (emu.active().size() != held) return state.SkipWithError("a held frame was released");
+  state.SetItemsProcessed(int64_t(released));
+  state.counters["ns_per_pkt"] = benchmark::Counter(
+      double(released), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.SetLabel("one busy link (delay 0) beside " + std::to_string(held) +
+                 " links holding a frame for later");
+}
+BENCHMARK(BM_EmulationRelease)->ArgNames({"held"})->Arg(0)->Arg(4095)->UseManualTime();
 
 BENCHMARK(BM_WorkerLine)
     ->ArgNames({"nodes"})

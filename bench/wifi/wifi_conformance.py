@@ -74,11 +74,11 @@ def medium_totals(snap):
     return t
 
 
-def manet(binary, protocol, emulated, socket, workdir, rng_run=1, fpctl=None):
+def manet(binary, protocol, emulated, socket, workdir, rng_run=1, fpctl=None, extra=()):
     out = os.path.join(workdir, "manet-%d-%s-%d.csv" % (protocol, "emu" if emulated else "sim",
                                                         rng_run))
     cmd = [binary, "--protocol=%d" % protocol, "--CSVfileName=" + out, "--RngRun=%d" % rng_run]
-    cmd += switch_args(emulated, socket, "manet%d" % protocol)
+    cmd += switch_args(emulated, socket, "manet%d" % protocol) + list(extra)
     medium = None
     if emulated and fpctl:
         # The medium's own counters at the end of the run (its last poll).
@@ -108,16 +108,18 @@ def manet(binary, protocol, emulated, socket, workdir, rng_run=1, fpctl=None):
         "rng_run": rng_run,
         "wall_s": round(seconds, 1),
         **({"medium": medium} if medium else {}),
+        **({"args": list(extra)} if extra else {}),
     }
 
 
-def manet_runs(binary, protocol, emulated, socket, workdir, runs, first=1, fpctl=None):
+def manet_runs(binary, protocol, emulated, socket, workdir, runs, first=1, fpctl=None,
+               extra=()):
     """The scenario over RngRun first..first+runs-1: each run is one draw of the mobility,
     the traffic start times and the channel's randomness; one run alone is not the
     scenario's figure (its mobility decides most of the figure: simulated, OLSR's received
     packets/s spread from 6.5 to 16.8 over RngRun 1..10); compare the same runs on both
     sides."""
-    each = [manet(binary, protocol, emulated, socket, workdir, k, fpctl)
+    each = [manet(binary, protocol, emulated, socket, workdir, k, fpctl, extra)
             for k in range(first, first + runs)]
     return manet_summary(protocol, emulated, each)
 
@@ -265,6 +267,9 @@ def main():
     ap.add_argument("--skip-hidden", action="store_true")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless the emulated figures are within the targets")
+    ap.add_argument("--manet-args", default="",
+                    help="more arguments of manet-routing-compare (both sides), e.g. "
+                         "'--ns3::FastPathRouteMirror::ResolveOnMiss=0'")
     ap.add_argument("--first-run", type=int, default=1,
                     help="the manet runs' first RngRun (both sides; default 1)")
     ap.add_argument("--out", default="",
@@ -348,7 +353,7 @@ def run_all(args, modes, hidden_bin, manet_bin, work, results):
             for emulated in modes:
                 r = manet_runs(manet_bin, p, emulated, args.socket, work,
                                args.emu_runs if emulated else args.sim_runs, args.first_run,
-                               fpctl)
+                               fpctl, args.manet_args.split())
                 by[(p, emulated)] = r
                 results.append(r)
                 print(json.dumps(r), flush=True)

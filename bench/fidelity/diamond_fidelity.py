@@ -21,7 +21,6 @@ See bench/fidelity/README.md.
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -34,6 +33,7 @@ from fidelity_common import binom_interval, log
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from fastpathd_process import Fastpathd  # noqa: E402
+from fastpath_bench.run_record import RunRecord  # noqa: E402
 
 # Full scale (the bench) and small scale (ctest): script arguments and tolerances.
 SCALES = {
@@ -70,18 +70,6 @@ def proc_cpu_s(pid):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except OSError:
         return float("nan")
-
-
-def source():
-    """The commit of the tree and the files of the programs' sources that differed from it."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
-    if r.returncode != 0:
-        return {"tree": root}
-    dirty = subprocess.run(["git", "-C", root, "status", "--short", "-uno", "--", "common",
-                            "fastpath", "fastpathd", "ctrl-bridge", "ns3-module", "classifier"],
-                           capture_output=True, text=True).stdout
-    return {"tree": root, "commit": r.stdout.strip(), "uncommitted": dirty.splitlines()}
 
 
 def arg_value(args, name, default):
@@ -377,6 +365,7 @@ def main():
     ap.add_argument("--no-hosts", action="store_true",
                     help="no third run with real hosts (ping, iperf3) at the ends")
     a = ap.parse_args()
+    run = RunRecord("bench/fidelity/diamond_fidelity.py")
     if os.geteuid() != 0:
         print("diamond_fidelity.py: needs root (fastpathd, a namespace)", file=sys.stderr)
         return 2
@@ -449,16 +438,9 @@ def main():
                f"at {hosts.get('converged_s')} s, h1 reached h2 {hosts.get('reached_after_s')} s "
                f"after the start.\n")
     result = {"scale": "demo" if a.demo else "small" if a.small else "full", "args": args, "simulated": sim,
-              "emulated": emu, "hosts": hosts, "checks": [list(c) for c in checks], "passed": ok,
-              "machine": {"host": platform.node(), "kernel": platform.release(),
-                          "cpus": os.cpu_count()},
-              "load_average": os.getloadavg(), "source": source(),
-              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    with open(os.path.join(a.out, "results.json"), "w") as f:
-        json.dump(result, f, indent=1, default=str)
-    with open(os.path.join(a.out, "results.md"), "w") as f:
-        f.write(md)
-    print(md)
+              "emulated": emu, "hosts": hosts, "checks": [list(c) for c in checks], "passed": ok}
+    run.write(a.out, result, md)
+    print(run.heading() + md)
     log("all checks passed" if ok else "a check FAILED", fh)
     return 0 if ok or not a.check else 1
 

@@ -30,15 +30,14 @@ See bench/fidelity/README.md.
 import argparse
 import json
 import os
-import platform
 import signal
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from fastpath_bench.forwarders import Forwarder  # noqa: E402
 from fastpath_bench.proc import Cleanup, log, run_cleaning_up, sh  # noqa: E402
+from fastpath_bench.run_record import RunRecord  # noqa: E402
 from fastpath_bench.settings import D_IP  # noqa: E402
 from fastpath_bench.tools import find_tools  # noqa: E402
 from fastpath_bench.topology import Topology  # noqa: E402
@@ -443,12 +442,9 @@ def main(argv=None):
                 kinds = ["fastpathd"] + ([] if a.no_kernel else ["kernel"])
                 for kind in kinds:
                     rows.extend(measure_line(kind, n, rate, a, tools, clean, a.out))
-    started = time.time()
+    run = RunRecord("bench/fidelity/line_fidelity.py", sys.argv[1:] if argv is None else argv)
     rc = run_cleaning_up(body, clean, failures)
-    md = (f"`{' '.join(['bench/fidelity/line_fidelity.py'] + (sys.argv[1:] if argv is None else argv))}`"
-          f" ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.2f}, {time.time() - started:.0f} s)\n\n" + table(rows) +
-          "\nfastpathd's own figures, summed over the path's links (both directions):\n\n" +
+    md = (table(rows) + "\nfastpathd's own figures, summed over the path's links (both directions):\n\n" +
           sojourn_table(rows))
     drops = udp_drop_table(rows)
     if drops:
@@ -460,14 +456,9 @@ def main(argv=None):
     if a.check and (not checks or not all(c[3] for c in checks)):
         failures.append("a check failed" if checks else "nothing measured")
         rc = rc or 1
-    with open(os.path.join(a.out, "results.md"), "w") as f:
-        f.write(md)
-    with open(os.path.join(a.out, "results.json"), "w") as f:
-        json.dump({"argv": sys.argv, "rows": rows, "failures": failures, "checks": checks,
-                   "machine": {"host": platform.node(), "kernel": platform.release(),
-                               "cpus": os.cpu_count(), **socket_buffer_caps()}},
-                  f, indent=1)
-    print(md)
+    run.write(a.out, {"rows": rows, "failures": failures, "checks": checks}, md,
+              machine_extra=socket_buffer_caps())
+    print(run.heading() + md)
     for x in failures:
         print(f"FAILED: {x}", file=sys.stderr)
     return rc

@@ -11,9 +11,13 @@ fastpathd that has radio media (protocol 1.6; started by the caller, its socket 
 --socket). One JSON object per scenario on stdout, a table on stderr.
 
 What is compared: manet-routing-compare's received packets per second (its CSV, mean over
-the run from 101 s, per protocol; the target: within 10 %), averaged over RngRun 1..N on
-each side (--sim-runs, default 10; --emu-runs, default 1): one run of 50 random-waypoint
-nodes is one draw, and simulated runs alone differ by up to +-25 %; wifi-hidden-terminal's goodput per flow
+the run from 101 s, per protocol; the target: within 10 %), averaged over the RngRuns both
+sides ran (--first-run, default 1; --sim-runs, default 10; --emu-runs, default 1): one run
+of 50 random-waypoint nodes is one draw, and simulated runs alone differ by up to +-25 %.
+Per run the table shows both figures and the mean of the differences with its standard
+error (a bias stands several standard errors off 0, noise does not); each emulated run
+keeps the medium's counters at its end (frames sent and received, retries, frames given
+up, collisions, mean busy share). wifi-hidden-terminal's goodput per flow
 and in total without and with RTS/CTS (the same ordering, within 15 %). Emulated, the
 example's FlowMonitor cannot see packets arrive (its byte tags do not cross fastpathd): the
 goodput is then taken from the medium's counters (fpctl medium show --json, polled every
@@ -25,6 +29,9 @@ its 9 s), slightly low by what arrived after the last poll.
   # the emulated runs on a quiet machine, the simulated ones (CPU-bound) apart, compared:
   sudo bench/wifi/wifi_conformance.py --build-dir build --emulated --skip-simulated > emu.json
   bench/wifi/wifi_conformance.py --build-dir build --emulated-from emu.json > sim.json
+  # several emulated batches (e.g. RngRun 1..3 and 4..6) compared together, a run folder:
+  bench/wifi/wifi_conformance.py --simulated-from sim.json --emulated-from a.json,b.json \
+      --protocols 2 --skip-hidden --out bench/results/DATE-TOPIC
 """
 import argparse
 import csv
@@ -36,6 +43,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from fastpath_bench.run_record import RunRecord  # noqa: E402
 
 PROTOCOLS = {1: "OLSR", 2: "AODV", 3: "DSDV"}
 
@@ -54,12 +64,35 @@ def switch_args(emulated, socket, tag):
     return ["--FastPathEmulation=1", "--FastPathSocket=" + socket, "--FastPathTag=" + tag]
 
 
-def manet(binary, protocol, emulated, socket, workdir, rng_run=1):
+def medium_totals(snap):
+    """A medium's counters summed over its members (fpctl medium show --json)."""
+    keys = ("tx_packets", "rx_packets", "retries", "retry_drops", "collisions", "late_frames")
+    t = {k: sum(p[k] for p in snap["ports"]) for k in keys}
+    t["busy_share_mean"] = round(statistics.fmean(p["busy_share"] for p in snap["ports"]), 4)
+    t["pairs"] = len(snap["pairs"])
+    t["updates"] = snap["updates"]
+    return t
+
+
+def manet(binary, protocol, emulated, socket, workdir, rng_run=1, fpctl=None, extra=()):
     out = os.path.join(workdir, "manet-%d-%s-%d.csv" % (protocol, "emu" if emulated else "sim",
                                                         rng_run))
     cmd = [binary, "--protocol=%d" % protocol, "--CSVfileName=" + out, "--RngRun=%d" % rng_run]
-    cmd += switch_args(emulated, socket, "manet%d" % protocol)
-    _, seconds = run(cmd, workdir, timeout=900)
+    cmd += switch_args(emulated, socket, "manet%d" % protocol) + list(extra)
+    medium = None
+    if emulated and fpctl:
+        # The medium's own counters at the end of the run (its last poll).
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        snaps = medium_snapshots(proc, fpctl, socket, "manet%d-wifi0" % protocol)
+        _, err = proc.communicate(timeout=900)
+        if proc.returncode != 0:
+            raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), proc.returncode, err[-2000:]))
+        seconds = time.monotonic() - t0
+        medium = medium_totals(snaps[-1]) if snaps else None
+    else:
+        _, seconds = run(cmd, workdir, timeout=900)
     with open(out) as f:
         rows = list(csv.DictReader(f))
     received = [int(r["PacketsReceived"]) for r in rows]
@@ -74,15 +107,25 @@ def manet(binary, protocol, emulated, socket, workdir, rng_run=1):
         "received_per_s_mean": sum(active) / len(active) if active else 0.0,
         "rng_run": rng_run,
         "wall_s": round(seconds, 1),
+        **({"medium": medium} if medium else {}),
+        **({"args": list(extra)} if extra else {}),
     }
 
 
-def manet_runs(binary, protocol, emulated, socket, workdir, runs):
-    """The scenario over RngRun 1..runs: each run is one draw of the mobility, the traffic
-    start times and the channel's randomness; one run alone is not the scenario's figure
-    (its mobility decides most of the figure: simulated, OLSR's received packets/s spread
-    from 6.5 to 16.8 over RngRun 1..10); compare the same runs on both sides."""
-    each = [manet(binary, protocol, emulated, socket, workdir, k) for k in range(1, runs + 1)]
+def manet_runs(binary, protocol, emulated, socket, workdir, runs, first=1, fpctl=None,
+               extra=()):
+    """The scenario over RngRun first..first+runs-1: each run is one draw of the mobility,
+    the traffic start times and the channel's randomness; one run alone is not the
+    scenario's figure (its mobility decides most of the figure: simulated, OLSR's received
+    packets/s spread from 6.5 to 16.8 over RngRun 1..10); compare the same runs on both
+    sides."""
+    each = [manet(binary, protocol, emulated, socket, workdir, k, fpctl, extra)
+            for k in range(first, first + runs)]
+    return manet_summary(protocol, emulated, each)
+
+
+def manet_summary(protocol, emulated, each):
+    """One protocol's runs (one mode) and their mean, spread and range."""
     rates = [r["received_per_s_mean"] for r in each]
     mean = statistics.fmean(rates)
     return {
@@ -224,7 +267,18 @@ def main():
     ap.add_argument("--skip-hidden", action="store_true")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless the emulated figures are within the targets")
+    ap.add_argument("--manet-args", default="",
+                    help="more arguments of manet-routing-compare (both sides), e.g. "
+                         "'--ns3::FastPathRouteMirror::ResolveOnMiss=0'")
+    ap.add_argument("--first-run", type=int, default=1,
+                    help="the manet runs' first RngRun (both sides; default 1)")
+    ap.add_argument("--out", default="",
+                    help="also write a run folder: results.md (the command, date, load, the "
+                         "table) and results.json (the same and every result)")
     args = ap.parse_args()
+    if args.first_run < 1 or args.sim_runs < 1 or args.emu_runs < 1:
+        ap.error("--first-run, --sim-runs, --emu-runs: 1 or more")
+    run = RunRecord("bench/wifi/wifi_conformance.py")
     bdir = os.path.join(args.build_dir, "bench", "wifi")
     manet_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-manet-routing-compare"))
     hidden_bin = os.path.abspath(os.path.join(bdir, "fp-wifi-hidden-terminal"))
@@ -241,28 +295,41 @@ def main():
         finally:
             if fpd:
                 fpd.stop()
-    ok = report(args, by)
+    ok, text = report(args, by)
+    sys.stderr.write(text)
+    if args.out:
+        run.write(args.out, {"results": results, "compared": list(by.values()), "earlier": {
+                      "simulated_from": args.simulated_from, "emulated_from": args.emulated_from},
+                             "targets_met": ok},
+                  "```\n" + text + "```\n")
     if args.check and (args.emulated or args.emulated_from) and not ok:
         return 1
     return 0
 
 
-def earlier(path, mode):
-    """The results of one mode from an earlier run's JSON lines, keyed as run_all keys them."""
-    by = {}
+def earlier(paths, mode):
+    """The results of one mode from earlier runs' JSON lines (comma-separated files: the
+    manet runs of all of them together, a later file's run replacing an earlier one with
+    the same RngRun), keyed as run_all keys them."""
+    by, runs = {}, {}
     emulated = mode == "emulated"
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            r = json.loads(line)
-            if r.get("mode") != mode:
-                continue
-            if r["scenario"] == "wifi-hidden-terminal":
-                by[("hidden", emulated)] = r
-            else:
-                by[({v: k for k, v in PROTOCOLS.items()}[r["protocol"]], emulated)] = r
+    for path in paths.split(","):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                r = json.loads(line)
+                if r.get("mode") != mode:
+                    continue
+                if r["scenario"] == "wifi-hidden-terminal":
+                    by[("hidden", emulated)] = r
+                    continue
+                p = {v: k for k, v in PROTOCOLS.items()}[r["protocol"]]
+                for x in r["runs"]:
+                    runs.setdefault(p, {})[x["rng_run"]] = x
+    for p, each in runs.items():
+        by[(p, emulated)] = manet_summary(p, emulated, [each[k] for k in sorted(each)])
     return by
 
 
@@ -275,10 +342,9 @@ def run_all(args, modes, hidden_bin, manet_bin, work, results):
     modes = [m for m in modes
              if not (m and args.emulated_from) and
              not (not m and (args.simulated_from or args.skip_simulated))]
+    fpctl = os.path.abspath(os.path.join(args.build_dir, "bin", "fpctl"))
     for emulated in modes if not args.skip_hidden else []:
-        r = hidden(hidden_bin, emulated, args.socket, work,
-                   os.path.abspath(os.path.join(args.build_dir, "bin", "fpctl")),
-                   args.hidden_args.split())
+        r = hidden(hidden_bin, emulated, args.socket, work, fpctl, args.hidden_args.split())
         by[("hidden", emulated)] = r
         results.append(r)
         print(json.dumps(r), flush=True)
@@ -286,51 +352,76 @@ def run_all(args, modes, hidden_bin, manet_bin, work, results):
         for p in [int(x) for x in args.protocols.split(",")]:
             for emulated in modes:
                 r = manet_runs(manet_bin, p, emulated, args.socket, work,
-                               args.emu_runs if emulated else args.sim_runs)
+                               args.emu_runs if emulated else args.sim_runs, args.first_run,
+                               fpctl, args.manet_args.split())
                 by[(p, emulated)] = r
                 results.append(r)
                 print(json.dumps(r), flush=True)
     return by
 
 
+def paired(sim, emu):
+    """The runs both sides have (the same RngRun: the same mobility and traffic): per run
+    emulated / simulated, and the mean of the differences with its standard error (a bias
+    shows as a mean difference several standard errors away from 0; noise does not)."""
+    s = {r["rng_run"]: r["received_per_s_mean"] for r in sim["runs"]}
+    e = {r["rng_run"]: r["received_per_s_mean"] for r in emu["runs"]}
+    both = sorted(set(s) & set(e))
+    diffs = [e[k] - s[k] for k in both]
+    se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
+    return {"rng_runs": both, "simulated": [s[k] for k in both], "emulated": [e[k] for k in both],
+            "simulated_mean": statistics.fmean(s[k] for k in both) if both else float("nan"),
+            "emulated_mean": statistics.fmean(e[k] for k in both) if both else float("nan"),
+            "diff_mean": statistics.fmean(diffs) if diffs else float("nan"), "diff_se": se}
+
+
 def report(args, by):
+    """The comparison table (text) and whether every target is met."""
     ok = True
-    print("%-24s %-6s %12s %12s %8s" % ("scenario", "", "simulated", "emulated", "diff"),
-          file=sys.stderr)
+    lines = ["%-24s %-6s %12s %12s %8s" % ("scenario", "", "simulated", "emulated", "diff")]
     sim, emu = by.get(("hidden", False)), by.get(("hidden", True))
     for k in ("rts_off", "rts_on") if sim else ():
         s = sim[k]["total_mbps"]
         e = emu[k]["total_mbps"] if emu else None
         d = rel(e, s) if emu else None
         ok = ok and (d is None or d <= 0.15)
-        print("%-24s %-6s %12.3f %12s %8s" % ("hidden-terminal Mbit/s", k, s,
-              "%.3f" % e if emu else "-", "%.1f%%" % (100 * d) if emu else "-"), file=sys.stderr)
+        lines.append("%-24s %-6s %12.3f %12s %8s" % ("hidden-terminal Mbit/s", k, s,
+                     "%.3f" % e if emu else "-", "%.1f%%" % (100 * d) if emu else "-"))
     if sim and emu:
         same_order = ((sim["rts_on"]["total_mbps"] > sim["rts_off"]["total_mbps"]) ==
                       (emu["rts_on"]["total_mbps"] > emu["rts_off"]["total_mbps"]))
         ok = ok and same_order
-        print("hidden-terminal: RTS/CTS ordering %s" % ("the same" if same_order else "DIFFERS"),
-              file=sys.stderr)
-    if not args.skip_manet:
-        for p in [int(x) for x in args.protocols.split(",")]:
-            sim = by.get((p, False))
-            if not sim:
-                continue
-            emu = by.get((p, True))
+        lines.append("hidden-terminal: RTS/CTS ordering %s" %
+                     ("the same" if same_order else "DIFFERS"))
+    for p in [int(x) for x in args.protocols.split(",")] if not args.skip_manet else []:
+        sim = by.get((p, False))
+        if not sim:
+            continue
+        emu = by.get((p, True))
+        if emu:
             # The same RngRuns on both sides: a run's mobility decides most of its figure.
-            same = [r["received_per_s_mean"] for r in sim["runs"]
-                    if not emu or r["rng_run"] <= len(emu["runs"])]
-            s = statistics.fmean(same)
-            e = emu["received_per_s_mean"] if emu else None
-            d = rel(e, s) if e is not None else None
-            ok = ok and (d is None or d <= 0.10)
-            print("%-24s %-6s %12.2f %12s %8s   simulated over %d runs: sd %.2f, %.2f .. %.2f"
-                  % ("manet rx packets/s", PROTOCOLS[p], s,
-                     "%.2f" % e if e is not None else "-",
-                     "%.1f%%" % (100 * d) if d is not None else "-", len(sim["runs"]),
-                     sim["received_per_s_sd"], sim["received_per_s_min"],
-                     sim["received_per_s_max"]), file=sys.stderr)
-    return ok
+            pr = paired(sim, emu)
+            if not pr["rng_runs"]:
+                lines.append("manet %s: no RngRun on both sides" % PROTOCOLS[p])
+                ok = False
+                continue
+            s, e = pr["simulated_mean"], pr["emulated_mean"]
+            d = rel(e, s)
+            ok = ok and d <= 0.10
+            lines.append("%-24s %-6s %12.2f %12.2f %8s   RngRun %s" % (
+                "manet rx packets/s", PROTOCOLS[p], s, e, "%.1f%%" % (100 * d),
+                ",".join(str(k) for k in pr["rng_runs"])))
+            lines.append("%-31s %s   emulated - simulated: mean %+.2f, s.e. %.2f" % (
+                "  per run (simulated/emulated)", " ".join("%.2f/%.2f" % (a, b) for a, b in
+                                          zip(pr["simulated"], pr["emulated"])),
+                pr["diff_mean"], pr["diff_se"]))
+        else:
+            lines.append("%-24s %-6s %12.2f %12s %8s   simulated over %d runs: sd %.2f, "
+                         "%.2f .. %.2f" % ("manet rx packets/s", PROTOCOLS[p],
+                                          sim["received_per_s_mean"], "-", "-", len(sim["runs"]),
+                                          sim["received_per_s_sd"], sim["received_per_s_min"],
+                                          sim["received_per_s_max"]))
+    return ok, "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ const char* kMediumHelp =
   Media come from the topology file (`media:`) or the ns-3 helper (FastPathWifiHelper).
 
   list   every medium: state, members, pairs, rates
-  show   one medium: per member what it sent and received, its airtime, the share of time
+  show   one medium: its rates and rate control (constant, or ARF with its thresholds);
+         per member what it sent and received, its airtime, the share of time
          it sensed the medium busy, retries, frames dropped after the last try,
          collisions and late frames; per pair the configured power and SNR, the delivery
          expected of one try of a 1000-byte frame, and what was measured (tries the
@@ -39,6 +40,16 @@ const char* kMediumHelp =
 
 double share(uint64_t part, uint64_t whole) { return whole ? double(part) / double(whole) : 0; }
 
+/// The topology file's word for it (media[].phy.rate_control).
+const char* rateControlName(RateControl r) { return r == RateControl::kArf ? "arf" : "constant"; }
+
+/// "constant" or "arf (up after 10 successes or 15 tries)": how unicast data picks its rate.
+std::string rateControlText(const MediumPhy& phy) {
+  if (phy.rate_control != RateControl::kArf) return "constant";
+  return "arf (up after " + std::to_string(phy.arf_success_threshold) + " successes or " +
+         std::to_string(phy.arf_timer_threshold) + " tries)";
+}
+
 void mediumJson(JsonWriter& w, const MediumInfo& m) {
   w.beginObject().key("name").value(m.name).key("up").value(m.up);
   w.key("data_rate_kbps").value(uint64_t(m.phy.data_rate_kbps));
@@ -47,6 +58,9 @@ void mediumJson(JsonWriter& w, const MediumInfo& m) {
   w.key("rts_rate_kbps").value(uint64_t(m.phy.rtsRate()));
   w.key("cts_rate_kbps").value(uint64_t(m.phy.ctsRate()));
   w.key("ack_rate_kbps").value(uint64_t(m.phy.ackRate()));
+  w.key("rate_control").value(rateControlName(m.phy.rate_control));
+  w.key("arf_success_threshold").value(uint64_t(m.phy.arf_success_threshold));
+  w.key("arf_timer_threshold").value(uint64_t(m.phy.arf_timer_threshold));
   w.key("elapsed_ns").value(m.elapsed_ns).key("updates").value(m.updates);
   w.key("ports").beginArray();
   for (const auto& p : m.ports)
@@ -85,10 +99,10 @@ void mediumJson(JsonWriter& w, const MediumInfo& m) {
 
 void showText(const MediumInfo& m) {
   std::printf("medium %s: %s, %zu member(s), %zu pair(s), data %.1f Mbit/s, basic %.1f Mbit/s, "
-              "%llu update(s)\n",
+              "rate control %s, %llu update(s)\n",
               m.name.c_str(), m.up ? "up" : "down", m.ports.size(), m.pairs.size(),
               m.phy.data_rate_kbps / 1000.0, m.phy.basic_rate_kbps / 1000.0,
-              (unsigned long long)m.updates);
+              rateControlText(m.phy).c_str(), (unsigned long long)m.updates);
   std::printf("  %-16s %-12s %-6s %10s %10s %9s %6s %8s %8s %8s %6s\n", "NODE", "PORT", "ID", "TX",
               "RX", "AIRTIME", "BUSY", "RETRIES", "GAVE-UP", "COLLIDED", "LATE");
   for (const auto& p : m.ports)

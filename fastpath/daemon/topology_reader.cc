@@ -418,7 +418,8 @@ class Reader {
                {"data_rate_kbps", "basic_rate_kbps", "noise_figure_db", "rx_sensitivity_dbm",
                 "cs_threshold_dbm", "capture_margin_db", "preamble_snr_db",
                 "preamble_min_rssi_dbm", "retry_limit", "error_model", "seed", "rts_threshold",
-                "long_retry_limit", "rts_rate_kbps", "cts_rate_kbps", "ack_rate_kbps"},
+                "long_retry_limit", "rts_rate_kbps", "cts_rate_kbps", "ack_rate_kbps",
+                "rate_control", "arf_success_threshold", "arf_timer_threshold"},
                {}, [&](const std::string& key, const YAML::Node& x) {
                  const std::string w = what + ": " + key;
                  uint64_t u = 0;
@@ -431,6 +432,10 @@ class Reader {
                  if (key == "rts_rate_kbps" && number(x, w, 54000, &u)) phy->rts_rate_kbps = uint32_t(u);
                  if (key == "cts_rate_kbps" && number(x, w, 54000, &u)) phy->cts_rate_kbps = uint32_t(u);
                  if (key == "ack_rate_kbps" && number(x, w, 54000, &u)) phy->ack_rate_kbps = uint32_t(u);
+                 if (key == "arf_success_threshold" && number(x, w, 65535, &u))
+                   phy->arf_success_threshold = uint32_t(u);
+                 if (key == "arf_timer_threshold" && number(x, w, 65535, &u))
+                   phy->arf_timer_threshold = uint32_t(u);
                  if (key == "noise_figure_db") real(x, w, &phy->noise_figure_db);
                  if (key == "rx_sensitivity_dbm") real(x, w, &phy->rx_sensitivity_dbm);
                  if (key == "cs_threshold_dbm") cs_given = real(x, w, &phy->cs_threshold_dbm);
@@ -442,6 +447,12 @@ class Reader {
                    if (scalar(x, w, &m) && m != "nist" && m != "yans")
                      p_->add(lineOf(x), w + " must be nist or yans, not '" + m + "'");
                    phy->error_model = m == "yans" ? WifiErrorModel::kYans : WifiErrorModel::kNist;
+                 }
+                 if (key == "rate_control") {
+                   std::string m;
+                   if (scalar(x, w, &m) && m != "constant" && m != "arf")
+                     p_->add(lineOf(x), w + " must be constant or arf, not '" + m + "'");
+                   phy->rate_control = m == "arf" ? RateControl::kArf : RateControl::kConstant;
                  }
                });
     if (!cs_given) phy->cs_threshold_dbm = phy->rx_sensitivity_dbm;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -46,7 +47,8 @@ class MediumVeth : public ::testing::Test {
                                  "      - {node: r2, mac: \"" << kAirMac[1] << "\"}\n"
                                  "      - {node: r3, mac: \"" << kAirMac[2] << "\"}\n"
                                  "    phy: {data_rate_kbps: 11000, basic_rate_kbps: 1000, "
-                                 "retry_limit: 4, seed: 7}\n"
+                                 "retry_limit: 4, seed: 7, rate_control: arf, "
+                                 "arf_success_threshold: 5}\n"
                                  "    pairs:\n"
                                  "      - {from: r1, to: r2, rx_dbm: -60, symmetric: true}\n"
                                  "      - {from: r2, to: r3, rx_dbm: -65, symmetric: true}\n";
@@ -129,6 +131,17 @@ class MediumVeth : public ::testing::Test {
                                               ".2 >/dev/null") == 0;
   }
 
+  /// fpctl's output (stdout) and exit status for `args`.
+  int fpctl(const std::string& args, std::string* out) {
+    out->clear();
+    FILE* f = ::popen((std::string(FPCTL_PATH) + " -s " + sock_ + " " + args).c_str(), "r");
+    if (!f) return -1;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out->append(buf, n);
+    const int status = ::pclose(f);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   MediumInfo air() {
     auto m = client_->media("air");
     EXPECT_TRUE(m.ok() && m->size() == 1u);
@@ -157,6 +170,17 @@ TEST_F(MediumVeth, PingInRangeWorksOutOfRangeFailsUntilAnUpdateBringsThemInRange
     delivered += p.delivered;
   }
   EXPECT_GE(delivered, 12u);  // 3 requests and 3 replies each way, both pings
+  // The file's rate control reaches the medium and fpctl shows it.
+  EXPECT_EQ(m.phy.rate_control, RateControl::kArf);
+  EXPECT_EQ(m.phy.arf_success_threshold, 5u);
+  EXPECT_EQ(m.phy.arf_timer_threshold, 15u);
+  std::string out;
+  ASSERT_EQ(fpctl("medium show air --json", &out), 0) << out;
+  EXPECT_NE(out.find("\"rate_control\":\"arf\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"arf_success_threshold\":5"), std::string::npos) << out;
+  ASSERT_EQ(fpctl("medium show air", &out), 0) << out;
+  EXPECT_NE(out.find("rate control arf (up after 5 successes or 15 tries)"), std::string::npos)
+      << out;
   // r1 and r3 come into range: one batch, both directions.
   MediumUpdate u;
   u.pairs = {MediumPair{"r1", "r3", -70, false}, MediumPair{"r3", "r1", -70, false}};

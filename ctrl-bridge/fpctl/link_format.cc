@@ -129,10 +129,10 @@ void linkParamsJson(JsonWriter& w, const LinkParams& p) {
       .value(p.corrupt)
       .key("seed")
       .value(p.seed)
-      .key("aqm")
-      .value(aqmText(p))
       .key("text")
       .value(formatLinkParams(p))
+      .key("aqm")
+      .value(aqmText(p))
       .endObject();
 }
 

@@ -53,7 +53,14 @@ bool LinkParams::operator==(const LinkParams& o) const {
          limit_packets == o.limit_packets && limit_bytes == o.limit_bytes && loss == o.loss &&
          gilbert_elliott == o.gilbert_elliott && ge_p == o.ge_p && ge_r == o.ge_r &&
          ge_loss_bad == o.ge_loss_bad && ge_loss_good == o.ge_loss_good &&
-         duplicate == o.duplicate && corrupt == o.corrupt && seed == o.seed;
+         duplicate == o.duplicate && corrupt == o.corrupt && seed == o.seed && aqm == o.aqm &&
+         aqm_limit_packets == o.aqm_limit_packets && aqm_limit_bytes == o.aqm_limit_bytes &&
+         aqm_target_ns == o.aqm_target_ns && aqm_interval_ns == o.aqm_interval_ns &&
+         aqm_min_bytes == o.aqm_min_bytes && aqm_ecn == o.aqm_ecn &&
+         aqm_ce_threshold_ns == o.aqm_ce_threshold_ns &&
+         aqm_blue_increment == o.aqm_blue_increment &&
+         aqm_blue_decrement == o.aqm_blue_decrement &&
+         aqm_blue_threshold_ns == o.aqm_blue_threshold_ns;
 }
 
 Result<uint64_t> parseRate(const std::string& text) {
@@ -147,6 +154,22 @@ Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text) {
   return bad("distribution \"" + text + "\": use uniform, normal or paretonormal");
 }
 
+Result<LinkParams::Aqm> parseAqm(const std::string& text) {
+  if (text == "none") return LinkParams::Aqm::kNone;
+  if (text == "codel") return LinkParams::Aqm::kCoDel;
+  if (text == "cobalt") return LinkParams::Aqm::kCobalt;
+  return bad("aqm \"" + text + "\": use none, codel or cobalt");
+}
+
+const char* aqmName(LinkParams::Aqm a) {
+  switch (a) {
+    case LinkParams::Aqm::kNone: return "none";
+    case LinkParams::Aqm::kCoDel: return "codel";
+    case LinkParams::Aqm::kCobalt: return "cobalt";
+  }
+  return "none";
+}
+
 const char* jitterDistributionName(LinkParams::Jitter j) {
   switch (j) {
     case LinkParams::Jitter::kUniform: return "uniform";
@@ -228,6 +251,26 @@ Status validateLinkParams(const LinkParams& p) {
     prob("gemodel r", p.ge_r);
     prob("gemodel 1-h", p.ge_loss_bad);
     prob("gemodel 1-k", p.ge_loss_good);
+  }
+  if (p.aqm != LinkParams::Aqm::kNone) {
+    if (p.aqm != LinkParams::Aqm::kCoDel && p.aqm != LinkParams::Aqm::kCobalt)
+      add("aqm " + std::to_string(int(p.aqm)) + " is unknown");
+    if (p.aqm_limit_packets > 1000000)
+      add("aqm-limit " + std::to_string(p.aqm_limit_packets) + " is more than 1000000 packets");
+    if (p.aqm_limit_bytes > (1ull << 30)) add("aqm-limit-bytes is more than 1gb");
+    if (!p.aqm_limit_packets && !p.aqm_limit_bytes)
+      add("aqm needs a limit: aqm-limit (packets) or aqm-limit-bytes");
+    if (!p.aqm_target_ns || p.aqm_target_ns > kMaxTimeNs)
+      add("target " + formatTime(p.aqm_target_ns) + " is outside 1ns .. 60s");
+    if (!p.aqm_interval_ns || p.aqm_interval_ns > kMaxTimeNs)
+      add("interval " + formatTime(p.aqm_interval_ns) + " is outside 1ns .. 60s");
+    if (p.aqm_ce_threshold_ns > kMaxTimeNs)
+      add("ce-threshold " + formatTime(p.aqm_ce_threshold_ns) + " is more than 60s");
+    if (p.aqm_min_bytes > (1u << 30)) add("min-bytes is more than 1gb");
+    prob("blue-increment", p.aqm_blue_increment);
+    prob("blue-decrement", p.aqm_blue_decrement);
+    if (p.aqm_blue_threshold_ns > kMaxTimeNs)
+      add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns) + " is more than 60s");
   }
   if (!e.empty()) return bad(e);
   return {};
@@ -346,10 +389,57 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       if (!v) return v.error();
       p.seed = *v;
       ++i;
+    } else if (k == "aqm") {
+      if (!(st = need(i, "none or codel"))) return st;
+      auto v = parseAqm(a[++i]);
+      if (!v) return v.error();
+      p.aqm = *v;
+    } else if (k == "aqm-limit") {
+      if (!(st = need(i, "a number of packets, e.g. 1000"))) return st;
+      char* end = nullptr;
+      const long long v = std::strtoll(a[i + 1].c_str(), &end, 10);
+      if (end == a[i + 1].c_str() || *end || v < 1 || v > 1000000)
+        return bad("aqm-limit \"" + a[i + 1] + "\": expected 1 .. 1000000 packets");
+      p.aqm_limit_packets = uint32_t(v);  // one unit, as ns-3's MaxSize
+      p.aqm_limit_bytes = 0;
+      ++i;
+    } else if (k == "aqm-limit-bytes") {
+      if (!(st = need(i, "a size, e.g. 1500kb"))) return st;
+      auto v = parseSize(a[++i]);
+      if (!v) return v.error();
+      p.aqm_limit_bytes = *v;
+      p.aqm_limit_packets = 0;
+    } else if (k == "target" || k == "interval" || k == "ce-threshold") {
+      if (!(st = need(i, "a time, e.g. 5ms"))) return st;
+      auto v = parseTime(a[++i]);
+      if (!v) return v.error();
+      (k == "target" ? p.aqm_target_ns : k == "interval" ? p.aqm_interval_ns
+                                                         : p.aqm_ce_threshold_ns) = *v;
+    } else if (k == "blue-increment" || k == "blue-decrement") {
+      if (!(st = need(i, "a probability, e.g. 0.4%"))) return st;
+      auto v = parseProbability(a[++i]);
+      if (!v) return v.error();
+      (k == "blue-increment" ? p.aqm_blue_increment : p.aqm_blue_decrement) = *v;
+    } else if (k == "blue-threshold") {
+      if (!(st = need(i, "a time, e.g. 400ms"))) return st;
+      auto v = parseTime(a[++i]);
+      if (!v) return v.error();
+      p.aqm_blue_threshold_ns = *v;
+    } else if (k == "min-bytes") {
+      if (!(st = need(i, "a size, e.g. 1500"))) return st;
+      auto v = parseSize(a[++i]);
+      if (!v) return v.error();
+      p.aqm_min_bytes = uint32_t(std::min<uint64_t>(*v, 1ull << 31));
+    } else if (k == "ecn") {
+      p.aqm_ecn = true;
+    } else if (k == "no-ecn") {
+      p.aqm_ecn = false;
     } else {
       return bad("unknown link parameter \"" + k +
                  "\" (rate overhead delay jitter distribution reorder limit limit-bytes loss "
-                 "gemodel duplicate corrupt seed)");
+                 "gemodel duplicate corrupt seed aqm aqm-limit aqm-limit-bytes target interval "
+                 "min-bytes ecn no-ecn ce-threshold blue-increment blue-decrement "
+                 "blue-threshold)");
     }
   }
   if (auto st = validateLinkParams(p); !st) return st;
@@ -382,6 +472,25 @@ std::string formatLinkParams(const LinkParams& p, LinkParamsWords which) {
   if (p.duplicate > 0) add("duplicate " + formatProbability(p.duplicate));
   if (p.corrupt > 0) add("corrupt " + formatProbability(p.corrupt));
   if (p.seed) add("seed " + std::to_string(p.seed));
+  if (p.aqm != d.aqm) {
+    // The discipline's values only while one is on; all of them with kAll.
+    add(std::string("aqm ") + aqmName(p.aqm));
+    if (all || p.aqm_limit_packets != d.aqm_limit_packets || p.aqm_limit_bytes != d.aqm_limit_bytes)
+      add(p.aqm_limit_packets ? "aqm-limit " + std::to_string(p.aqm_limit_packets)
+                              : "aqm-limit-bytes " + std::to_string(p.aqm_limit_bytes));
+    if (all || p.aqm_target_ns != d.aqm_target_ns) add("target " + formatTime(p.aqm_target_ns));
+    if (all || p.aqm_interval_ns != d.aqm_interval_ns)
+      add("interval " + formatTime(p.aqm_interval_ns));
+    if (p.aqm_min_bytes != d.aqm_min_bytes) add("min-bytes " + std::to_string(p.aqm_min_bytes));
+    if (p.aqm_ecn) add("ecn");
+    if (p.aqm_ce_threshold_ns) add("ce-threshold " + formatTime(p.aqm_ce_threshold_ns));
+    if (p.aqm_blue_increment != d.aqm_blue_increment)
+      add("blue-increment " + formatProbability(p.aqm_blue_increment));
+    if (p.aqm_blue_decrement != d.aqm_blue_decrement)
+      add("blue-decrement " + formatProbability(p.aqm_blue_decrement));
+    if (p.aqm_blue_threshold_ns != d.aqm_blue_threshold_ns)
+      add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns));
+  }
   return s;
 }
 

@@ -169,6 +169,24 @@ LinkParams randomParams(std::mt19937_64& rng) {
   if (coin()) p.duplicate = prob();
   if (coin()) p.corrupt = prob();
   if (coin()) p.seed = rng() & kMaxLinkSeed;
+  if (coin()) {
+    // A queue discipline's values exist only while one is on.
+    p.aqm = coin() ? LinkParams::Aqm::kCoDel : LinkParams::Aqm::kCobalt;
+    if (coin()) p.aqm_blue_increment = prob();
+    if (coin()) p.aqm_blue_decrement = prob();
+    if (coin()) p.aqm_blue_threshold_ns = in(0, 60000000000ull);
+    if (coin()) {
+      p.aqm_limit_packets = uint32_t(in(1, 1000000));
+      p.aqm_limit_bytes = 0;
+    } else {
+      p.aqm_limit_bytes = in(1, 1ull << 30);
+    }
+    if (coin()) p.aqm_target_ns = in(1, 60000000000ull);
+    if (coin()) p.aqm_interval_ns = coin() ? in(1, 1000) * 1000000 : in(1, 60000000000ull);
+    if (coin()) p.aqm_min_bytes = uint32_t(in(0, 1u << 30));
+    if (coin()) p.aqm_ecn = true;
+    if (coin()) p.aqm_ce_threshold_ns = in(0, 60000000000ull);
+  }
   return p;
 }
 
@@ -190,6 +208,35 @@ TEST(LinkParamsWords, LossAfterGilbertElliottLeavesNoGilbertElliottValues) {
   ASSERT_TRUE(applyLinkParamWords(words("loss 2%"), &plain).ok());
   EXPECT_TRUE(mixed == plain) << formatLinkParams(mixed);
   expectRoundTrip(mixed);
+}
+
+TEST(LinkParamsWords, AQueueDisciplineHasNs3sCoDelDefaultsAndClearErrors) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords(words("rate 10mbit limit 3 aqm codel"), &p));
+  EXPECT_EQ(p.aqm, LinkParams::Aqm::kCoDel);
+  EXPECT_EQ(p.aqm_target_ns, 5000000u);
+  EXPECT_EQ(p.aqm_interval_ns, 100000000u);
+  EXPECT_EQ(p.aqm_limit_bytes, 1500000u);
+  EXPECT_EQ(formatLinkParams(p, LinkParamsWords::kChanged), "rate 10mbit limit 3 aqm codel");
+  ASSERT_TRUE(applyLinkParamWords(words("aqm-limit 200 target 4ms ecn ce-threshold 1ms"), &p));
+  EXPECT_EQ(p.aqm_limit_packets, 200u);
+  EXPECT_EQ(p.aqm_limit_bytes, 0u) << "one unit, as ns-3's MaxSize";
+  EXPECT_EQ(formatLinkParams(p),
+            "rate 10mbit delay 0ms limit 3 aqm codel aqm-limit 200 target 4ms interval 100ms "
+            "ecn ce-threshold 1ms");
+  expectRoundTrip(p);
+  auto bad = applyLinkParamWords(words("aqm pie"), &p);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("aqm \"pie\": use none, codel or cobalt"), std::string::npos)
+      << bad.error().message;
+  auto zero = applyLinkParamWords(words("target 0ms"), &p);
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().message.find("target 0ms is outside 1ns .. 60s"), std::string::npos)
+      << zero.error().message;
+  EXPECT_EQ(p.aqm_target_ns, 4000000u) << "a refused change leaves the parameters as they were";
+  // Off: the discipline's words are not written.
+  ASSERT_TRUE(applyLinkParamWords(words("aqm none"), &p));
+  EXPECT_EQ(formatLinkParams(p).find("aqm"), std::string::npos);
 }
 
 TEST(LinkParamsWords, OverheadMayBeNegativeAndMpuSetsTheSmallestFrame) {

@@ -64,6 +64,18 @@ const char* kLinkHelp =
     duplicate P        probability a frame is sent twice
     corrupt P          probability one bit of a frame is flipped
     seed N             the random stream (default: derived from link and direction)
+    aqm none|codel|cobalt  a queue discipline in front of the drop-tail queue, as a router's
+                       ns-3 queue disc (limit is then its device queue's): frames wait in
+                       it until the device queue has room, and it drops (or marks) them
+    aqm-limit PACKETS  its limit in packets, or aqm-limit-bytes SIZE (default 1500000 bytes)
+    target TIME        CoDel's target sojourn time (default 5ms)
+    interval TIME      CoDel's interval (default 100ms)
+    min-bytes SIZE     CoDel drops nothing while fewer bytes wait (default 1500)
+    ecn | no-ecn       mark ECN-capable frames CE instead of dropping them (default no-ecn)
+    ce-threshold TIME  with ecn: also mark frames that waited longer (default: never)
+    blue-increment P, blue-decrement P, blue-threshold TIME
+                       COBALT's BLUE drop probability steps (default 1/256, 1/4096) and
+                       the sojourn that raises it (default 400ms)
 
   NAME, node and port names: 1 to 31 characters of letters, digits, '_', '.' and '-'.
   A bad parameter is exit status 2 (nothing is sent). add, del and set need root, the
@@ -188,6 +200,8 @@ void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   row("limit", limitText(pa), limitText(pb));
   if (pa.seed || pb.seed)
     row("seed", pa.seed ? count(pa.seed) : "-", pb.seed ? count(pb.seed) : "-");
+  if (pa.aqm != LinkParams::Aqm::kNone || pb.aqm != LinkParams::Aqm::kNone)
+    row("aqm", aqmText(pa), aqmText(pb));
   std::printf("  measured\n");
   row("sent", count(sa.tx_packets), count(sb.tx_packets));
   row("delivered", count(sa.delivered), count(sb.delivered));
@@ -196,6 +210,10 @@ void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   if (sa.link_down_drops || sb.link_down_drops)
     row("link-down drops", count(sa.link_down_drops), count(sb.link_down_drops));
   if (sa.full_drops || sb.full_drops) row("full drops", count(sa.full_drops), count(sb.full_drops));
+  if (pa.aqm != LinkParams::Aqm::kNone || pb.aqm != LinkParams::Aqm::kNone) {
+    row("aqm drops", count(sa.aqm_drops), count(sb.aqm_drops));
+    row("aqm marks", count(sa.aqm_marks), count(sb.aqm_marks));
+  }
   if (sa.duplicated || sb.duplicated) row("duplicated", count(sa.duplicated), count(sb.duplicated));
   if (sa.corrupted || sb.corrupted) row("corrupted", count(sa.corrupted), count(sb.corrupted));
   row("drop ratio", ratioText(sa), ratioText(sb));

@@ -38,8 +38,16 @@ std::string linkParamsSummary(const LinkParams& p) {
 
 std::string count(uint64_t v) { return std::to_string(v); }
 
+std::string aqmText(const LinkParams& p) {
+  if (p.aqm == LinkParams::Aqm::kNone) return "none";
+  // Only the discipline's words of the one formatter: from "aqm codel" on.
+  const std::string all = formatLinkParams(p);
+  const size_t at = all.find("aqm ");
+  return at == std::string::npos ? aqmName(p.aqm) : all.substr(at + 4);
+}
+
 uint64_t linkDrops(const LinkDirectionStats& s) {
-  return s.queue_drops + s.loss_drops + s.full_drops + s.link_down_drops;
+  return s.queue_drops + s.loss_drops + s.full_drops + s.link_down_drops + s.aqm_drops;
 }
 
 /// Frames dropped (queue, loss, emulation capacity, link down) per frame offered to the
@@ -123,6 +131,8 @@ void linkParamsJson(JsonWriter& w, const LinkParams& p) {
       .value(p.seed)
       .key("text")
       .value(formatLinkParams(p))
+      .key("aqm")
+      .value(aqmText(p))
       .endObject();
 }
 
@@ -142,6 +152,10 @@ void linkStatsJson(JsonWriter& w, const LinkDirectionStats& s) {
       .value(s.loss_drops)
       .key("full_drops")
       .value(s.full_drops)
+      .key("aqm_drops")
+      .value(s.aqm_drops)
+      .key("aqm_marks")
+      .value(s.aqm_marks)
       .key("link_down_drops")
       .value(s.link_down_drops)
       .key("duplicated")
@@ -178,7 +192,11 @@ std::string linkStatsLine(const LinkDirectionStats& s) {
   return "sent " + count(s.tx_packets) + ", delivered " + count(s.delivered) + ", dropped " +
          count(linkDrops(s)) + " (" + ratioText(s) + "; queue " + count(s.queue_drops) + ", loss " +
          count(s.loss_drops) + ", capacity " + count(s.full_drops) + ", down " +
-         count(s.link_down_drops) + "), queued " + count(s.depth_packets) + ", in flight " +
+         count(s.link_down_drops) +
+         (s.aqm_drops || s.aqm_marks
+              ? ", aqm " + count(s.aqm_drops) + ", marked " + count(s.aqm_marks)
+              : std::string()) +
+         "), queued " + count(s.depth_packets) + ", in flight " +
          count(s.in_flight) + ", time in queue p50 " + sojournText(s, s.sojourn_p50_ns) +
          " p99 " + sojournText(s, s.sojourn_p99_ns);
 }

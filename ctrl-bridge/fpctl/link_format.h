@@ -21,6 +21,9 @@ std::string linkParamsSummary(const LinkParams& p);
 std::string lossText(const LinkParams& p);
 std::string jitterText(const LinkParams& p);
 std::string limitText(const LinkParams& p);
+/// The queue discipline as its words ("codel aqm-limit 200 target 5ms interval 100ms"), or
+/// "none".
+std::string aqmText(const LinkParams& p);
 /// Frames dropped for any reason (queue, loss, emulation capacity, link down).
 uint64_t linkDrops(const LinkDirectionStats& s);
 /// Drops per frame offered to the direction; negative when none was.

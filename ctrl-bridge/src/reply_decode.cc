@@ -157,7 +157,35 @@ LinkParams linkParamsFromReply(const v1::LinkParams& in) {
   p.duplicate = in.duplicate();
   p.corrupt = in.corrupt();
   p.seed = in.seed();
+  linkAqmFromWire(in, &p);
   return p;
+}
+
+bool linkAqmFromWire(const v1::LinkParams& in, LinkParams* p) {
+  if (!in.has_aqm()) {
+    p->aqm = LinkParams::Aqm::kNone;
+    return true;
+  }
+  const v1::LinkAqm& a = in.aqm();
+  switch (a.kind()) {
+    case v1::LinkAqm::AQM_NONE: p->aqm = LinkParams::Aqm::kNone; return true;
+    case v1::LinkAqm::AQM_CODEL: p->aqm = LinkParams::Aqm::kCoDel; break;
+    case v1::LinkAqm::AQM_COBALT: p->aqm = LinkParams::Aqm::kCobalt; break;
+    default: return false;
+  }
+  p->aqm_limit_packets = a.limit_packets();
+  p->aqm_limit_bytes = a.limit_bytes();
+  p->aqm_target_ns = a.target_ns();
+  p->aqm_interval_ns = a.interval_ns();
+  p->aqm_min_bytes = a.min_bytes();
+  p->aqm_ecn = a.ecn();
+  p->aqm_ce_threshold_ns = a.ce_threshold_ns();
+  const LinkParams d;
+  p->aqm_blue_increment = a.has_blue_increment() ? a.blue_increment() : d.aqm_blue_increment;
+  p->aqm_blue_decrement = a.has_blue_decrement() ? a.blue_decrement() : d.aqm_blue_decrement;
+  p->aqm_blue_threshold_ns =
+      a.has_blue_threshold_ns() ? a.blue_threshold_ns() : d.aqm_blue_threshold_ns;
+  return true;
 }
 
 LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
@@ -169,6 +197,8 @@ LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
   s.queue_drops = in.queue_drops();
   s.loss_drops = in.loss_drops();
   s.full_drops = in.full_drops();
+  s.aqm_drops = in.aqm_drops();
+  s.aqm_marks = in.aqm_marks();
   s.duplicated = in.duplicated();
   s.corrupted = in.corrupted();
   s.link_down_drops = in.link_down_drops();

@@ -29,6 +29,9 @@ NodeInfo nodeFromReply(const v1::Node& in);
 /// server sends none: frames pass at once, counters 0).
 LinkInfo linkFromReply(const v1::Link& in);
 LinkParams linkParamsFromReply(const v1::LinkParams& in);
+/// The queue discipline of `in` into `p` (none when unset); false: a kind this version
+/// does not know (`p` unchanged).
+bool linkAqmFromWire(const v1::LinkParams& in, LinkParams* p);
 LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in);
 SegmentInfo segmentFromReply(const v1::Segment& in);
 HostInfo hostFromReply(const v1::Host& in);

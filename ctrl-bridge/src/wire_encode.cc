@@ -164,6 +164,25 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
   out->set_duplicate(in.duplicate);
   out->set_corrupt(in.corrupt);
   out->set_seed(in.seed);
+  if (in.aqm == LinkParams::Aqm::kNone) {
+    out->clear_aqm();
+  } else {
+    auto* a = out->mutable_aqm();
+    a->set_kind(in.aqm == LinkParams::Aqm::kCobalt ? v1::LinkAqm::AQM_COBALT
+                                                   : v1::LinkAqm::AQM_CODEL);
+    a->set_limit_packets(in.aqm_limit_packets);
+    a->set_limit_bytes(in.aqm_limit_bytes);
+    a->set_target_ns(in.aqm_target_ns);
+    a->set_interval_ns(in.aqm_interval_ns);
+    a->set_min_bytes(in.aqm_min_bytes);
+    a->set_ecn(in.aqm_ecn);
+    a->set_ce_threshold_ns(in.aqm_ce_threshold_ns);
+    if (in.aqm == LinkParams::Aqm::kCobalt) {
+      a->set_blue_increment(in.aqm_blue_increment);
+      a->set_blue_decrement(in.aqm_blue_decrement);
+      a->set_blue_threshold_ns(in.aqm_blue_threshold_ns);
+    }
+  }
 }
 
 void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
@@ -174,6 +193,8 @@ void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
   out->set_queue_drops(in.queue_drops);
   out->set_loss_drops(in.loss_drops);
   out->set_full_drops(in.full_drops);
+  out->set_aqm_drops(in.aqm_drops);
+  out->set_aqm_marks(in.aqm_marks);
   out->set_duplicated(in.duplicated);
   out->set_corrupted(in.corrupted);
   out->set_link_down_drops(in.link_down_drops);

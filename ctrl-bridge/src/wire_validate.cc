@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wire_validate.h"
 
+#include "reply_decode.h"
+
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -448,6 +450,13 @@ WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::s
     for (auto& st : ge_checks)
       if (!st) return st.error();
   }
+  if (!linkAqmFromWire(in, &p))
+    return wireError(v1::INVALID_ARGUMENT, field + ".aqm.kind",
+                     "unknown value " + to_string(in.aqm().kind()) +
+                         " (AQM_NONE, AQM_CODEL, AQM_COBALT)");
+  if (p.aqm != LinkParams::Aqm::kNone)
+    if (auto st = validateLinkParams(p); !st)
+      return wireError(v1::INVALID_ARGUMENT, field + ".aqm", st.error().message);
   // The whole, in case a rule ever spans fields.
   if (auto st = validateLinkParams(p); !st)
     return wireError(v1::INVALID_ARGUMENT, field, st.error().message);

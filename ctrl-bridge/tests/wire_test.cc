@@ -387,6 +387,28 @@ TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
   EXPECT_TRUE(*linkParamsFromWire(w, "f") == ge);
   EXPECT_TRUE(linkParamsFromReply(w) == ge);
 
+  // A queue discipline, CoDel's and COBALT's values; an unknown kind is refused by name.
+  for (const char* aqm : {"aqm codel aqm-limit 200 target 4ms interval 80ms min-bytes 3000 ecn "
+                          "ce-threshold 1ms",
+                          "aqm cobalt aqm-limit-bytes 64kb blue-increment 1% blue-threshold 1s"}) {
+    LinkParams q;
+    ASSERT_TRUE(applyLinkParamWords(words(std::string("rate 10mbit limit 3 ") + aqm), &q));
+    toWire(q, &w);
+    EXPECT_TRUE(w.has_aqm());
+    auto a = linkParamsFromWire(w, "f");
+    ASSERT_TRUE(a) << a.error().message;
+    EXPECT_TRUE(*a == q) << formatLinkParams(*a);
+    EXPECT_TRUE(linkParamsFromReply(w) == q);
+  }
+  w.mutable_aqm()->set_kind(v1::LinkAqm::Kind(9));
+  auto unknown = linkParamsFromWire(w, "f");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("f.aqm.kind"), std::string::npos)
+      << unknown.error().message;
+  w.mutable_aqm()->set_kind(v1::LinkAqm::AQM_CODEL);
+  w.mutable_aqm()->set_target_ns(0);
+  EXPECT_FALSE(linkParamsFromWire(w, "f")) << "CoDel without a target";
+
   // An empty message passes frames at once, with ns-3's queue of 100 packets; an empty
   // gilbert_elliott is netem's defaults r = 1 and 1-h = 1.
   v1::LinkParams empty;

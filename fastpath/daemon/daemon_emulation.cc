@@ -39,6 +39,8 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.queue_drops += c.queue_drops.load();
     d.loss_drops += c.loss_drops.load();
     d.full_drops += c.full_drops.load();
+    d.aqm_drops += c.aqm_drops.load();
+    d.aqm_marks += c.aqm_marks.load();
     d.duplicated += c.duplicated.load();
     d.corrupted += c.corrupted.load();
     d.depth_packets += c.depth_packets.load();

@@ -77,7 +77,8 @@ LinkShaper::LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacit
       rng_(params.seed ? params.seed : seed),
       backoff_rng_(backoffSeed(params.seed ? params.seed : seed)),
       waiting_(capacity),
-      fifo_(capacity) {
+      fifo_(capacity),
+      aqm_(capacity) {
   params_.store(new LinkParams(params), std::memory_order_release);
   heap_.reserve(capacity);
 }
@@ -95,7 +96,11 @@ uint32_t LinkShaper::capacityFor(const LinkParams& p) {
   // 2M frames/s without a rate) during the delay and jitter.
   const double pps = p.rate_bps ? double(p.rate_bps) / (64.0 * 8.0) : 2e6;
   const double flight = pps * double(p.delay_ns + p.jitter_ns) * 1e-9;
-  const double want = double(p.limit_packets) + flight + 64;
+  // A queue discipline holds its limit besides (in bytes: at 64 bytes a frame at most).
+  const double disc = p.aqm == LinkParams::Aqm::kNone ? 0.0
+                      : p.aqm_limit_packets           ? double(p.aqm_limit_packets)
+                                                      : double(p.aqm_limit_bytes) / 64.0;
+  const double want = double(p.limit_packets) + disc + flight + 64;
   uint32_t c = 1024;
   while (c < 65536 && double(c) < want) c <<= 1;
   return c;
@@ -146,14 +151,47 @@ void LinkShaper::advanceQueue(uint64_t now) {
   counters.depth_bytes.store(wait_bytes_, std::memory_order_relaxed);
 }
 
-LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from) {
+uint64_t LinkShaper::deviceSlot(uint32_t limit) const {
+  const uint64_t waiting = wait_tail_ - wait_head_;
+  if (waiting < limit) return 0;  // room since before `now`
+  return waiting_[(wait_tail_ - limit) % capacity_].tx_start;
+}
+
+LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from,
+                                    bool ect) {
   const LinkParams& p = params();
   advanceQueue(now);
   if (size() >= capacity_) {
     counters.full_drops.fetch_add(1, std::memory_order_relaxed);
     return Admit::kCapacityFull;
   }
+  const uint64_t sent = now;
   uint64_t tx_start = now, tx_end = now;
+  bool marked = false;
+  if (p.rate_bps && p.aqm != LinkParams::Aqm::kNone) {
+    // Through the queue discipline: the frame reaches the device queue at its dequeue
+    // time, which is its sending time from here on (the device queue never overflows: the
+    // discipline waits for its room).
+    const AqmQueue::Outcome o = aqm_.admit(p, now, deviceSlot(p.limit_packets), len, ect, rng_);
+    switch (o.fate) {
+      case AqmQueue::Fate::kPass: break;
+      case AqmQueue::Fate::kMark:
+        marked = true;
+        counters.aqm_marks.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case AqmQueue::Fate::kDrop:
+        counters.aqm_drops.fetch_add(1, std::memory_order_relaxed);
+        return Admit::kAqmDrop;
+      case AqmQueue::Fate::kOverLimit:
+        counters.queue_drops.fetch_add(1, std::memory_order_relaxed);
+        return Admit::kQueueFull;
+      case AqmQueue::Fate::kFull:
+        counters.full_drops.fetch_add(1, std::memory_order_relaxed);
+        return Admit::kCapacityFull;
+    }
+    now = o.dequeue;
+    advanceQueue(now);  // the device queue as the frame finds it then
+  }
   if (p.rate_bps) {
     if (busy_until_ > now) {
       tx_start = busy_until_;
@@ -188,7 +226,7 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
     // state): a sender's back-to-back frames are spaced by transmission time + delay.
     busy_until_ = tx_end + (medium_ == Medium::kShared ? p.delay_ns : 0);
     last_tx_end_ = tx_end;
-    counters.sojourn.add(tx_start - now);
+    counters.sojourn.add(tx_start - sent);
   }
   uint64_t arrival = tx_end + p.delay_ns;
   if (p.jitter_ns) {
@@ -208,7 +246,7 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
   counters.in_flight.store(size(), std::memory_order_relaxed);
   counters.depth_packets.store(wait_tail_ - wait_head_, std::memory_order_relaxed);
   counters.depth_bytes.store(wait_bytes_, std::memory_order_relaxed);
-  return Admit::kQueued;
+  return marked ? Admit::kQueuedMarked : Admit::kQueued;
 }
 
 uint64_t LinkShaper::nextArrival() const {
@@ -290,6 +328,7 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
   if (!size()) {
     wait_head_ = wait_tail_ = wait_bytes_ = 0;
     busy_until_ = last_arrival_ = last_tx_end_ = 0;
+    aqm_.clear();
   }
   counters.in_flight.store(size(), std::memory_order_relaxed);
   return n;
@@ -324,6 +363,9 @@ void LinkShaper::moveFrom(LinkShaper& old) {
   carry(counters.full_drops, old.counters.full_drops);
   carry(counters.duplicated, old.counters.duplicated);
   carry(counters.corrupted, old.counters.corrupted);
+  carry(counters.aqm_drops, old.counters.aqm_drops);
+  carry(counters.aqm_marks, old.counters.aqm_marks);
+  aqm_.moveFrom(old.aqm_);
   old.fifo_n_ = 0;
   old.heap_.clear();
   old.wait_head_ = old.wait_tail_ = old.wait_bytes_ = 0;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fastpath/link_params.h"
+#include "link/aqm_queue.h"
 #include "link/latency_histogram.h"
 #include "link/link_queue.h"
 
@@ -57,6 +58,8 @@ struct ShaperCounters {
   /// A shared medium's sender gave the frame up after ns-3's maximum of backoff retries
   /// (CsmaNetDevice's TransmitAbort; only on a channel busy for over ~0.5 s).
   std::atomic<uint64_t> backoff_drops{0};
+  std::atomic<uint64_t> aqm_drops{0};   ///< dropped by the queue discipline (CoDel's drops)
+  std::atomic<uint64_t> aqm_marks{0};   ///< marked CE by the queue discipline instead
   std::atomic<uint64_t> duplicated{0};
   std::atomic<uint64_t> corrupted{0};
   std::atomic<uint64_t> depth_packets{0}, depth_bytes{0};  ///< waiting for the link now
@@ -114,10 +117,18 @@ class LinkShaper : public Retirable {
   /// The random part of a frame's fate (loss, duplication, corruption), one call per
   /// frame sent, in order: the stream repeats for a seed.
   Decision decide(uint32_t len);
-  enum class Admit : uint8_t { kQueued, kQueueFull, kCapacityFull };
+  enum class Admit : uint8_t {
+    kQueued,
+    kQueuedMarked,  ///< queued; the discipline marks it: the caller sets ECN's CE
+    kQueueFull,     ///< the drop-tail queue's (or the discipline's) limit
+    kCapacityFull,
+    kAqmDrop,  ///< the discipline drops it (at what would be its dequeue time)
+  };
+  static bool queued(Admit a) { return a == Admit::kQueued || a == Admit::kQueuedMarked; }
   /// Admits a frame sent at `now`: queue limit, departure and arrival times. `from` comes
-  /// back with the frame at release (a segment's sender port).
-  Admit admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from = 0);
+  /// back with the frame at release (a segment's sender port). `ect`: the frame is
+  /// ECN-capable (a discipline with ECN marks it rather than dropping it).
+  Admit admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from = 0, bool ect = false);
   /// Frames whose arrival time has come (oldest arrival first), at most `max`; each one's
   /// arrival time in `arrival` and in its `due` (for the worker's lateness).
   uint32_t release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max);
@@ -153,6 +164,9 @@ class LinkShaper : public Retirable {
   };
   void advanceQueue(uint64_t now);
   uint64_t jitter();
+  /// When the device queue has room for one more frame: the transmission start of the
+  /// frame `limit` places ahead among those waiting, or 0 (room already).
+  uint64_t deviceSlot(uint32_t limit) const;
 
   std::atomic<const LinkParams*> params_;  // owned: the current version
   uint32_t capacity_;
@@ -173,6 +187,8 @@ class LinkShaper : public Retirable {
   uint64_t fifo_head_ = 0, fifo_n_ = 0;
   // ... and a min-heap for frames jitter may reorder.
   std::vector<Entry> heap_;
+  // The queue discipline in front of the device queue (LinkParams::aqm).
+  AqmQueue aqm_;
 };
 
 }  // namespace fastpath

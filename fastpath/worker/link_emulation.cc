@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "link/ecn.h"
 #include "xsk/xsk_port.h"
 
 namespace fastpath {
@@ -47,9 +48,12 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
   clock_gettime(CLOCK_MONOTONIC, &ts);
   const uint64_t clock = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
   const uint64_t now = sent && sent < clock ? sent : clock;
+  // Only a queue discipline with ECN looks at the frame's ECN bits.
+  const bool ect = sh.params().aqm_ecn && ecnCapable(pkt, len);
   auto admit = [&](uint64_t a) {
-    const LinkShaper::Admit r = sh.admit(now, a, len, from);
-    if (r == LinkShaper::Admit::kQueued) {
+    const LinkShaper::Admit r = sh.admit(now, a, len, from, ect);
+    if (LinkShaper::queued(r)) {
+      if (r == LinkShaper::Admit::kQueuedMarked) markCongestion(frames_.data(a), len);
       frames_.book().heldToLink(1);
       active_.add(key);
       // Its place in the order: earlier only if this frame arrives before the shaper's
@@ -59,6 +63,7 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     }
     frames_.drop(at,
                  r == LinkShaper::Admit::kQueueFull ? WorkerDrop::kLinkQueueDrop
+                 : r == LinkShaper::Admit::kAqmDrop ? WorkerDrop::kLinkAqmDrop
                                                     : WorkerDrop::kLinkEmulationFull,
                  a);
   };

@@ -21,6 +21,7 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kLinkPass: return "link_pass";
     case WorkerDrop::kLinkLoss: return "link_loss";
     case WorkerDrop::kLinkQueueDrop: return "link_queue_drop";
+    case WorkerDrop::kLinkAqmDrop: return "link_aqm_drop";
     case WorkerDrop::kLinkEmulationFull: return "link_emulation_full";
     case WorkerDrop::kSegmentUnknownDst: return "segment_unknown_dst";
     case WorkerDrop::kSegmentNoFrame: return "segment_no_frame";

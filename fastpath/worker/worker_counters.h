@@ -38,6 +38,7 @@ enum class WorkerDrop : uint8_t {
   kMediumRetryLimit,    ///< "medium_retry_limit": unicast not acknowledged after its tries
   kMediumNoFrame,       ///< "medium_no_frame": no free UMEM frame for a received copy
   kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
+  kLinkAqmDrop,         ///< "link_aqm_drop": the link's queue discipline (CoDel) dropped it
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-forwarded-queue.h"
 
+#include "ns3/boolean.h"
+#include "ns3/cobalt-queue-disc.h"
+#include "ns3/codel-queue-disc.h"
+#include "ns3/double.h"
 #include "ns3/fifo-queue-disc.h"
+#include "ns3/nstime.h"
+#include "ns3/uinteger.h"
 #include "ns3/node.h"
 #include "ns3/pfifo-fast-queue-disc.h"
 #include "ns3/simulator.h"
@@ -21,6 +27,62 @@ namespace
 std::map<const NetDevice*, std::string> g_bypassed;
 std::set<const NetDevice*> g_noted;
 
+/// ns-3's time attribute `name` of `qd` in ns; Time::Max (CoDel's "never") as 0.
+uint64_t
+TimeAttribute(Ptr<QueueDisc> qd, const std::string& name)
+{
+    TimeValue v;
+    qd->GetAttribute(name, v);
+    const Time t = v.Get();
+    return t >= Seconds(60) || t.IsNegative() ? (name == "CeThreshold" ? 0 : 60000000000ull)
+                                              : uint64_t(t.GetNanoSeconds());
+}
+
+/// A CoDel or COBALT queue disc as the link's queue discipline, its attributes mirrored
+/// (the ones both have; COBALT's BLUE besides). False: an attribute fastpathd does not
+/// model is set (COBALT's initial Pdrop, UseL4s).
+bool
+MirrorAqm(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
+{
+    const bool cobalt = DynamicCast<CobaltQueueDisc>(qd) != nullptr;
+    if (cobalt)
+    {
+        DoubleValue pdrop;
+        BooleanValue l4s(false);
+        qd->GetAttribute("Pdrop", pdrop);
+        qd->GetAttributeFailSafe("UseL4s", l4s);
+        if (pdrop.Get() != 0 || l4s.Get())
+        {
+            return false;
+        }
+        DoubleValue inc;
+        DoubleValue dec;
+        qd->GetAttribute("Increment", inc);
+        qd->GetAttribute("Decrement", dec);
+        p.aqm_blue_increment = inc.Get();
+        p.aqm_blue_decrement = dec.Get();
+        p.aqm_blue_threshold_ns = TimeAttribute(qd, "BlueThreshold");
+    }
+    p.aqm = cobalt ? fastpath::LinkParams::Aqm::kCobalt : fastpath::LinkParams::Aqm::kCoDel;
+    const QueueSize max = qd->GetMaxSize();
+    const bool packets = max.GetUnit() == QueueSizeUnit::PACKETS;
+    p.aqm_limit_packets = packets ? max.GetValue() : 0;
+    p.aqm_limit_bytes = packets ? 0 : max.GetValue();
+    p.aqm_target_ns = TimeAttribute(qd, "Target");
+    p.aqm_interval_ns = TimeAttribute(qd, "Interval");
+    p.aqm_ce_threshold_ns = TimeAttribute(qd, "CeThreshold");
+    if (!cobalt)
+    {
+        UintegerValue minBytes;
+        qd->GetAttribute("MinBytes", minBytes);
+        p.aqm_min_bytes = uint32_t(minBytes.Get());
+    }
+    BooleanValue ecn;
+    qd->GetAttribute("UseEcn", ecn);
+    p.aqm_ecn = ecn.Get();
+    return true;
+}
+
 } // namespace
 
 bool
@@ -32,6 +94,18 @@ AddForwardedQueueDisc(Ptr<NetDevice> device, fastpath::LinkParams& p)
     if (!qd)
     {
         return false;
+    }
+    // A device queue counted in packets (the link's `limit`): the queue discipline waits
+    // for its room, as ns-3's queue disc waits for its device queue.
+    const bool aqm = DynamicCast<CoDelQueueDisc>(qd) || DynamicCast<CobaltQueueDisc>(qd);
+    if (aqm && p.limit_bytes == 0)
+    {
+        fastpath::LinkParams with = p;
+        if (MirrorAqm(qd, with))
+        {
+            p = with;
+            return true;
+        }
     }
     const bool fifo = DynamicCast<FifoQueueDisc>(qd) || DynamicCast<PfifoFastQueueDisc>(qd);
     const QueueSize max = qd->GetMaxSize();
@@ -50,7 +124,10 @@ AddForwardedQueueDisc(Ptr<NetDevice> device, fastpath::LinkParams& p)
             }
             g_bypassed[PeekPointer(device)] =
                 qd->GetInstanceTypeId().GetName() +
-                (fifo ? " (limit in other units than the device queue's)" : "");
+                (fifo || (aqm && p.limit_bytes != 0)
+                     ? " (limit in other units than the device queue's)"
+                 : aqm ? " (Pdrop or UseL4s set)"
+                       : "");
         }
         return false;
     }

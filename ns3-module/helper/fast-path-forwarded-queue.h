@@ -17,9 +17,13 @@ namespace ns3
  * queue disc. Simulated, a packet waits in the queue disc once the device queue is full.
  * For a FIFO queue disc (FifoQueueDisc, PfifoFastQueueDisc) the two in series are one
  * drop-tail queue of both limits: this adds the root queue disc's limit on `device` to
- * `p`'s (where both count the same unit) and returns true. Any other queue disc (active
- * queue management, fair queueing, shaping) cannot apply to forwarded packets: it is
- * noted once per device (NoteForwardedQueueDiscs) and `p` is unchanged.
+ * `p`'s (where both count the same unit) and returns true. A CoDelQueueDisc or
+ * CobaltQueueDisc becomes the link's queue discipline (`p.aqm` and its attributes: MaxSize,
+ * Target, Interval, MinBytes, UseEcn, CeThreshold; COBALT's Increment, Decrement,
+ * BlueThreshold), in front of the device queue of `p.limit_packets`, and returns true. Any
+ * other queue disc (PIE, RED, FqCoDel, shaping) cannot apply to
+ * forwarded packets: it is noted once per device (NoteForwardedQueueDiscs) and `p` is
+ * unchanged.
  */
 bool AddForwardedQueueDisc(Ptr<NetDevice> device, fastpath::LinkParams& p);
 

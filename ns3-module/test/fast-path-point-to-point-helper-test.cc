@@ -129,7 +129,7 @@ TEST(FastPathPointToPointHelperTest, TheSwitchSelectsTheRealtimeSimulatorAndChec
     EXPECT_FALSE(FastPathPointToPointHelper::IsEmulated());
 }
 
-TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitToTheLinkOthersAreNoted)
+TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitCoDelIsMirroredOthersAreNoted)
 {
     NodeContainer nodes;
     nodes.Create(4);
@@ -149,9 +149,19 @@ TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitToTheLinkOthersAreNot
     TrafficControlHelper pfifo;
     pfifo.SetRootQueueDisc("ns3::PfifoFastQueueDisc", "MaxSize", StringValue("40p"));
     pfifo.Install(ab.Get(1));
+    TrafficControlHelper fq;
+    fq.SetRootQueueDisc("ns3::FqCoDelQueueDisc");
+    fq.Install(cd.Get(0));
+    NetDeviceContainer ef = p2p.Install(nodes.Get(2), nodes.Get(3));
     TrafficControlHelper codel;
-    codel.SetRootQueueDisc("ns3::CoDelQueueDisc");
-    codel.Install(cd.Get(0));
+    codel.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                           "MaxSize",
+                           StringValue("200p"),
+                           "Target",
+                           StringValue("4ms"),
+                           "UseEcn",
+                           BooleanValue(true));
+    codel.Install(ef.Get(0));
 
     // FIFO in front of the device queue: one drop-tail queue of both limits.
     EXPECT_TRUE(AddForwardedQueueDisc(ab.Get(0), p));
@@ -165,7 +175,18 @@ TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitToTheLinkOthersAreNot
     bytes.limit_bytes = 30000;
     EXPECT_FALSE(AddForwardedQueueDisc(ab.Get(0), bytes));
     EXPECT_EQ(bytes.limit_bytes, 30000u);
-    // Active queue management cannot act on what fastpathd forwards.
+    // CoDel: the link's queue discipline, its attributes mirrored; the device queue stays.
+    fastpath::LinkParams c;
+    EXPECT_TRUE(AddForwardedQueueDisc(ef.Get(0), c));
+    EXPECT_EQ(c.aqm, fastpath::LinkParams::Aqm::kCoDel);
+    EXPECT_EQ(c.limit_packets, 100u);
+    EXPECT_EQ(c.aqm_limit_packets, 200u);
+    EXPECT_EQ(c.aqm_target_ns, 4000000u);
+    EXPECT_EQ(c.aqm_interval_ns, 100000000u);
+    EXPECT_EQ(c.aqm_min_bytes, 1500u);
+    EXPECT_TRUE(c.aqm_ecn);
+    EXPECT_EQ(c.aqm_ce_threshold_ns, 0u) << "CeThreshold's default: never";
+    // Other active queue management cannot act on what fastpathd forwards.
     fastpath::LinkParams r;
     EXPECT_FALSE(AddForwardedQueueDisc(cd.Get(0), r));
     EXPECT_EQ(r.limit_packets, 100u);
@@ -176,8 +197,9 @@ TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitToTheLinkOthersAreNot
     testing::internal::CaptureStderr();
     Simulator::Run();
     const std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_NE(err.find("queue discs ns3::CoDelQueueDisc on 1 device, ns3::FifoQueueDisc "
-                       "(limit in other units than the device queue's) on 1 device hold only "
+    EXPECT_NE(err.find("queue discs ns3::FifoQueueDisc "
+                       "(limit in other units than the device queue's) on 1 device, "
+                       "ns3::FqCoDelQueueDisc on 1 device hold only "
                        "what their node sends itself"),
               std::string::npos)
         << err;

@@ -17,6 +17,13 @@ namespace fastpath {
 
 struct LinkParams {
   enum class Jitter : uint8_t { kUniform, kNormal, kParetoNormal };
+  /// An active queue management discipline in front of the link (ns-3's queue disc on the
+  /// sending device), besides the device queue of `limit_packets`.
+  enum class Aqm : uint8_t {
+    kNone,   ///< the device queue only (drop-tail)
+    kCoDel,   ///< CoDel (RFC 8289), as ns-3's CoDelQueueDisc
+    kCobalt,  ///< COBALT (CoDel + BLUE), as ns-3's CobaltQueueDisc
+  };
   /// Bits per second; 0: no rate limit (a frame occupies the link for no time).
   uint64_t rate_bps = 0;
   /// Bytes added to every frame's length for the rate, after `mpu_bytes` (tc's size table:
@@ -46,6 +53,25 @@ struct LinkParams {
   double corrupt = 0;    ///< probability one random bit of a frame is flipped
   /// Random stream seed; 0: derived from the link's name and direction (repeatable).
   uint64_t seed = 0;
+
+  /// The queue discipline frames pass before the device queue (`limit_packets` is then the
+  /// device queue's limit, as ns-3's TxQueue behind a queue disc). Its defaults are those
+  /// of ns-3's CoDelQueueDisc.
+  Aqm aqm = Aqm::kNone;
+  /// The discipline's own limit, in packets or (when `aqm_limit_packets` is 0) in bytes.
+  uint32_t aqm_limit_packets = 0;
+  uint64_t aqm_limit_bytes = 1500000;
+  uint64_t aqm_target_ns = 5000000;     ///< CoDel's target sojourn time
+  uint64_t aqm_interval_ns = 100000000; ///< CoDel's interval
+  uint32_t aqm_min_bytes = 1500;        ///< no drop while fewer bytes wait (CoDel's MinBytes)
+  bool aqm_ecn = false;                 ///< mark ECN-capable frames (CE) instead of dropping
+  /// Mark ECN-capable frames whose sojourn exceeds this (CoDel's CeThreshold); 0: never.
+  uint64_t aqm_ce_threshold_ns = 0;
+  /// COBALT's BLUE: its drop probability's step up (queue full, or a frame waited beyond
+  /// `aqm_blue_threshold_ns`) and down (a dequeue found the queue empty).
+  double aqm_blue_increment = 1.0 / 256;
+  double aqm_blue_decrement = 1.0 / 4096;
+  uint64_t aqm_blue_threshold_ns = 400000000;
 
   /// Anything besides passing frames on at once.
   bool shapes() const {
@@ -89,6 +115,8 @@ Result<uint64_t> parseTime(const std::string& text);
 Result<uint64_t> parseSize(const std::string& text);
 Result<double> parseProbability(const std::string& text);
 Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text);
+Result<LinkParams::Aqm> parseAqm(const std::string& text);  ///< "none", "codel", "cobalt"
+const char* aqmName(LinkParams::Aqm a);
 /// A seed: decimal (or 0x hex) digits, 0 .. kMaxLinkSeed; no sign, no spaces.
 Result<uint64_t> parseSeed(const std::string& text);
 
@@ -100,7 +128,10 @@ const char* jitterDistributionName(LinkParams::Jitter j);
 
 /// Applies "key value" pairs as fpctl and the topology file take them ("rate 10mbit delay
 /// 5ms jitter 1ms loss 1% limit 100"): keys rate overhead mpu delay jitter distribution reorder
-/// limit limit-bytes loss gemodel(p r [1-h [1-k]]) duplicate corrupt seed. `args[i]` is
+/// limit limit-bytes loss gemodel(p r [1-h [1-k]]) duplicate corrupt seed, and the queue
+/// discipline's: aqm (none, codel, cobalt) aqm-limit aqm-limit-bytes target interval
+/// min-bytes ecn/no-ecn ce-threshold, and COBALT's blue-increment blue-decrement
+/// blue-threshold. `args[i]` is
 /// one word. Only named fields change; the result is validated whole.
 Status applyLinkParamWords(const std::vector<std::string>& args, LinkParams* p);
 

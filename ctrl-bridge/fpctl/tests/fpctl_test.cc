@@ -523,7 +523,7 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
         R"("delay_ns":20000000,)"
         R"("jitter_ns":1000000,"distribution":"uniform","reorder":false,"limit_packets":100,)"
         R"("limit_bytes":0,"loss":0.01,"gemodel":null,"duplicate":0,"corrupt":0,"seed":0,)"
-        R"("text":"rate 10mbit delay 20ms jitter 1ms limit 100 loss 1%"},)"
+        R"("text":"rate 10mbit delay 20ms jitter 1ms limit 100 loss 1%","aqm":"none"},)"
         R"("measured":{"tx_packets":10000,"tx_bytes":15000000,"enqueued":9900,"delivered":9750,)"
         R"("queue_drops":50,"loss_drops":100,)",
         R"("sojourn_p99_ns":9800000,"sojourn_max_ns":12000000,"lateness_p50_ns":2100,)"

@@ -46,6 +46,36 @@ TEST_F(WorkerLinksTest, ADownLinkAndAFullQueueAreCountedAtTheSendingEnd) {
   expectBalanced("after the drops");
 }
 
+// A burst into a CoDel link: the frames' dequeue times spread over the burst's time on the
+// wire, so CoDel's drops are decided as the burst is admitted, each one counted at the
+// sending end with its own reason and by the link; the rest arrive.
+TEST_F(WorkerLinksTest, AQueueDisciplinesDropsAreCountedWithTheirOwnReason) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords({"rate", "1mbit", "limit", "1", "aqm", "codel", "target",
+                                   "10us", "interval", "1ms", "min-bytes", "0"},
+                                  &p));
+  addLink(0, &p);
+  start();
+  send(std::vector<uint8_t>(kBatch, 0));
+  poll();
+  const uint64_t aqm =
+      worker_->portCounters(linkPort(0, 0)).drop[size_t(WorkerDrop::kLinkAqmDrop)].get();
+  EXPECT_GT(aqm, 0u);
+  EXPECT_LT(aqm, uint64_t(kBatch));
+  EXPECT_EQ(shapers_[0]->counters.aqm_drops.load(), aqm);
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).drop[size_t(WorkerDrop::kLinkQueueDrop)].get(),
+            0u);
+  size_t got = 0;
+  const uint64_t until = nowNs() + 2000000000ull;
+  while (got < kBatch - aqm && nowNs() < until) {
+    poll();
+    got += collect().size();
+  }
+  EXPECT_EQ(got, kBatch - aqm);
+  poll();
+  expectBalanced("after the queue discipline's drops");
+}
+
 TEST_F(WorkerLinksTest, AnEmulatedLinkNeverReleasesBeforeTheDueTimeAndCountsLateness) {
   LinkParams p;
   p.delay_ns = 3000000;  // 3 ms

@@ -45,6 +45,9 @@ const char* kLinkHelp =
          PARAMETERs change the emulation of both directions, or of a-to-b or b-to-a
          only: only the parameters named change (fpctl reads the link's current ones
          first); frames already in the link keep their times
+         A link to another host (fpctl multihost): each host sets its own end, the
+         direction it sends (both directions or its own; the other is refused, naming
+         the host that sends it), and its end's port up or down
 
   PARAMETERs (tc's units; a bare time is in microseconds, as with tc):
     rate RATE          10mbit, 1gbit, 100kbit, 1mbps (bytes/s); unlimited: no rate limit
@@ -356,8 +359,20 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
     auto ls = s.client().links();
     if (!ls) return fail(ls.error(), true);
     const LinkInfo* l = findLink(ls.value(), name);
-    if (!l) return fail(noLink(name), true);
-    LinkParams ab = l->a_to_b, ba = l->b_to_a;
+    LinkParams ab, ba;
+    if (l) {
+      ab = l->a_to_b;
+      ba = l->b_to_a;
+    } else {
+      // A link to another host: this host's end, which sends one direction (its egress).
+      auto m = s.client().multiHost();
+      const CrossLinkInfo* x = nullptr;
+      if (m)
+        for (const auto& c : m->links)
+          if (c.spec.name == name) x = &c;
+      if (!x) return fail(noLink(name), true);
+      ab = ba = x->spec.egress;
+    }
     for (LinkParams* p : {&ab, &ba})
       if (auto st = applyLinkParamWords(words, p); !st) return badParameter("link set", st.error());
     std::vector<std::pair<LinkDirection, const LinkParams*>> changes;

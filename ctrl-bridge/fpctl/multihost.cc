@@ -60,6 +60,11 @@ int show(const Global& g, Session& s) {
   if (g.json) {
     JsonWriter w;
     w.beginObject().key("host").value(i.host).key("run_tag").value(i.run_tag);
+    w.key("clock").beginObject()
+        .key("known").value(i.clock_known)
+        .key("offset_ns").value(int64_t(i.clock_offset_ns))
+        .key("source").value(i.clock_source)
+        .endObject();
     w.key("wires").beginArray();
     for (const auto& x : i.wires)
       w.beginObject()
@@ -85,6 +90,7 @@ int show(const Global& g, Session& s) {
           .key("peer_host").value(l.spec.peer_host)
           .key("wire").value(l.wire)
           .key("from_topology").value(l.from_topology)
+          .key("up").value(l.up)
           .key("egress");
       linkParamsJson(w, l.spec.egress);
       w.key("applied");
@@ -99,7 +105,15 @@ int show(const Global& g, Session& s) {
     std::printf("no run over several hosts (declare one: fpctl multihost declare)\n");
     return kExitOk;
   }
-  std::printf("host %s, run tag %s\n\n", i.host.c_str(), i.run_tag.c_str());
+  char clock[96];
+  if (i.clock_known)
+    std::snprintf(clock, sizeof(clock), "%+.0f us (%s)", double(i.clock_offset_ns) / 1e3,
+                  i.clock_source.c_str());
+  else
+    std::snprintf(clock, sizeof(clock), "unknown (%s)",
+                  i.clock_source.empty() ? "not reported" : i.clock_source.c_str());
+  std::printf("host %s, run tag %s, clock offset %s\n\n", i.host.c_str(), i.run_tag.c_str(),
+              clock);
   std::printf("%-12s %-16s %-6s %-10s %-10s %-10s %s\n", "PEER", "WIRE", "MTU", "LATENCY",
               "MIN", "JITTER", "PROBES");
   for (const auto& x : i.wires)
@@ -109,11 +123,11 @@ int show(const Global& g, Session& s) {
   std::printf("\n%-16s %-16s %-16s %-5s %-12s %-6s %s\n", "LINK", "NODE", "PORT", "VLAN", "PEER",
               "MTU", "EMULATION (CONFIGURED -> APPLIED)");
   for (const auto& l : i.links)
-    std::printf("%-16s %-16s %-16s %-5u %-12s %-6u %s -> %s%s\n", l.spec.name.c_str(),
+    std::printf("%-16s %-16s %-16s %-5u %-12s %-6u %s -> %s%s%s\n", l.spec.name.c_str(),
                 l.spec.node.c_str(), (l.port + " (" + std::to_string(l.port_id) + ")").c_str(),
                 l.spec.vlan, l.spec.peer_host.c_str(), l.spec.mtu,
                 linkParamsSummary(l.spec.egress).c_str(), linkParamsSummary(l.applied).c_str(),
-                l.from_topology ? " (topology file)" : "");
+                l.from_topology ? " (topology file)" : "", l.up ? "" : ", port down");
   return kExitOk;
 }
 

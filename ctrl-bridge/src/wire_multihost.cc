@@ -157,7 +157,11 @@ void toWire(const MultiHostInfo& in, v1::MultiHostState* out) {
     toWire(l.spec.egress, o->mutable_egress());
     toWire(l.applied, o->mutable_applied());
     o->set_from_topology(l.from_topology);
+    o->set_down(!l.up);
   }
+  out->set_clock_known(in.clock_known);
+  out->set_clock_offset_ns(in.clock_offset_ns);
+  out->set_clock_source(in.clock_source);
 }
 
 MultiHostInfo multiHostFromReply(const v1::MultiHostState& in) {
@@ -182,8 +186,12 @@ MultiHostInfo multiHostFromReply(const v1::MultiHostState& in) {
     i.wire = l.wire();
     i.applied = linkParamsFromReply(l.applied());
     i.from_topology = l.from_topology();
+    i.up = !l.down();
     out.links.push_back(std::move(i));
   }
+  out.clock_known = in.clock_known();
+  out.clock_offset_ns = in.clock_offset_ns();
+  out.clock_source = in.clock_source();
   return out;
 }
 

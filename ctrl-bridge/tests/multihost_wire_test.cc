@@ -125,6 +125,12 @@ TEST(MultiHostWire, TheStateTravelsUnchanged) {
   l.wire = "eth1";
   l.applied.delay_ns = 4991000;
   in.links.push_back(l);
+  l.spec.name = "r1-r3";
+  l.up = false;
+  in.links.push_back(l);
+  in.clock_known = true;
+  in.clock_offset_ns = -12345;
+  in.clock_source = "chrony";
   v1::MultiHostState w;
   toWire(in, &w);
   const MultiHostInfo out = multiHostFromReply(w);
@@ -133,12 +139,30 @@ TEST(MultiHostWire, TheStateTravelsUnchanged) {
   ASSERT_EQ(out.wires.size(), 1u);
   EXPECT_EQ(out.wires[0].latency_ns, 9000u);
   EXPECT_EQ(out.wires[0].probes, 50u);
-  ASSERT_EQ(out.links.size(), 1u);
+  ASSERT_EQ(out.links.size(), 2u);
   EXPECT_EQ(out.links[0].spec.peer_mac, l.spec.peer_mac);
   EXPECT_EQ(out.links[0].spec.vlan, 42);
   EXPECT_EQ(out.links[0].port_id, 3u);
   EXPECT_EQ(out.links[0].applied.delay_ns, 4991000u);
   EXPECT_FALSE(out.links[0].from_topology);
+  EXPECT_TRUE(out.links[0].up);
+  EXPECT_FALSE(out.links[1].up);
+  // A negative offset keeps its sign.
+  EXPECT_TRUE(out.clock_known);
+  EXPECT_EQ(out.clock_offset_ns, -12345);
+  EXPECT_EQ(out.clock_source, "chrony");
+}
+
+TEST(MultiHostWire, AStateWithoutTheLaterFieldsReadsAsUpAndClockUnknown) {
+  // What a 1.7 or 1.8 server sends: no port state, no clock.
+  v1::MultiHostState w;
+  w.set_host("a");
+  w.add_links()->set_name("r1-r2");
+  const MultiHostInfo out = multiHostFromReply(w);
+  ASSERT_EQ(out.links.size(), 1u);
+  EXPECT_TRUE(out.links[0].up);
+  EXPECT_FALSE(out.clock_known);
+  EXPECT_TRUE(out.clock_source.empty());
 }
 
 }  // namespace

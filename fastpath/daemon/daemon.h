@@ -111,6 +111,13 @@ class Daemon : public TopologyControl {
   Result<CrossLinkInfo> createCrossLink(const CrossLinkSpec& spec) override;
   Status deleteCrossLink(const std::string& name) override;
   MultiHostInfo multiHost() const override;
+  /// A cross-host link's end given SetLinkParams or SetLinkState by its link's name: the
+  /// direction this host sends (the other is the peer host's), its port's state.
+  Status setCrossLinkParams(const std::string& name, LinkDirection direction,
+                            const LinkParams& params);
+  Status setCrossLinkState(const std::string& name, bool up);
+  /// The attached port of a cross-host link's end.
+  Result<PortId> crossLinkPort(const CrossHostLink& x) const;
 
   // For the nodes: what a Node does with its ports (daemon-wide resources).
   Node* findNode(const std::string& name) const { return net_.findNode(name); }

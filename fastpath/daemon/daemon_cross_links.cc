@@ -121,12 +121,69 @@ void Daemon::removeCrossLinksOf(const std::string& node) {
   for (const auto& l : doomed) (void)deleteCrossLink(l);
 }
 
+Result<PortId> Daemon::crossLinkPort(const CrossHostLink& x) const {
+  for (PortId p = 0; p < net_.ports.size(); ++p)
+    if (net_.portAttached(p) && net_.ports[p]->info.ifname == x.device) return p;
+  return makeError(-ENODEV, "its port " + x.device + " is not attached");
+}
+
+Status Daemon::setCrossLinkParams(const std::string& name, LinkDirection direction,
+                                  const LinkParams& params) {
+  const CrossHostLink* x = wires_->findLink(name);
+  const std::string what = "cross-host link " + name;
+  // Each host emulates the direction it sends: end a's host a to b, end b's host b to a.
+  const LinkDirection mine = x->end == 'a' ? LinkDirection::kAToB : LinkDirection::kBToA;
+  if (direction != LinkDirection::kBoth && direction != mine)
+    return makeError(-EINVAL, what + ": direction " +
+                                  (direction == LinkDirection::kAToB ? "a to b" : "b to a") +
+                                  " is emulated by host " + x->peer_host +
+                                  "'s fastpathd (the sender's); set it there (this host, end " +
+                                  std::string(1, x->end) + ", sends " +
+                                  (mine == LinkDirection::kAToB ? "a to b" : "b to a") + ")");
+  if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, what + ": " + st.error().message +
+                                          "; the link keeps its parameters");
+  auto changed = wires_->setEgress(name, params);
+  if (!changed) return changed.error();
+  auto port = crossLinkPort(*changed);
+  if (!port) return makeError(port.error().code, what + ": " + port.error().message);
+  if (auto st = applyPortParams(*port, wires_->egressOf(*changed)); !st)
+    return makeError(st.error().code, what + ": " + st.error().message);
+  pr_info_ratelimited("%s: egress %s (configured %s)", what.c_str(),
+                      formatLinkParams(wires_->egressOf(*changed)).c_str(),
+                      formatLinkParams(params).c_str());
+  return {};
+}
+
+Status Daemon::setCrossLinkState(const std::string& name, bool up) {
+  const CrossHostLink* x = wires_->findLink(name);
+  const std::string what = "cross-host link " + name;
+  auto found = crossLinkPort(*x);
+  if (!found) return makeError(found.error().code, what + ": " + found.error().message);
+  const PortId port = *found;
+  InterfacePort& p = *net_.ports[port];
+  if (p.info.up == up) return {};
+  if (auto st = wires_->setUp(name, up); !st) return st;
+  // As checkLinks() would see it a moment later, at once: the node's routes through the port
+  // become counted drops and its clients get the port's event.
+  p.info.up = up;
+  if (auto st = p.node->setPortUp(port, up); !st)
+    pr_warn("%s: node %s: %s", what.c_str(), p.node->name().c_str(), st.error().message.c_str());
+  emitPortEvent(port, up);
+  pr_info_ratelimited("%s: port %s is %s", what.c_str(), x->device.c_str(), up ? "up" : "down");
+  return {};
+}
+
 MultiHostInfo Daemon::multiHost() const {
   MultiHostInfo out;
   if (!wires_ || wires_->host().empty()) return out;
   out.host = wires_->host();
   out.run_tag = wires_->runTag();
   out.wires = wires_->wireInfo();
+  const ClockOffset& clock = wires_->clock();
+  out.clock_known = clock.known;
+  out.clock_offset_ns = int64_t(clock.offset_s * 1e9);
+  out.clock_source = clock.source;
   for (const auto& x : wires_->links()) {
     CrossLinkInfo i;
     i.spec = static_cast<const CrossLinkSpec&>(x);  // the spec as completed (MACs filled in)
@@ -135,7 +192,10 @@ MultiHostInfo Daemon::multiHost() const {
     i.applied = wires_->egressOf(x);
     i.from_topology = !config_.cross_links.empty();
     for (PortId p = 0; p < net_.ports.size(); ++p)
-      if (net_.portAttached(p) && net_.ports[p]->info.ifname == x.device) i.port_id = p;
+      if (net_.portAttached(p) && net_.ports[p]->info.ifname == x.device) {
+        i.port_id = p;
+        i.up = net_.ports[p]->info.up;
+      }
     out.links.push_back(std::move(i));
   }
   return out;

@@ -213,6 +213,8 @@ Status Daemon::deleteLink(const std::string& name) {
 
 Status Daemon::setLinkState(const std::string& name, bool up) {
   auto it = net_.links.find(name);
+  if (it == net_.links.end() && wires_ && wires_->findLink(name))
+    return setCrossLinkState(name, up);
   if (it == net_.links.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   Link& l = it->second;
   if (l.state->up.load(std::memory_order_relaxed) == up) return {};
@@ -232,6 +234,8 @@ Status Daemon::setLinkState(const std::string& name, bool up) {
 Status Daemon::setLinkParams(const std::string& name, LinkDirection direction,
                              const LinkParams& params) {
   auto it = net_.links.find(name);
+  if (it == net_.links.end() && wires_ && wires_->findLink(name))
+    return setCrossLinkParams(name, direction, params);
   if (it == net_.links.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   if (auto st = validateLinkParams(params); !st)
     return makeError(st.error().code, "link " + name + ": " + st.error().message +

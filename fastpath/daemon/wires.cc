@@ -252,6 +252,52 @@ Status Wires::removeLink(const std::string& name) {
   return {};
 }
 
+const CrossHostLink* Wires::findLink(const std::string& name) const {
+  for (const auto& l : links_)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+Result<CrossHostLink> Wires::setEgress(const std::string& name, const LinkParams& egress) {
+  auto it = std::find_if(links_.begin(), links_.end(),
+                         [&](const CrossHostLink& l) { return l.name == name; });
+  if (it == links_.end()) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
+  CrossHostLink x = *it;
+  x.egress = egress;
+  std::map<std::string, uint32_t> mtu;
+  std::map<std::string, WireLatency> latency;
+  if (auto w = wires_.find(x.wire); w != wires_.end()) {
+    mtu[x.wire] = w->second.mtu;
+    latency[x.wire] = w->second.latency;
+  }
+  if (auto st = checkCrossLinks({x}, mtu, latency); !st)
+    return makeError(st.error().code, st.error().message + "; the link keeps its parameters");
+  *it = x;
+  return x;
+}
+
+Status Wires::setUp(const std::string& name, bool up) {
+  const CrossHostLink* x = findLink(name);
+  if (!x) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
+  const int idx = int(if_nametoindex(x->device.c_str()));
+  if (!idx)
+    return makeError(-ENODEV, "cross-host link " + name + ": its port " + x->device +
+                                  " is gone (deleted by hand?): delete the link and make it again");
+  Fd nl{rtnlOpen()};
+  if (nl.fd < 0) return makeError(nl.fd, "cross-host link " + name + ": cannot open rtnetlink");
+  NlRequest r(RTM_NEWLINK, 0);
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  ifi.ifi_index = idx;
+  ifi.ifi_flags = up ? IFF_UP : 0;
+  ifi.ifi_change = IFF_UP;
+  r.put(ifi);
+  if (int err = rtnlTalk(nl.fd, r); err)
+    return makeError(err, "cross-host link " + name + ": cannot set " + x->device + " " +
+                              (up ? "up" : "down") + " (" + strerror(-err) + ")");
+  return {};
+}
+
 Wires::~Wires() {
   wires_.clear();  // probes stopped, classifiers detached
   link_ends_.clear();

@@ -66,6 +66,15 @@ class Wires {
   Result<CrossHostLink> addLink(CrossHostLink x);
   /// Deletes a link's veth pair and link end (its port must be detached first).
   Status removeLink(const std::string& name);
+  /// The link `name`, or nullptr.
+  const CrossHostLink* findLink(const std::string& name) const;
+  /// Gives link `name` a new egress emulation (what this host sends), checked against its
+  /// wire as at addLink (a delay below the wire's latency is refused: the link keeps its
+  /// parameters). Returns the link as changed.
+  Result<CrossHostLink> setEgress(const std::string& name, const LinkParams& egress);
+  /// Sets link `name`'s port (the node's end of its veth pair) up or down: down, the node
+  /// sends nothing on it and the frames from the wire for it are dropped at the pair.
+  Status setUp(const std::string& name, bool up);
   const std::vector<CrossHostLink>& links() const { return links_; }
   const std::string& host() const { return options_.host; }
   const std::string& runTag() const { return options_.run_tag; }

@@ -99,6 +99,8 @@ main(int argc, char* argv[])
     std::string report;
     RealHosts hosts(90);
     bool systemIds = false;
+    double delayAt = -1;
+    std::string delayThen = "2ms";
     // 66 nodes in one simulator thread: each node's full route comparison (PollInterval,
     // 100 ms by default) would take more CPU than real time leaves; it is slower here (route
     // changes are still followed at once through OLSR's trace). The command line overrides
@@ -121,6 +123,9 @@ main(int argc, char* argv[])
     cmd.AddValue("system-ids", "several processes: place the routers by system id, rows in "
                                "equal blocks (default: METIS places them)", systemIds);
     hosts.AddValues(cmd, "h1 at r0_0 and h2 at the far corner (emulated)");
+    cmd.AddValue("delay-at", "at this time (s), every link's Delay becomes --delay-then "
+                             "(Config::Set: an emulated run follows it; default never)", delayAt);
+    cmd.AddValue("delay-then", "the Delay every link gets at --delay-at", delayThen);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(side < 2 || side > 16, "--side: 2..16");
     NS_ABORT_MSG_IF(udpRateMbps <= 0 || udpSize < 12 || udpSeconds <= 0, "bad UDP flow");
@@ -285,6 +290,14 @@ main(int argc, char* argv[])
         hosts.enabled ? hosts.seconds : trafficStart + std::max(warmup + udpSeconds, 0.2 * pings) + 1;
     const double cpuRun0 = CpuSeconds();
     const auto wallRun0 = std::chrono::steady_clock::now();
+    if (delayAt >= 0)
+    {
+        // A script's own event: it runs in every process, as a script's changes do.
+        Simulator::Schedule(Seconds(delayAt), [delayThen]() {
+            Config::Set("/ChannelList/*/$ns3::PointToPointChannel/Delay",
+                        TimeValue(Time(delayThen)));
+        });
+    }
     Simulator::Stop(Seconds(stop));
     Simulator::Run();
     const double cpuRun = CpuSeconds() - cpuRun0;

@@ -143,6 +143,9 @@ FastPathEmulation::CreateHostPart()
         {
             refuse(info.error().message);
         }
+        m_clock = FastPathClockOffset{info.value().clock_known,
+                                      info.value().clock_offset_ns,
+                                      info.value().clock_source};
         for (const auto& w : info.value().wires)
         {
             NS_LOG_INFO("host " << me.name << ": wire " << w.ifname << " to host " << w.peer_host
@@ -174,6 +177,7 @@ FastPathEmulation::CreateHostPart()
         }
         m_createdLinks.insert(l->spec.name);
     }
+    std::vector<FastPathClockCheck::Budget> budgets;
     for (const Cross& c : cross)
     {
         const PendingLink& l = *c.link;
@@ -194,6 +198,8 @@ FastPathEmulation::CreateHostPart()
             refuse(made.error().message);
         }
         m_crossLinks.insert(spec.name);
+        // What is left of the link's delay once the wire's latency is taken off.
+        budgets.push_back({spec.name, made.value().applied.delay_ns});
         // The node's port is the interface fastpathd made for the link's end.
         const std::string port = la ? l.spec.a.port : l.spec.b.port;
         for (auto& p : m_pending)
@@ -209,6 +215,17 @@ FastPathEmulation::CreateHostPart()
             << " nodes, " << local.size() << " links, " << cross.size()
             << " links to other hosts";
     std::clog << summary.str() << std::endl;
+    if (!me.wires.empty())
+    {
+        std::clog << FastPathClockCheck::Check(me.name, m_clock, budgets).line << std::endl;
+    }
+}
+
+FastPathClockOffset
+FastPathEmulation::GetHostClockOffset()
+{
+    FastPathEmulation* e = Find();
+    return e ? e->m_clock : FastPathClockOffset{false, 0, "not a run over several hosts"};
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ns3/attribute.h"
+#include "ns3/fast-path-clock-check.h"
 #include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
@@ -132,6 +133,10 @@ class FastPathEmulation
     void CreateLinkLater(const fastpath::LinkSpec& spec, Ptr<Node> a, Ptr<Node> b);
     /// This process made link `name` as a link between two hosts (its end on this host).
     bool IsCrossHostLink(const std::string& name) const;
+    /// Multi-host: this process's host's clock offset as its fastpathd read it (chrony,
+    /// PTP), known from Simulator::Run() on; printed there beside the links' delay budgets
+    /// (FastPathClockCheck). Unknown (source "not a run over several hosts") otherwise.
+    static FastPathClockOffset GetHostClockOffset();
     /// `node`'s control plane runs in this process (always, with one process). A
     /// partitioned run knows it from Simulator::Run() on.
     bool IsLocal(Ptr<Node> node) const;
@@ -232,6 +237,7 @@ class FastPathEmulation
     std::set<std::string> m_createdNodes;         //!< what this process created, deleted at the end
     std::set<std::string> m_createdLinks;
     std::set<std::string> m_crossLinks;
+    FastPathClockOffset m_clock{false, 0, "not a run over several hosts"};
 };
 
 /**

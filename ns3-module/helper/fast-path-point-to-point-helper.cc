@@ -31,6 +31,7 @@
 #include <cerrno>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -126,9 +127,11 @@ P2pLinks::Push(P2pLink& l)
 {
     using fastpath::LinkDirection;
     // Several processes run the same script and see the same changes: the process of the
-    // link's first node hands them to fastpathd. A link between two hosts keeps the
-    // parameters it was created with.
-    if (!emulation->IsLocal(l.a) || emulation->IsCrossHostLink(l.name))
+    // link's first node hands them to fastpathd. A link between two hosts: each end's
+    // process hands its host's fastpathd the direction that host sends (the link is
+    // emulated at the sender), and no process reaches the other host's.
+    const bool cross = emulation->IsCrossHostLink(l.name);
+    if (!cross && !emulation->IsLocal(l.a))
     {
         return;
     }
@@ -144,7 +147,30 @@ P2pLinks::Push(P2pLink& l)
     AddForwardedQueueDisc(l.devA, ab);
     AddForwardedQueueDisc(l.devB, ba);
     bool changed = false;
-    if (!l.pushed || !(ab == l.appliedAToB) || !(ba == l.appliedBToA))
+    if (cross)
+    {
+        // This process made one end: its node's direction is the one its host sends.
+        const bool endA = emulation->IsLocal(l.a);
+        const auto& want = endA ? ab : ba;
+        auto& applied = endA ? l.appliedAToB : l.appliedBToA;
+        if (!(want == applied))
+        {
+            auto st = ApplyLinkParams(emulation->Client(),
+                                      l.name,
+                                      endA ? LinkDirection::kAToB : LinkDirection::kBToA,
+                                      want);
+            if (!st.ok())
+            {
+                // fastpathd keeps the link's parameters (e.g. a delay below the wire's
+                // latency): say so where the script runs.
+                std::cerr << "fastpath: warning: link " << l.name << ": "
+                          << st.error().message << std::endl;
+            }
+            applied = want;
+            changed = true;
+        }
+    }
+    else if (!l.pushed || !(ab == l.appliedAToB) || !(ba == l.appliedBToA))
     {
         fastpath::Status st;
         if (ab == ba)
@@ -179,7 +205,10 @@ P2pLinks::Push(P2pLink& l)
 void
 P2pLinks::PushState(P2pLink& l)
 {
-    if (!emulation->IsLocal(l.a) || emulation->IsCrossHostLink(l.name))
+    // A link between two hosts: each end's process sets its host's end (both see the
+    // script's SetDown, as both see its Config::Set), so the link is down on both hosts.
+    const bool cross = emulation->IsCrossHostLink(l.name);
+    if (!cross && !emulation->IsLocal(l.a))
     {
         return;
     }

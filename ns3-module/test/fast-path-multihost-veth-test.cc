@@ -8,8 +8,9 @@
 //   - each host's fastpathd holds its own nodes and links, and the ends of the four links
 //     between the hosts (ports on the wire, one 802.1Q VLAN each); OLSR converges across
 //     the wire, the UDP flow s -> d and the pings cross it, the links' delay is applied at
-//     the sender (the ping's round trip is not shorter than the simulated one's), and
-//     nothing of the run is left on either host afterwards;
+//     the sender (the ping's round trip is not shorter than the simulated one's), a
+//     Config::Set of every link's Delay is followed on both hosts, each host's clock offset
+//     is printed at the start, and nothing of the run is left on either host afterwards;
 //   - refused, saying why: a host without a wire to the host of a link's other end, and a
 //     link delay below the wire's measured latency.
 #include "fast-path-script-fixture.h"
@@ -97,7 +98,9 @@ class MultiHostTest : public FastPathScriptFixture
 TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
 {
     ASSERT_NO_FATAL_FAILURE(StartHosts());
-    ASSERT_EQ(RunRanks({"--FastPathHosts=" + HostsFile()}), 0)
+    // At 1 s every link's Delay becomes 2 ms (Config::Set): the links within each host and
+    // the four between them follow, each direction on the host that sends it.
+    ASSERT_EQ(RunRanks({"--FastPathHosts=" + HostsFile(), "--delay-at=1", "--delay-then=2ms"}), 0)
         << Slurp(dir_ + "/grid.log").substr(0, 6000) << Slurp(dir_ + "/fastpathd-b.log");
     const std::string log = Slurp(dir_ + "/grid.log");
     // 16 routers, s and d: 8 routers and an end host on each, the four column links of the
@@ -117,11 +120,21 @@ TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
     EXPECT_GT(RankValue(1, "all_converged_s"), 0);
     EXPECT_GE(RankValue(1, "udp_received"), 0.995 * RankValue(0, "udp_sent"));
     EXPECT_GE(RankValue(0, "ping_replies"), 15);
-    // s -> d: 8 links of 1 ms each way, one of them across the wire. Its delay is applied at
-    // the sender with the wire's latency taken off: no round trip is shorter than 16 ms.
-    EXPECT_GE(RankValue(0, "rtt_min_ms"), 15.95);
-    EXPECT_LT(RankValue(0, "rtt_min_ms"), 20);
+    // s -> d: 8 links of 2 ms each way (since 1 s), one of them across the wire. Its delay is
+    // applied at the sender with the wire's latency taken off: no round trip is shorter than
+    // 32 ms (30 ms if the link across the wire had kept its first 1 ms).
+    EXPECT_GE(RankValue(0, "rtt_min_ms"), 31.95);
+    EXPECT_LT(RankValue(0, "rtt_min_ms"), 36);
+    // Each host's clock offset, as its fastpathd read it, once at the start.
+    EXPECT_NE(log.find("fastpath: host a: clock offset "), std::string::npos) << log.substr(0, 3000);
+    EXPECT_NE(log.find("fastpath: host b: clock offset "), std::string::npos) << log.substr(0, 3000);
     const std::string la = Slurp(dir_ + "/fastpathd.log");
+    // Host b's fastpathd took the new delay for the direction it sends on each of its ends.
+    const std::string lb = Slurp(dir_ + "/fastpathd-b.log");
+    EXPECT_TRUE(std::regex_search(
+        lb, std::regex("cross-host link mhost-l[0-9]+: egress [^\n]*delay 1\\.9[0-9]*ms[^\n]* "
+                       "\\(configured [^\n]*delay 2ms")))
+        << lb;
     EXPECT_NE(la.find("wire wa to host b: one-way latency"), std::string::npos) << la;
     EXPECT_TRUE(std::regex_search(la, std::regex("cross-host link mhost-l[0-9]+: node mhost-r[0-9]_[0-9] "
                                                  "port fpwmhost-[0-9]+ \\([0-9]+\\), VLAN [0-9]+ "

@@ -3,8 +3,10 @@
 // --FastPathPartition, the placement by system id, and METIS's automatic placement of
 // grids (balanced, few links cut, the same in every process). Also the watched parameter
 // holders: a Config::Set on them is notified, nothing else is. And the hosts file of a run
-// over several hosts (FastPathHostsFile).
+// over several hosts (FastPathHostsFile), and a host's clock offset weighed against the
+// delay budgets of its links to other hosts (FastPathClockCheck).
 #include "ns3/core-module.h"
+#include "ns3/fast-path-clock-check.h"
 #include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
@@ -228,6 +230,43 @@ TEST(FastPathHostsFileTest, BadLinesAreRefusedNamingTheLine)
     ASSERT_FALSE(missing.ok());
     EXPECT_NE(missing.error().message.find("cannot read the hosts file /nonexistent/hosts"),
               std::string::npos);
+}
+
+TEST(FastPathClockCheckTest, AnOffsetBeyondALinksBudgetIsAWarningNamingTheLink)
+{
+    const std::vector<FastPathClockCheck::Budget> budgets = {{"t-l3", 993000},
+                                                             {"t-l7", 4993000}};
+    // Within the smallest budget (993 us): reported with it, no warning; the sign is kept.
+    auto ok = FastPathClockCheck::Check("a", {true, -12000, "chrony"}, budgets);
+    EXPECT_FALSE(ok.warning);
+    EXPECT_EQ(ok.line, "fastpath: host a: clock offset -12 us (chrony), within the delay budget "
+                       "of its links to other hosts (the smallest: 993 us, link t-l3)");
+    // Exactly the budget is still within it.
+    EXPECT_FALSE(FastPathClockCheck::Check("a", {true, 993000, "ptp"}, budgets).warning);
+    // Beyond the smallest budget, either sign: a warning naming the tightest link.
+    for (int64_t offset : {int64_t(994000), int64_t(-2100000)})
+    {
+        auto w = FastPathClockCheck::Check("b", {true, offset, "ptp"}, budgets);
+        EXPECT_TRUE(w.warning) << offset;
+        EXPECT_EQ(w.line.rfind("fastpath: warning: host b: clock offset ", 0), 0u) << w.line;
+        EXPECT_NE(w.line.find("exceeds the delay budget of link t-l3 (993 us: its delay less the "
+                              "wire's latency)"),
+                  std::string::npos)
+            << w.line;
+        EXPECT_NE(w.line.find("synchronise the hosts' clocks"), std::string::npos) << w.line;
+    }
+    // Unknown: said so, with why, never a warning (nothing depends on it).
+    auto unknown = FastPathClockCheck::Check("a", {false, 0, "neither chronyd nor ptp4l runs"},
+                                             budgets);
+    EXPECT_FALSE(unknown.warning);
+    EXPECT_EQ(unknown.line.rfind("fastpath: host a: clock offset unknown (neither chronyd nor "
+                                 "ptp4l runs): ",
+                                 0),
+              0u)
+        << unknown.line;
+    // No link to another host: the offset alone.
+    EXPECT_EQ(FastPathClockCheck::Check("a", {true, 5000000, "chrony"}, {}).line,
+              "fastpath: host a: clock offset +5000 us (chrony)");
 }
 
 TEST(FastPathWatchedTest, ConfigSetOfAWatchedAttributeIsNotified)

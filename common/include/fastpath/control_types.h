@@ -198,6 +198,7 @@ struct CrossLinkInfo {
   std::string wire;
   LinkParams applied;  ///< on the port: the wire's latency taken off the delay
   bool from_topology = false;
+  bool up = true;      ///< the port's state (SetLinkState of the link's name on this host)
 };
 
 struct MultiHostInfo {
@@ -205,6 +206,10 @@ struct MultiHostInfo {
   std::string run_tag;
   std::vector<MultiHostWireInfo> wires;
   std::vector<CrossLinkInfo> links;
+  /// This host's clock against its reference (chrony or PTP), read at the declaration.
+  bool clock_known = false;
+  int64_t clock_offset_ns = 0;
+  std::string clock_source;  ///< "chrony", "ptp", or why the offset is unknown
 };
 
 /// Named counters, so the wire format need not change when a counter is added.

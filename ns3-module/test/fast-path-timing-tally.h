@@ -52,6 +52,8 @@ class TimingTally
         {
             ++m_late;
             m_maxLateNs = std::max(m_maxLateNs, err);
+            m_lateFrames << " " << ts.GetSeq() << "@" << ts.GetTs().GetNanoSeconds() << ":+"
+                         << err;
         }
         else
         {
@@ -61,7 +63,8 @@ class TimingTally
 
     /// The key=value report (to `file` when given, and stdout): emulated, timed (every
     /// device's channel is timed), udp_sent, udp_received, warmup, exact, early, late,
-    /// max_late_us, device_on_time, device_late, device_max_late_us.
+    /// max_late_us, late_frames (each late packet as seq@send_ns:+ns_late, for the reader of
+    /// a failure), device_on_time, device_late, device_max_late_us.
     void Report(const ns3::NetDeviceContainer& devices, bool emulated, uint32_t sent,
                 const std::string& file) const
     {
@@ -91,6 +94,7 @@ class TimingTally
             << "early=" << m_early << "\n"
             << "late=" << m_late << "\n"
             << "max_late_us=" << m_maxLateNs / 1000.0 << "\n"
+            << "late_frames=" << m_lateFrames.str() << "\n"
             << "device_on_time=" << onTime << "\n"
             << "device_late=" << late << "\n"
             << "device_max_late_us=" << deviceMaxLate / 1000.0 << "\n";
@@ -111,6 +115,7 @@ class TimingTally
     uint32_t m_early = 0;
     uint32_t m_late = 0;
     int64_t m_maxLateNs = 0;
+    std::ostringstream m_lateFrames;
 };
 
 } // namespace fastpath_ns3_test

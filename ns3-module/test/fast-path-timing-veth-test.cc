@@ -4,15 +4,11 @@
 // simulated, then emulated while two CPU hogs (bounded, stopped by PID) load the machine.
 // Each packet's one-way delay in simulator time must be the link model's within 1 us, or
 // the receiving device must have counted it late; none may arrive early.
+#include "fast-path-cpu-hogs.h"
 #include "fast-path-script-fixture.h"
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <iostream>
 #include <string>
-#include <vector>
 
 using namespace fastpath_ns3_test;
 
@@ -37,37 +33,11 @@ class TimingTest : public FastPathScriptFixture
 
     void TearDown() override
     {
-        StopHogs();
+        hogs_.Stop();
         FastPathScriptFixture::TearDown();
     }
 
-    /// Busy loops, each ended by `timeout` after 60 s at the latest.
-    void StartHogs(int n)
-    {
-        for (int i = 0; i < n; ++i)
-        {
-            pid_t pid = fork();
-            if (pid == 0)
-            {
-                execlp("timeout", "timeout", "60", "sh", "-c", "while :; do :; done", nullptr);
-                _exit(127);
-            }
-            ASSERT_GT(pid, 0);
-            hogs_.push_back(pid);
-        }
-    }
-
-    void StopHogs()
-    {
-        for (pid_t pid : hogs_)
-        {
-            kill(pid, SIGTERM);
-            waitpid(pid, nullptr, 0);
-        }
-        hogs_.clear();
-    }
-
-    std::vector<pid_t> hogs_;
+    CpuHogs hogs_;
 };
 
 TEST_F(TimingTest, EveryFrameArrivesAtItsModelTimeOrIsCountedLate)
@@ -78,11 +48,11 @@ TEST_F(TimingTest, EveryFrameArrivesAtItsModelTimeOrIsCountedLate)
     EXPECT_EQ(Num(sim, "exact"), 600) << "the script's model delay is the simulated one";
 
     ASSERT_NO_FATAL_FAILURE(StartFastpathd());
-    ASSERT_NO_FATAL_FAILURE(StartHogs(2));
+    ASSERT_NO_FATAL_FAILURE(hogs_.Start(2));
     auto emu = RunScript({"--FastPathEmulation=1", "--FastPathSocket=" + sock_,
                           std::string("--FastPathTag=") + kTag},
                          nullptr);
-    StopHogs();
+    hogs_.Stop();
     ASSERT_EQ(emu["emulated"], "1");
     EXPECT_EQ(emu["timed"], "1") << "the devices' channels are timed";
     const double received = Num(emu, "udp_received");

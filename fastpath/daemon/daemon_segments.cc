@@ -16,6 +16,22 @@
 
 namespace fastpath {
 
+namespace {
+
+/// What a segment's parameters may not have beyond a link's: a queue discipline models a
+/// router's queue disc in front of one device queue, and a segment has one medium shared
+/// by every member's device.
+Status segmentOnlyChecks(const LinkParams& p) {
+  if (p.aqm != LinkParams::Aqm::kNone)
+    return makeError(-EINVAL,
+                     "a queue discipline (aqm) is a point-to-point link direction's, as a "
+                     "router's queue disc in front of its device; a segment's medium is "
+                     "shared by every member: use aqm none");
+  return {};
+}
+
+}  // namespace
+
 Status Daemon::createSegment(const SegmentSpec& in) {
   SegmentSpec spec = in;
   const std::string what = "segment " + spec.name;
@@ -33,6 +49,8 @@ Status Daemon::createSegment(const SegmentSpec& in) {
                                   std::to_string(kMaxPorts - kFirstLinkPort) +
                                   " link and segment ports); delete links or segments first");
   if (auto st = validateLinkParams(spec.params); !st)
+    return makeError(st.error().code, what + ": " + st.error().message);
+  if (auto st = segmentOnlyChecks(spec.params); !st)
     return makeError(st.error().code, what + ": " + st.error().message);
   const size_t n = spec.ports.size();
   std::vector<Node*> nodes(n);
@@ -170,6 +188,9 @@ Status Daemon::setSegmentParams(const std::string& name, const LinkParams& param
   if (it == net_.segments.end())
     return makeError(-ENOENT, "segment " + name + ": no such segment (fpctl segment list)");
   if (auto st = validateLinkParams(params); !st)
+    return makeError(st.error().code, "segment " + name + ": " + st.error().message +
+                                          "; the segment keeps its parameters");
+  if (auto st = segmentOnlyChecks(params); !st)
     return makeError(st.error().code, "segment " + name + ": " + st.error().message +
                                           "; the segment keeps its parameters");
   Segment& seg = it->second;

@@ -341,6 +341,12 @@ TEST_F(SegmentVeth, BadSegmentsAreRefusedWithReasons) {
   LinkParams bad;
   bad.loss = 2;
   EXPECT_FALSE(daemon_->setSegmentParams("lan", bad).ok());
+  LinkParams codel;
+  codel.aqm = LinkParams::Aqm::kCoDel;
+  st = daemon_->setSegmentParams("lan", codel);
+  ASSERT_FALSE(st.ok()) << "a queue discipline on a shared medium";
+  EXPECT_EQ(st.error().code, -EINVAL);
+  EXPECT_NE(st.error().message.find("queue discipline"), std::string::npos) << st.error().message;
   EXPECT_EQ(daemon_->setSegmentState("nope", true).error().code, -ENOENT);
   // Deleting a node takes its port off the segment; the others stay.
   ASSERT_TRUE(daemon_->deleteNode("n4").ok());

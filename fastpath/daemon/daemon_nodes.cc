@@ -110,7 +110,7 @@ void Daemon::emitPortEvent(PortId port, bool up) {
   ++events_delivered_;
   if (sink_)
     sink_(FastPathEvent{up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown, port,
-                        {}, 0, net_.portNodeName(port)});
+                        {}, 0, net_.portNodeName(port), {}});
 }
 
 PortInfo Daemon::portInfo(PortId port) const {

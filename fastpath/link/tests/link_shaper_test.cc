@@ -34,7 +34,7 @@ struct Reference {
   std::function<double()> uniform = nullptr;
   double busy_until = 0;  // seconds, exact as a real number
   double last_tx_end = 0;
-  std::vector<double> waiting_starts;
+  std::vector<double> waiting_starts = {};
   // Arrival time in ns (rounded down), or -1 when dropped.
   int64_t send(double now_s, uint32_t len) {
     std::vector<double> still;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fastpath/monotonic_clock.h"
 #include "worker/worker.h"
 
 namespace fastpath {
@@ -324,9 +325,7 @@ void Worker::watchRxDrops() {
 uint32_t Worker::pollOnce(bool* tx_pending) {
   uint32_t work = 0;
   // One clock read per loop (vDSO, no syscall) for the punt limiters.
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  now_ns_ = monotonicNs();
   // The previous pass's RX frames over the time until this one: the drain rate that
   // sizes the frames lent for RX.
   if (last_pass_rx_) {

@@ -7,19 +7,11 @@
 
 #include <cassert>
 
+#include "fastpath/monotonic_clock.h"
 #include "fastpath/userspace_classifier.h"
 #include "worker/worker.h"
 
 namespace fastpath {
-namespace {
-
-uint64_t monotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-}  // namespace
 
 void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in, uint64_t sent) {
   auto when = [&] { return sent != kSentOfBatch ? sent : sentAt(addr); };

@@ -218,7 +218,7 @@ TEST(TimedReleaseVerdict, APackedVerdictComesBackAsItWasTaken) {
   m.reason = FP_REASON_CTRL_L4_PORT;
   m.l3_proto = FP_L3_IPV6;
   m.l4_proto = 17;
-  LinkFrame f{0, 60, TimedRelease::pack(m), 1};
+  LinkFrame f{0, 60, 0, 1, TimedRelease::pack(m)};
   ASSERT_TRUE(TimedRelease::cached(f));
   const fp_xdp_meta back = TimedRelease::cachedMeta(f);
   EXPECT_EQ(back.magic, FP_META_MAGIC);
@@ -227,7 +227,7 @@ TEST(TimedReleaseVerdict, APackedVerdictComesBackAsItWasTaken) {
   EXPECT_EQ(back.l3_proto, FP_L3_IPV6);
   EXPECT_EQ(back.l4_proto, 17);
   // A segment frame's sender (a port id) is never taken for a carried verdict.
-  EXPECT_FALSE(TimedRelease::cached(LinkFrame{0, 60, uint32_t(kMaxPorts - 1), 1}));
+  EXPECT_FALSE(TimedRelease::cached(LinkFrame{0, 60, uint32_t(kMaxPorts - 1), 1, {}}));
 }
 
 // A segment of three (p0 sends; p1 on node B without a client; p2 with a timed client):

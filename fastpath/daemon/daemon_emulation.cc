@@ -42,6 +42,7 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.aqm_drops += c.aqm_drops.load();
     d.aqm_marks += c.aqm_marks.load();
     d.duplicated += c.duplicated.load();
+    d.backoff_drops += c.backoff_drops.load();
     d.corrupted += c.corrupted.load();
     d.depth_packets += c.depth_packets.load();
     d.depth_bytes += c.depth_bytes.load();

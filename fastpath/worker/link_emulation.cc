@@ -63,6 +63,7 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     frames_.drop(at,
                  r == LinkShaper::Admit::kQueueFull ? WorkerDrop::kLinkQueueDrop
                  : r == LinkShaper::Admit::kAqmDrop ? WorkerDrop::kLinkAqmDrop
+                 : r == LinkShaper::Admit::kBackoffDrop ? WorkerDrop::kLinkBackoffDrop
                                                     : WorkerDrop::kLinkEmulationFull,
                  a);
   };

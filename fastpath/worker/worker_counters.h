@@ -39,6 +39,7 @@ enum class WorkerDrop : uint8_t {
   kMediumNoFrame,       ///< "medium_no_frame": no free UMEM frame for a received copy
   kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
   kLinkAqmDrop,         ///< "link_aqm_drop": the link's queue discipline (CoDel) dropped it
+  kLinkBackoffDrop,     ///< "link_backoff_drop": a segment sender gave up after 1000 backoffs
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);

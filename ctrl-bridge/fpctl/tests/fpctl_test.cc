@@ -13,6 +13,7 @@
 #include <future>
 #include <sstream>
 
+#include "capture_backend.h"
 #include "hosts_backend.h"
 #include "multi_node_backend.h"
 #include "server_harness.h"
@@ -666,6 +667,29 @@ TEST_F(FpctlSegments, SegmentShowCountsBackoffDropsApart) {
   EXPECT_NE(json.out.find(R"("queue_drops":4,)"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find(R"("backoff_drops":6,)"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find(R"("drop_ratio":0.01})"), std::string::npos) << json.out;
+}
+
+TEST(FpctlCapture, ALineNamesAnEthertypeItDoesNotDecodeWhole) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a capture needs an operator: run as root";
+  auto b = std::make_unique<testing::CaptureBackend>();
+  // An LLDP frame (0x88cc), then a frame of an experimental type (0x88b5).
+  for (uint16_t type : {uint16_t(0x88cc), uint16_t(0x88b5)}) {
+    CapturedFrame f;
+    f.time_ns = 1700000000ull * 1000000000ull;
+    f.orig_len = 60;
+    f.port = 300;
+    f.where = CaptureWhere::kRx;
+    f.data = std::string(60, '\0');
+    f.data[12] = char(type >> 8);
+    f.data[13] = char(type & 0xff);
+    b->queued.push_back(f);
+  }
+  ServerHarness h(ServerOptions{}, std::move(b));
+  ASSERT_TRUE(h.start());
+  auto cap = fpctl({"-s", h.socketPath(), "capture", "l1", "-c", "2"});
+  ASSERT_EQ(cap.exit_code, 0) << cap.err;
+  EXPECT_NE(cap.out.find(" in length 60 ethertype 0x88cc"), std::string::npos) << cap.out;
+  EXPECT_NE(cap.out.find(" in length 60 ethertype 0x88b5"), std::string::npos) << cap.out;
 }
 
 }  // namespace

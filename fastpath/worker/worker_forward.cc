@@ -231,6 +231,7 @@ uint32_t Worker::transmitControl() {
       if (frames_.copyOf(f->data, f->len, &addr)) {
         port_counters_[f->port].ctrl_tx_packets.add(1);
         // A timed client's frame is sent when its stamp says (the relay clamped it).
+        if (f->sent) noteLateOnArrival(f->port, f->sent);
         transmit(f->port, addr, f->len, f->port, f->sent);
       } else {
         frames_.count(f->port, WorkerDrop::kCtrlTxNoFrame);

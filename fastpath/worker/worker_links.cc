@@ -170,6 +170,15 @@ void Worker::recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link) {
   }
 }
 
+void Worker::noteLateOnArrival(PortId port, uint64_t sent) {
+  const LinkShaper* sh = egressShaper(port);
+  if (const LinkPortSlot* slot = links_ ? links_->find(port) : nullptr)
+    sh = slot->segment ? slot->segment->shaper : slot->shaper;
+  if (!sh) return;  // not emulated: no arrival time, no lateness
+  if (sent + sh->params().delay_ns + options_.lateness_warn_ns < monotonicNs())
+    counters_.link_late_on_arrival.add(1);
+}
+
 void Worker::switchLinkPorts() {
   // Versions, not pointers, tell tables apart: a new table may reuse a freed one's address.
   const LinkPortTable* t = links_pub_.newer(links_version_);

@@ -6,6 +6,7 @@
 // a client) gets it at its arrival time; each member's frames keep their order; a head
 // frame is classified once however many passes wait for it, and the receiving end uses
 // that verdict. No root needed.
+#include "worker/lateness_warning.h"
 #include "worker_links_fixture.h"
 
 namespace fastpath {
@@ -138,6 +139,55 @@ TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnes
   ::close(*fd);
   poll();
   expectBalanced("after the timed client");
+}
+
+// A timed client's frame whose send stamp plus the link's delay is already more than the
+// warning's bound past when the worker takes it is late on arrival: its sender (an ns-3
+// process behind real time) made it late, and it also counts among the late frames; a
+// frame stamped now is not.
+TEST_F(WorkerTimedTest, AFrameStampedTooLongAgoIsCountedLateOnArrival) {
+  LinkParams p;
+  p.delay_ns = 1000000;  // 1 ms
+  addLink(0, &p);
+  const int fd = openClient(1, linkPort(0, 1), 15000000);
+  start();
+  const auto& c = worker_->counters();
+  write(linkPort(0, 0), arpFrom(linkMac(0, 0)), monotonicNs() - 50000000);  // 50 ms ago
+  ASSERT_EQ(readTimed(fd, 1).size(), 1u);
+  EXPECT_EQ(c.link_late_on_arrival.get(), 1u);
+  EXPECT_EQ(c.link_late_frames.get(), 1u) << "it left late too";
+  write(linkPort(0, 0), arpFrom(linkMac(0, 0)), monotonicNs());
+  ASSERT_EQ(readTimed(fd, 1).size(), 1u);
+  EXPECT_EQ(c.link_late_on_arrival.get(), 1u) << "a frame stamped now is not late on arrival";
+  expectBalanced("after the late frames");
+}
+
+TEST(LatenessWarning, ItNamesTheWorkerTheSendersOrBoth) {
+  LatenessReport r{2, 5, 0, 1000000, 1500000, 4000000, "+3 us"};
+  const std::string worker = latenessWarning(r);
+  EXPECT_EQ(worker.rfind("worker 2 fell behind real time: 5 emulated frame(s) it took in time "
+                         "left more than 1000 us after their arrival time in the last second "
+                         "(lateness p99 1500 us, max 4000 us; this host's clock offset: +3 us)",
+                         0),
+            0u)
+      << worker;
+  EXPECT_EQ(worker.find("ns-3 process"), std::string::npos) << worker;
+  r.on_arrival = 5;
+  const std::string senders = latenessWarning(r);
+  EXPECT_EQ(senders.rfind("5 frame(s) from timed ns-3 clients were already more than 1000 us "
+                          "past their arrival time when worker 2 took them: the ns-3 process "
+                          "that sent them runs behind real time",
+                          0),
+            0u)
+      << senders;
+  EXPECT_EQ(senders.find("fell behind"), std::string::npos) << senders;
+  EXPECT_EQ(senders.find("--cores"), std::string::npos) << senders;
+  r.on_arrival = 2;
+  const std::string both = latenessWarning(r);
+  EXPECT_NE(both.find("worker 2 fell behind real time: 3 emulated frame(s)"), std::string::npos)
+      << both;
+  EXPECT_NE(both.find("; besides, 2 frame(s) from timed ns-3 clients"), std::string::npos)
+      << both;
 }
 
 // The same link with an untimed client (fpctl, raw tests): bare frames, at their arrival.

@@ -92,8 +92,9 @@ void printLine(const std::map<PortId, std::string>& names, const CapturedFrame& 
     } else if (type == 0x0806) {
       what = " ARP";
     } else {
-      char buf[16];
-      std::snprintf(buf, sizeof(buf), " ethertype 0x%04x", type);
+      // Sized by the longest text: a 16-bit type is four hex digits.
+      char buf[sizeof(" ethertype 0xffff")];
+      std::snprintf(buf, sizeof(buf), " ethertype 0x%04x", unsigned(type));
       what = buf;
     }
   }

@@ -47,7 +47,8 @@ std::string aqmText(const LinkParams& p) {
 }
 
 uint64_t linkDrops(const LinkDirectionStats& s) {
-  return s.queue_drops + s.loss_drops + s.full_drops + s.link_down_drops + s.aqm_drops;
+  return s.queue_drops + s.loss_drops + s.full_drops + s.link_down_drops + s.aqm_drops +
+         s.backoff_drops;
 }
 
 /// Frames dropped (queue, loss, emulation capacity, link down) per frame offered to the
@@ -156,6 +157,8 @@ void linkStatsJson(JsonWriter& w, const LinkDirectionStats& s) {
       .value(s.aqm_drops)
       .key("aqm_marks")
       .value(s.aqm_marks)
+      .key("backoff_drops")
+      .value(s.backoff_drops)
       .key("link_down_drops")
       .value(s.link_down_drops)
       .key("duplicated")
@@ -196,6 +199,7 @@ std::string linkStatsLine(const LinkDirectionStats& s) {
          (s.aqm_drops || s.aqm_marks
               ? ", aqm " + count(s.aqm_drops) + ", marked " + count(s.aqm_marks)
               : std::string()) +
+         (s.backoff_drops ? ", backoff " + count(s.backoff_drops) : std::string()) +
          "), queued " + count(s.depth_packets) + ", in flight " +
          count(s.in_flight) + ", time in queue p50 " + sojournText(s, s.sojourn_p50_ns) +
          " p99 " + sojournText(s, s.sojourn_p99_ns);

@@ -118,6 +118,8 @@ Result<std::vector<NodeInfo>> Client::nodes() {
 Status Client::createLink(const LinkSpec& spec) {
   // Only a link with emulation needs 1.4 (an older server would ignore the parameters).
   const bool emulated = !(spec.a_to_b == LinkParams{}) || !(spec.b_to_a == LinkParams{});
+  for (const LinkParams* p : {&spec.a_to_b, &spec.b_to_a})
+    if (auto st = requireAqm(serverInfo(), "create_link", *p); !st) return st;
   return impl_->command(*this, {emulated ? kLinkEmulation : kAnyVersion, "create_link"},
                         [&](v1::Request& q) { toWire(spec, q.mutable_create_link()); });
 }
@@ -136,6 +138,7 @@ Status Client::setLinkState(const std::string& name, bool up) {
 
 Status Client::setLinkParams(const std::string& name, LinkDirection direction,
                              const LinkParams& params) {
+  if (auto st = requireAqm(serverInfo(), "set_link_params", params); !st) return st;
   return impl_->command(*this, {kLinkEmulation, "set_link_params"}, [&](v1::Request& q) {
     auto* r = q.mutable_set_link_params();
     r->set_name(name);

@@ -44,6 +44,20 @@ Status requireFeature(const ServerInfo& info, const CallInfo& call) {
                                 "; " + f.needs + " (upgrade fastpathd)");
 }
 
+Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params) {
+  if (params.aqm == LinkParams::Aqm::kNone || info.major > kProtocolMajor ||
+      (info.major == kProtocolMajor && info.minor >= kLinkAqmMinor))
+    return {};
+  return makeError(-EPROTONOSUPPORT,
+                   std::string(call) + ": a queue discipline (aqm " +
+                       std::string(aqmName(params.aqm)) + ") needs protocol " +
+                       std::to_string(kProtocolMajor) + "." + std::to_string(kLinkAqmMinor) +
+                       " (this client speaks " + std::to_string(kProtocolMajor) + "." +
+                       std::to_string(kProtocolMinor) + "); fastpathd speaks " +
+                       std::to_string(info.major) + "." + std::to_string(info.minor) +
+                       " and would ignore it (upgrade fastpathd, or use no queue discipline)");
+}
+
 Client::Impl::Impl(std::string p, ClientOptions o)
   : path(std::move(p)), opt(std::move(o)), dec(opt.max_message_bytes) {}
 

@@ -42,6 +42,15 @@ struct CallInfo {
 /// -ENOSYS naming the call when the server (`info`) is older than `call` needs.
 Status requireFeature(const ServerInfo& info, const CallInfo& call);
 
+/// The first protocol minor whose servers know a link direction's queue discipline
+/// (LinkParams::aqm).
+inline constexpr uint32_t kLinkAqmMinor = 9;
+/// -EPROTONOSUPPORT naming both versions when `params` has a queue discipline and the
+/// server (`info`) is older than 1.9: it would drop the field unseen and shape the link
+/// with a plain drop-tail queue. Not -ENOSYS: a caller that falls back to an unshaped
+/// link on a server without link emulation must not lose the queue discipline that way.
+Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params);
+
 namespace detail {
 template <typename T>
 struct AsResult {

@@ -199,6 +199,7 @@ LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
   s.full_drops = in.full_drops();
   s.aqm_drops = in.aqm_drops();
   s.aqm_marks = in.aqm_marks();
+  s.backoff_drops = in.backoff_drops();
   s.duplicated = in.duplicated();
   s.corrupted = in.corrupted();
   s.link_down_drops = in.link_down_drops();

@@ -195,6 +195,7 @@ void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
   out->set_full_drops(in.full_drops);
   out->set_aqm_drops(in.aqm_drops);
   out->set_aqm_marks(in.aqm_marks);
+  out->set_backoff_drops(in.backoff_drops);
   out->set_duplicated(in.duplicated);
   out->set_corrupted(in.corrupted);
   out->set_link_down_drops(in.link_down_drops);

@@ -153,6 +153,118 @@ TEST_F(ServerTest, VersionMismatchIsRefusedNamingBothVersions) {
       << c.error().message;
 }
 
+// A fastpathd of protocol 1.`minor` as far as one client can tell: it answers Hello with
+// that version and every other request with OK, and keeps what it was asked.
+class OlderServer {
+ public:
+  explicit OlderServer(uint32_t minor) : minor_(minor) {
+    char dir[] = "/tmp/fp-older-server-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    dir_ = dir;
+    path_ = dir_ + "/sock";
+    listen_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path_.c_str(), sizeof(a.sun_path) - 1);
+    if (::bind(listen_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) < 0 ||
+        ::listen(listen_, 1) < 0)
+      return;
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~OlderServer() {
+    if (thread_.joinable()) thread_.join();
+    if (listen_ >= 0) ::close(listen_);
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  /// What the client sent, once it closed its connection.
+  const std::vector<v1::Request>& requests() {
+    if (thread_.joinable()) thread_.join();
+    return requests_;
+  }
+
+ private:
+  void serve() {
+    const int c = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) return;
+    FrameDecoder dec(64u << 20);
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::recv(c, buf, sizeof(buf), 0);
+      if (n <= 0) break;
+      dec.append(buf, size_t(n));
+      v1::Request req;
+      while (dec.next(&req) == FrameDecoder::State::kFrame) {
+        requests_.push_back(req);
+        v1::ServerMessage m;
+        m.mutable_reply()->set_id(req.id());
+        if (req.has_hello()) {
+          m.mutable_reply()->mutable_hello()->mutable_version()->set_major(kProtocolMajor);
+          m.mutable_reply()->mutable_hello()->mutable_version()->set_minor(minor_);
+        }
+        std::string w;
+        if (!encodeFrame(m, 64u << 20, &w) ||
+            ::send(c, w.data(), w.size(), MSG_NOSIGNAL) != ssize_t(w.size()))
+          break;
+      }
+    }
+    ::close(c);
+  }
+
+  uint32_t minor_;
+  std::string dir_, path_;
+  int listen_ = -1;
+  std::thread thread_;
+  std::vector<v1::Request> requests_;
+};
+
+TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
+  OlderServer server(8);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ((*c)->serverInfo().minor, 8u);
+    LinkParams codel;
+    codel.aqm = LinkParams::Aqm::kCoDel;
+    LinkSpec spec;
+    spec.name = "l1";
+    spec.b_to_a = codel;
+    auto st = (*c)->createLink(spec);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    const std::string both = "needs protocol 1.9 (this client speaks 1." +
+                             std::to_string(kProtocolMinor) + "); fastpathd speaks 1.8";
+    EXPECT_NE(st.error().message.find("create_link: a queue discipline (aqm codel) " + both),
+              std::string::npos)
+        << st.error().message;
+    st = (*c)->setLinkParams("l1", LinkDirection::kAToB, codel);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("set_link_params: "), std::string::npos)
+        << st.error().message;
+    // Without a queue discipline the same calls reach the server.
+    spec.b_to_a = LinkParams{};
+    spec.b_to_a.delay_ns = 1000000;
+    EXPECT_TRUE((*c)->createLink(spec));
+    codel.aqm = LinkParams::Aqm::kNone;
+    EXPECT_TRUE((*c)->setLinkParams("l1", LinkDirection::kAToB, codel));
+  }
+  int hello = 0, create = 0, set = 0;
+  for (const v1::Request& r : server.requests()) {
+    hello += r.has_hello();
+    create += r.has_create_link();
+    set += r.has_set_link_params();
+    if (r.has_create_link()) {
+      EXPECT_FALSE(r.create_link().b_to_a().has_aqm()) << "no queue discipline was sent";
+    }
+  }
+  EXPECT_EQ(hello, 1);
+  EXPECT_EQ(create, 1) << "only the link without a queue discipline";
+  EXPECT_EQ(set, 1);
+}
+
 TEST_F(ServerTest, RequestBeforeHelloIsRejected) {
   int s = rawConnect(h_.socketPath());
   ASSERT_GE(s, 0);

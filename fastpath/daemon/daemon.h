@@ -222,6 +222,7 @@ class Daemon : public TopologyControl {
   Network net_;  ///< nodes, ports, links, segments, hosts
   LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
+  std::vector<uint64_t> late_on_arrival_seen_;  ///< per worker, likewise
   std::vector<int> rt_refused_;  ///< per worker: the priority last refused (warned once), or -1
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;

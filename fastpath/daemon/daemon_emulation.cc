@@ -9,6 +9,7 @@
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
 #include "fastpath/log.h"
+#include "worker/lateness_warning.h"
 
 namespace fastpath {
 
@@ -41,6 +42,7 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.full_drops += c.full_drops.load();
     d.aqm_drops += c.aqm_drops.load();
     d.aqm_marks += c.aqm_marks.load();
+    d.backoff_drops += c.backoff_drops.load();
     d.duplicated += c.duplicated.load();
     d.corrupted += c.corrupted.load();
     d.depth_packets += c.depth_packets.load();
@@ -71,21 +73,19 @@ bool Daemon::emulates() const {
 
 void Daemon::checkEmulationLateness() {
   late_frames_seen_.resize(workers_.size(), 0);
+  late_on_arrival_seen_.resize(workers_.size(), 0);
   for (size_t i = 0; i < workers_.size(); ++i) {
     const auto& c = workers_[i]->counters();
     const uint64_t late = c.link_late_frames.get();
     if (late == late_frames_seen_[i]) continue;
-    pr_warn_ratelimited(
-        "worker %zu fell behind real time: %llu emulated frame(s) left more than %llu us "
-        "after their arrival time in the last second (lateness p99 %llu us, max %llu us); "
-        "the link emulation is not faithful — give the worker a CPU of its own (--cores) or "
-        "emulate less (this host's clock offset: %s)",
-        i, (unsigned long long)(late - late_frames_seen_[i]),
-        (unsigned long long)(workers_[i]->options().lateness_warn_ns / 1000),
-        (unsigned long long)(c.lateness.quantile(0.99) / 1000),
-        (unsigned long long)(c.lateness.max() / 1000),
-        wires_ ? wires_->clock().text().c_str() : "not checked");
+    const uint64_t on_arrival = c.link_late_on_arrival.get();
+    const std::string text = latenessWarning(
+        {i, late - late_frames_seen_[i], on_arrival - late_on_arrival_seen_[i],
+         workers_[i]->options().lateness_warn_ns, c.lateness.quantile(0.99), c.lateness.max(),
+         wires_ ? wires_->clock().text() : "not checked"});
+    pr_warn_ratelimited("%s", text.c_str());
     late_frames_seen_[i] = late;
+    late_on_arrival_seen_[i] = on_arrival;
   }
 }
 

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 
 #include "fastpath/log.h"
+#include "fastpath/monotonic_clock.h"
 #include "fp_abi.h"
 
 namespace fastpath {
@@ -48,12 +49,6 @@ struct ProbeFrame {
   ProbeMsg msg;
 };
 static_assert(offsetof(ProbeFrame, msg) == 16, "the probe follows the header and padding");
-
-uint64_t nowNs() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
-}
 
 template <size_t N>
 void putName(char (&out)[N], const std::string& s) {
@@ -138,7 +133,7 @@ void WireProbe::send(uint8_t type, uint64_t seq, uint64_t t1, uint64_t t2,
   f.msg.seq = seq;
   f.msg.t1 = t1;
   f.msg.t2 = t2;
-  f.msg.t3 = nowNs();
+  f.msg.t3 = monotonicNs();
   sockaddr_ll to{};
   to.sll_family = AF_PACKET;
   to.sll_ifindex = ifindex_;
@@ -155,7 +150,7 @@ void WireProbe::loop() {
     sockaddr_ll from{};
     socklen_t len = sizeof(from);
     const ssize_t n = recvfrom(fd_, &f, sizeof(f), 0, reinterpret_cast<sockaddr*>(&from), &len);
-    const uint64_t now = nowNs();
+    const uint64_t now = monotonicNs();
     if (n < 0 || from.sll_pkttype == PACKET_OUTGOING) continue;
     const ProbeMsg& m = f.msg;
     if (size_t(n) < sizeof(f) || std::memcmp(m.magic, kMagic, 4) || m.version != 1 ||
@@ -186,7 +181,7 @@ Result<WireLatency> WireProbe::measure(uint32_t wait_ms, int count) {
     rtt_.clear();
     while (rtt_.empty() && std::chrono::steady_clock::now() < deadline) {
       g.unlock();
-      send(kRequest, seq++, nowNs(), 0, kBroadcast);
+      send(kRequest, seq++, monotonicNs(), 0, kBroadcast);
       g.lock();
       cv_.wait_for(g, milliseconds(50), [&] { return !rtt_.empty(); });
     }
@@ -199,7 +194,7 @@ Result<WireLatency> WireProbe::measure(uint32_t wait_ms, int count) {
     rtt_.clear();
   }
   for (int i = 0; i < count; ++i) {
-    send(kRequest, seq++, nowNs(), 0, kBroadcast);
+    send(kRequest, seq++, monotonicNs(), 0, kBroadcast);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   std::unique_lock<std::mutex> g(mu_);

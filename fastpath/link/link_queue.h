@@ -14,6 +14,16 @@
 
 namespace fastpath {
 
+/// The verdict the receiving port's classifier gave a frame handed over ahead of its
+/// arrival time (worker/worker_timed.h): the port does not classify it again. Only CONTROL
+/// verdicts are carried; a frame without one is classified at the port.
+struct CarriedVerdict {
+  bool control = false;  ///< a CONTROL verdict is carried
+  uint8_t reason = 0;    ///< its enum fp_reason
+  uint8_t l3_proto = 0;  ///< FP_L3_*
+  uint8_t l4_proto = 0;  ///< IPPROTO_* of the transport header, 0 if none
+};
+
 struct LinkFrame {
   uint64_t addr;
   uint32_t len;
@@ -22,7 +32,10 @@ struct LinkFrame {
   /// worker reports its lateness against it once the peer end has handed it on. 0: not
   /// emulated.
   uint64_t due = 0;
+  CarriedVerdict verdict{};  ///< frames handed over early: their receiver's verdict
 };
+// The carried verdict takes 4 bytes and the alignment pads them to 8: 32 bytes a frame.
+static_assert(sizeof(LinkFrame) == 32);
 
 /// Deleting a link retires its queues (Retirable): the worker discards what is queued
 /// (counted) before the daemon reuses them.

@@ -209,7 +209,7 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
           !CsmaBackoff::start(std::max(now, last_tx_end_), busy_until_,
                               [this] { return backoff_rng_.uniform(); }, &tx_start)) {
         counters.backoff_drops.fetch_add(1, std::memory_order_relaxed);
-        return Admit::kQueueFull;
+        return Admit::kBackoffDrop;
       }
       waiting_[wait_tail_++ % capacity_] = Waiting{tx_start, len};
       wait_bytes_ += len;

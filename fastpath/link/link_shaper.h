@@ -123,6 +123,7 @@ class LinkShaper : public Retirable {
     kQueueFull,     ///< the drop-tail queue's (or the discipline's) limit
     kCapacityFull,
     kAqmDrop,  ///< the discipline drops it (at what would be its dequeue time)
+    kBackoffDrop,  ///< a shared medium's sender gave it up after ns-3's backoff retries
   };
   static bool queued(Admit a) { return a == Admit::kQueued || a == Admit::kQueuedMarked; }
   /// Admits a frame sent at `now`: queue limit, departure and arrival times. `from` comes

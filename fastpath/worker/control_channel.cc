@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "fastpath/log.h"
+#include "fastpath/monotonic_clock.h"
 
 namespace fastpath {
 
@@ -180,10 +181,7 @@ void ControlRelay::drain(Route& r, uint8_t* scratch) {
     slot->len = uint32_t(len) - head;
     slot->sent = 0;
     if (timed) {
-      timespec ts;
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      const uint64_t now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-      const SentStamp s = clampSentStamp(stamp.time_ns, now, ch->last_sent_);
+      const SentStamp s = clampSentStamp(stamp.time_ns, monotonicNs(), ch->last_sent_);
       ch->last_sent_ = s.sent;
       slot->sent = s.sent;
       if (s.future) ch->stamp_future.fetch_add(1, std::memory_order_relaxed);

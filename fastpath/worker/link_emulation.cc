@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "fastpath/monotonic_clock.h"
 #include "link/ecn.h"
 #include "xsk/xsk_port.h"
 
@@ -44,9 +45,7 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
   }
   // The frame's own sending time, not the pass's start: a pass takes microseconds. A
   // frame the model had arrive earlier (`sent`) is sent then: never later than the clock.
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  const uint64_t clock = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  const uint64_t clock = monotonicNs();
   const uint64_t now = sent && sent < clock ? sent : clock;
   // Only a queue discipline with ECN looks at the frame's ECN bits.
   const bool ect = sh.params().aqm_ecn && ecnCapable(pkt, len);
@@ -64,6 +63,7 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     frames_.drop(at,
                  r == LinkShaper::Admit::kQueueFull ? WorkerDrop::kLinkQueueDrop
                  : r == LinkShaper::Admit::kAqmDrop ? WorkerDrop::kLinkAqmDrop
+                 : r == LinkShaper::Admit::kBackoffDrop ? WorkerDrop::kLinkBackoffDrop
                                                     : WorkerDrop::kLinkEmulationFull,
                  a);
   };

@@ -5,6 +5,7 @@
 // when the loop runs worker_schedule.cc, punts and events worker_punt.cc.
 #include "worker/worker.h"
 
+#include "fastpath/monotonic_clock.h"
 #include "fastpath/userspace_classifier.h"
 
 #include <sys/eventfd.h>
@@ -157,17 +158,13 @@ Status Worker::publishPorts(std::unique_ptr<PortSet> set, int timeout_ms) {
 Status Worker::awaitPorts(uint64_t version, int timeout_ms) {
   // The worker switches at the start of its next pass; an idle one is woken for it.
   const uint64_t one = 1;
-  timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  const uint64_t start = monotonicNs();
   for (;;) {
     if (ports_pub_.served() >= version) return {};
     if (write(wake_fd_, &one, sizeof(one)) < 0) {
       // The counter is full: the worker is awake anyway.
     }
-    timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    const int64_t ms = int64_t(now.tv_sec - start.tv_sec) * 1000 +
-                       (int64_t(now.tv_nsec) - int64_t(start.tv_nsec)) / 1000000;
+    const int64_t ms = int64_t((monotonicNs() - start) / 1000000);
     if (ms > timeout_ms)
       return makeError(-ETIMEDOUT, "worker " + std::to_string(options_.index) +
                                        " did not take the new port set within " +

@@ -264,6 +264,10 @@ class Worker {
   /// waited after their arrival time; also in `link`'s own histogram (the direction that
   /// timed them), when given.
   void recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link);
+  /// A timed client's frame for `port` stamped `sent`: counted late on arrival when even
+  /// its earliest arrival time (the stamp plus the emulation's delay) is over
+  /// lateness_warn_ns past (its sender ran behind real time; it will leave that late).
+  void noteLateOnArrival(PortId port, uint64_t sent);
   /// The egress emulation of interface port p, if any.
   LinkShaper* egressShaper(PortId p) const {
     return links_ && p < links_->egress.size() ? links_->egress[p] : nullptr;

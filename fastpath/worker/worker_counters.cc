@@ -22,6 +22,7 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kLinkLoss: return "link_loss";
     case WorkerDrop::kLinkQueueDrop: return "link_queue_drop";
     case WorkerDrop::kLinkAqmDrop: return "link_aqm_drop";
+    case WorkerDrop::kLinkBackoffDrop: return "link_backoff_drop";
     case WorkerDrop::kLinkEmulationFull: return "link_emulation_full";
     case WorkerDrop::kSegmentUnknownDst: return "segment_unknown_dst";
     case WorkerDrop::kSegmentNoFrame: return "segment_no_frame";

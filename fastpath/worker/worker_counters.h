@@ -39,6 +39,7 @@ enum class WorkerDrop : uint8_t {
   kMediumNoFrame,       ///< "medium_no_frame": no free UMEM frame for a received copy
   kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
   kLinkAqmDrop,         ///< "link_aqm_drop": the link's queue discipline (CoDel) dropped it
+  kLinkBackoffDrop,     ///< "link_backoff_drop": a segment sender gave up after 1000 backoffs
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);
@@ -73,6 +74,9 @@ struct alignas(64) WorkerCounters {
   Counter link_tables;             ///< link port tables switched to
   Counter link_frames_discarded;   ///< frames queued on links when they were deleted
   Counter link_late_frames;        ///< emulated frames handed on over lateness_warn_ns late
+  /// Of those, timed clients' frames already over lateness_warn_ns past their arrival time
+  /// (their send stamp plus the delay) when the worker took them: their sender was late.
+  Counter link_late_on_arrival;
   Counter port_tables;             ///< interface port sets switched to
   Counter port_frames_discarded;   ///< frames received or staged on ports when detached
   /// How late emulated frames were handed on against their arrival time: the emulation's

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fastpath/monotonic_clock.h"
 #include "worker/worker.h"
 
 namespace fastpath {
@@ -230,6 +231,7 @@ uint32_t Worker::transmitControl() {
       if (frames_.copyOf(f->data, f->len, &addr)) {
         port_counters_[f->port].ctrl_tx_packets.add(1);
         // A timed client's frame is sent when its stamp says (the relay clamped it).
+        if (f->sent) noteLateOnArrival(f->port, f->sent);
         transmit(f->port, addr, f->len, f->port, f->sent);
       } else {
         frames_.count(f->port, WorkerDrop::kCtrlTxNoFrame);
@@ -324,9 +326,7 @@ void Worker::watchRxDrops() {
 uint32_t Worker::pollOnce(bool* tx_pending) {
   uint32_t work = 0;
   // One clock read per loop (vDSO, no syscall) for the punt limiters.
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  now_ns_ = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+  now_ns_ = monotonicNs();
   // The previous pass's RX frames over the time until this one: the drain rate that
   // sizes the frames lent for RX.
   if (last_pass_rx_) {

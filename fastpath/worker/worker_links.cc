@@ -7,19 +7,11 @@
 
 #include <cassert>
 
+#include "fastpath/monotonic_clock.h"
 #include "fastpath/userspace_classifier.h"
 #include "worker/worker.h"
 
 namespace fastpath {
-namespace {
-
-uint64_t monotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
-}  // namespace
 
 void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in, uint64_t sent) {
   auto when = [&] { return sent != kSentOfBatch ? sent : sentAt(addr); };
@@ -176,6 +168,15 @@ void Worker::recordLateness(const uint64_t* due, uint32_t n, LinkShaper* link) {
     if (link) link->counters.lateness.add(late);
     if (late > options_.lateness_warn_ns) counters_.link_late_frames.add(1);
   }
+}
+
+void Worker::noteLateOnArrival(PortId port, uint64_t sent) {
+  const LinkShaper* sh = egressShaper(port);
+  if (const LinkPortSlot* slot = links_ ? links_->find(port) : nullptr)
+    sh = slot->segment ? slot->segment->shaper : slot->shaper;
+  if (!sh) return;  // not emulated: no arrival time, no lateness
+  if (sent + sh->params().delay_ns + options_.lateness_warn_ns < monotonicNs())
+    counters_.link_late_on_arrival.add(1);
 }
 
 void Worker::switchLinkPorts() {

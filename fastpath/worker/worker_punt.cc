@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fastpath/monotonic_clock.h"
 #include "worker/worker.h"
 
 namespace fastpath {
@@ -77,12 +78,8 @@ void Worker::flushPunts(PortId in) {
   const bool timed = cur_channel_->timed();
   mmsghdr* msgs = punt_msgs_.data();
   iovec* iov = punt_iov_.data();
-  uint64_t early = 0, now = 0;
-  if (timed) {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    now = uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-  }
+  uint64_t early = 0;
+  const uint64_t now = timed ? monotonicNs() : 0;
   for (uint32_t i = 0; i < total; ++i) {
     const bool c = i < punt_n_;
     const uint32_t k = c ? i : i - punt_n_;

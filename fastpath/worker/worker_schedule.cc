@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "fastpath/log.h"
+#include "fastpath/monotonic_clock.h"
 #include "worker/worker.h"
 
 namespace fastpath {
@@ -146,11 +147,6 @@ void Worker::run() {
   // Emulated links wake the worker at their frames' arrival times: the default 50 us of
   // timer slack would be the emulation's error.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  auto monotonicNs = [] {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-  };
   uint32_t idle = 0;
   uint64_t last_work_ns = 0;
   uint64_t spin_mark = 0;  // the previous pass spun for an arrival: when it started

@@ -81,7 +81,7 @@ void TimedRelease::decide(const LinkPortTable& t, Watch& w, const LinkFrame& f) 
     const fp_xdp_meta m = at.classifier->classify(pkt, f.len);
     if (m.verdict != FP_VERDICT_CONTROL) return;
     w.early |= uint64_t(1) << bit;
-    w.packed[bit] = pack(m);
+    w.verdict[bit] = pack(m);
   };
   if (!ShaperKey::isSegment(w.key)) {
     w.takers = 1;
@@ -123,7 +123,7 @@ uint32_t TimedRelease::releaseLink(const LinkPortTable& t, Watch& w, LinkShaper&
     if (!mayDeliverEarly(f.due, now, lead, true, w.early)) break;
     sh.releaseNext(&f);
     w.addr = ~0ull;
-    f.from = w.packed[0];
+    f.verdict = w.verdict[0];
     if (!inbox_.push(*slot->to_peer, slot->peer, f, WorkerFrames::From::kLink))
       frames_.drop(slot->peer, WorkerDrop::kLinkQueueFull, f.addr, WorkerFrames::From::kLink);
     ++n;
@@ -132,10 +132,10 @@ uint32_t TimedRelease::releaseLink(const LinkPortTable& t, Watch& w, LinkShaper&
   return n;
 }
 
-void TimedRelease::handSegment(const SegmentMember& m, const LinkFrame& f, uint32_t packed,
-                               bool last) {
+void TimedRelease::handSegment(const SegmentMember& m, const LinkFrame& f,
+                               CarriedVerdict verdict, bool last) {
   LinkFrame to = f;
-  to.from = packed;
+  to.verdict = verdict;
   if (last) {
     if (!inbox_.push(*m.inbound, m.port, to, WorkerFrames::From::kLink))
       frames_.drop(m.port, WorkerDrop::kLinkQueueFull, f.addr, WorkerFrames::From::kLink);
@@ -171,7 +171,7 @@ uint32_t TimedRelease::releaseSegment(const LinkPortTable& t, Watch& w, LinkShap
     const int last = leaves ? 63 - __builtin_clzll(ready) : -1;
     for (uint64_t r = ready; r; r &= r - 1) {
       const int i = __builtin_ctzll(r);
-      handSegment(seg.members[size_t(i)], f, w.packed[i], i == last);
+      handSegment(seg.members[size_t(i)], f, w.verdict[i], i == last);
       got(seg.members[size_t(i)].port);
     }
     w.served |= ready;

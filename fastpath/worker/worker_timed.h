@@ -12,7 +12,8 @@
 // that took a frame while one of their receivers had a timed client are looked at, and
 // only their head frame (the one the emulation gives next), whose verdicts are taken once
 // and kept until it leaves. A frame handed over early carries its verdict to the
-// receiving end (cached(), cachedMeta()), which then does not classify it again.
+// receiving end (LinkFrame::verdict; cached(), cachedMeta()), which then does not classify
+// it again.
 #pragma once
 
 #include <cstdint>
@@ -55,13 +56,10 @@ class TimedRelease {
   uint64_t classified() const { return classified_; }
 
   /// A frame handed over early carries its receiver's verdict (CONTROL and its reason and
-  /// protocols) in LinkFrame::from, which a link port's frame does not use otherwise
-  /// (segments' senders are port ids, far below the flag bit).
-  static constexpr uint32_t kCachedFlag = 1u << 31;
-  static bool cached(const LinkFrame& f) { return f.from & kCachedFlag; }
-  static uint32_t pack(const fp_xdp_meta& m) {
-    return kCachedFlag | uint32_t(m.reason) | uint32_t(m.l3_proto) << 8 |
-           uint32_t(m.l4_proto) << 16;
+  /// protocols) in LinkFrame::verdict.
+  static bool cached(const LinkFrame& f) { return f.verdict.control; }
+  static CarriedVerdict pack(const fp_xdp_meta& m) {
+    return CarriedVerdict{true, m.reason, m.l3_proto, m.l4_proto};
   }
   /// The verdict a cached frame carries: CONTROL (header offsets are not kept: nothing
   /// looks at a CONTROL frame's headers on the way to the channel).
@@ -69,9 +67,9 @@ class TimedRelease {
     fp_xdp_meta m{};
     m.magic = FP_META_MAGIC;
     m.verdict = FP_VERDICT_CONTROL;
-    m.reason = uint8_t(f.from);
-    m.l3_proto = uint8_t(f.from >> 8);
-    m.l4_proto = uint8_t(f.from >> 16);
+    m.reason = f.verdict.reason;
+    m.l3_proto = f.verdict.l3_proto;
+    m.l4_proto = f.verdict.l4_proto;
     return m;
   }
 
@@ -83,8 +81,8 @@ class TimedRelease {
     uint64_t takers = 0;    ///< members the frame goes to (links: bit 0, the peer end)
     uint64_t early = 0;     ///< of those, the ones that may take it early
     uint64_t served = 0;    ///< of those, the ones that got it
-    PortId peer = 0;                         ///< links: the peer end
-    uint32_t packed[kMaxSegmentPorts] = {};  ///< the packed verdict per early member
+    PortId peer = 0;                                ///< links: the peer end
+    CarriedVerdict verdict[kMaxSegmentPorts] = {};  ///< the verdict per early member
   };
   /// Takes the verdicts for `w`'s head frame `f`.
   void decide(const LinkPortTable& t, Watch& w, const LinkFrame& f);
@@ -108,7 +106,8 @@ class TimedRelease {
   /// Segment head frame `f` to member `m` early; `last`: no member is left to take it
   /// after this one, so it takes the frame itself (else a copy; what cannot be handed
   /// over is a counted drop, as at the arrival time).
-  void handSegment(const SegmentMember& m, const LinkFrame& f, uint32_t packed, bool last);
+  void handSegment(const SegmentMember& m, const LinkFrame& f, CarriedVerdict verdict,
+                   bool last);
   void got(PortId p);
 };
 

@@ -93,7 +93,13 @@ ApplyLinkParams(fastpath::ctrl::Client& client,
                 fastpath::LinkDirection direction,
                 const fastpath::LinkParams& params)
 {
-    return client.setLinkParams(link, direction, params);
+    fastpath::Status st = client.setLinkParams(link, direction, params);
+    // A queue discipline mirrored from a queue disc that this fastpathd would ignore: the
+    // link would run with a drop-tail queue instead of the script's model.
+    NS_ABORT_MSG_IF(!st.ok() && st.error().code == -EPROTONOSUPPORT,
+                    "FastPathPointToPointHelper: fastpathd link " << link << ": "
+                                                                  << st.error().message);
+    return st;
 }
 
 /// Gives `device`'s TxQueue the maximum size of `queue` (the stand-in's) where it holds no

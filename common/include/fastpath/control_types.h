@@ -83,6 +83,9 @@ struct LinkDirectionStats {
   uint64_t enqueued = 0, delivered = 0, queue_drops = 0, loss_drops = 0, full_drops = 0;
   uint64_t duplicated = 0, corrupted = 0, link_down_drops = 0;
   uint64_t aqm_drops = 0, aqm_marks = 0;  ///< by the queue discipline: dropped, marked CE
+  /// A segment's senders gave these up after ns-3's 1000 backoff retries (CsmaNetDevice's
+  /// TransmitAbort: the medium busy for over ~0.5 s); always 0 on a link.
+  uint64_t backoff_drops = 0;
   uint64_t depth_packets = 0, depth_bytes = 0, in_flight = 0;
   uint64_t sojourn_p50_ns = 0, sojourn_p99_ns = 0, sojourn_max_ns = 0;
   /// How long after their arrival time frames were handed on at the far end (the

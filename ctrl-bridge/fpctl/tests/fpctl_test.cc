@@ -13,6 +13,8 @@
 #include <future>
 #include <sstream>
 
+#include "capture_backend.h"
+#include "hosts_backend.h"
 #include "multi_node_backend.h"
 #include "server_harness.h"
 
@@ -228,11 +230,13 @@ TEST(FpctlCli, PermissionDeniedIsExit4) {
 // ---------------------------------------------------------------- nodes and links
 
 /// fpctl against a server with nodes: the default node (fp0..fp2), r1 (r1-eth0/1, ids
-/// 10/11) and r2 (r2-eth0/1, ids 20/21).
-class FpctlNodes : public ::testing::Test {
+/// 10/11) and r2 (r2-eth0/1, ids 20/21); `Backend` a MultiNodeBackend or one derived from
+/// it (HostsBackend: segments too).
+template <typename Backend>
+class FpctlOn : public ::testing::Test {
  protected:
-  FpctlNodes() {
-    auto b = std::make_unique<testing::MultiNodeBackend>();
+  FpctlOn() {
+    auto b = std::make_unique<Backend>();
     multi_ = b.get();
     EXPECT_TRUE(multi_->addNode("r1", testing::MultiNodeBackend::interfacePorts("r1-eth", 10)));
     EXPECT_TRUE(multi_->addNode("r2", testing::MultiNodeBackend::interfacePorts("r2-eth", 20)));
@@ -246,9 +250,11 @@ class FpctlNodes : public ::testing::Test {
   std::size_t routesIn(const std::string& node) {
     return h_->onServer([&] { return multi_->table(node)->routes().size(); });
   }
-  testing::MultiNodeBackend* multi_ = nullptr;
+  Backend* multi_ = nullptr;
   std::unique_ptr<ServerHarness> h_;
 };
+using FpctlNodes = FpctlOn<testing::MultiNodeBackend>;
+using FpctlSegments = FpctlOn<testing::HostsBackend>;
 
 TEST_F(FpctlNodes, NodeOptionScopesRouteNeighRulesPortsAndStats) {
   auto add =
@@ -608,6 +614,82 @@ TEST_F(FpctlNodes, ChangingNodesAndLinksAsAnotherUserIsPermissionDenied) {
   auto emulate = fpctl({"-s", h.socketPath(), "link", "set", "l", "delay", "5ms"}, 65534);
   EXPECT_EQ(emulate.exit_code, 4) << emulate.err;
   EXPECT_EQ(fpctl({"-s", h.socketPath(), "node", "list"}, 65534).exit_code, 0);
+}
+
+TEST_F(FpctlNodes, LinkShowHasAQueueDisciplinesRows) {
+  ASSERT_EQ(run({"link", "add", "r1-r2", "r1:to-r2", "r2", "rate", "10mbit"}).exit_code, 0);
+  // Without a queue discipline on either direction there are no aqm rows.
+  auto plain = run({"link", "show", "r1-r2"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("aqm"), std::string::npos) << plain.out;
+  auto set = run({"link", "set", "r1-r2", "a-to-b", "aqm", "codel", "target", "2ms", "ecn"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  h_->onServer([&] {
+    LinkDirectionStats s;
+    s.tx_packets = 1000;
+    s.delivered = 990;
+    s.aqm_drops = 7;
+    s.aqm_marks = 2;
+    s.queue_drops = 3;
+    return multi_->setLinkStats("r1-r2", s, LinkDirectionStats{});
+  });
+  auto show = run({"link", "show", "r1-r2"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  for (const char* line : {"    aqm             codel aqm-limit-bytes 1500000 target 2ms interval 100ms ecn none\n",
+                           "    queue drops     3                        0\n",
+                           "    aqm drops       7                        0\n",
+                           "    aqm marks       2                        0\n",
+                           "    drop ratio      1.00%                    -\n"})
+    EXPECT_NE(show.out.find(line), std::string::npos) << line << "\n" << show.out;
+}
+
+TEST_F(FpctlSegments, SegmentShowCountsBackoffDropsApart) {
+  ASSERT_EQ(run({"segment", "add", "lan", "r1", "r2", "rate", "10mbit"}).exit_code, 0);
+  auto quiet = run({"segment", "show", "lan"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out.find("backoff"), std::string::npos) << "none yet: " << quiet.out;
+  ASSERT_TRUE(h_->onServer([&] {
+    LinkDirectionStats s;
+    s.tx_packets = 1000;
+    s.delivered = 990;
+    s.queue_drops = 4;
+    s.backoff_drops = 6;
+    return multi_->setSegmentStats("lan", s);
+  }));
+  auto show = run({"segment", "show", "lan"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("  medium, measured:   sent 1000, delivered 990, dropped 10 (1.00%; "
+                          "queue 4, loss 0, capacity 0, down 0, backoff 6), "),
+            std::string::npos)
+      << show.out;
+  auto json = run({"--json", "segment", "show", "lan"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(R"("queue_drops":4,)"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("backoff_drops":6,)"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("drop_ratio":0.01})"), std::string::npos) << json.out;
+}
+
+TEST(FpctlCapture, ALineNamesAnEthertypeItDoesNotDecodeWhole) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a capture needs an operator: run as root";
+  auto b = std::make_unique<testing::CaptureBackend>();
+  // An LLDP frame (0x88cc), then a frame of an experimental type (0x88b5).
+  for (uint16_t type : {uint16_t(0x88cc), uint16_t(0x88b5)}) {
+    CapturedFrame f;
+    f.time_ns = 1700000000ull * 1000000000ull;
+    f.orig_len = 60;
+    f.port = 300;
+    f.where = CaptureWhere::kRx;
+    f.data = std::string(60, '\0');
+    f.data[12] = char(type >> 8);
+    f.data[13] = char(type & 0xff);
+    b->queued.push_back(f);
+  }
+  ServerHarness h(ServerOptions{}, std::move(b));
+  ASSERT_TRUE(h.start());
+  auto cap = fpctl({"-s", h.socketPath(), "capture", "l1", "-c", "2"});
+  ASSERT_EQ(cap.exit_code, 0) << cap.err;
+  EXPECT_NE(cap.out.find(" in length 60 ethertype 0x88cc"), std::string::npos) << cap.out;
+  EXPECT_NE(cap.out.find(" in length 60 ethertype 0x88b5"), std::string::npos) << cap.out;
 }
 
 }  // namespace

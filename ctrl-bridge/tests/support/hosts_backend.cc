@@ -117,6 +117,13 @@ Status HostsBackend::setSegmentState(const std::string& name, bool up, const std
   return {};
 }
 
+bool HostsBackend::setSegmentStats(const std::string& name, const LinkDirectionStats& stats) {
+  auto it = segments_.find(name);
+  if (it == segments_.end()) return false;
+  it->second.stats = stats;
+  return true;
+}
+
 std::vector<SegmentInfo> HostsBackend::segments() const {
   std::vector<SegmentInfo> out;
   for (const auto& [name, s] : segments_) out.push_back(s);

@@ -33,6 +33,9 @@ class HostsBackend : public MultiNodeBackend {
   Status deleteSegment(const std::string& name) override;
   Status setSegmentState(const std::string& name, bool up, const std::string& node) override;
   std::vector<SegmentInfo> segments() const override;
+  /// What segments() reports as the medium's measured counters (fastpathd's workers count
+  /// them; here a test says what they are). False when there is no such segment.
+  bool setSegmentStats(const std::string& name, const LinkDirectionStats& stats);
 
  private:
   std::vector<std::string> attachable_;

@@ -196,6 +196,21 @@ TEST(LinkShaper, ASharedMediumStaysBusyForThePropagationDelayAsCsmaChannel) {
     }
 }
 
+TEST(LinkShaper, ASenderGivesAFrameUpAfterNs3sBackoffRetriesCountedApart) {
+  // A medium busy for 2 s: even 1000 retries of the largest window (999 us each) end
+  // within 1 s, so the device gives the frame up (CsmaNetDevice's TransmitAbort). Counted
+  // as a backoff drop, not as one of the queue's; a point-to-point direction queues it.
+  for (auto medium : {LinkShaper::Medium::kShared, LinkShaper::Medium::kPointToPoint}) {
+    LinkShaper s(params(10000000, 2000 * kMs, 100, 4), 1, 4096, medium);
+    ASSERT_EQ(s.admit(0, 0, 1000), LinkShaper::Admit::kQueued);
+    const bool shared = medium == LinkShaper::Medium::kShared;
+    EXPECT_EQ(s.admit(0, 1 << 12, 1000),
+              shared ? LinkShaper::Admit::kBackoffDrop : LinkShaper::Admit::kQueued);
+    EXPECT_EQ(s.counters.backoff_drops.load(), shared ? 1u : 0u);
+    EXPECT_EQ(s.counters.queue_drops.load(), 0u);
+  }
+}
+
 TEST(LinkShaper, TheQueueLimitIsHonouredExactlyUnderABurst) {
   for (uint32_t limit : {1u, 10u, 100u}) {
     LinkShaper s(params(10000000, kMs, limit), 1, 4096);

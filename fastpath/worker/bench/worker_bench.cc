@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "classifier_frames.h"
+#include "fastpath/monotonic_clock.h"
 #include "fastpath/userspace_classifier.h"
 #include "fib_testing.h"
 #include "table/checksum.h"
@@ -178,12 +179,6 @@ bool mapped(const InMemoryPorts& rig, benchmark::State& state) {
   return rig.umem != nullptr;
 }
 
-uint64_t nowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 void BM_WorkerBatch(benchmark::State& state) {
   const size_t routes = size_t(state.range(0));
   const bool v6 = state.range(1) != 0;
@@ -221,14 +216,14 @@ void BM_WorkerBatch(benchmark::State& state) {
   std::vector<uint32_t> batch_ns;
   batch_ns.reserve(1u << 22);
   for (auto _ : state) {
-    const uint64_t s0 = nowNs();
+    const uint64_t s0 = monotonicNs();
     kernelTransmit(*rig.out, kRing);
     received += kernelReceive(*rig.in, per_loop, kHeadroom, kernelRx);
     if (cold) _mm_mfence();
     const auto c0 = pmu.read();
-    const uint64_t t0 = nowNs();
+    const uint64_t t0 = monotonicNs();
     worker.pollOnce(&pending);
-    const uint64_t t1 = nowNs();
+    const uint64_t t1 = monotonicNs();
     const auto c1 = pmu.read();
     cycles += c1.first - c0.first;
     instructions += c1.second - c0.second;
@@ -391,7 +386,7 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
       uint64_t addr;
       LinkShaper* sh = table.find(linkPort(nodes + l, 0))->shaper;
       if (!rig.umem->pool().take(&addr) ||
-          sh->admit(nowNs(), addr, kFrameBytes) != LinkShaper::Admit::kQueued) {
+          sh->admit(monotonicNs(), addr, kFrameBytes) != LinkShaper::Admit::kQueued) {
         state.SkipWithError("could not place the idle links' frames");
         return;
       }
@@ -419,9 +414,9 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
   for (auto _ : state) {
     kernelTransmit(*rig.out, kRing);
     received += kernelReceive(*rig.in, kBatch, kHeadroom, kernelRx);
-    const uint64_t t0 = nowNs();
+    const uint64_t t0 = monotonicNs();
     worker.pollOnce(&pending);
-    const uint64_t t1 = nowNs();
+    const uint64_t t1 = monotonicNs();
     if (batch_ns.size() < batch_ns.capacity()) batch_ns.push_back(uint32_t(t1 - t0));
     state.SetIterationTime(double(t1 - t0) * 1e-9);
   }
@@ -522,10 +517,10 @@ void BM_EmulationRelease(benchmark::State& state) {
     if (!(*umem)->pool().take(&a)) return state.SkipWithError("UMEM too small");
   uint64_t released = 0;
   for (auto _ : state) {
-    const uint64_t t0 = nowNs();
+    const uint64_t t0 = monotonicNs();
     for (uint64_t a : addrs) send(0, a);
-    const auto due = emu.takeDue(nowNs(), table, {});
-    const uint64_t t1 = nowNs();
+    const auto due = emu.takeDue(monotonicNs(), table, {});
+    const uint64_t t1 = monotonicNs();
     if (due.size() != kBatch) return state.SkipWithError("a pass did not release its frames");
     for (uint32_t k = 0; k < kBatch; ++k) addrs[k] = due[k].frame.addr;
     book.linkToHeld(kBatch);

@@ -14,18 +14,13 @@
 #include <set>
 #include <vector>
 
+#include "fastpath/monotonic_clock.h"
 #include "worker/due_order.h"
 #include "worker/link_emulation.h"
 #include "xsk/umem.h"
 
 namespace fastpath {
 namespace {
-
-uint64_t clockNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
 
 constexpr uint32_t kLen = 64;
 
@@ -69,7 +64,7 @@ class LinkEmulationTest : public ::testing::Test {
       table_.slots.push_back(s);
     }
     last_arrival_.assign(links, 0);
-    base_ = clockNs() / 2;  // model times well in the past of the clock
+    base_ = monotonicNs() / 2;  // model times well in the past of the clock
   }
   static uint32_t key(uint32_t link) { return kFirstLinkPort + 2 * link; }
   LinkShaper& shaper(uint32_t link) { return *shapers_[link]; }

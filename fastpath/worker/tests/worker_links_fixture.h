@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "fastpath/monotonic_clock.h"
 #include "classifier_frames.h"
 #include "table/fib_manager.h"
 #include "fastpath/userspace_classifier.h"
@@ -33,14 +34,8 @@ constexpr uint32_t kFrameBytes = 160;
 constexpr uint32_t kBatch = 64;
 const MacAddress kGatewayMac{{2, 0, 0, 0, 1, 1}};
 
-inline uint64_t nowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 inline void sleepUntil(uint64_t t) {
-  while (nowNs() < t) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  while (monotonicNs() < t) std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 
 inline MacAddress linkMac(int link, int end) { return MacAddress{{2, 0x66, 0x70, 0, uint8_t(link), uint8_t(end)}}; }

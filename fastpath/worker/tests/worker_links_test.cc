@@ -66,8 +66,8 @@ TEST_F(WorkerLinksTest, AQueueDisciplinesDropsAreCountedWithTheirOwnReason) {
   EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).drop[size_t(WorkerDrop::kLinkQueueDrop)].get(),
             0u);
   size_t got = 0;
-  const uint64_t until = nowNs() + 2000000000ull;
-  while (got < kBatch - aqm && nowNs() < until) {
+  const uint64_t until = monotonicNs() + 2000000000ull;
+  while (got < kBatch - aqm && monotonicNs() < until) {
     poll();
     got += collect().size();
   }
@@ -81,15 +81,15 @@ TEST_F(WorkerLinksTest, AnEmulatedLinkNeverReleasesBeforeTheDueTimeAndCountsLate
   p.delay_ns = 3000000;  // 3 ms
   addLink(0, &p);
   start();
-  const uint64_t t_send = nowNs();
+  const uint64_t t_send = monotonicNs();
   send(std::vector<uint8_t>(20, 0));
   poll();
   EXPECT_TRUE(collect().empty()) << "nothing leaves before the link's delay";
   EXPECT_EQ(worker_->accounting().in_link, 20u) << "the frames are in the link";
   std::vector<uint32_t> out;
-  while (out.size() < 20 && nowNs() < t_send + 1000000000) {
+  while (out.size() < 20 && monotonicNs() < t_send + 1000000000) {
     poll();
-    const uint64_t t_seen = nowNs();
+    const uint64_t t_seen = monotonicNs();
     for (uint32_t s : collect()) {
       EXPECT_GE(t_seen, t_send + p.delay_ns) << "frame " << s << " released before its time";
       out.push_back(s);
@@ -120,7 +120,7 @@ TEST_F(WorkerLinksTest, ReleasesAcrossManyLinksWithEqualDelaysKeepTheSendingOrde
     for (int k = 0; k < kLinks; ++k) nets.push_back(uint8_t((k * 7 + r * 3) % kLinks));
     send(nets);
     poll();
-    t_last = nowNs();
+    t_last = monotonicNs();
     std::this_thread::sleep_for(std::chrono::microseconds(100));
     for (uint32_t s : collect()) out.push_back(s);
   }
@@ -149,7 +149,7 @@ TEST_F(WorkerLinksTest, ReleasesAcrossManyLinksWithDifferentDelaysFollowTheirDue
     for (int k = 0; k < kLinks; ++k) nets.push_back(uint8_t(k));
   send(nets);
   poll();
-  const uint64_t t_admitted = nowNs();  // every frame was admitted before
+  const uint64_t t_admitted = monotonicNs();  // every frame was admitted before
   sleepUntil(t_admitted + kLinks * 150000 + 200000);
   poll();  // everything is due: one pass releases it all
   const std::vector<uint32_t> out = collect();
@@ -187,7 +187,7 @@ TEST_F(WorkerLinksTest, APassThatCannotTakeEverythingDueTakesTheEarliestAcrossLi
   for (int r = 0; r < kRounds; ++r) {
     send(nets);
     for (uint32_t i = 0; i < (kLinks + kBatch - 1) / kBatch; ++i) poll();
-    t_last = nowNs();
+    t_last = monotonicNs();
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   sleepUntil(t_last + p.delay_ns + 200000);
@@ -223,7 +223,7 @@ TEST_F(WorkerLinksTest, AnEmulatedEgressReportsTheLatenessOfEveryFrameAPassRelea
     poll();
   }
   for (int i = 0; i < 4; ++i) poll();  // what the link still holds reaches the egress
-  const uint64_t t_sent = nowNs();
+  const uint64_t t_sent = monotonicNs();
   ASSERT_TRUE(collect().empty()) << "nothing leaves before the egress delay";
   ASSERT_EQ(worker_->accounting().in_link, kFrames) << "every frame is in the emulation";
   sleepUntil(t_sent + p.delay_ns + 200000);
@@ -257,7 +257,7 @@ TEST_F(WorkerLinksTest, FramesHeldBackInThePeersQueueCountAsLate) {
     send(std::vector<uint8_t>(kBatch, 0));
     poll();
   }
-  sleepUntil(nowNs() + p.delay_ns + 200000);
+  sleepUntil(monotonicNs() + p.delay_ns + 200000);
   poll();
   const uint32_t first = uint32_t(collect().size());
   ASSERT_LT(first, kFrames) << "the peer end took everything in one pass: nothing waited";
@@ -301,7 +301,7 @@ class WorkerTwoHopsTest : public WorkerLinksTest {
     LinkShaper& hop2 = *shapers_.back();
     table_.egress = {nullptr, &hop2};
     start();
-    t_send_ = nowNs();
+    t_send_ = monotonicNs();
     send(std::vector<uint8_t>(kTwoHopFrames, 0));
     poll();
     sleepUntil(t_send_ + 8000000);
@@ -321,7 +321,7 @@ TEST_F(WorkerTwoHopsTest, AFrameEntersTheNextHopAtItsModelArrivalNotWhenTheWorke
   EXPECT_EQ(hop2.counters.sojourn.max(), 0u) << "a frame waited in hop 2's queue";
   EXPECT_TRUE(collect().empty()) << "hop 2's delay has not passed";
   std::vector<uint32_t> out;
-  while (out.size() < kTwoHopFrames && nowNs() < t_send_ + 1000000000) {
+  while (out.size() < kTwoHopFrames && monotonicNs() < t_send_ + 1000000000) {
     poll();
     for (uint32_t s : collect()) out.push_back(s);
   }
@@ -388,15 +388,15 @@ TEST_F(WorkerLinksTest, AnEmulatedSegmentHoldsFramesUntilTheirTimeThenFansThemOu
   params.delay_ns = 2000000;
   addSegment(p, &params);
   start();
-  const uint64_t t_send = nowNs();
+  const uint64_t t_send = monotonicNs();
   sendRaw(p[0], MacAddress{{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, 1);
   sendRaw(p[0], linkMac(100, 1), 2);
   poll();
   EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 0u) << "nothing before the delay";
   std::vector<uint32_t> out;
-  while (out.empty() && nowNs() < t_send + 1000000000) {
+  while (out.empty() && monotonicNs() < t_send + 1000000000) {
     poll();
-    const uint64_t t_seen = nowNs();
+    const uint64_t t_seen = monotonicNs();
     for (uint32_t s : collect(63)) {
       EXPECT_GE(t_seen, t_send + params.delay_ns) << "frame " << s << " released early";
       out.push_back(s);

@@ -6,6 +6,7 @@
 // a client) gets it at its arrival time; each member's frames keep their order; a head
 // frame is classified once however many passes wait for it, and the receiving end uses
 // that verdict. No root needed.
+#include "worker/lateness_warning.h"
 #include "worker_links_fixture.h"
 
 namespace fastpath {
@@ -49,8 +50,8 @@ class WorkerTimedTest : public WorkerLinksTest {
   // Polls until `want` messages came on `fd` (or 1 s), reading after every pass.
   std::vector<Got> readTimed(int fd, size_t want, uint64_t* t_after = nullptr) {
     std::vector<Got> got;
-    const uint64_t until = nowNs() + 1000000000;
-    while (got.size() < want && nowNs() < until) {
+    const uint64_t until = monotonicNs() + 1000000000;
+    while (got.size() < want && monotonicNs() < until) {
       poll();
       uint8_t buf[kControlFrameMax + kControlStampBytes];
       ssize_t n;
@@ -58,12 +59,12 @@ class WorkerTimedTest : public WorkerLinksTest {
         Got g;
         std::memcpy(&g.stamp, buf, sizeof(g.stamp));
         g.frame.assign(buf + kControlStampBytes, buf + n);
-        g.at = nowNs();
+        g.at = monotonicNs();
         got.push_back(g);
       }
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
-    if (t_after) *t_after = nowNs();
+    if (t_after) *t_after = monotonicNs();
     return got;
   }
   static testing::Bytes to(testing::Bytes frame, const MacAddress& dst) {
@@ -95,7 +96,7 @@ TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnes
 
   // Node A's client writes an ARP request, stamped 1 ms ago; then a data frame from the
   // interface port crosses the link and node B forwards it.
-  const uint64_t sent = nowNs() - 1000000;
+  const uint64_t sent = monotonicNs() - 1000000;
   ControlTxFrame f;
   f.port = linkPort(0, 0);
   const testing::Bytes arp = arpFrom(linkMac(0, 0));
@@ -104,7 +105,7 @@ TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnes
   f.sent = sent;
   ASSERT_TRUE(worker_->controlTxQueue().push(f));
   poll();  // alone: the link is FIFO, a frame admitted before it would hold it back
-  const uint64_t t_data = nowNs();
+  const uint64_t t_data = monotonicNs();
   send({0});
   poll();
 
@@ -114,13 +115,13 @@ TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnes
   uint64_t t_got = 0;
   std::vector<uint32_t> out;
   uint64_t t_out = 0;
-  while ((got < 0 || out.empty()) && nowNs() < t_data + 1000000000) {
+  while ((got < 0 || out.empty()) && monotonicNs() < t_data + 1000000000) {
     poll();
-    const uint64_t t = nowNs();
+    const uint64_t t = monotonicNs();
     if (got < 0 && (got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) t_got = t;
     for (uint32_t s : collect()) {
       out.push_back(s);
-      t_out = nowNs();
+      t_out = monotonicNs();
       EXPECT_GE(t, t_data + p.delay_ns) << "a forwarded frame never leaves before its time";
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -140,6 +141,55 @@ TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnes
   expectBalanced("after the timed client");
 }
 
+// A timed client's frame whose send stamp plus the link's delay is already more than the
+// warning's bound past when the worker takes it is late on arrival: its sender (an ns-3
+// process behind real time) made it late, and it also counts among the late frames; a
+// frame stamped now is not.
+TEST_F(WorkerTimedTest, AFrameStampedTooLongAgoIsCountedLateOnArrival) {
+  LinkParams p;
+  p.delay_ns = 1000000;  // 1 ms
+  addLink(0, &p);
+  const int fd = openClient(1, linkPort(0, 1), 15000000);
+  start();
+  const auto& c = worker_->counters();
+  write(linkPort(0, 0), arpFrom(linkMac(0, 0)), monotonicNs() - 50000000);  // 50 ms ago
+  ASSERT_EQ(readTimed(fd, 1).size(), 1u);
+  EXPECT_EQ(c.link_late_on_arrival.get(), 1u);
+  EXPECT_EQ(c.link_late_frames.get(), 1u) << "it left late too";
+  write(linkPort(0, 0), arpFrom(linkMac(0, 0)), monotonicNs());
+  ASSERT_EQ(readTimed(fd, 1).size(), 1u);
+  EXPECT_EQ(c.link_late_on_arrival.get(), 1u) << "a frame stamped now is not late on arrival";
+  expectBalanced("after the late frames");
+}
+
+TEST(LatenessWarning, ItNamesTheWorkerTheSendersOrBoth) {
+  LatenessReport r{2, 5, 0, 1000000, 1500000, 4000000, "+3 us"};
+  const std::string worker = latenessWarning(r);
+  EXPECT_EQ(worker.rfind("worker 2 fell behind real time: 5 emulated frame(s) it took in time "
+                         "left more than 1000 us after their arrival time in the last second "
+                         "(lateness p99 1500 us, max 4000 us; this host's clock offset: +3 us)",
+                         0),
+            0u)
+      << worker;
+  EXPECT_EQ(worker.find("ns-3 process"), std::string::npos) << worker;
+  r.on_arrival = 5;
+  const std::string senders = latenessWarning(r);
+  EXPECT_EQ(senders.rfind("5 frame(s) from timed ns-3 clients were already more than 1000 us "
+                          "past their arrival time when worker 2 took them: the ns-3 process "
+                          "that sent them runs behind real time",
+                          0),
+            0u)
+      << senders;
+  EXPECT_EQ(senders.find("fell behind"), std::string::npos) << senders;
+  EXPECT_EQ(senders.find("--cores"), std::string::npos) << senders;
+  r.on_arrival = 2;
+  const std::string both = latenessWarning(r);
+  EXPECT_NE(both.find("worker 2 fell behind real time: 3 emulated frame(s)"), std::string::npos)
+      << both;
+  EXPECT_NE(both.find("; besides, 2 frame(s) from timed ns-3 clients"), std::string::npos)
+      << both;
+}
+
 // The same link with an untimed client (fpctl, raw tests): bare frames, at their arrival.
 TEST_F(WorkerTimedTest, AnUntimedClientGetsBareFramesAtTheirArrival) {
   LinkParams p;
@@ -156,15 +206,15 @@ TEST_F(WorkerTimedTest, AnUntimedClientGetsBareFramesAtTheirArrival) {
   const testing::Bytes arp = arpFrom(linkMac(0, 0));
   f.len = uint32_t(arp.size());
   std::memcpy(f.data, arp.data(), arp.size());
-  const uint64_t t_send = nowNs();
+  const uint64_t t_send = monotonicNs();
   ASSERT_TRUE(worker_->controlTxQueue().push(f));
   uint8_t buf[kControlFrameMax];
   ssize_t got = -1;
-  while (got < 0 && nowNs() < t_send + 1000000000) {
+  while (got < 0 && monotonicNs() < t_send + 1000000000) {
     poll();
     got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT);
   }
-  const uint64_t t_got = nowNs();
+  const uint64_t t_got = monotonicNs();
   ASSERT_EQ(size_t(got), arp.size());
   EXPECT_EQ(std::memcmp(buf, arp.data(), arp.size()), 0);
   EXPECT_GE(t_got, t_send + p.delay_ns);
@@ -185,11 +235,11 @@ TEST_F(WorkerTimedTest, AWaitingHeadFrameIsClassifiedOnceAndItsVerdictCarried) {
   addLink(0, &p);
   const int fd = openClient(1, linkPort(0, 1), kLead);
   start();
-  const uint64_t sent = nowNs();
+  const uint64_t sent = monotonicNs();
   write(linkPort(0, 0), arpFrom(linkMac(0, 0)), sent);
   // Passes until 10 ms before its early time: it waits, classified once.
   int passes = 0;
-  while (nowNs() < sent + p.delay_ns - kLead - 10000000) {
+  while (monotonicNs() < sent + p.delay_ns - kLead - 10000000) {
     poll();
     ++passes;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -218,7 +268,7 @@ TEST(TimedReleaseVerdict, APackedVerdictComesBackAsItWasTaken) {
   m.reason = FP_REASON_CTRL_L4_PORT;
   m.l3_proto = FP_L3_IPV6;
   m.l4_proto = 17;
-  LinkFrame f{0, 60, TimedRelease::pack(m), 1};
+  LinkFrame f{0, 60, 0, 1, TimedRelease::pack(m)};
   ASSERT_TRUE(TimedRelease::cached(f));
   const fp_xdp_meta back = TimedRelease::cachedMeta(f);
   EXPECT_EQ(back.magic, FP_META_MAGIC);
@@ -227,7 +277,7 @@ TEST(TimedReleaseVerdict, APackedVerdictComesBackAsItWasTaken) {
   EXPECT_EQ(back.l3_proto, FP_L3_IPV6);
   EXPECT_EQ(back.l4_proto, 17);
   // A segment frame's sender (a port id) is never taken for a carried verdict.
-  EXPECT_FALSE(TimedRelease::cached(LinkFrame{0, 60, uint32_t(kMaxPorts - 1), 1}));
+  EXPECT_FALSE(TimedRelease::cached(LinkFrame{0, 60, uint32_t(kMaxPorts - 1), 1, {}}));
 }
 
 // A segment of three (p0 sends; p1 on node B without a client; p2 with a timed client):
@@ -246,7 +296,7 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
   const testing::Bytes arp = arpFrom(linkMac(100, 0));
 
   // 1. The broadcast: p2 early, p1 at its arrival.
-  const uint64_t t1 = nowNs();
+  const uint64_t t1 = monotonicNs();
   write(p[0], to(arp, bcast), t1);
   poll();
   std::vector<Got> got = readTimed(fd, 1);
@@ -255,7 +305,7 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
   EXPECT_LT(got[0].at, t1 + params.delay_ns) << "p2: ahead of its arrival";
   EXPECT_GE(got[0].at, t1 + params.delay_ns - kLead) << "but not more than the lead";
   EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 0u) << "p1 waits for the arrival";
-  while (nowNs() < t1 + params.delay_ns + 2000000) poll();
+  while (monotonicNs() < t1 + params.delay_ns + 2000000) poll();
   EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 1u) << "p1 at its arrival";
   EXPECT_EQ(worker_->portCounters(p[1]).drop[size_t(WorkerDrop::kNoControlClient)].get(), 1u);
   EXPECT_EQ(toControl(p[2]), 1u) << "p2 got it once, not again at the arrival time";
@@ -265,7 +315,7 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
   // 2. A data frame to p2 (its node has no route: punted at its arrival), then 3 ms later
   // a unicast ARP to p2: within its lead as soon as the data frame arrives, the ARP goes
   // early then, but not before the data frame.
-  const uint64_t t2 = nowNs();
+  const uint64_t t2 = monotonicNs();
   testing::Bytes data(kHeadroom + kFrameBytes);
   writeFrame(data.data() + kHeadroom, 0, 7);
   data.erase(data.begin(), data.begin() + kHeadroom);
@@ -293,7 +343,7 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
       << "the broadcast and the unicast ARP early; the data frame not";
 
   // 3. A unicast ARP only p2 takes leaves the medium at once: nothing is left for later.
-  const uint64_t t3 = nowNs();
+  const uint64_t t3 = monotonicNs();
   write(p[0], to(arp, linkMac(100, 2)), t3);
   poll();
   got = readTimed(fd, 1);
@@ -316,7 +366,7 @@ TEST_F(WorkerTimedTest, ABroadcastEveryTakerTakesEarlyLeavesTheMediumEarly) {
   const int fd1 = openClient(1, p[1], kLead);
   const int fd2 = openClient(2, p[2], kLead);
   start();
-  const uint64_t t = nowNs();
+  const uint64_t t = monotonicNs();
   write(p[0], arpFrom(linkMac(100, 0)), t);
   poll();
   const std::vector<Got> g1 = readTimed(fd1, 1), g2 = readTimed(fd2, 1);
@@ -326,7 +376,7 @@ TEST_F(WorkerTimedTest, ABroadcastEveryTakerTakesEarlyLeavesTheMediumEarly) {
   EXPECT_LT(g2[0].at, t + params.delay_ns);
   EXPECT_EQ(g1[0].frame, g2[0].frame);
   EXPECT_EQ(worker_->accounting().in_link, 0u) << "left the medium early";
-  while (nowNs() < t + params.delay_ns + 2000000) poll();
+  while (monotonicNs() < t + params.delay_ns + 2000000) poll();
   EXPECT_EQ(toControl(p[1]), 1u);
   EXPECT_EQ(toControl(p[2]), 1u);
   EXPECT_EQ(worker_->portCounters(p[0]).drop[size_t(WorkerDrop::kSegmentUnknownDst)].get(), 0u);

@@ -176,13 +176,15 @@ class Client {
   Result<std::vector<NodeInfo>> nodes();
   /// An empty LinkEndSpec::port is named after the link; a zero MAC is generated.
   /// LinkSpec::a_to_b/b_to_a emulate the directions (protocol 1.4: a server before 1.4
-  /// would ignore them, so such a link is refused here with -ENOSYS).
+  /// would ignore them, so such a link is refused here with -ENOSYS). A queue discipline
+  /// (LinkParams::aqm) needs 1.9: -EPROTONOSUPPORT naming both versions from an older one.
   Status createLink(const LinkSpec& spec);
   Status deleteLink(const std::string& name);
   Status setLinkState(const std::string& name, bool up);
   /// Replaces the emulation parameters of one or both directions of a link, whole (read
   /// links() first to change one field). Invalid values: -EINVAL naming the field, and
-  /// the link keeps its previous parameters. Protocol 1.4 (-ENOSYS from an older server).
+  /// the link keeps its previous parameters. Protocol 1.4 (-ENOSYS from an older server);
+  /// a queue discipline 1.9 (-EPROTONOSUPPORT naming both versions from an older one).
   Status setLinkParams(const std::string& name, LinkDirection direction, const LinkParams& params);
   /// With each direction's parameters and counters (LinkInfo::a_to_b, a_to_b_stats, ...).
   Result<std::vector<LinkInfo>> links();

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The one clock the data plane's times are read from: CLOCK_MONOTONIC in nanoseconds (the
+// clock bpf_ktime_get_ns() and a timed control channel's stamps use; a vDSO read, no
+// syscall, so the packet path may call it).
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace fastpath {
+
+/// CLOCK_MONOTONIC now, in nanoseconds.
+inline uint64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace fastpath

@@ -9,6 +9,10 @@
 #
 #   S --fa0-- [A: r1] ==wa~~~wire~~~wb== [B: r2] --fb0-- D
 #
+# With --encap vxlan the hosts share no segment: A's wire is on 198.18.10.0/24, B's on
+# 198.18.20.0/24, a third namespace R routes between them (the wires' MTU 1600, so that the
+# link's 1500 fits with VXLAN's 50 bytes), and the link crosses as VXLAN, VNI 42.
+#
 # Measured, with the link at `rate RATE delay DELAY`:
 #   delay: ping S -> D (COUNT pings, 10 ms apart): RTT min / avg / mdev (ping's summary, in
 #          microseconds) and percentiles (ping prints 10 us steps below 10 ms: keep the
@@ -25,7 +29,7 @@
 # wire's probe figures), the ping outputs and the capture's per-frame times.
 #
 #   sudo bench/multihost/cross_host_link.sh [--build-dir build] [--out DIR]
-#        [--rate 10mbit] [--delay 2ms] [--pings 500] [--seconds 10]
+#        [--rate 10mbit] [--delay 2ms] [--pings 500] [--seconds 10] [--encap vlan|vxlan]
 set -euo pipefail
 
 build=build
@@ -34,6 +38,7 @@ rate=10mbit
 delay=2ms
 pings=500
 seconds=10
+encap=vlan
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
@@ -42,10 +47,12 @@ while [[ $# -gt 0 ]]; do
     --delay) delay="$2"; shift 2 ;;
     --pings) pings="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '3,26p' "$0"; exit 0 ;;
+    --encap) encap="$2"; shift 2 ;;
+    -h|--help) sed -n '3,31p' "$0"; exit 0 ;;
     *) echo "cross_host_link.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+[[ $encap == vlan || $encap == vxlan ]] || { echo "cross_host_link.sh: --encap vlan or vxlan" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "cross_host_link.sh: needs root (namespaces, fastpathd)" >&2; exit 2; }
 fpd="$build/bin/fastpathd"
 [[ -x "$fpd" ]] || { echo "cross_host_link.sh: build fastpathd in $build first" >&2; exit 2; }
@@ -56,18 +63,37 @@ done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-A=fp-xl-a-$$ B=fp-xl-b-$$ S=fp-xl-s-$$ D=fp-xl-d-$$
+A=fp-xl-a-$$ B=fp-xl-b-$$ S=fp-xl-s-$$ D=fp-xl-d-$$ R=fp-xl-r-$$
 dir=$(mktemp -d /tmp/fp-xl-XXXXXX)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-  for n in $A $B $S $D; do ip netns del "$n" 2>/dev/null || true; done
+  for n in $A $B $S $D $R; do ip netns del "$n" 2>/dev/null || true; done
   rm -rf "$dir"
 }
 trap cleanup EXIT INT TERM
 
 for n in $A $B $S $D; do ip netns add "$n"; ip -n "$n" link set lo up; done
-ip link add wa netns $A type veth peer name wb netns $B
+if [[ $encap == vlan ]]; then
+  ip link add wa netns $A type veth peer name wb netns $B
+else
+  ip netns add $R
+  ip link add wa netns $A type veth peer name ra netns $R
+  ip link add wb netns $B type veth peer name rb netns $R
+  ip -n $R link set lo up
+  for spec in "$A wa 198.18.10.2" "$B wb 198.18.20.2"; do
+    set -- $spec
+    ip -n "$1" link set "$2" mtu 1600
+    ip -n "$1" addr add "$3/24" dev "$2"
+  done
+  for i in ra rb; do ip -n $R link set $i mtu 1600 up; done
+  ip -n $R addr add 198.18.10.1/24 dev ra
+  ip -n $R addr add 198.18.20.1/24 dev rb
+  # A veth takes frames redirected by XDP into its peer only with NAPI on (GRO or XDP).
+  ip netns exec $R ethtool -K ra gro on >/dev/null
+  ip netns exec $R ethtool -K rb gro on >/dev/null
+  ip netns exec $R sysctl -qw net.ipv4.ip_forward=1
+fi
 ip link add fa0 netns $A type veth peer name eth0 netns $S
 ip link add fb0 netns $B type veth peer name eth0 netns $D
 mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
@@ -75,6 +101,10 @@ for spec in "$A wa" "$B wb" "$A fa0" "$B fb0" "$S eth0" "$D eth0"; do
   set -- $spec
   ip -n "$1" link set "$2" up
 done
+if [[ $encap == vxlan ]]; then
+  ip -n $A route add 198.18.20.0/24 via 198.18.10.1
+  ip -n $B route add 198.18.10.0/24 via 198.18.20.1
+fi
 # As on a wire: the hosts compute their checksums (a veth would leave them to no one).
 ip netns exec $S ethtool -K eth0 tx off >/dev/null
 ip netns exec $D ethtool -K eth0 tx off >/dev/null
@@ -105,16 +135,21 @@ EOF
 # plan HOSTS: the topology file; HOSTS=2: r1 on a, r2 on b, the link on the wire;
 # HOSTS=1: no hosts (one fastpathd holds both routers, the link is internal).
 plan() {
-  local two=$1 ha="" hb="" vlan=""
+  local two=$1 ha="" hb="" vlan="" xa="" xb=""
   if [[ $two == 2 ]]; then
+    if [[ $encap == vxlan ]]; then
+      xa=", encap: vxlan, underlay: 198.18.10.2, peer_underlay: 198.18.20.2"
+      xb=", encap: vxlan, underlay: 198.18.20.2, peer_underlay: 198.18.10.2"
+    fi
     cat <<EOF
 hosts:
   - name: a
-    wires: [{peer: b, interface: wa}]
+    wires: [{peer: b, interface: wa$xa}]
   - name: b
-    wires: [{peer: a, interface: wb}]
+    wires: [{peer: a, interface: wb$xb}]
 EOF
     ha="    host: a"$'\n' hb="    host: b"$'\n' vlan="    vlan: 42"$'\n'
+    [[ $encap == vxlan ]] && vlan="    vni: 42"$'\n'
   fi
   echo "nodes:"
   router r1 "$ha" fa0 198.18.1 198.18.2 198.18.100.2 02:00:00:00:01:02 "$s_mac"

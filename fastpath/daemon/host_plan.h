@@ -26,6 +26,9 @@ inline constexpr const char* kDefaultRunTag = "run";
 /// 802.1Q: the tag adds 4 bytes to a frame; an Ethernet wire carries them in its 1522-byte
 /// frames (IEEE 802.3ac), so a link's MTU may be as large as the wire's.
 inline constexpr uint32_t kVlanOverhead = 4;
+/// VXLAN: outer Ethernet, IPv4, UDP and VXLAN headers add 50 bytes; the outer IPv4 packet
+/// (the link's MTU + 50) must fit the wire's MTU, as the underlay does not fragment it (DF).
+inline constexpr uint32_t kVxlanOverhead = 50;
 
 /// One link between this host and another, as this host makes it: the end as the topology
 /// file or a control-socket request gives it (its spec, whose MACs this host fills in when
@@ -39,6 +42,7 @@ struct CrossHostLink : CrossLinkSpec {
   std::string port;    ///< the local end's port name in the plan
   std::string wire;    ///< this host's interface towards peer_host
   std::string device;  ///< the node's port: a veth end made for it (wireDeviceName)
+  WireEncap encap;     ///< the wire's: 802.1Q (vlan is the VLAN id) or VXLAN (vlan is the VNI)
   int line = 0;        ///< the link's line in the topology file (0: made over the socket)
 };
 

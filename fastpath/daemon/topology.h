@@ -27,15 +27,28 @@ struct TopologyNode {
 struct TopologyLink {
   LinkSpec spec;  ///< with the emulation of each direction (`params`, `a_to_b`, `b_to_a`)
   int line = 0;
-  /// 802.1Q VLAN id of a link between two hosts (`vlan:`); 0: chosen by planForHost.
+  /// 802.1Q VLAN id (`vlan:`) or VXLAN network identifier (`vni:`) of a link between two
+  /// hosts; 0: chosen by planForHost.
   uint16_t vlan = 0;
+  bool vni = false;  ///< given as `vni:`
+};
+
+/// How a wire carries the links between two hosts: one 802.1Q VLAN each on a shared
+/// Ethernet segment (`encap: vlan`, the default), or one VXLAN network identifier each in
+/// UDP between the hosts' underlay IPv4 addresses, routed (`encap: vxlan`).
+struct WireEncap {
+  enum Kind { kVlan, kVxlan } kind = kVlan;
+  IpAddress underlay;       ///< VXLAN: this host's underlay address (on the interface)
+  IpAddress peer_underlay;  ///< VXLAN: the peer host's
+  uint16_t port = 4789;     ///< VXLAN: the UDP port (RFC 7348's)
 };
 
 /// A host's real interface to another host (`hosts[].wires[]`): links between the two are
-/// carried there, one 802.1Q VLAN per link.
+/// carried there, one 802.1Q VLAN or one VNI per link.
 struct TopologyWire {
   std::string peer;       ///< the other host
   std::string interface;  ///< this host's interface on the wire
+  WireEncap encap;
   int line = 0;
 };
 

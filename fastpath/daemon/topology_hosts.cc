@@ -26,6 +26,49 @@ const TopologyWire* wireTo(const TopologyHost& h, const std::string& peer) {
   return nullptr;
 }
 
+/// A unicast IPv4 address: what an underlay address must be.
+bool underlayAddress(const IpAddress& a) {
+  if (a.family != Family::kIpv4 || a.isUnspecified()) return false;
+  const uint8_t b0 = a.bytes[0];
+  return b0 < 224 && b0 != 127 && a.v4NetworkOrder() != 0xffffffffu;
+}
+
+/// A wire's encapsulation: complete, and the same seen from both ends.
+void checkEncap(const TopologyHost& h, const TopologyWire& w,
+                const std::map<std::string, const TopologyHost*>& hosts, Problems* p) {
+  const std::string what = "host " + h.name + ": wire to " + w.peer;
+  const WireEncap& e = w.encap;
+  if (e.kind == WireEncap::kVlan) {
+    if (e.underlay != IpAddress{} || e.peer_underlay != IpAddress{} || e.port != 4789)
+      p->add(w.line, what + ": underlay, peer_underlay and port are for 'encap: vxlan'");
+    return;
+  }
+  for (const auto& [key, a] : {std::pair{"underlay", e.underlay}, {"peer_underlay", e.peer_underlay}})
+    if (!underlayAddress(a))
+      p->add(w.line, what + ": VXLAN needs " + key + ", a unicast IPv4 address (" +
+                         (a == IpAddress{} ? "none given" : a.toString()) + ")" +
+                         (std::string(key) == "underlay" ? ": this host's on " + w.interface
+                                                         : ": host " + w.peer + "'s"));
+  if (e.underlay == e.peer_underlay && e.underlay != IpAddress{})
+    p->add(w.line, what + ": underlay and peer_underlay are both " + e.underlay.toString() +
+                       ": each host has its own");
+  auto peer = hosts.find(w.peer);
+  if (peer == hosts.end()) return;
+  const TopologyWire* back = wireTo(*peer->second, h.name);
+  if (!back) return;
+  const WireEncap& b = back->encap;
+  if (b.kind != e.kind)
+    p->add(w.line, what + " is VXLAN, host " + w.peer + "'s wire to " + h.name +
+                       " is 802.1Q: give both ends the same encap");
+  else if (b.underlay != e.peer_underlay || b.peer_underlay != e.underlay || b.port != e.port)
+    p->add(w.line, what + ": underlay " + e.underlay.toString() + ", peer_underlay " +
+                       e.peer_underlay.toString() + ", port " + std::to_string(e.port) +
+                       " do not match host " + w.peer + "'s wire (underlay " +
+                       b.underlay.toString() + ", peer_underlay " + b.peer_underlay.toString() +
+                       ", port " + std::to_string(b.port) + "): each end's underlay is the "
+                       "other's peer_underlay, and the port is the same");
+}
+
 }  // namespace
 
 void checkHosts(const Topology& t, Problems* p) {
@@ -51,6 +94,7 @@ void checkHosts(const Topology& t, Problems* p) {
                            ": give both ends of the wire");
       if (!peers.insert(w.peer).second)
         p->add(w.line, what + " is given twice: one wire per pair of hosts");
+      checkEncap(h, w, hosts, p);
     }
   }
   std::map<std::string, std::string> node_host;
@@ -83,12 +127,17 @@ void checkHosts(const Topology& t, Problems* p) {
                          ", interface: ...}]' to host " + ha + " and the reverse to " + hb);
       continue;
     }
+    const bool vxlan = wireTo(*hosts[ha], hb)->encap.kind == WireEncap::kVxlan;
+    if (l.vlan && l.vni != vxlan)
+      p->add(l.line, "link " + l.spec.name + ": " + (l.vni ? "vni" : "vlan") +
+                         " on the wire " + ha + " - " + hb + ", which is " +
+                         (vxlan ? "VXLAN: write vni" : "802.1Q: write vlan"));
     if (!l.vlan) continue;
     auto& used = vlans[std::minmax(ha, hb)];
     if (auto [it, fresh] = used.emplace(l.vlan, l.spec.name); !fresh)
-      p->add(l.line, "link " + l.spec.name + ": vlan " + std::to_string(l.vlan) +
+      p->add(l.line, "link " + l.spec.name + ": " + (vxlan ? "vni " : "vlan ") + std::to_string(l.vlan) +
                          " is link " + it->second + "'s on the wire " + ha + " - " + hb +
-                         ": one VLAN per link");
+                         ": one " + (vxlan ? "VNI" : "VLAN") + " per link");
   }
   for (const auto& s : t.segments) {
     std::set<std::string> on;
@@ -163,7 +212,7 @@ Result<HostPlan> planForHost(const Topology& t, const std::string& host,
       }
       if (vlan > 4094)
         return makeError(-ENOSPC, "link " + l.spec.name + ": more than 4093 links between " +
-                                      ha + " and " + hb + ": 802.1Q has no VLAN left");
+                                      ha + " and " + hb + ": no VLAN or VNI left");
       u.insert(vlan);
     }
     if (ha == host && hb == host) plan.local.links.push_back(l);
@@ -182,6 +231,7 @@ Result<HostPlan> planForHost(const Topology& t, const std::string& host,
     x.vlan = vlan;
     x.peer_host = a_here ? hb : ha;
     x.wire = topology_detail::wireTo(*self, x.peer_host)->interface;
+    x.encap = topology_detail::wireTo(*self, x.peer_host)->encap;
     x.device = wireDeviceName(run_tag, vlan);
     x.egress = a_here ? l.spec.a_to_b : l.spec.b_to_a;
     x.line = l.line;

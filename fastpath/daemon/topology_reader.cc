@@ -262,7 +262,8 @@ class Reader {
     return ok;
   }
 
-  /// `{name: a, wires: [{peer: b, interface: eth1}]}`
+  /// `{name: a, wires: [{peer: b, interface: eth1}]}`; a VXLAN wire adds `encap: vxlan,
+  /// underlay: A, peer_underlay: B` and maybe `port: P`.
   void host(const YAML::Node& n) {
     TopologyHost h;
     h.line = lineOf(n);
@@ -275,9 +276,26 @@ class Reader {
       forEachItem(v, what + ": wires", [&](const YAML::Node& item) {
         TopologyWire w;
         w.line = lineOf(item);
-        forEachKey(item, what + ": wire", {"peer", "interface"}, {"peer", "interface"},
-                   [&](const std::string& k, const YAML::Node& x) {
-                     scalar(x, what + ": wire " + k, k == "peer" ? &w.peer : &w.interface);
+        forEachKey(item, what + ": wire",
+                   {"peer", "interface", "encap", "underlay", "peer_underlay", "port"},
+                   {"peer", "interface"}, [&](const std::string& k, const YAML::Node& x) {
+                     const std::string wk = what + ": wire " + k;
+                     if (k == "peer" || k == "interface") {
+                       scalar(x, wk, k == "peer" ? &w.peer : &w.interface);
+                     } else if (k == "encap") {
+                       std::string e;
+                       if (!scalar(x, wk, &e)) return;
+                       if (e == "vxlan") w.encap.kind = WireEncap::kVxlan;
+                       else if (e != "vlan")
+                         p_->add(lineOf(x), wk + " '" + e + "': use vlan (802.1Q on a shared "
+                                            "segment) or vxlan (UDP over a routed underlay)");
+                     } else if (k == "port") {
+                       uint64_t port = 0;
+                       if (number(x, wk, 65535, &port)) w.encap.port = uint16_t(port);
+                       if (port == 0) p_->add(lineOf(x), wk + " must be 1..65535");
+                     } else {
+                       ip(x, wk, k == "underlay" ? &w.encap.underlay : &w.encap.peer_underlay);
+                     }
                    });
         h.wires.push_back(std::move(w));
       });
@@ -292,14 +310,17 @@ class Reader {
     const std::string what = label(n, "link", topology.links.size());
     // Emulation: `params` for both directions, then `a_to_b`/`b_to_a` on top of it.
     std::optional<YAML::Node> emulation[3];  // params, a_to_b, b_to_a
-    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a", "vlan"},
+    forEachKey(n, what, {"name", "a", "b", "up", "params", "a_to_b", "b_to_a", "vlan", "vni"},
                {"name", "a", "b"}, [&](const std::string& key, const YAML::Node& v) {
                  if (key == "name") {
                    scalar(v, what + ": name", &link.spec.name);
-                 } else if (key == "vlan") {
+                 } else if (key == "vlan" || key == "vni") {
+                   // A VNI names the link's interfaces as a VLAN id does: the same range.
                    uint64_t vid = 0;
-                   if (number(v, what + ": vlan", 4094, &vid)) link.vlan = uint16_t(vid);
-                   if (vid == 0) p_->add(lineOf(v), what + ": vlan must be 1..4094");
+                   if (link.vlan) p_->add(lineOf(v), what + ": vlan and vni: give one");
+                   if (number(v, what + ": " + key, 4094, &vid)) link.vlan = uint16_t(vid);
+                   if (vid == 0) p_->add(lineOf(v), what + ": " + key + " must be 1..4094");
+                   link.vni = key == "vni";
                  } else if (key == "a") {
                    end(v, what + ": a", &link.spec.a, &ll.a);
                  } else if (key == "b") {

@@ -78,7 +78,8 @@ WireLatency summariseRoundTrips(std::vector<uint64_t> rtt) {
 Result<std::unique_ptr<WireProbe>> WireProbe::open(const std::string& ifname,
                                                    const std::string& tag,
                                                    const std::string& host,
-                                                   const std::string& peer) {
+                                                   const std::string& peer,
+                                                   const UdpProbe* udp) {
   std::unique_ptr<WireProbe> p(new WireProbe());
   p->ifname_ = ifname;
   p->tag_ = tag;
@@ -88,6 +89,7 @@ Result<std::unique_ptr<WireProbe>> WireProbe::open(const std::string& ifname,
   if (!p->ifindex_)
     return makeError(-ENODEV, "wire " + ifname + " to host " + peer +
                                   ": no such interface in this network namespace");
+  if (udp) return openUdp(std::move(p), *udp);
   p->fd_ = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(FP_ETH_P_WIRE_PROBE));
   if (p->fd_ < 0)
     return makeError(-errno, "wire " + ifname + ": cannot open the probe socket (" +
@@ -107,6 +109,34 @@ Result<std::unique_ptr<WireProbe>> WireProbe::open(const std::string& ifname,
     int err = errno;
     return makeError(-err, "wire " + ifname + ": cannot bind the probe socket (" +
                                strerror(err) + ")");
+  }
+  p->thread_ = std::thread([q = p.get()] { q->loop(); });
+  return p;
+}
+
+Result<std::unique_ptr<WireProbe>> WireProbe::openUdp(std::unique_ptr<WireProbe> p,
+                                                      const UdpProbe& udp) {
+  const std::string what = "wire " + p->ifname_ + " to host " + p->peer_;
+  p->udp_ = true;
+  p->udp_to_ = udp;
+  p->fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (p->fd_ < 0)
+    return makeError(-errno, what + ": cannot open the probe socket (" + strerror(errno) + ")");
+  const int one = 1;
+  setsockopt(p->fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(udp.port);
+  sa.sin_addr.s_addr = udp.local;
+  if (bind(p->fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    const int err = errno;
+    char a[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &udp.local, a, sizeof(a));
+    return makeError(-err, what + ": cannot bind the probe socket to " + a + " port " +
+                               std::to_string(udp.port) + " (" + strerror(err) + ")" +
+                               (err == EADDRNOTAVAIL ? ": the underlay address is not this "
+                                                       "host's: add it to " + p->ifname_
+                                                     : std::string()));
   }
   p->thread_ = std::thread([q = p.get()] { q->loop(); });
   return p;
@@ -139,6 +169,14 @@ void WireProbe::send(uint8_t type, uint64_t seq, uint64_t t1, uint64_t t2,
   to.sll_ifindex = ifindex_;
   to.sll_halen = 6;
   std::memcpy(to.sll_addr, to_mac, 6);
+  if (udp_) {
+    sockaddr_in in{};
+    in.sin_family = AF_INET;
+    in.sin_port = htons(udp_to_.port);
+    in.sin_addr.s_addr = udp_to_.remote;
+    (void)sendto(fd_, &f, sizeof(f), 0, reinterpret_cast<sockaddr*>(&in), sizeof(in));
+    return;
+  }
   (void)sendto(fd_, &f, sizeof(f), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
 }
 
@@ -147,13 +185,16 @@ void WireProbe::loop() {
   while (!stop_) {
     pollfd pfd{fd_, POLLIN, 0};
     if (poll(&pfd, 1, 100) <= 0) continue;
-    sockaddr_ll from{};
+    sockaddr_storage from{};
     socklen_t len = sizeof(from);
     const ssize_t n = recvfrom(fd_, &f, sizeof(f), 0, reinterpret_cast<sockaddr*>(&from), &len);
     const uint64_t now = monotonicNs();
-    if (n < 0 || from.sll_pkttype == PACKET_OUTGOING) continue;
+    if (n < 0) continue;
+    if (!udp_ && reinterpret_cast<sockaddr_ll&>(from).sll_pkttype == PACKET_OUTGOING) continue;
+    const bool stranger =
+        udp_ && reinterpret_cast<sockaddr_in&>(from).sin_addr.s_addr != udp_to_.remote;
     const ProbeMsg& m = f.msg;
-    if (size_t(n) < sizeof(f) || std::memcmp(m.magic, kMagic, 4) || m.version != 1 ||
+    if (stranger || size_t(n) < sizeof(f) || std::memcmp(m.magic, kMagic, 4) || m.version != 1 ||
         !isName(m.tag, tag_) || !isName(m.from, peer_) || !isName(m.to, host_)) {
       foreign_++;
       continue;

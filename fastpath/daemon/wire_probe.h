@@ -4,7 +4,9 @@
 // kernel) on a packet socket. Each daemon answers its peer's probes for as long as it runs
 // and measures the wire once at start; the round trip less the time the peer held the
 // probe, halved, is the one-way latency — no clock synchronisation needed. Probes of
-// another run tag, host or peer are ignored and counted. Not a public header.
+// another run tag, host or peer are ignored and counted. On a VXLAN wire, routed, the
+// same probes travel in UDP between the two underlay addresses (UdpProbe). Not a public
+// header.
 #pragma once
 
 #include <atomic>
@@ -31,13 +33,21 @@ struct WireLatency {
 /// Median, minimum and spread of round trips (ns), as one-way figures.
 WireLatency summariseRoundTrips(std::vector<uint64_t> rtt_ns);
 
+/// The probes of a routed wire: UDP from `local` to `remote` (IPv4, network order), both
+/// on `port`.
+struct UdpProbe {
+  uint32_t local = 0, remote = 0;
+  uint16_t port = 0;
+};
+
 class WireProbe {
  public:
   /// Opens the probe socket on `ifname` and starts answering `peer`'s probes to `host`
-  /// of run `tag`.
+  /// of run `tag`; with `udp`, in UDP (only from udp->remote).
   static Result<std::unique_ptr<WireProbe>> open(const std::string& ifname,
                                                  const std::string& tag, const std::string& host,
-                                                 const std::string& peer);
+                                                 const std::string& peer,
+                                                 const UdpProbe* udp = nullptr);
   ~WireProbe();
   WireProbe(const WireProbe&) = delete;
   WireProbe& operator=(const WireProbe&) = delete;
@@ -50,11 +60,15 @@ class WireProbe {
 
  private:
   WireProbe() = default;
+  static Result<std::unique_ptr<WireProbe>> openUdp(std::unique_ptr<WireProbe> p,
+                                                    const UdpProbe& udp);
   void loop();
   void send(uint8_t type, uint64_t seq, uint64_t t1, uint64_t t2, const uint8_t* to_mac);
 
   int fd_ = -1;
   int ifindex_ = 0;
+  bool udp_ = false;
+  UdpProbe udp_to_;
   uint8_t mac_[6] = {};
   std::string ifname_, tag_, host_, peer_;
   std::atomic<bool> stop_{false};

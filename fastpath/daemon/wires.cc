@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "daemon/rtnetlink.h"
+#include "daemon/underlay.h"
 #include "fastpath/link_params.h"
 #include "fastpath/log.h"
 #include "fastpath/names.h"
@@ -44,14 +45,26 @@ Status checkCrossLinks(const std::vector<CrossHostLink>& links,
   std::string problems;
   auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "\n") + p; };
   for (const auto& x : links) {
+    const bool vxlan = x.encap.kind == WireEncap::kVxlan;
     const std::string what = "link " + x.name + " (" +
-                             (x.line ? "line " + std::to_string(x.line) + ", " : "") + "VLAN " + std::to_string(x.vlan) + " on wire " + x.wire +
-                             " to host " + x.peer_host + ")";
-    if (auto m = wire_mtu.find(x.wire); m != wire_mtu.end() && x.mtu > m->second)
+                             (x.line ? "line " + std::to_string(x.line) + ", " : "") +
+                             (vxlan ? "VNI " : "VLAN ") + std::to_string(x.vlan) + " on wire " +
+                             x.wire + " to host " + x.peer_host + ")";
+    if (auto m = wire_mtu.find(x.wire);
+        m != wire_mtu.end() && !vxlan && x.mtu > m->second)
       add(what + ": mtu " + std::to_string(x.mtu) + " is more than the wire carries (" +
           std::to_string(m->second) + "; 802.1Q adds " + std::to_string(kVlanOverhead) +
           " bytes a frame, which an Ethernet wire's 1522-byte frames allow): lower the "
           "link's mtu or raise the wire's");
+    if (auto m = wire_mtu.find(x.wire);
+        m != wire_mtu.end() && vxlan && x.mtu + kVxlanOverhead > m->second)
+      add(what + ": mtu " + std::to_string(x.mtu) + " + " + std::to_string(kVxlanOverhead) +
+          " bytes of VXLAN (outer Ethernet, IPv4, UDP, VXLAN headers) = " +
+          std::to_string(x.mtu + kVxlanOverhead) + " is more than the wire's mtu " +
+          std::to_string(m->second) + " (the underlay must not fragment it): give the link an "
+          "mtu of at most " + std::to_string(m->second > kVxlanOverhead ? m->second - kVxlanOverhead : 0) +
+          " or raise the wire's mtu (and the underlay's) to " +
+          std::to_string(x.mtu + kVxlanOverhead));
     if (auto l = wire_latency.find(x.wire);
         l != wire_latency.end() && x.egress.delay_ns < l->second.one_way_ns)
       add(what + ": delay " + micros(x.egress.delay_ns) +
@@ -79,6 +92,7 @@ Result<std::unique_ptr<Wires>> Wires::open(const Config& config) {
   for (const auto& x : config.cross_links) {
     std::pair<std::string, std::string> w{x.peer_host, x.wire};
     if (std::find(o.wires.begin(), o.wires.end(), w) == o.wires.end()) o.wires.push_back(w);
+    if (x.encap.kind == WireEncap::kVxlan) o.encap[x.wire] = x.encap;
   }
   // What needs no change first: the wires exist and carry the links' MTUs.
   std::map<std::string, uint32_t> mtu;
@@ -115,6 +129,12 @@ Result<std::unique_ptr<Wires>> Wires::declare(const WiresOptions& options) {
     wire.ifname = ifname;
     wire.peer = peer;
     wire.mtu = *m;
+    if (auto e = options.encap.find(ifname); e != options.encap.end()) {
+      wire.encap = e->second;
+      auto mac = interfaceMacOf(ifname);
+      if (!mac) return mac.error();
+      wire.mac = *mac;
+    }
   }
   w->clock_ = readClockOffset();
   pr_info("host %s: clock offset %s", options.host.c_str(), w->clock_.text().c_str());
@@ -126,14 +146,23 @@ Result<std::unique_ptr<Wires>> Wires::declare(const WiresOptions& options) {
   for (auto& [ifname, wire] : w->wires_) {
     if (int err = linkUp(nl.fd, int(if_nametoindex(ifname.c_str())), 0); err)
       return makeError(err, "wire " + ifname + ": cannot set it up (" + strerror(-err) + ")");
+    const bool vxlan = wire.encap.kind == WireEncap::kVxlan;
     ClassifierOptions o;
     o.ifname = ifname;
     o.wire = FP_WIRE_PORT;
     o.allow_generic = options.xdp_mode != "native";
+    if (vxlan) {
+      o.encap = FP_ENCAP_VXLAN;
+      o.underlay_addr = wire.encap.underlay.v4NetworkOrder();
+      o.vxlan_port = wire.encap.port;
+    }
     auto c = Classifier::attach(o);
     if (!c) return makeError(c.error().code, "wire " + ifname + ": " + c.error().message);
     wire.classifier = std::move(*c);
-    auto p = WireProbe::open(ifname, options.run_tag, options.host, wire.peer);
+    // A routed wire's probes travel in UDP, beside VXLAN: to its port + 1.
+    const UdpProbe udp{wire.encap.underlay.v4NetworkOrder(), wire.encap.peer_underlay.v4NetworkOrder(),
+                       uint16_t(wire.encap.port + 1)};
+    auto p = WireProbe::open(ifname, options.run_tag, options.host, wire.peer, vxlan ? &udp : nullptr);
     if (!p) return p.error();
     wire.probe = std::move(*p);
   }
@@ -145,6 +174,15 @@ Result<std::unique_ptr<Wires>> Wires::declare(const WiresOptions& options) {
     pr_info("wire %s to host %s: one-way latency %s (min %s, jitter %s, %zu probes)",
             ifname.c_str(), wire.peer.c_str(), micros(l->one_way_ns).c_str(),
             micros(l->min_ns).c_str(), micros(l->jitter_ns).c_str(), l->samples);
+    if (wire.encap.kind != WireEncap::kVxlan) continue;
+    // The probes made the kernel resolve the next hop: the links' outer Ethernet header.
+    auto hop = underlayNextHop(ifname, wire.encap.peer_underlay);
+    if (!hop) return hop.error();
+    wire.next_hop = hop->mac;
+    pr_info("wire %s to host %s: VXLAN %s -> %s port %u, next hop %s (%s)", ifname.c_str(),
+            wire.peer.c_str(), wire.encap.underlay.toString().c_str(),
+            wire.encap.peer_underlay.toString().c_str(), unsigned(wire.encap.port),
+            hop->next_hop.toString().c_str(), hop->mac.toString().c_str());
   }
   return w;
 }
@@ -168,15 +206,21 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x) {
                                   "): declare one, or place both ends on hosts joined by a "
                                   "wire");
   }
-  if (x.vlan < 2 || x.vlan > 4094)
-    return makeError(-EINVAL, what + ": VLAN " + std::to_string(x.vlan) +
-                                  " outside 2..4094 (802.1Q; 0 and 1 are not a link's)");
+  x.encap = wire->encap;
+  const bool vxlan = wire->encap.kind == WireEncap::kVxlan;
+  const std::string tag = vxlan ? "VNI " : "VLAN ";
+  if (x.vlan < 1 + !vxlan || x.vlan > 4094)
+    return makeError(-EINVAL, what + ": " + tag + std::to_string(x.vlan) +
+                                  (vxlan ? " outside 1..4094 (a VNI names the link's "
+                                           "interfaces as a VLAN id does)"
+                                         : " outside 2..4094 (802.1Q; 0 and 1 are not a link's)"));
   if (x.end != 'a' && x.end != 'b') return makeError(-EINVAL, what + ": end must be a or b");
   for (const auto& l : links_) {
     if (l.name == x.name) return makeError(-EEXIST, what + " exists already");
     if (l.wire == wire->ifname && l.vlan == x.vlan)
-      return makeError(-EEXIST, what + ": VLAN " + std::to_string(x.vlan) + " on wire " +
-                                    wire->ifname + " is link " + l.name + "'s: one VLAN per link");
+      return makeError(-EEXIST, what + ": " + tag + std::to_string(x.vlan) + " on wire " +
+                                    wire->ifname + " is link " + l.name + "'s: one " + tag +
+                                    "per link");
   }
   x.wire = wire->ifname;
   if (x.device.empty()) x.device = wireDeviceName(options_.run_tag, x.vlan);
@@ -217,9 +261,26 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x) {
   o.wire_vlan = x.vlan;
   o.wire_ifindex = if_nametoindex(wire->ifname.c_str());
   o.allow_generic = false;  // a veth runs XDP natively: anything else is a fault
+  if (vxlan) {
+    o.encap = FP_ENCAP_VXLAN;
+    o.vxlan_hdr = vxlanOuterHeader(wire->mac, wire->next_hop, wire->encap.underlay.v4NetworkOrder(),
+                                   wire->encap.peer_underlay.v4NetworkOrder(), wire->encap.port,
+                                   x.vlan);
+  }
   auto c = Classifier::attach(o);
   if (!c) return fail("attach its link end (" + c.error().message + ")", c.error().code);
   link_ends_[x.name] = std::move(*c);
+  if (vxlan) {
+    auto vnis = wire->vnis;
+    vnis[x.vlan] = {wire->encap.peer_underlay.v4NetworkOrder(), uint32_t(wside)};
+    if (auto st = wire->classifier->setWireVnis(vnis); !st)
+      return fail("add VNI " + std::to_string(x.vlan) + " to wire " + wire->ifname + " (" +
+                      st.error().message + ")",
+                  st.error().code);
+    wire->vnis = std::move(vnis);
+    links_.push_back(x);
+    return x;
+  }
   auto tags = wire->tags;
   tags[x.vlan] = {x.peer_mac, uint32_t(wside)};
   if (auto st = wire->classifier->setWireTags(tags); !st)
@@ -236,7 +297,14 @@ Status Wires::removeLink(const std::string& name) {
                          [&](const CrossHostLink& l) { return l.name == name; });
   if (it == links_.end()) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
   auto w = wires_.find(it->wire);
-  if (w != wires_.end()) {
+  if (w != wires_.end() && w->second.encap.kind == WireEncap::kVxlan) {
+    auto vnis = w->second.vnis;
+    vnis.erase(it->vlan);
+    if (auto st = w->second.classifier->setWireVnis(vnis); !st)
+      pr_warn("link %s: removing VNI %u from wire %s: %s", name.c_str(), it->vlan,
+              it->wire.c_str(), st.error().message.c_str());
+    w->second.vnis = std::move(vnis);
+  } else if (w != wires_.end()) {
     auto tags = w->second.tags;
     tags.erase(it->vlan);
     if (auto st = w->second.classifier->setWireTags(tags); !st)
@@ -346,7 +414,9 @@ std::vector<CounterSet> Wires::counters() const {
       if (auto s = w.classifier->readStats())
         for (unsigned r : {FP_REASON_PASS_WIRE_LINK, FP_REASON_PASS_WIRE_PROBE,
                            FP_REASON_DROP_WIRE_FOREIGN_TAG, FP_REASON_DROP_WIRE_FOREIGN_HOST,
-                           FP_REASON_DROP_WIRE_UNTAGGED, FP_REASON_DROP_TRUNCATED})
+                           FP_REASON_DROP_WIRE_UNTAGGED, FP_REASON_DROP_TRUNCATED,
+                           FP_REASON_PASS_WIRE_UNDERLAY, FP_REASON_DROP_WIRE_UNKNOWN_VNI,
+                           FP_REASON_DROP_WIRE_BAD_FLAGS})
           cs.counters.push_back({reasonName(r), s->reason[r].packets});
     out.push_back(std::move(cs));
   }

@@ -6,7 +6,11 @@
 // (tags with the link's VLAN, redirects to the wire); the classifier as the wire on every
 // wire (only the plan's VLANs from their peer ends get in, untagged, to their link's end);
 // the probes that measure each wire; and the checks that refuse a link the wire cannot
-// carry: an MTU above the wire's, a delay below its measured one-way latency. The link's
+// carry: an MTU above the wire's, a delay below its measured one-way latency. A VXLAN wire
+// (routed, no shared segment) carries each link as a VNI in UDP between the hosts'
+// underlay addresses instead of a VLAN: the same veth pairs, the link end encapsulating
+// (outer headers to the next hop the kernel resolved, underlay.h), the wire taking the
+// plan's VNIs from the peer's address and passing the rest to the kernel. The link's
 // emulation then runs at the sender, on the port's egress, with the wire's latency taken
 // off its delay. (The kernel's 802.1Q devices would do the tagging, but kernels without
 // CONFIG_VLAN_8021Q exist; XDP needs nothing but veth.) Not a public header.
@@ -43,6 +47,7 @@ struct WiresOptions {
   std::string xdp_mode = "native";
   uint32_t wait_ms = 10000;  ///< for the peers' daemons to answer the probes
   std::vector<std::pair<std::string, std::string>> wires;  ///< {peer host, interface}
+  std::map<std::string, WireEncap> encap;  ///< by interface: the VXLAN wires (else 802.1Q)
 };
 
 /// The one owner of a host's wires and cross-host links, whoever asks for them: the
@@ -100,6 +105,9 @@ class Wires {
     std::unique_ptr<WireProbe> probe;
     WireLatency latency;
     std::map<uint16_t, Classifier::WireTag> tags;  ///< the links' VLANs on it
+    WireEncap encap;                                ///< 802.1Q or VXLAN
+    MacAddress mac, next_hop;                       ///< VXLAN: outer Ethernet of the links
+    std::map<uint32_t, Classifier::WireVni> vnis;  ///< VXLAN: the links' VNIs on it
   };
   Wires() = default;
   Wire* wireTo(const std::string& peer);

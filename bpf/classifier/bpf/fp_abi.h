@@ -60,6 +60,10 @@ enum fp_reason {
 	/* On a link's end towards the wire (FP_WIRE_LINK_END): */
 	FP_REASON_PASS_WIRE_TX,       /* tagged with the link's VLAN and sent on the wire */
 	FP_REASON_DROP_WIRE_HEADROOM, /* no room to push the tag (bpf_xdp_adjust_head failed) */
+	/* On a VXLAN wire (fp_config.encap FP_ENCAP_VXLAN): */
+	FP_REASON_PASS_WIRE_UNDERLAY, /* not VXLAN to this host's underlay address: the kernel's */
+	FP_REASON_DROP_WIRE_UNKNOWN_VNI, /* a VNI no link of the plan has */
+	FP_REASON_DROP_WIRE_BAD_FLAGS,   /* VXLAN header without its I flag (RFC 7348 5) */
 	FP_REASON_MAX,
 };
 
@@ -115,6 +119,9 @@ struct fp_addr_key {
 	__u8 addr[16];
 };
 
+/* What VXLAN adds to a frame: outer Ethernet 14, IPv4 20, UDP 8, VXLAN 8. */
+#define FP_VXLAN_OVERHEAD 50
+
 /* Value of fp_config[0]: runtime policy, written by the loader. */
 struct fp_config {
 	__u32 no_xsk_policy;        /* enum fp_no_xsk_policy */
@@ -127,6 +134,16 @@ struct fp_config {
 	__u16 wire_vlan;    /* FP_WIRE_LINK_END: the link's VLAN id */
 	__u16 pad2;
 	__u32 wire_ifindex; /* FP_WIRE_LINK_END: the wire */
+	/* Appended for VXLAN wires; zero is an 802.1Q wire as before. */
+	__u32 encap;          /* enum fp_wire_encap, of the wire and of a link's end */
+	__be32 underlay_addr; /* FP_WIRE_PORT, VXLAN: this host's underlay IPv4 address */
+	__be16 vxlan_port;    /* FP_WIRE_PORT, VXLAN: the UDP port VXLAN arrives on */
+	__u16 pad3;
+	/* FP_WIRE_LINK_END, VXLAN: the outer headers every frame gets (Ethernet to the next
+	 * hop, IPv4, UDP, VXLAN), IPv4 checksum over a total length of 0; the program fills
+	 * the lengths, the checksum and the UDP source port. */
+	__u8 vxlan_hdr[FP_VXLAN_OVERHEAD];
+	__u16 pad4;
 };
 
 /*
@@ -142,6 +159,19 @@ enum fp_wire_role {
 	FP_WIRE_LINK_END = 2, /* a link's wire-side veth end: tag with wire_vlan, to wire_ifindex */
 };
 
+/* How a wire carries its links: one 802.1Q VLAN each on a shared Ethernet segment, or
+ * one VXLAN network identifier each (RFC 7348) in UDP over a routed IPv4 underlay. */
+enum fp_wire_encap {
+	FP_ENCAP_VLAN = 0,
+	FP_ENCAP_VXLAN = 1,
+};
+
+/* Value of fp_wire_vnis (key: the VNI, __u32 host order). */
+struct fp_wire_vni {
+	__be32 peer_addr; /* the only source address accepted for this VNI: the peer's underlay */
+	__u32 ifindex;    /* the link's wire-side end */
+};
+
 /* Value of fp_wire_tags (key: the VLAN id, __u16 host order). */
 struct fp_wire_tag {
 	__u8 peer_mac[6]; /* the only source MAC accepted on this VLAN: the link's peer end */
@@ -153,6 +183,9 @@ struct fp_wire_tag {
  * (IEEE 802 local experimental EtherType 1). */
 #define FP_ETH_P_WIRE_PROBE 0x88b5
 #define FP_MAX_WIRE_TAGS 4094
+#define FP_VXLAN_PORT 4789
+#define FP_VXLAN_FLAG_I 0x08
+#define FP_MAX_WIRE_VNIS 4094
 
 /* Value of fp_verdict_stats and fp_reason_stats (per-CPU arrays). */
 struct fp_counter {

@@ -65,6 +65,14 @@ struct {
 	__type(value, struct fp_wire_tag);
 } fp_wire_tags SEC(".maps");
 
+/* VNI -> struct fp_wire_vni: the links a VXLAN wire carries (fp_config.encap). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_WIRE_VNIS);
+	__type(key, __u32);
+	__type(value, struct fp_wire_vni);
+} fp_wire_vnis SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FP_VERDICT_MAX);

@@ -35,6 +35,7 @@ struct fp_cls {
 	__u16 l3_off;
 	__u16 l4_off;
 	__u32 redirect; /* a wire's link frame: the ifindex it goes to, untagged */
+	__u32 strip;    /* a VXLAN wire's link frame: the outer headers' length */
 };
 
 /* The parts of the frame every rule looks at. */

@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
@@ -73,6 +74,10 @@ fp_config makeConfig(const ClassifierOptions& o) {
   cfg.wire = o.wire;
   cfg.wire_vlan = o.wire_vlan;
   cfg.wire_ifindex = o.wire_ifindex;
+  cfg.encap = o.encap;
+  cfg.underlay_addr = o.underlay_addr;
+  cfg.vxlan_port = htons(o.vxlan_port);
+  std::memcpy(cfg.vxlan_hdr, o.vxlan_hdr.data(), sizeof(cfg.vxlan_hdr));
   if (o.port_mac) {
     cfg.port_mac_set = 1;
     std::memcpy(cfg.port_mac, o.port_mac->bytes.data(), 6);

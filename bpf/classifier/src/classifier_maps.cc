@@ -232,6 +232,30 @@ Status Classifier::setWireTags(const std::map<uint16_t, WireTag>& tags) {
   return {};
 }
 
+Status Classifier::setWireVnis(const std::map<uint32_t, WireVni>& vnis) {
+  bpf_map* map = skel_->maps.fp_wire_vnis;
+  for (const auto& [vni, v] : vnis) {
+    if (vni == 0 || vni > 0xffffff)
+      return makeError(-EINVAL, "classifier: VNI " + std::to_string(vni) + " is not 1..16777215");
+    fp_wire_vni val{};
+    val.peer_addr = v.peer_addr;
+    val.ifindex = v.ifindex;
+    if (int err = bpf_map__update_elem(map, &vni, sizeof(vni), &val, sizeof(val), 0))
+      return makeError(err, mapError("updating", "fp_wire_vnis", err));
+  }
+  // Then the VNIs no longer carried, so a VNI kept never blinks.
+  std::vector<uint32_t> stale;
+  uint32_t key = 0, next = 0;
+  const uint32_t* prev = nullptr;
+  while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
+    if (!vnis.count(next)) stale.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint32_t vni : stale) bpf_map__delete_elem(map, &vni, sizeof(vni), 0);
+  return {};
+}
+
 Result<ClassifierStats> Classifier::readStats() const {
   ClassifierStats stats{};
   int cpus = libbpf_num_possible_cpus();

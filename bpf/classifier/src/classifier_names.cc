@@ -20,6 +20,8 @@ constexpr const char* kReasonNames[] = {
     // A wire between hosts (fp_config.wire):
     "pass_wire_link",     "pass_wire_probe",   "drop_wire_foreign_tag", "drop_wire_foreign_host",
     "drop_wire_untagged", "pass_wire_tx",      "drop_wire_headroom",
+    // A VXLAN wire (fp_config.encap):
+    "pass_wire_underlay", "drop_wire_unknown_vni", "drop_wire_bad_flags",
 };
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == FP_REASON_MAX,
               "one name per enum fp_reason");

@@ -250,6 +250,34 @@ bool UserspaceClassifier::classifyWire(const Frame& f, Cls& c) const {  // class
   return c.set(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_LINK);
 }
 
+bool UserspaceClassifier::classifyVxlanWire(const Frame& f, Cls& c) const {
+  // classify_vxlan_wire
+  const uint8_t* eth = f.at(0, 14);
+  if (!eth) return c.drop(FP_REASON_DROP_TRUNCATED);
+  const uint8_t* iph = f.at(14, 20);
+  uint32_t dst = 0;
+  if (iph) std::memcpy(&dst, iph + 16, 4);
+  // Not IPv4 to us, or not a first piece of UDP: the kernel judges it.
+  if (be16(eth + 12) != kEthIp || !iph || (iph[0] >> 4) != 4 || (iph[0] & 0xf) < 5 ||
+      iph[9] != kUdp || dst != cfg_.underlay_addr || (be16(iph + 6) & (kIpMf | kIpOffset)))
+    return c.set(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_UNDERLAY);
+  const uint32_t l4 = 14 + (iph[0] & 0xf) * 4u;
+  const uint8_t* udp = f.at(l4, 8);
+  if (!udp || be16(udp + 2) != cfg_.vxlan_port)
+    return c.set(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_UNDERLAY);
+  // VXLAN to us: the header and an inner Ethernet header must be there.
+  const uint32_t ip_end = 14 + be16(iph + 2);
+  const uint8_t* vx = f.at(l4 + 8, 8);
+  if (!vx || ip_end > f.len || l4 + 8 + 8 + 14 > ip_end || !f.at(l4 + 16, 14))
+    return c.drop(FP_REASON_DROP_TRUNCATED);
+  if (!(vx[0] & FP_VXLAN_FLAG_I)) return c.drop(FP_REASON_DROP_WIRE_BAD_FLAGS);
+  const uint32_t vni = uint32_t(vx[4]) << 16 | uint32_t(vx[5]) << 8 | vx[6];
+  auto it = wire_vnis_.find(vni);
+  if (it == wire_vnis_.end()) return c.drop(FP_REASON_DROP_WIRE_UNKNOWN_VNI);
+  if (std::memcmp(iph + 12, &it->second, 4)) return c.drop(FP_REASON_DROP_WIRE_FOREIGN_HOST);
+  return c.set(FP_VERDICT_PASS, FP_REASON_PASS_WIRE_LINK);
+}
+
 fp_xdp_meta UserspaceClassifier::classify(const uint8_t* data, uint32_t len) const {
   Frame f{data, len};
   Cls c;
@@ -260,7 +288,8 @@ fp_xdp_meta UserspaceClassifier::classify(const uint8_t* data, uint32_t len) con
     f.l2_mcast = !f.l2_bcast && (d[0] & 1);
   }
   [&] {  // classify
-    if (cfg_.wire == FP_WIRE_PORT) return classifyWire(f, c);
+    if (cfg_.wire == FP_WIRE_PORT)
+      return cfg_.encap == FP_ENCAP_VXLAN ? classifyVxlanWire(f, c) : classifyWire(f, c);
     if (!eth) return c.drop(FP_REASON_DROP_TRUNCATED);
     if (cfg_.port_mac) {
       const uint8_t* m = cfg_.port_mac->bytes.data();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "classifier_fixtures.h"
+#include <cstring>
 
 namespace fastpath::testing {
 namespace {
@@ -288,13 +289,86 @@ std::vector<Fixture> wireFixtures() {
   return f;
 }
 
-std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy, uint32_t wire) {
+uint32_t underlayAddr(const std::array<uint8_t, 4>& a) {
+  uint32_t v;
+  std::memcpy(&v, a.data(), 4);
+  return v;
+}
+
+std::map<uint32_t, uint32_t> wireVnis() {
+  return {{100, underlayAddr(V4{}.src)}, {101, underlayAddr({198, 18, 0, 9})}};
+}
+
+Bytes vxlanFrame(const Bytes& inner, uint32_t vni, V4 outer, uint16_t port, uint8_t flags) {
+  Bytes u;
+  const size_t len = 16 + inner.size();
+  for (uint16_t v : {uint16_t(50000), port, uint16_t(len), uint16_t(0)}) {
+    u.push_back(uint8_t(v >> 8));
+    u.push_back(uint8_t(v));
+  }
+  u.insert(u.end(), {flags, 0, 0, 0, uint8_t(vni >> 16), uint8_t(vni >> 8), uint8_t(vni), 0});
+  u.insert(u.end(), inner.begin(), inner.end());
+  outer.proto = 17;
+  return ipv4(L2{}, outer, u);
+}
+
+std::vector<Fixture> vxlanFixtures() {
+  constexpr uint8_t K = FP_VERDICT_PASS, X = FP_VERDICT_DROP;
+  const Bytes inner = ipv4(L2{kOtherHostMac, kMulticastMac, {}}, {}, udp(1000, 2000));
+  V4 foreign;
+  foreign.src = {198, 18, 0, 9};
+  V4 elsewhere;
+  elsewhere.dst = {198, 18, 1, 2};
+  V4 fragment;
+  fragment.frag_off = 0x2000;
+  Bytes cut_vxlan = vxlanFrame(inner, 100);
+  cut_vxlan.resize(14 + 20 + 8 + 5);
+  Bytes cut_ip = vxlanFrame(inner, 100);  // the IPv4 total length beyond the frame
+  cut_ip.resize(cut_ip.size() - 10);
+  Bytes no_inner = vxlanFrame(Bytes(10, 0), 100);  // a cut inner Ethernet header
+  std::vector<Fixture> f;
+  auto add = [&](std::string d, Bytes frame, uint8_t v, uint8_t r) {
+    f.push_back(Fixture{"vxlan wire: " + std::move(d), std::move(frame), v, r});
+  };
+  add("a link's frame from its peer", vxlanFrame(inner, 100), K, FP_REASON_PASS_WIRE_LINK);
+  add("a link's ARP", vxlanFrame(arp(), 101, foreign), K, FP_REASON_PASS_WIRE_LINK);
+  add("reserved flags set (ignored)", vxlanFrame(inner, 100, {}, 4789, 0xff), K,
+      FP_REASON_PASS_WIRE_LINK);
+  add("underlay ARP", arp(), K, FP_REASON_PASS_WIRE_UNDERLAY);
+  add("underlay ipv6", ipv6(L2{}, {}, udp(4789, 4789)), K, FP_REASON_PASS_WIRE_UNDERLAY);
+  add("UDP to another port (a probe)", ipv4(L2{}, {}, udp(4790, 4790)), K,
+      FP_REASON_PASS_WIRE_UNDERLAY);
+  add("TCP to the VXLAN port", ipv4(L2{}, V4{.proto = 6}, tcp(4789, 4789)), K,
+      FP_REASON_PASS_WIRE_UNDERLAY);
+  add("VXLAN to another address", vxlanFrame(inner, 100, elsewhere), K,
+      FP_REASON_PASS_WIRE_UNDERLAY);
+  add("VXLAN in a fragment", vxlanFrame(inner, 100, fragment), K, FP_REASON_PASS_WIRE_UNDERLAY);
+  add("an 802.1Q frame", ipv4(L2{kDstMac, kSrcMac, {0x8100}}, {}, udp(1000, 2000)), K,
+      FP_REASON_PASS_WIRE_UNDERLAY);
+  add("a VNI no link has", vxlanFrame(inner, 102), X, FP_REASON_DROP_WIRE_UNKNOWN_VNI);
+  add("VNI 0", vxlanFrame(inner, 0), X, FP_REASON_DROP_WIRE_UNKNOWN_VNI);
+  add("a link's VNI from a foreign source", vxlanFrame(inner, 100, foreign), X,
+      FP_REASON_DROP_WIRE_FOREIGN_HOST);
+  add("the I flag clear", vxlanFrame(inner, 100, {}, 4789, 0x00), X,
+      FP_REASON_DROP_WIRE_BAD_FLAGS);
+  add("truncated VXLAN header", cut_vxlan, X, FP_REASON_DROP_TRUNCATED);
+  add("IPv4 length beyond the frame", cut_ip, X, FP_REASON_DROP_TRUNCATED);
+  add("inner Ethernet header cut", no_inner, X, FP_REASON_DROP_TRUNCATED);
+  return f;
+}
+
+std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy, uint32_t wire,
+                                uint32_t encap) {
   ClassifierOptions o;
   o.no_xsk_policy = no_xsk_policy;
   o.port_mac = MacAddress{kDstMac};
   o.wire = wire;
   o.wire_vlan = 100;
   o.wire_ifindex = 1;
+  o.encap = encap;
+  o.underlay_addr = underlayAddr(V4{}.dst);
+  o.vxlan_hdr = vxlanOuterHeader(MacAddress{kSrcMac}, MacAddress{kDstMac}, underlayAddr(V4{}.dst),
+                                 underlayAddr(V4{}.src), 4789, 100);
   auto c = Classifier::openForTest(o);
   if (!c) return c.error().message;
   cls = std::move(c.value());
@@ -302,6 +376,9 @@ std::string ClassifierEnv::open(bool bind_xsk, uint32_t no_xsk_policy, uint32_t 
   std::map<uint16_t, Classifier::WireTag> tags;
   for (const auto& [vid, mac] : wireTags()) tags[vid] = {mac, 0};
   if (Status s = cls->setWireTags(tags); !s) return s.error().message;
+  std::map<uint32_t, Classifier::WireVni> vnis;
+  for (const auto& [vni, addr] : wireVnis()) vnis[vni] = {addr, 0};
+  if (Status s = cls->setWireVnis(vnis); !s) return s.error().message;
   if (!bind_xsk) return "";
   topo = std::make_unique<Topology>("cls");
   std::string ns = topo->addNamespace("xsk");

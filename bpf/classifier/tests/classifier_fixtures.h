@@ -36,6 +36,18 @@ std::vector<ControlRule> fixtureRules();
 /// from kSrcMac, 101 from kOtherHostMac). Every frame of fixtures() has a wire verdict too.
 std::vector<Fixture> wireFixtures();
 std::map<uint16_t, MacAddress> wireTags();
+/// A VXLAN wire (fp_config.encap FP_ENCAP_VXLAN, underlay address kUnderlayAddr, port
+/// 4789): its table, valid under wireVnis() (VNI 100 from kPeerUnderlay, 101 from
+/// 198.18.0.9). Every frame of fixtures() and wireFixtures() has a verdict there too.
+std::vector<Fixture> vxlanFixtures();
+std::map<uint32_t, uint32_t> wireVnis();
+/// A VXLAN frame: outer Ethernet (kDstMac from kSrcMac), IPv4 `outer` (UDP), UDP from port
+/// 50000 to `port`, the VXLAN header (`flags`, `vni`) and `inner`.
+Bytes vxlanFrame(const Bytes& inner, uint32_t vni, V4 outer = {}, uint16_t port = 4789,
+                 uint8_t flags = FP_VXLAN_FLAG_I);
+/// kUnderlayAddr (198.18.1.1, V4's default destination) and kPeerUnderlay (198.18.0.1, its
+/// default source), network order.
+uint32_t underlayAddr(const std::array<uint8_t, 4>& a);
 
 /// One fuzzed frame into *frame: 3 times in 4 a fixture with 1-4 bytes changed (mostly in
 /// the headers) and maybe cut, else random bytes behind a plausible (or random)
@@ -51,8 +63,10 @@ struct ClassifierEnv {
   /// Returns "" on success, else what failed.
   /// With a wire role, the program is a wire's (FP_WIRE_PORT with wireTags(), whose
   /// ifindex is 0) or a link end's (FP_WIRE_LINK_END: VLAN 100 to ifindex 1).
+  /// With encap FP_ENCAP_VXLAN, a VXLAN wire (wireVnis(), ifindex 0) or link end (the outer
+  /// headers of vxlanOuterHeader() for VNI 100 from 198.18.1.1 to 198.18.0.1).
   std::string open(bool bind_xsk, uint32_t no_xsk_policy = FP_NO_XSK_PASS,
-                   uint32_t wire = FP_WIRE_NONE);
+                   uint32_t wire = FP_WIRE_NONE, uint32_t encap = FP_ENCAP_VLAN);
   ~ClassifierEnv();
 };
 

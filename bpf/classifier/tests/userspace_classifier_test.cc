@@ -37,19 +37,23 @@ class UserspaceTwin : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!havePrivileges(&why)) GTEST_SKIP() << why;
-    ASSERT_EQ(env_.open(true, FP_NO_XSK_PASS, wire_ ? FP_WIRE_PORT : FP_WIRE_NONE), "");
+    ASSERT_EQ(env_.open(true, FP_NO_XSK_PASS, wire_ ? FP_WIRE_PORT : FP_WIRE_NONE, encap_), "");
     UserspaceClassifier::Config cfg;
     cfg.port_mac = MacAddress{kDstMac};  // as ClassifierEnv configures the program
     cfg.wire = wire_ ? FP_WIRE_PORT : FP_WIRE_NONE;
+    cfg.encap = encap_;
+    cfg.underlay_addr = underlayAddr(V4{}.dst);
     twin_ = UserspaceClassifier(cfg);
     ASSERT_TRUE(twin_.setRules(fixtureRules()));
     twin_.setWireTags(wireTags());
+    twin_.setWireVnis(wireVnis());
   }
 
-  // Both tables: with wire_ every frame of either meets the wire's rules.
+  // Every table: with wire_ every frame of each meets the wire's rules.
   std::vector<Fixture> allFixtures() const {
     std::vector<Fixture> fx = fixtures();
     for (auto& w : wireFixtures()) fx.push_back(std::move(w));
+    for (auto& w : vxlanFixtures()) fx.push_back(std::move(w));
     return fx;
   }
 
@@ -89,6 +93,7 @@ class UserspaceTwin : public ::testing::Test {
   }
 
   bool wire_ = false;
+  uint32_t encap_ = FP_ENCAP_VLAN;
   ClassifierEnv env_;
   UserspaceClassifier twin_;
   std::array<uint64_t, FP_REASON_MAX> reasons_{};
@@ -143,6 +148,40 @@ TEST_F(UserspaceTwinWire, EveryFixtureAgreesAndWireFixturesMatchTheTable) {
 }
 
 TEST_F(UserspaceTwinWire, EveryTruncationAndFuzzedFrameAgrees) {
+  const std::vector<Fixture> fx = allFixtures();
+  for (const Fixture& f : fx)
+    for (size_t len = 14; len < f.frame.size(); ++len)
+      ASSERT_TRUE(same(Bytes(f.frame.begin(), f.frame.begin() + long(len))))
+          << f.description << " cut at " << len;
+  std::mt19937_64 rng(kSeed);
+  Bytes frame;
+  for (size_t i = 0; i < kFuzzFrames / 5; ++i) {
+    mutatedFrame(rng, fx, &frame);
+    ASSERT_TRUE(same(frame)) << "fuzzed frame " << i << " (seed " << kSeed << ")";
+  }
+  expectSameReasonCounts();
+}
+
+// The same on a VXLAN wire: every table, the VXLAN table's reasons, every truncation and
+// fuzzed frames (VXLAN frames among the mutated ones).
+class UserspaceTwinVxlan : public UserspaceTwin {
+ protected:
+  UserspaceTwinVxlan() {
+    wire_ = true;
+    encap_ = FP_ENCAP_VXLAN;
+  }
+};
+
+TEST_F(UserspaceTwinVxlan, EveryFixtureAgreesAndVxlanFixturesMatchTheTable) {
+  for (const Fixture& fx : allFixtures()) EXPECT_TRUE(same(fx.frame)) << fx.description;
+  for (const Fixture& fx : vxlanFixtures()) {
+    const fp_xdp_meta m = twin_.classify(fx.frame.data(), uint32_t(fx.frame.size()));
+    EXPECT_STREQ(reasonName(m.reason), reasonName(fx.reason)) << fx.description;
+  }
+  expectSameReasonCounts();
+}
+
+TEST_F(UserspaceTwinVxlan, EveryTruncationAndFuzzedFrameAgrees) {
   const std::vector<Fixture> fx = allFixtures();
   for (const Fixture& f : fx)
     for (size_t len = 14; len < f.frame.size(); ++len)

@@ -4,6 +4,7 @@
 // via the dispatcher), reads the per-CPU counters, and detaches on destruction.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,6 +40,13 @@ struct ClassifierOptions {
   uint32_t wire = FP_WIRE_NONE;
   uint16_t wire_vlan = 0;
   uint32_t wire_ifindex = 0;
+  /// enum fp_wire_encap. FP_ENCAP_VXLAN: the wire takes VXLAN to underlay_addr:vxlan_port
+  /// (setWireVnis() says which links it carries) and passes the rest to the kernel; a link
+  /// end puts vxlan_hdr (vxlanOuterHeader()) in front of every frame instead of a tag.
+  uint32_t encap = FP_ENCAP_VLAN;
+  uint32_t underlay_addr = 0;  ///< IPv4, network order
+  uint16_t vxlan_port = FP_VXLAN_PORT;
+  std::array<uint8_t, FP_VXLAN_OVERHEAD> vxlan_hdr{};
   /// Where the owner file of each attachment lives (<run_dir>/xdp-<netns>-<ifname>.pid):
   /// a later start uses it to tell a crashed run's leftover from a live owner.
   std::string run_dir = "/run/fastpathd";
@@ -54,6 +62,15 @@ struct ClassifierStats {
 const char* verdictName(unsigned verdict);
 /// "data_ipv4", ..., "punt_ttl_expired", ...; "unknown" outside the enum.
 const char* reasonName(unsigned reason);
+
+/// The outer headers a VXLAN link end puts in front of each frame (RFC 7348): Ethernet from
+/// the wire's MAC to the next hop's, IPv4 from this host's underlay address to the peer's
+/// (DF, TTL 64, its checksum over a total length of 0), UDP to `port` (source port, lengths
+/// and checksum left 0: the program fills them), VXLAN with the I flag and `vni`.
+std::array<uint8_t, FP_VXLAN_OVERHEAD> vxlanOuterHeader(const MacAddress& wire_mac,
+                                                        const MacAddress& next_hop,
+                                                        uint32_t src_addr, uint32_t dst_addr,
+                                                        uint16_t port, uint32_t vni);
 
 /// One loaded classifier, attached to one interface (or not, in test mode).
 /// Not thread-safe: use it from one control thread.
@@ -97,6 +114,13 @@ class Classifier {
     uint32_t ifindex = 0;  ///< 0: to the kernel
   };
   Status setWireTags(const std::map<uint16_t, WireTag>& tags);
+  /// A VXLAN wire's links: VNI -> the peer's underlay address (IPv4, network order) and
+  /// the link's wire-side end (fp_wire_vnis), replacing all.
+  struct WireVni {
+    uint32_t peer_addr = 0;
+    uint32_t ifindex = 0;
+  };
+  Status setWireVnis(const std::map<uint32_t, WireVni>& vnis);
   Result<ClassifierStats> readStats() const;
 
  private:

@@ -27,6 +27,9 @@ class UserspaceClassifier {
     uint32_t multicast_action = FP_ACTION_CONTROL;  ///< enum fp_rule_action, 0 = no rule
     std::optional<MacAddress> port_mac;             ///< as fp_config.port_mac
     uint32_t wire = FP_WIRE_NONE;                   ///< as fp_config.wire
+    uint32_t encap = FP_ENCAP_VLAN;                 ///< as fp_config.encap
+    uint32_t underlay_addr = 0;                     ///< as fp_config (network order)
+    uint16_t vxlan_port = FP_VXLAN_PORT;            ///< host order
   };
 
   UserspaceClassifier() = default;
@@ -35,8 +38,12 @@ class UserspaceClassifier {
   Status setRules(const std::vector<ControlRule>& rules);
   /// The same wire links as Classifier::setWireTags() writes (VLAN -> peer end MAC).
   void setWireTags(const std::map<uint16_t, MacAddress>& tags) { wire_tags_ = tags; }
+  /// The same VXLAN links as Classifier::setWireVnis() (VNI -> peer's underlay address,
+  /// network order).
+  void setWireVnis(const std::map<uint32_t, uint32_t>& vnis) { wire_vnis_ = vnis; }
   // Not mirrored: a wire's redirect of a link's frame to the link's end (a delivery, not
-  // a decision: the twin says PASS pass_wire_link) and FP_WIRE_LINK_END's tagging (a
+  // a decision: the twin says PASS pass_wire_link) and FP_WIRE_LINK_END's tagging or
+  // VXLAN encapsulation (a
   // transmit step; no internal link ever has that role).
 
   /// The decision for one frame, as the XDP program writes it in front of the frame
@@ -51,6 +58,7 @@ class UserspaceClassifier {
   bool classifyIpv6(const Frame& f, Cls& c, uint32_t off) const;
   bool castRules(Cls& c, bool bcast, bool mcast) const;
   bool classifyWire(const Frame& f, Cls& c) const;
+  bool classifyVxlanWire(const Frame& f, Cls& c) const;
   bool localAddress(Cls& c, uint32_t family, const uint8_t* addr, uint32_t len) const;
 
   Config cfg_;
@@ -61,6 +69,7 @@ class UserspaceClassifier {
   std::map<uint32_t, uint32_t> l4_ports_;
   std::map<std::array<uint8_t, 17>, uint32_t> local_;
   std::map<uint16_t, MacAddress> wire_tags_;
+  std::map<uint32_t, uint32_t> wire_vnis_;
 };
 
 }  // namespace fastpath

@@ -171,6 +171,21 @@ def fastpathd_figures(fpctl, sock, n):
     return {"links": rows, "lateness": late, "raw_links": links}
 
 
+WORKER_RT_KEYS = ("stall_rt_throttled", "stall_rt_throttled_ns", "stall_other", "stall_other_ns",
+                  "stall_max_ns", "rt_guard_steps", "rt_guard_normal_ns", "rt_priority")
+
+
+def worker_rt_counters(fpctl, sock):
+    """fastpathd's workers' stalls (the kernel's RT throttling and others) and its real-time
+    budget guard (fpctl stats, cumulative since the line started), per worker."""
+    r = subprocess.run([fpctl, "-s", sock, "--json", "-t", "3000", "stats"], capture_output=True,
+                       text=True, timeout=10)
+    if r.returncode != 0:
+        return {}
+    return {s["scope"]: {k: s["counters"].get(k) for k in WORKER_RT_KEYS}
+            for s in json.loads(r.stdout) if s["scope"].startswith("worker")}
+
+
 def link_lateness(links):
     """Per link direction's lateness (fpctl link list): the path's worst p50, p99 and max,
     and the sum of the p99s over the path (what one frame's round trip can collect)."""
@@ -228,6 +243,7 @@ def measure_line(kind, n, rate, args, tools, clean, out):
                 row["lateness"] = figs["lateness"]
                 row["links"] = figs["links"]
                 row.update(link_lateness(figs["links"]))
+                row["workers_rt"] = worker_rt_counters(tools["fpctl"], fw.socket(0))
                 with open(os.path.join(keep, f"links-i{interval:g}"
                                        f"{'-tcp' if with_tcp else ''}.json"), "w") as f:
                     json.dump(figs["raw_links"], f, indent=1)
@@ -241,6 +257,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
                            fw if kind == "fastpathd" else None,
                            access=not args.no_access_shaping, window=args.udp_window)
             ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
+            if kind == "fastpathd":
+                ip["workers_rt"] = worker_rt_counters(tools["fpctl"], fw.socket(0))
             log(f"{kind} N={n} {rtext} iperf3: {json.dumps(ip)}")
             for row in rows:
                 row["iperf"] = ip

@@ -73,6 +73,11 @@ const OptionSpec kOptions[] = {
      "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
      "                   under that NAPI thread and go above it only while an RX ring is\n"
      "                   over 3/4 full; above: always above it (default adaptive)"},
+    {"rt-guard", true,
+     "on|off   a real-time worker steps down to the normal policy (nice -10) before\n"
+     "                   the real-time work on its CPU spends the kernel's budget\n"
+     "                   (sched_rt_runtime_us), back once there is room, instead of being\n"
+     "                   stopped by RT throttling for the rest of the period (default on)"},
     {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
     {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
     {"no-tune", false,
@@ -305,6 +310,10 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (v != "adaptive" && v != "above")
       return bad(origin, "--rt-mode must be adaptive or above, not '" + v + "'");
     c->rt_adaptive = v == "adaptive";
+  } else if (name == "rt-guard") {
+    if (v != "on" && v != "off")
+      return bad(origin, "--rt-guard must be on or off, not '" + v + "'");
+    c->rt_guard = v == "on";
   } else if (name == "stats-interval") {
     auto n = num(86400);
     if (!n) return n.error();

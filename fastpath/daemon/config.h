@@ -68,6 +68,9 @@ struct Config {
   /// small RX ring into the large AF_XDP ring at once) and go one above it only while an
   /// RX ring is more than 3/4 full (no receive livelock). false: always one above.
   bool rt_adaptive = true;
+  /// Real-time workers step down to the normal policy before the real-time work on their
+  /// CPU spends the kernel's budget (sched_rt_runtime_us), instead of being throttled.
+  bool rt_guard = true;
   uint32_t stats_interval_s = 0;  ///< 0: no periodic stats line
   bool mount_bpffs = true;        ///< mount bpffs at /sys/fs/bpf if missing
   /// Threaded NAPI on the interface ports, their NAPI threads on the workers' CPUs, all

@@ -204,6 +204,7 @@ Status Daemon::startWorkers() {
     wo.idle_spin_ns = config_.idle_spin_us * 1000;
     wo.rx_budget_us = config_.rx_budget_us;
     wo.rt_priority = std::max(config_.rt_priority, 0);
+    wo.rt_guard = config_.rt_guard;
     wo.busy_poll = config_.busy_poll;
     wo.punt_to_control = config_.punt_to_control;
     // Each worker limits its own queue: the port's rate and burst are shared out.
@@ -328,6 +329,7 @@ Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_contro
     if (Clock::now() >= next_link_check) {
       checkLinks();
       checkEmulationLateness();
+      checkRtStalls();
       adjustRtPriority();
       next_link_check = Clock::now() + std::chrono::seconds(1);
     }
@@ -382,8 +384,7 @@ void Daemon::drainEvents() {
 }
 
 void Daemon::adjustRtPriority() {
-  if (config_.rt_priority != Config::kRtAuto || config_.idle_poll_us == 0 || config_.busy_poll)
-    return;
+  if (config_.rt_priority == 0 || config_.idle_poll_us == 0 || config_.busy_poll) return;
   // Only the NAPI threads of the daemon's interface ports count: --port, the topology's
   // interfaces and those attached at run time (hosts).
   std::vector<std::string> ifnames = config_.ports;
@@ -392,6 +393,17 @@ void Daemon::adjustRtPriority() {
         std::find(ifnames.begin(), ifnames.end(), p->info.ifname) == ifnames.end())
       ifnames.push_back(p->info.ifname);
   auto napis = findPortNapiThreads(ifnames);
+  // The real-time NAPI threads pinned to a worker's CPU spend the kernel's real-time
+  // budget of that CPU with the worker (its RtBudgetGuard counts them).
+  for (auto& w : workers_) {
+    std::vector<int> peers;
+    const int cpu = w->options().cpu;
+    for (const auto& t : napis)
+      if (cpu >= 0 && t.realtime && CPU_COUNT(&t.cpus) == 1 && CPU_ISSET(cpu, &t.cpus))
+        peers.push_back(int(t.pid));
+    w->setRtPeers(peers);
+  }
+  if (config_.rt_priority != Config::kRtAuto) return;
   // A worker timing emulated links sleeps until just before each arrival: a normal
   // thread's wake-up waits behind whatever runs on its CPU, on a PREEMPT_NONE kernel up to
   // a scheduler tick (4 ms at 250 Hz), on every hop. Real-time, it runs when its timer

@@ -188,6 +188,9 @@ class Daemon : public TopologyControl {
   LinkDirectionStats directionStats(const LinkPort& port) const;
   /// Warns when a worker released emulated frames late (every second, from run()).
   void checkEmulationLateness();
+  /// Warns once per worker when the kernel's real-time throttling stopped it, with the
+  /// remedy (daemon_emulation.cc).
+  void checkRtStalls();
   /// Some link, segment or interface egress is emulated (has shapers), or a radio medium
   /// exists (it times every frame it carries).
   bool emulates() const;
@@ -223,6 +226,7 @@ class Daemon : public TopologyControl {
   LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
   std::vector<uint64_t> late_on_arrival_seen_;  ///< per worker, likewise
+  std::vector<uint8_t> rt_stall_warned_;  ///< per worker: throttling reported
   std::vector<int> rt_refused_;  ///< per worker: the priority last refused (warned once), or -1
   std::vector<std::unique_ptr<LinkPortTable>> link_tables_;      ///< per worker, in use
   uint64_t link_table_version_ = 0;

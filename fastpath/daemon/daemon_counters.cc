@@ -149,6 +149,13 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"rt_priority", uint64_t(w->rtPriority())},
                    {"rt_below", uint64_t(w->rtBelow())},
                    {"rt_boosts", c.rt_boosts.get()},
+                   {"rt_guard_steps", c.rt_guard_steps.get()},
+                   {"rt_guard_normal_ns", c.rt_guard_normal_ns.get()},
+                   {"stall_rt_throttled", c.stall_rt_throttled.get()},
+                   {"stall_rt_throttled_ns", c.stall_rt_throttled_ns.get()},
+                   {"stall_other", c.stall_other.get()},
+                   {"stall_other_ns", c.stall_other_ns.get()},
+                   {"stall_max_ns", c.stall_max_ns.get()},
                    {"rt_refused", uint64_t(w->options().index < rt_refused_.size()
                                                ? std::max(rt_refused_[w->options().index], 0)
                                                : 0)},

@@ -89,6 +89,33 @@ void Daemon::checkEmulationLateness() {
   }
 }
 
+void Daemon::checkRtStalls() {
+  rt_stall_warned_.resize(workers_.size(), 0);
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    const auto& c = workers_[i]->counters();
+    const uint64_t n = c.stall_rt_throttled.get();
+    if (!n || rt_stall_warned_[i]) continue;
+    rt_stall_warned_[i] = 1;
+    const RtBandwidth& bw = workers_[i]->rtBandwidth();
+    pr_warn(
+        "worker %zu was stopped by the kernel's real-time throttling: %llu time(s), %llu ms "
+        "in all, the longest %llu ms (see stall_rt_throttled in fpctl stats). Real-time "
+        "work on its CPU (the worker, its ports' real-time NAPI threads) used up "
+        "sched_rt_runtime_us (%s) and the kernel stopped all of it for the rest of the "
+        "period: frames arriving meanwhile wait or are dropped. %s; or run the worker "
+        "under the normal policy (--rt-priority 0), give it a CPU of its own (--cores), or "
+        "lift the limit (sysctl kernel.sched_rt_runtime_us=-1; then nothing stops a "
+        "real-time thread that spins)",
+        i, (unsigned long long)n, (unsigned long long)(c.stall_rt_throttled_ns.get() / 1000000),
+        (unsigned long long)(c.stall_max_ns.get() / 1000000), bw.text().c_str(),
+        workers_[i]->options().rt_guard
+            ? "The worker steps down to the normal policy before the budget is spent "
+              "(--rt-guard on), but the CPU's other real-time work (e.g. NAPI threads at a "
+              "real-time priority) used it alone"
+            : "Let the worker step down before the budget is spent (--rt-guard on)");
+  }
+}
+
 void Daemon::publishLinkTables() {
   ++link_table_version_;
   for (size_t w = 0; w < workers_.size(); ++w) {

@@ -11,6 +11,7 @@
 #include <linux/if_xdp.h>
 #include <sys/socket.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "worker/link_handoff.h"
 #include "worker/link_inbox.h"
 #include "worker/publication.h"
+#include "worker/rt_budget.h"
 #include "worker/rx_budget.h"
 #include "worker/medium_egress.h"
 #include "worker/segment_fanout.h"
@@ -63,6 +65,10 @@ struct WorkerOptions {
   /// least two batches; below it, and with 0, the fill rings are kept full.
   uint32_t rx_budget_us = 0;
   int rt_priority = 0;           ///< SCHED_FIFO priority at start; 0 = normal scheduling
+  /// While real-time: step down to the normal policy (nice -10) before the real-time work
+  /// on the worker's CPU spends the kernel's budget (sched_rt_runtime_us), back at once it
+  /// has room again (RtBudgetGuard), instead of being stopped for the rest of the period.
+  bool rt_guard = true;
   bool busy_poll = false;
   bool punt_to_control = true;
   /// Per port: punted and exception frames handed to the control channel at most at this
@@ -160,6 +166,16 @@ class Worker {
   int rtPriority() const { return rt_.load(std::memory_order_relaxed); }
   /// The adaptive base priority (0: fixed priority).
   int rtBelow() const { return rt_below_.load(std::memory_order_relaxed); }
+  /// Control thread: the other real-time threads on the worker's CPU (its ports' NAPI
+  /// threads, by tid; at most kMaxRtPeers): their CPU time counts against the kernel's
+  /// real-time budget with the worker's (RtBudgetGuard). Read by the worker at its next
+  /// budget check.
+  static constexpr size_t kMaxRtPeers = 8;
+  void setRtPeers(const std::vector<int>& tids);
+  /// The kernel's real-time bandwidth as read at start().
+  const RtBandwidth& rtBandwidth() const { return rt_bw_; }
+  /// Worker thread: stepped down to the normal policy by the guard. Any thread: racy hint.
+  bool rtSteppedDown() const { return rt_down_.load(std::memory_order_relaxed); }
   /// Interface port ids in use + 1 (control thread; some below may be detached:
   /// servesPort()).
   size_t portCount() const { return ctl_np_; }
@@ -279,6 +295,18 @@ class Worker {
   void kick(PortId p);
   /// Adaptive real-time priority (setRtPriority's `below`): boost while an RX ring fills.
   void adaptRtPriority(int below);
+  /// Once per pass (worker_rt.cc): `gap_ns` is how long the runnable worker went without
+  /// running (passes apart with no sleep between, or a sleep's overshoot); every
+  /// RtBudgetGuard::kSlotNs, or at a stall, the stall is classified and counted and the
+  /// CPU's real-time use is sampled into the guard.
+  void watchRt(uint64_t gap_ns) {
+    if (gap_ns >= kStallMinNs || now_ns_ - rt_check_ns_ >= RtBudgetGuard::kSlotNs)
+      checkRt(gap_ns);
+  }
+  void checkRt(uint64_t gap_ns);
+  /// The guard's decision applied: SCHED_OTHER at nice -10, or back to SCHED_FIFO.
+  void stepRt(bool realtime);
+  void closeRtFds();
   /// Queues a held frame for the egress port's TX ring (flushed once per loop, or when
   /// the staging area is full). Per forwarded frame: always inlined.
   [[gnu::always_inline]] void stageTx(PortId egress, uint64_t addr, uint32_t len) {
@@ -411,6 +439,24 @@ class Worker {
   uint64_t rt_hot_until_ns_ = 0;  // worker thread only: stay boosted until then
   uint64_t rt_hold_ns_ = 0;       // worker thread only: current hold (doubles under overload)
   uint64_t rt_unboost_ns_ = 0;    // worker thread only: when it last went back under NAPI
+  // Real-time budget (worker_rt.cc): the kernel's bandwidth (read at start), the guard,
+  // the schedstat files read at each check, the peers as the control thread publishes them
+  // (a sequence lock: odd while written).
+  RtBandwidth rt_bw_;
+  RtBudgetGuard rt_guard_;
+  std::atomic<bool> rt_down_{false};
+  std::atomic<uint32_t> rt_set_gen_{0};  // setRtPriority calls (the guard re-applies)
+  uint32_t rt_set_seen_ = 0;
+  int rt_nice_ = 0;                       // the nice value before a step down
+  uint64_t rt_check_ns_ = 0;
+  int rt_self_fd_ = -1;
+  uint64_t rt_self_run_ = 0, rt_self_wait_ = 0;
+  std::array<std::atomic<int>, kMaxRtPeers> rt_peer_tid_{};
+  std::atomic<uint32_t> rt_peer_n_{0}, rt_peer_seq_{0};
+  std::vector<int> rt_peers_ctl_;  // control thread: the list last published
+  uint32_t rt_peer_seen_ = 0;
+  std::vector<int> rt_peer_fd_;
+  std::vector<uint64_t> rt_peer_run_;
   std::atomic<bool> stop_{false};
   int wake_fd_ = -1;
   std::thread thread_;

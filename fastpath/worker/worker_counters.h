@@ -51,6 +51,9 @@ struct Counter {
     v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
   uint64_t get() const { return v.load(std::memory_order_relaxed); }
+  void raiseTo(uint64_t n) {
+    if (n > get()) v.store(n, std::memory_order_relaxed);
+  }
 };
 
 /// Per (worker, port) counters, one cache line aligned block each.
@@ -70,6 +73,12 @@ struct alignas(64) WorkerPortCounters {
 struct alignas(64) WorkerCounters {
   Counter loops, busy_loops, idle_polls, events, events_dropped;
   Counter rt_boosts;  ///< switches from the below-NAPI priority to the draining one
+  /// Stops of the runnable worker of kStallMinNs or more (worker_rt.cc): by the kernel's
+  /// real-time throttling, and for any other reason; their time and the longest.
+  Counter stall_rt_throttled, stall_rt_throttled_ns, stall_other, stall_other_ns, stall_max_ns;
+  /// RtBudgetGuard: steps down to the normal policy before the CPU's real-time budget is
+  /// spent, and the time spent there.
+  Counter rt_guard_steps, rt_guard_normal_ns;
   Counter rx_overload_windows;  ///< 2 ms windows in RX overload (RxBudget: queue bounded)
   Counter link_tables;             ///< link port tables switched to
   Counter link_frames_discarded;   ///< frames queued on links when they were deleted

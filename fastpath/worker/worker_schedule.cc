@@ -27,6 +27,8 @@ Status Worker::start() {
   for (PortId p = 0; p < np_; ++p)
     if (sock_[p]) refill(p);
   publishAccounting();
+  rt_bw_ = readRtBandwidth();
+  rt_guard_ = RtBudgetGuard(rt_bw_);
   thread_ = std::thread([this] { run(); });
   if (options_.cpu >= 0) {
     cpu_set_t set;
@@ -66,6 +68,7 @@ Status Worker::setRtPriority(int priority, int below) {
                                std::to_string(now) + " refused: " + std::strerror(err));
   rt_.store(priority, std::memory_order_relaxed);
   rt_below_.store(below, std::memory_order_relaxed);
+  rt_set_gen_.fetch_add(1, std::memory_order_release);
   return {};
 }
 
@@ -150,10 +153,16 @@ void Worker::run() {
   uint32_t idle = 0;
   uint64_t last_work_ns = 0;
   uint64_t spin_mark = 0;  // the previous pass spun for an arrival: when it started
+  // Stalls (watchRt): the previous pass's start when no sleep came between, or how late
+  // the last sleep's timeout woke the worker.
+  uint64_t prev_pass_ns = 0, woke_late_ns = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     bool pending = false;
     const uint32_t work = pollOnce(&pending);
-    if (const int below = rt_below_.load(std::memory_order_relaxed); below > 0)
+    watchRt(prev_pass_ns ? now_ns_ - prev_pass_ns : woke_late_ns);
+    prev_pass_ns = now_ns_;
+    woke_late_ns = 0;
+    if (const int below = rt_below_.load(std::memory_order_relaxed); below > 0 && !rt_down_)
       adaptRtPriority(below);
     else
       rt_boosted_ = false;
@@ -222,6 +231,8 @@ void Worker::run() {
       }
     }
     const timespec timeout{time_t(sleep_ns / 1000000000), long(sleep_ns % 1000000000)};
+    const uint64_t want = (now ? now : now_ns_) + sleep_ns;
+    prev_pass_ns = 0;
     const int ready = ppoll(pfds.data(), pfds.size(), &timeout, nullptr);
     if (ready > 0 && wake_fd_ >= 0 && (pfds.back().revents & POLLIN)) {
       uint64_t v;
@@ -229,16 +240,18 @@ void Worker::run() {
         // EAGAIN: another wake-up was read already; nothing to do.
       }
     }
+    const uint64_t got = ready == 0 ? monotonicNs() : 0;
+    if (ready == 0) woke_late_ns = got > want ? got - want : 0;
     if (ready == 0 && for_arrival) {
       // Woken by the timer for an arrival: how late, the next margin, and (if even the
       // margin did not cover it) the frame's lateness to come.
-      const uint64_t want = now + sleep_ns, got = monotonicNs();
       counters_.emu_wakeups.add(1);
       counters_.emu_wake_late.add(got > want ? got - want : 0);
       wake_margin_.record(want, got);
     }
     reader.online();
   }
+  closeRtFds();
   pr_debug("worker %u: stopped", options_.index);
 }
 

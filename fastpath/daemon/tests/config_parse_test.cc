@@ -65,6 +65,7 @@ TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
       {{"--xsk-mode", "fast"}, "auto, copy or zerocopy"},
       {{"--xdp-mode", "generic"}, "auto or native"},
       {{"--rt-mode", "below"}, "adaptive or above"},
+      {{"--rt-guard", "yes"}, "on or off"},
       {{"--route", "198.18.2.0/33,dev=fp1"}, "route"},
       {{"--route", "198.18.2.1/24,dev=fp0"}, "host bits set"},
       {{"--route", "198.18.2.0/24,via=2001:2::1,dev=fp1"}, "family"},
@@ -163,6 +164,15 @@ TEST(ConfigParse, RtModeFromFlagAndFile) {
   std::remove(path.c_str());
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_TRUE(file->rt_adaptive) << "the flag overrides the file";
+}
+
+TEST(ConfigParse, RtGuard) {
+  auto c = parse({"--port", "fp0"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->rt_guard) << "on by default";
+  auto off = parse({"--port", "fp0", "--rt-guard", "off"});
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  EXPECT_FALSE(off->rt_guard);
 }
 
 TEST(ConfigParse, OperatorConnections) {

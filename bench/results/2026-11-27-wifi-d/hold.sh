@@ -1,9 +1,8 @@
 #!/bin/bash
 # The quiet holds (run as `/work/wt/quiet hold.sh N`), each under 12 minutes:
-#   1: AODV emulated RngRun 1..3
-#   2: AODV emulated RngRun 4, OLSR emulated RngRun 1..2
-#   3: DSDV emulated RngRun 1..2, wifi-hidden-terminal emulated (RTS/CTS off and on), the
-#      medium's broadcast benchmark
+#   1: the medium's broadcast benchmark, wifi-hidden-terminal emulated (RTS/CTS off and on),
+#      AODV emulated RngRun 1..2, OLSR emulated RngRun 1
+#   2: AODV emulated RngRun 3..4, DSDV emulated RngRun 1
 set -u
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 out=bench/results/2026-11-27-wifi-d
@@ -12,12 +11,12 @@ c=$out/hold$1-conditions.txt
 emu() { /usr/bin/python3 bench/wifi/wifi_conformance.py --build-dir build --emulated --skip-simulated "$@"; }
 rc=0
 case $1 in
-1) emu --skip-hidden --protocols 2 --first-run 1 --emu-runs 3 > $out/emulated-aodv-1-3.json 2> $out/emulated-aodv-1-3.log || rc=1 ;;
-2) emu --skip-hidden --protocols 2 --first-run 4 --emu-runs 1 > $out/emulated-aodv-4.json 2> $out/emulated-aodv-4.log || rc=1
-   emu --skip-hidden --protocols 1 --first-run 1 --emu-runs 2 > $out/emulated-olsr-1-2.json 2> $out/emulated-olsr-1-2.log || rc=1 ;;
-3) emu --skip-hidden --protocols 3 --first-run 1 --emu-runs 2 > $out/emulated-dsdv-1-2.json 2> $out/emulated-dsdv-1-2.log || rc=1
+1) build/fastpath/medium/fp_medium_bench --benchmark_filter=BM_BroadcastToReceivers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $out/medium-bench.txt 2>&1 || rc=1
    emu --skip-manet > $out/emulated-hidden.json 2> $out/emulated-hidden.log || rc=1
-   build/fastpath/medium/fp_medium_bench --benchmark_filter=BM_BroadcastToReceivers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $out/medium-bench.txt 2>&1 || rc=1 ;;
+   emu --skip-hidden --protocols 2 --first-run 1 --emu-runs 2 > $out/emulated-aodv-1-2.json 2> $out/emulated-aodv-1-2.log || rc=1
+   emu --skip-hidden --protocols 1 --first-run 1 --emu-runs 1 > $out/emulated-olsr-1.json 2> $out/emulated-olsr-1.log || rc=1 ;;
+2) emu --skip-hidden --protocols 2 --first-run 3 --emu-runs 2 > $out/emulated-aodv-3-4.json 2> $out/emulated-aodv-3-4.log || rc=1
+   emu --skip-hidden --protocols 3 --first-run 1 --emu-runs 1 > $out/emulated-dsdv-1.json 2> $out/emulated-dsdv-1.log || rc=1 ;;
 esac
 { echo "end: $(date -u +%FT%TZ) rc=$rc"; echo "load: $(cat /proc/loadavg)"; } >> $c
 exit $rc

@@ -1,8 +1,8 @@
 #!/bin/bash
-# The quiet holds (run as `/work/wt/quiet hold.sh N`), each under 12 minutes:
-#   1: the medium's broadcast benchmark, wifi-hidden-terminal emulated (RTS/CTS off and on),
-#      AODV emulated RngRun 1..2, OLSR emulated RngRun 1
-#   2: AODV emulated RngRun 3..4, DSDV emulated RngRun 1
+# The emulated runs, as `/work/wt/busy hold.sh busy` (other work held off only while it
+# runs; load averages before and after in busy-conditions.txt): wifi-hidden-terminal (RTS/CTS
+# off and on), AODV RngRun 1..2 and 3..4, the medium's broadcast benchmark, OLSR RngRun 1,
+# DSDV RngRun 1. `hold.sh 1` and `hold.sh 2` split the same runs into two 12-minute quiet holds.
 set -u
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 out=bench/results/2026-11-27-wifi-d
@@ -11,6 +11,12 @@ c=$out/hold$1-conditions.txt
 emu() { /usr/bin/python3 bench/wifi/wifi_conformance.py --build-dir build --emulated --skip-simulated "$@"; }
 rc=0
 case $1 in
+busy) emu --skip-manet > $out/emulated-hidden.json 2> $out/emulated-hidden.log || rc=1
+   emu --skip-hidden --protocols 2 --first-run 1 --emu-runs 2 > $out/emulated-aodv-1-2.json 2> $out/emulated-aodv-1-2.log || rc=1
+   emu --skip-hidden --protocols 2 --first-run 3 --emu-runs 2 > $out/emulated-aodv-3-4.json 2> $out/emulated-aodv-3-4.log || rc=1
+   build/fastpath/medium/fp_medium_bench --benchmark_filter=BM_BroadcastToReceivers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $out/medium-bench.txt 2>&1 || rc=1
+   emu --skip-hidden --protocols 1 --first-run 1 --emu-runs 1 > $out/emulated-olsr-1.json 2> $out/emulated-olsr-1.log || rc=1
+   emu --skip-hidden --protocols 3 --first-run 1 --emu-runs 1 > $out/emulated-dsdv-1.json 2> $out/emulated-dsdv-1.log || rc=1 ;;
 1) build/fastpath/medium/fp_medium_bench --benchmark_filter=BM_BroadcastToReceivers --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $out/medium-bench.txt 2>&1 || rc=1
    emu --skip-manet > $out/emulated-hidden.json 2> $out/emulated-hidden.log || rc=1
    emu --skip-hidden --protocols 2 --first-run 1 --emu-runs 2 > $out/emulated-aodv-1-2.json 2> $out/emulated-aodv-1-2.log || rc=1

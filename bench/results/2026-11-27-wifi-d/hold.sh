@@ -1,6 +1,6 @@
 #!/bin/bash
 # The emulated runs, as `/work/wt/busy hold.sh busy` (other work held off only while it
-# runs; load averages before and after in busy-conditions.txt): wifi-hidden-terminal (RTS/CTS
+# runs; load averages before and after in holdbusy-conditions.txt): wifi-hidden-terminal (RTS/CTS
 # off and on), AODV RngRun 1..2 and 3..4, the medium's broadcast benchmark, OLSR RngRun 1,
 # DSDV RngRun 1. `hold.sh 1` and `hold.sh 2` split the same runs into two 12-minute quiet holds.
 set -u

@@ -13,16 +13,19 @@ uint64_t key(uint32_t from, uint32_t to) { return uint64_t(from) << 32 | to; }
 PairTables::PairTables(uint32_t members, const MediumPhy& phy)
     : members_(members),
       detect_dbm_(std::max(phy.rx_sensitivity_dbm, phy.preamble_min_rssi_dbm)),
-      sense_dbm_(phy.cs_threshold_dbm) {
+      sense_dbm_(phy.cs_threshold_dbm),
+      floor_dbm_(std::min(phy.rx_sensitivity_dbm, phy.cs_threshold_dbm)) {
   publish();
 }
 
 void PairTables::apply(const std::vector<IndexedPair>& changes, bool replace_all) {
   if (replace_all) pairs_.clear();
-  const double floor_dbm = std::min(detect_dbm_, sense_dbm_);
   for (const auto& c : changes) {
-    // Sparse: a pair neither detected nor sensed is absent.
-    if (c.remove || c.rx_dbm < floor_dbm)
+    // Sparse: a pair below the receiver's sensitivity is absent (ns-3's YansWifiChannel
+    // hands such a frame to no PHY). Above it, a pair neither detected nor sensed stays:
+    // its energy is interference for the frames its receiver decodes, and adds to the
+    // energy its receiver senses.
+    if (c.remove || c.rx_dbm < floor_dbm_)
       pairs_.erase(key(c.from, c.to));
     else
       pairs_[key(c.from, c.to)] = c.rx_dbm;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The pairs of a radio medium as the data path reads them: an immutable table, per sender
 // the members that hear it (received power, whether they can detect its frames, whether
-// they sense it), built by the control thread and published whole, so that a frame sees one
+// they sense it; a pair doing neither is interference only), built by the control thread and published whole, so that a frame sees one
 // version of every pair (PairTables). Per-pair counters live outside the tables, so that
 // they outlast updates.
 #pragma once
@@ -35,7 +35,7 @@ struct PairStats {
 struct PairEntry {
   uint32_t to = 0;
   bool detect = false;  ///< at or above the detection thresholds (sensitivity, minimum RSSI)
-  bool sense = false;   ///< at or above the carrier-sense threshold
+  bool sense = false;   ///< at or above the carrier-sense threshold (CcaSensitivity)
   double rx_dbm = 0;
   double rx_mw = 0;
   PairStats* stats = nullptr;
@@ -102,6 +102,7 @@ class PairTables {
 
   uint32_t members_;
   double detect_dbm_, sense_dbm_;
+  double floor_dbm_;  ///< weaker pairs are absent: min(rx sensitivity, carrier sense)
   std::unordered_map<uint64_t, double> pairs_;  ///< from << 32 | to -> rx dBm
   std::unordered_map<uint64_t, PairStats*> stats_index_;
   std::deque<PairStats> stats_;  ///< stable addresses

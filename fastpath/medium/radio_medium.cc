@@ -27,6 +27,7 @@ RadioMedium::RadioMedium(const MediumPhy& phy, uint32_t members, uint64_t seed)
       dsss_(isDsssRate(phy.data_rate_kbps)),
       noise_mw_(std::pow(10.0, noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db) / 10)),
       noise_dbm_(noiseFloorDbm(phy.data_rate_kbps, phy.noise_figure_db)),
+      cs_mw_(std::pow(10.0, phy.cs_threshold_dbm / 10)),
       ack_ns_(frameTiming(phy.ackRate(), kAckBytes).duration_ns),
       cts_ns_(frameTiming(phy.ctsRate(), kCtsBytes).duration_ns),
       data_row_(perRateIndex(phy.data_rate_kbps)),
@@ -137,6 +138,21 @@ void RadioMedium::senseDown(uint32_t k, uint64_t now) {
   if (macs_[k].state == Mac::State::kContend) scheduleAccess(k);
 }
 
+void RadioMedium::energyChanged(uint32_t k, uint64_t now) {
+  // ns-3 3.37 (PhyEntity::SwitchMaybeToCcaBusy for a frame it does not decode): CCA busy
+  // while the energy of all signals reaching the PHY is at or above CcaSensitivity. A frame
+  // that strong alone is sensed through its pair (which also holds through its ACK); this
+  // catches weaker frames that add up.
+  Phy& p = phys_[k];
+  const bool busy = p.total_mw >= cs_mw_;
+  if (busy == p.energy_busy) return;
+  p.energy_busy = busy;
+  if (busy)
+    senseUp(k, now);
+  else
+    senseDown(k, now);
+}
+
 void RadioMedium::closeChunk(uint32_t k, uint64_t now) {
   Phy& p = phys_[k];
   if (p.rx_tx < 0 || now <= p.chunk_start) return;
@@ -163,6 +179,7 @@ void RadioMedium::arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t
   closeChunk(k, now);  // the frame being received, under the interference until now
   p.total_mw += e.rx_mw;
   ++p.active;
+  energyChanged(k, now);
   if (p.transmitting) return;  // half duplex
   const auto lock = [&] {
     p.rx_tx = int32_t(slot);
@@ -274,6 +291,7 @@ void RadioMedium::endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSin
     closeChunk(k, now);
     p.total_mw -= e.rx_mw;
     if (--p.active == 0) p.total_mw = 0;  // no rounding left over
+    energyChanged(k, now);
     if (p.rx_tx == int32_t(slot)) {
       p.rx_tx = -1;
       if (!for_k) continue;  // addressed to another member: its MAC drops it
@@ -321,6 +339,7 @@ void RadioMedium::endControl(uint32_t slot, uint64_t now, MediumSink& sink) {
     closeChunk(k, now);
     p.total_mw -= e.rx_mw;
     if (--p.active == 0) p.total_mw = 0;
+    energyChanged(k, now);
     if (e.sense) senseDown(k, now);
     if (p.rx_tx != int32_t(slot)) continue;
     p.rx_tx = -1;

@@ -4,7 +4,10 @@
 // the worker's in fastpathd). Pure: no I/O, no allocation per frame, no lock.
 //
 // Per member a MAC (FIFO queue, DCF: DIFS, backoff drawn in [0, CW] and frozen while the
-// member senses the medium busy, CW doubled per retry) and a PHY (half duplex; locks on the
+// member senses the medium busy, CW doubled per retry) and a PHY (carrier sense as ns-3 3.37's:
+// busy under a frame at or above cs_threshold_dbm, ns-3's CcaSensitivity, or while the
+// energy of every arriving signal together reaches it; weaker frames are interference only;
+// half duplex; locks on the
 // first frame it detects, with ns-3's preamble detection; the frame's success is drawn from
 // ns-3's error model chunk by chunk as the interference at the receiver changes; optional
 // capture of a stronger frame). Broadcast: one try at the basic rate. Unicast: at the data
@@ -146,6 +149,9 @@ class RadioMedium {
     double log_success = 0;
     uint64_t idle_since = 0, busy_since = 0;
     uint64_t nav_until = 0;  ///< virtual carrier sense (an RTS's or CTS's duration field)
+    /// The energy of every arriving signal together reaches the carrier-sense threshold
+    /// (counts as one sensed transmission while it lasts).
+    bool energy_busy = false;
   };
   struct Tx {
     const PairTable* table = nullptr;
@@ -181,6 +187,7 @@ class RadioMedium {
   void finish(uint32_t i, uint64_t now, TxOutcome outcome, MediumSink& sink);
   void senseUp(uint32_t k, uint64_t now);
   void senseDown(uint32_t k, uint64_t now);
+  void energyChanged(uint32_t k, uint64_t now);
   void closeChunk(uint32_t k, uint64_t now);
   void arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t now);
   double noiseMw() const { return noise_mw_; }
@@ -197,6 +204,7 @@ class RadioMedium {
   DcfTiming dcf_;
   bool dsss_;
   double noise_mw_, noise_dbm_;
+  double cs_mw_;  ///< the carrier-sense threshold, for the energy of all signals together
   uint64_t ack_ns_, cts_ns_;
   int data_row_, basic_row_;
   PairTables pairs_;

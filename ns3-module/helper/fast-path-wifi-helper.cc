@@ -148,6 +148,7 @@ FastPathWifiHelper::RadioOf(Ptr<WifiNetDevice> device, const WifiPhyHelper& phyH
     r.rxGainDb = phy->GetRxGain();
     r.rxSensitivityDbm = phy->GetRxSensitivity();
     r.ccaEdThresholdDbm = phy->GetCcaEdThreshold();
+    r.ccaSensitivityDbm = phy->GetCcaSensitivityThreshold();
     r.noiseFigureDb = NoiseFigureOf(phyHelper);
     r.channelWidthMhz = phy->GetChannelWidth();
 

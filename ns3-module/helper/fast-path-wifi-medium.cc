@@ -20,6 +20,7 @@
 #include "fastpath/ctrl/client.h"
 #include "fastpath/medium_types.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <memory>
 
@@ -137,7 +138,12 @@ FastPathWifiHelper::MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper&
     p.basic_rate_kbps = RateKbps(radio.nonUnicastMode);
     p.noise_figure_db = radio.noiseFigureDb;
     p.rx_sensitivity_dbm = radio.rxSensitivityDbm;
-    p.cs_threshold_dbm = radio.rxSensitivityDbm; // ns-3 3.37 detects preambles from there
+    // Carrier sense as ns-3 3.37's PHY: busy under a frame whose preamble it detects
+    // (ThresholdPreambleDetectionModel: -82 dBm) and, for any other frame, while the energy
+    // on the air reaches CcaSensitivity (PhyEntity::GetCcaThreshold for a PPDU; CcaEdThreshold
+    // applies only with no PPDU and is above it). Weaker frames, down to RxSensitivity, stay
+    // pairs of the medium: interference, as YansWifiChannel hands them to the PHY.
+    p.cs_threshold_dbm = std::max(radio.rxSensitivityDbm, radio.ccaSensitivityDbm);
     p.retry_limit = radio.maxSsrc;
     p.long_retry_limit = radio.maxSlrc;
     p.rts_threshold = radio.rtsCtsThreshold;

@@ -36,6 +36,7 @@ FastPathRadio::operator==(const FastPathRadio& o) const
 {
     return txPowerDbm == o.txPowerDbm && txGainDb == o.txGainDb && rxGainDb == o.rxGainDb &&
            rxSensitivityDbm == o.rxSensitivityDbm && ccaEdThresholdDbm == o.ccaEdThresholdDbm &&
+           ccaSensitivityDbm == o.ccaSensitivityDbm &&
            noiseFigureDb == o.noiseFigureDb && channelWidthMhz == o.channelWidthMhz &&
            dataMode == o.dataMode && controlMode == o.controlMode &&
            nonUnicastMode == o.nonUnicastMode && maxSsrc == o.maxSsrc && maxSlrc == o.maxSlrc &&

@@ -30,6 +30,9 @@ struct FastPathRadio
     double rxGainDb = 0;               //!< RxGain
     double rxSensitivityDbm = -101;    //!< RxSensitivity: weaker frames are not detected
     double ccaEdThresholdDbm = -62;    //!< CcaEdThreshold: energy that makes the medium busy
+    /// CcaSensitivity: a frame the PHY does not decode makes the medium busy while the
+    /// energy on the air is at least this (ns-3 3.37's PhyEntity::GetCcaThreshold)
+    double ccaSensitivityDbm = -82;
     double noiseFigureDb = 7;          //!< RxNoiseFigure
     uint16_t channelWidthMhz = 20;     //!< the PHY's channel width once its standard is set
     std::string dataMode;              //!< unicast data (ConstantRateWifiManager DataMode)

@@ -95,6 +95,7 @@ Scenario()
     phy.Set("TxPowerStart", DoubleValue(7.5));
     phy.Set("TxPowerEnd", DoubleValue(7.5));
     phy.Set("RxSensitivity", DoubleValue(-95));
+    phy.Set("CcaSensitivity", DoubleValue(-84));
     phy.Set("RxNoiseFigure", DoubleValue(5));
     phy.Set("RxGain", DoubleValue(1.5));
     WifiMacHelper mac;
@@ -182,6 +183,7 @@ TEST(FastPathWifiHelperTest, RadioIsTheScriptsPhyAndStationManager)
     EXPECT_DOUBLE_EQ(r.txPowerDbm, 7.5);
     EXPECT_DOUBLE_EQ(r.rxGainDb, 1.5);
     EXPECT_DOUBLE_EQ(r.rxSensitivityDbm, -95);
+    EXPECT_DOUBLE_EQ(r.ccaSensitivityDbm, -84);
     EXPECT_DOUBLE_EQ(r.noiseFigureDb, 5);
     EXPECT_EQ(r.channelWidthMhz, 22); // 802.11b
     EXPECT_EQ(r.dataMode, "DsssRate11Mbps");
@@ -263,10 +265,13 @@ TEST(FastPathWifiHelperTest, MediumPhyIsTheScriptsRadioAndErrorModels)
     EXPECT_EQ(p.basic_rate_kbps, 2000u);
     EXPECT_DOUBLE_EQ(p.noise_figure_db, 5);
     EXPECT_DOUBLE_EQ(p.rx_sensitivity_dbm, -93);
-    EXPECT_DOUBLE_EQ(p.cs_threshold_dbm, -93);
+    EXPECT_DOUBLE_EQ(p.cs_threshold_dbm, -82); // CcaSensitivity, not RxSensitivity
     EXPECT_EQ(p.retry_limit, 5u);
     EXPECT_LT(p.capture_margin_db, 0); // no frame capture model: none
     EXPECT_TRUE(fastpath::validateMediumPhy(p).ok());
+    r.ccaSensitivityDbm = -85;
+    EXPECT_DOUBLE_EQ(FastPathWifiHelper::MediumPhyOf(r, plain).cs_threshold_dbm, -85);
+    r.ccaSensitivityDbm = -82;
 
     YansWifiPhyHelper nist;
     nist.SetErrorRateModel("ns3::NistErrorRateModel");

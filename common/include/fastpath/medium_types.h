@@ -38,9 +38,11 @@ struct MediumPhy {
   uint32_t basic_rate_kbps = 1000;  ///< broadcast (ns-3's NonUnicastMode)
   double noise_figure_db = 7;       ///< YansWifiPhy RxNoiseFigure
   double rx_sensitivity_dbm = -101;  ///< below: the frame is not detected (RxSensitivity)
-  /// A member senses the medium busy while it receives a transmission at least this
-  /// strong (carrier sense, separate from decoding). ns-3 3.37: preamble detection at
-  /// RxSensitivity, hence the same default.
+  /// A member senses the medium busy while a transmission at least this strong reaches it,
+  /// or while the energy of all transmissions reaching it together is at least this
+  /// (carrier sense, separate from decoding). ns-3 3.37 senses a frame it does not decode
+  /// from CcaSensitivity (-82 dBm), which FastPathWifiHelper sets; the default (the
+  /// sensitivity) senses every frame that reaches a member.
   double cs_threshold_dbm = -101;
   /// A frame this much stronger than the one being received takes the receiver over
   /// (ns-3's SimpleFrameCaptureModel Margin); < 0: no capture (ns-3's default PHY).

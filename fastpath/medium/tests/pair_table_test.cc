@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The pairs of a medium: sparse (pairs below both thresholds absent), removed, replaced
+// The pairs of a medium: sparse (pairs below the sensitivity absent), removed, replaced
 // whole, published as tables the worker adopts, freed once no frame reads them.
 #include <gtest/gtest.h>
 
@@ -8,20 +8,33 @@
 namespace fastpath::medium {
 namespace {
 
-TEST(PairTables, PairsBelowBothThresholdsAreAbsent) {
+TEST(PairTables, PairsBelowTheSensitivityAreAbsent) {
   MediumPhy phy;
   phy.cs_threshold_dbm = -95;  // detection: max(-101, -82) = -82
   PairTables t(3, phy);
-  t.apply({{0, 1, -70}, {0, 2, -90}, {1, 0, -99}, {2, 0, -80, true}}, false);
+  t.apply({{0, 1, -70}, {0, 2, -90}, {1, 0, -99}, {1, 2, -102}, {2, 0, -80, true}}, false);
   const PairTable* v = t.newest();
   ASSERT_EQ(v->from(0).size(), 2u);
   EXPECT_TRUE(v->from(0).begin()[0].detect);
   EXPECT_TRUE(v->from(0).begin()[0].sense);
   EXPECT_FALSE(v->from(0).begin()[1].detect);  // -90: sensed, not detected
   EXPECT_TRUE(v->from(0).begin()[1].sense);
-  EXPECT_EQ(v->from(1).size(), 0u);  // -99: below both
-  EXPECT_EQ(v->from(2).size(), 0u);
-  EXPECT_EQ(t.snapshot().size(), 2u);
+  // -99: neither, but above the sensitivity (-101): kept as interference.
+  ASSERT_EQ(v->from(1).size(), 1u);
+  EXPECT_EQ(v->from(1).begin()[0].to, 0u);
+  EXPECT_FALSE(v->from(1).begin()[0].detect);
+  EXPECT_FALSE(v->from(1).begin()[0].sense);
+  EXPECT_EQ(v->from(2).size(), 0u);  // removed
+  EXPECT_EQ(t.snapshot().size(), 3u);  // -102: below the sensitivity, absent
+}
+
+TEST(PairTables, ACarrierSenseBelowTheSensitivityKeepsItsPairs) {
+  MediumPhy phy;
+  phy.cs_threshold_dbm = -105;
+  PairTables t(2, phy);
+  t.apply({{0, 1, -103}, {1, 0, -106}}, false);
+  ASSERT_EQ(t.snapshot().size(), 1u);
+  EXPECT_TRUE(t.newest()->from(0).begin()[0].sense);
 }
 
 TEST(PairTables, RemoveAndReplaceAll) {

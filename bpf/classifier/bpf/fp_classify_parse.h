@@ -47,6 +47,12 @@ struct fp_frame {
 	__u8 l2_mcast; /* group bit set, not broadcast */
 };
 
+static __always_inline int mac_eq(const __u8 *a, const __u8 *b)
+{
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]) |
+		(a[5] ^ b[5])) == 0;
+}
+
 static __always_inline int fp_set(struct fp_cls *c, __u8 verdict, __u8 reason)
 {
 	c->verdict = verdict;

@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 
+#include "daemon_log.h"
 #include "netns.h"
 #include "two_host_plan.h"
 
@@ -32,25 +33,8 @@ namespace {
 
 using testing::Topology;
 
-std::string readFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-/// The value of `key=N` on the log's last line starting with `prefix`, or -1.
-long long finalCounter(const std::string& log, const std::string& prefix, const std::string& key) {
-  std::istringstream in(log);
-  long long v = -1;
-  for (std::string l; std::getline(in, l);) {
-    if (l.rfind(prefix, 0) != 0) continue;
-    std::smatch m;
-    if (std::regex_search(l, m, std::regex("\\b" + key + "=([0-9]+)"))) v = std::stoll(m[1]);
-    else v = 0;  // counters at 0 are not printed
-  }
-  return v;
-}
+using testing::finalCounter;
+using testing::readFile;
 
 class CrossHostVxlanVeth : public ::testing::Test {
  protected:

@@ -20,7 +20,8 @@ class LinkHandoff {
   /// A held frame sent on link port `slot` (not a segment port); `sent` as
   /// LinkEmulation::transmit takes it.
   void transmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len, uint64_t sent = 0) {
-    if (!slot.state->up.load(std::memory_order_relaxed))
+    if (!slot.state->up.load(std::memory_order_relaxed) ||
+        (slot.port_state && !slot.port_state->up.load(std::memory_order_relaxed)))
       return frames_.drop(slot.port, WorkerDrop::kLinkDown, addr);
     WorkerPortCounters& pc = frames_.port(slot.port);
     if (slot.shaper) {

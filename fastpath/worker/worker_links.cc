@@ -61,6 +61,14 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
   book_.linkToHeld(n);
   const PortId p = slot.port;
   WorkerPortCounters& pc = port_counters_[p];
+  // A port set down on its own receives nothing (an ns-3 interface set down drops what
+  // reaches it, its channel and the other end stay up): what the link carried here, even
+  // sent before, is dropped at its arrival and counted.
+  if (slot.port_state && !slot.port_state->up.load(std::memory_order_relaxed)) [[unlikely]] {
+    for (uint32_t i = 0; i < n; ++i)
+      frames_.drop(p, WorkerDrop::kLinkDown, link_rx_[i].addr);
+    return n;
+  }
   // The userspace twin of the XDP classifier decides what the program decides at a NIC;
   // what it drops never reaches the batch (counted per reason, as the program counts).
   RxFrame* rx = rx_batch_.data();

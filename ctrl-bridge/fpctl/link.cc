@@ -43,9 +43,9 @@ const char* kLinkHelp =
   del    deletes a link and its two ports (routes and neighbours through them go too)
   set    up or down: a link that is down passes no frame (counted) and each node's
          subscribers get a port-down event for its end (`fpctl --node A-NODE monitor`);
-         with --node NODE only that node's end: it neither sends nor receives
-         (counted), its node's subscribers get the event, the other end stays up (an
-         ns-3 interface set down at one end of its channel);
+         with --node NODE only that node's end: the node forwards nothing onto it
+         or from it (counted), its node's subscribers get the event, the other end
+         stays up (an ns-3 interface set down at one end of its channel);
          PARAMETERs change the emulation of both directions, or of a-to-b or b-to-a
          only: only the parameters named change (fpctl reads the link's current ones
          first); frames already in the link keep their times

@@ -204,8 +204,9 @@ P2pLinks::Push(P2pLink& l)
 void
 P2pLinks::PushState(P2pLink& l)
 {
-    // An ns-3 interface of the link set down or up: that end of the link follows (it
-    // neither sends nor receives while down, as ns-3's Ipv4Interface); the other end and
+    // An ns-3 interface of the link set down or up: that end of the link follows (the node
+    // forwards nothing onto it or from it while down, and ns-3's Ipv4Interface itself sends
+    // and receives nothing); the other end and
     // the channel keep their state, as in ns-3. Each end is set by the process of its node
     // (a link between two hosts: its host's end, on its host's fastpathd).
     const bool cross = emulation->IsCrossHostLink(l.name);

@@ -89,8 +89,9 @@ class TopologyControl {
   virtual Status createLink(const LinkSpec& spec) = 0;
   virtual Status deleteLink(const std::string& name) = 0;
   /// Down: both ends stop passing frames (counted) and both nodes' clients get a port
-  /// down event for their end. With `node`, that node's end only: it neither sends nor
-  /// receives (counted), its node's clients get the event, the other end keeps its state.
+  /// down event for their end. With `node`, that node's end only: the node forwards nothing
+  /// onto it or from it (counted; its own client decides for itself), its node's clients
+  /// get the event, the other end keeps its state.
   virtual Status setLinkState(const std::string& name, bool up, const std::string& node = "") = 0;
   /// Link emulation parameters of one or both directions, at run time and atomically:
   /// frames already in the link keep their times (none lost, duplicated or reordered).

@@ -46,9 +46,10 @@ TEST_F(WorkerLinksTest, ADownLinkAndAFullQueueAreCountedAtTheSendingEnd) {
   expectBalanced("after the drops");
 }
 
-// One end set down (an ns-3 interface set down at one end of its channel): that end neither
-// sends nor receives, each drop counted at it, even for a frame already in the link when it
-// went down; the link and the other end keep their state.
+// One end set down (an ns-3 interface set down at one end of its channel): the node
+// forwards nothing onto it or from it, each drop counted at the end, even for a frame
+// already in the link when it went down; what the node's own client writes on it passes
+// (ns-3 decides for its interface); the link and the other end keep their state.
 TEST_F(WorkerLinksTest, AnEndSetDownNeitherSendsNorReceivesAndTheOtherEndKeepsItsState) {
   LinkParams slow;
   slow.delay_ns = 2000000;
@@ -75,6 +76,9 @@ TEST_F(WorkerLinksTest, AnEndSetDownNeitherSendsNorReceivesAndTheOtherEndKeepsIt
   EXPECT_TRUE(collect().empty());
   EXPECT_EQ(drops(linkPort(0, 0)), 3u);
   EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).tx_packets.get(), 5u);
+  sendRaw(linkPort(0, 0), linkMac(0, 1), 77);  // A's ns-3 writes on the end itself
+  poll();
+  EXPECT_EQ(collect(63), std::vector<uint32_t>{77});
   // Both up: frames pass again, the link never went down.
   end_states_[0]->up.store(true);
   send(std::vector<uint8_t>(2, 0));

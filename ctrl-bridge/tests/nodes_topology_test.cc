@@ -70,6 +70,8 @@ TEST_F(Nodes, NodesAndLinksAreCreatedChangedAndDeleted) {
   EXPECT_EQ(e6[0].port, li.b.id);
   ASSERT_TRUE(c->setLinkState("r5-r6", true));
   EXPECT_TRUE(c->ports("r6")->at(0).up);
+  EXPECT_EQ(drain(*r5).size(), 1u);  // the port-up events
+  EXPECT_EQ(drain(*r6).size(), 1u);
   // One end (its node named): only that end is down, only its node is told; the node
   // crosses the wire.
   ASSERT_TRUE(c->setLinkState("r5-r6", false, "r6"));

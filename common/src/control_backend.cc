@@ -72,7 +72,7 @@ Status SingleNodeTopology::createLink(const LinkSpec& spec) {
 Status SingleNodeTopology::deleteLink(const std::string& name) {
   return singleNodeRefusal("delete link \"" + name + "\"");
 }
-Status SingleNodeTopology::setLinkState(const std::string& name, bool) {
+Status SingleNodeTopology::setLinkState(const std::string& name, bool, const std::string&) {
   return Error{-ENOENT, "link \"" + name + "\": no such link"};
 }
 Status SingleNodeTopology::setLinkParams(const std::string& name, LinkDirection,

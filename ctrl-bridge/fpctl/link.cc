@@ -22,6 +22,7 @@ const char* kLinkHelp =
        fpctl link add NAME A-NODE[:PORT] B-NODE[:PORT] [--mtu N] [PARAMETER...]
        fpctl link del NAME
        fpctl link set NAME up|down
+       fpctl --node NODE link set NAME up|down
        fpctl link set NAME [a-to-b|b-to-a] PARAMETER... [up|down]
 
   A link joins two nodes of fastpathd point to point: each end is a port of its node
@@ -42,6 +43,9 @@ const char* kLinkHelp =
   del    deletes a link and its two ports (routes and neighbours through them go too)
   set    up or down: a link that is down passes no frame (counted) and each node's
          subscribers get a port-down event for its end (`fpctl --node A-NODE monitor`);
+         with --node NODE only that node's end: the node forwards nothing onto it
+         or from it (counted), its node's subscribers get the event, the other end
+         stays up (an ns-3 interface set down at one end of its channel);
          PARAMETERs change the emulation of both directions, or of a-to-b or b-to-a
          only: only the parameters named change (fpctl reads the link's current ones
          first); frames already in the link keep their times
@@ -87,7 +91,7 @@ const char* kLinkHelp =
 )";
 
 std::string endText(const LinkInfo::End& e) {
-  return e.node + ":" + e.port + " (port " + std::to_string(e.id) + ")";
+  return e.node + ":" + e.port + " (port " + std::to_string(e.id) + (e.down ? ", down)" : ")");
 }
 
 std::string linkSummary(const LinkInfo& l) {
@@ -133,6 +137,8 @@ void endJson(JsonWriter& w, const LinkInfo::End& e) {
       .value(e.mac.toString())
       .key("mtu")
       .value(e.mtu)
+      .key("down")
+      .value(e.down)
       .endObject();
 }
 
@@ -177,8 +183,9 @@ void row(const char* label, const std::string& ab, const std::string& ba) {
 void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   std::printf("link %s %s\n", l.name.c_str(), l.up ? "up" : "down");
   for (const auto* e : {&l.a, &l.b})
-    std::printf("  %s: node %s port %s id %u %s mtu %u\n", e == &l.a ? "a" : "b", e->node.c_str(),
-                e->port.c_str(), e->id, e->mac.toString().c_str(), e->mtu);
+    std::printf("  %s: node %s port %s id %u %s mtu %u%s\n", e == &l.a ? "a" : "b",
+                e->node.c_str(), e->port.c_str(), e->id, e->mac.toString().c_str(), e->mtu,
+                e->down ? " (end down)" : "");
   const LinkParams& pa = l.a_to_b;
   const LinkParams& pb = l.b_to_a;
   const LinkDirectionStats& sa = l.a_to_b_stats;
@@ -391,8 +398,9 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
     }
   }
   if (!state.empty()) {
-    if (auto st = s.client().setLinkState(name, state == "up"); !st) return fail(st.error(), true);
-    result += " " + state;
+    if (auto st = s.client().setLinkState(name, state == "up", g.node); !st)
+      return fail(st.error(), true);
+    result += (g.node.empty() ? " " : ": node " + g.node + "'s end ") + state;
   }
   return printOk(g, result);
 }

@@ -129,10 +129,11 @@ Status Client::deleteLink(const std::string& name) {
                         [&](v1::Request& q) { q.mutable_delete_link()->set_name(name); });
 }
 
-Status Client::setLinkState(const std::string& name, bool up) {
+Status Client::setLinkState(const std::string& name, bool up, const std::string& node) {
   return impl_->command(*this, {}, [&](v1::Request& q) {
     q.mutable_set_link_state()->set_name(name);
     q.mutable_set_link_state()->set_up(up);
+    q.mutable_set_link_state()->set_node(node);
   });
 }
 

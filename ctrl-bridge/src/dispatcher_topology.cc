@@ -94,9 +94,13 @@ void Dispatcher::topology(Session& s, const v1::Request& req, Outcome& o) {
       const auto& r = req.set_link_state();
       if (auto st = nameFromWire(r.name(), "set_link_state.name", "link"); !st)
         return setError(o, id, st.error());
-      if (auto st = topology_.setLinkState(r.name(), r.up()); !st)
+      if (!r.node().empty())
+        if (auto st = nameFromWire(r.node(), "set_link_state.node", "node"); !st)
+          return setError(o, id, st.error());
+      if (auto st = topology_.setLinkState(r.name(), r.up(), r.node()); !st)
         return setBackendError(o, id, "set_link_state", st.error());
-      pr_info("ctrl: %s set link %s %s", s.who.c_str(), r.name().c_str(), r.up() ? "up" : "down");
+      pr_info("ctrl: %s set link %s%s%s %s", s.who.c_str(), r.name().c_str(),
+              r.node().empty() ? "" : ": node ", r.node().c_str(), r.up() ? "up" : "down");
       return;
     }
     case v1::Request::kSetLinkParams: {

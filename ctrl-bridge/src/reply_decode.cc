@@ -122,6 +122,7 @@ LinkInfo::End endFromReply(const v1::LinkEnd& in) {
   e.id = in.id();
   if (in.mac().size() == 6) std::memcpy(e.mac.bytes.data(), in.mac().data(), 6);
   e.mtu = in.mtu();
+  e.down = in.down();
   return e;
 }
 

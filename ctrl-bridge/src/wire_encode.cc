@@ -109,6 +109,7 @@ void endToWire(const LinkInfo::End& in, v1::LinkEnd* out) {
   out->set_id(in.id);
   out->set_mac(reinterpret_cast<const char*>(in.mac.bytes.data()), 6);
   out->set_mtu(in.mtu);
+  out->set_down(in.down);
 }
 
 void endToWire(const LinkEndSpec& in, v1::LinkEnd* out) {

@@ -70,6 +70,22 @@ TEST_F(Nodes, NodesAndLinksAreCreatedChangedAndDeleted) {
   EXPECT_EQ(e6[0].port, li.b.id);
   ASSERT_TRUE(c->setLinkState("r5-r6", true));
   EXPECT_TRUE(c->ports("r6")->at(0).up);
+  EXPECT_EQ(drain(*r5).size(), 1u);  // the port-up events
+  EXPECT_EQ(drain(*r6).size(), 1u);
+  // One end (its node named): only that end is down, only its node is told; the node
+  // crosses the wire.
+  ASSERT_TRUE(c->setLinkState("r5-r6", false, "r6"));
+  EXPECT_TRUE(c->links()->at(0).up);
+  EXPECT_FALSE(c->links()->at(0).a.down);
+  EXPECT_TRUE(c->links()->at(0).b.down);
+  EXPECT_FALSE(c->ports("r6")->at(0).up);
+  EXPECT_TRUE(drain(*r5).empty());
+  auto e6b = drain(*r6);
+  ASSERT_EQ(e6b.size(), 1u);
+  EXPECT_EQ(e6b[0].kind, FastPathEvent::Kind::kPortDown);
+  ASSERT_TRUE(c->setLinkState("r5-r6", true, "r6"));
+  EXPECT_FALSE(c->links()->at(0).b.down);
+  EXPECT_EQ(c->setLinkState("r5-r6", false, "r9").error().code, -ENOENT);
   auto missing = c->setLinkState("nope", true);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, -ENOENT);

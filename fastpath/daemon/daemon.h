@@ -81,7 +81,7 @@ class Daemon : public TopologyControl {
   std::vector<NodeInfo> nodes() const override;
   Status createLink(const LinkSpec& spec) override;
   Status deleteLink(const std::string& name) override;
-  Status setLinkState(const std::string& name, bool up) override;
+  Status setLinkState(const std::string& name, bool up, const std::string& node = "") override;
   Status setLinkParams(const std::string& name, LinkDirection direction,
                        const LinkParams& params) override;
   std::vector<LinkInfo> links() const override;

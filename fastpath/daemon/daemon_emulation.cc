@@ -168,7 +168,6 @@ void Daemon::publishLinkTables() {
       s.inbound = lp.inbound[w];
       if (!lp.segment.empty()) {
         s.segment = seg_slot.at(lp.segment);
-        s.port_state = lp.port_state.get();
         s.peer = id;
       } else if (!lp.medium.empty()) {
         const Medium& med = net_.media.at(lp.medium);
@@ -179,6 +178,7 @@ void Daemon::publishLinkTables() {
         s.to_peer = net_.link_ports.at(lp.peer).inbound[w];
       }
       s.state = lp.state;
+      s.port_state = lp.port_state.get();
       s.fib = &lp.node->fib().view();
       s.classifier = lp.classifier.get();
       s.channel = lp.channel.get();

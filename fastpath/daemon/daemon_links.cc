@@ -127,7 +127,7 @@ void Daemon::removeLinkPort(PortId id, const std::string& what) {
   // What a worker may still read until it switched tables: freed after the epoch.
   UserspaceClassifier* cls = lp.classifier.release();
   ControlChannel* ch = lp.channel.release();
-  LinkState* port_state = lp.port_state.release();  // segment ports
+  LinkState* port_state = lp.port_state.release();
   epoch_.retire([this, cls, ch, port_state, id] {
     delete cls;
     delete ch;
@@ -178,6 +178,7 @@ Status Daemon::createLink(const LinkSpec& in) {
     lp.info.link = spec.name;
     lp.node = nodes[e];
     lp.state = state.get();
+    lp.port_state = std::make_unique<LinkState>();
   }
   auto ids = addLinkPorts(what, std::move(ports));
   if (!ids) return ids.error();
@@ -211,22 +212,46 @@ Status Daemon::deleteLink(const std::string& name) {
   return {};
 }
 
-Status Daemon::setLinkState(const std::string& name, bool up) {
+Status Daemon::setLinkState(const std::string& name, bool up, const std::string& node) {
   auto it = net_.links.find(name);
+  // A cross-host link has one end on this host: its state is that end's.
   if (it == net_.links.end() && wires_ && wires_->findLink(name))
     return setCrossLinkState(name, up);
   if (it == net_.links.end()) return makeError(-ENOENT, "link " + name + ": no such link");
   Link& l = it->second;
-  if (l.state->up.load(std::memory_order_relaxed) == up) return {};
-  l.state->up.store(up, std::memory_order_release);
-  for (PortId id : {l.a, l.b}) {
+  // A port passes frames when it and its link are up: its node's table and its
+  // subscribers follow that, as a segment's ports do.
+  auto follow = [&](PortId id, bool before) {
     LinkPort& lp = net_.link_ports.at(id);
-    lp.info.up = up;
-    if (auto st = lp.node->setPortUp(id, up); !st)
+    const bool now = lp.passes();
+    if (now == before) return;
+    lp.info.up = now;
+    if (auto st = lp.node->setPortUp(id, now); !st)
       pr_warn("link %s: node %s: %s", name.c_str(), lp.node->name().c_str(),
               st.error().message.c_str());
-    emitPortEvent(id, up);
+    emitPortEvent(id, now);
+  };
+  if (!node.empty()) {
+    for (PortId id : {l.a, l.b}) {
+      LinkPort& lp = net_.link_ports.at(id);
+      if (lp.info.node != node) continue;
+      if (lp.port_state->up.load(std::memory_order_relaxed) == up) return {};
+      const bool before = lp.passes();
+      lp.port_state->up.store(up, std::memory_order_release);
+      follow(id, before);
+      pr_info_ratelimited("link %s: node %s's end %s is %s", name.c_str(), node.c_str(),
+                          lp.info.ifname.c_str(), up ? "up" : "down");
+      return {};
+    }
+    return makeError(-ENOENT, "link " + name + ": node " + node + " has no end on it (its ends: " +
+                                  net_.link_ports.at(l.a).info.node + ", " +
+                                  net_.link_ports.at(l.b).info.node + ")");
   }
+  if (l.state->up.load(std::memory_order_relaxed) == up) return {};
+  const bool before[2] = {net_.link_ports.at(l.a).passes(), net_.link_ports.at(l.b).passes()};
+  l.state->up.store(up, std::memory_order_release);
+  follow(l.a, before[0]);
+  follow(l.b, before[1]);
   pr_info_ratelimited("link %s is %s", name.c_str(), up ? "up" : "down");
   return {};
 }
@@ -276,7 +301,8 @@ std::vector<LinkInfo> Daemon::links() const {
     i.up = l.state->up.load(std::memory_order_relaxed);
     auto end = [&](PortId id) {
       const LinkPort& lp = net_.link_ports.at(id);
-      return LinkInfo::End{lp.info.node, lp.info.ifname, id, lp.info.mac, lp.info.mtu};
+      return LinkInfo::End{lp.info.node, lp.info.ifname, id, lp.info.mac, lp.info.mtu,
+                           !lp.port_state->up.load(std::memory_order_relaxed)};
     };
     i.a = end(l.a);
     i.b = end(l.b);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // An internal link: two link ports (ends a and b, each in its node) and the state both
-// share (up/down). Each end holds the emulation of the direction it sends into.
+// share (up/down); each end also has its own (LinkPort::port_state). Each end holds the
+// emulation of the direction it sends into.
 #pragma once
 
 #include <memory>

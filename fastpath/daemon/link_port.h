@@ -29,9 +29,11 @@ struct LinkPort {
   std::vector<LinkShaper*> shapers;         ///< per worker, when `params` shape
   std::string segment;                      ///< segment ports: the segment (no peer)
   std::string medium;                       ///< radio medium ports: the medium (no peer)
-  std::unique_ptr<LinkState> port_state;    ///< segment ports: the port's own up/down
+  /// The port's own up/down (link and segment ports): an ns-3 interface set down at one
+  /// end; the link's or segment's `state` is the medium's.
+  std::unique_ptr<LinkState> port_state;
 
-  /// Passes frames: its link or segment is up, and (segment ports) the port itself.
+  /// Passes frames: its link or segment is up, and the port itself.
   bool passes() const {
     return state->up.load(std::memory_order_relaxed) &&
            (!port_state || port_state->up.load(std::memory_order_relaxed));

@@ -30,7 +30,7 @@ class UserspaceClassifier;
 inline constexpr PortId kFirstLinkPort = PortId(kMaxInterfacePorts);
 inline constexpr PortId kMaxPorts = kFirstLinkPort + PortId(2 * kMaxLinks);
 
-/// Up/down of one link, shared by both ends and every worker.
+/// Up/down of one link (shared by both ends and every worker) or of one port.
 struct LinkState {
   std::atomic<bool> up{true};
 };
@@ -79,9 +79,10 @@ struct LinkPortSlot {
   /// Link emulation of the direction port -> peer (this worker's); nullptr: frames pass
   /// to the peer at once.
   LinkShaper* shaper = nullptr;
-  /// Segment ports: their segment (then `peer`, `to_peer` and `shaper` are unused) and
-  /// the port's own up/down (`state` is the segment's).
+  /// Segment ports: their segment (then `peer`, `to_peer` and `shaper` are unused).
   const SegmentSlot* segment = nullptr;
+  /// The port's own up/down (link and segment ports; `state` is the link's or the
+  /// segment's): a port that is down neither sends nor receives. nullptr: always up.
   const LinkState* port_state = nullptr;
   /// Radio medium ports: their medium and their member index in it.
   const MediumSlot* medium = nullptr;

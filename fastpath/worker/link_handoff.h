@@ -18,9 +18,13 @@ class LinkHandoff {
       : frames_(frames), inbox_(inbox), emulation_(emulation) {}
 
   /// A held frame sent on link port `slot` (not a segment port); `sent` as
-  /// LinkEmulation::transmit takes it.
-  void transmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len, uint64_t sent = 0) {
-    if (!slot.state->up.load(std::memory_order_relaxed))
+  /// LinkEmulation::transmit takes it. `own`: written by the port's own client (its ns-3
+  /// device), which decides itself whether its interface sends: an end set down stops
+  /// only what the node forwards (the client's state reaches fastpathd a moment later).
+  void transmit(const LinkPortSlot& slot, uint64_t addr, uint32_t len, uint64_t sent = 0,
+                bool own = false) {
+    if (!slot.state->up.load(std::memory_order_relaxed) ||
+        (!own && slot.port_state && !slot.port_state->up.load(std::memory_order_relaxed)))
       return frames_.drop(slot.port, WorkerDrop::kLinkDown, addr);
     WorkerPortCounters& pc = frames_.port(slot.port);
     if (slot.shaper) {

@@ -40,7 +40,7 @@ void Worker::transmit(PortId egress, uint64_t addr, uint32_t len, PortId in, uin
         timed_.entered(*links_, ShaperKey::segment(size_t(slot->segment - links_->segments.data())));
       return;
     }
-    handoff_.transmit(*slot, addr, len, at);
+    handoff_.transmit(*slot, addr, len, at, in == egress);
     if (slot->shaper) timed_.entered(*links_, slot->port);
     return;
   }
@@ -53,6 +53,11 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
   book_.linkToHeld(n);
   const PortId p = slot.port;
   WorkerPortCounters& pc = port_counters_[p];
+  // A port set down on its own forwards nothing it receives (an ns-3 interface set down
+  // drops what reaches it; its channel and the other end stay up): what the link carried
+  // here, even sent before, is dropped at its arrival and counted. What goes to the node's
+  // own ns-3 goes on: its interface, whose state fastpathd follows a moment later, decides.
+  const bool down = slot.port_state && !slot.port_state->up.load(std::memory_order_relaxed);
   // The userspace twin of the XDP classifier decides what the program decides at a NIC;
   // what it drops never reaches the batch (counted per reason, as the program counts).
   RxFrame* rx = rx_batch_.data();
@@ -69,6 +74,10 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
       tapFrame(p, kCaptureRx, lf.addr, lf.len, meta.verdict, meta.reason,
                lf.due > now_ns_ ? lf.due : 0);
     if (meta.reason < FP_REASON_MAX) pc.reason[meta.reason].add(1);
+    if (down && meta.verdict == FP_VERDICT_DATA) [[unlikely]] {
+      frames_.drop(p, WorkerDrop::kLinkDown, lf.addr);
+      continue;
+    }
     if (meta.verdict == FP_VERDICT_DROP || meta.verdict == FP_VERDICT_PASS) {
       pc.rx_packets.add(1);
       pc.rx_bytes.add(lf.len);

@@ -109,9 +109,17 @@ main(int argc, char* argv[])
     Simulator::Stop(Seconds(o.duration));
     Simulator::Run();
 
+    // The other end of the link node 1 took down keeps its interface up, as in ns-3.
+    int peerUp = -1;
+    if (nNodes > 2)
+    {
+        Ptr<Ipv4> ipv4 = nodes.Get(2)->GetObject<Ipv4>();
+        peerUp = ipv4->IsUp(ipv4->GetInterfaceForAddress(interfaces[1].GetAddress(1))) ? 1 : 0;
+    }
     std::ostringstream out;
     out << "emulated=" << (FastPathPointToPointHelper::IsEmulated() ? 1 : 0) << "\n"
-        << "nodes=" << nNodes << "\n";
+        << "nodes=" << nNodes << "\n"
+        << "peer_interface_up=" << peerUp << "\n";
     probe.Report(out);
     const std::vector<double>& rtts = probe.rtts;
     out << "ping_rtt_ms=" << (rtts.empty() ? -1 : 1000 * std::accumulate(rtts.begin(), rtts.end(), 0.0) / rtts.size()) << "\n"

@@ -56,7 +56,6 @@ struct P2pLink
     Ptr<PointToPointChannel> channel;
     fastpath::LinkParams appliedAToB, appliedBToA;
     bool pushed = false;
-    bool up = true;
     bool upA = true, upB = true; //!< ns-3's interfaces, as last seen
 };
 
@@ -211,40 +210,42 @@ P2pLinks::Push(P2pLink& l)
 void
 P2pLinks::PushState(P2pLink& l)
 {
-    // A link between two hosts: each end's process sets its host's end (both see the
-    // script's SetDown, as both see its Config::Set), so the link is down on both hosts.
+    // An ns-3 interface of the link set down or up: that end of the link follows (the node
+    // forwards nothing onto it or from it while down, and ns-3's Ipv4Interface itself sends
+    // and receives nothing); the other end and
+    // the channel keep their state, as in ns-3. Each end is set by the process of its node
+    // (a link between two hosts: its host's end, on its host's fastpathd).
     const bool cross = emulation->IsCrossHostLink(l.name);
-    if (!cross && !emulation->IsLocal(l.a))
-    {
-        return;
-    }
     bool changed = false;
-    // An ns-3 interface of the link taken down or up: the link follows the change (the
-    // port events then take the other end's interface down or up too).
-    bool upA = FastPathEmulation::InterfaceUp(l.a, l.devA);
-    bool upB = FastPathEmulation::InterfaceUp(l.b, l.devB);
-    bool want = l.up;
-    if (upA != l.upA)
+    struct End
     {
-        want = upA;
-    }
-    if (upB != l.upB)
+        Ptr<Node> node;
+        Ptr<NetDevice> device;
+        bool* seen;
+    };
+    for (const End& e : {End{l.a, l.devA, &l.upA}, End{l.b, l.devB, &l.upB}})
     {
-        want = upB;
-    }
-    l.upA = upA;
-    l.upB = upB;
-    if (want != l.up)
-    {
-        auto st = emulation->Client().setLinkState(l.name, want);
+        if (!emulation->IsLocal(e.node))
+        {
+            continue;
+        }
+        const bool up = FastPathEmulation::InterfaceUp(e.node, e.device);
+        if (up == *e.seen)
+        {
+            continue;
+        }
+        const std::string node = emulation->FindNode(e.node);
+        auto st = cross ? emulation->Client().setLinkState(l.name, up)
+                        : emulation->Client().setLinkState(l.name, up, node);
         if (!st.ok())
         {
-            NS_LOG_WARN("fastpathd link " << l.name << ": cannot set it "
-                                          << (want ? "up" : "down") << ": "
+            NS_LOG_WARN("fastpathd link " << l.name << ": cannot set " << node << "'s end "
+                                          << (up ? "up" : "down") << ": "
                                           << st.error().message);
         }
-        NS_LOG_INFO("fastpathd link " << l.name << " " << (want ? "up" : "down"));
-        l.up = want;
+        NS_LOG_INFO("fastpathd link " << l.name << ": " << node << "'s end "
+                                      << (up ? "up" : "down"));
+        *e.seen = up;
         changed = true;
     }
     if (changed)

@@ -106,12 +106,14 @@ FastPathRouteMirror::FastPathRouteMirror()
 FastPathRouteMirror::~FastPathRouteMirror()
 {
     NS_LOG_FUNCTION(this);
+    *m_alive = false;
 }
 
 void
 FastPathRouteMirror::DoDispose()
 {
     Stop();
+    *m_alive = false;
     m_node = nullptr;
     m_ipv4 = nullptr;
     m_ipv6 = nullptr;
@@ -313,6 +315,24 @@ FastPathRouteMirror::Start()
         }
     }
     WatchNeighbourAnswers(true);
+    // ns-3 flushes a device's ARP and NDP caches whenever its link changes (ArpL3Protocol
+    // and Icmpv6L4Protocol register Flush when the interface is made), and an FdNetDevice's
+    // link comes up when the device starts, at time 0 after the script's first events. The
+    // point-to-point peers' static entries would go with the flush until the next poll:
+    // the next packets to the peer would wait for ARP (PendingQueueSize, 3, the others
+    // dropped) where a simulated PointToPointNetDevice sends them at once.
+    for (const auto& kv : m_ports)
+    {
+        if (m_linkWatched.insert(kv.first).second)
+        {
+            kv.first->AddLinkChangeCallback(Callback<void>([alive = m_alive, this]() {
+                if (*alive)
+                {
+                    OnDeviceLinkChange();
+                }
+            }));
+        }
+    }
     SyncNow();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
     m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
@@ -377,6 +397,15 @@ FastPathRouteMirror::OnRoutingTableChanged(uint32_t size)
     NS_LOG_FUNCTION(this << size);
     Revalidate();
     ScheduleSync();
+}
+
+void
+FastPathRouteMirror::OnDeviceLinkChange()
+{
+    if (m_started)
+    {
+        AddPointToPointNeighbours();
+    }
 }
 
 void

@@ -20,7 +20,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 
 namespace ns3
 {
@@ -175,6 +177,10 @@ class FastPathRouteMirror : public Object
     /// Static ARP / NDP entries for the peer of each emulated point-to-point device (its
     /// addresses, link-local included, with its MAC), where the cache has none.
     void AddPointToPointNeighbours();
+    /// A mapped device's link came up or went down: ns-3 has just flushed its ARP and NDP
+    /// caches (their link change callbacks run before this one); the peer's static entries
+    /// go back at once.
+    void OnDeviceLinkChange();
     /// (Un)registers OnArpFrame / OnIpv6Frame on the mapped devices.
     void WatchNeighbourAnswers(bool on);
     void OnArpFrame(Ptr<NetDevice> device,
@@ -210,6 +216,10 @@ class FastPathRouteMirror : public Object
     std::map<fastpath::PortId, DownPort> m_downPorts;
     Sink m_sink;
     bool m_started = false;
+    std::set<Ptr<NetDevice>> m_linkWatched; //!< devices OnDeviceLinkChange is registered on
+    /// False once the mirror is gone: a device outlives it, and ns-3 cannot take a link
+    /// change callback back.
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 
     Time m_batchDelay;
     Time m_pollInterval;

@@ -12,7 +12,8 @@
 // Both runs pass the same end-to-end checks (OLSR converged, the UDP flow and the pings
 // received). Emulated, the data crosses fastpathd's link ports (counters) while the middle
 // routers' ns-3 receives OLSR only, a node left by a crashed run of the same tag is deleted,
-// taking an interface down in ns-3 (Ipv4::SetDown) sets the fastpathd link down, and
+// taking an interface down in ns-3 (Ipv4::SetDown) sets that end of the fastpathd link down
+// (the link and the other end, whose ns-3 interface stays up, keep their state), and
 // nothing of the script is left in fastpathd after it exits.
 #include "fast-path-script-fixture.h"
 
@@ -58,6 +59,8 @@ class P2pLineTest : public FastPathScriptFixture
         EXPECT_LT(Num(r, "converged_s"), 10) << "OLSR converged after the traffic started";
         EXPECT_GE(Num(r, "udp_received"), 0.95 * Num(r, "udp_sent"));
         EXPECT_GE(Num(r, "ping_replies"), 5);
+        // Node 1 set its interface towards node 2 down: node 2's stays up.
+        EXPECT_EQ(r["peer_interface_up"], "1");
         EXPECT_GE(Num(r, "n3.ns3_rx_data"), Num(r, "udp_received"));
         std::cout << "[ p2p-line ] emulated=" << r["emulated"] << " converged at "
                   << r["converged_s"] << " s, UDP " << r["udp_received"] << "/"
@@ -90,7 +93,7 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     // data towards n2 on its port "n2"), the state of link l1 (n1 - n2).
     std::vector<std::string> seenNodes;
     uint64_t n1TxToN2 = 0, n2TxToN3 = 0, toControlN1 = 0;
-    bool l1Down = false;
+    bool l1Down = false, l1N1EndDown = false, l1N2EndDown = false;
     fastpath::LinkParams l0AtStart, l0Later, l1Later;
     bool l0Seen = false;
     const std::string n1 = std::string(kTag) + "-n1", n2 = std::string(kTag) + "-n2";
@@ -107,9 +110,11 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
             Query([](auto& cl) { return cl.links(); }, std::vector<fastpath::LinkInfo>{});
         for (const auto& l : links)
         {
-            if (l.name == std::string(kTag) + "-l1" && !l.up)
+            if (l.name == std::string(kTag) + "-l1")
             {
-                l1Down = true;
+                l1Down |= !l.up;
+                l1N1EndDown |= (l.a.node == n1 && l.a.down) || (l.b.node == n1 && l.b.down);
+                l1N2EndDown |= (l.a.node == n2 && l.a.down) || (l.b.node == n2 && l.b.down);
             }
             if (l.name == std::string(kTag) + "-l0")
             {
@@ -165,8 +170,11 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     // scheduling (loose bound: the machine is shared).
     EXPECT_GE(Num(r, "ping_rtt_min_ms"), 6);
     EXPECT_LE(Num(r, "ping_rtt_min_ms"), 12);
-    // Ipv4::SetDown on n1's interface towards n2 set link l1 down in fastpathd.
-    EXPECT_TRUE(l1Down);
+    // Ipv4::SetDown on n1's interface towards n2 set n1's end of link l1 down in fastpathd;
+    // the link and n2's end stayed up.
+    EXPECT_TRUE(l1N1EndDown);
+    EXPECT_FALSE(l1N2EndDown);
+    EXPECT_FALSE(l1Down);
     EXPECT_GT(Num(r, "down_latency_us"), 0);
     EXPECT_LE(Num(r, "down_latency_us"), 10000);
     // The changes were notified, not found by reading every link's parameters on a timer
@@ -178,7 +186,7 @@ TEST_F(P2pLineTest, EmulatedLineSameScriptDataThroughFastpathd)
     std::cout << "[ p2p-line ] fastpathd: n1 port n2 tx " << n1TxToN2 << ", n2 port n3 tx "
               << n2TxToN3 << ", n1 port n2 to ns-3 " << toControlN1
               << "; Config::Set -> fastpathd acknowledged: Delay " << r["delay_latency_us"]
-              << " us, DataRate " << r["rate_latency_us"] << " us, interface down -> link down "
+              << " us, DataRate " << r["rate_latency_us"] << " us, interface down -> link end down "
               << r["down_latency_us"] << " us\n";
     // Nothing of the script is left in fastpathd.
     EXPECT_TRUE(NodesTagged().empty()) << ::testing::PrintToString(NodesTagged());

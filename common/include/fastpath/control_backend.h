@@ -89,8 +89,10 @@ class TopologyControl {
   virtual Status createLink(const LinkSpec& spec) = 0;
   virtual Status deleteLink(const std::string& name) = 0;
   /// Down: both ends stop passing frames (counted) and both nodes' clients get a port
-  /// down event for their end.
-  virtual Status setLinkState(const std::string& name, bool up) = 0;
+  /// down event for their end. With `node`, that node's end only: the node forwards nothing
+  /// onto it or from it (counted; its own client decides for itself), its node's clients
+  /// get the event, the other end keeps its state.
+  virtual Status setLinkState(const std::string& name, bool up, const std::string& node = "") = 0;
   /// Link emulation parameters of one or both directions, at run time and atomically:
   /// frames already in the link keep their times (none lost, duplicated or reordered).
   /// Invalid values: an error, and the link keeps its previous parameters.
@@ -167,7 +169,7 @@ class SingleNodeTopology : public TopologyControl {
   std::vector<LinkInfo> links() const override;
   Status createLink(const LinkSpec& spec) override;
   Status deleteLink(const std::string& name) override;
-  Status setLinkState(const std::string& name, bool up) override;
+  Status setLinkState(const std::string& name, bool up, const std::string& node = "") override;
   Status setLinkParams(const std::string& name, LinkDirection direction,
                        const LinkParams& params) override;
   std::vector<SegmentInfo> segments() const override;

@@ -103,6 +103,7 @@ struct LinkInfo {
     PortId id = 0;
     MacAddress mac;
     uint32_t mtu = 1500;
+    bool down = false;  ///< this end set down on its own (setLinkState with its node)
   };
   End a, b;
   LinkParams a_to_b, b_to_a;  ///< as configured

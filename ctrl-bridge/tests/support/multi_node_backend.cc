@@ -190,10 +190,26 @@ void MultiNodeBackend::linkEvents(const LinkInfo& l, bool up) {
   }
 }
 
-Status MultiNodeBackend::setLinkState(const std::string& name, bool up) {
+Status MultiNodeBackend::setLinkState(const std::string& name, bool up, const std::string& node) {
   auto it = links_.find(name);
   if (it == links_.end()) return makeError(-ENOENT, "link \"" + name + "\": no such link");
   LinkInfo& l = it->second;
+  if (!node.empty()) {  // one end: its own state, its node's event
+    for (auto* end : {&l.a, &l.b}) {
+      if (end->node != node) continue;
+      if (end->down == !up) return {};
+      end->down = !up;
+      if (!l.up) return {};
+      if (auto st = tableOf(end->node)->setPortUp(end->id, up); !st) return st;
+      FastPathEvent e;
+      e.kind = up ? FastPathEvent::Kind::kPortUp : FastPathEvent::Kind::kPortDown;
+      e.port = end->id;
+      e.node = isDefault(end->node) ? kDefaultNodeName : end->node;
+      emit(e);
+      return {};
+    }
+    return makeError(-ENOENT, "link \"" + name + "\": node " + node + " has no end on it");
+  }
   if (l.up == up) return {};
   for (const auto* end : {&l.a, &l.b})
     if (auto st = tableOf(end->node)->setPortUp(end->id, up); !st) return st;

@@ -53,7 +53,7 @@ class MultiNodeBackend : public TableBackend {
   std::vector<NodeInfo> nodes() const override;
   Status createLink(const LinkSpec& spec) override;
   Status deleteLink(const std::string& name) override;
-  Status setLinkState(const std::string& name, bool up) override;
+  Status setLinkState(const std::string& name, bool up, const std::string& node) override;
   /// Validated as fastpathd does (validateLinkParams): on error the link keeps its
   /// parameters.
   Status setLinkParams(const std::string& name, LinkDirection direction,

@@ -124,6 +124,8 @@ class WorkerLinksTest : public ::testing::Test {
       s.inbound = q[e];
       s.to_peer = q[1 - e];
       s.state = states_.back().get();
+      end_states_.push_back(std::make_unique<LinkState>());  // the end's own up/down
+      s.port_state = end_states_.back().get();
       s.classifier = classifiers_.back().get();
       s.shaper = e == 0 ? sh : nullptr;
       slots_node_b_.push_back(e == 1);
@@ -254,6 +256,7 @@ class WorkerLinksTest : public ::testing::Test {
   LinkPortTable table_;
   std::vector<bool> slots_node_b_;
   std::vector<std::unique_ptr<LinkState>> states_;
+  std::vector<std::unique_ptr<LinkState>> end_states_;  ///< link k's end e: [2 * k + e]
   std::vector<std::unique_ptr<LinkQueue>> queues_;
   std::vector<std::unique_ptr<LinkShaper>> shapers_;
   std::vector<std::unique_ptr<UserspaceClassifier>> classifiers_;

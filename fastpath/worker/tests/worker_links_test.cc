@@ -46,6 +46,60 @@ TEST_F(WorkerLinksTest, ADownLinkAndAFullQueueAreCountedAtTheSendingEnd) {
   expectBalanced("after the drops");
 }
 
+// One end set down (an ns-3 interface set down at one end of its channel): the node
+// forwards nothing onto it or from it, each drop counted at the end, even for a frame
+// already in the link when it went down; what the node's own client writes on it passes
+// (ns-3 decides for its interface); the link and the other end keep their state.
+TEST_F(WorkerLinksTest, AnEndSetDownNeitherSendsNorReceivesAndTheOtherEndKeepsItsState) {
+  LinkParams slow;
+  slow.delay_ns = 2000000;
+  addLink(0);
+  addLink(1, &slow);
+  start();
+  auto drops = [&](PortId p) {
+    return worker_->portCounters(p).drop[size_t(WorkerDrop::kLinkDown)].get();
+  };
+  // B's end down: A's end sends (counted), B's end drops what arrives.
+  end_states_[1]->up.store(false);
+  send(std::vector<uint8_t>(5, 0));
+  poll();
+  EXPECT_TRUE(collect().empty()) << "an end that is down received frames";
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).tx_packets.get(), 5u);
+  EXPECT_EQ(drops(linkPort(0, 0)), 0u);
+  EXPECT_EQ(drops(linkPort(0, 1)), 5u);
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 1)).rx_packets.get(), 0u);
+  // A's end down, B's up again: A's end sends nothing.
+  end_states_[1]->up.store(true);
+  end_states_[0]->up.store(false);
+  send(std::vector<uint8_t>(3, 0));
+  poll();
+  EXPECT_TRUE(collect().empty());
+  EXPECT_EQ(drops(linkPort(0, 0)), 3u);
+  EXPECT_EQ(worker_->portCounters(linkPort(0, 0)).tx_packets.get(), 5u);
+  sendRaw(linkPort(0, 0), linkMac(0, 1), 77);  // A's ns-3 writes on the end itself
+  poll();
+  EXPECT_EQ(collect(63), std::vector<uint32_t>{77});
+  // Both up: frames pass again, the link never went down.
+  end_states_[0]->up.store(true);
+  send(std::vector<uint8_t>(2, 0));
+  poll();
+  EXPECT_EQ(collect().size(), 2u);
+  EXPECT_TRUE(states_[0]->up.load());
+  // Link 1 (2 ms): frames in the link when the receiving end goes down are dropped at their
+  // arrival there.
+  const uint64_t t_send = nowNs();
+  send(std::vector<uint8_t>(4, 1));
+  poll();
+  end_states_[3]->up.store(false);
+  while (nowNs() < t_send + 3 * slow.delay_ns) poll();
+  poll();
+  EXPECT_TRUE(collect().empty());
+  EXPECT_EQ(worker_->portCounters(linkPort(1, 0)).tx_packets.get(), 4u);
+  EXPECT_EQ(drops(linkPort(1, 1)), 4u);
+  expectBalanced("after the ends' drops");
+  EXPECT_EQ(worker_->accounting().in_link, 0u);
+}
+
 // A burst into a CoDel link: the frames' dequeue times spread over the burst's time on the
 // wire, so CoDel's drops are decided as the burst is admitted, each one counted at the
 // sending end with its own reason and by the link; the rest arrive.

@@ -180,7 +180,8 @@ class Client {
   /// (LinkParams::aqm) needs 1.9: -EPROTONOSUPPORT naming both versions from an older one.
   Status createLink(const LinkSpec& spec);
   Status deleteLink(const std::string& name);
-  Status setLinkState(const std::string& name, bool up);
+  /// The whole link, or (`node`, protocol 1.10) that node's end only.
+  Status setLinkState(const std::string& name, bool up, const std::string& node = "");
   /// Replaces the emulation parameters of one or both directions of a link, whole (read
   /// links() first to change one field). Invalid values: -EINVAL naming the field, and
   /// the link keeps its previous parameters. Protocol 1.4 (-ENOSYS from an older server);

@@ -87,11 +87,11 @@ TEST_F(WorkerLinksTest, AnEndSetDownNeitherSendsNorReceivesAndTheOtherEndKeepsIt
   EXPECT_TRUE(states_[0]->up.load());
   // Link 1 (2 ms): frames in the link when the receiving end goes down are dropped at their
   // arrival there.
-  const uint64_t t_send = nowNs();
+  const uint64_t t_send = monotonicNs();
   send(std::vector<uint8_t>(4, 1));
   poll();
   end_states_[3]->up.store(false);
-  while (nowNs() < t_send + 3 * slow.delay_ns) poll();
+  while (monotonicNs() < t_send + 3 * slow.delay_ns) poll();
   poll();
   EXPECT_TRUE(collect().empty());
   EXPECT_EQ(worker_->portCounters(linkPort(1, 0)).tx_packets.get(), 4u);

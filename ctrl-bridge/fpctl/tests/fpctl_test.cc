@@ -387,7 +387,7 @@ TEST_F(FpctlNodes, LinkAddListShowSetDel) {
       json.out.find(R"({"name":"r1-r2","up":true,"a":{"node":"r1","port":"to-r2","id":1000,)"),
       std::string::npos)
       << json.out;
-  EXPECT_NE(json.out.find(R"("mtu":9000})"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("mtu":9000,"down":false})"), std::string::npos) << json.out;
   // The link port is a port of its node, usable for routes.
   auto ports = run({"--node", "r1", "ports"});
   EXPECT_NE(ports.out.find("LINK"), std::string::npos) << ports.out;

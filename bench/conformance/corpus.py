@@ -109,11 +109,10 @@ CORPUS = (
     Example("tcp/tcp-pcap-nanosec-example.cc"),
     Example("tcp/tcp-star-server.cc"),
     Example("tcp/tcp-pacing.cc", known=_FORWARDED_AQM),
-    Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",), known=_DELAY),
+    Example("tcp/tcp-bbr-example.cc", args=("--stopTime=10s",)),
     Example("tcp/tcp-linux-reno.cc", args=("--stopTime=10s",)),
-    Example("tcp/tcp-validation.cc", args=("--stopTime=10s",), known=_FORWARDED_AQM),
-    Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True,
-            known=_DELAY),
+    Example("tcp/tcp-validation.cc", args=("--stopTime=10s",)),
+    Example("tcp/tcp-variants-comparison.cc", args=("--duration=10",), random_loss=True),
     Example("tcp/dctcp-example.cc",
             emulate=("real time cannot keep up: 10 Gbit/s links and 40 TCP senders take ns-3 "
                      "over 3 min of CPU for 5 s simulated, and emulated the same ns-3 "

@@ -102,7 +102,8 @@ main(int argc, char* argv[])
 
     UdpEchoServerHelper server(9);
     ApplicationContainer serverApp = server.Install(nodes.Get(2));
-    serverApp.Start(Seconds(1));
+    // Listening from time 0, so that a request sent at time 0 is answered too.
+    serverApp.Start(Seconds(0));
     UdpEchoClientHelper client(interfaces[1].GetAddress(1), 9);
     client.SetAttribute("MaxPackets", UintegerValue(1));
     client.SetAttribute("PacketSize", UintegerValue(1024));

@@ -5,6 +5,7 @@
 #include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-forwarded-queue.h"
 #include "ns3/fast-path-net-device.h"
+#include "ns3/fast-path-p2p-neighbours.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -415,6 +416,8 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     link.devA->AggregateObject(link.shadowA);
     link.devB->AggregateObject(link.shadowB);
     channel->SetEmulatedDevices(link.devA, link.devB);
+    // Each end knows its peer without ARP or NDP, as a PointToPointNetDevice does.
+    KeepPointToPointNeighbours(channel, devices);
     for (Ptr<NetDevice> d : {link.devA, link.devB})
     {
         Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);

@@ -2,6 +2,7 @@
 #include "fast-path-point-to-point-helper.h"
 
 #include "ns3/fast-path-channel.h"
+#include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-forwarded-queue.h"
 #include "ns3/fast-path-net-device.h"
@@ -413,10 +414,9 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
         Ptr<FastPathNetDevice> engine = CreateObject<FastPathNetDevice>();
         d->SetEngine(engine);
         engine->SetChannel(channel);
-        engine->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(),
-                           d,
-                           spec.a_to_b.overhead_bytes,
-                           spec.a_to_b.mpu_bytes);
+        Ptr<Queue<Packet>> queue = m_queueFactory.Create<Queue<Packet>>();
+        engine->SetTxQueue(queue, d, spec.a_to_b.overhead_bytes, spec.a_to_b.mpu_bytes);
+        FastPathDeviceTraces::ForwardDrops(queue, d);
     }
     a->AddDevice(link.devA);
     e.AddPort(a, na, spec.a.port, spec.a.mtu, macA, link.devA);

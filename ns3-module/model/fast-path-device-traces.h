@@ -7,6 +7,8 @@
 
 #include "ns3/net-device.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
 
 #include <string>
 #include <vector>
@@ -64,6 +66,10 @@ class FastPathDeviceTraces
     /// Empty when every connected trace source of every emulated device's stand-ins can be
     /// fed; else one message naming each path that cannot, and what to use instead.
     static std::string Check();
+    /// Fires the Drop and DropBeforeEnqueue sources of `to`'s TxQueue (GetQueue(), at each
+    /// drop) for each packet `from` (an engine's TxQueue, where what ns-3 sends waits) drops
+    /// or refuses: FlowMonitor's probe and scripts see ns-3's own drops there, as simulated.
+    static void ForwardDrops(Ptr<Queue<Packet>> from, Ptr<PointToPointNetDevice> to);
     /// The emulated devices nobody observes that have a sink on a source Observe() feeds
     /// (the emulation taps them at time 0: FastPathTraceTaps::ObserveConnected()).
     static std::vector<Ptr<NetDevice>> Unobserved();

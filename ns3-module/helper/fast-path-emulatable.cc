@@ -29,7 +29,7 @@ IsInternalOrReal(Ptr<NetDevice> nd)
     static const std::set<std::string> kTypes = {"ns3::VirtualNetDevice",
                                                  "ns3::BridgeNetDevice",
                                                  "ns3::TapBridge"};
-    return DynamicCast<LoopbackNetDevice>(nd) || DynamicCast<FdNetDevice>(nd) ||
+    return DynamicCast<LoopbackNetDevice>(nd) || nd->GetObject<FdNetDevice>() ||
            kTypes.count(nd->GetInstanceTypeId().GetName()) || !nd->GetChannel();
 }
 
@@ -70,7 +70,7 @@ BridgesEmulatedDevices(Ptr<NetDevice> nd)
     Ptr<Channel> ch = nd->GetChannel();
     for (std::size_t i = 0; i < ch->GetNDevices(); ++i)
     {
-        if (DynamicCast<FastPathNetDevice>(ch->GetDevice(i)))
+        if (ch->GetDevice(i)->GetObject<FastPathNetDevice>())
         {
             return true;
         }

@@ -138,22 +138,36 @@ FastPathEmulation::AddPort(Ptr<Node> node,
                            const std::string& fpNode,
                            const std::string& port,
                            uint16_t mtu,
-                           const fastpath::MacAddress& mac)
+                           const fastpath::MacAddress& mac,
+                           Ptr<NetDevice> device)
 {
     if (!IsPartitioned())
     {
-        Ptr<NetDevice> dev = m_attach.Install(node, fpNode, {port}).Get(0);
+        Ptr<NetDevice> dev = device;
+        if (dev)
+        {
+            m_attach.Bind(node, fpNode, {port}, {dev});
+        }
+        else
+        {
+            dev = m_attach.Install(node, fpNode, {port}).Get(0);
+        }
         m_ports[PeekPointer(dev)] = {fpNode, port};
         return dev;
     }
     // Bound to nothing until the placement says whose it is: an FdNetDevice without a file
     // descriptor never comes up, so the stack sends nothing into it.
-    Ptr<FastPathNetDevice> dev = CreateObject<FastPathNetDevice>();
+    Ptr<NetDevice> dev = device;
+    if (!dev)
+    {
+        dev = CreateObject<FastPathNetDevice>();
+        node->AddDevice(dev);
+    }
+    Ptr<FastPathNetDevice> engine = dev->GetObject<FastPathNetDevice>();
     Mac48Address address;
     address.CopyFrom(mac.bytes.data());
-    dev->SetAddress(address);
-    dev->SetMtu(mtu);
-    node->AddDevice(dev);
+    engine->SetAddress(address);
+    engine->SetMtu(mtu);
     m_pending.push_back(PendingPort{node, fpNode, port, dev});
     m_ports[PeekPointer(dev)] = {fpNode, port};
     return dev;

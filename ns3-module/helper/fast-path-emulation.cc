@@ -4,6 +4,8 @@
 #include "fast-path-emulation-switch.h"
 #include "fast-path-plan.h"
 #include "ns3/fast-path-device-traces.h"
+#include "ns3/fast-path-trace-taps.h"
+#include "ns3/fast-path-point-to-point-net-device.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-ranks.h"
 #include "ns3/fast-path-realtime-lag.h"
@@ -191,9 +193,19 @@ FastPathEmulation::GetLastFollowAck() const
 double
 FastPathEmulation::ReceiveLoss(Ptr<NetDevice> device)
 {
-    PointerValue em;
-    device->GetAttribute("ReceiveErrorModel", em);
-    Ptr<RateErrorModel> rem = em.Get<RateErrorModel>();
+    Ptr<ErrorModel> model;
+    if (auto link = DynamicCast<FastPathPointToPointNetDevice>(device))
+    {
+        // Not the attribute: a model the device's engine applies itself is no link loss.
+        model = link->GetLinkErrorModel();
+    }
+    else
+    {
+        PointerValue em;
+        device->GetAttribute("ReceiveErrorModel", em);
+        model = em.Get<ErrorModel>();
+    }
+    Ptr<RateErrorModel> rem = DynamicCast<RateErrorModel>(model);
     if (!rem || !rem->IsEnabled())
     {
         return 0;
@@ -425,6 +437,12 @@ FastPathEmulation::CheckEmulated()
     std::string why = WhyNotEmulated();
     const std::string bridged = WhyNotBridged();
     why += (why.empty() || bridged.empty() ? "" : "\n") + bridged;
+    // Trace sources a script connected on devices nobody traces: tapped, and so fed (a run
+    // of several processes starts its taps with its start barrier: there they are named).
+    if (!IsPartitioned())
+    {
+        FastPathTraceTaps::ObserveConnected();
+    }
     const std::string traces = FastPathDeviceTraces::Check();
     why += (why.empty() || traces.empty() ? "" : "\n") + traces;
     if (why.empty())

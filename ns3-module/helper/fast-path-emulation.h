@@ -99,13 +99,16 @@ class FastPathEmulation
     /// This process creates and deletes the fastpathd objects (the only one, or rank 0).
     bool Creates() const;
     /// A device on `node` for port `port` of fastpathd node `fpNode`: attached now (one
-    /// process), or a FastPathNetDevice bound at Simulator::Run() if `node` is this process's
-    /// (with the MAC `mac` meanwhile: the one the port is created with).
+    /// process), or bound at Simulator::Run() if `node` is this process's (with the MAC
+    /// `mac` meanwhile: the one the port is created with). The device is `device` (on
+    /// `node` already, with a FastPathNetDevice aggregated: FastPathPointToPointNetDevice),
+    /// else a new FastPathNetDevice added to `node`.
     Ptr<NetDevice> AddPort(Ptr<Node> node,
                            const std::string& fpNode,
                            const std::string& port,
                            uint16_t mtu,
-                           const fastpath::MacAddress& mac);
+                           const fastpath::MacAddress& mac,
+                           Ptr<NetDevice> device = nullptr);
     /// The MAC ns-3's own helper would give the next device it installs
     /// (Mac48Address::Allocate, called in the same order), for the fastpathd port that
     /// stands in for it: emulated devices then have the MACs, IPv6 link-local addresses and

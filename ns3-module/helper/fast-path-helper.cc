@@ -327,9 +327,21 @@ FastPathHelper::DoInstall(Ptr<Node> node,
                                                          << fpNode
                                                          << " is already attached to node "
                                                          << node->GetId());
-        Ptr<FastPathNetDevice> dev = prepared ? DynamicCast<FastPathNetDevice>((*prepared)[k])
-                                              : CreateObject<FastPathNetDevice>();
-        NS_ABORT_MSG_IF(!dev, "FastPathHelper::Bind: device " << k << " is no FastPathNetDevice");
+        // A prepared device is on the node already; the port's channel is its engine's
+        // (itself, or the FastPathNetDevice aggregated to an emulated link's end).
+        Ptr<NetDevice> onNode;
+        Ptr<FastPathNetDevice> dev;
+        if (prepared)
+        {
+            onNode = (*prepared)[k];
+            dev = onNode->GetObject<FastPathNetDevice>();
+        }
+        else
+        {
+            dev = CreateObject<FastPathNetDevice>();
+        }
+        NS_ABORT_MSG_IF(!dev,
+                        "FastPathHelper::Bind: device " << k << " has no FastPathNetDevice");
         // Timed as the device asks (its TimedDelivery and DeliveryLead attributes).
         fastpath::ControlChannelTiming timing{dev->GetTimedDelivery(), dev->GetDeliveryLeadNs()};
         auto fd = per->connection->OpenControlChannel(info->id, &timing);
@@ -348,15 +360,16 @@ FastPathHelper::DoInstall(Ptr<Node> node,
         {
             dev->SetMtu(info->mtu);
         }
-        if (!prepared)
+        if (!onNode)
         {
             node->AddDevice(dev);
+            onNode = dev;
         }
-        devices.Add(dev);
-        per->mirror->AddPort(dev, info->id);
+        devices.Add(onNode);
+        per->mirror->AddPort(onNode, info->id);
         per->connection->WatchPort(info->id);
-        (*per->devices)[info->id] = dev;
-        NS_LOG_INFO("node " << node->GetId() << " device " << dev->GetIfIndex()
+        (*per->devices)[info->id] = onNode;
+        NS_LOG_INFO("node " << node->GetId() << " device " << onNode->GetIfIndex()
                             << " <-> fastpathd node " << fpNode << " port " << info->id << " ("
                             << portName << ", " << mac << (info->link.empty() ? "" : ", link ")
                             << info->link << (info->up ? "" : ", down") << ")");
@@ -383,7 +396,7 @@ FastPathHelper::AttachCallbacks(Ptr<Node> node, const PerNode& per)
                 ::close(kv.second);
                 continue;
             }
-            Ptr<FdNetDevice> dev = DynamicCast<FdNetDevice>(it->second);
+            Ptr<FdNetDevice> dev = it->second->GetObject<FdNetDevice>();
             int fd = kv.second;
             Simulator::ScheduleWithContext(nodeId, Seconds(0), [dev, fd]() {
                 dev->Stop(Seconds(0));

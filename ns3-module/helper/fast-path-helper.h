@@ -92,9 +92,11 @@ class FastPathHelper
 
     /**
      * As Install(node, fastPathNode, ports), with the devices already made: `devices[i]`
-     * (FastPathNetDevices on `node`, bound to nothing yet) is bound to `ports[i]` (its file
-     * descriptor, MAC and MTU). The emulating helpers of a run of several processes create
-     * every node's devices and bind those of the process's own nodes when the run starts.
+     * (on `node`, bound to nothing yet: a FastPathNetDevice, or a device with one aggregated,
+     * as FastPathPointToPointNetDevice) is bound to `ports[i]` (its FastPathNetDevice gets
+     * the port's file descriptor, MAC and MTU). The emulating helpers of a run of several
+     * processes create every node's devices and bind those of the process's own nodes when
+     * the run starts; FastPathPointToPointHelper binds its devices so in every run.
      */
     void Bind(Ptr<Node> node,
               const std::string& fastPathNode,

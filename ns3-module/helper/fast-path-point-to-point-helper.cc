@@ -2,10 +2,11 @@
 #include "fast-path-point-to-point-helper.h"
 
 #include "ns3/fast-path-channel.h"
+#include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-forwarded-queue.h"
 #include "ns3/fast-path-net-device.h"
-#include "ns3/fast-path-p2p-neighbours.h"
+#include "ns3/fast-path-point-to-point-net-device.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -51,8 +52,8 @@ struct P2pLink
 {
     std::string name;
     Ptr<Node> a, b;
-    Ptr<NetDevice> devA, devB; //!< the FdNetDevices
-    Ptr<PointToPointNetDevice> shadowA, shadowB;
+    /// The devices on the nodes (they hold the ends' parameters, watched).
+    Ptr<FastPathPointToPointNetDevice> devA, devB;
     Ptr<QueueBase> queueA, queueB;
     Ptr<PointToPointChannel> channel;
     fastpath::LinkParams appliedAToB, appliedBToA;
@@ -102,12 +103,13 @@ ApplyLinkParams(fastpath::ctrl::Client& client,
     return st;
 }
 
-/// Gives `device`'s TxQueue the maximum size of `queue` (the stand-in's) where it holds no
-/// more than that already.
+/// Gives the TxQueue of `device`'s engine (where what ns-3 sends waits) the maximum size of
+/// `queue` (the device's TxQueue, which a script reaches) where it holds no more than that
+/// already.
 void
 FollowQueueSize(Ptr<NetDevice> device, Ptr<QueueBase> queue)
 {
-    Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(device);
+    Ptr<FastPathNetDevice> fp = device->GetObject<FastPathNetDevice>();
     Ptr<QueueBase> own = fp ? fp->GetQueue() : nullptr;
     if (!own)
     {
@@ -142,13 +144,13 @@ P2pLinks::Push(P2pLink& l)
         return;
     }
     // The queue a script reaches: the device's TxQueue (Config::Set may replace it).
-    Ptr<QueueBase> qa = l.shadowA->GetQueue() ? Ptr<QueueBase>(l.shadowA->GetQueue()) : l.queueA;
-    Ptr<QueueBase> qb = l.shadowB->GetQueue() ? Ptr<QueueBase>(l.shadowB->GetQueue()) : l.queueB;
-    // The devices' own TxQueues (what ns-3 sends waits there) keep the size a script sets.
+    Ptr<QueueBase> qa = l.devA->GetQueue() ? Ptr<QueueBase>(l.devA->GetQueue()) : l.queueA;
+    Ptr<QueueBase> qb = l.devB->GetQueue() ? Ptr<QueueBase>(l.devB->GetQueue()) : l.queueB;
+    // The engines' TxQueues (what ns-3 sends waits there) keep the size a script sets.
     FollowQueueSize(l.devA, qa);
     FollowQueueSize(l.devB, qb);
-    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.shadowA, l.channel, qa, l.shadowB);
-    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.shadowB, l.channel, qb, l.shadowA);
+    auto ab = FastPathPointToPointHelper::LinkParamsOf(l.devA, l.channel, qa, l.devB);
+    auto ba = FastPathPointToPointHelper::LinkParamsOf(l.devB, l.channel, qb, l.devA);
     // What a node forwards waits in fastpathd's link queue, never in the node's queue disc.
     AddForwardedQueueDisc(l.devA, ab);
     AddForwardedQueueDisc(l.devB, ba);
@@ -343,17 +345,19 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
         }
     }
 
-    // ns-3's objects for the link, never on a node: they hold its parameters where a
-    // script's Config::Set finds them (the channel in ChannelList, each device aggregated
-    // to its FdNetDevice) and Follow() hands changes to fastpathd.
+    // ns-3's objects for the link: its devices (PointToPointNetDevices to the script, on
+    // the nodes), their TxQueues and its channel hold its parameters where a script's
+    // Config::Set finds them, and Follow() hands changes to fastpathd.
     P2pLink link;
     link.name = spec.name;
     link.a = a;
     link.b = b;
     // Watched types: a set of their attributes is handed to fastpathd at once
     // (FastPathWatched). The queues are the devices' TxQueue, where Config paths find them.
-    link.shadowA = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
-    link.shadowB = FastPathWatched::Watching(m_deviceFactory).Create<PointToPointNetDevice>();
+    ObjectFactory deviceFactory = m_deviceFactory;
+    deviceFactory.SetTypeId(FastPathPointToPointNetDevice::GetTypeId());
+    link.devA = deviceFactory.Create<FastPathPointToPointNetDevice>();
+    link.devB = deviceFactory.Create<FastPathPointToPointNetDevice>();
     link.queueA = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
     link.queueB = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
     // The link's channel (watched too): in ChannelList where the simulated link's would be,
@@ -362,18 +366,19 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
     channelFactory.SetTypeId(FastPathPointToPointChannel::GetTypeId());
     Ptr<FastPathPointToPointChannel> channel = channelFactory.Create<FastPathPointToPointChannel>();
     link.channel = channel;
-    link.shadowA->Attach(link.channel);
-    link.shadowB->Attach(link.channel);
-    // The queues a script reaches at .../$ns3::PointToPointNetDevice/TxQueue.
-    link.shadowA->SetQueue(DynamicCast<Queue<Packet>>(link.queueA));
-    link.shadowB->SetQueue(DynamicCast<Queue<Packet>>(link.queueB));
+    link.devA->Attach(link.channel);
+    link.devB->Attach(link.channel);
+    // The queues a script reaches at .../$ns3::PointToPointNetDevice/TxQueue and with
+    // GetQueue().
+    link.devA->SetQueue(DynamicCast<Queue<Packet>>(link.queueA));
+    link.devB->SetQueue(DynamicCast<Queue<Packet>>(link.queueB));
     UintegerValue mtu;
-    link.shadowA->GetAttribute("Mtu", mtu);
+    link.devA->GetAttribute("Mtu", mtu);
     spec.a.mtu = spec.b.mtu = mtu.Get();
     // Created with its emulation (protocol 1.4); an older fastpathd refuses that with
     // -ENOSYS and gets an unshaped link.
-    spec.a_to_b = LinkParamsOf(link.shadowA, link.channel, link.queueA, link.shadowB);
-    spec.b_to_a = LinkParamsOf(link.shadowB, link.channel, link.queueB, link.shadowA);
+    spec.a_to_b = LinkParamsOf(link.devA, link.channel, link.queueA, link.devB);
+    spec.b_to_a = LinkParamsOf(link.devB, link.channel, link.queueB, link.devA);
     // The MACs PointToPointHelper::Install would give the two devices, in its order.
     spec.a.mac = FastPathEmulation::AllocateMac();
     spec.b.mac = FastPathEmulation::AllocateMac();
@@ -407,29 +412,28 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
                     "FastPathPointToPointHelper: cannot create fastpathd link "
                         << spec.name << " (" << na << " - " << nb << "): " << st.error().message);
 
-    NetDeviceContainer devices;
-    devices.Add(e.AddPort(a, na, spec.a.port, spec.a.mtu, macA));
-    devices.Add(e.AddPort(b, nb, spec.b.port, spec.b.mtu, macB));
-    e.AddEdge(a, b);
-    link.devA = devices.Get(0);
-    link.devB = devices.Get(1);
-    link.devA->AggregateObject(link.shadowA);
-    link.devB->AggregateObject(link.shadowB);
-    channel->SetEmulatedDevices(link.devA, link.devB);
-    // Each end knows its peer without ARP or NDP, as a PointToPointNetDevice does.
-    KeepPointToPointNeighbours(channel, devices);
-    for (Ptr<NetDevice> d : {link.devA, link.devB})
+    // Each device sends and receives through its engine, the FastPathNetDevice on its
+    // fastpathd port: it presents the link's channel as a point-to-point device's, and
+    // what ns-3 sends waits in its TxQueue, paced at the device's DataRate as fastpathd's
+    // link counts a frame (as PointToPointNetDevice: IP + PPP's 2 bytes).
+    for (Ptr<FastPathPointToPointNetDevice> d : {link.devA, link.devB})
     {
-        Ptr<FastPathNetDevice> fp = DynamicCast<FastPathNetDevice>(d);
-        fp->SetChannel(channel);
-        fp->SetPointToPoint(true);
-        // What ns-3 sends waits in ns-3, paced at the stand-in's DataRate as fastpathd's
-        // link counts a frame (as PointToPointNetDevice: IP + PPP's 2 bytes).
-        fp->SetTxQueue(m_queueFactory.Create<Queue<Packet>>(),
-                       d == link.devA ? link.shadowA : link.shadowB,
-                       spec.a_to_b.overhead_bytes,
-                       spec.a_to_b.mpu_bytes);
+        Ptr<FastPathNetDevice> engine = CreateObject<FastPathNetDevice>();
+        d->SetEngine(engine);
+        engine->SetChannel(channel);
+        Ptr<Queue<Packet>> queue = m_queueFactory.Create<Queue<Packet>>();
+        engine->SetTxQueue(queue, d, spec.a_to_b.overhead_bytes, spec.a_to_b.mpu_bytes);
+        FastPathDeviceTraces::ForwardDrops(queue, d);
     }
+    a->AddDevice(link.devA);
+    e.AddPort(a, na, spec.a.port, spec.a.mtu, macA, link.devA);
+    b->AddDevice(link.devB);
+    e.AddPort(b, nb, spec.b.port, spec.b.mtu, macB, link.devB);
+    NetDeviceContainer devices;
+    devices.Add(link.devA);
+    devices.Add(link.devB);
+    e.AddEdge(a, b);
+    channel->SetEmulatedDevices(link.devA, link.devB);
     s.items.push_back(link);
     const size_t index = s.items.size() - 1;
     P2pLinks* set = &s;
@@ -440,7 +444,7 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
         FastPathWatched::Watch(o, changed);
     }
     // A TxQueue set by a script is watched too.
-    for (Ptr<PointToPointNetDevice> d : {link.shadowA, link.shadowB})
+    for (Ptr<PointToPointNetDevice> d : {link.devA, link.devB})
     {
         FastPathWatched::Watch(d, [set, index, d, changed]() {
             FastPathWatched::Watch(d->GetQueue(), changed);

@@ -38,8 +38,11 @@ namespace ns3
  *   device's DataRate with 2 bytes of PPP header per frame, the channel's Delay, the
  *   queue's MaxSize as drop-tail limit, a RateErrorModel as ReceiveErrorModel as loss;
  *   see LinkParamsOf);
- * - each ns-3 node is attached to its fastpathd node by FastPathHelper: one FdNetDevice
- *   per link port, on the port's control channel, and its routing mirrored into that
+ * - each end of the link is a FastPathPointToPointNetDevice on its node: a
+ *   PointToPointNetDevice to the script (DynamicCast, GetQueue(), the Config paths of
+ *   $ns3::PointToPointNetDevice and its TxQueue), which sends and receives through the
+ *   FastPathNetDevice on the link port's control channel, aggregated to it; the node is
+ *   attached to its fastpathd node by FastPathHelper and its routing mirrored into that
  *   node. The returned devices are in PointToPointHelper's order (a's, then b's).
  *
  * Everything created in fastpathd is deleted at Simulator::Destroy(); names starting with

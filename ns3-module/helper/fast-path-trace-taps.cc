@@ -3,9 +3,11 @@
 
 #include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-emulation.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-trace-writer.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/realtime-simulator-impl.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-helper.h"
@@ -448,13 +450,12 @@ FramingOf(TypeId deviceType, FastPathTraceFraming& framing)
     return false;
 }
 
-/// `nd` is an emulated device: a stand-in of `deviceType` is aggregated to it (simulated,
-/// the device is of that type itself).
+/// `nd` is an emulated device (an FdNetDevice is, or is aggregated to it) presenting a
+/// `deviceType` (itself, or a stand-in aggregated to it).
 bool
 IsEmulated(Ptr<NetDevice> nd, TypeId deviceType)
 {
-    Ptr<Object> standIn = nd->GetObject<Object>(deviceType);
-    return standIn && PeekPointer(standIn) != PeekPointer(nd);
+    return nd->GetObject<FdNetDevice>() && nd->GetObject<Object>(deviceType);
 }
 
 } // namespace
@@ -512,6 +513,19 @@ FastPathTraceTaps::EnableAscii(const std::string& who,
     const std::string file = explicitFilename ? prefix : ascii.GetFilenameFromDevice(prefix, nd);
     tap.writer->AddAscii(ascii.CreateFileStream(file), "");
     return true;
+}
+
+void
+FastPathTraceTaps::ObserveConnected()
+{
+    const std::string who = "FastPath trace sources";
+    for (Ptr<NetDevice> nd : FastPathDeviceTraces::Unobserved())
+    {
+        const bool p2p = nd->GetObject<PointToPointNetDevice>() != nullptr;
+        Session::Get(who).TapOf(who,
+                                nd,
+                                p2p ? FastPathTraceFraming::PPP : FastPathTraceFraming::ETHERNET);
+    }
 }
 
 FastPathTraceTaps::Counters

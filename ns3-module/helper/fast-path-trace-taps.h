@@ -59,6 +59,13 @@ class FastPathTraceTaps
                             const std::string& prefix,
                             bool explicitFilename);
 
+    /// Taps each emulated device that has a sink on a trace source the taps feed (a
+    /// script's Config::Connect, or a sink on the TxQueue GetQueue() returns) and no tap
+    /// yet (FastPathDeviceTraces::Unobserved()), writing no file, so that those sources
+    /// follow the frames fastpathd carries. The emulation calls it at time 0, before it
+    /// checks the trace sources.
+    static void ObserveConnected();
+
     /// What the taps of the current (or last) emulated simulation handled.
     struct Counters
     {

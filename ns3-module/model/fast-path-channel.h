@@ -61,8 +61,8 @@ class FastPathChannel : public Base
  *
  * A PointToPointChannel (in ChannelList where the simulated link's channel would be, its
  * Delay followed into fastpathd) whose GetNDevices()/GetDevice() are the link's two
- * emulated devices (FastPathNetDevice) once SetEmulatedDevices() is called. The
- * PointToPointNetDevices attached to it are the ends' stand-ins, never on a node. Watched
+ * emulated devices (FastPathPointToPointNetDevice, attached to it) once
+ * SetEmulatedDevices() is called. It never carries a frame: fastpathd does. Watched
  * (FastPathWatched): a set of its Delay is handed to fastpathd at once.
  */
 class FastPathPointToPointChannel : public FastPathChannel<FastPathWatchedPointToPointChannel>

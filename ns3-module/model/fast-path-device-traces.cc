@@ -97,6 +97,7 @@ struct Source
     std::function<bool()> hasSinks;
     bool fed;
     std::string instead; //!< for a source never fed: what to use
+    bool always = false; //!< fed without a tap (ForwardDrops)
 };
 
 const char* kDropsInstead = "fastpathd drops these frames itself: fpctl link show / fpctl "
@@ -150,7 +151,7 @@ SourcesOf(Ptr<CsmaNetDevice> d)
 }
 
 std::vector<Source>
-SourcesOf(Ptr<Queue<Packet>> q)
+SourcesOf(Ptr<Queue<Packet>> q, bool dropsForwarded = false)
 {
     QueueBase* base = PeekPointer(q);
     auto valueSinks = [base](auto tag) {
@@ -163,8 +164,10 @@ SourcesOf(Ptr<Queue<Packet>> q)
             DeviceSource<QueueDequeue>(q, "Dequeue", true),
             {"PacketsInQueue", valueSinks(QueuePackets{}), true, ""},
             {"BytesInQueue", valueSinks(QueueBytes{}), true, ""},
-            DeviceSource<QueueDrop>(q, "Drop", false, kDropsInstead),
-            DeviceSource<QueueDropBeforeEnqueue>(q, "DropBeforeEnqueue", false, kDropsInstead),
+            {"Drop", DeviceSource<QueueDrop>(q, "", false).hasSinks, dropsForwarded,
+             kDropsInstead, dropsForwarded},
+            {"DropBeforeEnqueue", DeviceSource<QueueDropBeforeEnqueue>(q, "", false).hasSinks,
+             dropsForwarded, kDropsInstead, dropsForwarded},
             DeviceSource<QueueDropAfterDequeue>(q, "DropAfterDequeue", false, kDropsInstead)};
 }
 
@@ -257,13 +260,14 @@ ObserveCsma(Ptr<CsmaNetDevice> d, FastPathFrameDirection dir, Ptr<const Packet> 
     (raw->*Get(CsmaMacRx{}))(framed);
 }
 
-/// The stand-in of ns-3's device aggregated to an emulated device (nullptr if none).
+/// The stock device of an emulated device (nullptr if none): the device itself (an
+/// emulated point-to-point link's end is a PointToPointNetDevice) or the stand-in
+/// aggregated to it (a CSMA segment's member).
 template <typename T>
 Ptr<T>
 StandIn(Ptr<NetDevice> device)
 {
-    Ptr<T> s = device->GetObject<T>();
-    return s && PeekPointer(s) != PeekPointer(device) ? s : nullptr;
+    return device->GetObject<FastPathNetDevice>() ? device->GetObject<T>() : nullptr;
 }
 
 } // namespace
@@ -302,62 +306,131 @@ FastPathDeviceTraces::Observe(Ptr<NetDevice> device,
     }
 }
 
+namespace
+{
+
+/// The trace sources a script reaches on emulated device `nd`, by path prefix (the
+/// device's, its TxQueue's); none for any other device.
+std::vector<std::pair<std::string, std::vector<Source>>>
+SourcesOfDevice(Ptr<NetDevice> nd)
+{
+    std::vector<std::pair<std::string, std::vector<Source>>> out;
+    if (!nd->GetObject<FastPathNetDevice>())
+    {
+        return out;
+    }
+    if (auto p2p = StandIn<PointToPointNetDevice>(nd))
+    {
+        out.emplace_back("/$ns3::PointToPointNetDevice/", SourcesOf(p2p));
+        if (p2p->GetQueue())
+        {
+            // An emulated link's end fires its TxQueue's drops for the packets its engine's
+            // queue drops (ForwardDrops): what ns-3 sent and could not queue.
+            out.emplace_back("/$ns3::PointToPointNetDevice/TxQueue/",
+                             SourcesOf(p2p->GetQueue(), nd->GetObject<FastPathNetDevice>() &&
+                                                            nd->GetObject<FastPathNetDevice>()
+                                                                ->GetQueue()));
+        }
+    }
+    else if (auto csma = StandIn<CsmaNetDevice>(nd))
+    {
+        out.emplace_back("/$ns3::CsmaNetDevice/", SourcesOf(csma));
+        if (csma->GetQueue())
+        {
+            out.emplace_back("/$ns3::CsmaNetDevice/TxQueue/", SourcesOf(csma->GetQueue()));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+void
+FastPathDeviceTraces::ForwardDrops(Ptr<Queue<Packet>> from, Ptr<PointToPointNetDevice> to)
+{
+    PointToPointNetDevice* raw = PeekPointer(to);
+    from->TraceConnectWithoutContext("Drop", Callback<void, Ptr<const Packet>>([raw](Ptr<const Packet> p) {
+        if (Ptr<Queue<Packet>> q = raw->GetQueue())
+        {
+            (PeekPointer(q)->*Get(QueueDrop{}))(p);
+        }
+    }));
+    from->TraceConnectWithoutContext(
+        "DropBeforeEnqueue",
+        Callback<void, Ptr<const Packet>>([raw](Ptr<const Packet> p) {
+            if (Ptr<Queue<Packet>> q = raw->GetQueue())
+            {
+                (PeekPointer(q)->*Get(QueueDropBeforeEnqueue{}))(p);
+            }
+        }));
+}
+
+std::vector<Ptr<NetDevice>>
+FastPathDeviceTraces::Unobserved()
+{
+    std::vector<Ptr<NetDevice>> out;
+    for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
+        {
+            Ptr<NetDevice> nd = (*node)->GetDevice(i);
+            if (IsObserved(nd))
+            {
+                continue;
+            }
+            bool fedSink = false;
+            for (const auto& [prefix, sources] : SourcesOfDevice(nd))
+            {
+                for (const auto& s : sources)
+                {
+                    fedSink = fedSink || (s.fed && !s.always && s.hasSinks());
+                }
+            }
+            if (fedSink)
+            {
+                out.push_back(nd);
+            }
+        }
+    }
+    return out;
+}
+
 std::string
 FastPathDeviceTraces::Check()
 {
     std::ostringstream why;
     uint32_t n = 0;
-    auto check = [&](const std::string& path, const std::vector<Source>& sources, bool observed) {
-        for (const auto& s : sources)
-        {
-            if (!s.hasSinks() || (s.fed && observed))
-            {
-                continue;
-            }
-            why << "\n  " << path << s.name << ": "
-                << (s.fed ? "no capture tap observes this device's frames" : s.instead);
-            ++n;
-        }
-    };
     std::set<const Channel*> channels;
     for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
     {
         for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
         {
             Ptr<NetDevice> nd = (*node)->GetDevice(i);
-            if (!DynamicCast<FastPathNetDevice>(nd))
-            {
-                continue;
-            }
             const std::string at = "/NodeList/" + std::to_string((*node)->GetId()) +
                                    "/DeviceList/" + std::to_string(i);
             const bool observed = IsObserved(nd);
-            if (auto p2p = StandIn<PointToPointNetDevice>(nd))
+            for (const auto& [prefix, sources] : SourcesOfDevice(nd))
             {
-                const std::string dev = at + "/$ns3::PointToPointNetDevice/";
-                check(dev, SourcesOf(p2p), observed);
-                if (p2p->GetQueue())
+                for (const auto& s : sources)
                 {
-                    check(dev + "TxQueue/", SourcesOf(p2p->GetQueue()), observed);
-                }
-                auto ch = DynamicCast<PointToPointChannel>(p2p->GetChannel());
-                if (ch && channels.insert(PeekPointer(ch)).second &&
-                    !(PeekPointer(ch)->*Get(P2pChannelTxRx{})).IsEmpty())
-                {
-                    why << "\n  /ChannelList/" << ch->GetId()
-                        << "/$ns3::PointToPointChannel/TxRxPointToPoint: fastpathd's link "
-                           "carries the frames; use the devices' PhyTxBegin and PhyRxEnd";
+                    if (!s.hasSinks() || s.always || (s.fed && observed))
+                    {
+                        continue;
+                    }
+                    why << "\n  " << at << prefix << s.name << ": "
+                        << (s.fed ? "no capture tap observes this device's frames" : s.instead);
                     ++n;
                 }
             }
-            else if (auto csma = StandIn<CsmaNetDevice>(nd))
+            auto p2p = StandIn<PointToPointNetDevice>(nd);
+            auto ch = p2p ? DynamicCast<PointToPointChannel>(p2p->GetChannel()) : nullptr;
+            if (ch && channels.insert(PeekPointer(ch)).second &&
+                !(PeekPointer(ch)->*Get(P2pChannelTxRx{})).IsEmpty())
             {
-                const std::string dev = at + "/$ns3::CsmaNetDevice/";
-                check(dev, SourcesOf(csma), observed);
-                if (csma->GetQueue())
-                {
-                    check(dev + "TxQueue/", SourcesOf(csma->GetQueue()), observed);
-                }
+                why << "\n  /ChannelList/" << ch->GetId()
+                    << "/$ns3::PointToPointChannel/TxRxPointToPoint: fastpathd's link "
+                       "carries the frames; use the devices' PhyTxBegin and PhyRxEnd";
+                ++n;
             }
         }
     }

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FastPathDeviceTraces: the trace sources of the stock devices a script reaches on an
-// emulated device (through the PointToPointNetDevice or CsmaNetDevice stand-in aggregated
-// to it, its TxQueue, its channel), fed from the frames fastpathd carried, or refused.
+// emulated device (an emulated link's end is a PointToPointNetDevice; a segment member has
+// a CsmaNetDevice stand-in aggregated; their TxQueues, their channels), fed from the frames
+// fastpathd carried, or refused.
 #pragma once
 
 #include "ns3/net-device.h"
 #include "ns3/packet.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -28,8 +32,9 @@ enum class FastPathFrameDirection
  *
  * Emulated, a script's Config::Connect on a path such as
  * `/NodeList/0/DeviceList/1/$ns3::PointToPointNetDevice/MacTx` or
- * `.../$ns3::PointToPointNetDevice/TxQueue/Enqueue` resolves (the stand-in device and its
- * queue are aggregated to the emulated device) but ns-3 never sees the frames: fastpathd
+ * `.../$ns3::PointToPointNetDevice/TxQueue/Enqueue` resolves (the emulated device is a
+ * PointToPointNetDevice, or a stand-in CsmaNetDevice is aggregated to it; each has a
+ * TxQueue) but ns-3 never sees the frames: fastpathd
  * carries them. Whoever observes them (the capture taps, batched into the simulation)
  * declares a device observed with SetObserved() before Simulator::Run() and calls Observe()
  * in the simulation's context for each frame, with the Ethernet frame as fastpathd carried
@@ -61,6 +66,13 @@ class FastPathDeviceTraces
     /// Empty when every connected trace source of every emulated device's stand-ins can be
     /// fed; else one message naming each path that cannot, and what to use instead.
     static std::string Check();
+    /// Fires the Drop and DropBeforeEnqueue sources of `to`'s TxQueue (GetQueue(), at each
+    /// drop) for each packet `from` (an engine's TxQueue, where what ns-3 sends waits) drops
+    /// or refuses: FlowMonitor's probe and scripts see ns-3's own drops there, as simulated.
+    static void ForwardDrops(Ptr<Queue<Packet>> from, Ptr<PointToPointNetDevice> to);
+    /// The emulated devices nobody observes that have a sink on a source Observe() feeds
+    /// (the emulation taps them at time 0: FastPathTraceTaps::ObserveConnected()).
+    static std::vector<Ptr<NetDevice>> Unobserved();
 };
 
 } // namespace ns3

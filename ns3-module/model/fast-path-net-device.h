@@ -26,10 +26,11 @@ namespace ns3
  *
  * FastPathHelper installs one per fastpathd port. Attached to a port alone (an interface
  * port, or an internal link given to FastPathHelper by name) it is a plain FdNetDevice:
- * GetChannel() is null. The emulating helpers (FastPathPointToPointHelper,
- * FastPathCsmaHelper) give it the channel of the link or segment (a channel whose
- * devices are the emulated devices of all its ends) and, for a point-to-point link, make
- * it report IsPointToPoint() as a PointToPointNetDevice does: Ipv4GlobalRoutingHelper then
+ * GetChannel() is null. FastPathCsmaHelper puts one on each member of a segment, with the
+ * segment's channel; FastPathPointToPointHelper makes one the engine of each end of a link
+ * (FastPathPointToPointNetDevice, the device on the node, sends and receives through it).
+ * The channel is the link's or segment's (a channel whose devices are the emulated devices
+ * of all its ends); a link's end reports IsPointToPoint() as a PointToPointNetDevice does: Ipv4GlobalRoutingHelper then
  * describes the link with a point-to-point record, exactly as simulated. The frames still
  * are Ethernet frames (fastpathd's link ports have MAC addresses), so the device keeps
  * using ARP. The byte tags of the packets it sends are restored where they are
@@ -77,8 +78,9 @@ class FastPathNetDevice : public FdNetDevice
     void SetPointToPoint(bool pointToPoint);
 
     /**
-     * Transmits through `queue`, paced at the DataRate attribute of `rateHolder` (the link's
-     * stand-in PointToPointNetDevice, or the segment's channel; read at each frame, so
+     * Transmits through `queue`, paced at the DataRate attribute of `rateHolder` (the
+     * FastPathPointToPointNetDevice this device is the engine of, or the segment's channel;
+     * read at each frame, so
      * Config::Set of it applies at once), each frame counted as fastpathd's link counts it:
      * its Ethernet frame's length, at least `mpuBytes`, plus `overheadBytes` (may be
      * negative: a point-to-point link counts PPP's 2 bytes, not Ethernet's 14). Aggregates a NetDeviceQueueInterface

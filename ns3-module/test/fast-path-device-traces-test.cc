@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The stock devices' Config paths on an emulated device (FastPathNetDevice with the
-// stand-in PointToPointNetDevice or CsmaNetDevice aggregated, as the emulating helpers
-// install it), without fastpathd: the paths resolve (no abort), a connected trace source
+// The stock devices' Config paths on an emulated device (a FastPathPointToPointNetDevice
+// with its engine, a FastPathNetDevice with the stand-in CsmaNetDevice aggregated, as the
+// emulating helpers install them), without fastpathd: the paths resolve (no abort), a connected trace source
 // nobody feeds is named by FastPathDeviceTraces::Check, and observed frames fire what the
 // simulated device fires for them.
 #include "ns3/core-module.h"
@@ -9,6 +9,7 @@
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-net-device.h"
+#include "ns3/fast-path-point-to-point-net-device.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
@@ -56,14 +57,18 @@ class DeviceTracesTest : public ::testing::Test
         Ptr<FastPathPointToPointChannel> ch = CreateObject<FastPathPointToPointChannel>();
         for (uint32_t i = 0; i < 2; ++i)
         {
-            Ptr<FastPathNetDevice> d = CreateObject<FastPathNetDevice>();
+            // A PointToPointNetDevice with its engine aggregated, as a
+            // FastPathPointToPointNetDevice is (its own TypeId is the watched one, whose
+            // duplicated attributes Config resolves twice: FastPathPointToPointNetDeviceTest
+            // covers the class itself).
+            Ptr<PointToPointNetDevice> d = CreateObject<PointToPointNetDevice>();
+            d->Attach(ch);
+            d->SetQueue(CreateObject<DropTailQueue<Packet>>());
+            Ptr<FastPathNetDevice> engine = CreateObject<FastPathNetDevice>();
+            d->AggregateObject(engine);
+            engine->SetChannel(ch);
+            engine->SetPointToPoint(true);
             nodes_.Get(i)->AddDevice(d);
-            Ptr<PointToPointNetDevice> standIn = CreateObject<PointToPointNetDevice>();
-            standIn->Attach(ch);
-            standIn->SetQueue(CreateObject<DropTailQueue<Packet>>());
-            d->AggregateObject(standIn);
-            d->SetChannel(ch);
-            d->SetPointToPoint(true);
             devices_.Add(d);
         }
         ch->SetEmulatedDevices(devices_.Get(0), devices_.Get(1));
@@ -113,6 +118,28 @@ TEST_F(DeviceTracesTest, PathsResolveAndAConnectedSourceNobodyFeedsIsNamed)
     // Observed, they are fed.
     FastPathDeviceTraces::SetObserved(devices_.Get(0));
     EXPECT_EQ(FastPathDeviceTraces::Check(), "");
+}
+
+TEST_F(DeviceTracesTest, UnobservedListsTheDevicesWithASinkOnAFedSource)
+{
+    // (The observed set holds raw pointers: an earlier test's device may share an address.)
+    FastPathDeviceTraces::SetObserved(devices_.Get(0), false);
+    FastPathDeviceTraces::SetObserved(devices_.Get(1), false);
+    EXPECT_TRUE(FastPathDeviceTraces::Unobserved().empty());
+    // A source nothing feeds does not make a device worth tapping: it is refused.
+    Config::Connect(kDev + "PhyTxDrop", MakeCallback(&Count));
+    EXPECT_TRUE(FastPathDeviceTraces::Unobserved().empty());
+    // A sink on the TxQueue that GetQueue() returns, connected on the queue itself.
+    StaticCast<PointToPointNetDevice>(devices_.Get(1))
+        ->GetQueue()
+        ->TraceConnectWithoutContext("BytesInQueue",
+                                     Callback<void, uint32_t, uint32_t>([](uint32_t, uint32_t) {}));
+    auto unobserved = FastPathDeviceTraces::Unobserved();
+    ASSERT_EQ(unobserved.size(), 1u);
+    EXPECT_EQ(unobserved[0], devices_.Get(1));
+    FastPathDeviceTraces::SetObserved(devices_.Get(1));
+    EXPECT_TRUE(FastPathDeviceTraces::Unobserved().empty());
+    FastPathDeviceTraces::SetObserved(devices_.Get(1), false);
 }
 
 TEST_F(DeviceTracesTest, DropsAreNamedEvenOnAnObservedDevice)

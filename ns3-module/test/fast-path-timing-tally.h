@@ -73,7 +73,7 @@ class TimingTally
         bool timed = true;
         for (uint32_t i = 0; i < devices.GetN(); ++i)
         {
-            auto dev = ns3::DynamicCast<ns3::FastPathNetDevice>(devices.Get(i));
+            auto dev = devices.Get(i)->GetObject<ns3::FastPathNetDevice>();
             if (!dev)
             {
                 timed = false;

@@ -10,7 +10,9 @@
 //              n1 only sees the broadcasts: its files hold the ARP requests)
 //
 // --trace=PREFIX: the files' prefix (PREFIX-N-I.pcap, PREFIX.tr); --promiscuous: pcap in
-// promiscuous mode; --report=FILE: udp_sent, udp_received and the taps' counters.
+// promiscuous mode; --report=FILE: udp_sent, udp_received, the taps' counters and, with
+// point-to-point links, what n0's device presents as a PointToPointNetDevice: the frames its
+// TxQueue (GetQueue()) took and what it holds at the end.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fast-path-csma-helper.h"
@@ -18,6 +20,7 @@
 #include "ns3/fast-path-trace-taps.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
 
 #include <fstream>
 
@@ -59,6 +62,7 @@ main(int argc, char* argv[])
     Ipv4Address server;
     FastPathPointToPointHelper p2p;
     FastPathCsmaHelper lan;
+    NetDeviceContainer d01;
     if (csma)
     {
         lan.SetChannelAttribute("DataRate", StringValue("10Mbps"));
@@ -71,7 +75,7 @@ main(int argc, char* argv[])
     {
         p2p.SetDeviceAttribute("DataRate", StringValue("5Mbps"));
         p2p.SetChannelAttribute("Delay", StringValue("2ms"));
-        NetDeviceContainer d01 = p2p.Install(n.Get(0), n.Get(1));
+        d01 = p2p.Install(n.Get(0), n.Get(1));
         NetDeviceContainer d12 = p2p.Install(n.Get(1), n.Get(2));
         ipv4.SetBase("10.1.1.0", "255.255.255.0");
         ipv4.Assign(d01);
@@ -104,6 +108,12 @@ main(int argc, char* argv[])
 
     Simulator::Stop(Seconds(1.5 + packets * 0.05));
     Simulator::Run();
+    // As a script reaches a simulated device's queue (traffic-control.cc does so).
+    Ptr<PointToPointNetDevice> p2pDevice =
+        csma ? nullptr : DynamicCast<PointToPointNetDevice>(d01.Get(0));
+    Ptr<Queue<Packet>> txQueue = p2pDevice ? p2pDevice->GetQueue() : nullptr;
+    const uint32_t queueTook = txQueue ? txQueue->GetTotalReceivedPackets() : 0;
+    const uint32_t queueHolds = txQueue ? txQueue->GetNPackets() : 0;
     Simulator::Destroy();
 
     if (!report.empty())
@@ -118,6 +128,13 @@ main(int argc, char* argv[])
             << "taps.unrepresentable=" << c.unrepresentable << "\n"
             << "taps.outside_run=" << c.outsideRun << "\n"
             << "taps.dropped_reader_slow=" << c.droppedReaderSlow << "\n";
+        if (!csma)
+        {
+            out << "n0.p2p_device=" << (p2pDevice ? 1 : 0) << "\n"
+                << "n0.tx_queue=" << (txQueue ? 1 : 0) << "\n"
+                << "n0.tx_queue.received=" << queueTook << "\n"
+                << "n0.tx_queue.held=" << queueHolds << "\n";
+        }
     }
     return 0;
 }

@@ -231,6 +231,25 @@ TEST_F(TracingVethTest, EmulatedPointToPointWritesTheSimulatedFiles)
     Compare({"--csma=0"}, DLT_PPP, 4);
 }
 
+TEST_F(TracingVethTest, EmulatedPointToPointDeviceIsOneWithTheQueueOfTheFramesItSent)
+{
+    // The script casts n0's device to PointToPointNetDevice and reads GetQueue()'s counts
+    // after the run: the frames the device sent into its link (the echo requests; no ARP
+    // on PPP), in both runs; the tap feeds the emulated queue from fastpathd's port.
+    auto sim = Run("sim", false, {"--csma=0"});
+    ASSERT_NO_FATAL_FAILURE(StartFastpathd());
+    auto emu = Run("emu", true, {"--csma=0"});
+    for (auto* r : {&sim, &emu})
+    {
+        EXPECT_EQ(Num(*r, "n0.p2p_device"), 1);
+        EXPECT_EQ(Num(*r, "n0.tx_queue"), 1);
+        EXPECT_EQ(Num(*r, "n0.tx_queue.held"), 0);
+    }
+    EXPECT_EQ(Num(sim, "n0.tx_queue.received"), Num(sim, "udp_sent"));
+    EXPECT_EQ(Num(emu, "n0.tx_queue.received"), Num(sim, "n0.tx_queue.received"));
+    EXPECT_EQ(Num(emu, "udp_received"), Num(sim, "udp_received"));
+}
+
 TEST_F(TracingVethTest, EmulatedCsmaWritesTheSimulatedFiles)
 {
     Compare({"--csma=1"}, DLT_EN10MB, 3);

@@ -130,6 +130,7 @@ Status Client::deleteLink(const std::string& name) {
 }
 
 Status Client::setLinkState(const std::string& name, bool up, const std::string& node) {
+  if (auto st = requireLinkEndState(serverInfo(), node); !st) return st;
   return impl_->command(*this, {}, [&](v1::Request& q) {
     q.mutable_set_link_state()->set_name(name);
     q.mutable_set_link_state()->set_up(up);

@@ -44,18 +44,36 @@ Status requireFeature(const ServerInfo& info, const CallInfo& call) {
                                 "; " + f.needs + " (upgrade fastpathd)");
 }
 
-Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params) {
-  if (params.aqm == LinkParams::Aqm::kNone || info.major > kProtocolMajor ||
-      (info.major == kProtocolMajor && info.minor >= kLinkAqmMinor))
+namespace {
+
+/// -EPROTONOSUPPORT: `what` needs protocol 1.`minor`; the server is older and would drop
+/// the field unseen, doing `instead`.
+Status olderServer(const ServerInfo& info, const std::string& call, const std::string& what,
+                   uint32_t minor, const std::string& instead) {
+  if (info.major > kProtocolMajor || (info.major == kProtocolMajor && info.minor >= minor))
     return {};
   return makeError(-EPROTONOSUPPORT,
-                   std::string(call) + ": a queue discipline (aqm " +
-                       std::string(aqmName(params.aqm)) + ") needs protocol " +
-                       std::to_string(kProtocolMajor) + "." + std::to_string(kLinkAqmMinor) +
-                       " (this client speaks " + std::to_string(kProtocolMajor) + "." +
-                       std::to_string(kProtocolMinor) + "); fastpathd speaks " +
-                       std::to_string(info.major) + "." + std::to_string(info.minor) +
-                       " and would ignore it (upgrade fastpathd, or use no queue discipline)");
+                   call + ": " + what + " needs protocol " + std::to_string(kProtocolMajor) +
+                       "." + std::to_string(minor) + " (this client speaks " +
+                       std::to_string(kProtocolMajor) + "." + std::to_string(kProtocolMinor) +
+                       "); fastpathd speaks " + std::to_string(info.major) + "." +
+                       std::to_string(info.minor) + " and would " + instead);
+}
+
+}  // namespace
+
+Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params) {
+  if (params.aqm == LinkParams::Aqm::kNone) return {};
+  return olderServer(info, call,
+                     "a queue discipline (aqm " + std::string(aqmName(params.aqm)) + ")",
+                     kLinkAqmMinor,
+                     "ignore it (upgrade fastpathd, or use no queue discipline)");
+}
+
+Status requireLinkEndState(const ServerInfo& info, const std::string& node) {
+  if (node.empty()) return {};
+  return olderServer(info, "set_link_state", "setting " + node + "'s end alone",
+                     kLinkEndStateMinor, "set the whole link (upgrade fastpathd)");
 }
 
 Client::Impl::Impl(std::string p, ClientOptions o)

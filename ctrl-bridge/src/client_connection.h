@@ -51,6 +51,12 @@ inline constexpr uint32_t kLinkAqmMinor = 9;
 /// link on a server without link emulation must not lose the queue discipline that way.
 Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params);
 
+/// The first protocol minor whose servers set one end of a link (SetLinkState.node).
+inline constexpr uint32_t kLinkEndStateMinor = 10;
+/// -EPROTONOSUPPORT naming both versions when `node` names one end and the server is older
+/// than 1.10: it would drop the field unseen and set the whole link.
+Status requireLinkEndState(const ServerInfo& info, const std::string& node);
+
 namespace detail {
 template <typename T>
 struct AsResult {

@@ -265,6 +265,32 @@ TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
   EXPECT_EQ(set, 1);
 }
 
+TEST(OlderServer, OneEndOfALinkIsRefusedNotTurnedIntoTheWholeLink) {
+  OlderServer server(9);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    auto st = (*c)->setLinkState("l1", false, "r1");
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("set_link_state: setting r1's end alone needs protocol "
+                                      "1.10 (this client speaks 1." +
+                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.9"),
+              std::string::npos)
+        << st.error().message;
+    // The whole link: the same call without a node reaches the server.
+    EXPECT_TRUE((*c)->setLinkState("l1", false));
+  }
+  int state = 0;
+  for (const v1::Request& r : server.requests()) {
+    if (!r.has_set_link_state()) continue;
+    ++state;
+    EXPECT_TRUE(r.set_link_state().node().empty()) << "no end was sent";
+  }
+  EXPECT_EQ(state, 1);
+}
+
 TEST_F(ServerTest, RequestBeforeHelloIsRejected) {
   int s = rawConnect(h_.socketPath());
   ASSERT_GE(s, 0);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The server over a real Unix socket, several clients, the real FibManager behind it.
+// The server over a real Unix socket, several clients, the real FibManager behind it: requests,
+// bad frames, chunked transactions, control channels, events, reconnection. Route leases are in
+// server_lease_test.cc, an older fastpathd in older_server_test.cc.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -21,31 +23,17 @@
 
 #include "fastpath/ctrl/client.h"
 #include "framing.h"
-#include "server_harness.h"
+#include "server_fixture.h"
 #include "wire_client.h"
 #include "wire_encode.h"
 
 namespace fastpath::ctrl {
 namespace {
 
+using testing::route;
 using testing::ServerHarness;
+using testing::ServerTest;
 using namespace testing::wire;
-
-Route route(const std::string& prefix, const std::string& via, PortId port, uint32_t metric = 0) {
-  Route r;
-  r.prefix = IpPrefix::parse(prefix).value();
-  r.next_hop = via.empty() ? IpAddress{} : IpAddress::parse(via).value();
-  r.next_hop.family = r.prefix.address.family;
-  r.port = port;
-  r.metric = metric;
-  return r;
-}
-
-class ServerTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_TRUE(h_.start()); }
-  ServerHarness h_;
-};
 
 TEST_F(ServerTest, SocketIsCreated0660) {
   struct stat sb {};
@@ -151,144 +139,6 @@ TEST_F(ServerTest, VersionMismatchIsRefusedNamingBothVersions) {
                                    std::to_string(kProtocolMinor)),
             std::string::npos)
       << c.error().message;
-}
-
-// A fastpathd of protocol 1.`minor` as far as one client can tell: it answers Hello with
-// that version and every other request with OK, and keeps what it was asked.
-class OlderServer {
- public:
-  explicit OlderServer(uint32_t minor) : minor_(minor) {
-    char dir[] = "/tmp/fp-older-server-XXXXXX";
-    if (!mkdtemp(dir)) return;
-    dir_ = dir;
-    path_ = dir_ + "/sock";
-    listen_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::strncpy(a.sun_path, path_.c_str(), sizeof(a.sun_path) - 1);
-    if (::bind(listen_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) < 0 ||
-        ::listen(listen_, 1) < 0)
-      return;
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~OlderServer() {
-    if (thread_.joinable()) thread_.join();
-    if (listen_ >= 0) ::close(listen_);
-    ::unlink(path_.c_str());
-    ::rmdir(dir_.c_str());
-  }
-  const std::string& path() const { return path_; }
-  /// What the client sent, once it closed its connection.
-  const std::vector<v1::Request>& requests() {
-    if (thread_.joinable()) thread_.join();
-    return requests_;
-  }
-
- private:
-  void serve() {
-    const int c = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0) return;
-    FrameDecoder dec(64u << 20);
-    char buf[4096];
-    for (;;) {
-      const ssize_t n = ::recv(c, buf, sizeof(buf), 0);
-      if (n <= 0) break;
-      dec.append(buf, size_t(n));
-      v1::Request req;
-      while (dec.next(&req) == FrameDecoder::State::kFrame) {
-        requests_.push_back(req);
-        v1::ServerMessage m;
-        m.mutable_reply()->set_id(req.id());
-        if (req.has_hello()) {
-          m.mutable_reply()->mutable_hello()->mutable_version()->set_major(kProtocolMajor);
-          m.mutable_reply()->mutable_hello()->mutable_version()->set_minor(minor_);
-        }
-        std::string w;
-        if (!encodeFrame(m, 64u << 20, &w) ||
-            ::send(c, w.data(), w.size(), MSG_NOSIGNAL) != ssize_t(w.size()))
-          break;
-      }
-    }
-    ::close(c);
-  }
-
-  uint32_t minor_;
-  std::string dir_, path_;
-  int listen_ = -1;
-  std::thread thread_;
-  std::vector<v1::Request> requests_;
-};
-
-TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
-  OlderServer server(8);
-  ASSERT_FALSE(server.path().empty());
-  {
-    auto c = Client::connect(server.path());
-    ASSERT_TRUE(c) << c.error().message;
-    EXPECT_EQ((*c)->serverInfo().minor, 8u);
-    LinkParams codel;
-    codel.aqm = LinkParams::Aqm::kCoDel;
-    LinkSpec spec;
-    spec.name = "l1";
-    spec.b_to_a = codel;
-    auto st = (*c)->createLink(spec);
-    ASSERT_FALSE(st);
-    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
-    const std::string both = "needs protocol 1.9 (this client speaks 1." +
-                             std::to_string(kProtocolMinor) + "); fastpathd speaks 1.8";
-    EXPECT_NE(st.error().message.find("create_link: a queue discipline (aqm codel) " + both),
-              std::string::npos)
-        << st.error().message;
-    st = (*c)->setLinkParams("l1", LinkDirection::kAToB, codel);
-    ASSERT_FALSE(st);
-    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
-    EXPECT_NE(st.error().message.find("set_link_params: "), std::string::npos)
-        << st.error().message;
-    // Without a queue discipline the same calls reach the server.
-    spec.b_to_a = LinkParams{};
-    spec.b_to_a.delay_ns = 1000000;
-    EXPECT_TRUE((*c)->createLink(spec));
-    codel.aqm = LinkParams::Aqm::kNone;
-    EXPECT_TRUE((*c)->setLinkParams("l1", LinkDirection::kAToB, codel));
-  }
-  int hello = 0, create = 0, set = 0;
-  for (const v1::Request& r : server.requests()) {
-    hello += r.has_hello();
-    create += r.has_create_link();
-    set += r.has_set_link_params();
-    if (r.has_create_link()) {
-      EXPECT_FALSE(r.create_link().b_to_a().has_aqm()) << "no queue discipline was sent";
-    }
-  }
-  EXPECT_EQ(hello, 1);
-  EXPECT_EQ(create, 1) << "only the link without a queue discipline";
-  EXPECT_EQ(set, 1);
-}
-
-TEST(OlderServer, OneEndOfALinkIsRefusedNotTurnedIntoTheWholeLink) {
-  OlderServer server(9);
-  ASSERT_FALSE(server.path().empty());
-  {
-    auto c = Client::connect(server.path());
-    ASSERT_TRUE(c) << c.error().message;
-    auto st = (*c)->setLinkState("l1", false, "r1");
-    ASSERT_FALSE(st);
-    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
-    EXPECT_NE(st.error().message.find("set_link_state: setting r1's end alone needs protocol "
-                                      "1.10 (this client speaks 1." +
-                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.9"),
-              std::string::npos)
-        << st.error().message;
-    // The whole link: the same call without a node reaches the server.
-    EXPECT_TRUE((*c)->setLinkState("l1", false));
-  }
-  int state = 0;
-  for (const v1::Request& r : server.requests()) {
-    if (!r.has_set_link_state()) continue;
-    ++state;
-    EXPECT_TRUE(r.set_link_state().node().empty()) << "no end was sent";
-  }
-  EXPECT_EQ(state, 1);
 }
 
 TEST_F(ServerTest, RequestBeforeHelloIsRejected) {
@@ -639,160 +489,6 @@ TEST(ServerStart, RefusesWhenAnotherServerListens) {
   auto st = second.start();
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code, -EADDRINUSE);
-}
-
-// ---------------------------------------------------------------- route leases
-
-using SteadyClock = std::chrono::steady_clock;
-
-bool hasRoute(Client& c, const std::string& prefix) {
-  auto rs = c.routes();
-  EXPECT_TRUE(rs) << (rs ? "" : rs.error().message);
-  if (!rs) return false;
-  auto p = IpPrefix::parse(prefix).value();
-  for (const auto& r : *rs)
-    if (r.prefix == p) return true;
-  return false;
-}
-
-bool hasNeighbour(Client& c, const std::string& ip) {
-  auto ns = c.neighbours();
-  if (!ns) return false;
-  auto a = IpAddress::parse(ip).value();
-  for (const auto& n : *ns)
-    if (n.ip == a) return true;
-  return false;
-}
-
-std::unique_ptr<Client> connectLeased(ServerHarness& h, const std::string& node,
-                                      uint32_t grace_ms) {
-  ClientOptions o;
-  o.node_name = node;
-  o.client_name = "ns-3";
-  o.route_grace_period_ms = grace_ms;
-  return connectOk(h, o);
-}
-
-/// Waits (bounded) until `prefix` is gone; returns how long that took from `since`.
-std::optional<std::chrono::milliseconds> waitGone(Client& c, const std::string& prefix,
-                                                  SteadyClock::time_point since) {
-  auto deadline = SteadyClock::now() + std::chrono::seconds(5);
-  while (SteadyClock::now() < deadline) {
-    if (!hasRoute(c, prefix))
-      return std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - since);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return std::nullopt;
-}
-
-TEST_F(ServerTest, LeasedRoutesOutliveTheOwnerForTheGracePeriodThenAreWithdrawn) {
-  auto admin = connectOk(h_);  // fpctl-like: no lease
-  ASSERT_TRUE(admin);
-  ASSERT_TRUE(admin->addRoute(route("198.18.100.0/24", "198.18.1.9", 1)));
-  Neighbour admin_n{IpAddress::parse("198.18.1.9").value(), 1,
-                    MacAddress::parse("02:aa:00:00:00:09").value()};
-  ASSERT_TRUE(admin->addNeighbour(admin_n));
-
-  auto a = connectLeased(h_, "ns3-A", 300);
-  ASSERT_TRUE(a);
-  RouteBatch b;
-  b.add = {route("198.18.2.0/24", "198.18.1.2", 1), route("198.18.3.0/24", "198.18.1.2", 1),
-           route("2001:2:0:7::/64", "", 2), route("198.18.4.0/24", "198.18.1.2", 1)};
-  ASSERT_TRUE(a->applyRoutes(b));
-  ASSERT_TRUE(a->deleteRoute(IpPrefix::parse("198.18.3.0/24").value()));  // A no longer has it
-  ASSERT_TRUE(a->addNeighbour(
-      {IpAddress::parse("198.18.1.2").value(), 1, MacAddress::parse("02:aa:00:00:00:02").value()}));
-  // The admin takes over one of A's prefixes: last writer owns it, it must survive A.
-  ASSERT_TRUE(admin->addRoute(route("198.18.4.0/24", "198.18.1.9", 1)));
-  EXPECT_EQ(h_.onServer([&] { return h_.server().counters().leases_expired; }), 0u);
-
-  const auto t0 = SteadyClock::now();
-  a.reset();  // ns-3 exits
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  bool present = hasRoute(*admin, "198.18.2.0/24") && hasRoute(*admin, "2001:2:0:7::/64");
-  if (SteadyClock::now() - t0 < std::chrono::milliseconds(280)) {  // still inside the grace period
-    EXPECT_TRUE(present) << "routes withdrawn before the grace period ended";
-  }
-  EXPECT_TRUE(hasNeighbour(*admin, "198.18.1.2") ||
-              SteadyClock::now() - t0 >= std::chrono::milliseconds(280));
-
-  auto gone = waitGone(*admin, "198.18.2.0/24", t0);
-  ASSERT_TRUE(gone) << "routes of the departed owner still present 5 s after it left";
-  EXPECT_GE(gone->count(), 300);
-  std::this_thread::sleep_for(std::chrono::milliseconds(600) -
-                              std::min(*gone, std::chrono::milliseconds(600)));
-  EXPECT_FALSE(hasRoute(*admin, "2001:2:0:7::/64"));
-  EXPECT_FALSE(hasNeighbour(*admin, "198.18.1.2"));
-  // Untouched: fpctl's own route, the prefix it took over, its neighbour.
-  EXPECT_TRUE(hasRoute(*admin, "198.18.100.0/24"));
-  EXPECT_TRUE(hasRoute(*admin, "198.18.4.0/24"));
-  EXPECT_TRUE(hasNeighbour(*admin, "198.18.1.9"));
-  EXPECT_EQ(admin->routes()->size(), 2u);
-
-  auto ctr = h_.onServer([&] { return h_.server().counters(); });
-  EXPECT_EQ(ctr.leases_expired, 1u);
-  EXPECT_EQ(ctr.leases_cancelled, 0u);
-  EXPECT_EQ(ctr.lease_routes_withdrawn, 2u);  // 198.18.2.0/24 and 2001:2:0:7::/64
-  EXPECT_EQ(ctr.lease_neighbours_withdrawn, 1u);
-  auto stats = admin->stats();
-  ASSERT_TRUE(stats);
-  uint64_t reported = 0;
-  for (const auto& set : *stats)
-    if (set.scope == "control-server")
-      for (const auto& [name, value] : set.counters)
-        if (name == "lease_routes_withdrawn") reported = value;
-  EXPECT_EQ(reported, 2u);
-}
-
-TEST_F(ServerTest, OwnerBackWithinTheGracePeriodKeepsItsRoutes) {
-  auto observer = connectOk(h_);
-  auto a = connectLeased(h_, "ns3-A", 300);
-  ASSERT_TRUE(observer && a);
-  ASSERT_TRUE(a->addRoute(route("198.18.2.0/24", "198.18.1.2", 1)));
-  a.reset();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  a = connectLeased(h_, "ns3-A", 300);  // the restarted simulation (it replays anyway)
-  ASSERT_TRUE(a);
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
-  EXPECT_TRUE(hasRoute(*observer, "198.18.2.0/24"));
-  auto ctr = h_.onServer([&] { return h_.server().counters(); });
-  EXPECT_EQ(ctr.leases_cancelled, 1u);
-  EXPECT_EQ(ctr.leases_expired, 0u);
-
-  // Its second departure is not forgiven: the lease still covers the route.
-  const auto t0 = SteadyClock::now();
-  a.reset();
-  ASSERT_TRUE(waitGone(*observer, "198.18.2.0/24", t0));
-}
-
-TEST_F(ServerTest, ReplaceAllByAnOwnerReplacesItsLeasedSetAndOthersLoseTheirs) {
-  auto observer = connectOk(h_);
-  auto a = connectLeased(h_, "ns3-A", 200);
-  auto bb = connectLeased(h_, "ns3-B", 60000);
-  ASSERT_TRUE(observer && a && bb);
-  ASSERT_TRUE(bb->addRoute(route("198.18.9.0/24", "198.18.1.2", 1)));
-  ASSERT_TRUE(a->addRoute(route("198.18.2.0/24", "198.18.1.2", 1)));
-  // A's replace-all: the table (and A's set) is exactly these two; B owns nothing now.
-  ASSERT_TRUE(a->replaceAllRoutes(
-      {route("198.18.5.0/24", "198.18.1.2", 1), route("198.18.9.0/24", "198.18.1.3", 1)}));
-  ASSERT_TRUE(observer->addRoute(route("198.18.6.0/24", "", 2)));
-  EXPECT_EQ(h_.onServer([&] { return h_.server().counters().leases_expired; }), 0u);
-  const auto t0 = SteadyClock::now();
-  a.reset();
-  ASSERT_TRUE(waitGone(*observer, "198.18.5.0/24", t0));
-  EXPECT_FALSE(hasRoute(*observer, "198.18.9.0/24"));
-  EXPECT_TRUE(hasRoute(*observer, "198.18.6.0/24"));
-  EXPECT_EQ(h_.onServer([&] { return h_.server().counters().lease_routes_withdrawn; }), 2u);
-}
-
-TEST_F(ServerTest, GracePeriodWithoutNodeNameIsRefused) {
-  ClientOptions o;
-  o.node_name = "";
-  o.route_grace_period_ms = 100;
-  auto c = Client::connect(h_.socketPath(), o);
-  ASSERT_FALSE(c);
-  EXPECT_NE(c.error().message.find("hello.route_grace_period_ms"), std::string::npos)
-      << c.error().message;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 
 #include <vector>
 
@@ -60,6 +61,55 @@ class WatchingAccessor : public AttributeAccessor
     Ptr<const AttributeAccessor> m_inner;
 };
 
+/// `inner` under another identity, one that Config's path resolver does not follow.
+///
+/// The resolver follows every attribute of the path's name whose checker is a
+/// PointerChecker, in the object's TypeId and in each parent's. A watched copy of a pointer
+/// attribute (TxQueue) and the ns-3 type's own lead to the same object: with the same
+/// checker a path through the name (.../TxQueue/Enqueue) would reach the queue twice, and a
+/// sink connected by path fire twice. With this one, the ns-3 type's own alone is followed.
+class UnfollowedChecker : public AttributeChecker
+{
+  public:
+    explicit UnfollowedChecker(Ptr<const AttributeChecker> inner)
+        : m_inner(inner)
+    {
+    }
+
+    bool Check(const AttributeValue& value) const override
+    {
+        return m_inner->Check(value);
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return m_inner->GetValueTypeName();
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return m_inner->HasUnderlyingTypeInformation();
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return m_inner->GetUnderlyingTypeInformation();
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return m_inner->Create();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        return m_inner->Copy(source, destination);
+    }
+
+  private:
+    Ptr<const AttributeChecker> m_inner;
+};
+
 /// `tid` as a child of `parent` whose attributes `names` are the parent's, watched.
 ///
 /// TypeId refuses an attribute that a parent already has, and an attribute lookup walks
@@ -67,6 +117,11 @@ class WatchingAccessor : public AttributeAccessor
 /// are added while `tid`'s parent is still Object, and `parent` is set after: lookups,
 /// Config paths and construction then find the copy first (construction also sets the
 /// parent's own, with the same checker, so defaults and factories' values agree).
+///
+/// A pointer attribute's copy has a checker of its own (UnfollowedChecker) so that Config
+/// paths go through the parent's alone. Construction matches a factory's values to
+/// attributes by checker, so that copy takes no part in it (not ATTR_CONSTRUCT): the
+/// parent's own attribute takes the value given to the ns-3 type's factory, as before.
 TypeId
 WatchingType(TypeId tid, TypeId parent, const std::vector<std::string>& names)
 {
@@ -76,12 +131,14 @@ WatchingType(TypeId tid, TypeId parent, const std::vector<std::string>& names)
         TypeId::AttributeInformation info;
         NS_ABORT_MSG_IF(!parent.LookupAttributeByName(name, &info),
                         parent.GetName() << " has no attribute " << name);
-        tid.AddAttribute(name,
-                         info.help,
-                         info.flags,
-                         *info.initialValue,
-                         Ptr<const AttributeAccessor>(new WatchingAccessor(info.accessor), false),
-                         info.checker);
+        const bool pointer = dynamic_cast<const PointerChecker*>(PeekPointer(info.checker));
+        tid.AddAttribute(
+            name,
+            info.help,
+            pointer ? info.flags & ~uint32_t(TypeId::ATTR_CONSTRUCT) : info.flags,
+            *info.initialValue,
+            Ptr<const AttributeAccessor>(new WatchingAccessor(info.accessor), false),
+            pointer ? FastPathWatched::UnfollowedByConfig(info.checker) : info.checker);
     }
     tid.SetParent(parent);
     tid.SetGroupName("FastPath");
@@ -103,6 +160,12 @@ FastPathWatched::NotifyChange() const
     {
         m_onChange();
     }
+}
+
+Ptr<const AttributeChecker>
+FastPathWatched::UnfollowedByConfig(Ptr<const AttributeChecker> checker)
+{
+    return Ptr<const AttributeChecker>(new UnfollowedChecker(checker), false);
 }
 
 ObjectFactory

@@ -42,6 +42,11 @@ class FastPathWatched
     /// Calls `onChange` on each set of `object`'s watched attributes; false if `object` is
     /// not of a watched type.
     static bool Watch(Ptr<Object> object, std::function<void()> onChange);
+    /// `checker` under another identity, one Config's path resolver does not follow: for a
+    /// copy of a parent's pointer attribute (same name, same object), so that a path through
+    /// the name reaches the object once. Construction matches values to attributes by
+    /// checker: give such a copy no ATTR_CONSTRUCT (the parent's own takes the value).
+    static Ptr<const AttributeChecker> UnfollowedByConfig(Ptr<const AttributeChecker> checker);
 
   private:
     std::function<void()> m_onChange;

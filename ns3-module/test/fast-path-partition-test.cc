@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FastPathPartition without fastpathd: the rank from the launcher's environment or
 // --FastPathPartition, the placement by system id, and METIS's automatic placement of
-// grids (balanced, few links cut, the same in every process). Also the watched parameter
-// holders: a Config::Set on them is notified, nothing else is. And the hosts file of a run
+// grids (balanced, few links cut, the same in every process). And the hosts file of a run
 // over several hosts (FastPathHostsFile), and a host's clock offset weighed against the
 // delay budgets of its links to other hosts (FastPathClockCheck).
 #include "ns3/core-module.h"
@@ -10,7 +9,6 @@
 #include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
-#include "ns3/fast-path-watched.h"
 #include "ns3/network-module.h"
 
 #include <gtest/gtest.h>
@@ -267,66 +265,6 @@ TEST(FastPathClockCheckTest, AnOffsetBeyondALinksBudgetIsAWarningNamingTheLink)
     // No link to another host: the offset alone.
     EXPECT_EQ(FastPathClockCheck::Check("a", {true, 5000000, "chrony"}, {}).line,
               "fastpath: host a: clock offset +5000 us (chrony)");
-}
-
-TEST(FastPathWatchedTest, ConfigSetOfAWatchedAttributeIsNotified)
-{
-    ObjectFactory devices("ns3::PointToPointNetDevice");
-    devices.Set("DataRate", StringValue("3Mbps"));
-    Ptr<PointToPointNetDevice> dev =
-        FastPathWatched::Watching(devices).Create<PointToPointNetDevice>();
-    Ptr<PointToPointChannel> ch =
-        FastPathWatched::Watching(ObjectFactory("ns3::PointToPointChannel"))
-            .Create<PointToPointChannel>();
-    ASSERT_EQ(dev->GetInstanceTypeId().GetName(), "ns3::FastPathWatchedPointToPointNetDevice");
-    DataRateValue rate;
-    dev->GetAttribute("DataRate", rate);
-    EXPECT_EQ(rate.Get().GetBitRate(), 3000000u); // the factory's value
-    int devChanges = 0;
-    int chChanges = 0;
-    ASSERT_TRUE(FastPathWatched::Watch(dev, [&]() { ++devChanges; }));
-    ASSERT_TRUE(FastPathWatched::Watch(ch, [&]() { ++chChanges; }));
-    EXPECT_FALSE(FastPathWatched::Watch(CreateObject<Node>(), []() {}));
-
-    Ptr<Node> node = CreateObject<Node>();
-    node->AddDevice(dev);
-    dev->Attach(ch);
-    Config::Set("/NodeList/" + std::to_string(node->GetId()) +
-                    "/DeviceList/*/$ns3::PointToPointNetDevice/DataRate",
-                StringValue("7Mbps"));
-    EXPECT_EQ(devChanges, 1);
-    dev->GetAttribute("DataRate", rate);
-    EXPECT_EQ(rate.Get().GetBitRate(), 7000000u);
-    Config::Set("/ChannelList/" + std::to_string(ch->GetId()) + "/$ns3::PointToPointChannel/Delay",
-                StringValue("4ms"));
-    EXPECT_EQ(chChanges, 1);
-    TimeValue delay;
-    ch->GetAttribute("Delay", delay);
-    EXPECT_EQ(delay.Get(), MilliSeconds(4));
-    // Reading is no change; an attribute the emulation does not read is not watched.
-    dev->GetAttribute("DataRate", rate);
-    dev->SetAttribute("InterframeGap", TimeValue(MicroSeconds(1)));
-    EXPECT_EQ(devChanges, 1);
-    Simulator::Destroy();
-}
-
-TEST(FastPathWatchedTest, DefaultsOfTheNs3TypeStillApply)
-{
-    Config::SetDefault("ns3::DropTailQueue<Packet>::MaxSize", StringValue("17p"));
-    Ptr<QueueBase> q = FastPathWatched::Watching(ObjectFactory("ns3::DropTailQueue<Packet>"))
-                           .Create<QueueBase>();
-    EXPECT_EQ(q->GetInstanceTypeId().GetName(), "ns3::FastPathWatchedDropTailQueue");
-    EXPECT_EQ(q->GetMaxSize().GetValue(), 17u);
-    int changes = 0;
-    FastPathWatched::Watch(q, [&]() { ++changes; });
-    q->SetAttribute("MaxSize", StringValue("5p"));
-    EXPECT_EQ(changes, 1);
-    EXPECT_EQ(q->GetMaxSize().GetValue(), 5u);
-    // Another queue type is left as it is (not watched).
-    ObjectFactory other("ns3::DropTailQueue<QueueDiscItem>");
-    EXPECT_EQ(FastPathWatched::Watching(other).GetTypeId().GetName(),
-              "ns3::DropTailQueue<QueueDiscItem>");
-    Config::SetDefault("ns3::DropTailQueue<Packet>::MaxSize", StringValue("100p"));
 }
 
 } // namespace

@@ -67,6 +67,19 @@ class WorkerTimedTest : public WorkerLinksTest {
     if (t_after) *t_after = monotonicNs();
     return got;
   }
+  // Polls until `done()` holds after a pass that began at or after `t` (every frame due by
+  // then handed on); false if that has not happened 1 s after `t`. A wait on the clock alone
+  // ends without such a pass when this thread is preempted across `t` inside its last poll().
+  template <typename Done>
+  bool pollPast(uint64_t t, Done done) {
+    const uint64_t give_up = t + 1000000000;
+    for (;;) {
+      const uint64_t began = monotonicNs();
+      poll();
+      if (began >= t && done()) return true;
+      if (began >= give_up) return false;
+    }
+  }
   static testing::Bytes to(testing::Bytes frame, const MacAddress& dst) {
     std::memcpy(frame.data(), dst.bytes.data(), 6);
     return frame;
@@ -305,7 +318,9 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
   EXPECT_LT(got[0].at, t1 + params.delay_ns) << "p2: ahead of its arrival";
   EXPECT_GE(got[0].at, t1 + params.delay_ns - kLead) << "but not more than the lead";
   EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 0u) << "p1 waits for the arrival";
-  while (monotonicNs() < t1 + params.delay_ns + 2000000) poll();
+  EXPECT_TRUE(pollPast(t1 + params.delay_ns + 2000000,
+                       [&] { return worker_->portCounters(p[1]).rx_packets.get() > 0; }))
+      << "p1 never got the broadcast";
   EXPECT_EQ(worker_->portCounters(p[1]).rx_packets.get(), 1u) << "p1 at its arrival";
   EXPECT_EQ(worker_->portCounters(p[1]).drop[size_t(WorkerDrop::kNoControlClient)].get(), 1u);
   EXPECT_EQ(toControl(p[2]), 1u) << "p2 got it once, not again at the arrival time";
@@ -376,7 +391,8 @@ TEST_F(WorkerTimedTest, ABroadcastEveryTakerTakesEarlyLeavesTheMediumEarly) {
   EXPECT_LT(g2[0].at, t + params.delay_ns);
   EXPECT_EQ(g1[0].frame, g2[0].frame);
   EXPECT_EQ(worker_->accounting().in_link, 0u) << "left the medium early";
-  while (monotonicNs() < t + params.delay_ns + 2000000) poll();
+  // Past the arrival time: nothing is handed on again then.
+  EXPECT_TRUE(pollPast(t + params.delay_ns + 2000000, [] { return true; }));
   EXPECT_EQ(toControl(p[1]), 1u);
   EXPECT_EQ(toControl(p[2]), 1u);
   EXPECT_EQ(worker_->portCounters(p[0]).drop[size_t(WorkerDrop::kSegmentUnknownDst)].get(), 0u);

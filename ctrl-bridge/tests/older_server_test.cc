@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The client library against a fastpathd of an older protocol minor: a feature that fastpathd
+// would silently ignore is refused, naming both versions, and never sent.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+
+#include "fastpath/ctrl/client.h"
+#include "older_server.h"
+
+namespace fastpath::ctrl {
+namespace {
+
+using testing::OlderServer;
+
+TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
+  OlderServer server(8);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ((*c)->serverInfo().minor, 8u);
+    LinkParams codel;
+    codel.aqm = LinkParams::Aqm::kCoDel;
+    LinkSpec spec;
+    spec.name = "l1";
+    spec.b_to_a = codel;
+    auto st = (*c)->createLink(spec);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    const std::string both = "needs protocol 1.9 (this client speaks 1." +
+                             std::to_string(kProtocolMinor) + "); fastpathd speaks 1.8";
+    EXPECT_NE(st.error().message.find("create_link: a queue discipline (aqm codel) " + both),
+              std::string::npos)
+        << st.error().message;
+    st = (*c)->setLinkParams("l1", LinkDirection::kAToB, codel);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("set_link_params: "), std::string::npos)
+        << st.error().message;
+    // Without a queue discipline the same calls reach the server.
+    spec.b_to_a = LinkParams{};
+    spec.b_to_a.delay_ns = 1000000;
+    EXPECT_TRUE((*c)->createLink(spec));
+    codel.aqm = LinkParams::Aqm::kNone;
+    EXPECT_TRUE((*c)->setLinkParams("l1", LinkDirection::kAToB, codel));
+  }
+  int hello = 0, create = 0, set = 0;
+  for (const v1::Request& r : server.requests()) {
+    hello += r.has_hello();
+    create += r.has_create_link();
+    set += r.has_set_link_params();
+    if (r.has_create_link()) {
+      EXPECT_FALSE(r.create_link().b_to_a().has_aqm()) << "no queue discipline was sent";
+    }
+  }
+  EXPECT_EQ(hello, 1);
+  EXPECT_EQ(create, 1) << "only the link without a queue discipline";
+  EXPECT_EQ(set, 1);
+}
+
+TEST(OlderServer, OneEndOfALinkIsRefusedNotTurnedIntoTheWholeLink) {
+  OlderServer server(9);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    auto st = (*c)->setLinkState("l1", false, "r1");
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("set_link_state: setting r1's end alone needs protocol "
+                                      "1.10 (this client speaks 1." +
+                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.9"),
+              std::string::npos)
+        << st.error().message;
+    // The whole link: the same call without a node reaches the server.
+    EXPECT_TRUE((*c)->setLinkState("l1", false));
+  }
+  int state = 0;
+  for (const v1::Request& r : server.requests()) {
+    if (!r.has_set_link_state()) continue;
+    ++state;
+    EXPECT_TRUE(r.set_link_state().node().empty()) << "no end was sent";
+  }
+  EXPECT_EQ(state, 1);
+}
+
+}  // namespace
+}  // namespace fastpath::ctrl

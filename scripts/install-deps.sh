@@ -11,6 +11,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev                          # fastpathd --topology files
   nlohmann-json3-dev                       # fastpathd's port tuning state file
+  libnl-3-dev libnl-route-3-dev            # fastpathd: VXLAN wires follow the underlay
   libgtest-dev libgmock-dev libbenchmark-dev
   libns3-dev libgsl-dev                    # ns-3 3.37; gsl is needed to link it
   ns3-doc                                  # ns-3's example sources: the conformance corpus

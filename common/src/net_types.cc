@@ -48,6 +48,12 @@ bool IpAddress::isUnspecified() const {
   return true;
 }
 
+bool validUnderlayAddress(const IpAddress& a) {
+  if (a.family != Family::kIpv4 || a.isUnspecified()) return false;
+  const uint8_t b0 = a.bytes[0];
+  return b0 < 224 && b0 != 127 && a.v4NetworkOrder() != 0xffffffffu;
+}
+
 std::string IpAddress::toString() const {
   char buf[INET6_ADDRSTRLEN];
   inet_ntop(family == Family::kIpv4 ? AF_INET : AF_INET6, bytes.data(), buf, sizeof(buf));

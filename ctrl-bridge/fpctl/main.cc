@@ -46,7 +46,7 @@ Objects and commands:
   host del NAME                                       delete a host
   multihost [show]                                    this host's part of a run over
                                                       several hosts: wires, cross-host links
-  multihost declare HOST --wire PEER=IFNAME... [--tag TAG]
+  multihost declare HOST --wire PEER=IFNAME[,encap=vxlan,...]... [--tag TAG]
   multihost link add NAME NODE PEER --vlan N [--end a|b] [PARAMETER...]
   multihost link del NAME
   link list                                           list the links between nodes

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fastpath/wire_word.h"
 #include "fpctl.h"
 #include "json.h"
 #include "link_format.h"
@@ -16,24 +17,29 @@ namespace {
 
 const char* kMultiHostHelp =
     R"(Usage: fpctl multihost [show] [--json]
-       fpctl multihost declare HOST --wire PEER=IFNAME... [--tag TAG] [--wait MS]
+       fpctl multihost declare HOST --wire WIRE... [--tag TAG] [--wait MS]
        fpctl multihost link add NAME NODE PEER --vlan N [--end a|b] [--mtu N] [PARAMETER...]
        fpctl multihost link del NAME
 
   A run over several hosts: every host runs its own fastpathd; a link whose ends are on
   two hosts crosses a real interface between them (the wire), its frames tagged with the
-  link's 802.1Q VLAN. A topology file's `hosts:` declares it at start; these commands do
-  the same over the control socket (an ns-3 script over several hosts does it itself).
+  link's 802.1Q VLAN, or on a routed wire carried as VXLAN with the link's VNI. A topology
+  file's `hosts:` declares it at start; these commands do the same over the control socket
+  (an ns-3 script over several hosts does it itself).
 
   show     this host, the run's tag, each wire (peer host, interface, MTU, measured
            one-way latency and jitter) and each cross-host link end (node, port, VLAN,
            the emulation as configured and as applied: the wire's latency taken off)
   declare  HOST: this daemon's host name; --wire PEER=IFNAME: this host's interface to
-           host PEER (one per peer, at least one); --tag: the run's tag (1 to 6 of a-z
+           host PEER, an 802.1Q wire (one per peer, at least one); a routed wire:
+           --wire PEER=IFNAME,encap=vxlan,underlay=A,peer_underlay=B[,port=P] with this
+           host's IPv4 address on IFNAME, the peer's, and the UDP port (default 4789,
+           the same on both hosts; the probes use P + 1); --tag: the run's tag (1 to 6 of a-z
            0-9, default "run": a crashed run's interfaces with it are removed); --wait: how
            long to wait for the peers' daemons to answer the probes (default 10000 ms)
   link add NAME NODE PEER: the end of link NAME in node NODE whose other end is on host
-           PEER; --vlan: the link's VLAN (2..4094, the same on both hosts); --end: which
+           PEER; --vlan: the link's VLAN, or VNI on a VXLAN wire (2..4094, the same on
+           both hosts); --end: which
            end this is (a or b, default a; the other host gives the other); PARAMETER: the
            emulation of the frames this host sends (rate 10mbit delay 5ms ...; `fpctl link
            --help`). Refused: a peer without a wire, an MTU above the wire's, a delay
@@ -66,7 +72,7 @@ int show(const Global& g, Session& s) {
         .key("source").value(i.clock_source)
         .endObject();
     w.key("wires").beginArray();
-    for (const auto& x : i.wires)
+    for (const auto& x : i.wires) {
       w.beginObject()
           .key("peer_host").value(x.peer_host)
           .key("ifname").value(x.ifname)
@@ -75,7 +81,13 @@ int show(const Global& g, Session& s) {
           .key("latency_min_ns").value(x.latency_min_ns)
           .key("jitter_ns").value(x.jitter_ns)
           .key("probes").value(x.probes)
-          .endObject();
+          .key("encap").value(std::string(x.vxlan ? "vxlan" : "vlan"));
+      if (x.vxlan)
+        w.key("underlay").value(x.vxlan->underlay.toString())
+            .key("peer_underlay").value(x.vxlan->peer_underlay.toString())
+            .key("port").value(uint32_t(x.vxlan->port));
+      w.endObject();
+    }
     w.endArray().key("links").beginArray();
     for (const auto& l : i.links) {
       w.beginObject()
@@ -114,12 +126,17 @@ int show(const Global& g, Session& s) {
                   i.clock_source.empty() ? "not reported" : i.clock_source.c_str());
   std::printf("host %s, run tag %s, clock offset %s\n\n", i.host.c_str(), i.run_tag.c_str(),
               clock);
-  std::printf("%-12s %-16s %-6s %-10s %-10s %-10s %s\n", "PEER", "WIRE", "MTU", "LATENCY",
-              "MIN", "JITTER", "PROBES");
-  for (const auto& x : i.wires)
-    std::printf("%-12s %-16s %-6u %-10s %-10s %-10s %llu\n", x.peer_host.c_str(),
+  std::printf("%-12s %-16s %-6s %-10s %-10s %-10s %-7s %s\n", "PEER", "WIRE", "MTU", "LATENCY",
+              "MIN", "JITTER", "PROBES", "ENCAP");
+  for (const auto& x : i.wires) {
+    const std::string encap =
+        x.vxlan ? "vxlan " + x.vxlan->underlay.toString() + " -> " +
+                      x.vxlan->peer_underlay.toString() + " port " + std::to_string(x.vxlan->port)
+                : "802.1q";
+    std::printf("%-12s %-16s %-6u %-10s %-10s %-10s %-7llu %s\n", x.peer_host.c_str(),
                 x.ifname.c_str(), x.mtu, us(x.latency_ns).c_str(), us(x.latency_min_ns).c_str(),
-                us(x.jitter_ns).c_str(), (unsigned long long)x.probes);
+                us(x.jitter_ns).c_str(), (unsigned long long)x.probes, encap.c_str());
+  }
   std::printf("\n%-16s %-16s %-16s %-5s %-12s %-6s %s\n", "LINK", "NODE", "PORT", "VLAN", "PEER",
               "MTU", "EMULATION (CONFIGURED -> APPLIED)");
   for (const auto& l : i.links)
@@ -145,10 +162,10 @@ int declare(const Global& g, Session& s, std::vector<std::string> a) {
   MultiHostDeclaration d;
   std::string v;
   while (takeFlag(a, "--wire", &v)) {
-    const auto eq = v.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-      return usage("multihost declare: --wire " + v + ": write PEER=IFNAME", kMultiHostHelp);
-    d.wires.push_back({v.substr(0, eq), v.substr(eq + 1)});
+    auto w = parseWireWord(v);
+    if (!w) return usage("multihost declare: --wire: " + w.error().message, kMultiHostHelp);
+    d.wires.push_back({w->peer, w->ifname});
+    if (w->vxlan) d.vxlan[w->ifname] = *w->vxlan;
   }
   if (takeFlag(a, "--tag", &v)) d.run_tag = v;
   if (takeFlag(a, "--wait", &v)) {
@@ -165,7 +182,10 @@ int declare(const Global& g, Session& s, std::vector<std::string> a) {
   if (!m) return fail(m.error(), true);
   std::string wires;
   for (const auto& w : m->wires)
-    wires += (wires.empty() ? "" : ", ") + w.ifname + " to " + w.peer_host + " (latency " +
+    wires += (wires.empty() ? "" : ", ") + w.ifname + " to " + w.peer_host +
+             (w.vxlan ? " (VXLAN " + w.vxlan->underlay.toString() + " -> " +
+                            w.vxlan->peer_underlay.toString() + ", latency "
+                      : " (latency ") +
              us(w.latency_ns) + ", jitter " + us(w.jitter_ns) + ")";
   return said(g, "host " + m->host + " declared, run tag " + m->run_tag + ": " + wires);
 }

@@ -76,6 +76,17 @@ Status requireLinkEndState(const ServerInfo& info, const std::string& node) {
                      kLinkEndStateMinor, "set the whole link (upgrade fastpathd)");
 }
 
+Status requireWireVxlan(const ServerInfo& info, const MultiHostDeclaration& declaration) {
+  if (declaration.vxlan.empty()) return {};
+  const auto& [ifname, v] = *declaration.vxlan.begin();
+  return olderServer(info, "multi_host_declare",
+                     "a VXLAN wire (" + ifname + ", " + v.underlay.toString() + " -> " +
+                         v.peer_underlay.toString() + ")",
+                     kWireVxlanMinor,
+                     "make it an 802.1Q wire, which a routed underlay does not carry "
+                     "(upgrade fastpathd, or join the hosts by a shared segment)");
+}
+
 Client::Impl::Impl(std::string p, ClientOptions o)
   : path(std::move(p)), opt(std::move(o)), dec(opt.max_message_bytes) {}
 

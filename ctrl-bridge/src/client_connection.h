@@ -57,6 +57,12 @@ inline constexpr uint32_t kLinkEndStateMinor = 10;
 /// than 1.10: it would drop the field unseen and set the whole link.
 Status requireLinkEndState(const ServerInfo& info, const std::string& node);
 
+/// The first protocol minor whose servers declare VXLAN wires (MultiHostWire.vxlan).
+inline constexpr uint32_t kWireVxlanMinor = 11;
+/// -EPROTONOSUPPORT naming both versions when `declaration` has a VXLAN wire and the server
+/// is older than 1.11: it would drop the field unseen and make the wire 802.1Q.
+Status requireWireVxlan(const ServerInfo& info, const MultiHostDeclaration& declaration);
+
 namespace detail {
 template <typename T>
 struct AsResult {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The Client calls for a run over several hosts (protocol 1.7): what goes into each
+// The Client calls for a run over several hosts (protocol 1.7; VXLAN wires 1.11): what goes into each
 // request and what comes out of its reply.
 #include <cerrno>
 
@@ -9,6 +9,7 @@
 namespace fastpath::ctrl {
 
 Result<MultiHostInfo> Client::declareMultiHost(const MultiHostDeclaration& declaration) {
+  if (auto st = requireWireVxlan(serverInfo(), declaration); !st) return st.error();
   return impl_->query(
       *this, {kMultiHost, "multi_host_declare"},
       [&](v1::Request& q) { toWire(declaration, q.mutable_multi_host_declare()); },

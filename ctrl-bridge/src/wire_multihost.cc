@@ -25,6 +25,49 @@ MacAddress macOf(const std::string& b) {
   return m;
 }
 
+/// A VXLAN wire's underlay: two distinct IPv4 unicast addresses and a port whose probe
+/// port (port + 1) exists.
+WireResult<WireVxlan> vxlanFromWire(const v1::MultiHostVxlan& in, const std::string& field) {
+  WireVxlan v;
+  auto mine = addressFromWire(in.underlay(), field + ".underlay", false);
+  if (!mine) return mine.error();
+  auto peer = addressFromWire(in.peer_underlay(), field + ".peer_underlay", false);
+  if (!peer) return peer.error();
+  for (const auto& [a, f] : {std::pair{*mine, ".underlay"}, std::pair{*peer, ".peer_underlay"}})
+    if (!validUnderlayAddress(a))
+      return wireError(v1::INVALID_ARGUMENT, field + f,
+                       a.toString() + " is no unicast IPv4 address: a VXLAN wire's underlay is "
+                       "IPv4 (an address of the wire's interface, and the peer host's)");
+  if (*mine == *peer)
+    return wireError(v1::INVALID_ARGUMENT, field + ".peer_underlay",
+                     "is this host's own underlay address (" + mine->toString() +
+                         "): give the peer host's");
+  if (in.port() > kMaxVxlanPort)
+    return wireError(v1::INVALID_ARGUMENT, field + ".port",
+                     std::to_string(in.port()) + " is outside 1.." +
+                         std::to_string(kMaxVxlanPort) + " (the probes use port + 1; 0: 4789)");
+  v.underlay = *mine;
+  v.peer_underlay = *peer;
+  v.port = in.port() ? uint16_t(in.port()) : uint16_t(4789);
+  return v;
+}
+
+void vxlanToWire(const WireVxlan& in, v1::MultiHostVxlan* out) {
+  toWire(in.underlay, out->mutable_underlay());
+  toWire(in.peer_underlay, out->mutable_peer_underlay());
+  out->set_port(in.port);
+}
+
+WireVxlan vxlanFromReply(const v1::MultiHostVxlan& in) {
+  WireVxlan v;
+  auto a = addressFromWire(in.underlay(), "", true);
+  auto b = addressFromWire(in.peer_underlay(), "", true);
+  if (a) v.underlay = *a;
+  if (b) v.peer_underlay = *b;
+  v.port = uint16_t(in.port());
+  return v;
+}
+
 WireStatus hostNameFromWire(const std::string& name, const std::string& field) {
   if (!validName(name)) return wireError(v1::INVALID_ARGUMENT, field, nameRule("host", name));
   return {};
@@ -62,6 +105,11 @@ WireResult<MultiHostDeclaration> multiHostDeclarationFromWire(const v1::MultiHos
     if (!validIfname(w.ifname()))
       return wireError(v1::INVALID_ARGUMENT, f + ".ifname", ifnameRule(w.ifname()));
     d.wires.push_back({w.peer_host(), w.ifname()});
+    if (w.has_vxlan()) {
+      auto v = vxlanFromWire(w.vxlan(), f + ".vxlan");
+      if (!v) return v.error();
+      d.vxlan[w.ifname()] = *v;
+    }
   }
   if (in.wait_ms() > 600000)
     return wireError(v1::INVALID_ARGUMENT, field + ".wait_ms",
@@ -113,6 +161,8 @@ void toWire(const MultiHostDeclaration& in, v1::MultiHostDeclare* out) {
     auto* w = out->add_wires();
     w->set_peer_host(peer);
     w->set_ifname(ifname);
+    if (auto v = in.vxlan.find(ifname); v != in.vxlan.end())
+      vxlanToWire(v->second, w->mutable_vxlan());
   }
   out->set_wait_ms(in.wait_ms);
 }
@@ -141,6 +191,7 @@ void toWire(const MultiHostInfo& in, v1::MultiHostState* out) {
     o->set_latency_min_ns(w.latency_min_ns);
     o->set_jitter_ns(w.jitter_ns);
     o->set_probes(w.probes);
+    if (w.vxlan) vxlanToWire(*w.vxlan, o->mutable_vxlan());
   }
   for (const auto& l : in.links) {
     auto* o = out->add_links();
@@ -168,9 +219,11 @@ MultiHostInfo multiHostFromReply(const v1::MultiHostState& in) {
   MultiHostInfo out;
   out.host = in.host();
   out.run_tag = in.run_tag();
-  for (const auto& w : in.wires())
+  for (const auto& w : in.wires()) {
     out.wires.push_back({w.peer_host(), w.ifname(), w.mtu(), w.latency_ns(), w.latency_min_ns(),
-                         w.jitter_ns(), w.probes()});
+                         w.jitter_ns(), w.probes(), std::nullopt});
+    if (w.has_vxlan()) out.wires.back().vxlan = vxlanFromReply(w.vxlan());
+  }
   for (const auto& l : in.links()) {
     CrossLinkInfo i;
     i.spec.name = l.name();

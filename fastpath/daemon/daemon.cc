@@ -326,6 +326,7 @@ Status Daemon::run(const std::atomic<bool>& stop, const ControlPoll& poll_contro
   while (!stop.load(std::memory_order_relaxed)) {
     poll_control(50);
     drainEvents();
+    if (wires_) wires_->followUnderlay();  // a VXLAN wire's next hop, as the kernel changes it
     if (Clock::now() >= next_link_check) {
       checkLinks();
       checkEmulationLateness();

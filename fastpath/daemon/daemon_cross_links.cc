@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 
 #include "daemon/daemon.h"
 #include "daemon/daemon_internal.h"
@@ -19,11 +20,15 @@ namespace {
 bool sameDeclaration(const Wires& w, const MultiHostDeclaration& d) {
   auto have = w.wireInfo();
   if (w.host() != d.host || w.runTag() != d.run_tag || have.size() != d.wires.size()) return false;
-  for (const auto& [peer, ifname] : d.wires)
+  for (const auto& [peer, ifname] : d.wires) {
+    auto v = d.vxlan.find(ifname);
+    const std::optional<WireVxlan> vxlan =
+        v == d.vxlan.end() ? std::nullopt : std::optional<WireVxlan>(v->second);
     if (std::none_of(have.begin(), have.end(), [&](const MultiHostWireInfo& i) {
-          return i.peer_host == peer && i.ifname == ifname;
+          return i.peer_host == peer && i.ifname == ifname && i.vxlan == vxlan;
         }))
       return false;
+  }
   return true;
 }
 
@@ -56,6 +61,16 @@ Result<MultiHostInfo> Daemon::declareMultiHost(const MultiHostDeclaration& d) {
   o.xdp_mode = config_.xdp_mode;
   o.wait_ms = d.wait_ms ? d.wait_ms : config_.wire_wait_ms;
   o.wires = d.wires;
+  for (const auto& [ifname, v] : d.vxlan) {
+    if (std::none_of(d.wires.begin(), d.wires.end(),
+                     [&](const auto& w) { return w.second == ifname; }))
+      return makeError(-EINVAL, what + ": VXLAN for " + ifname + ", which is none of its wires");
+    WireEncap& e = o.encap[ifname];
+    e.kind = WireEncap::kVxlan;
+    e.underlay = v.underlay;
+    e.peer_underlay = v.peer_underlay;
+    e.port = v.port;
+  }
   wires_.reset();  // an earlier declaration without links: its tag and wires released
   auto w = Wires::declare(o);
   if (!w) return makeError(w.error().code, what + ": " + w.error().message);
@@ -89,8 +104,9 @@ Result<CrossLinkInfo> Daemon::createCrossLink(const CrossLinkSpec& spec) {
     (void)wires_->removeLink(spec.name);
     return makeError(st.error().code, what + ": " + st.error().message);
   }
-  pr_info("%s: node %s port %s (%u), VLAN %u on wire %s to host %s, egress %s", what.c_str(),
-          spec.node.c_str(), made->device.c_str(), port->id, made->vlan, made->wire.c_str(),
+  pr_info("%s: node %s port %s (%u), %s %u on wire %s to host %s, egress %s", what.c_str(),
+          spec.node.c_str(), made->device.c_str(), port->id,
+          made->encap.kind == WireEncap::kVxlan ? "VNI" : "VLAN", made->vlan, made->wire.c_str(),
           made->peer_host.c_str(), formatLinkParams(wires_->egressOf(*made)).c_str());
   for (const auto& l : multiHost().links)
     if (l.spec.name == spec.name) return l;

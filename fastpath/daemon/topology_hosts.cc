@@ -26,13 +26,6 @@ const TopologyWire* wireTo(const TopologyHost& h, const std::string& peer) {
   return nullptr;
 }
 
-/// A unicast IPv4 address: what an underlay address must be.
-bool underlayAddress(const IpAddress& a) {
-  if (a.family != Family::kIpv4 || a.isUnspecified()) return false;
-  const uint8_t b0 = a.bytes[0];
-  return b0 < 224 && b0 != 127 && a.v4NetworkOrder() != 0xffffffffu;
-}
-
 /// A wire's encapsulation: complete, and the same seen from both ends.
 void checkEncap(const TopologyHost& h, const TopologyWire& w,
                 const std::map<std::string, const TopologyHost*>& hosts, Problems* p) {
@@ -44,7 +37,7 @@ void checkEncap(const TopologyHost& h, const TopologyWire& w,
     return;
   }
   for (const auto& [key, a] : {std::pair{"underlay", e.underlay}, {"peer_underlay", e.peer_underlay}})
-    if (!underlayAddress(a))
+    if (!validUnderlayAddress(a))
       p->add(w.line, what + ": VXLAN needs " + key + ", a unicast IPv4 address (" +
                          (a == IpAddress{} ? "none given" : a.toString()) + ")" +
                          (std::string(key) == "underlay" ? ": this host's on " + w.interface

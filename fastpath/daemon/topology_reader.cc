@@ -291,8 +291,11 @@ class Reader {
                                             "segment) or vxlan (UDP over a routed underlay)");
                      } else if (k == "port") {
                        uint64_t port = 0;
-                       if (number(x, wk, 65535, &port)) w.encap.port = uint16_t(port);
-                       if (port == 0) p_->add(lineOf(x), wk + " must be 1..65535");
+                       const bool ok = number(x, wk, kMaxVxlanPort, &port);
+                       if (ok) w.encap.port = uint16_t(port);
+                       if (ok && port == 0)
+                         p_->add(lineOf(x), wk + " must be 1.." + std::to_string(kMaxVxlanPort) +
+                                                " (the wire's probes use port + 1)");
                      } else {
                        ip(x, wk, k == "underlay" ? &w.encap.underlay : &w.encap.peer_underlay);
                      }

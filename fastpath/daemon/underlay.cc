@@ -59,7 +59,8 @@ Result<MacAddress> interfaceMacOf(const std::string& ifname) {
   return m;
 }
 
-Result<UnderlayHop> underlayNextHop(const std::string& ifname, const IpAddress& peer) {
+Result<UnderlayHop> underlayNextHop(const std::string& ifname, const IpAddress& peer,
+                                    IpAddress* unresolved) {
   const std::string what = "wire " + ifname + " to " + peer.toString();
   const int want = int(if_nametoindex(ifname.c_str()));
   if (!want) return makeError(-ENODEV, what + ": no such interface");
@@ -134,6 +135,7 @@ Result<UnderlayHop> underlayNextHop(const std::string& ifname, const IpAddress& 
   if (err)
     return makeError(err, what + ": cannot read the neighbour table (" +
                               std::string(strerror(-err)) + ")");
+  if (!found && unresolved) *unresolved = hop.next_hop;
   if (!found)
     return makeError(-EHOSTUNREACH,
                      what + ": next hop " + hop.next_hop.toString() + " has no MAC address in " +

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "daemon/rtnetlink.h"
 #include "daemon/underlay.h"
@@ -166,6 +167,12 @@ Result<std::unique_ptr<Wires>> Wires::declare(const WiresOptions& options) {
     if (!p) return p.error();
     wire.probe = std::move(*p);
   }
+  if (!options.encap.empty()) {
+    // Subscribed before the next hops are read: a change in between is not missed.
+    auto watch = UnderlayWatch::open();
+    if (!watch) return watch.error();
+    w->watch_ = std::move(*watch);
+  }
   // Each wire measured once both daemons answer.
   for (auto& [ifname, wire] : w->wires_) {
     auto l = wire.probe->measure(options.wait_ms ? options.wait_ms : 10000);
@@ -185,6 +192,37 @@ Result<std::unique_ptr<Wires>> Wires::declare(const WiresOptions& options) {
             hop->next_hop.toString().c_str(), hop->mac.toString().c_str());
   }
   return w;
+}
+
+namespace {
+
+/// `kept` with `key` set to `value` (erased without one), handed to the classifier by `set`
+/// and kept only once the classifier took it: on error the wire carries what it did.
+template <typename Map, typename Set>
+Status updateWireMap(Map& kept, typename Map::key_type key,
+                     const std::optional<typename Map::mapped_type>& value, Set set) {
+  Map next = kept;
+  if (value)
+    next[key] = *value;
+  else
+    next.erase(key);
+  if (auto st = set(next); !st) return st;
+  kept = std::move(next);
+  return {};
+}
+
+}  // namespace
+
+Status Wires::Wire::setLinkEntry(uint32_t id, const std::optional<WireEntry>& e) {
+  if (encap.kind == WireEncap::kVxlan) {
+    std::optional<Classifier::WireVni> v;
+    if (e) v = Classifier::WireVni{e->peer_addr, e->ifindex};
+    return updateWireMap(vnis, id, v, [&](const auto& m) { return classifier->setWireVnis(m); });
+  }
+  std::optional<Classifier::WireTag> t;
+  if (e) t = Classifier::WireTag{e->peer_mac, e->ifindex};
+  return updateWireMap(tags, uint16_t(id), t,
+                       [&](const auto& m) { return classifier->setWireTags(m); });
 }
 
 Wires::Wire* Wires::wireTo(const std::string& peer) {
@@ -269,25 +307,15 @@ Result<CrossHostLink> Wires::addLink(CrossHostLink x) {
   }
   auto c = Classifier::attach(o);
   if (!c) return fail("attach its link end (" + c.error().message + ")", c.error().code);
+  if (vxlan && !wire->hop_up)
+    if (auto st = (*c)->setVxlanNextHop(std::nullopt); !st)
+      return fail("mark its next hop missing (" + st.error().message + ")", st.error().code);
   link_ends_[x.name] = std::move(*c);
-  if (vxlan) {
-    auto vnis = wire->vnis;
-    vnis[x.vlan] = {wire->encap.peer_underlay.v4NetworkOrder(), uint32_t(wside)};
-    if (auto st = wire->classifier->setWireVnis(vnis); !st)
-      return fail("add VNI " + std::to_string(x.vlan) + " to wire " + wire->ifname + " (" +
-                      st.error().message + ")",
-                  st.error().code);
-    wire->vnis = std::move(vnis);
-    links_.push_back(x);
-    return x;
-  }
-  auto tags = wire->tags;
-  tags[x.vlan] = {x.peer_mac, uint32_t(wside)};
-  if (auto st = wire->classifier->setWireTags(tags); !st)
-    return fail("add VLAN " + std::to_string(x.vlan) + " to wire " + wire->ifname + " (" +
+  const uint32_t peer = vxlan ? wire->encap.peer_underlay.v4NetworkOrder() : 0;
+  if (auto st = wire->setLinkEntry(x.vlan, WireEntry{x.peer_mac, peer, uint32_t(wside)}); !st)
+    return fail("add " + tag + std::to_string(x.vlan) + " to wire " + wire->ifname + " (" +
                     st.error().message + ")",
                 st.error().code);
-  wire->tags = std::move(tags);
   links_.push_back(x);
   return x;
 }
@@ -296,22 +324,11 @@ Status Wires::removeLink(const std::string& name) {
   auto it = std::find_if(links_.begin(), links_.end(),
                          [&](const CrossHostLink& l) { return l.name == name; });
   if (it == links_.end()) return makeError(-ENOENT, "cross-host link " + name + ": no such link");
-  auto w = wires_.find(it->wire);
-  if (w != wires_.end() && w->second.encap.kind == WireEncap::kVxlan) {
-    auto vnis = w->second.vnis;
-    vnis.erase(it->vlan);
-    if (auto st = w->second.classifier->setWireVnis(vnis); !st)
-      pr_warn("link %s: removing VNI %u from wire %s: %s", name.c_str(), it->vlan,
+  if (auto w = wires_.find(it->wire); w != wires_.end())
+    if (auto st = w->second.setLinkEntry(it->vlan, std::nullopt); !st)
+      pr_warn("link %s: removing %s %u from wire %s: %s", name.c_str(),
+              w->second.encap.kind == WireEncap::kVxlan ? "VNI" : "VLAN", it->vlan,
               it->wire.c_str(), st.error().message.c_str());
-    w->second.vnis = std::move(vnis);
-  } else if (w != wires_.end()) {
-    auto tags = w->second.tags;
-    tags.erase(it->vlan);
-    if (auto st = w->second.classifier->setWireTags(tags); !st)
-      pr_warn("link %s: removing VLAN %u from wire %s: %s", name.c_str(), it->vlan,
-              it->wire.c_str(), st.error().message.c_str());
-    w->second.tags = std::move(tags);
-  }
   link_ends_.erase(name);
   Fd nl{rtnlOpen()};
   if (const int idx = int(if_nametoindex(it->device.c_str())); idx && nl.fd >= 0)
@@ -366,6 +383,51 @@ Status Wires::setUp(const std::string& name, bool up) {
   return {};
 }
 
+void Wires::setNextHop(Wire& wire, const std::optional<MacAddress>& mac) {
+  for (const auto& x : links_) {
+    if (x.wire != wire.ifname) continue;
+    auto end = link_ends_.find(x.name);
+    if (end == link_ends_.end()) continue;
+    if (auto st = end->second->setVxlanNextHop(mac); !st)
+      pr_warn("link %s: its next hop on wire %s: %s", x.name.c_str(), wire.ifname.c_str(),
+              st.error().message.c_str());
+  }
+}
+
+void Wires::followUnderlay() {
+  if (!watch_) return;
+  const bool changed = watch_->changed();
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& [ifname, wire] : wires_) {
+    if (wire.encap.kind != WireEncap::kVxlan) continue;
+    if (!changed && (wire.hop_up || now < wire.retry_at)) continue;
+    IpAddress unresolved;
+    auto hop = underlayNextHop(ifname, wire.encap.peer_underlay, &unresolved);
+    if (hop) {
+      if (wire.hop_up && hop->mac == wire.next_hop) continue;
+      setNextHop(wire, hop->mac);
+      wire.next_hop = hop->mac;
+      wire.hop_up = true;
+      ++wire.hop_changes;
+      pr_info("wire %s to host %s: next hop now %s (%s)", ifname.c_str(), wire.peer.c_str(),
+              hop->next_hop.toString().c_str(), hop->mac.toString().c_str());
+      continue;
+    }
+    // No next hop now: ask the kernel to resolve the one it routes to (its answer is a
+    // notification), and again every second while there is none.
+    if (!unresolved.isUnspecified())
+      (void)watch_->resolve(int(if_nametoindex(ifname.c_str())), unresolved);
+    wire.retry_at = now + std::chrono::seconds(1);
+    if (!wire.hop_up) continue;
+    setNextHop(wire, std::nullopt);
+    wire.hop_up = false;
+    ++wire.hop_losses;
+    pr_warn("host %s: %s; the links on wire %s are dropped (drop_wire_no_next_hop) until the "
+            "underlay reaches host %s again",
+            options_.host.c_str(), hop.error().message.c_str(), ifname.c_str(), wire.peer.c_str());
+  }
+}
+
 Wires::~Wires() {
   wires_.clear();  // probes stopped, classifiers detached
   link_ends_.clear();
@@ -382,9 +444,12 @@ LinkParams Wires::egressOf(const CrossHostLink& x) const {
 
 std::vector<MultiHostWireInfo> Wires::wireInfo() const {
   std::vector<MultiHostWireInfo> out;
-  for (const auto& [ifname, w] : wires_)
+  for (const auto& [ifname, w] : wires_) {
     out.push_back({w.peer, ifname, w.mtu, w.latency.one_way_ns, w.latency.min_ns,
-                   w.latency.jitter_ns, uint64_t(w.latency.samples)});
+                   w.latency.jitter_ns, uint64_t(w.latency.samples), std::nullopt});
+    if (w.encap.kind == WireEncap::kVxlan)
+      out.back().vxlan = WireVxlan{w.encap.underlay, w.encap.peer_underlay, w.encap.port};
+  }
   return out;
 }
 
@@ -418,6 +483,18 @@ std::vector<CounterSet> Wires::counters() const {
                            FP_REASON_PASS_WIRE_UNDERLAY, FP_REASON_DROP_WIRE_UNKNOWN_VNI,
                            FP_REASON_DROP_WIRE_BAD_FLAGS})
           cs.counters.push_back({reasonName(r), s->reason[r].packets});
+    if (w.encap.kind == WireEncap::kVxlan) {
+      // The next hop as followed, and what its links' ends dropped while there was none.
+      uint64_t no_hop = 0;
+      for (const auto& x : links_)
+        if (auto end = link_ends_.find(x.name); x.wire == ifname && end != link_ends_.end())
+          if (auto s = end->second->readStats())
+            no_hop += s->reason[FP_REASON_DROP_WIRE_NO_NEXT_HOP].packets;
+      cs.counters.push_back({"next_hop_up", w.hop_up ? 1u : 0u});
+      cs.counters.push_back({"next_hop_changes", w.hop_changes});
+      cs.counters.push_back({"next_hop_losses", w.hop_losses});
+      cs.counters.push_back({reasonName(FP_REASON_DROP_WIRE_NO_NEXT_HOP), no_hop});
+    }
     out.push_back(std::move(cs));
   }
   if (!wires_.empty()) {

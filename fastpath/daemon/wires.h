@@ -16,14 +16,17 @@
 // CONFIG_VLAN_8021Q exist; XDP needs nothing but veth.) Not a public header.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "daemon/clock_offset.h"
 #include "daemon/config.h"
 #include "daemon/run_tag.h"
+#include "daemon/underlay_watch.h"
 #include "daemon/wire_probe.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
@@ -97,7 +100,22 @@ class Wires {
   std::vector<CounterSet> counters() const;
   const ClockOffset& clock() const { return clock_; }
 
+  /// Follows the underlay of the VXLAN wires, never blocking (the daemon's control loop
+  /// calls it): after a change of the kernel's routes or neighbours, each wire's next hop is
+  /// read again and a new one goes to its links' ends at once (one map update each); a wire
+  /// without a next hop (no route, no MAC) has its links' frames dropped and counted
+  /// (drop_wire_no_next_hop) until it returns, and its next hop is asked to resolve again
+  /// every second meanwhile.
+  void followUnderlay();
+
  private:
+  /// What the wire's classifier needs of one link: its peer end's MAC (802.1Q) or the
+  /// peer's underlay address (VXLAN), and the link's wire-side end.
+  struct WireEntry {
+    MacAddress peer_mac;
+    uint32_t peer_addr = 0;  ///< IPv4, network order
+    uint32_t ifindex = 0;
+  };
   struct Wire {
     std::string ifname, peer;
     uint32_t mtu = 0;
@@ -108,9 +126,19 @@ class Wires {
     WireEncap encap;                                ///< 802.1Q or VXLAN
     MacAddress mac, next_hop;                       ///< VXLAN: outer Ethernet of the links
     std::map<uint32_t, Classifier::WireVni> vnis;  ///< VXLAN: the links' VNIs on it
+    bool hop_up = true;              ///< VXLAN: next_hop is the kernel's next hop now
+    uint64_t hop_changes = 0;        ///< VXLAN: a new next hop taken (after the first)
+    uint64_t hop_losses = 0;         ///< VXLAN: the next hop went away
+    std::chrono::steady_clock::time_point retry_at{};  ///< VXLAN, without a next hop
+
+    /// A link's entry in the map of the wire's encapsulation (VLAN tags or VNIs), set or,
+    /// without `e`, removed; the map is kept as the classifier took it.
+    Status setLinkEntry(uint32_t id, const std::optional<WireEntry>& e);
   };
   Wires() = default;
   Wire* wireTo(const std::string& peer);
+  /// Gives every link end on `wire` its next hop (none: drop), and says so.
+  void setNextHop(Wire& wire, const std::optional<MacAddress>& mac);
 
   WiresOptions options_;
   std::vector<CrossHostLink> links_;
@@ -118,6 +146,7 @@ class Wires {
   std::map<std::string, std::unique_ptr<Classifier>> link_ends_;  ///< by link name
   std::map<std::string, Wire> wires_;  ///< by interface
   ClockOffset clock_;
+  std::unique_ptr<UnderlayWatch> watch_;  ///< with a VXLAN wire: the kernel's changes
 };
 
 }  // namespace fastpath

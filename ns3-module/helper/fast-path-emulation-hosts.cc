@@ -138,6 +138,7 @@ FastPathEmulation::CreateHostPart()
         d.host = me.name;
         d.run_tag = RunTag();
         d.wires = me.wires;
+        d.vxlan = me.vxlan;
         auto info = m_client->declareMultiHost(d);
         if (!info.ok())
         {

@@ -2,6 +2,7 @@
 #include "fast-path-hosts-file.h"
 
 #include "fastpath/names.h"
+#include "fastpath/wire_word.h"
 
 #include <cerrno>
 #include <fstream>
@@ -10,6 +11,62 @@
 
 namespace ns3
 {
+
+namespace
+{
+
+const fastpath::WireVxlan*
+VxlanOf(const FastPathHostsFile::Host& h, const std::string& ifname)
+{
+    auto v = h.vxlan.find(ifname);
+    return v == h.vxlan.end() ? nullptr : &v->second;
+}
+
+/// Both ends of a wire agree on its encapsulation: 802.1Q on both, or VXLAN with each
+/// end's underlay the other's peer_underlay and one port (as a topology file's wires).
+fastpath::Status
+CheckEncap(const FastPathHostsFile::Host& h,
+           const std::string& ifname,
+           const std::vector<FastPathHostsFile::Host>& hosts,
+           const std::string& peer)
+{
+    const FastPathHostsFile::Host* other = nullptr;
+    for (const auto& o : hosts)
+    {
+        other = o.name == peer ? &o : other;
+    }
+    const std::string back = other ? FastPathHostsFile::WireTo(*other, h.name) : "";
+    if (back.empty())
+    {
+        return {}; // a wire one way only: refused where a link needs it
+    }
+    const fastpath::WireVxlan* mine = VxlanOf(h, ifname);
+    const fastpath::WireVxlan* theirs = VxlanOf(*other, back);
+    const std::string what = "host " + h.name + "'s wire to " + peer;
+    if (!mine != !theirs)
+    {
+        return fastpath::makeError(-EINVAL,
+                                   what + " is " + (mine ? "VXLAN" : "802.1Q") + ", host " +
+                                       peer + "'s wire back (line " +
+                                       std::to_string(other->line) + ") is " +
+                                       (theirs ? "VXLAN" : "802.1Q") + ": give both the same");
+    }
+    if (mine && (mine->underlay != theirs->peer_underlay ||
+                 mine->peer_underlay != theirs->underlay || mine->port != theirs->port))
+    {
+        return fastpath::makeError(
+            -EINVAL,
+            what + ": underlay " + mine->underlay.toString() + ", peer_underlay " +
+                mine->peer_underlay.toString() + ", port " + std::to_string(mine->port) +
+                " do not match host " + peer + "'s (underlay " + theirs->underlay.toString() +
+                ", peer_underlay " + theirs->peer_underlay.toString() + ", port " +
+                std::to_string(theirs->port) +
+                "): each end's underlay is the other's peer_underlay, and the port is the same");
+    }
+    return {};
+}
+
+} // namespace
 
 fastpath::Result<std::vector<FastPathHostsFile::Host>>
 FastPathHostsFile::Parse(const std::string& text, const std::string& origin)
@@ -52,13 +109,13 @@ FastPathHostsFile::Parse(const std::string& text, const std::string& origin)
         std::set<std::string> peers;
         for (std::string w; words >> w;)
         {
-            const auto eq = w.find('=');
-            if (eq == std::string::npos || eq == 0 || eq + 1 == w.size())
+            auto word = fastpath::parseWireWord(w);
+            if (!word.ok())
             {
-                return fail("'" + w + "' is no wire: write PEER=INTERFACE (e.g. b=eth1)");
+                return fail(word.error().message);
             }
-            const std::string peer = w.substr(0, eq);
-            const std::string ifname = w.substr(eq + 1);
+            const std::string& peer = word.value().peer;
+            const std::string& ifname = word.value().ifname;
             if (peer == h.name)
             {
                 return fail("host " + h.name + " has a wire to itself: a wire joins two hosts");
@@ -67,9 +124,9 @@ FastPathHostsFile::Parse(const std::string& text, const std::string& origin)
             {
                 return fail("host " + h.name + " has two wires to " + peer + ": one per peer");
             }
-            if (!fastpath::validIfname(ifname))
+            if (word.value().vxlan)
             {
-                return fail(fastpath::ifnameRule(ifname));
+                h.vxlan[ifname] = *word.value().vxlan;
             }
             h.wires.emplace_back(peer, ifname);
         }
@@ -102,6 +159,11 @@ FastPathHostsFile::Parse(const std::string& text, const std::string& origin)
                 n = h.line;
                 return fail("host " + h.name + " has a wire to " + peer +
                             ", which is not a host of the file");
+            }
+            n = h.line;
+            if (auto st = CheckEncap(h, ifname, hosts, peer); !st.ok())
+            {
+                return fail(st.error().message);
             }
         }
     }

@@ -3,7 +3,10 @@
 // line per host in rank order: its name, its fastpathd's control socket, its wires.
 #pragma once
 
+#include "fastpath/control_types.h"
 #include "fastpath/result.h"
+
+#include <map>
 
 #include <string>
 #include <utility>
@@ -24,7 +27,13 @@ namespace ns3
  *
  * HOST is the host's name in the run (1-31 of [A-Za-z0-9_.-]), SOCKET the control socket
  * of the fastpathd on that host, and each PEER=INTERFACE says which of this host's
- * interfaces reaches host PEER (the wire the links between the two cross). '#' starts a
+ * interfaces reaches host PEER (the wire the links between the two cross, tagged 802.1Q).
+ * Hosts without a shared segment use VXLAN over their routed underlay:
+ *
+ *     a  /run/fastpathd/fastpathd.sock  b=eth2,encap=vxlan,underlay=198.18.10.2,peer_underlay=198.18.20.2
+ *     b  /run/fastpathd/fastpathd.sock  a=eth2,encap=vxlan,underlay=198.18.20.2,peer_underlay=198.18.10.2
+ *
+ * (`,port=P` when not 4789; each end's underlay is the other's peer_underlay.) '#' starts a
  * comment. Pure functions: nothing is read but the file, nothing is contacted.
  */
 class FastPathHostsFile
@@ -35,6 +44,8 @@ class FastPathHostsFile
         std::string name;
         std::string socket;
         std::vector<std::pair<std::string, std::string>> wires; ///< {peer host, interface}
+        /// By interface: the wires that carry VXLAN; the others carry 802.1Q.
+        std::map<std::string, fastpath::WireVxlan> vxlan;
         int line = 0;
     };
 

@@ -11,13 +11,18 @@
 //     the sender (the ping's round trip is not shorter than the simulated one's), a
 //     Config::Set of every link's Delay is followed on both hosts, each host's clock offset
 //     is printed at the start, and nothing of the run is left on either host afterwards;
+//   - the same over a VXLAN wire (the hosts file gives the wire's underlay): the links
+//     between the hosts travel as VNIs;
 //   - refused, saying why: a host without a wire to the host of a link's other end, and a
 //     link delay below the wire's measured latency.
 #include "fast-path-script-fixture.h"
 
+#include "fastpath/ctrl/protocol.h"
+
 #include <fstream>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace fastpath_ns3_test;
@@ -76,13 +81,13 @@ class MultiHostTest : public FastPathScriptFixture
         ASSERT_TRUE(WaitForSocket(sockB_)) << "fastpathd of host b did not start";
     }
 
-    /// The hosts file: host a with `wiresA`, host b with a wire to a.
-    std::string HostsFile(const std::string& wiresA = "b=wa")
+    /// The hosts file: host a with `wiresA`, host b with `wiresB`.
+    std::string HostsFile(const std::string& wiresA = "b=wa", const std::string& wiresB = "a=wb")
     {
         const std::string path = dir_ + "/hosts";
         std::ofstream(path) << "# host  socket  wires\n"
                             << "a " << sock_ << " " << wiresA << "\n"
-                            << "b " << sockB_ << " a=wb\n";
+                            << "b " << sockB_ << " " << wiresB << "\n";
         return path;
     }
 
@@ -145,6 +150,46 @@ TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
     EXPECT_TRUE(NodesTaggedAt(sockB_).empty());
     EXPECT_EQ(topo_->execOutput(R_, "ip -o link show").find("fpwmhost"), std::string::npos);
     EXPECT_EQ(topo_->execOutput(B_, "ip -o link show").find("fpwmhost"), std::string::npos);
+}
+
+TEST_F(MultiHostTest, TwoHostsRunOneScriptOverAVxlanWire)
+{
+    if (fastpath::ctrl::kProtocolMinor < 11)
+    {
+        GTEST_SKIP() << "VXLAN wires over the control socket need protocol 1.11; this build "
+                        "speaks 1."
+                     << fastpath::ctrl::kProtocolMinor;
+    }
+    // The wire as an IPv4 underlay (one subnet: the next hop is the peer itself), MTU 1600
+    // so that the links' 1500 fit with VXLAN's 50 bytes.
+    for (const auto& [ns, ifname, addr] : {std::tuple{R_, "wa", "198.18.10.2/24"},
+                                           std::tuple{B_, "wb", "198.18.10.3/24"}})
+    {
+        ASSERT_EQ(topo_->exec(ns, std::string("ip addr add ") + addr + " dev " + ifname), 0);
+        ASSERT_EQ(topo_->exec(ns, std::string("ip link set ") + ifname + " mtu 1600"), 0);
+    }
+    ASSERT_NO_FATAL_FAILURE(StartHosts());
+    const std::string hosts =
+        HostsFile("b=wa,encap=vxlan,underlay=198.18.10.2,peer_underlay=198.18.10.3",
+                  "a=wb,encap=vxlan,underlay=198.18.10.3,peer_underlay=198.18.10.2");
+    ASSERT_EQ(RunRanks({"--FastPathHosts=" + hosts}), 0)
+        << Slurp(dir_ + "/grid.log").substr(0, 6000) << Slurp(dir_ + "/fastpathd-b.log");
+    EXPECT_GT(RankValue(0, "all_converged_s"), 0);
+    EXPECT_GT(RankValue(1, "all_converged_s"), 0);
+    EXPECT_GE(RankValue(1, "udp_received"), 0.995 * RankValue(0, "udp_sent"));
+    EXPECT_GE(RankValue(0, "ping_replies"), 15);
+    const std::string la = Slurp(dir_ + "/fastpathd.log");
+    EXPECT_NE(la.find("wire wa to host b: VXLAN 198.18.10.2 -> 198.18.10.3 port 4789, next hop "
+                      "198.18.10.3"),
+              std::string::npos)
+        << la;
+    // The four links between the hosts, each with its VNI.
+    EXPECT_TRUE(std::regex_search(la, std::regex("cross-host link mhost-l[0-9]+: node mhost-r[0-9]_[0-9] "
+                                                 "port fpwmhost-[0-9]+ \\([0-9]+\\), VNI [0-9]+ "
+                                                 "on wire wa to host b")))
+        << la;
+    EXPECT_EQ(topo_->execOutput(B_, "ip -o link show").find("fpwmhost"), std::string::npos);
+    EXPECT_EQ(topo_->execOutput(R_, "ip -o link show").find("fpwmhost"), std::string::npos);
 }
 
 TEST_F(MultiHostTest, BadPlacementsAreRefusedSayingWhy)

@@ -230,6 +230,49 @@ TEST(FastPathHostsFileTest, BadLinesAreRefusedNamingTheLine)
               std::string::npos);
 }
 
+TEST(FastPathHostsFileVxlanWireTest, AVxlanWireIsReadWithItsUnderlay)
+{
+    auto h = FastPathHostsFile::Parse(
+        "a /run/a.sock b=wa,encap=vxlan,underlay=198.18.10.2,peer_underlay=198.18.20.2 c=wc\n"
+        "b /run/b.sock a=wb,encap=vxlan,underlay=198.18.20.2,peer_underlay=198.18.10.2\n"
+        "c /run/c.sock a=wd\n",
+        "hosts");
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    const auto& a = h.value()[0];
+    EXPECT_EQ(FastPathHostsFile::WireTo(a, "b"), "wa");
+    ASSERT_EQ(a.vxlan.count("wa"), 1u);
+    EXPECT_EQ(a.vxlan.at("wa").underlay.toString(), "198.18.10.2");
+    EXPECT_EQ(a.vxlan.at("wa").peer_underlay.toString(), "198.18.20.2");
+    EXPECT_EQ(a.vxlan.at("wa").port, 4789);
+    EXPECT_EQ(a.vxlan.count("wc"), 0u); // 802.1Q
+    EXPECT_TRUE(h.value()[2].vxlan.empty());
+}
+
+TEST(FastPathHostsFileVxlanWireTest, BothEndsOfAVxlanWireMustAgree)
+{
+    const std::string a = "a /s b=wa,encap=vxlan,underlay=198.18.10.2,peer_underlay=198.18.20.2";
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {a + "\nb /t a=wb\n",
+         "hosts line 1: host a's wire to b is VXLAN, host b's wire back (line 2) is 802.1Q"},
+        {a + "\nb /t a=wb,encap=vxlan,underlay=198.18.20.2,peer_underlay=198.18.10.3\n",
+         "hosts line 1: host a's wire to b: underlay 198.18.10.2, peer_underlay 198.18.20.2, "
+         "port 4789 do not match host b's"},
+        {a + "\nb /t a=wb,encap=vxlan,underlay=198.18.20.2,peer_underlay=198.18.10.2,"
+             "port=4790\n",
+         "do not match host b's (underlay 198.18.20.2, peer_underlay 198.18.10.2, port 4790)"},
+        {"a /s b=wa,encap=vxlan,underlay=198.18.10.2\nb /t\n",
+         "hosts line 1: 'b=wa,encap=vxlan,underlay=198.18.10.2' is no wire (VXLAN needs "
+         "peer_underlay"},
+    };
+    for (const auto& [text, message] : bad)
+    {
+        auto h = FastPathHostsFile::Parse(text, "hosts");
+        ASSERT_FALSE(h.ok()) << text;
+        EXPECT_NE(h.error().message.find(message), std::string::npos)
+            << text << ": " << h.error().message;
+    }
+}
+
 TEST(FastPathClockCheckTest, AnOffsetBeyondALinksBudgetIsAWarningNamingTheLink)
 {
     const std::vector<FastPathClockCheck::Budget> budgets = {{"t-l3", 993000},

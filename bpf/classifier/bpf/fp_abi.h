@@ -64,6 +64,8 @@ enum fp_reason {
 	FP_REASON_PASS_WIRE_UNDERLAY, /* not VXLAN to this host's underlay address: the kernel's */
 	FP_REASON_DROP_WIRE_UNKNOWN_VNI, /* a VNI no link of the plan has */
 	FP_REASON_DROP_WIRE_BAD_FLAGS,   /* VXLAN header without its I flag (RFC 7348 5) */
+	/* On a VXLAN link's end: the underlay has no next hop to the peer (fp_vxlan_hop) */
+	FP_REASON_DROP_WIRE_NO_NEXT_HOP,
 	FP_REASON_MAX,
 };
 
@@ -170,6 +172,17 @@ enum fp_wire_encap {
 struct fp_wire_vni {
 	__be32 peer_addr; /* the only source address accepted for this VNI: the peer's underlay */
 	__u32 ifindex;    /* the link's wire-side end */
+};
+
+/* Value of fp_vxlan_hop[0] on a VXLAN link's end: the underlay's next hop as the kernel
+ * has it now. Without an entry the outer Ethernet header is vxlan_hdr's own; with one, its
+ * destination is `mac` when `up`, and without a next hop (up 0) the frame is dropped and
+ * counted (FP_REASON_DROP_WIRE_NO_NEXT_HOP). A hash map without preallocation: an update
+ * swaps the whole entry, so a frame never sees half of an old MAC and half of a new one. */
+struct fp_vxlan_hop {
+	__u8 mac[6];
+	__u8 up;
+	__u8 pad;
 };
 
 /* Value of fp_wire_tags (key: the VLAN id, __u16 host order). */

@@ -73,6 +73,16 @@ struct {
 	__type(value, struct fp_wire_vni);
 } fp_wire_vnis SEC(".maps");
 
+/* [0] -> struct fp_vxlan_hop: a VXLAN link end's next hop, replaced as the kernel's route
+ * or neighbour changes (no preallocation: an update is one pointer swap under RCU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct fp_vxlan_hop);
+} fp_vxlan_hop SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FP_VERDICT_MAX);

@@ -218,18 +218,25 @@ static __always_inline __u32 vxlan_flow_hash(const struct fp_frame *f)
 }
 
 /* A link's wire-side end on a VXLAN wire: the node's frame behind the link's outer headers
- * (fp_config.vxlan_hdr), lengths, checksum and source port filled in, to the wire. */
+ * (fp_config.vxlan_hdr, its destination MAC the next hop's of fp_vxlan_hop when there is
+ * an entry), lengths, checksum and source port filled in, to the wire. */
 static __always_inline int wire_vxlan(struct xdp_md *ctx, const struct fp_frame *f,
 				      const struct fp_config *cfg)
 {
+	const struct fp_vxlan_hop *hop;
 	__u64 bytes = f->len;
-	__u32 hash, csum;
+	__u32 hash, csum, zero = 0;
 	struct iphdr *iph;
 	struct udphdr *udp;
 	void *data, *end;
 
 	if (bytes < sizeof(struct ethhdr)) {
 		fp_count(FP_VERDICT_DROP, FP_REASON_DROP_TRUNCATED, bytes);
+		return XDP_DROP;
+	}
+	hop = bpf_map_lookup_elem(&fp_vxlan_hop, &zero);
+	if (hop && !hop->up) {
+		fp_count(FP_VERDICT_DROP, FP_REASON_DROP_WIRE_NO_NEXT_HOP, bytes);
 		return XDP_DROP;
 	}
 	hash = vxlan_flow_hash(f);
@@ -244,6 +251,8 @@ static __always_inline int wire_vxlan(struct xdp_md *ctx, const struct fp_frame 
 		return XDP_DROP;
 	}
 	__builtin_memcpy(data, cfg->vxlan_hdr, FP_VXLAN_OVERHEAD);
+	if (hop)
+		__builtin_memcpy(data, hop->mac, 6);
 	iph = data + sizeof(struct ethhdr);
 	udp = (void *)(iph + 1);
 	iph->tot_len = bpf_htons((__u16)(bytes + FP_VXLAN_OVERHEAD - sizeof(struct ethhdr)));

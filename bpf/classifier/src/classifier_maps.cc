@@ -232,6 +232,19 @@ Status Classifier::setWireTags(const std::map<uint16_t, WireTag>& tags) {
   return {};
 }
 
+Status Classifier::setVxlanNextHop(const std::optional<MacAddress>& mac) {
+  uint32_t zero = 0;
+  fp_vxlan_hop hop{};
+  if (mac) {
+    std::memcpy(hop.mac, mac->bytes.data(), 6);
+    hop.up = 1;
+  }
+  if (int err = bpf_map__update_elem(skel_->maps.fp_vxlan_hop, &zero, sizeof(zero), &hop,
+                                     sizeof(hop), BPF_ANY))
+    return makeError(err, mapError("updating", "fp_vxlan_hop", err));
+  return {};
+}
+
 Status Classifier::setWireVnis(const std::map<uint32_t, WireVni>& vnis) {
   bpf_map* map = skel_->maps.fp_wire_vnis;
   for (const auto& [vni, v] : vnis) {

@@ -22,6 +22,8 @@ constexpr const char* kReasonNames[] = {
     "drop_wire_untagged", "pass_wire_tx",      "drop_wire_headroom",
     // A VXLAN wire (fp_config.encap):
     "pass_wire_underlay", "drop_wire_unknown_vni", "drop_wire_bad_flags",
+    // A VXLAN link's end:
+    "drop_wire_no_next_hop",
 };
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == FP_REASON_MAX,
               "one name per enum fp_reason");

@@ -108,6 +108,39 @@ TEST_F(ClassifierVxlanTest, LinkEndEncapsulatesEveryFrameForTheWire) {
   EXPECT_EQ(stats->reason[FP_REASON_PASS_WIRE_TX].packets, sent);
 }
 
+// A link end follows its next hop: with an entry, the outer destination is the entry's MAC
+// (the rest of the header the template's); without a next hop every frame is dropped and
+// counted, and a returning next hop lets frames through again.
+TEST_F(ClassifierVxlanTest, LinkEndFollowsItsNextHopAndDropsWithoutOne) {
+  ClassifierEnv env;
+  ASSERT_EQ(env.open(false, FP_NO_XSK_PASS, FP_WIRE_LINK_END, FP_ENCAP_VXLAN), "");
+  const Bytes frame = fixtures().front().frame;
+  RunResult before = runFrame(env.cls->progFd(), frame);
+  ASSERT_EQ(before.retval, uint32_t(XDP_REDIRECT));
+  const MacAddress router2{{0x02, 0x52, 0x32, 0x00, 0x00, 0x07}};
+  ASSERT_TRUE(env.cls->setVxlanNextHop(router2));
+  RunResult r = runFrame(env.cls->progFd(), frame);
+  ASSERT_EQ(r.err, 0);
+  EXPECT_EQ(r.retval, uint32_t(XDP_REDIRECT));
+  EXPECT_EQ(Bytes(r.out.begin(), r.out.begin() + 6),
+            Bytes(router2.bytes.begin(), router2.bytes.end()));
+  EXPECT_EQ(Bytes(r.out.begin() + 6, r.out.end()), Bytes(before.out.begin() + 6, before.out.end()))
+      << "only the next hop's MAC changes";
+  ASSERT_TRUE(env.cls->setVxlanNextHop(std::nullopt));
+  for (int i = 0; i < 3; ++i) {
+    r = runFrame(env.cls->progFd(), frame);
+    EXPECT_EQ(r.retval, uint32_t(XDP_DROP));
+  }
+  ASSERT_TRUE(env.cls->setVxlanNextHop(MacAddress{kDstMac}));
+  r = runFrame(env.cls->progFd(), frame);
+  EXPECT_EQ(r.retval, uint32_t(XDP_REDIRECT));
+  EXPECT_EQ(r.out, before.out) << "the template's next hop again";
+  auto stats = env.cls->readStats();
+  ASSERT_TRUE(stats) << stats.error().message;
+  EXPECT_EQ(stats->reason[FP_REASON_DROP_WIRE_NO_NEXT_HOP].packets, 3u);
+  EXPECT_EQ(stats->reason[FP_REASON_PASS_WIRE_TX].packets, 3u);
+}
+
 // Every truncation of every VXLAN fixture: dropped or to the kernel, never redirected
 // elsewhere, and a frame cut inside the VXLAN or inner Ethernet header is counted truncated.
 TEST_F(ClassifierVxlanTest, EveryCutFrameIsDroppedOrPassed) {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -166,6 +168,17 @@ struct HostInfo {
   MacAddress mac;     ///< eth0's
 };
 
+/// A routed wire's underlay: its links travel as VXLAN (one VNI each) in UDP between this
+/// host's IPv4 address on the wire's interface and the peer host's, to `port`.
+struct WireVxlan {
+  IpAddress underlay;       ///< this host's (IPv4, an address the interface has)
+  IpAddress peer_underlay;  ///< the peer host's (IPv4)
+  uint16_t port = 4789;     ///< the same on both hosts; the probes use port + 1
+};
+inline bool operator==(const WireVxlan& a, const WireVxlan& b) {
+  return a.underlay == b.underlay && a.peer_underlay == b.peer_underlay && a.port == b.port;
+}
+
 /// A run spread over several hosts, as one daemon takes part in it: its host name, the
 /// run's tag, its wires (peer host -> this host's interface).
 struct MultiHostDeclaration {
@@ -173,6 +186,8 @@ struct MultiHostDeclaration {
   std::string run_tag;
   std::vector<std::pair<std::string, std::string>> wires;  ///< {peer host, interface}
   uint32_t wait_ms = 0;  ///< for the peers' daemons to answer the probes (0: 10 s)
+  /// By interface: the wires that carry VXLAN (protocol 1.11); the others carry 802.1Q.
+  std::map<std::string, WireVxlan> vxlan;
 };
 
 /// One end of a link between two hosts, made on this host: a port of `node` on the wire to
@@ -193,6 +208,7 @@ struct MultiHostWireInfo {
   std::string peer_host, ifname;
   uint32_t mtu = 0;
   uint64_t latency_ns = 0, latency_min_ns = 0, jitter_ns = 0, probes = 0;
+  std::optional<WireVxlan> vxlan;  ///< a VXLAN wire's underlay; none: 802.1Q
 };
 
 struct CrossLinkInfo {

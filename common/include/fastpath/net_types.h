@@ -30,6 +30,12 @@ struct IpAddress {
   bool operator!=(const IpAddress& o) const { return !(*this == o); }
 };
 
+/// A unicast IPv4 address (not 0.0.0.0, loopback, multicast, class E or broadcast): what a
+/// VXLAN wire's underlay address must be, from a topology file or the control socket.
+bool validUnderlayAddress(const IpAddress& a);
+/// The highest UDP port a VXLAN wire may use: its probes travel to port + 1.
+inline constexpr uint16_t kMaxVxlanPort = 65534;
+
 /// A prefix. Invariant after normalise(): host bits are zero.
 struct IpPrefix {
   IpAddress address;

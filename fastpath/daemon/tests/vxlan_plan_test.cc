@@ -93,8 +93,14 @@ TEST(VxlanPlan, BadWiresAndLinksAreRefusedSayingWhy) {
   EXPECT_NE(problems(plan(hosts(", underlay: 198.18.10.2", "")))
                 .find("underlay, peer_underlay and port are for 'encap: vxlan'"),
             std::string::npos);
-  EXPECT_NE(problems(plan(hosts(kA + ", port: 0", kB))).find("wire port must be 1..65535"),
+  EXPECT_NE(problems(plan(hosts(kA + ", port: 0", kB)))
+                .find("wire port must be 1..65534 (the wire's probes use port + 1)"),
             std::string::npos);
+  // The probes' port would not exist.
+  EXPECT_NE(problems(plan(hosts(kA + ", port: 65535", kB)))
+                .find("wire port must be an integer 0..65534, not '65535'"),
+            std::string::npos)
+      << problems(plan(hosts(kA + ", port: 65535", kB)));
   // A link's number named for the other encapsulation, or twice.
   EXPECT_NE(problems(plan(hosts(kA, kB), "vlan: 2"))
                 .find("link r1-r3: vlan on the wire a - b, which is VXLAN: write vni"),

@@ -10,7 +10,8 @@
 // itself still working through the wires' classifiers (ARP, routed ping between A and B);
 // hostile VXLAN on B's wire (an unknown VNI, the link's VNI from a foreign source, a cut
 // header, the I flag clear, a flood of unknown VNIs) dropped and counted while the link
-// goes on; a link MTU that with VXLAN's 50 bytes exceeds the wire's refused naming both.
+// goes on; a link MTU that with VXLAN's 50 bytes exceeds the wire's refused naming both;
+// and (A's wire on a segment with a second router) the link following a new next hop.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,7 +48,37 @@ class CrossHostVxlanVeth : public ::testing::Test {
     r_ = topo_->addNamespace("r");
     s_ = topo_->addNamespace("s");
     d_ = topo_->addNamespace("d");
-    topo_->addVeth(a_, "wa", r_, "ra");
+    if (lan_) {
+      // A's wire on a shared segment (a bridge in L) with two routers, R and R2; R2 reaches
+      // B's subnet through R.
+      l_ = topo_->addNamespace("l");
+      r2_ = topo_->addNamespace("r2");
+      topo_->addVeth(a_, "wa", l_, "la");
+      topo_->addVeth(r_, "ra", l_, "lr");
+      topo_->addVeth(r2_, "r2a", l_, "lr2");
+      topo_->addVeth(r2_, "r2r", r_, "rr2");
+      for (const char* cmd :
+           {"ip link add br0 type bridge", "ip link set br0 mtu 1600", "ip link set br0 up",
+            "ethtool -K la gro on"})
+        ASSERT_EQ(topo_->exec(l_, cmd), 0) << cmd;
+      for (const char* port : {"la", "lr", "lr2"})
+        for (const std::string cmd : {std::string("ip link set ") + port + " mtu 1600",
+                                      std::string("ip link set ") + port + " master br0",
+                                      std::string("ip link set ") + port + " up"})
+          ASSERT_EQ(topo_->exec(l_, cmd), 0) << cmd;
+      for (const char* cmd :
+           {"ip addr add 198.18.10.3/24 dev r2a", "ip addr add 198.18.30.2/24 dev r2r",
+            "ip link set r2a mtu 1600", "ip link set r2r mtu 1600",
+            "ip route add 198.18.20.0/24 via 198.18.30.1", "sysctl -qw net.ipv4.ip_forward=1"})
+        ASSERT_EQ(topo_->exec(r2_, cmd), 0) << cmd;
+      // R takes A's underlay frames from R2 too (A's subnet is on another of its interfaces).
+      for (const char* cmd : {"ip addr add 198.18.30.1/24 dev rr2", "ip link set rr2 mtu 1600",
+                              "sysctl -qw net.ipv4.conf.all.rp_filter=0",
+                              "sysctl -qw net.ipv4.conf.rr2.rp_filter=0"})
+        ASSERT_EQ(topo_->exec(r_, cmd), 0) << cmd;
+    } else {
+      topo_->addVeth(a_, "wa", r_, "ra");
+    }
     topo_->addVeth(b_, "wb", r_, "rb");
     topo_->addVeth(a_, "fa0", s_, "eth0");
     topo_->addVeth(b_, "fb0", d_, "eth0");
@@ -159,7 +190,8 @@ class CrossHostVxlanVeth : public ::testing::Test {
   }
 
   std::unique_ptr<Topology> topo_;
-  std::string a_, b_, r_, s_, d_, dir_;
+  bool lan_ = false;  ///< A's wire on a bridge with two routers (CrossHostVxlanNextHop)
+  std::string a_, b_, r_, s_, d_, l_, r2_, dir_;
   pid_t pid_a_ = -1, pid_b_ = -1;
 };
 
@@ -235,6 +267,62 @@ TEST_F(CrossHostVxlanVeth, AnMtuTheWireCannotCarryWithVxlanIsRefusedNamingBoth) 
             std::string::npos)
       << la;
   EXPECT_EQ(topo_->exec(a_, "ip link show fpwci-42 2>/dev/null"), 1) << "nothing left";
+}
+
+// The underlay changes under a running link: A's route to B's subnet moves from router R
+// to router R2 (another MAC on A's segment) and the link's frames follow at once; then the
+// route goes away (the frames are dropped and counted, not sent to a stale MAC) and comes
+// back (the frames flow again).
+class CrossHostVxlanNextHop : public CrossHostVxlanVeth {
+ protected:
+  CrossHostVxlanNextHop() { lan_ = true; }
+};
+
+TEST_F(CrossHostVxlanNextHop, TheLinkFollowsANewNextHopAndDropsWithoutOne) {
+  const std::string p = plan("delay 1ms");
+  pid_a_ = start(a_, "a", p);
+  pid_b_ = start(b_, "b", p);
+  ASSERT_TRUE(bothForwarding()) << readFile(log("a")) << readFile(log("b"));
+  EXPECT_EQ(ping(10).first, 10) << readFile(log("a"));
+  // Mid-run: 60 pings over 3 s, the route moved to R2 after 1 s.
+  std::pair<int, double> during{};
+  std::thread pinger([&] { during = ping(60); });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  ASSERT_EQ(topo_->exec(a_, "ip route replace 198.18.20.0/24 via 198.18.10.3"), 0);
+  pinger.join();
+  // At most the frames of the moment the kernel resolves R2's MAC are lost.
+  EXPECT_GE(during.first, 57) << readFile(log("a"));
+  const std::string r2_mac = topo_->mac(r2_, "r2a");
+  EXPECT_NE(readFile(log("a")).find("wire wa to host b: next hop now 198.18.10.3 (" + r2_mac +
+                                    ")"),
+            std::string::npos)
+      << readFile(log("a"));
+  // R2 forwards the link's frames now: its link to R carried them.
+  const std::string r2_stats = topo_->execOutput(r2_, "cat /sys/class/net/r2r/statistics/tx_packets");
+  EXPECT_GE(std::stoll(r2_stats), 10) << "R2 forwarded the link's frames";
+  // No route to B: dropped and counted at A's link end, none sent.
+  ASSERT_EQ(topo_->exec(a_, "ip route del 198.18.20.0/24"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(ping(10).first, 0);
+  ASSERT_EQ(topo_->exec(a_, "ip route add 198.18.20.0/24 via 198.18.10.1"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(ping(10).first, 10) << readFile(log("a"));
+  topo_->stop(pid_a_);
+  pid_a_ = -1;
+  const std::string fa = readFile(log("a"));
+  EXPECT_NE(fa.find("host a: wire wa to 198.18.20.2: no route to the peer's underlay address"),
+            std::string::npos)
+      << fa;
+  EXPECT_NE(fa.find("the links on wire wa are dropped (drop_wire_no_next_hop) until the "
+                    "underlay reaches host b again"),
+            std::string::npos)
+      << fa;
+  // The route removed; maybe also the moment R2's MAC was not known yet.
+  EXPECT_GE(finalCounter(fa, "final wire wa", "next_hop_losses"), 1) << fa;
+  EXPECT_LE(finalCounter(fa, "final wire wa", "next_hop_losses"), 2) << fa;
+  EXPECT_EQ(finalCounter(fa, "final wire wa", "next_hop_up"), 1) << fa;
+  EXPECT_GE(finalCounter(fa, "final wire wa", "next_hop_changes"), 2) << fa;
+  EXPECT_GE(finalCounter(fa, "final wire wa", "drop_wire_no_next_hop"), 10) << fa;
 }
 
 }  // namespace

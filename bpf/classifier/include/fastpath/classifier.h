@@ -121,6 +121,10 @@ class Classifier {
     uint32_t ifindex = 0;
   };
   Status setWireVnis(const std::map<uint32_t, WireVni>& vnis);
+  /// A VXLAN link end's next hop on the underlay (fp_vxlan_hop), replaced in one step: its
+  /// MAC goes into each frame's outer Ethernet header; none: the underlay has no next hop to
+  /// the peer now, and each frame is dropped and counted (drop_wire_no_next_hop).
+  Status setVxlanNextHop(const std::optional<MacAddress>& mac);
   Result<ClassifierStats> readStats() const;
 
  private:

@@ -203,6 +203,12 @@ class OlderServer {
           m.mutable_reply()->mutable_hello()->mutable_version()->set_major(kProtocolMajor);
           m.mutable_reply()->mutable_hello()->mutable_version()->set_minor(minor_);
         }
+        // Requests newer than the server: it does not know them (body not set for it).
+        if (minor_ < 11 && (req.has_create_bridge() || req.has_delete_bridge() ||
+                            req.has_get_bridges())) {
+          m.mutable_reply()->mutable_error()->set_code(v1::UNIMPLEMENTED);
+          m.mutable_reply()->mutable_error()->set_message("unknown request");
+        }
         std::string w;
         if (!encodeFrame(m, 64u << 20, &w) ||
             ::send(c, w.data(), w.size(), MSG_NOSIGNAL) != ssize_t(w.size()))
@@ -263,6 +269,31 @@ TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
   EXPECT_EQ(hello, 1);
   EXPECT_EQ(create, 1) << "only the link without a queue discipline";
   EXPECT_EQ(set, 1);
+}
+
+TEST(OlderServer, ABridgeIsRefusedNamingBothVersions) {
+  OlderServer server(10);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    BridgeSpec b;
+    b.name = "br";
+    b.node = "sw";
+    b.ports = {"p1", "p2"};
+    auto st = (*c)->createBridge(b);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("create_bridge: bridges need protocol 1.11 (this client "
+                                      "speaks 1." +
+                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.10"),
+              std::string::npos)
+        << st.error().message;
+    auto list = (*c)->bridges();
+    ASSERT_FALSE(list);
+    EXPECT_EQ(list.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(list.error().message.find("get_bridges: "), std::string::npos);
+  }
 }
 
 TEST(OlderServer, OneEndOfALinkIsRefusedNotTurnedIntoTheWholeLink) {

@@ -18,7 +18,7 @@ Mac mac(uint32_t i) { return Mac{{2, 0, uint8_t(i >> 24), uint8_t(i >> 16), uint
 
 constexpr uint64_t kAge = 300'000'000'000ull;  // ns-3's default, 300 s
 
-TEST(LearningTable, FindsAMacOnThePortItWasLastSeenOn) {
+TEST(BridgeLearningTable, FindsAMacOnThePortItWasLastSeenOn) {
   LearningTable t(64);
   EXPECT_EQ(t.lookup(mac(1).b, 0), -1) << "never seen";
   ASSERT_TRUE(t.learn(mac(1).b, 3, 1000, kAge));
@@ -31,7 +31,7 @@ TEST(LearningTable, FindsAMacOnThePortItWasLastSeenOn) {
   EXPECT_EQ(t.entries(4000).size(), 2u);
 }
 
-TEST(LearningTable, AnEntryExpiresItsAgeingTimeAfterItWasLastSeen) {
+TEST(BridgeLearningTable, AnEntryExpiresItsAgeingTimeAfterItWasLastSeen) {
   LearningTable t(16);
   ASSERT_TRUE(t.learn(mac(7).b, 1, 1000, 500));
   EXPECT_EQ(t.lookup(mac(7).b, 1499), 1);
@@ -46,7 +46,7 @@ TEST(LearningTable, AnEntryExpiresItsAgeingTimeAfterItWasLastSeen) {
   EXPECT_EQ(t.entries(2000)[0].mac[5], 7);
 }
 
-TEST(LearningTable, AFullTableCountsWhatItCannotLearnAndReusesExpiredEntries) {
+TEST(BridgeLearningTable, AFullTableCountsWhatItCannotLearnAndReusesExpiredEntries) {
   LearningTable t(16);
   for (uint32_t i = 0; i < 16; ++i) ASSERT_TRUE(t.learn(mac(i).b, uint16_t(i % 4), 0, 1000));
   for (uint32_t i = 0; i < 16; ++i) EXPECT_EQ(t.lookup(mac(i).b, 10), int(i % 4)) << i;
@@ -63,7 +63,7 @@ TEST(LearningTable, AFullTableCountsWhatItCannotLearnAndReusesExpiredEntries) {
   EXPECT_EQ(t.entries(1000).size(), 16u);
 }
 
-TEST(LearningTable, TheAllZeroMacOnPortZeroIsAnEntryLikeAnyOther) {
+TEST(BridgeLearningTable, TheAllZeroMacOnPortZeroIsAnEntryLikeAnyOther) {
   LearningTable t(16);
   const uint8_t zero[6] = {};
   ASSERT_TRUE(t.learn(zero, 0, 0, 100));

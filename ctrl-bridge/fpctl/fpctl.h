@@ -101,6 +101,7 @@ int cmdMonitor(const Global& g);
 int cmdNode(const Global& g);
 int cmdLink(const Global& g);
 int cmdSegment(const Global& g);
+int cmdBridge(const Global& g);
 int cmdMedium(const Global& g);
 int cmdHost(const Global& g);
 int cmdMultiHost(const Global& g);

@@ -65,6 +65,10 @@ Objects and commands:
                                                       create a segment (a port in each node)
   segment del NAME                                    delete a segment
   segment set NAME [PARAMETER...] [up|down]           emulate the medium, bring it up/down
+  bridge list                                         list the learning bridges over segments
+  bridge show NAME                                    one bridge: ports, counters, learned MACs
+  bridge add NAME NODE PORT [PORT...] [--ageing S]    a learning bridge over NODE's segment ports
+  bridge del NAME                                     delete a bridge
   medium list                                         list the radio media (ad hoc Wi-Fi)
   medium show NAME                                    one medium: pairs configured vs measured,
                                                       airtime, busy share, collisions, retries
@@ -154,6 +158,7 @@ int main(int argc, char** argv) {
   if (object == "node" || object == "nodes") return cmdNode(g);
   if (object == "link" || object == "links") return cmdLink(g);
   if (object == "segment" || object == "segments") return cmdSegment(g);
+  if (object == "bridge" || object == "bridges") return cmdBridge(g);
   if (object == "medium" || object == "media") return cmdMedium(g);
   if (object == "host" || object == "hosts") return cmdHost(g);
   if (object == "multihost" || object == "multi-host") return cmdMultiHost(g);

@@ -58,6 +58,12 @@ void OlderServer::serve() {
         m.mutable_reply()->mutable_hello()->mutable_version()->set_major(kProtocolMajor);
         m.mutable_reply()->mutable_hello()->mutable_version()->set_minor(minor_);
       }
+      // Requests newer than the server: it does not know them (body not set for it).
+      if (minor_ < 11 && (req.has_create_bridge() || req.has_delete_bridge() ||
+                          req.has_get_bridges())) {
+        m.mutable_reply()->mutable_error()->set_code(v1::UNIMPLEMENTED);
+        m.mutable_reply()->mutable_error()->set_message("unknown request");
+      }
       std::string w;
       if (!encodeFrame(m, 64u << 20, &w) ||
           ::send(c, w.data(), w.size(), MSG_NOSIGNAL) != ssize_t(w.size()))

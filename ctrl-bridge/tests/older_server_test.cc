@@ -60,6 +60,31 @@ TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
   EXPECT_EQ(set, 1);
 }
 
+TEST(OlderServer, ABridgeIsRefusedNamingBothVersions) {
+  OlderServer server(10);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    BridgeSpec b;
+    b.name = "br";
+    b.node = "sw";
+    b.ports = {"p1", "p2"};
+    auto st = (*c)->createBridge(b);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("create_bridge: bridges need protocol 1.11 (this client "
+                                      "speaks 1." +
+                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.10"),
+              std::string::npos)
+        << st.error().message;
+    auto list = (*c)->bridges();
+    ASSERT_FALSE(list);
+    EXPECT_EQ(list.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(list.error().message.find("get_bridges: "), std::string::npos);
+  }
+}
+
 TEST(OlderServer, OneEndOfALinkIsRefusedNotTurnedIntoTheWholeLink) {
   OlderServer server(9);
   ASSERT_FALSE(server.path().empty());

@@ -267,6 +267,10 @@ Status Daemon::startTopology() {
     if (auto st = createSegment(ts.spec); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(ts.line) +
                                             ": " + st.error().message);
+  for (const auto& tb : config_.topology.bridges)
+    if (auto st = createBridge(tb.spec); !st)
+      return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tb.line) +
+                                            ": " + st.error().message);
   for (const auto& tm : config_.topology.media)
     if (auto st = createMedium(tm.spec); !st)
       return makeError(st.error().code, config_.topology_file + ":" + std::to_string(tm.line) +

@@ -101,6 +101,10 @@ class Daemon : public TopologyControl {
   Status setSegmentState(const std::string& name, bool up, const std::string& node = "") override;
   Status setSegmentParams(const std::string& name, const LinkParams& params) override;
   std::vector<SegmentInfo> segments() const override;
+  /// Learning bridges over segment ports (daemon_bridges.cc).
+  std::vector<BridgeInfo> bridges() const override;
+  Status createBridge(const BridgeSpec& spec) override;
+  Status deleteBridge(const std::string& name) override;
   /// Radio media (daemon_media.cc).
   std::vector<MediumInfo> media(const std::string& name = "") const override;
   Status createMedium(const MediumSpec& spec) override;
@@ -172,6 +176,8 @@ class Daemon : public TopologyControl {
   /// Takes `node`'s port out of segment `seg` (node deleted); the segment goes when it
   /// has no port left.
   void detachFromSegment(const std::string& seg, PortId id);
+  /// Forgets bridge `name`: new link tables without it published, then its tables freed.
+  void removeBridge(const std::string& name);
   /// Gives every worker a new link port table, waits for the workers to take it
   /// (epoch), recycles queues they drained.
   void publishLinkTables();

@@ -122,7 +122,17 @@ void Daemon::publishLinkTables() {
     auto t = std::make_unique<LinkPortTable>();
     t->version = link_table_version_;
     t->slot_of.assign(kMaxPorts - kFirstLinkPort, -1);
-    // Segments first: their ports' slots point into `segments`, sized once here.
+    // Bridges first: segment members point into `bridges`, sized once here.
+    std::map<PortId, std::pair<const BridgeSlot*, uint16_t>> bridge_port;
+    t->bridges.reserve(net_.bridges.size());
+    for (const auto& [bname, b] : net_.bridges) {
+      BridgeSlot& bs = t->bridges.emplace_back();
+      bs.ports = b.ports;
+      bs.state = b.states[w].get();
+      bs.ageing_ns = b.ageing_ns;
+      for (size_t i = 0; i < b.ports.size(); ++i) bridge_port[b.ports[i]] = {&bs, uint16_t(i)};
+    }
+    // Segments next: their ports' slots point into `segments`, sized once here.
     std::map<std::string, const SegmentSlot*> seg_slot;
     t->segments.reserve(net_.segments.size());
     for (const auto& [sname, seg] : net_.segments) {
@@ -136,6 +146,11 @@ void Daemon::publishLinkTables() {
         std::memcpy(m.mac, lp.info.mac.bytes.data(), 6);
         m.inbound = lp.inbound[w];
         m.port_state = lp.port_state.get();
+        if (auto it = bridge_port.find(p); it != bridge_port.end()) {
+          m.bridge = it->second.first;
+          m.bridge_port = it->second.second;
+          ss.bridged = true;
+        }
         ss.members.push_back(m);
       }
       t->segments.push_back(std::move(ss));

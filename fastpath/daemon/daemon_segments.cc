@@ -116,6 +116,12 @@ Status Daemon::createSegment(const SegmentSpec& in) {
 
 void Daemon::detachFromSegment(const std::string& name, PortId id) {
   Segment& seg = net_.segments.at(name);
+  // A bridge over the port goes with it (ns-3 has no bridge port without its device).
+  if (Bridge* b = net_.bridgeOf(id)) {
+    pr_info_ratelimited("bridge %s deleted with its port on segment %s", b->name.c_str(),
+                        name.c_str());
+    removeBridge(std::string(b->name));
+  }
   removeLinkPort(id, "segment " + name);
   seg.ports.erase(std::remove(seg.ports.begin(), seg.ports.end(), id), seg.ports.end());
   if (!seg.ports.empty()) return;

@@ -61,4 +61,10 @@ void Network::clear() {
   nodes.clear();
 }
 
+Bridge* Network::bridgeOf(PortId port) {
+  for (auto& [name, b] : bridges)
+    if (std::find(b.ports.begin(), b.ports.end(), port) != b.ports.end()) return &b;
+  return nullptr;
+}
+
 }  // namespace fastpath

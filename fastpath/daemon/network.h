@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/bridge.h"
 #include "daemon/hosts.h"
 #include "daemon/interface_port.h"
 #include "daemon/link.h"
@@ -39,6 +40,7 @@ struct Network {
   std::map<std::string, Link> links;
   std::map<std::string, Segment> segments;
   std::map<std::string, Medium> media;
+  std::map<std::string, Bridge> bridges;
   std::vector<PortId> free_link_ports;  ///< reusable ids (highest first)
   uint32_t next_link_mac = 1;
   std::map<std::string, Host> hosts;
@@ -49,6 +51,8 @@ struct Network {
   /// The node of an interface or link port ("" when there is no such port).
   std::string portNodeName(PortId port) const;
   bool linkMacInUse(const MacAddress& mac) const;
+  /// The bridge that has `port` among its ports (nullptr: none).
+  Bridge* bridgeOf(PortId port);
   /// A generated link port MAC (02:66:70 + a counter) no port uses.
   MacAddress nextLinkMac(const std::vector<MacAddress>& also_taken);
   /// A free link port id, or an error when every id is in use.

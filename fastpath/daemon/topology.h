@@ -71,6 +71,13 @@ struct TopologyMedium {
   int line = 0;
 };
 
+/// A learning bridge (`bridges:`) over segment ports of one node; checked when the daemon
+/// creates it, after the segments.
+struct TopologyBridge {
+  BridgeSpec spec;  ///< name, node, ports (segment port names of `node`), ageing
+  int line = 0;
+};
+
 struct Topology {
   std::vector<TopologyNode> nodes;
   std::vector<TopologyLink> links;
@@ -78,6 +85,7 @@ struct Topology {
   /// The daemons of a scenario spread over several machines (empty: one, "local").
   std::vector<TopologyHost> hosts;
   std::vector<TopologyMedium> media;
+  std::vector<TopologyBridge> bridges;
 };
 
 /// Parses and validates (validateTopology) a topology document; `origin` names it in

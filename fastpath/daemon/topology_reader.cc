@@ -41,7 +41,7 @@ class Reader {
       return;
     }
     bool any = false;
-    forEachKey(root, "the document", {"nodes", "links", "segments", "hosts", "media"}, {},
+    forEachKey(root, "the document", {"nodes", "links", "segments", "hosts", "media", "bridges"}, {},
                [&](const std::string& key, const YAML::Node& v) {
                  any = true;
                  if (key == "nodes")
@@ -52,6 +52,8 @@ class Reader {
                    forEachItem(v, "hosts", [&](const YAML::Node& n) { host(n); });
                  else if (key == "segments")
                    forEachItem(v, "segments", [&](const YAML::Node& n) { segment(n); });
+                 else if (key == "bridges")
+                   forEachItem(v, "bridges", [&](const YAML::Node& n) { bridge(n); });
                  else
                    forEachItem(v, "media", [&](const YAML::Node& n) { medium(n); });
                });
@@ -386,6 +388,28 @@ class Reader {
       if (p.port.empty()) p.port = seg.spec.name;
     topology.segments.push_back(std::move(seg));
     lines.segments.push_back(sl);
+  }
+
+  /// `{name: sw1, node: s1, ports: [lan1, lan2], ageing_s: 300}`: its ports are checked
+  /// when the daemon creates it (Daemon::createBridge).
+  void bridge(const YAML::Node& n) {
+    TopologyBridge b;
+    b.line = lineOf(n);
+    const std::string what = label(n, "bridge", topology.bridges.size());
+    forEachKey(n, what, {"name", "node", "ports", "ageing_s"}, {"name", "node", "ports"},
+               [&](const std::string& key, const YAML::Node& v) {
+                 uint64_t s = 0;
+                 if (key == "name") scalar(v, what + ": name", &b.spec.name);
+                 else if (key == "node") scalar(v, what + ": node", &b.spec.node);
+                 else if (key == "ageing_s" && number(v, what + ": ageing_s", 1000000, &s))
+                   b.spec.ageing_ns = s ? s * 1'000'000'000ull : b.spec.ageing_ns;
+                 else if (key == "ports")
+                   forEachItem(v, what + ": ports", [&](const YAML::Node& p) {
+                     std::string port;
+                     if (scalar(p, what + ": port", &port)) b.spec.ports.push_back(port);
+                   });
+               });
+    topology.bridges.push_back(std::move(b));
   }
 
   /// `{name: air, ports: [r1, {node: r2, port: wlan0}], up: B, phy: {data_rate_kbps: 11000,

@@ -20,6 +20,7 @@
 namespace fastpath {
 
 class ControlChannel;
+struct BridgeState;
 namespace medium {
 class RadioMedium;
 }
@@ -35,12 +36,27 @@ struct LinkState {
   std::atomic<bool> up{true};
 };
 
+struct BridgeSlot;
+
 /// One port of a segment, as the fan-out at delivery needs it.
 struct SegmentMember {
   PortId port = 0;
   uint8_t mac[6] = {};
   LinkQueue* inbound = nullptr;  ///< frames delivered to `port` (in this worker)
   const LinkState* port_state = nullptr;  ///< the port's own up/down
+  /// A bridge's port (as ns-3's BridgeNetDevice puts its ports in promiscuous mode): it
+  /// hears every frame on the segment and hands it to `bridge` as its port `bridge_port`,
+  /// never to its node. nullptr: a node's port.
+  const BridgeSlot* bridge = nullptr;
+  uint16_t bridge_port = 0;
+};
+
+/// A learning bridge in one worker (ns-3's BridgeNetDevice): its ports, each a segment
+/// port (port i is `ports[i]`), and this worker's learning table and counters.
+struct BridgeSlot {
+  std::vector<PortId> ports;
+  BridgeState* state = nullptr;
+  uint64_t ageing_ns = 300'000'000'000ull;  ///< ns-3's ExpirationTime, 300 s
 };
 
 /// A segment (shared medium) in one worker: its ports, its state and the one shaper of
@@ -51,6 +67,7 @@ struct SegmentSlot {
   std::vector<SegmentMember> members;
   const LinkState* state = nullptr;
   LinkShaper* shaper = nullptr;  ///< nullptr: frames are fanned out at once
+  bool bridged = false;          ///< a member is a bridge's port
 };
 
 /// A radio medium in one worker: its members (member i is `members[i]`), its state and
@@ -101,6 +118,8 @@ struct LinkPortTable {
   std::vector<LinkShaper*> retired_shapers;
   /// Segments (LinkPortSlot::segment points here; never resized after publication).
   std::vector<SegmentSlot> segments;
+  /// Bridges (SegmentMember::bridge points here; never resized after publication).
+  std::vector<BridgeSlot> bridges;
   /// Radio media (LinkPortSlot::medium points here; never resized after publication).
   std::vector<MediumSlot> media;
   /// Models of deleted media: the worker gives their frames back, then marks them drained.

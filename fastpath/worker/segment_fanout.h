@@ -2,8 +2,11 @@
 // Segments (shared media) inside a worker: a frame sent on a segment port enters the
 // medium's emulation, or is fanned out at once; leaving the medium it goes to the port of
 // its destination MAC (as a CsmaNetDevice keeps only frames for itself), or — broadcast,
-// multicast — to every port but the sender, a copy per extra port. What nobody can take
-// is a counted drop.
+// multicast — to every port but the sender, a copy per extra port. A bridge's port on the
+// segment hears every frame (promiscuous, as ns-3's BridgeNetDevice has its ports): the
+// bridge learns the source, and sends the frame on the port its destination was learned
+// on, or on every other port (broadcast, multicast, unknown), where it enters that
+// segment's medium as any sender's frame. What nobody can take is a counted drop.
 #pragma once
 
 #include "link/link_ports.h"
@@ -15,6 +18,16 @@ namespace fastpath {
 
 class SegmentFanout {
  public:
+  /// Where a bridge sends what it forwards: the worker's one egress dispatch (so the
+  /// frame is counted, tapped and emulated on the out port's segment as any sender's).
+  class Egress {
+   public:
+    virtual void transmit(PortId port, uint64_t addr, uint32_t len, uint64_t sent) = 0;
+
+   protected:
+    ~Egress() = default;
+  };
+
   SegmentFanout(WorkerFrames& frames, LinkInbox& inbox, LinkEmulation& emulation)
       : frames_(frames), inbox_(inbox), emulation_(emulation) {}
 
@@ -26,11 +39,25 @@ class SegmentFanout {
   /// the members in `served` (a bit per member index: they took it ahead of its time, see
   /// worker_timed.h); a frame every member took already goes back to the pool.
   void deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served = 0);
+  /// Sets where bridges send (the worker); without it, segments with bridge ports are
+  /// never published to this fan-out.
+  void setEgress(Egress* egress) { egress_ = egress; }
+
+  /// Bridges relaying one frame at once at most (unshaped segments in a loop: ns-3 has no
+  /// spanning tree either; the frame is dropped and counted as bridge_loop).
+  static constexpr uint32_t kMaxBridgeDepth = 16;
 
  private:
+  /// Each bridge port of `seg` but the sender's hears `f` (a copy each); whether any did.
+  bool toBridges(const SegmentSlot& seg, const LinkFrame& f);
+  /// Bridge port `m` heard the held frame `addr`: learn, then forward or flood it.
+  void bridge(const SegmentMember& m, uint64_t addr, uint32_t len, uint64_t sent);
+
   WorkerFrames& frames_;
   LinkInbox& inbox_;
   LinkEmulation& emulation_;
+  Egress* egress_ = nullptr;
+  uint32_t depth_ = 0;
 };
 
 }  // namespace fastpath

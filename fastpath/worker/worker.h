@@ -382,6 +382,14 @@ class Worker {
   SpinBudget spin_budget_{options_.emulation_spin_permille, 2000000};  // run() too
   LinkHandoff handoff_;
   SegmentFanout fanout_;
+  /// What a bridge forwards leaves through transmit(), as any frame sent on its port.
+  struct BridgeEgress final : SegmentFanout::Egress {
+    explicit BridgeEgress(Worker& w) : w(w) {}
+    void transmit(PortId port, uint64_t addr, uint32_t len, uint64_t sent) override {
+      w.transmit(port, addr, len, port, sent);
+    }
+    Worker& w;
+  } bridge_egress_{*this};
   MediumEgress media_;
   TimedRelease timed_;
   SpscRing<ControlTxFrame> ctrl_tx_;

@@ -23,6 +23,9 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kLinkQueueDrop: return "link_queue_drop";
     case WorkerDrop::kLinkAqmDrop: return "link_aqm_drop";
     case WorkerDrop::kLinkBackoffDrop: return "link_backoff_drop";
+    case WorkerDrop::kBridgeLocal: return "bridge_local";
+    case WorkerDrop::kBridgeNoFrame: return "bridge_no_frame";
+    case WorkerDrop::kBridgeLoop: return "bridge_loop";
     case WorkerDrop::kLinkEmulationFull: return "link_emulation_full";
     case WorkerDrop::kSegmentUnknownDst: return "segment_unknown_dst";
     case WorkerDrop::kSegmentNoFrame: return "segment_no_frame";

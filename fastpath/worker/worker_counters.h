@@ -40,6 +40,9 @@ enum class WorkerDrop : uint8_t {
   kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
   kLinkAqmDrop,         ///< "link_aqm_drop": the link's queue discipline (CoDel) dropped it
   kLinkBackoffDrop,     ///< "link_backoff_drop": a segment sender gave up after 1000 backoffs
+  kBridgeLocal,         ///< "bridge_local": to a bridge port's own MAC (no stack above the bridge)
+  kBridgeNoFrame,       ///< "bridge_no_frame": no free UMEM frame for a bridge's copy
+  kBridgeLoop,          ///< "bridge_loop": relayed by more than 16 bridges at once (a loop)
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);

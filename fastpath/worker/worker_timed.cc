@@ -32,7 +32,7 @@ bool TimedRelease::hasTimedReceiver(const LinkPortTable& t, uint32_t key) {
     const size_t i = key - ShaperKey::kSegmentBase;
     if (i >= t.segments.size()) return false;
     for (const SegmentMember& m : t.segments[i].members)
-      if (leadOf(t, m.port)) return true;
+      if (!m.bridge && leadOf(t, m.port)) return true;  // a bridge's port has no client
     return false;
   }
   const LinkPortSlot* slot = t.find(PortId(key));
@@ -97,7 +97,9 @@ void TimedRelease::decide(const LinkPortTable& t, Watch& w, const LinkFrame& f) 
   const bool unicast = !(pkt[0] & 1);
   for (size_t i = 0; i < seg.members.size() && i < kMaxSegmentPorts; ++i) {
     const SegmentMember& m = seg.members[i];
-    if (m.port == PortId(f.from) || !m.port_state->up.load(std::memory_order_relaxed)) continue;
+    if (m.port == PortId(f.from) || m.bridge ||
+        !m.port_state->up.load(std::memory_order_relaxed))
+      continue;
     if (unicast && std::memcmp(m.mac, pkt, 6) != 0) continue;
     w.takers |= uint64_t(1) << i;
     if (const LinkPortSlot* s = t.find(m.port); s && leadOf(t, m.port)) classify(*s, i);

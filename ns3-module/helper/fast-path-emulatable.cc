@@ -59,7 +59,8 @@ Reason(Ptr<NetDevice> nd)
 }
 
 /// Whether `nd` is a bridge (BridgeHelper) with an emulated device among its ports: its
-/// channel (a BridgeChannel) lists the devices of the bridged ports' channels.
+/// channel (a BridgeChannel) lists the devices of the bridged ports' channels. Such a
+/// bridge is planned in fastpathd (FastPathCsmaHelper::PlanBridges) when it can be.
 bool
 BridgesEmulatedDevices(Ptr<NetDevice> nd)
 {
@@ -88,10 +89,15 @@ FastPathEmulation::WhyNotBridged()
     {
         for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
         {
-            if (BridgesEmulatedDevices((*node)->GetDevice(i)))
+            Ptr<NetDevice> nd = (*node)->GetDevice(i);
+            if (!BridgesEmulatedDevices(nd))
+            {
+                continue;
+            }
+            if (const std::string no = WhyNotBridge(nd); !no.empty())
             {
                 why << "\n  /NodeList/" << (*node)->GetId() << "/DeviceList/" << i
-                    << ": ns3::BridgeNetDevice (BridgeHelper) over emulated CSMA segments";
+                    << ": ns3::BridgeNetDevice (BridgeHelper) over emulated devices: " << no;
             }
         }
     }
@@ -99,11 +105,9 @@ FastPathEmulation::WhyNotBridged()
     {
         return "";
     }
-    return "FastPathEmulation: fastpathd does not bridge emulated segments:" + why.str() +
-           "\nA bridge joins its segments into one Ethernet domain: emulated, install the "
-           "bridged nodes on one segment (one FastPathCsmaHelper::Install(NodeContainer) of "
-           "their nodes, without the bridge node), or run the script simulated "
-           "(--FastPathEmulation=0).";
+    return "FastPathEmulation: fastpathd cannot bridge these as they are:" + why.str() +
+           "\nfastpathd bridges emulated CSMA segments (every port a FastPathCsmaHelper "
+           "device, learning on); or run the script simulated (--FastPathEmulation=0).";
 }
 
 std::string

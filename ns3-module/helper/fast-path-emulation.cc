@@ -447,6 +447,11 @@ FastPathEmulation::CheckEmulated()
     why += (why.empty() || traces.empty() ? "" : "\n") + traces;
     if (why.empty())
     {
+        // Everything can be emulated: the bridges over emulated segments are made.
+        why = PlanBridges();
+    }
+    if (why.empty())
+    {
         return;
     }
     if (IsPartitioned())

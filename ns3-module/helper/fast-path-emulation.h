@@ -74,9 +74,19 @@ class FastPathEmulation
     /// refused with it.
     static std::string WhyNotEmulated();
     /// Empty unless a bridge (BridgeHelper's BridgeNetDevice) has emulated devices among its
-    /// ports; else one message naming each such bridge and what to do instead (fastpathd
-    /// does not bridge segments). Checked with WhyNotEmulated() at time 0.
+    /// ports and cannot be made in fastpathd (a port that is no emulated CSMA device,
+    /// learning off); else one message naming each such bridge and why. Checked with
+    /// WhyNotEmulated() at time 0; the others are made then (FastPathCsmaHelper::PlanBridges).
     static std::string WhyNotBridged();
+    /// Why `bridge` (a BridgeNetDevice over emulated devices) cannot be made in fastpathd:
+    /// "" when every port is a FastPathCsmaHelper device and it learns.
+    static std::string WhyNotBridge(Ptr<NetDevice> bridge);
+    /// The bridges (BridgeHelper's BridgeNetDevice) whose ports are all FastPathCsmaHelper
+    /// devices, created in fastpathd as learning bridges over those segment ports
+    /// (ExpirationTime as the ageing time): frames then cross them as simulated. Called at
+    /// time 0 of an emulated run, after the checks; "" when done, else why not (the run is
+    /// refused with it). (fast-path-csma-bridges.cc)
+    static std::string PlanBridges();
 
     fastpath::ctrl::Client& Client();
     /// TAG: prefix of every fastpathd name this simulation creates.

@@ -465,6 +465,15 @@ FastPathHelper::StartNode(Ptr<Node> node,
     std::vector<fastpath::ControlRule> rules;
     Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
     Ptr<Ipv6> ipv6 = node->GetObject<Ipv6>();
+    // A switch (a BridgeHelper bridge, no stack): fastpathd's bridge carries its frames
+    // (FastPathEmulation::PlanBridges); nothing is above it to mirror or to punt to.
+    for (uint32_t i = 0; !ipv4 && !ipv6 && i < node->GetNDevices(); ++i)
+    {
+        if (node->GetDevice(i)->GetInstanceTypeId().GetName() == "ns3::BridgeNetDevice")
+        {
+            return;
+        }
+    }
     NS_ABORT_MSG_IF(!ipv4 && !ipv6,
                     "FastPathHelper: node " << node->GetId()
                                             << " has no IPv4 or IPv6 stack at time 0; install "

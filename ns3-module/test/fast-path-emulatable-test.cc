@@ -148,10 +148,13 @@ TEST_F(EmulatableTest, ADeviceWithoutEmulationIsNamedWithTheReason)
     EXPECT_NE(why.find("--FastPathEmulation=0"), std::string::npos) << why;
 }
 
-TEST_F(EmulatableTest, ABridgeOverEmulatedSegmentsIsNamedWithWhatToDoInstead)
+TEST_F(EmulatableTest, ABridgeOverDevicesNoCsmaHelperMadeIsNamedWithWhatToDoInstead)
 {
-    // Node 2 bridges two emulated segments (node 0's and node 1's), as BridgeHelper does
-    // over FastPathCsmaHelper's devices.
+    // Node 2 bridges two emulated channels (node 0's and node 1's) whose devices no
+    // FastPathCsmaHelper made (no fastpathd segment behind them): fastpathd cannot bridge
+    // them. (A bridge over FastPathCsmaHelper's devices is made in fastpathd instead:
+    // FastPathCsmaHelper::PlanBridges, run by the conformance example
+    // routing/global-routing-multi-switch-plus-router.)
     NodeContainer bridgeNode;
     bridgeNode.Create(1);
     NetDeviceContainer ports;
@@ -172,11 +175,27 @@ TEST_F(EmulatableTest, ABridgeOverEmulatedSegmentsIsNamedWithWhatToDoInstead)
     EXPECT_EQ(FastPathEmulation::WhyNotEmulated(), "");
     const std::string why = FastPathEmulation::WhyNotBridged();
     EXPECT_NE(why.find("/NodeList/3/DeviceList/2: ns3::BridgeNetDevice (BridgeHelper) over "
-                       "emulated CSMA segments"),
+                       "emulated devices: port /NodeList/3/DeviceList/0 "
+                       "(ns3::FastPathNetDevice) is no emulated CSMA device"),
               std::string::npos)
         << why;
-    EXPECT_NE(why.find("one FastPathCsmaHelper::Install(NodeContainer)"), std::string::npos)
-        << why;
+    EXPECT_NE(why.find("--FastPathEmulation=0"), std::string::npos) << why;
+}
+
+TEST_F(EmulatableTest, ABridgeThatDoesNotLearnIsRefusedByName)
+{
+    NodeContainer bridgeNode;
+    bridgeNode.Create(1);
+    Ptr<FastPathCsmaChannel> ch = CreateObject<FastPathCsmaChannel>();
+    Ptr<FastPathNetDevice> port = CreateObject<FastPathNetDevice>();
+    bridgeNode.Get(0)->AddDevice(port);
+    port->SetChannel(ch);
+    ch->SetEmulatedDevices(NetDeviceContainer(Ptr<NetDevice>(port)));
+    BridgeHelper hub;
+    hub.SetDeviceAttribute("EnableLearning", BooleanValue(false));
+    hub.Install(bridgeNode.Get(0), NetDeviceContainer(port));
+    const std::string why = FastPathEmulation::WhyNotBridged();
+    EXPECT_NE(why.find("EnableLearning is false"), std::string::npos) << why;
 }
 
 } // namespace

@@ -111,6 +111,16 @@ class TopologyControl {
                                  const std::string& node = "") = 0;
   virtual Status setSegmentParams(const std::string& name, const LinkParams& params) = 0;
 
+  /// Bridges (control_types.h): created over existing segment ports of one node, deleted
+  /// alone or with any of their ports. A backend without bridges says so (ENOSYS).
+  virtual std::vector<BridgeInfo> bridges() const { return {}; }
+  virtual Status createBridge(const BridgeSpec& spec) {
+    return makeError(-ENOSYS, "bridge " + spec.name + ": this data plane has no bridges");
+  }
+  virtual Status deleteBridge(const std::string& name) {
+    return makeError(-ENOSYS, "bridge " + name + ": this data plane has no bridges");
+  }
+
   /// Interface ports at run time: an interface of the daemon's namespace becomes a port of
   /// `node` (classifier, AF_XDP sockets, tuning), or stops being one (routes, neighbours
   /// and frames queued for it go; settings restored).

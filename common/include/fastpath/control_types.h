@@ -150,6 +150,52 @@ struct SegmentInfo {
   LinkDirectionStats stats;  ///< the medium, as measured (all senders)
 };
 
+/// A learning bridge (ns-3's BridgeNetDevice, as BridgeHelper::Install(node, devices)
+/// makes it): it joins segment ports of one node, each on another segment, into one
+/// Ethernet domain. Every frame on a bridged segment reaches the bridge's port there; the
+/// bridge learns its source MAC on that port and sends it on the port its destination was
+/// learned on, or floods it to every other port (broadcast, multicast, unknown); there it
+/// enters that segment's medium as any sender's frame. No spanning tree (as ns-3). The
+/// node's own stack gets nothing through a bridged port.
+inline constexpr size_t kMaxBridgePorts = 64;
+inline constexpr uint64_t kDefaultBridgeAgeingNs = 300'000'000'000ull;  ///< ns-3's 300 s
+
+struct BridgeSpec {
+  std::string name;
+  std::string node;
+  std::vector<std::string> ports;  ///< the node's segment ports, one per segment
+  uint64_t ageing_ns = kDefaultBridgeAgeingNs;  ///< ns-3's ExpirationTime
+};
+
+struct BridgeInfo {
+  std::string name;
+  std::string node;
+  uint64_t ageing_ns = kDefaultBridgeAgeingNs;
+  struct Port {
+    std::string port;
+    std::string segment;
+    PortId id = 0;
+    MacAddress mac;
+    uint64_t rx_packets = 0, tx_packets = 0;  ///< heard on it / sent on it by the bridge
+  };
+  std::vector<Port> ports;
+  /// The learned table (every worker's, the newest entry of a MAC): port is an index in
+  /// `ports`; expires_in_ns from the moment of the listing.
+  struct Learned {
+    MacAddress mac;
+    uint32_t port = 0;
+    uint64_t expires_in_ns = 0;
+  };
+  std::vector<Learned> learned;
+  uint64_t received = 0;    ///< frames heard on its ports
+  uint64_t forwarded = 0;   ///< sent on the one learned port
+  uint64_t flooded = 0;     ///< sent on every other port
+  uint64_t local = 0;       ///< to a bridge port's own MAC (dropped: bridge_local)
+  uint64_t no_frame = 0;    ///< copies not made: no free frame (bridge_no_frame)
+  uint64_t loop_drops = 0;  ///< relayed through too many bridges at once (bridge_loop)
+  uint64_t learn_full = 0;  ///< sources not learned: the table was full of live entries
+};
+
 /// A host: a network namespace "fp-<name>" joined by a veth pair to a node of the daemon
 /// (eth0 inside, addressed; the other end an interface port of the node).
 struct HostSpec {

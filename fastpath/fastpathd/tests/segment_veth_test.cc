@@ -382,3 +382,64 @@ TEST_F(SegmentVeth, ASegmentOfTheTopologyIsCreatedAtStart) {
 
 }  // namespace
 }  // namespace fastpath
+
+namespace fastpath {
+namespace {
+
+TEST_F(SegmentVeth, ABridgeIsCheckedListedAndGoesWithItsSegment) {
+  // n4 has a port on lan; a second segment gives it another, for a bridge over both.
+  SegmentSpec s2;
+  s2.name = "lan2";
+  s2.ports = {SegmentPortSpec{"n4", "p2", {}, 1500}, SegmentPortSpec{"n1", "x", {}, 1500}};
+  ASSERT_TRUE(daemon_->createSegment(s2).ok());
+  BridgeSpec b;
+  b.name = "br";
+  b.node = "n4";
+  b.ports = {"lan", "p2"};
+  b.ageing_ns = 60'000'000'000ull;
+  auto st = daemon_->createBridge(b);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  auto list = daemon_->bridges();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].node, "n4");
+  ASSERT_EQ(list[0].ports.size(), 2u);
+  EXPECT_EQ(list[0].ports[0].segment, "lan");
+  EXPECT_EQ(list[0].ports[1].segment, "lan2");
+  EXPECT_EQ(list[0].ageing_ns, 60'000'000'000ull);
+  // Refusals, each with its reason.
+  EXPECT_EQ(daemon_->createBridge(b).error().code, -EEXIST);
+  BridgeSpec bad = b;
+  bad.name = "br2";
+  st = daemon_->createBridge(bad);
+  EXPECT_EQ(st.error().code, -EBUSY);
+  EXPECT_NE(st.error().message.find("already a port of bridge br"), std::string::npos)
+      << st.error().message;
+  bad.node = "nx";
+  EXPECT_EQ(daemon_->createBridge(bad).error().code, -ENOENT);
+  bad.node = "n1";
+  bad.ports = {"fp0"};
+  st = daemon_->createBridge(bad);
+  EXPECT_EQ(st.error().code, -ENOENT) << "an interface port is no segment port";
+  bad.ports = {"x"};
+  bad.ageing_ns = 0;
+  EXPECT_EQ(daemon_->createBridge(bad).error().code, -EINVAL) << "ageing 0";
+  bad.ageing_ns = kDefaultBridgeAgeingNs;
+  bad.ports.clear();
+  EXPECT_EQ(daemon_->createBridge(bad).error().code, -EINVAL) << "no port";
+  bad.name = "bad name";
+  bad.ports = {"x"};
+  EXPECT_EQ(daemon_->createBridge(bad).error().code, -EINVAL) << "name";
+  EXPECT_EQ(daemon_->deleteBridge("nobridge").error().code, -ENOENT);
+  // Deleting a segment with one of its ports deletes the bridge; a new one can be made
+  // and deleted alone.
+  ASSERT_TRUE(daemon_->deleteSegment("lan2").ok());
+  EXPECT_TRUE(daemon_->bridges().empty());
+  b.ports = {"lan"};
+  ASSERT_TRUE(daemon_->createBridge(b).ok());
+  ASSERT_TRUE(daemon_->deleteBridge("br").ok());
+  EXPECT_TRUE(daemon_->bridges().empty());
+  EXPECT_TRUE(ledger().balanced());
+}
+
+}  // namespace
+}  // namespace fastpath

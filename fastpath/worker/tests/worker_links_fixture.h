@@ -22,6 +22,7 @@
 #include "classifier_frames.h"
 #include "table/fib_manager.h"
 #include "fastpath/userspace_classifier.h"
+#include "link/bridge_state.h"
 #include "worker/worker.h"
 #include "worker_testing.h"
 #include "xsk_kernel_side.h"
@@ -136,8 +137,9 @@ class WorkerLinksTest : public ::testing::Test {
 
   // A segment of three ports: `p[0]` on node A, `p[1]` on node B, `p[2]` on a node that
   // only receives (A's table; it has no route for the test's frames). Its medium is
-  // emulated with `params` if given.
-  void addSegment(const PortId (&p)[3], const LinkParams* params = nullptr) {
+  // emulated with `params` if given. Port e's MAC is linkMac(`mac_link`, e).
+  void addSegment(const PortId (&p)[3], const LinkParams* params = nullptr,
+                  int mac_link = 100) {
     states_.push_back(std::make_unique<LinkState>());  // the segment's
     table_.segments.reserve(8);  // slots point into it: never reallocated
     SegmentSlot seg;
@@ -152,7 +154,7 @@ class WorkerLinksTest : public ::testing::Test {
     for (int e = 0; e < 3; ++e) {
       queues_.push_back(std::make_unique<LinkQueue>(256));
       states_.push_back(std::make_unique<LinkState>());  // the port's own up/down
-      const MacAddress mac = linkMac(100, e);
+      const MacAddress mac = linkMac(mac_link, e);
       UserspaceClassifier::Config cc;
       cc.port_mac = mac;
       classifiers_.push_back(std::make_unique<UserspaceClassifier>(cc));
@@ -175,13 +177,31 @@ class WorkerLinksTest : public ::testing::Test {
       table_.slots.push_back(s);
     }
   }
-  // A frame ns-3 writes on `port`'s control channel: to MAC `dst`, IPv4 to 198.19.0.x.
-  void sendRaw(PortId port, const MacAddress& dst, uint32_t seq) {
+  // A bridge whose port i is the third port (node A's receive-only one) of segment
+  // `segs[i]`, with `ageing_ns` as ns-3's ExpirationTime.
+  void addBridge(const std::vector<size_t>& segs, uint64_t ageing_ns) {
+    table_.bridges.reserve(8);  // members point into it: never reallocated
+    bridge_states_.push_back(std::make_unique<BridgeState>(64));
+    BridgeSlot& b = table_.bridges.emplace_back();
+    b.state = bridge_states_.back().get();
+    b.ageing_ns = ageing_ns;
+    for (size_t i = 0; i < segs.size(); ++i) {
+      SegmentSlot& seg = table_.segments[segs[i]];
+      seg.bridged = true;
+      seg.members[2].bridge = &b;
+      seg.members[2].bridge_port = uint16_t(i);
+      b.ports.push_back(seg.members[2].port);
+    }
+  }
+  // A frame ns-3 writes on `port`'s control channel: to MAC `dst`, IPv4 to 198.19.0.x
+  // (from `src`, if given).
+  void sendRaw(PortId port, const MacAddress& dst, uint32_t seq, const MacAddress* src = nullptr) {
     ControlTxFrame f;
     f.port = port;
     std::vector<uint8_t> buf(kHeadroom + kFrameBytes);
     f.len = writeFrame(buf.data() + kHeadroom, 0, seq);
     std::memcpy(buf.data() + kHeadroom, dst.bytes.data(), 6);
+    if (src) std::memcpy(buf.data() + kHeadroom + 6, src->bytes.data(), 6);
     std::memcpy(f.data, buf.data() + kHeadroom, f.len);
     ASSERT_TRUE(worker_->controlTxQueue().push(f));
   }
@@ -259,6 +279,7 @@ class WorkerLinksTest : public ::testing::Test {
   std::vector<std::unique_ptr<LinkState>> end_states_;  ///< link k's end e: [2 * k + e]
   std::vector<std::unique_ptr<LinkQueue>> queues_;
   std::vector<std::unique_ptr<LinkShaper>> shapers_;
+  std::vector<std::unique_ptr<BridgeState>> bridge_states_;
   std::vector<std::unique_ptr<UserspaceClassifier>> classifiers_;
   std::vector<std::unique_ptr<FibManager>> fibs_;
   Umem* umem_ = nullptr;

@@ -204,6 +204,12 @@ class Client {
   /// With the medium's parameters and counters and each port's counters.
   Result<std::vector<SegmentInfo>> segments();
 
+  /// Bridges (protocol 1.11; control_types.h): a learning bridge over segment ports of one
+  /// node. A fastpathd older than 1.11: -EPROTONOSUPPORT naming both versions.
+  Status createBridge(const BridgeSpec& spec);
+  Status deleteBridge(const std::string& name);
+  Result<std::vector<BridgeInfo>> bridges();
+
   // Interface ports at run time and hosts (protocol 1.5; -ENOSYS from an older server;
   // changes need an operator).
   /// Makes interface `ifname` of fastpathd's namespace a port of `node`; the new port.

@@ -82,6 +82,8 @@ def point_medians(rows):
         p = {"napi_env": env, "forwarder": fw, "offered_pps": off, "reps": len(rs),
              "role": rs[0]["role"]}
         for k in ("gen_pps", "rx_pps", "loss_pct", "lat_p50_us", "lat_p99_us", "rtt_ms",
+                  "lat_arrival_p50_us", "lat_arrival_p99_us", "lat_queue_p50_us",
+                  "lat_queue_p99_us",
                   "cpu_fwd_pct", "cpu_proc_pct", "cpu_napi_pct", "cpu1_busy_pct",
                   "cpu1_foreign_pct", "cpu_ns_per_pkt"):
             p[k] = median([r.get(k) for r in rs])
@@ -121,8 +123,9 @@ def summary_of(points, env, fw):
         s["overload_offered_pps"] = o["gen_pps"]
         s["overload_factor"] = o["gen_pps"] / s["max_rx_pps"] if s["max_rx_pps"] else float("nan")
         s["overload_point"] = "2x max" if o["role"] == "overload" else "flat-out"
-        for k in ("lat_p50_us", "lat_p99_us", "rtt_ms"):
-            s[f"overload_{k}"] = o[k]
+        for k in ("lat_p50_us", "lat_p99_us", "rtt_ms", "lat_arrival_p50_us",
+                  "lat_arrival_p99_us", "lat_queue_p50_us", "lat_queue_p99_us"):
+            s[f"overload_{k}"] = o.get(k, float("nan"))
     fixed = at(FIXED_RATE)
     for k in ("lat_p50_us", "lat_p99_us", "rtt_ms", "rx_pps"):
         s[f"at500k_{k}"] = fixed[k] if fixed else float("nan")
@@ -229,6 +232,22 @@ def report_lines(summaries, envs, argv_by, plan):
                      f"{fmt(s['at500k_rtt_ms'])} | {fmt(s['at20k_cpu_fwd_pct'])} / "
                      f"{fmt(s['at20k_cpu1_busy_pct'])} | {fmt(s['cpu1_foreign_median_pct'])} / "
                      f"{fmt(s['cpu1_foreign_max_pct'])} |")
+        if env in STACK_ENVS:
+            L.append(f"\nWhere the one-way latency at overload goes, `{env}` (the kernel's "
+                     f"receive stamp of each datagram at D, SO_TIMESTAMPNS, splits it: the "
+                     f"send time to the datagram's arrival at D's stack, what the path and "
+                     f"the forwarder add, and that arrival to D's reader, D's socket queue):\n")
+            L.append("| forwarder | to D's reader p50 / p99 (µs) | to D's stack (arrival) "
+                     "p50 / p99 (µs) | D's socket queue p50 / p99 (µs) |")
+            L.append("|---|---|---|---|")
+            for s in rows:
+                L.append(f"| {LABELS[s['forwarder']]} | "
+                         f"{fmt(s.get('overload_lat_p50_us'))} / "
+                         f"{fmt(s.get('overload_lat_p99_us'))} | "
+                         f"{fmt(s.get('overload_lat_arrival_p50_us'))} / "
+                         f"{fmt(s.get('overload_lat_arrival_p99_us'))} | "
+                         f"{fmt(s.get('overload_lat_queue_p50_us'))} / "
+                         f"{fmt(s.get('overload_lat_queue_p99_us'))} |")
         t = targets_of(summaries, env)
         if t:
             L.append(f"\nfastpathd's targets, `{env}`:\n")

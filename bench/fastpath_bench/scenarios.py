@@ -73,6 +73,12 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
         "jain": s["jain"],
         "lat_p50_us": s["lat_p50_us"],
         "lat_p99_us": s["lat_p99_us"],
+        # A kernel-stack sink splits the latency at the kernel's receive stamp: to D's
+        # socket (the path and the forwarder) and D's socket queue to its reader.
+        "lat_arrival_p50_us": s.get("lat_arrival_p50_us", float("nan")),
+        "lat_arrival_p99_us": s.get("lat_arrival_p99_us", float("nan")),
+        "lat_queue_p50_us": s.get("lat_queue_p50_us", float("nan")),
+        "lat_queue_p99_us": s.get("lat_queue_p99_us", float("nan")),
         "rtt_ms": rtt,
         "ping_rx": ping_rx,
     }

@@ -22,8 +22,20 @@ double latencyBucketMidNs(unsigned b) {
   return base + base / (1u << FP_BENCH_LAT_SUB_BITS) * (sub + 0.5);
 }
 
+double histogramQuantileNs(const std::vector<uint64_t>& hist, double q) {
+  uint64_t total = 0;
+  for (uint64_t c : hist) total += c;
+  if (!total) return 0.0;
+  const uint64_t want = uint64_t(q * double(total));
+  uint64_t acc = 0;
+  for (unsigned i = 0; i < hist.size(); ++i)
+    if ((acc += hist[i]) > want) return latencyBucketMidNs(i);
+  return 0.0;
+}
+
 void printSinkRead(const std::vector<fp_bench_flow>& flows, const std::vector<uint64_t>& hist,
-                   uint64_t other, uint64_t bad_flow, int expect_flows) {
+                   uint64_t other, uint64_t bad_flow, int expect_flows,
+                   const SinkArrivalSplit* split) {
   uint64_t packets = 0, bytes = 0, gap_loss = 0, reordered = 0, first = ~0ull, last = 0;
   int seen = 0;
   double sum = 0, sum_sq = 0;
@@ -51,23 +63,25 @@ void printSinkRead(const std::vector<fp_bench_flow>& flows, const std::vector<ui
     total += hist[i];
     lat_sum += double(hist[i]) * latencyBucketMidNs(i);
   }
-  auto percentile = [&](double q) {
-    if (!total) return 0.0;
-    const uint64_t want = uint64_t(q * double(total));
-    uint64_t acc = 0;
-    for (unsigned i = 0; i < hist.size(); ++i)
-      if ((acc += hist[i]) > want) return latencyBucketMidNs(i);
-    return 0.0;
-  };
+  auto percentile = [&](double q) { return histogramQuantileNs(hist, q); };
   std::printf(
       "{\"packets\": %llu, \"bytes\": %llu, \"flows_seen\": %d, \"gap_loss\": %llu, "
       "\"reordered\": %llu, \"jain\": %.4f, \"lat_p50_us\": %.2f, \"lat_p99_us\": %.2f, "
       "\"lat_mean_us\": %.2f, \"first_ns\": %llu, \"last_ns\": %llu, \"other\": %llu, "
-      "\"bad_flow\": %llu}\n",
+      "\"bad_flow\": %llu",
       (unsigned long long)packets, (unsigned long long)bytes, seen, (unsigned long long)gap_loss,
       (unsigned long long)reordered, jain, percentile(0.50) / 1e3, percentile(0.99) / 1e3,
       total ? lat_sum / double(total) / 1e3 : 0.0, (unsigned long long)(first == ~0ull ? 0 : first),
       (unsigned long long)last, (unsigned long long)other, (unsigned long long)bad_flow);
+  if (split)
+    std::printf(
+        ", \"lat_arrival_p50_us\": %.2f, \"lat_arrival_p99_us\": %.2f, "
+        "\"lat_queue_p50_us\": %.2f, \"lat_queue_p99_us\": %.2f, \"unstamped\": %llu",
+        histogramQuantileNs(split->to_arrival, 0.50) / 1e3,
+        histogramQuantileNs(split->to_arrival, 0.99) / 1e3,
+        histogramQuantileNs(split->queued, 0.50) / 1e3,
+        histogramQuantileNs(split->queued, 0.99) / 1e3, (unsigned long long)split->unstamped);
+  std::printf("}\n");
   std::fflush(stdout);
 }
 

@@ -19,6 +19,11 @@ uint64_t splitmix64(uint64_t* x) {
 
 inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
+// A counter only the worker writes (readers load it): load and store, no locked add.
+inline void bump(std::atomic<uint64_t>& c, uint64_t n) {
+  c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
 // Heap order: the earliest arrival on top.
 struct Later {
   template <typename E>
@@ -242,7 +247,8 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
     fifo_[(fifo_head_ + fifo_n_++) % capacity_] = Entry{arrival, addr, len, from};
   }
   last_arrival_ = std::max(last_arrival_, arrival);
-  counters.enqueued.fetch_add(1, std::memory_order_relaxed);
+  // The worker is the counters' only writer: a plain add, not a locked read-modify-write.
+  bump(counters.enqueued, 1);
   counters.in_flight.store(size(), std::memory_order_relaxed);
   counters.depth_packets.store(wait_tail_ - wait_head_, std::memory_order_relaxed);
   counters.depth_bytes.store(wait_bytes_, std::memory_order_relaxed);
@@ -259,14 +265,14 @@ uint64_t LinkShaper::nextArrival() const {
 uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max) {
   uint32_t n = 0;
   while (n < max) {
-    const bool f = fifo_n_ && fifo_[fifo_head_ % capacity_].arrival <= now;
+    const Entry* head = fifo_n_ ? &fifo_[fifo_head_ % capacity_] : nullptr;  // one division
+    const bool f = head && head->arrival <= now;
     const bool h = !heap_.empty() && heap_.front().arrival <= now;
     if (!f && !h) break;
-    const bool from_fifo =
-        f && (!h || fifo_[fifo_head_ % capacity_].arrival <= heap_.front().arrival);
+    const bool from_fifo = f && (!h || head->arrival <= heap_.front().arrival);
     Entry e;
     if (from_fifo) {
-      e = fifo_[fifo_head_ % capacity_];
+      e = *head;
       ++fifo_head_;
       --fifo_n_;
     } else {
@@ -279,7 +285,7 @@ uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, ui
     ++n;
   }
   if (n) {
-    counters.delivered.fetch_add(n, std::memory_order_relaxed);
+    bump(counters.delivered, n);
     counters.in_flight.store(size(), std::memory_order_relaxed);
   }
   advanceQueue(now);
@@ -308,7 +314,7 @@ bool LinkShaper::releaseNext(LinkFrame* out) {
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     heap_.pop_back();
   }
-  counters.delivered.fetch_add(1, std::memory_order_relaxed);
+  bump(counters.delivered, 1);
   counters.in_flight.store(size(), std::memory_order_relaxed);
   return true;
 }

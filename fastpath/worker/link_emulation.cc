@@ -44,9 +44,14 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     sh.counters.corrupted.fetch_add(1, std::memory_order_relaxed);
   }
   // The frame's own sending time, not the pass's start: a pass takes microseconds. A
-  // frame the model had arrive earlier (`sent`) is sent then: never later than the clock.
-  const uint64_t clock = monotonicNs();
-  const uint64_t now = sent && sent < clock ? sent : clock;
+  // frame the model had arrive earlier (`sent`) is sent then: never later than the clock,
+  // which is read only when the last value it gave is not past `sent` already.
+  uint64_t now = sent;
+  if (!sent || sent > clock_floor_) {
+    const uint64_t clock = monotonicNs();
+    clock_floor_ = clock;
+    now = sent && sent < clock ? sent : clock;
+  }
   // Only a queue discipline with ECN looks at the frame's ECN bits.
   const bool ect = sh.params().aqm_ecn && ecnCapable(pkt, len);
   auto admit = [&](uint64_t a) {

@@ -76,6 +76,13 @@ class LinkEmulation {
   /// The shapers holding frames (their ShaperKeys; one emptied by a release ahead of the
   /// order stays listed until the next takeDue reaches its time).
   const ActiveSet& active() const { return active_; }
+  /// `clock`: a value CLOCK_MONOTONIC gave (monotonicNs()) a moment ago. The clock is past
+  /// it, so a frame sent at or before it (`sent` of transmit(): its arrival at the sending
+  /// node, due by the pass that released it) is sent then without reading the clock again:
+  /// one clock read less per emulated hop, the same times.
+  void sawClock(uint64_t clock) {
+    if (clock > clock_floor_) clock_floor_ = clock;
+  }
   /// A new table: the shapers holding frames are found again in it.
   void adopt(const LinkPortTable& t);
   /// The shaper `key` names in `t` (nullptr: none).
@@ -104,6 +111,7 @@ class LinkEmulation {
   // Per key, the peer queue's room left in the pass numbered room_pass_[key].
   std::vector<uint32_t> room_, room_pass_;
   uint32_t pass_ = 0;
+  uint64_t clock_floor_ = 0;  // the clock is at or past it (sawClock, the last read)
 };
 
 }  // namespace fastpath

@@ -248,7 +248,7 @@ class Worker {
   /// that sent on is due already (a hop shorter than the time the worker was late, or
   /// without delay): a frame crosses such hops in the pass that released it.
   uint32_t releaseDue();
-  uint32_t releaseDueOnce();
+  uint32_t releaseDueOnce(uint64_t now);  // `now`: the clock read that found frames due
   /// Timed clients (TimedRelease, worker_timed.cc): frames that only a timed client takes
   /// at a link's peer end or a segment's member, handed over up to the client's lead
   /// before their arrival time and received there; and when the next of them may go

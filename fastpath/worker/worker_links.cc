@@ -121,17 +121,21 @@ uint32_t Worker::releaseDue() {
   // Bounded: a pass must still come back to its ports, and a pass that took all it may
   // (max_release) leaves the rest to the next, as before.
   uint32_t work = 0;
+  // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
+  // One read per round: the one that finds a frame due is the one the round releases by.
+  uint64_t now = monotonicNs();
   for (int round = 0; round < kReleaseRounds; ++round) {
-    const uint32_t w = releaseDueOnce();
+    const uint32_t w = releaseDueOnce(now);
     work += w;
-    if (!w || emulation_.tookMax() || emulation_.nextArrival() > monotonicNs()) break;
+    if (!w || emulation_.tookMax()) break;
+    now = monotonicNs();
+    if (emulation_.nextArrival() > now) break;
   }
   return work;
 }
 
-uint32_t Worker::releaseDueOnce() {
-  // The clock again: releases are due by arrival time, to the nanosecond the clock gives.
-  const uint64_t now = monotonicNs();
+uint32_t Worker::releaseDueOnce(uint64_t now) {
+  emulation_.sawClock(now);
   // Radio media first: what their members received waits on the members' queues, which
   // the pass walks next.
   uint32_t received = links_->media.empty() ? 0 : media_.advance(*links_, now);

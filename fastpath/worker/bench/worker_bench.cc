@@ -451,6 +451,15 @@ void runLine(benchmark::State& state, int nodes, int idle, bool emulated = false
 // ns_per_pkt(N) - ns_per_pkt(1), divided by N - 1, is the cost of one internal hop.
 void BM_WorkerLine(benchmark::State& state) { runLine(state, int(state.range(0)), 0); }
 
+// The same line with every link emulated (`delay 0`): each hop is also an admission into
+// the link's shaper, its release in due order and the lateness taken at the peer end — the
+// path of a frame along a line of emulated links. (ns_per_pkt(8) - ns_per_pkt(2)) / 6 is
+// the cost of one emulated hop.
+void BM_WorkerLineEmulated(benchmark::State& state) {
+  runLine(state, int(state.range(0)), 0, true);
+}
+BENCHMARK(BM_WorkerLineEmulated)->ArgNames({"nodes"})->Arg(2)->Arg(8)->UseManualTime();
+
 // One busy link (two nodes), plain or emulated, beside 0 or `idle` emulated links without
 // traffic (`held` 1: each holding one frame due an hour later): the per-packet cost must
 // follow the traffic, not the number of links.

@@ -153,6 +153,30 @@ TEST_F(LinkEmulationTest, EqualDelaysAndEqualArrivalsReleaseByArrivalThenLowerLi
   EXPECT_TRUE(emu_->active().empty());
 }
 
+// A frame's sending time (`sent`) at or before a clock value the worker read (sawClock) is
+// taken as it is, without reading the clock again; one later than that value is checked
+// against the clock as before: a stamp in the future is sent now, not then.
+TEST_F(LinkEmulationTest, SentTimesTheClockIsPastAreKeptLaterOnesAreTheClocks) {
+  build(1, 64, {1000});
+  emu_->sawClock(monotonicNs());
+  send(0, 10);  // model time base_ + 10, long past
+  uint64_t addr;
+  ASSERT_TRUE(umem_->pool().take(&addr));
+  book_->takenFromPool(1);
+  const uint64_t before = monotonicNs();
+  emu_->transmit(shaper(0), key(0), PortId(key(0)), addr, kLen, 0, before + 3600'000'000'000ull);
+  const uint64_t after = monotonicNs();
+  const auto due = emu_->takeDue(after + 1000, table_, {});
+  ASSERT_EQ(due.size(), 2u) << "the future stamp was taken for the sending time";
+  EXPECT_EQ(due[0].frame.due, base_ + 10 + 1000);
+  EXPECT_GE(due[1].frame.due, before + 1000);
+  EXPECT_LE(due[1].frame.due, after + 1000);
+  for (const Released& r : due) {
+    umem_->pool().give(r.frame.addr);
+    book_->linkToFree(1);
+  }
+}
+
 TEST_F(LinkEmulationTest, DifferentDelaysReleaseInArrivalOrderPassAfterPass) {
   std::mt19937_64 rng(11);
   std::vector<uint64_t> delays;

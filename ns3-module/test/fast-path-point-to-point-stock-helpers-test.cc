@@ -41,11 +41,14 @@ class PointToPointStockHelpersTest : public ::testing::Test
         GlobalValue::GetValueByName("ChecksumEnabled", checksumsBefore_);
         GlobalValue::Bind("FastPathSocket", StringValue(server_.SocketPath()));
         GlobalValue::Bind("FastPathTag", StringValue("stock"));
+        // The in-memory network has untimed control channels only.
+        Config::SetDefault("ns3::FastPathNetDevice::TimedDelivery", BooleanValue(false));
     }
 
     void TearDown() override
     {
         Simulator::Destroy();
+        Config::SetDefault("ns3::FastPathNetDevice::TimedDelivery", BooleanValue(true));
         GlobalValue::Bind("FastPathEmulation", BooleanValue(false));
         GlobalValue::Bind("SimulatorImplementationType", implBefore_);
         GlobalValue::Bind("ChecksumEnabled", checksumsBefore_);

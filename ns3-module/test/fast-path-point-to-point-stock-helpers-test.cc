@@ -178,9 +178,9 @@ TEST_F(PointToPointStockHelpersTest, ADumbbellOfTheStockHelperIsEmulatedAsTheHel
     const auto own = Built([&]() {
         // What PointToPointDumbbellHelper does, with the helpers' own Install.
         NodeContainer left, right, routers;
+        routers.Create(2);
         left.Create(2);
         right.Create(2);
-        routers.Create(2);
         bottleneck.Install(routers);
         for (uint32_t i = 0; i < 2; ++i)
         {

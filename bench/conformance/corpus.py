@@ -49,9 +49,6 @@ _WIFI_ADHOC = ("ad hoc Wi-Fi (YansWifiChannelHelper, AdhocWifiMac): emulated wit
                "FastPathWifiHelper and compared by bench/wifi/wifi_conformance.py over "
                "several random runs, not in this wired corpus")
 _NO_NET = "no network: no node or channel to emulate"
-_DUMBBELL = ("PointToPointDumbbellHelper takes its PointToPointHelpers by value and calls "
-             "PointToPointHelper::Install (not virtual): its links would stay simulated, and "
-             "the emulated run is refused at start naming them")
 
 
 # Failures not yet fixed (the text their reason contains; the reasons in
@@ -112,10 +109,9 @@ CORPUS = (
             emulate=("real time cannot keep up: 10 Gbit/s links and 40 TCP senders take ns-3 "
                      "over 3 min of CPU for 5 s simulated, and emulated the same ns-3 "
                      "applications must send in real time")),
-    Example("tcp/star.cc",
-            emulate=("PointToPointStarHelper takes its PointToPointHelper by value and calls "
-                     "PointToPointHelper::Install (not virtual): its links would stay "
-                     "simulated, and the emulated run is refused at start naming them")),
+    # PointToPointStarHelper and PointToPointDumbbellHelper (red-vs-*) install their links
+    # with a copy of the FastPathPointToPointHelper they are given: emulated links.
+    Example("tcp/star.cc"),
     # udp, udp-client-server
     Example("udp/udp-echo.cc", subset=True),
     Example("udp-client-server/udp-client-server.cc", subset=True, known=_SEGMENT_WAKEUP),
@@ -132,8 +128,12 @@ CORPUS = (
     Example("traffic-control/queue-discs-benchmark.cc", args=("--simDuration=10",),
             known="V4Ping/Rtt"),
     Example("traffic-control/cobalt-vs-codel.cc", known=_FORWARDED_AQM),
-    Example("traffic-control/red-vs-fengadaptive.cc", emulate=_DUMBBELL),
-    Example("traffic-control/red-vs-nlred.cc", emulate=_DUMBBELL),
+    # RedQueueDisc is not modelled by fastpathd: the packets the router forwards cross its
+    # drop-tail link queue, RED drops none, and the example exits(1) ("There should be some
+    # unforced drops") without Simulator::Destroy; the process then aborts in its exit
+    # (heap corruption, not analysed yet).
+    Example("traffic-control/red-vs-fengadaptive.cc", known="exits -6"),
+    Example("traffic-control/red-vs-nlred.cc", known="exits -6"),
 )
 
 

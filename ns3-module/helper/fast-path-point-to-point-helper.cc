@@ -12,10 +12,12 @@
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
+#include "ns3/drop-tail-queue.h"
 #include "ns3/error-model.h"
 #include "ns3/global-value.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/mac48-address.h"
 #include "ns3/names.h"
 #include "ns3/nstime.h"
 #include "ns3/node.h"
@@ -46,6 +48,51 @@ NS_LOG_COMPONENT_DEFINE("FastPathPointToPointHelper");
 
 namespace
 {
+
+// PointToPointHelper keeps its factories private and its Install() is not virtual: a copy
+// of this helper taken as a PointToPointHelper (PointToPointDumbbellHelper and
+// PointToPointStarHelper take theirs by value) installs with the base's factories alone.
+// An explicit template instantiation may name private members (C++17 [temp.explicit]/12,
+// C++20 [temp.spec.general]/6): Rob hands out a pointer to each member below, through
+// which FollowSwitch() gives the base the emulating device and channel types. The names
+// are checked by the compiler against ns-3's header.
+template <typename Tag, typename Tag::type M>
+struct Rob
+{
+    friend typename Tag::type Get(Tag)
+    {
+        return M;
+    }
+};
+
+#define FP_P2P_HELPER_ROB(NAME, TYPE, MEMBER)                                                  \
+    struct NAME                                                                                \
+    {                                                                                          \
+        using type = TYPE PointToPointHelper::*;                                               \
+        friend type Get(NAME);                                                                 \
+    };                                                                                         \
+    template struct Rob<NAME, &PointToPointHelper::MEMBER>
+
+FP_P2P_HELPER_ROB(StockDeviceFactory, ObjectFactory, m_deviceFactory);
+FP_P2P_HELPER_ROB(StockChannelFactory, ObjectFactory, m_channelFactory);
+FP_P2P_HELPER_ROB(StockQueueFactory, ObjectFactory, m_queueFactory);
+FP_P2P_HELPER_ROB(StockFlowControl, bool, m_enableFlowControl);
+
+/// A queue for an engine (where what ns-3 sends waits) of the type of `queue` (the
+/// device's TxQueue; a watched DropTailQueue gives a DropTailQueue) and its MaxSize.
+Ptr<Queue<Packet>>
+EngineQueueLike(Ptr<QueueBase> queue)
+{
+    TypeId type = queue->GetInstanceTypeId();
+    if (type == FastPathWatchedDropTailQueue::GetTypeId())
+    {
+        type = DropTailQueue<Packet>::GetTypeId();
+    }
+    ObjectFactory factory;
+    factory.SetTypeId(type);
+    factory.Set("MaxSize", QueueSizeValue(queue->GetMaxSize()));
+    return factory.Create<Queue<Packet>>();
+}
 
 /// A link and the ns-3 objects that carry its parameters.
 struct P2pLink
@@ -257,6 +304,165 @@ P2pLinks::PushState(P2pLink& l)
     }
 }
 
+/// Emulates the link `channel` joins, between `devA` and `devB` (on their nodes, attached,
+/// with their TxQueues and MACs: what PointToPointHelper::Install made): a fastpathd link
+/// between the nodes' fastpathd nodes, each device bound to its port.
+void
+EmulateLink(Ptr<FastPathPointToPointNetDevice> devA,
+            Ptr<FastPathPointToPointNetDevice> devB,
+            Ptr<FastPathPointToPointChannel> channel)
+{
+    const Ptr<Node> a = devA->GetNode();
+    const Ptr<Node> b = devB->GetNode();
+    P2pLinks& s = CurrentLinks();
+    FastPathEmulation& e = *s.emulation;
+    const std::string na = e.NodeOf(a);
+    const std::string nb = e.NodeOf(b);
+    const std::string& tag = e.Tag();
+    fastpath::LinkSpec spec;
+    spec.name = tag + "-l" + std::to_string(s.next++);
+    spec.a.node = na;
+    spec.b.node = nb;
+    // Each end's port is named after the peer node (after the link when two links join
+    // the same pair).
+    spec.a.port = nb.substr(tag.size() + 1);
+    spec.b.port = na.substr(tag.size() + 1);
+    for (const auto& l : s.items)
+    {
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
+        {
+            spec.a.port = spec.b.port = spec.name;
+        }
+    }
+
+    // ns-3's objects for the link: its devices (PointToPointNetDevices to the script, on
+    // the nodes), their TxQueues and its channel hold its parameters where a script's
+    // Config::Set finds them, and Follow() hands changes to fastpathd. The queues are
+    // watched when they are DropTailQueues (FastPathWatched).
+    P2pLink link;
+    link.name = spec.name;
+    link.a = a;
+    link.b = b;
+    link.devA = devA;
+    link.devB = devB;
+    link.queueA = devA->GetQueue();
+    link.queueB = devB->GetQueue();
+    link.channel = channel;
+    NS_ABORT_MSG_IF(!link.queueA || !link.queueB,
+                    "FastPathPointToPointHelper: link " << spec.name
+                                                        << ": a device has no TxQueue");
+    UintegerValue mtu;
+    devA->GetAttribute("Mtu", mtu);
+    spec.a.mtu = spec.b.mtu = mtu.Get();
+    // Created with its emulation (protocol 1.4); an older fastpathd refuses that with
+    // -ENOSYS and gets an unshaped link.
+    spec.a_to_b = FastPathPointToPointHelper::LinkParamsOf(devA, channel, link.queueA, devB);
+    spec.b_to_a = FastPathPointToPointHelper::LinkParamsOf(devB, channel, link.queueB, devA);
+    // The MACs PointToPointHelper::Install gave the two devices (Mac48Address::Allocate,
+    // as simulated).
+    Mac48Address::ConvertFrom(devA->GetAddress()).CopyTo(spec.a.mac.bytes.data());
+    Mac48Address::ConvertFrom(devB->GetAddress()).CopyTo(spec.b.mac.bytes.data());
+    const fastpath::MacAddress macA = spec.a.mac, macB = spec.b.mac;
+    // Several processes: rank 0 creates the link; every process has its ns-3 side.
+    // Several hosts: created once the nodes are placed, on their hosts.
+    fastpath::Status st;
+    if (e.IsMultiHost())
+    {
+        e.CreateLinkLater(spec, a, b);
+    }
+    else if (e.Creates())
+    {
+        st = FastPathEmulation::CreateWithMacs(
+            "link " + spec.name,
+            [&spec]() { spec.a.mac = spec.b.mac = fastpath::MacAddress{}; },
+            [&e, &spec]() { return e.Client().createLink(spec); });
+    }
+    if (!st.ok() && st.error().code == -ENOSYS)
+    {
+        NS_LOG_WARN("fastpathd link " << spec.name
+                                      << ": this fastpathd predates link emulation (protocol "
+                                         "1.4); the link forwards unshaped");
+        spec.a_to_b = spec.b_to_a = fastpath::LinkParams{};
+        st = e.Client().createLink(spec);
+    }
+    link.appliedAToB = spec.a_to_b;
+    link.appliedBToA = spec.b_to_a;
+    link.pushed = true;
+    NS_ABORT_MSG_IF(!st.ok(),
+                    "FastPathPointToPointHelper: cannot create fastpathd link "
+                        << spec.name << " (" << na << " - " << nb << "): " << st.error().message);
+
+    // Each device sends and receives through its engine, the FastPathNetDevice on its
+    // fastpathd port: it presents the link's channel as a point-to-point device's, and
+    // what ns-3 sends waits in its TxQueue, paced at the device's DataRate as fastpathd's
+    // link counts a frame (as PointToPointNetDevice: IP + PPP's 2 bytes).
+    for (Ptr<FastPathPointToPointNetDevice> d : {devA, devB})
+    {
+        Ptr<FastPathNetDevice> engine = d->GetEngine();
+        engine->SetChannel(channel);
+        Ptr<Queue<Packet>> queue = EngineQueueLike(d->GetQueue());
+        engine->SetTxQueue(queue, d, spec.a_to_b.overhead_bytes, spec.a_to_b.mpu_bytes);
+        FastPathDeviceTraces::ForwardDrops(queue, d);
+    }
+    e.AddPort(a, na, spec.a.port, spec.a.mtu, macA, devA);
+    e.AddPort(b, nb, spec.b.port, spec.b.mtu, macB, devB);
+    e.AddEdge(a, b);
+    channel->SetEmulatedDevices(devA, devB);
+    s.items.push_back(link);
+    const size_t index = s.items.size() - 1;
+    P2pLinks* set = &s;
+    auto changed = [set, index]() { set->Changed(index); };
+    for (Ptr<Object> o : {Ptr<Object>(link.channel), Ptr<Object>(link.queueA),
+                          Ptr<Object>(link.queueB)})
+    {
+        FastPathWatched::Watch(o, changed);
+    }
+    // A TxQueue set by a script is watched too.
+    for (Ptr<PointToPointNetDevice> d : {devA, devB})
+    {
+        FastPathWatched::Watch(d, [set, index, d, changed]() {
+            FastPathWatched::Watch(d->GetQueue(), changed);
+            set->Changed(index);
+        });
+    }
+    if (!e.IsPartitioned())
+    {
+        s.Push(s.items.back());
+        // Again at time 0, with the queue discs the script installs after the devices.
+        s.Changed(index);
+    }
+    NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"
+                        << spec.b.port << ", "
+                        << fastpath::formatLinkParams(s.items.back().appliedAToB));
+}
+
+/// FastPathPointToPointNetDevice's attach handler: once a channel joins two of them (the
+/// second Attach() of PointToPointHelper::Install, whoever holds the helper), the link is
+/// emulated.
+void
+EmulateAttached(Ptr<FastPathPointToPointNetDevice> device)
+{
+    Ptr<Channel> ch = device->GetChannel();
+    if (!FastPathEmulation::IsEnabled() || !ch || ch->GetNDevices() != 2)
+    {
+        return;
+    }
+    auto channel = DynamicCast<FastPathPointToPointChannel>(ch);
+    auto devA = DynamicCast<FastPathPointToPointNetDevice>(ch->GetDevice(0));
+    auto devB = DynamicCast<FastPathPointToPointNetDevice>(ch->GetDevice(1));
+    NS_ABORT_MSG_IF(!channel || !devA || !devB,
+                    "FastPathPointToPointHelper: an emulated point-to-point device was attached "
+                    "to a "
+                        << ch->GetInstanceTypeId().GetName()
+                        << " joining it with another kind of device: build the link with "
+                           "FastPathPointToPointHelper (or a helper given one)");
+    NS_ABORT_MSG_IF(!devA->GetNode() || !devB->GetNode(),
+                    "FastPathPointToPointHelper: an emulated point-to-point link's devices "
+                    "were attached to their channel before being added to their nodes: add "
+                    "them first, as PointToPointHelper::Install does");
+    EmulateLink(devA, devB, channel);
+}
+
 } // namespace
 
 FastPathPointToPointHelper::FastPathPointToPointHelper()
@@ -264,6 +470,8 @@ FastPathPointToPointHelper::FastPathPointToPointHelper()
                               "ns3::PointToPointChannel",
                               "FastPathPointToPointHelper")
 {
+    FastPathPointToPointNetDevice::SetAttachHandler(&EmulateAttached);
+    FollowSwitch();
 }
 
 fastpath::LinkParams
@@ -320,147 +528,71 @@ FastPathPointToPointHelper::Install(std::string aNode, std::string bNode)
 NetDeviceContainer
 FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
 {
-    if (!IsEmulated())
-    {
-        return PointToPointHelper::Install(a, b);
-    }
-    P2pLinks& s = CurrentLinks();
-    FastPathEmulation& e = *s.emulation;
-    const std::string na = e.NodeOf(a);
-    const std::string nb = e.NodeOf(b);
-    const std::string& tag = e.Tag();
-    fastpath::LinkSpec spec;
-    spec.name = tag + "-l" + std::to_string(s.next++);
-    spec.a.node = na;
-    spec.b.node = nb;
-    // Each end's port is named after the peer node (after the link when two links join
-    // the same pair).
-    spec.a.port = nb.substr(tag.size() + 1);
-    spec.b.port = na.substr(tag.size() + 1);
-    for (const auto& l : s.items)
-    {
-        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
-        {
-            spec.a.port = spec.b.port = spec.name;
-        }
-    }
-
-    // ns-3's objects for the link: its devices (PointToPointNetDevices to the script, on
-    // the nodes), their TxQueues and its channel hold its parameters where a script's
-    // Config::Set finds them, and Follow() hands changes to fastpathd.
-    P2pLink link;
-    link.name = spec.name;
-    link.a = a;
-    link.b = b;
-    // Watched types: a set of their attributes is handed to fastpathd at once
-    // (FastPathWatched). The queues are the devices' TxQueue, where Config paths find them.
-    ObjectFactory deviceFactory = m_deviceFactory;
-    deviceFactory.SetTypeId(FastPathPointToPointNetDevice::GetTypeId());
-    link.devA = deviceFactory.Create<FastPathPointToPointNetDevice>();
-    link.devB = deviceFactory.Create<FastPathPointToPointNetDevice>();
-    link.queueA = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
-    link.queueB = FastPathWatched::Watching(m_queueFactory).Create<QueueBase>();
-    // The link's channel (watched too): in ChannelList where the simulated link's would be,
-    // and what global and Nix-vector routing find on the emulated devices.
-    ObjectFactory channelFactory = m_channelFactory;
-    channelFactory.SetTypeId(FastPathPointToPointChannel::GetTypeId());
-    Ptr<FastPathPointToPointChannel> channel = channelFactory.Create<FastPathPointToPointChannel>();
-    link.channel = channel;
-    link.devA->Attach(link.channel);
-    link.devB->Attach(link.channel);
-    // The queues a script reaches at .../$ns3::PointToPointNetDevice/TxQueue and with
-    // GetQueue().
-    link.devA->SetQueue(DynamicCast<Queue<Packet>>(link.queueA));
-    link.devB->SetQueue(DynamicCast<Queue<Packet>>(link.queueB));
-    UintegerValue mtu;
-    link.devA->GetAttribute("Mtu", mtu);
-    spec.a.mtu = spec.b.mtu = mtu.Get();
-    // Created with its emulation (protocol 1.4); an older fastpathd refuses that with
-    // -ENOSYS and gets an unshaped link.
-    spec.a_to_b = LinkParamsOf(link.devA, link.channel, link.queueA, link.devB);
-    spec.b_to_a = LinkParamsOf(link.devB, link.channel, link.queueB, link.devA);
-    // The MACs PointToPointHelper::Install would give the two devices, in its order.
-    spec.a.mac = FastPathEmulation::AllocateMac();
-    spec.b.mac = FastPathEmulation::AllocateMac();
-    const fastpath::MacAddress macA = spec.a.mac, macB = spec.b.mac;
-    // Several processes: rank 0 creates the link; every process has its ns-3 side.
-    // Several hosts: created once the nodes are placed, on their hosts.
-    fastpath::Status st;
-    if (e.IsMultiHost())
-    {
-        e.CreateLinkLater(spec, a, b);
-    }
-    else if (e.Creates())
-    {
-        st = FastPathEmulation::CreateWithMacs(
-            "link " + spec.name,
-            [&spec]() { spec.a.mac = spec.b.mac = fastpath::MacAddress{}; },
-            [&e, &spec]() { return e.Client().createLink(spec); });
-    }
-    if (!st.ok() && st.error().code == -ENOSYS)
-    {
-        NS_LOG_WARN("fastpathd link " << spec.name
-                                      << ": this fastpathd predates link emulation (protocol "
-                                         "1.4); the link forwards unshaped");
-        spec.a_to_b = spec.b_to_a = fastpath::LinkParams{};
-        st = e.Client().createLink(spec);
-    }
-    link.appliedAToB = spec.a_to_b;
-    link.appliedBToA = spec.b_to_a;
-    link.pushed = true;
-    NS_ABORT_MSG_IF(!st.ok(),
-                    "FastPathPointToPointHelper: cannot create fastpathd link "
-                        << spec.name << " (" << na << " - " << nb << "): " << st.error().message);
-
-    // Each device sends and receives through its engine, the FastPathNetDevice on its
-    // fastpathd port: it presents the link's channel as a point-to-point device's, and
-    // what ns-3 sends waits in its TxQueue, paced at the device's DataRate as fastpathd's
-    // link counts a frame (as PointToPointNetDevice: IP + PPP's 2 bytes).
-    for (Ptr<FastPathPointToPointNetDevice> d : {link.devA, link.devB})
-    {
-        Ptr<FastPathNetDevice> engine = CreateObject<FastPathNetDevice>();
-        d->SetEngine(engine);
-        engine->SetChannel(channel);
-        Ptr<Queue<Packet>> queue = m_queueFactory.Create<Queue<Packet>>();
-        engine->SetTxQueue(queue, d, spec.a_to_b.overhead_bytes, spec.a_to_b.mpu_bytes);
-        FastPathDeviceTraces::ForwardDrops(queue, d);
-    }
-    a->AddDevice(link.devA);
-    e.AddPort(a, na, spec.a.port, spec.a.mtu, macA, link.devA);
-    b->AddDevice(link.devB);
-    e.AddPort(b, nb, spec.b.port, spec.b.mtu, macB, link.devB);
-    NetDeviceContainer devices;
-    devices.Add(link.devA);
-    devices.Add(link.devB);
-    e.AddEdge(a, b);
-    channel->SetEmulatedDevices(link.devA, link.devB);
-    s.items.push_back(link);
-    const size_t index = s.items.size() - 1;
-    P2pLinks* set = &s;
-    auto changed = [set, index]() { set->Changed(index); };
-    for (Ptr<Object> o : {Ptr<Object>(link.channel), Ptr<Object>(link.queueA),
-                          Ptr<Object>(link.queueB)})
-    {
-        FastPathWatched::Watch(o, changed);
-    }
-    // A TxQueue set by a script is watched too.
-    for (Ptr<PointToPointNetDevice> d : {link.devA, link.devB})
-    {
-        FastPathWatched::Watch(d, [set, index, d, changed]() {
-            FastPathWatched::Watch(d->GetQueue(), changed);
-            set->Changed(index);
-        });
-    }
-    if (!e.IsPartitioned())
-    {
-        s.Push(s.items.back());
-        // Again at time 0, with the queue discs the script installs after the devices.
-        s.Changed(index);
-    }
-    NS_LOG_INFO("link " << spec.name << ": " << na << "/" << spec.a.port << " - " << nb << "/"
-                        << spec.b.port << ", "
-                        << fastpath::formatLinkParams(s.items.back().appliedAToB));
+    // PointToPointHelper's own Install, with the factories FollowSwitch() gave it:
+    // emulated, its devices' Attach() emulates the link (EmulateLink), as for a copy of
+    // this helper that PointToPointDumbbellHelper, PointToPointStarHelper or any code
+    // taking a PointToPointHelper holds.
+    FollowSwitch();
+    NetDeviceContainer devices = PointToPointHelper::Install(a, b);
+    NS_ABORT_MSG_IF(IsEmulated() && GetFastPathLinkName(devices.Get(0)).empty(),
+                    "FastPathPointToPointHelper: the link between nodes "
+                        << a->GetId() << " and " << b->GetId() << " was not emulated");
     return devices;
+}
+
+void
+FastPathPointToPointHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    FastPathEmulatingHelper::SetDeviceAttribute(name, value);
+    FollowSwitch();
+}
+
+void
+FastPathPointToPointHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    FastPathEmulatingHelper::SetChannelAttribute(name, value);
+    FollowSwitch();
+}
+
+void
+FastPathPointToPointHelper::FollowSwitch()
+{
+    // Only the types change: the settings stay the base's own, however they were made
+    // (through this helper, or through a PointToPointHelper& to it).
+    PointToPointHelper& stock = *this;
+    const bool emulated = IsEmulated();
+    // The emulating device and channel keep every attribute of the stock ones (the same
+    // checkers): the settings apply unchanged.
+    (stock.*Get(StockDeviceFactory{}))
+        .SetTypeId(emulated ? FastPathPointToPointNetDevice::GetTypeId()
+                            : PointToPointNetDevice::GetTypeId());
+    (stock.*Get(StockChannelFactory{}))
+        .SetTypeId(emulated ? FastPathPointToPointChannel::GetTypeId()
+                            : PointToPointChannel::GetTypeId());
+    // Emulated, watched queues: a set of their MaxSize is handed to fastpathd at once.
+    ObjectFactory& queue = stock.*Get(StockQueueFactory{});
+    if (emulated)
+    {
+        queue = FastPathWatched::Watching(queue);
+    }
+    else if (queue.GetTypeId() == FastPathWatchedDropTailQueue::GetTypeId())
+    {
+        queue.SetTypeId(DropTailQueue<Packet>::GetTypeId());
+    }
+    // Emulated, the engine's TxQueue (where what ns-3 sends waits) has the device's
+    // NetDeviceQueueInterface; a second one would be refused by the aggregation.
+    bool& flowControl = stock.*Get(StockFlowControl{});
+    if (emulated && !m_flowControlHeld)
+    {
+        m_flowControl = flowControl;
+        m_flowControlHeld = true;
+        flowControl = false;
+    }
+    else if (!emulated && m_flowControlHeld)
+    {
+        flowControl = m_flowControl;
+        m_flowControlHeld = false;
+    }
 }
 
 std::string

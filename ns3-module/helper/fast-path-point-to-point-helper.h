@@ -45,6 +45,15 @@ namespace ns3
  *   attached to its fastpathd node by FastPathHelper and its routing mirrored into that
  *   node. The returned devices are in PointToPointHelper's order (a's, then b's).
  *
+ * Code that takes the helper as a PointToPointHelper, by value or by reference
+ * (PointToPointDumbbellHelper, PointToPointStarHelper, a script's own function), and calls
+ * PointToPointHelper::Install builds the same emulated links: the helper keeps the
+ * PointToPointHelper it is configured with the emulating device, channel and queue types
+ * when FastPathEmulation is set, and the link is emulated when its second device is attached
+ * to the channel. A copy of a helper constructed and configured before FastPathEmulation
+ * was set (before CommandLine::Parse) builds plain links, which the emulated run refuses at
+ * start, naming them.
+ *
  * Everything created in fastpathd is deleted at Simulator::Destroy(); names starting with
  * TAG- are deleted at the first Install() (what a crashed run left). fastpathd's socket
  * is the global value FastPathSocket; the process must be allowed to create nodes and
@@ -54,6 +63,18 @@ class FastPathPointToPointHelper : public FastPathEmulatingHelper<PointToPointHe
 {
   public:
     FastPathPointToPointHelper();
+
+    /// As PointToPointHelper's; each also gives the helper the types of the switch as it is
+    /// now (FollowSwitch()), for the copies of it other helpers take.
+    template <typename... Ts>
+    void SetQueue(std::string type, Ts&&... args)
+    {
+        FastPathEmulatingHelper::SetQueue(type, std::forward<Ts>(args)...);
+        FollowSwitch();
+    }
+
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
 
     NetDeviceContainer Install(NodeContainer c);
     NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
@@ -85,6 +106,19 @@ class FastPathPointToPointHelper : public FastPathEmulatingHelper<PointToPointHe
     /// The helper attaching the ns-3 nodes (for FastPathHelper::Flush, GetMirror...);
     /// nullptr when nothing is emulated.
     static FastPathHelper* GetFastPathHelper();
+
+  private:
+    /// Gives the factories of the PointToPointHelper this helper is (which hold every
+    /// setting) the types of the switch: with FastPathEmulation set, the emulating ones
+    /// (FastPathPointToPointNetDevice, FastPathPointToPointChannel, watched queues, no
+    /// flow control of PointToPointHelper's: the engine has its own); else the stock ones.
+    /// Its Install() (this helper's, or a copy's: PointToPointDumbbellHelper,
+    /// PointToPointStarHelper) then creates emulating devices, whose Attach() emulates the
+    /// link. Called at construction, at each setting and at Install().
+    void FollowSwitch();
+
+    bool m_flowControl = true;      //!< PointToPointHelper's, while emulation holds it off
+    bool m_flowControlHeld = false; //!< emulated: the base's flow control is held off
 };
 
 } // namespace ns3

@@ -103,18 +103,48 @@ FastPathPointToPointNetDevice::GetTypeId()
     return tid;
 }
 
-FastPathPointToPointNetDevice::FastPathPointToPointNetDevice() = default;
-
-void
-FastPathPointToPointNetDevice::SetEngine(Ptr<FastPathNetDevice> engine)
+namespace
 {
-    NS_ABORT_MSG_IF(!engine, "FastPathPointToPointNetDevice::SetEngine: no engine");
-    NS_ABORT_MSG_IF(m_engine, "FastPathPointToPointNetDevice::SetEngine: set already");
-    NS_ABORT_MSG_IF(GetNode(),
-                    "FastPathPointToPointNetDevice::SetEngine: the device is on a node already");
+
+/// A function's static: set by whoever, whenever, without an initialization order.
+FastPathPointToPointNetDevice::AttachHandler&
+TheAttachHandler()
+{
+    static FastPathPointToPointNetDevice::AttachHandler handler;
+    return handler;
+}
+
+} // namespace
+
+FastPathPointToPointNetDevice::FastPathPointToPointNetDevice()
+{
+    // The engine exists from the start, so that every override below has it, whoever
+    // creates the device: an attribute given at construction (ReceiveErrorModel) already
+    // goes to it, and the engine finds this device through the aggregation.
+    Ptr<FastPathNetDevice> engine = CreateObject<FastPathNetDevice>();
+    engine->SetPointToPoint(true);
     AggregateObject(engine);
     m_engine = PeekPointer(engine);
-    m_engine->SetPointToPoint(true);
+    // PointToPointNetDevice's own link-change callbacks fire in Attach() only (the
+    // script's go to the engine, AddLinkChangeCallback below): the moment a channel joins
+    // this device. Bound by raw pointer, as the node binds itself.
+    PointToPointNetDevice::AddLinkChangeCallback(
+        MakeCallback(&FastPathPointToPointNetDevice::Attached, this));
+}
+
+void
+FastPathPointToPointNetDevice::SetAttachHandler(AttachHandler handler)
+{
+    TheAttachHandler() = std::move(handler);
+}
+
+void
+FastPathPointToPointNetDevice::Attached()
+{
+    if (TheAttachHandler())
+    {
+        TheAttachHandler()(this);
+    }
 }
 
 Ptr<FastPathNetDevice>
@@ -126,26 +156,18 @@ FastPathPointToPointNetDevice::GetEngine() const
 void
 FastPathPointToPointNetDevice::SetErrorModel(Ptr<ErrorModel> model)
 {
-    if (m_engine)
-    {
-        // The engine decides where the model applies and sets this device's own
-        // (what fastpathd's link follows) accordingly.
-        m_engine->SetReceiveErrorModel(model);
-        return;
-    }
-    // Construction (the helper's device attributes): the model of the link, as
-    // PointToPointNetDevice's own attribute keeps it.
-    StockErrorModel().accessor->Set(this, PointerValue(model));
+    // The engine decides where the model applies and sets this device's own (what
+    // fastpathd's link follows) accordingly.
+    m_engine->SetReceiveErrorModel(model);
 }
 
 Ptr<ErrorModel>
 FastPathPointToPointNetDevice::GetErrorModel() const
 {
-    if (m_engine && m_engine->GetReceiveErrorModel())
-    {
-        return m_engine->GetReceiveErrorModel();
-    }
-    return GetLinkErrorModel();
+    // A model set with the stock setter (SetReceiveErrorModel, not virtual) is the
+    // device's own only.
+    return m_engine->GetReceiveErrorModel() ? m_engine->GetReceiveErrorModel()
+                                            : GetLinkErrorModel();
 }
 
 Ptr<ErrorModel>
@@ -160,70 +182,57 @@ void
 FastPathPointToPointNetDevice::SetIfIndex(const uint32_t index)
 {
     PointToPointNetDevice::SetIfIndex(index);
-    if (m_engine)
-    {
-        m_engine->SetIfIndex(index);
-    }
+    m_engine->SetIfIndex(index);
 }
 
 void
 FastPathPointToPointNetDevice::SetAddress(Address address)
 {
     PointToPointNetDevice::SetAddress(address);
-    if (m_engine)
-    {
-        m_engine->SetAddress(address);
-    }
+    m_engine->SetAddress(address);
 }
 
 Address
 FastPathPointToPointNetDevice::GetAddress() const
 {
-    return m_engine ? m_engine->GetAddress() : PointToPointNetDevice::GetAddress();
+    return m_engine->GetAddress();
 }
 
 uint16_t
 FastPathPointToPointNetDevice::GetMtu() const
 {
     // The port's: what fastpathd carries (the link is created with this device's Mtu).
-    return m_engine ? m_engine->GetMtu() : PointToPointNetDevice::GetMtu();
+    return m_engine->GetMtu();
 }
 
 bool
 FastPathPointToPointNetDevice::IsLinkUp() const
 {
-    return m_engine ? m_engine->IsLinkUp() : PointToPointNetDevice::IsLinkUp();
+    return m_engine->IsLinkUp();
 }
 
 void
 FastPathPointToPointNetDevice::AddLinkChangeCallback(Callback<void> callback)
 {
-    if (m_engine)
-    {
-        m_engine->AddLinkChangeCallback(callback);
-        return;
-    }
-    PointToPointNetDevice::AddLinkChangeCallback(callback);
+    m_engine->AddLinkChangeCallback(callback);
 }
 
 Address
 FastPathPointToPointNetDevice::GetMulticast(Ipv4Address multicastGroup) const
 {
     // Ethernet's group MACs: the port's classifier takes those.
-    return m_engine ? m_engine->GetMulticast(multicastGroup)
-                    : PointToPointNetDevice::GetMulticast(multicastGroup);
+    return m_engine->GetMulticast(multicastGroup);
 }
 
 Address
 FastPathPointToPointNetDevice::GetMulticast(Ipv6Address addr) const
 {
-    return m_engine ? m_engine->GetMulticast(addr) : PointToPointNetDevice::GetMulticast(addr);
+    return m_engine->GetMulticast(addr);
 }
 
 bool
 FastPathPointToPointNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
-    NS_ABORT_MSG_IF(!m_engine, "FastPathPointToPointNetDevice::Send: no engine");
     return m_engine->Send(packet, dest, protocolNumber);
 }
 
@@ -233,7 +242,6 @@ FastPathPointToPointNetDevice::SendFrom(Ptr<Packet> packet,
                                         const Address& dest,
                                         uint16_t protocolNumber)
 {
-    NS_ABORT_MSG_IF(!m_engine, "FastPathPointToPointNetDevice::SendFrom: no engine");
     return m_engine->SendFrom(packet, source, dest, protocolNumber);
 }
 
@@ -241,40 +249,30 @@ void
 FastPathPointToPointNetDevice::SetNode(Ptr<Node> node)
 {
     PointToPointNetDevice::SetNode(node);
-    if (m_engine)
-    {
-        // The engine's reader delivers in the node's context.
-        m_engine->SetNode(node);
-    }
+    // The engine's reader delivers in the node's context.
+    m_engine->SetNode(node);
 }
 
 bool
 FastPathPointToPointNetDevice::NeedsArp() const
 {
     // The port carries Ethernet frames (fastpathd's link ports have MACs).
-    return m_engine ? m_engine->NeedsArp() : PointToPointNetDevice::NeedsArp();
+    return m_engine->NeedsArp();
 }
 
 void
 FastPathPointToPointNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
     m_rx = cb;
-    if (m_engine)
-    {
-        m_engine->SetReceiveCallback(
-            MakeCallback(&FastPathPointToPointNetDevice::FromEngine, this));
-    }
+    m_engine->SetReceiveCallback(MakeCallback(&FastPathPointToPointNetDevice::FromEngine, this));
 }
 
 void
 FastPathPointToPointNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb)
 {
     m_promiscRx = cb;
-    if (m_engine)
-    {
-        m_engine->SetPromiscReceiveCallback(
-            MakeCallback(&FastPathPointToPointNetDevice::PromiscFromEngine, this));
-    }
+    m_engine->SetPromiscReceiveCallback(
+        MakeCallback(&FastPathPointToPointNetDevice::PromiscFromEngine, this));
 }
 
 bool

@@ -6,6 +6,8 @@
 
 #include "ns3/fast-path-watched.h"
 
+#include <functional>
+
 namespace ns3
 {
 
@@ -27,8 +29,9 @@ class FastPathNetDevice;
  *
  * The frames never take PointToPointNetDevice's own path (its channel transmits nothing):
  * every NetDevice call that moves a frame or reports the port's state is the engine's, the
- * FastPathNetDevice on the port's control channel (SetEngine()), which is aggregated to
- * this device and stays off the node's device list. The engine hands what it receives up
+ * FastPathNetDevice on the port's control channel, which the device creates with itself,
+ * aggregates and keeps off the node's device list (so a device made by any factory, e.g.
+ * PointToPointHelper's, has it from the start). The engine hands what it receives up
  * as this device's. So the engine keeps its jobs (the transmit queue paced at the link's
  * rate, timed delivery, the receive error model, the byte tags) and this device only
  * presents them. The frames on the port are Ethernet frames: the device needs ARP and
@@ -45,10 +48,15 @@ class FastPathPointToPointNetDevice : public FastPathWatchedPointToPointNetDevic
     static TypeId GetTypeId();
     FastPathPointToPointNetDevice();
 
-    /// Aggregates `engine` and sends and receives through it from now on. Once, before the
-    /// device is added to its node.
-    void SetEngine(Ptr<FastPathNetDevice> engine);
-    /// The engine (nullptr before SetEngine()).
+    /// What is called when a device of this type is attached to a channel that then
+    /// joins two devices (PointToPointNetDevice::Attach, as PointToPointHelper::Install
+    /// and the stock helpers built on it call it): the device just attached, the channel's
+    /// other one already. One handler per process (FastPathPointToPointHelper's, which
+    /// emulates the link); none: nothing is done.
+    using AttachHandler = std::function<void(Ptr<FastPathPointToPointNetDevice>)>;
+    static void SetAttachHandler(AttachHandler handler);
+
+    /// The engine, created with the device (aggregated to it).
     Ptr<FastPathNetDevice> GetEngine() const;
     /// The receive error model fastpathd's link applies (PointToPointNetDevice's own:
     /// the helper's, or a per-packet RateErrorModel a script set); the ReceiveErrorModel
@@ -74,6 +82,8 @@ class FastPathPointToPointNetDevice : public FastPathWatchedPointToPointNetDevic
     void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
 
   private:
+    /// PointToPointNetDevice::Attach calls its link-change callbacks once attached.
+    void Attached();
     /// The ReceiveErrorModel attribute: the engine's once there is one.
     void SetErrorModel(Ptr<ErrorModel> model);
     Ptr<ErrorModel> GetErrorModel() const;
@@ -88,9 +98,10 @@ class FastPathPointToPointNetDevice : public FastPathWatchedPointToPointNetDevic
                            const Address& destination,
                            PacketType type);
 
-    /// Aggregated to this device: it lives as long (a Ptr would hold the aggregate alive
-    /// from inside). PointToPointNetDevice's DoDispose is private, so none here: the
-    /// callbacks hold no reference either (the node binds itself by raw pointer).
+    /// Aggregated to this device from its constructor: it lives as long (a Ptr would hold
+    /// the aggregate alive from inside). PointToPointNetDevice's DoDispose is private, so
+    /// none here: the callbacks hold no reference either (the node binds itself by raw
+    /// pointer).
     FastPathNetDevice* m_engine = nullptr;
     NetDevice::ReceiveCallback m_rx;
     NetDevice::PromiscReceiveCallback m_promiscRx;

@@ -44,8 +44,9 @@ class PointToPointNetDeviceTest : public ::testing::Test
             d->Attach(ch);
             queues_[i] = CreateObject<DropTailQueue<Packet>>();
             d->SetQueue(queues_[i]);
-            Ptr<FastPathNetDevice> engine = CreateObject<FastPathNetDevice>();
-            d->SetEngine(engine);
+            // The engine comes with the device.
+            Ptr<FastPathNetDevice> engine = d->GetEngine();
+            ASSERT_TRUE(engine);
             engine->SetChannel(ch);
             engine->SetTxQueue(CreateObject<DropTailQueue<Packet>>(), d, 2 - 14, 0);
             nodes_.Get(i)->AddDevice(d);

@@ -18,6 +18,12 @@
 // again by them where it is delivered (LocalDeliver). Simulated, both counts agree (the
 // harness notes where they do not); emulated, the second shows what reached the applications.
 //
+// Both counts measure the program's first Simulator::Run() only. A program may build and run
+// several simulations one after the other (cobalt-vs-codel: COBALT, Simulator::Destroy(), then
+// CoDel, on new nodes): a FlowMonitor cannot be merged across them, and one installed on the
+// first simulation's nodes never sees the second's. So both files are written when the first
+// Run() returns, and later Run()s are only stopped at $FP_CONFORMANCE_STOP_NS like the first.
+//
 // Each line: {"flow":ID,"proto":P,"src":"A","sport":N,"dst":"B","dport":N,"tx_packets":N,
 // "tx_bytes":N,"rx_packets":N,"rx_bytes":N,"lost_packets":N,"delay_sum_ns":N}
 
@@ -42,6 +48,8 @@ namespace
 {
 
 ns3::FlowMonitorHelper* g_helper = nullptr;
+/// Set once the first Run() has been measured and its files written.
+bool g_measured = false;
 
 void
 WriteFlows(const char* path)
@@ -159,21 +167,25 @@ __wrap__ZN3ns39Simulator3RunEv()
         ns3::Simulator::Stop(ns3::NanoSeconds(std::strtoll(stop, nullptr, 10)) -
                              ns3::Simulator::Now());
     }
-    if (path != nullptr && g_helper == nullptr)
+    const bool measure = path != nullptr && !g_measured;
+    if (measure && g_helper == nullptr)
     {
         // Never freed: the helper must outlive the script's Simulator::Destroy().
         g_helper = new ns3::FlowMonitorHelper;
         __real__ZN3ns317FlowMonitorHelper10InstallAllEv(g_helper);
     }
-    if (path != nullptr)
+    if (measure)
     {
         InstallIdCount();
     }
     __real__ZN3ns39Simulator3RunEv();
-    if (path != nullptr)
+    if (measure)
     {
+        // Written now, before the script's Simulator::Destroy(): a helper of the script's
+        // own may not outlive it, and a later Run() must not add to these counts.
         WriteFlows(path);
         WriteIdFlows(std::string(path) + ".ipid");
+        g_measured = true;
     }
     if (end != nullptr)
     {

@@ -40,6 +40,7 @@ enum class WorkerDrop : uint8_t {
   kMediumUnknownDst,    ///< "medium_unknown_dst": a unicast to a MAC no member has
   kLinkAqmDrop,         ///< "link_aqm_drop": the link's queue discipline (CoDel) dropped it
   kLinkBackoffDrop,     ///< "link_backoff_drop": a segment sender gave up after 1000 backoffs
+  kMediumExpired,       ///< "medium_expired": waited past the radio queue's MaxDelay (500 ms)
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);

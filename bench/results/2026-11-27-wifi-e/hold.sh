@@ -15,7 +15,9 @@ rc=0
   --skip-hidden --protocols 2 --first-run $run --emu-runs 1 \
   > $out/emulated-aodv-$run.json 2> $out/emulated-aodv-$run.log || rc=1
 echo "after the run: $(date -u +%FT%TZ) load: $(cat /proc/loadavg)" >> $c
-[ "$run" = 3 ] && build/fastpath/medium/fp_medium_bench --benchmark_filter=BM_BroadcastToReceivers \
-  --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $out/medium-bench.txt 2>&1 || rc=1
+if [ "$run" = 3 ]; then
+  build/fastpath/medium/fp_medium_bench --benchmark_filter=BM_BroadcastToReceivers \
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true > $out/medium-bench.txt 2>&1 || rc=1
+fi
 { echo "end: $(date -u +%FT%TZ) rc=$rc"; echo "load: $(cat /proc/loadavg)"; } >> $c
 exit $rc

@@ -66,8 +66,9 @@ def switch_args(emulated, socket, tag):
 
 def medium_totals(snap):
     """A medium's counters summed over its members (fpctl medium show --json)."""
-    keys = ("tx_packets", "rx_packets", "retries", "retry_drops", "collisions", "late_frames")
-    t = {k: sum(p[k] for p in snap["ports"]) for k in keys}
+    keys = ("tx_packets", "rx_packets", "retries", "retry_drops", "collisions", "late_frames",
+            "expired_drops", "acks_lost", "duplicates")
+    t = {k: sum(p.get(k, 0) for p in snap["ports"]) for k in keys}
     t["busy_share_mean"] = round(statistics.fmean(p["busy_share"] for p in snap["ports"]), 4)
     t["pairs"] = len(snap["pairs"])
     t["updates"] = snap["updates"]

@@ -79,6 +79,9 @@ void mediumJson(JsonWriter& w, const MediumInfo& m) {
         .key("busy_share").value(share(p.busy_ns, m.elapsed_ns))
         .key("late_frames").value(p.late_frames)
         .key("lateness_max_ns").value(p.lateness_max_ns)
+        .key("expired_drops").value(p.expired_drops)
+        .key("acks_lost").value(p.acks_lost)
+        .key("duplicates").value(p.duplicates)
         .endObject();
   w.endArray().key("pairs").beginArray();
   for (const auto& p : m.pairs)

@@ -192,6 +192,9 @@ void toWire(const MediumInfo& in, v1::Medium* out) {
     w->set_busy_ns(p.busy_ns);
     w->set_late_frames(p.late_frames);
     w->set_lateness_max_ns(p.lateness_max_ns);
+    w->set_expired_drops(p.expired_drops);
+    w->set_acks_lost(p.acks_lost);
+    w->set_duplicates(p.duplicates);
   }
   for (const auto& p : in.pairs) {
     auto* w = out->add_pairs();
@@ -252,6 +255,9 @@ MediumInfo mediumFromReply(const v1::Medium& in) {
     p.busy_ns = w.busy_ns();
     p.late_frames = w.late_frames();
     p.lateness_max_ns = w.lateness_max_ns();
+    p.expired_drops = w.expired_drops();
+    p.acks_lost = w.acks_lost();
+    p.duplicates = w.duplicates();
     m.ports.push_back(std::move(p));
   }
   for (const auto& w : in.pairs()) {

@@ -188,6 +188,9 @@ std::vector<MediumInfo> Daemon::media(const std::string& name) const {
         p.tx_airtime_ns += s.tx_airtime_ns.get();
         p.busy_ns += s.busy_ns.get();
         p.late_frames += s.late_frames.get();
+        p.expired_drops += s.expired_drops.get();
+        p.acks_lost += s.acks_lost.get();
+        p.duplicates += s.duplicates.get();
         p.lateness_max_ns = std::max(p.lateness_max_ns, s.lateness_max_ns.get());
       }
       info.ports.push_back(std::move(p));

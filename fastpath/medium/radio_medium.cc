@@ -88,7 +88,9 @@ bool RadioMedium::send(uint64_t now, uint32_t from, int32_t to, uint32_t eth_byt
     sink.done(cookie, from, TxOutcome::kQueueFull);
     return false;
   }
-  m.ring[(m.head + m.count++) % kQueueFrames] = Pending{cookie, to, wifiFrameBytes(eth_bytes)};
+  // Its lifetime counts from the medium's clock, which never goes back (last_ns_).
+  m.ring[(m.head + m.count++) % kQueueFrames] =
+      Pending{cookie, to, wifiFrameBytes(eth_bytes), std::max(now, last_ns_)};
   if (m.state == Mac::State::kIdle) contend(from, now);
   return true;
 }
@@ -206,8 +208,28 @@ void RadioMedium::arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t
   if (snr_db >= phy_.preamble_snr_db) lock();
 }
 
-void RadioMedium::startTx(uint32_t i, uint64_t now) {
+bool RadioMedium::expireHead(uint32_t i, uint64_t now, MediumSink& sink) {
+  // ns-3 3.37's WifiMacQueue drops the frames at its head whose lifetime (MaxDelay from
+  // their enqueue) ran out when the MAC takes its next frame; the next fresh one goes in
+  // the same access. False: nothing fresh is left (the member goes idle).
   Mac& m = macs_[i];
+  while (m.count > 0 && now > m.ring[m.head].since + kMaxDelayNs) {
+    const uint64_t cookie = m.ring[m.head].cookie;
+    m.head = (m.head + 1) % kQueueFrames;
+    --m.count;
+    stats_[i].expired_drops.add();
+    sink.done(cookie, i, TxOutcome::kExpired);
+  }
+  if (m.count > 0) return true;
+  m.state = Mac::State::kIdle;
+  m.last_done = now;
+  return false;
+}
+
+void RadioMedium::startTx(uint32_t i, uint64_t now, MediumSink& sink) {
+  Mac& m = macs_[i];
+  const bool first_try = m.tries == 0 && m.long_tries == 0;
+  if (first_try && !expireHead(i, now, sink)) return;
   const Pending& f = m.ring[m.head];
   Tx& tx = txs_[i];
   tx.table = adopt();
@@ -215,9 +237,10 @@ void RadioMedium::startTx(uint32_t i, uint64_t now) {
   tx.from = i;
   tx.to = f.to;
   tx.bytes = f.bytes;
-  tx.acked = tx.cts_ok = tx.protected_ = false;
+  tx.received = tx.cts_ok = tx.protected_ = false;
   MemberStats& s = stats_[i];
-  if (m.tries == 0 && m.long_tries == 0) {
+  if (first_try) {
+    tx.delivered = false;
     s.tx_packets.add();
     s.tx_bytes.add(f.bytes);
   }
@@ -299,13 +322,19 @@ void RadioMedium::endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSin
       // Success drawn with the frame's error rate over its chunks (ns-3's PHY).
       const bool ok = !p.rx_lost && (p.log_success >= 0 ||
                                      (p.log_success > -50 && uniform() < std::exp(p.log_success)));
-      if (ok) {
+      if (ok && tx.delivered) {
+        // A retry after a lost ACK: the MAC answers it and drops the copy (ns-3's
+        // MacRxMiddle: same sequence number, Retry bit set).
+        e.stats->delivered.add();
+        stats_[k].duplicates.add();
+        tx.received = true;
+      } else if (ok) {
         e.stats->delivered.add();
         stats_[k].rx_packets.add();
         stats_[k].rx_bytes.add(tx.bytes);
         if (late_ns > kLateNs) stats_[k].late_frames.add();
         stats_[k].lateness_max_ns.max(late_ns);
-        if (tx.to == int32_t(k)) tx.acked = true;
+        if (tx.to == int32_t(k)) tx.received = tx.delivered = true;
         sink.deliver(tx.cookie, k, now);
       } else if (p.rx_lost || p.rx_interfered) {
         e.stats->collision_drops.add();
@@ -393,12 +422,40 @@ void RadioMedium::endAck(uint32_t i, uint64_t now, MediumSink& sink) {
   // The sender's neighbours held off for the ACK (NAV from the data frame's duration).
   for (const PairEntry& e : tx.table->from(i))
     if (e.sense) senseDown(e.to, now);
-  if (tx.acked) {
+  const bool acked = tx.received && ackDecoded(i, now);
+  if (tx.received && !acked) stats_[i].acks_lost.add();
+  if (acked) {
     rates_.dataOk(i, uint32_t(tx.to));
     return finish(i, now, TxOutcome::kAcked, sink);
   }
   rates_.dataFailed(i, uint32_t(tx.to));
   retryOrDrop(i, now, tx.protected_, sink);
+}
+
+bool RadioMedium::ackDecoded(uint32_t i, uint64_t now) {
+  // The destination's ACK, SIFS after the data, at the control answer rate: ns-3's PHY at
+  // the sender decodes it with the reverse pair's power (absent or below detection: lost),
+  // under whatever else reaches the sender as it ends, with the error model's success for
+  // its 14 bytes. A frame the sender locked on before the ACK began takes the PHY: lost.
+  const Tx& tx = txs_[i];
+  const uint32_t k = uint32_t(tx.to);
+  const PairEntry* back = nullptr;
+  for (const PairEntry& e : tx.table->from(k))
+    if (e.to == i) {
+      back = &e;
+      break;
+    }
+  if (!back || !back->detect) return false;
+  const Phy& p = phys_[i];
+  const uint32_t ack_kbps = rates_.ackRateKbps(tx.rate_kbps, phy_.ackRate());
+  const uint64_t ack_start = now - frameTiming(ack_kbps, kAckBytes).duration_ns;
+  if (p.transmitting || (p.rx_tx >= 0 && txs_[uint32_t(p.rx_tx)].start < ack_start)) return false;
+  const double snr_db = p.total_mw <= noise_mw_ * 1e-9
+                            ? back->rx_dbm - noise_dbm_
+                            : back->rx_dbm - 10 * std::log10(noise_mw_ + p.total_mw);
+  if (snr_db < phy_.preamble_snr_db) return false;
+  const double success = frameSuccess(phy_.error_model, ack_kbps, snr_db, kAckBytes);
+  return success >= 1 || uniform() < success;
 }
 
 void RadioMedium::retryOrDrop(uint32_t i, uint64_t now, bool long_frame, MediumSink& sink) {
@@ -440,7 +497,7 @@ void RadioMedium::advance(uint64_t now, MediumSink& sink) {
     switch (ev.kind) {
       case EvKind::kAccess:
         if (ev.gen == macs_[ev.who].gen && macs_[ev.who].state == Mac::State::kContend)
-          startTx(ev.who, ev.t);
+          startTx(ev.who, ev.t, sink);
         break;
       case EvKind::kTxEnd: endTx(ev.who, ev.t, now - ev.t, sink); break;
       case EvKind::kAckEnd: endAck(ev.who, ev.t, sink); break;

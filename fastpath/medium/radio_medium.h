@@ -11,8 +11,13 @@
 // first frame it detects, with ns-3's preamble detection; the frame's success is drawn from
 // ns-3's error model chunk by chunk as the interference at the receiver changes; optional
 // capture of a stronger frame). Broadcast: one try at the basic rate. Unicast: at the data
-// rate, acknowledged (the ACK at ack_rate); the sender's carrier-sense neighbours hold off
-// for SIFS + ACK (NAV); tried up to retry_limit times, then dropped and reported. A unicast
+// rate, acknowledged (the ACK at ack_rate, decoded at the sender with the reverse pair's
+// power, the interference there and the error model: a lost ACK is a retry, and the copy the
+// destination then receives again is a duplicate its MAC filters, as ns-3's by sequence
+// number); the sender's carrier-sense neighbours hold off for SIFS + ACK (NAV); tried up to
+// retry_limit times, then dropped and reported. The queue is ns-3 3.37's WifiMacQueue with
+// its defaults: 500 frames, and a frame that waited longer than 500 ms (MaxDelay) is dropped
+// when it reaches the head (ns-3 drops it at dequeue; a frame already sent once is kept). A unicast
 // longer than rts_threshold goes after an RTS/CTS exchange as ns-3's MAC does it: the RTS
 // (at the RTS rate) is answered after SIFS by a CTS from the destination (unless its NAV is
 // set or it is busy with its own exchange), the frame follows SIFS after the CTS; members
@@ -42,6 +47,7 @@ enum class TxOutcome : uint8_t {
   kAcked,       ///< unicast, received by its destination
   kRetryLimit,  ///< unicast, not received after retry_limit tries: dropped
   kQueueFull,   ///< the sender's queue was full: dropped before the air
+  kExpired,     ///< waited longer than kMaxDelayNs in the sender's queue: dropped unsent
 };
 
 /// Where the model's results go (the worker: copy to the receiver's port, free the frame).
@@ -57,11 +63,18 @@ class MediumSink {
 struct MemberStats {
   Counter tx_packets, tx_bytes, rx_packets, rx_bytes, retries, retry_drops, queue_drops;
   Counter collisions, tx_airtime_ns, busy_ns, late_frames, lateness_max_ns;
+  /// Frames dropped unsent after kMaxDelayNs in the queue; ACKs this member (the data's
+  /// sender) did not decode although its frame arrived; copies it received again after its
+  /// ACK was lost (not delivered twice).
+  Counter expired_drops, acks_lost, duplicates;
 };
 
 class RadioMedium {
  public:
-  static constexpr uint32_t kQueueFrames = 256;
+  /// ns-3 3.37's WifiMacQueue defaults (MaxSize 500p, MaxDelay 500 ms): FastPathWifiHelper
+  /// refuses a script that sets others.
+  static constexpr uint32_t kQueueFrames = 500;
+  static constexpr uint64_t kMaxDelayNs = 500000000;
   /// Deliveries later than this past their due time count as late.
   static constexpr uint64_t kLateNs = 100000;
 
@@ -124,6 +137,7 @@ class RadioMedium {
     uint64_t cookie;
     int32_t to;
     uint32_t bytes;  ///< 802.11 frame
+    uint64_t since;  ///< when it was queued (its lifetime counts from there)
   };
   struct Mac {
     std::vector<Pending> ring;
@@ -165,7 +179,8 @@ class RadioMedium {
     FrameTiming timing{};
     FrameKind kind = FrameKind::kData;
     uint64_t nav_ns = 0;    ///< RTS, CTS: the duration field (what follows its end)
-    bool acked = false;     ///< data: its ACK came
+    bool received = false;  ///< data: its destination decoded this try (and answers)
+    bool delivered = false;  ///< data: a try of this frame reached its destination already
     bool cts_ok = false;    ///< RTS: its sender decoded the CTS
     bool protected_ = false;  ///< data: sent after an RTS/CTS exchange
   };
@@ -175,12 +190,14 @@ class RadioMedium {
   void release(const PairTable* t);
   void contend(uint32_t i, uint64_t now);
   void scheduleAccess(uint32_t i);
-  void startTx(uint32_t i, uint64_t now);
+  void startTx(uint32_t i, uint64_t now, MediumSink& sink);
   void transmit(uint32_t slot, uint64_t now);
   void endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSink& sink);
   void endControl(uint32_t slot, uint64_t now, MediumSink& sink);
   void endAck(uint32_t slot, uint64_t now, MediumSink& sink);
   void ctsDone(uint32_t i, uint64_t now, MediumSink& sink);
+  bool ackDecoded(uint32_t i, uint64_t now);
+  bool expireHead(uint32_t i, uint64_t now, MediumSink& sink);
   void retryOrDrop(uint32_t i, uint64_t now, bool long_frame, MediumSink& sink);
   void setNav(uint32_t k, uint64_t until, uint64_t now);
   void selfBusy(uint32_t k, uint64_t now);

@@ -66,6 +66,8 @@ void MediumEgress::done(uint64_t cookie, uint32_t from, medium::TxOutcome outcom
   switch (outcome) {
     case medium::TxOutcome::kQueueFull:
       return frames_.drop(port, WorkerDrop::kMediumQueueFull, addr, WorkerFrames::From::kLink);
+    case medium::TxOutcome::kExpired:
+      return frames_.drop(port, WorkerDrop::kMediumExpired, addr, WorkerFrames::From::kLink);
     case medium::TxOutcome::kRetryLimit: {
       WorkerEvent e{FastPathEvent::Kind::kMediumRetryLimit, port, {}, {}};
       std::memcpy(e.mac.bytes.data(), frames_.data(addr), 6);  // the frame's destination

@@ -33,6 +33,7 @@ const char* workerDropName(WorkerDrop drop) {
     case WorkerDrop::kMediumRetryLimit: return "medium_retry_limit";
     case WorkerDrop::kMediumNoFrame: return "medium_no_frame";
     case WorkerDrop::kMediumUnknownDst: return "medium_unknown_dst";
+    case WorkerDrop::kMediumExpired: return "medium_expired";
     case WorkerDrop::kMax: break;
   }
   return "unknown";

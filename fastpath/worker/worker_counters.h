@@ -43,6 +43,7 @@ enum class WorkerDrop : uint8_t {
   kBridgeLocal,         ///< "bridge_local": to a bridge port's own MAC (no stack above the bridge)
   kBridgeNoFrame,       ///< "bridge_no_frame": no free UMEM frame for a bridge's copy
   kBridgeLoop,          ///< "bridge_loop": relayed by more than 16 bridges at once (a loop)
+  kMediumExpired,       ///< "medium_expired": waited past the radio queue's MaxDelay (500 ms)
   kMax,
 };
 const char* workerDropName(WorkerDrop drop);

@@ -85,6 +85,14 @@ class FastPathWifiHelper : public WifiHelper
     /// The MAC type `mac` creates (ns3::AdhocWifiMac for an ad hoc script).
     static std::string MacTypeOf(const WifiMacHelper& mac);
 
+    /**
+     * Whether the medium's queue is `device`'s (its MAC's WifiMacQueue, else the queue's
+     * defaults as Config::SetDefault left them): the medium holds ns-3 3.37's default, 500
+     * frames, and drops a frame that waited longer than 500 ms (MaxDelay). Empty: the same;
+     * otherwise what differs, for a refusal.
+     */
+    static std::string QueueMismatch(Ptr<WifiNetDevice> device);
+
     /// The rate (kbit/s) of an ns-3 mode name (DsssRate5_5Mbps: 5500); 0 if none.
     static uint32_t RateKbps(const std::string& mode);
     /// The medium's PHY of `radio`, with `phy`'s error-rate and frame-capture models.

@@ -16,6 +16,11 @@
 #include "ns3/mobility-model.h"
 #include "ns3/pointer.h"
 #include "ns3/yans-wifi-channel.h"
+#include "ns3/qos-txop.h"
+#include "ns3/queue-size.h"
+#include "ns3/txop.h"
+#include "ns3/wifi-mac-queue.h"
+#include "ns3/wifi-mac.h"
 
 #include "fastpath/ctrl/client.h"
 #include "fastpath/medium_types.h"
@@ -23,6 +28,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <sstream>
 
 namespace ns3
 {
@@ -170,6 +176,57 @@ FastPathWifiHelper::MediumPhyOf(const FastPathRadio& radio, const WifiPhyHelper&
     return p;
 }
 
+std::string
+FastPathWifiHelper::QueueMismatch(Ptr<WifiNetDevice> device)
+{
+    // The medium's queue (fastpath/medium/radio_medium.h): WifiMacQueue's defaults.
+    const QueueSize mediumSize("500p");
+    const Time mediumDelay = MilliSeconds(500);
+    std::vector<Ptr<WifiMacQueue>> queues;
+    Ptr<WifiMac> mac = device ? device->GetMac() : nullptr;
+    if (mac && mac->GetTxop())
+    {
+        queues.push_back(mac->GetTxop()->GetWifiMacQueue());
+    }
+    if (mac && mac->GetQosSupported())
+    {
+        for (AcIndex ac : {AC_BE, AC_BK, AC_VI, AC_VO})
+        {
+            queues.push_back(mac->GetQosTxop(ac)->GetWifiMacQueue());
+        }
+    }
+    std::string size;
+    std::string delay;
+    if (queues.empty())
+    {
+        // No MAC yet: what WifiMacQueue would be created with.
+        TypeId::AttributeInformation info;
+        const TypeId tid = WifiMacQueue::GetTypeId();
+        NS_ABORT_MSG_IF(!tid.LookupAttributeByName("MaxSize", &info),
+                        "FastPathWifiHelper: WifiMacQueue has no MaxSize");
+        size = info.initialValue->SerializeToString(info.checker);
+        NS_ABORT_MSG_IF(!tid.LookupAttributeByName("MaxDelay", &info),
+                        "FastPathWifiHelper: WifiMacQueue has no MaxDelay");
+        delay = info.initialValue->SerializeToString(info.checker);
+        if (QueueSize(size) == mediumSize && Time(delay) == mediumDelay)
+        {
+            return "";
+        }
+        return "WifiMacQueue MaxSize " + size + ", MaxDelay " + delay;
+    }
+    for (const Ptr<WifiMacQueue>& q : queues)
+    {
+        if (q && (q->GetMaxSize() != mediumSize || q->GetMaxDelay() != mediumDelay))
+        {
+            std::ostringstream s;
+            s << "WifiMacQueue MaxSize " << q->GetMaxSize() << ", MaxDelay "
+              << q->GetMaxDelay().As(Time::MS);
+            return s.str();
+        }
+    }
+    return "";
+}
+
 NetDeviceContainer
 FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
                                     const WifiMacHelper& mac,
@@ -212,6 +269,16 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
             "ns3::ArfWifiManager does or keeps it constant (ns3::ConstantRateWifiManager); "
             "use one of these (wifi.SetRemoteStationManager(\"ns3::ArfWifiManager\")) or run "
             "the script simulated (--FastPathEmulation=0)");
+    }
+    if (const std::string q = QueueMismatch(DynamicCast<WifiNetDevice>(standIns.Get(0)));
+        !q.empty())
+    {
+        // The medium drops and holds frames as ns-3's default queue does, no other.
+        FastPathEmulation::Refuse(
+            "FastPathWifiHelper: emulated (--FastPathEmulation=1), the script's " + q +
+            " is not emulated: the medium's queue holds 500 frames and drops those older "
+            "than 500 ms (WifiMacQueue's defaults); keep those or run the script simulated "
+            "(--FastPathEmulation=0)");
     }
     fastpath::MediumPhy mphy = MediumPhyOf(radio, phy);
     if (auto st = fastpath::validateMediumPhy(mphy); !st.ok())

@@ -467,3 +467,36 @@ TEST(FastPathWifiHelperTest, MacStandInFiresTheLinkFailureTraces)
     EXPECT_EQ(p.long_retry_limit, 4u);
     Simulator::Destroy();
 }
+
+// The medium's queue is WifiMacQueue's default (500 frames, MaxDelay 500 ms): a script that
+// keeps it passes, one that changes its MaxDelay or MaxSize is told what differs.
+TEST(FastPathWifiHelperTest, QueueOtherThanNs3sDefaultIsNamed)
+{
+    NodeContainer nodes;
+    nodes.Create(1);
+    nodes.Get(0)->AggregateObject(CreateObject<ConstantPositionMobilityModel>());
+    FastPathWifiHelper wifi;
+    wifi.SetStandard(WIFI_STANDARD_80211b);
+    YansWifiPhyHelper phy;
+    phy.SetChannel(YansWifiChannelHelper::Default().Create());
+    WifiMacHelper mac;
+    mac.SetType("ns3::AdhocWifiMac");
+    auto standIn = [&] {
+        return wifi.CreateMacStandIn(phy, mac, nodes.Get(0), Mac48Address("02:00:00:00:00:0a"));
+    };
+    EXPECT_EQ(FastPathWifiHelper::QueueMismatch(standIn()), "");
+    EXPECT_EQ(FastPathWifiHelper::QueueMismatch(nullptr), "");  // the defaults, no MAC
+
+    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(MilliSeconds(100)));
+    const std::string delay = FastPathWifiHelper::QueueMismatch(standIn());
+    EXPECT_NE(delay.find("MaxDelay +100"), std::string::npos) << delay;
+    EXPECT_NE(FastPathWifiHelper::QueueMismatch(nullptr).find("MaxDelay"), std::string::npos);
+    Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(MilliSeconds(500)));
+
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize("100p")));
+    const std::string size = FastPathWifiHelper::QueueMismatch(standIn());
+    EXPECT_NE(size.find("MaxSize 100p"), std::string::npos) << size;
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize("500p")));
+    EXPECT_EQ(FastPathWifiHelper::QueueMismatch(standIn()), "");
+    Simulator::Destroy();
+}

@@ -131,6 +131,9 @@ struct MediumInfo {
     uint64_t busy_ns = 0;        ///< time it sensed the medium busy (others' frames)
     uint64_t late_frames = 0;    ///< frames released later than their due time
     uint64_t lateness_max_ns = 0;
+    uint64_t expired_drops = 0;  ///< frames dropped unsent after 500 ms queued (MaxDelay)
+    uint64_t acks_lost = 0;      ///< its frames that arrived but whose ACK it did not decode
+    uint64_t duplicates = 0;     ///< copies it received again after its ACK was lost
   };
   std::vector<Port> ports;
   struct Pair {

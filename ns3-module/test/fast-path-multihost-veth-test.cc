@@ -154,12 +154,6 @@ TEST_F(MultiHostTest, TwoHostsRunOneScriptAcrossTheWire)
 
 TEST_F(MultiHostTest, TwoHostsRunOneScriptOverAVxlanWire)
 {
-    if (fastpath::ctrl::kProtocolMinor < 11)
-    {
-        GTEST_SKIP() << "VXLAN wires over the control socket need protocol 1.11; this build "
-                        "speaks 1."
-                     << fastpath::ctrl::kProtocolMinor;
-    }
     // The wire as an IPv4 underlay (one subnet: the next hop is the peer itself), MTU 1600
     // so that the links' 1500 fit with VXLAN's 50 bytes.
     for (const auto& [ns, ifname, addr] : {std::tuple{R_, "wa", "198.18.10.2/24"},

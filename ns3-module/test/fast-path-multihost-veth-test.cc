@@ -17,8 +17,6 @@
 //     link delay below the wire's measured latency.
 #include "fast-path-script-fixture.h"
 
-#include "fastpath/ctrl/protocol.h"
-
 #include <fstream>
 #include <regex>
 #include <string>

@@ -4,6 +4,8 @@
 // (with several processes, the one that starts their clocks together) and real checksums.
 #include "fast-path-emulation-switch.h"
 
+#include "fast-path-forwarding-checker.h"
+
 #include "ns3/fast-path-partition.h"
 
 #include "ns3/boolean.h"
@@ -59,44 +61,19 @@ SwitchState()
 /// A checker of `Inner`'s type (a bool, a string) that also runs OnValue on every value
 /// the inner checker accepts: a global value whose setting selects more (FastPathEmulation,
 /// FastPathPartition).
-class HookedChecker : public AttributeChecker
+class HookedChecker : public FastPathForwardingChecker
 {
   public:
-    explicit HookedChecker(Ptr<const AttributeChecker> inner)
-        : m_inner(inner)
-    {
-    }
+    using FastPathForwardingChecker::FastPathForwardingChecker;
+
     bool Check(const AttributeValue& value) const override
     {
-        return m_inner->Check(value) && OnValue(value);
-    }
-    std::string GetValueTypeName() const override
-    {
-        return m_inner->GetValueTypeName();
-    }
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return m_inner->HasUnderlyingTypeInformation();
-    }
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return m_inner->GetUnderlyingTypeInformation();
-    }
-    Ptr<AttributeValue> Create() const override
-    {
-        return m_inner->Create();
-    }
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        return m_inner->Copy(source, destination);
+        return FastPathForwardingChecker::Check(value) && OnValue(value);
     }
 
   protected:
     /// false refuses the value.
     virtual bool OnValue(const AttributeValue& value) const = 0;
-
-  private:
-    Ptr<const AttributeChecker> m_inner;
 };
 
 /// FastPathPartition's checker: "" or i/K; with emulation on, K > 1 selects the simulator

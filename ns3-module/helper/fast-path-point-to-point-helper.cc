@@ -30,6 +30,7 @@
 #include "ns3/uinteger.h"
 
 #include "fastpath/ctrl/client.h"
+#include "../model/fast-path-private-member.h"
 
 #include <chrono>
 #include <cerrno>
@@ -52,31 +53,14 @@ namespace
 // PointToPointHelper keeps its factories private and its Install() is not virtual: a copy
 // of this helper taken as a PointToPointHelper (PointToPointDumbbellHelper and
 // PointToPointStarHelper take theirs by value) installs with the base's factories alone.
-// An explicit template instantiation may name private members (C++17 [temp.explicit]/12,
-// C++20 [temp.spec.general]/6): Rob hands out a pointer to each member below, through
-// which FollowSwitch() gives the base the emulating device and channel types. The names
-// are checked by the compiler against ns-3's header.
-template <typename Tag, typename Tag::type M>
-struct Rob
-{
-    friend typename Tag::type Get(Tag)
-    {
-        return M;
-    }
-};
+// It offers no setter for the device and channel types: FollowSwitch() gives the base the
+// emulating types through these members.
+FP_PRIVATE_MEMBER_ACCESS();
 
-#define FP_P2P_HELPER_ROB(NAME, TYPE, MEMBER)                                                  \
-    struct NAME                                                                                \
-    {                                                                                          \
-        using type = TYPE PointToPointHelper::*;                                               \
-        friend type Get(NAME);                                                                 \
-    };                                                                                         \
-    template struct Rob<NAME, &PointToPointHelper::MEMBER>
-
-FP_P2P_HELPER_ROB(StockDeviceFactory, ObjectFactory, m_deviceFactory);
-FP_P2P_HELPER_ROB(StockChannelFactory, ObjectFactory, m_channelFactory);
-FP_P2P_HELPER_ROB(StockQueueFactory, ObjectFactory, m_queueFactory);
-FP_P2P_HELPER_ROB(StockFlowControl, bool, m_enableFlowControl);
+FP_PRIVATE_MEMBER(StockDeviceFactory, PointToPointHelper, ObjectFactory, m_deviceFactory);
+FP_PRIVATE_MEMBER(StockChannelFactory, PointToPointHelper, ObjectFactory, m_channelFactory);
+FP_PRIVATE_MEMBER(StockQueueFactory, PointToPointHelper, ObjectFactory, m_queueFactory);
+FP_PRIVATE_MEMBER(StockFlowControl, PointToPointHelper, bool, m_enableFlowControl);
 
 /// A queue for an engine (where what ns-3 sends waits) of the type of `queue` (the
 /// device's TxQueue; a watched DropTailQueue gives a DropTailQueue) and its MaxSize.

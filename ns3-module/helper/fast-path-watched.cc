@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-watched.h"
 
+#include "fast-path-forwarding-checker.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -68,46 +70,10 @@ class WatchingAccessor : public AttributeAccessor
 /// attribute (TxQueue) and the ns-3 type's own lead to the same object: with the same
 /// checker a path through the name (.../TxQueue/Enqueue) would reach the queue twice, and a
 /// sink connected by path fire twice. With this one, the ns-3 type's own alone is followed.
-class UnfollowedChecker : public AttributeChecker
+class UnfollowedChecker : public FastPathForwardingChecker
 {
   public:
-    explicit UnfollowedChecker(Ptr<const AttributeChecker> inner)
-        : m_inner(inner)
-    {
-    }
-
-    bool Check(const AttributeValue& value) const override
-    {
-        return m_inner->Check(value);
-    }
-
-    std::string GetValueTypeName() const override
-    {
-        return m_inner->GetValueTypeName();
-    }
-
-    bool HasUnderlyingTypeInformation() const override
-    {
-        return m_inner->HasUnderlyingTypeInformation();
-    }
-
-    std::string GetUnderlyingTypeInformation() const override
-    {
-        return m_inner->GetUnderlyingTypeInformation();
-    }
-
-    Ptr<AttributeValue> Create() const override
-    {
-        return m_inner->Create();
-    }
-
-    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
-    {
-        return m_inner->Copy(source, destination);
-    }
-
-  private:
-    Ptr<const AttributeChecker> m_inner;
+    using FastPathForwardingChecker::FastPathForwardingChecker;
 };
 
 /// `tid` as a child of `parent` whose attributes `names` are the parent's, watched.

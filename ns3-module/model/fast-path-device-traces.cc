@@ -2,6 +2,7 @@
 #include "fast-path-device-traces.h"
 
 #include "fast-path-net-device.h"
+#include "fast-path-private-member.h"
 
 #include "ns3/channel-list.h"
 #include "ns3/csma-net-device.h"
@@ -26,26 +27,10 @@ namespace
 {
 
 // The stock devices keep their trace sources in private TracedCallback members, which only
-// they fire, and ns-3 offers no way to ask a trace source whether it has sinks. An explicit
-// template instantiation may name private members (C++17 [temp.explicit]/12): Rob hands out
-// a pointer to each member below, so that a stand-in's sources can be fired from observed
-// frames and checked for sinks. Only these reads and calls are made through them.
-template <typename Tag, typename Tag::type M>
-struct Rob
-{
-    friend typename Tag::type Get(Tag)
-    {
-        return M;
-    }
-};
-
-#define FP_ROB(NAME, CLASS, TYPE, MEMBER)                                                      \
-    struct NAME                                                                                \
-    {                                                                                          \
-        using type = TYPE CLASS::*;                                                            \
-        friend type Get(NAME);                                                                 \
-    };                                                                                         \
-    template struct Rob<NAME, &CLASS::MEMBER>
+// they fire, and ns-3 offers no way to ask a trace source whether it has sinks: each member
+// below is reached through FP_PRIVATE_MEMBER, so that a stand-in's sources can be fired from
+// observed frames and checked for sinks. Only these reads and calls are made through them.
+FP_PRIVATE_MEMBER_ACCESS();
 
 using PacketTrace = TracedCallback<Ptr<const Packet>>;
 using P2p = PointToPointNetDevice;
@@ -54,39 +39,39 @@ using PacketQueue = Queue<Packet>;
 using TxRx = TracedCallback<Ptr<const Packet>, Ptr<NetDevice>, Ptr<NetDevice>, Time, Time>;
 using ValueTrace = TracedCallback<uint32_t, uint32_t>;
 
-FP_ROB(P2pMacTx, P2p, PacketTrace, m_macTxTrace);
-FP_ROB(P2pMacTxDrop, P2p, PacketTrace, m_macTxDropTrace);
-FP_ROB(P2pMacPromiscRx, P2p, PacketTrace, m_macPromiscRxTrace);
-FP_ROB(P2pMacRx, P2p, PacketTrace, m_macRxTrace);
-FP_ROB(P2pPhyTxBegin, P2p, PacketTrace, m_phyTxBeginTrace);
-FP_ROB(P2pPhyTxEnd, P2p, PacketTrace, m_phyTxEndTrace);
-FP_ROB(P2pPhyTxDrop, P2p, PacketTrace, m_phyTxDropTrace);
-FP_ROB(P2pPhyRxEnd, P2p, PacketTrace, m_phyRxEndTrace);
-FP_ROB(P2pPhyRxDrop, P2p, PacketTrace, m_phyRxDropTrace);
-FP_ROB(P2pSniffer, P2p, PacketTrace, m_snifferTrace);
-FP_ROB(P2pPromiscSniffer, P2p, PacketTrace, m_promiscSnifferTrace);
-FP_ROB(CsmaMacTx, Csma, PacketTrace, m_macTxTrace);
-FP_ROB(CsmaMacTxDrop, Csma, PacketTrace, m_macTxDropTrace);
-FP_ROB(CsmaMacPromiscRx, Csma, PacketTrace, m_macPromiscRxTrace);
-FP_ROB(CsmaMacRx, Csma, PacketTrace, m_macRxTrace);
-FP_ROB(CsmaMacRxDrop, Csma, PacketTrace, m_macRxDropTrace);
-FP_ROB(CsmaMacTxBackoff, Csma, PacketTrace, m_macTxBackoffTrace);
-FP_ROB(CsmaPhyTxBegin, Csma, PacketTrace, m_phyTxBeginTrace);
-FP_ROB(CsmaPhyTxEnd, Csma, PacketTrace, m_phyTxEndTrace);
-FP_ROB(CsmaPhyTxDrop, Csma, PacketTrace, m_phyTxDropTrace);
-FP_ROB(CsmaPhyRxEnd, Csma, PacketTrace, m_phyRxEndTrace);
-FP_ROB(CsmaPhyRxDrop, Csma, PacketTrace, m_phyRxDropTrace);
-FP_ROB(CsmaSniffer, Csma, PacketTrace, m_snifferTrace);
-FP_ROB(CsmaPromiscSniffer, Csma, PacketTrace, m_promiscSnifferTrace);
-FP_ROB(QueueEnqueue, PacketQueue, PacketTrace, m_traceEnqueue);
-FP_ROB(QueueDequeue, PacketQueue, PacketTrace, m_traceDequeue);
-FP_ROB(QueueDrop, PacketQueue, PacketTrace, m_traceDrop);
-FP_ROB(QueueDropBeforeEnqueue, PacketQueue, PacketTrace, m_traceDropBeforeEnqueue);
-FP_ROB(QueueDropAfterDequeue, PacketQueue, PacketTrace, m_traceDropAfterDequeue);
-FP_ROB(QueueBytes, QueueBase, TracedValue<uint32_t>, m_nBytes);
-FP_ROB(QueuePackets, QueueBase, TracedValue<uint32_t>, m_nPackets);
-FP_ROB(TracedValueCb, TracedValue<uint32_t>, ValueTrace, m_cb);
-FP_ROB(P2pChannelTxRx, PointToPointChannel, TxRx, m_txrxPointToPoint);
+FP_PRIVATE_MEMBER(P2pMacTx, P2p, PacketTrace, m_macTxTrace);
+FP_PRIVATE_MEMBER(P2pMacTxDrop, P2p, PacketTrace, m_macTxDropTrace);
+FP_PRIVATE_MEMBER(P2pMacPromiscRx, P2p, PacketTrace, m_macPromiscRxTrace);
+FP_PRIVATE_MEMBER(P2pMacRx, P2p, PacketTrace, m_macRxTrace);
+FP_PRIVATE_MEMBER(P2pPhyTxBegin, P2p, PacketTrace, m_phyTxBeginTrace);
+FP_PRIVATE_MEMBER(P2pPhyTxEnd, P2p, PacketTrace, m_phyTxEndTrace);
+FP_PRIVATE_MEMBER(P2pPhyTxDrop, P2p, PacketTrace, m_phyTxDropTrace);
+FP_PRIVATE_MEMBER(P2pPhyRxEnd, P2p, PacketTrace, m_phyRxEndTrace);
+FP_PRIVATE_MEMBER(P2pPhyRxDrop, P2p, PacketTrace, m_phyRxDropTrace);
+FP_PRIVATE_MEMBER(P2pSniffer, P2p, PacketTrace, m_snifferTrace);
+FP_PRIVATE_MEMBER(P2pPromiscSniffer, P2p, PacketTrace, m_promiscSnifferTrace);
+FP_PRIVATE_MEMBER(CsmaMacTx, Csma, PacketTrace, m_macTxTrace);
+FP_PRIVATE_MEMBER(CsmaMacTxDrop, Csma, PacketTrace, m_macTxDropTrace);
+FP_PRIVATE_MEMBER(CsmaMacPromiscRx, Csma, PacketTrace, m_macPromiscRxTrace);
+FP_PRIVATE_MEMBER(CsmaMacRx, Csma, PacketTrace, m_macRxTrace);
+FP_PRIVATE_MEMBER(CsmaMacRxDrop, Csma, PacketTrace, m_macRxDropTrace);
+FP_PRIVATE_MEMBER(CsmaMacTxBackoff, Csma, PacketTrace, m_macTxBackoffTrace);
+FP_PRIVATE_MEMBER(CsmaPhyTxBegin, Csma, PacketTrace, m_phyTxBeginTrace);
+FP_PRIVATE_MEMBER(CsmaPhyTxEnd, Csma, PacketTrace, m_phyTxEndTrace);
+FP_PRIVATE_MEMBER(CsmaPhyTxDrop, Csma, PacketTrace, m_phyTxDropTrace);
+FP_PRIVATE_MEMBER(CsmaPhyRxEnd, Csma, PacketTrace, m_phyRxEndTrace);
+FP_PRIVATE_MEMBER(CsmaPhyRxDrop, Csma, PacketTrace, m_phyRxDropTrace);
+FP_PRIVATE_MEMBER(CsmaSniffer, Csma, PacketTrace, m_snifferTrace);
+FP_PRIVATE_MEMBER(CsmaPromiscSniffer, Csma, PacketTrace, m_promiscSnifferTrace);
+FP_PRIVATE_MEMBER(QueueEnqueue, PacketQueue, PacketTrace, m_traceEnqueue);
+FP_PRIVATE_MEMBER(QueueDequeue, PacketQueue, PacketTrace, m_traceDequeue);
+FP_PRIVATE_MEMBER(QueueDrop, PacketQueue, PacketTrace, m_traceDrop);
+FP_PRIVATE_MEMBER(QueueDropBeforeEnqueue, PacketQueue, PacketTrace, m_traceDropBeforeEnqueue);
+FP_PRIVATE_MEMBER(QueueDropAfterDequeue, PacketQueue, PacketTrace, m_traceDropAfterDequeue);
+FP_PRIVATE_MEMBER(QueueBytes, QueueBase, TracedValue<uint32_t>, m_nBytes);
+FP_PRIVATE_MEMBER(QueuePackets, QueueBase, TracedValue<uint32_t>, m_nPackets);
+FP_PRIVATE_MEMBER(TracedValueCb, TracedValue<uint32_t>, ValueTrace, m_cb);
+FP_PRIVATE_MEMBER(P2pChannelTxRx, PointToPointChannel, TxRx, m_txrxPointToPoint);
 
 #undef FP_ROB
 

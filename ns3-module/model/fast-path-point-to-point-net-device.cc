@@ -198,6 +198,14 @@ FastPathPointToPointNetDevice::GetAddress() const
     return m_engine->GetAddress();
 }
 
+bool
+FastPathPointToPointNetDevice::SetMtu(const uint16_t mtu)
+{
+    // The Mtu attribute (a factory's value at construction, a script's SetMtu) reaches the
+    // engine, which exists from construction: the link is created with what GetMtu says.
+    return PointToPointNetDevice::SetMtu(mtu) && m_engine->SetMtu(mtu);
+}
+
 uint16_t
 FastPathPointToPointNetDevice::GetMtu() const
 {

@@ -66,6 +66,7 @@ class FastPathPointToPointNetDevice : public FastPathWatchedPointToPointNetDevic
     void SetIfIndex(const uint32_t index) override;
     void SetAddress(Address address) override;
     Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
     uint16_t GetMtu() const override;
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The radio medium's events: access (a member's backoff ran out: it transmits), end of a
 // transmission (every member that was receiving it decides; senders' neighbours may go
-// idle), end of the ACK time of a unicast try (success, retry or drop). Each member has at
-// most one transmission in flight, so a transmission's slot is its sender's index.
+// idle), the answers (a CTS SIFS after an RTS, an ACK SIFS after a unicast frame its
+// destination decoded: transmissions of the answering member), end of the ACK time of a
+// unicast try (success, retry or drop). Each member has at most one frame of its own, one
+// CTS and one ACK in flight, so a transmission's slot is its sender's index in one of three
+// ranges.
 #include "medium/radio_medium.h"
 
 #include <algorithm>
@@ -37,7 +40,7 @@ RadioMedium::RadioMedium(const MediumPhy& phy, uint32_t members, uint64_t seed)
       macs_(members),
       phys_(members),
       stats_(members),
-      txs_(size_t(members) * 2),
+      txs_(size_t(members) * 3),
       rng_(seed ? seed : 0x9e3779b97f4a7c15ull) {
   for (auto& m : macs_) m.ring.resize(kQueueFrames);
   std::vector<Event> storage;
@@ -237,7 +240,7 @@ void RadioMedium::startTx(uint32_t i, uint64_t now, MediumSink& sink) {
   tx.from = i;
   tx.to = f.to;
   tx.bytes = f.bytes;
-  tx.received = tx.cts_ok = tx.protected_ = false;
+  tx.received = tx.cts_ok = tx.ack_ok = tx.protected_ = false;
   MemberStats& s = stats_[i];
   if (first_try) {
     tx.delivered = false;
@@ -268,9 +271,12 @@ void RadioMedium::transmit(uint32_t slot, uint64_t now) {
   Tx& tx = txs_[slot];
   tx.start = now;
   tx.data_end = now + tx.timing.duration_ns;
+  // A unicast's airtime counts SIFS + ACK at its sender (the exchange's), not again at the
+  // destination that sends the ACK.
   const bool acked = tx.kind == FrameKind::kData && tx.to != kBroadcast;
-  stats_[tx.from].tx_airtime_ns.add(tx.timing.duration_ns +
-                                    (acked ? dcf_.sifs_ns + ackNs(tx.rate_kbps) : 0));
+  if (tx.kind != FrameKind::kAck)
+    stats_[tx.from].tx_airtime_ns.add(tx.timing.duration_ns +
+                                      (acked ? dcf_.sifs_ns + ackNs(tx.rate_kbps) : 0));
   Phy& me = phys_[tx.from];
   if (me.rx_tx >= 0) me.rx_lost = true;  // half duplex: what it was receiving is lost
   me.transmitting = true;
@@ -319,9 +325,7 @@ void RadioMedium::endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSin
       p.rx_tx = -1;
       if (!for_k) continue;  // addressed to another member: its MAC drops it
       e.stats->attempts.add();
-      // Success drawn with the frame's error rate over its chunks (ns-3's PHY).
-      const bool ok = !p.rx_lost && (p.log_success >= 0 ||
-                                     (p.log_success > -50 && uniform() < std::exp(p.log_success)));
+      const bool ok = decoded(p);
       if (ok && tx.delivered) {
         // A retry after a lost ACK: the MAC answers it and drops the copy (ns-3's
         // MacRxMiddle: same sequence number, Retry bit set).
@@ -353,7 +357,55 @@ void RadioMedium::endTx(uint32_t slot, uint64_t now, uint64_t late_ns, MediumSin
   if (tx.to == kBroadcast)
     finish(i, now, TxOutcome::kBroadcast, sink);
   else
-    schedule(tx.data_end + dcf_.sifs_ns + ackNs(tx.rate_kbps), EvKind::kAckEnd, i);
+    answerData(i, now);
+}
+
+bool RadioMedium::decoded(const Phy& p) {
+  // Success drawn with the frame's error rate over its chunks (ns-3's PHY).
+  return !p.rx_lost &&
+         (p.log_success >= 0 || (p.log_success > -50 && uniform() < std::exp(p.log_success)));
+}
+
+void RadioMedium::answerData(uint32_t i, uint64_t now) {
+  // The destination that decoded the frame answers SIFS later with an ACK at the control
+  // answer rate (ns-3 sends it whatever its CCA and NAV say); the sender decides at the
+  // ACK's end. Without an answer the sender waits as long (the ACK's time).
+  const Tx& tx = txs_[i];
+  const uint32_t k = uint32_t(tx.to);
+  Tx& ack = txs_[ackSlot(k)];
+  if (!tx.received || ack.table) {
+    // Not decoded: nothing to answer. Still answering another frame (it cannot be: sending
+    // that ACK would have lost this frame): counted, as an ACK it could not send.
+    if (tx.received) stats_[k].acks_unsent.add();
+    schedule(now + dcf_.sifs_ns + ackNs(tx.rate_kbps), EvKind::kAckEnd, i);
+    return;
+  }
+  ack.table = adopt();
+  ack.from = k;
+  ack.to = int32_t(i);
+  ack.kind = FrameKind::kAck;
+  ack.rate_kbps = ackKbps(tx.rate_kbps);
+  ack.timing = frameTiming(ack.rate_kbps, kAckBytes);
+  ack.bytes = kAckBytes;
+  ack.nav_ns = 0;  // its duration field: nothing follows
+  schedule(now + dcf_.sifs_ns, EvKind::kAckStart, k);
+}
+
+void RadioMedium::startAck(uint32_t k, uint64_t now) {
+  Tx& ack = txs_[ackSlot(k)];
+  const uint32_t i = uint32_t(ack.to);
+  if (phys_[k].transmitting) {
+    // It began a frame of its own meanwhile (it was not sensing the one it decoded): no
+    // ACK; the sender waits for it as for a lost one.
+    release(ack.table);
+    ack.table = nullptr;
+    stats_[k].acks_unsent.add();
+    schedule(now + ack.timing.duration_ns, EvKind::kAckEnd, i);
+    return;
+  }
+  stats_[k].acks_sent.add();
+  selfBusy(k, now);
+  transmit(ackSlot(k), now);
 }
 
 void RadioMedium::endControl(uint32_t slot, uint64_t now, MediumSink& sink) {
@@ -372,17 +424,18 @@ void RadioMedium::endControl(uint32_t slot, uint64_t now, MediumSink& sink) {
     if (e.sense) senseDown(k, now);
     if (p.rx_tx != int32_t(slot)) continue;
     p.rx_tx = -1;
-    const bool ok = !p.rx_lost && (p.log_success >= 0 ||
-                                   (p.log_success > -50 && uniform() < std::exp(p.log_success)));
-    if (!ok) continue;
-    if (tx.to != int32_t(k)) {
+    if (!decoded(p)) continue;
+    if (tx.kind == FrameKind::kAck) {
+      // Its duration field is 0: a third party that decodes it sets no NAV.
+      if (tx.to == int32_t(k)) txs_[k].ack_ok = true;
+    } else if (tx.to != int32_t(k)) {
       setNav(k, now + tx.nav_ns, now);  // a third party: it defers for the exchange
     } else if (!rts) {
       txs_[k].cts_ok = true;  // the RTS's sender got its CTS
     } else if (p.nav_until <= now && !p.transmitting && macs_[k].state != Mac::State::kBusy &&
-               !txs_[macs_.size() + k].table) {
+               !txs_[ctsSlot(k)].table) {
       // The destination answers SIFS later (ns-3: only with its NAV clear).
-      Tx& cts = txs_[macs_.size() + k];
+      Tx& cts = txs_[ctsSlot(k)];
       cts.table = adopt();
       cts.from = k;
       cts.to = int32_t(from);
@@ -395,7 +448,12 @@ void RadioMedium::endControl(uint32_t slot, uint64_t now, MediumSink& sink) {
       answered = true;
     }
   }
-  if (rts) {
+  if (tx.kind == FrameKind::kAck) {
+    senseDown(from, now);  // the ACK's own hold (selfBusy)
+    release(tx.table);
+    tx.table = nullptr;
+    endAck(uint32_t(tx.to), now, sink);
+  } else if (rts) {
     // Answered, the sender knows at the CTS's end (below); with no CTS coming, after SIFS +
     // slot + the CTS's preamble and header (ns-3's CTS timeout).
     if (!answered)
@@ -422,7 +480,7 @@ void RadioMedium::endAck(uint32_t i, uint64_t now, MediumSink& sink) {
   // The sender's neighbours held off for the ACK (NAV from the data frame's duration).
   for (const PairEntry& e : tx.table->from(i))
     if (e.sense) senseDown(e.to, now);
-  const bool acked = tx.received && ackDecoded(i, now);
+  const bool acked = tx.received && tx.ack_ok;
   if (tx.received && !acked) stats_[i].acks_lost.add();
   if (acked) {
     rates_.dataOk(i, uint32_t(tx.to));
@@ -430,32 +488,6 @@ void RadioMedium::endAck(uint32_t i, uint64_t now, MediumSink& sink) {
   }
   rates_.dataFailed(i, uint32_t(tx.to));
   retryOrDrop(i, now, tx.protected_, sink);
-}
-
-bool RadioMedium::ackDecoded(uint32_t i, uint64_t now) {
-  // The destination's ACK, SIFS after the data, at the control answer rate: ns-3's PHY at
-  // the sender decodes it with the reverse pair's power (absent or below detection: lost),
-  // under whatever else reaches the sender as it ends, with the error model's success for
-  // its 14 bytes. A frame the sender locked on before the ACK began takes the PHY: lost.
-  const Tx& tx = txs_[i];
-  const uint32_t k = uint32_t(tx.to);
-  const PairEntry* back = nullptr;
-  for (const PairEntry& e : tx.table->from(k))
-    if (e.to == i) {
-      back = &e;
-      break;
-    }
-  if (!back || !back->detect) return false;
-  const Phy& p = phys_[i];
-  const uint32_t ack_kbps = rates_.ackRateKbps(tx.rate_kbps, phy_.ackRate());
-  const uint64_t ack_start = now - frameTiming(ack_kbps, kAckBytes).duration_ns;
-  if (p.transmitting || (p.rx_tx >= 0 && txs_[uint32_t(p.rx_tx)].start < ack_start)) return false;
-  const double snr_db = p.total_mw <= noise_mw_ * 1e-9
-                            ? back->rx_dbm - noise_dbm_
-                            : back->rx_dbm - 10 * std::log10(noise_mw_ + p.total_mw);
-  if (snr_db < phy_.preamble_snr_db) return false;
-  const double success = frameSuccess(phy_.error_model, ack_kbps, snr_db, kAckBytes);
-  return success >= 1 || uniform() < success;
 }
 
 void RadioMedium::retryOrDrop(uint32_t i, uint64_t now, bool long_frame, MediumSink& sink) {
@@ -502,7 +534,7 @@ void RadioMedium::advance(uint64_t now, MediumSink& sink) {
       case EvKind::kTxEnd: endTx(ev.who, ev.t, now - ev.t, sink); break;
       case EvKind::kAckEnd: endAck(ev.who, ev.t, sink); break;
       case EvKind::kCtsStart: {
-        const uint32_t slot = uint32_t(macs_.size()) + ev.who;
+        const uint32_t slot = ctsSlot(ev.who);
         if (phys_[ev.who].transmitting) {  // it began a frame of its own meanwhile: no CTS
           release(txs_[slot].table);
           txs_[slot].table = nullptr;
@@ -528,6 +560,7 @@ void RadioMedium::advance(uint64_t now, MediumSink& sink) {
       case EvKind::kNavEnd:
         if (phys_[ev.who].nav_until == ev.t) senseDown(ev.who, ev.t);
         break;
+      case EvKind::kAckStart: startAck(ev.who, ev.t); break;
     }
   }
   last_ns_ = std::max(last_ns_, now);

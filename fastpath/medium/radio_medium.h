@@ -11,11 +11,13 @@
 // first frame it detects, with ns-3's preamble detection; the frame's success is drawn from
 // ns-3's error model chunk by chunk as the interference at the receiver changes; optional
 // capture of a stronger frame). Broadcast: one try at the basic rate. Unicast: at the data
-// rate, acknowledged (the ACK at ack_rate, decoded at the sender with the reverse pair's
-// power, the interference there and the error model: a lost ACK is a retry, and the copy the
+// rate, acknowledged: the destination that decoded it sends the ACK SIFS after its end, at
+// the control answer rate, a transmission of its own (its carrier-sense neighbours defer to
+// it, every member it reaches takes it as interference, a member that detects it may lock on
+// it) that the sender decodes as any frame; a lost ACK is a retry, and the copy the
 // destination then receives again is a duplicate its MAC filters, as ns-3's by sequence
-// number); the sender's carrier-sense neighbours hold off for SIFS + ACK (NAV); tried up to
-// retry_limit times, then dropped and reported. The queue is ns-3 3.37's WifiMacQueue with
+// number; the sender's carrier-sense neighbours hold off for SIFS + ACK (the NAV of the data
+// frame's duration field); tried up to retry_limit times, then dropped and reported. The queue is ns-3 3.37's WifiMacQueue with
 // its defaults: 500 frames, and a frame that waited longer than 500 ms (MaxDelay) is dropped
 // when it reaches the head (ns-3 drops it at dequeue; a frame already sent once is kept). A unicast
 // longer than rts_threshold goes after an RTS/CTS exchange as ns-3's MAC does it: the RTS
@@ -67,6 +69,10 @@ struct MemberStats {
   /// sender) did not decode although its frame arrived; copies it received again after its
   /// ACK was lost (not delivered twice).
   Counter expired_drops, acks_lost, duplicates;
+  /// ACKs this member sent (as a frame's destination); ACKs it owed but could not send
+  /// because it was transmitting when the answer was due (the sender counts a lost ACK).
+  /// Their airtime counts in the data sender's tx_airtime_ns (the exchange), not here.
+  Counter acks_sent, acks_unsent;
 };
 
 class RadioMedium {
@@ -123,13 +129,14 @@ class RadioMedium {
     kCtsDone,
     kDataStart,
     kNavEnd,
+    kAckStart,
   };
-  enum class FrameKind : uint8_t { kData, kRts, kCts };
+  enum class FrameKind : uint8_t { kData, kRts, kCts, kAck };
   struct Event {
     uint64_t t;
     uint64_t seq;  ///< ties broken in order of scheduling: a run repeats
     EvKind kind;
-    uint32_t who;  ///< member (kAccess, kCts*, kDataStart, kNavEnd) or transmission slot
+    uint32_t who;  ///< member (kAccess, kCts*, kDataStart, kNavEnd, kAck*) or transmission slot
     uint32_t gen;  ///< kAccess: stale unless the member's access generation
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
@@ -182,6 +189,7 @@ class RadioMedium {
     bool received = false;  ///< data: its destination decoded this try (and answers)
     bool delivered = false;  ///< data: a try of this frame reached its destination already
     bool cts_ok = false;    ///< RTS: its sender decoded the CTS
+    bool ack_ok = false;    ///< data: its sender decoded the ACK of this try
     bool protected_ = false;  ///< data: sent after an RTS/CTS exchange
   };
 
@@ -196,7 +204,11 @@ class RadioMedium {
   void endControl(uint32_t slot, uint64_t now, MediumSink& sink);
   void endAck(uint32_t slot, uint64_t now, MediumSink& sink);
   void ctsDone(uint32_t i, uint64_t now, MediumSink& sink);
-  bool ackDecoded(uint32_t i, uint64_t now);
+  void answerData(uint32_t i, uint64_t now);
+  void startAck(uint32_t k, uint64_t now);
+  bool decoded(const Phy& p);
+  uint32_t ctsSlot(uint32_t k) const { return uint32_t(macs_.size()) + k; }
+  uint32_t ackSlot(uint32_t k) const { return 2 * uint32_t(macs_.size()) + k; }
   bool expireHead(uint32_t i, uint64_t now, MediumSink& sink);
   void retryOrDrop(uint32_t i, uint64_t now, bool long_frame, MediumSink& sink);
   void setNav(uint32_t k, uint64_t until, uint64_t now);
@@ -208,11 +220,15 @@ class RadioMedium {
   void closeChunk(uint32_t k, uint64_t now);
   void arrive(uint32_t k, uint32_t slot, const PairEntry& e, uint64_t now);
   double noiseMw() const { return noise_mw_; }
-  /// The ACK answering a data frame at `data_kbps` (at its control answer rate).
+  /// The ACK answering a data frame at `data_kbps`: its rate (the control answer rate) and
+  /// its airtime.
+  uint32_t ackKbps(uint32_t data_kbps) const {
+    return rates_.ackRateKbps(data_kbps, phy_.ackRate());
+  }
   uint64_t ackNs(uint32_t data_kbps) const {
     return data_kbps == phy_.data_rate_kbps
                ? ack_ns_
-               : frameTiming(rates_.ackRateKbps(data_kbps, phy_.ackRate()), kAckBytes).duration_ns;
+               : frameTiming(ackKbps(data_kbps), kAckBytes).duration_ns;
   }
   double uniform();
   uint32_t drawSlots(uint32_t cw);
@@ -229,7 +245,10 @@ class RadioMedium {
   std::vector<Mac> macs_;
   std::vector<Phy> phys_;
   std::vector<MemberStats> stats_;
-  std::vector<Tx> txs_;  ///< member i's frames in slot i, its CTS in slot members + i
+  /// Member i's frames in slot i, its CTS in ctsSlot(i), its ACK in ackSlot(i): a member
+  /// answers at most one frame at a time (it locks on one frame, and sending an answer
+  /// loses the frame it was receiving).
+  std::vector<Tx> txs_;
   std::vector<uint32_t> free_txs_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The radio medium's cost on the data path: one broadcast frame reaching N members in range
-// (its start and end: every receiver's reception, interference and decision), and pair
-// batches applied while frames flow (the control thread's rebuild and publication).
+// (its start and end: every receiver's reception, interference and decision), one unicast
+// exchange among N members that all hear each other (the frame, its ACK, the sender's
+// decision), and pair batches applied while frames flow (the control thread's rebuild and
+// publication).
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -45,6 +47,31 @@ void BM_BroadcastToReceivers(benchmark::State& state) {
   state.counters["receivers"] = n;
 }
 BENCHMARK(BM_BroadcastToReceivers)->Arg(10)->Arg(50)->Arg(200);
+
+void BM_UnicastInANeighbourhood(benchmark::State& state) {
+  // `n` + 1 members, every one in range of every other (powers spread over 20 dB): 0 sends
+  // to 1, and every member hears both the frame and the answer.
+  const uint32_t n = uint32_t(state.range(0));
+  std::vector<IndexedPair> p;
+  for (uint32_t a = 0; a <= n; ++a)
+    for (uint32_t b = 0; b <= n; ++b)
+      if (a != b) p.push_back({a, b, -60.0 - 20.0 * ((a + b) % n) / n, false});
+  RadioMedium m(MediumPhy{}, n + 1, 1);
+  m.pairs().apply(p, false);
+  NullSink sink;
+  uint64_t now = 1000000, cookie = 0;
+  for (auto _ : state) {
+    m.send(now, 0, 1, 200, cookie++, sink);
+    for (uint64_t t = m.nextEventNs(); t != UINT64_MAX; t = m.nextEventNs()) {
+      now = t;
+      m.advance(now, sink);
+    }
+    now += 1000000;
+  }
+  benchmark::DoNotOptimize(sink.n);
+  state.counters["members"] = n + 1;
+}
+BENCHMARK(BM_UnicastInANeighbourhood)->Arg(10)->Arg(50)->Arg(200);
 
 void BM_UpdateBatch(benchmark::State& state) {
   // 200 members, each in range of 50: 10,000 pairs; a batch changes `range` of them.

@@ -16,7 +16,7 @@
 # side is s's process's and its received side d's; CPU time is given per process, and how
 # far behind real time each process's simulator ran (FastPathRealtimeLag).
 # Emulated, fastpathd and the script's processes run at nice -10 (--nice N; 0: the normal
-# weight): each process needs a steady share of a CPU in real time (about 0.25 CPU per
+# weight): each process needs a steady share of a CPU in real time (about 0.23 CPU per
 # process at 8x8 with 2 processes), and beside other work at the normal weight it gets less
 # and falls behind (OLSR's neighbours expire, frames are lost); fastpathd's worker timing
 # the links is real-time already.

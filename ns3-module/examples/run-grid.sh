@@ -16,7 +16,7 @@
 # side is s's process's and its received side d's; CPU time is given per process, and how
 # far behind real time each process's simulator ran (FastPathRealtimeLag).
 # Emulated, fastpathd and the script's processes run at nice -10 (--nice N; 0: the normal
-# weight): each process needs a steady share of a CPU in real time (about 0.25 CPU per
+# weight): each process needs a steady share of a CPU in real time (about 0.23 CPU per
 # process at 8x8 with 2 processes), and beside other work at the normal weight it gets less
 # and falls behind (OLSR's neighbours expire, frames are lost); fastpathd's worker timing
 # the links is real-time already.
@@ -142,6 +142,8 @@ for k in ("udp_received", "udp_received_mbps", "udp_received_pps"):
     out[k] = d[k]
 out["cpu_total_s"] = sum(r["cpu_total_s"] for r in rs)
 out["cpu_per_rank_s"] = [r["cpu_total_s"] for r in rs]
+out["cpu_per_sim_s_per_rank"] = [r["cpu_per_sim_s"] for r in rs]
+out["cpu_per_sim_s"] = sum(r["cpu_per_sim_s"] for r in rs)
 out["inert_events"] = [r.get("inert_events", 0) for r in rs]
 out["lag_max_s"] = [r.get("lag_max_s", 0) for r in rs]
 out["lag_behind_from_s"] = [r.get("lag_behind_from_s", -1) for r in rs]
@@ -173,6 +175,10 @@ print(f"  CPU over {wall:.1f} s: fastpathd {fpd:.2f} s ({100 * fpd / wall:.0f} %
       f"ns-3 {r['cpu_total_s']:.2f} s ({100 * r['cpu_total_s'] / wall:.0f} %"
       + (" for all processes: " + ", ".join(f"{c:.2f}" for c in r["cpu_per_rank_s"]) + " s)"
          if r.get('ranks', 1) > 1 else ")"))
+# CPU time of the simulation run (without the set-up) per simulated second.
+print(f"  CPU per simulated second: {r['cpu_per_sim_s']:.3f}"
+      + (" (" + ", ".join(f"{c:.3f}" for c in r["cpu_per_sim_s_per_rank"]) + " per process)"
+         if r.get('ranks', 1) > 1 else ""))
 if r.get("ranks", 1) > 1:
     print(f"  events of other processes' nodes dropped: {r['inert_events']}")
 # How far behind real time each simulator ran (it needs more CPU than it got when that

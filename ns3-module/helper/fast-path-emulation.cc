@@ -144,6 +144,11 @@ void
 FastPathEmulation::AddFollower(std::function<void()> follow)
 {
     m_followers.push_back(std::move(follow));
+    if (m_followStarted && !m_followEvent.IsRunning())
+    {
+        // The loop stopped (or never ran) for want of followers: it runs again.
+        Follow();
+    }
 }
 
 void
@@ -419,15 +424,18 @@ FastPathEmulation::NodeOf(Ptr<Node> node)
 void
 FastPathEmulation::Follow()
 {
+    m_followStarted = true;
     for (auto& f : m_followers)
     {
         f();
     }
     TimeValue every;
     GlobalValue::GetValueByName("FastPathFollowInterval", every);
-    if (every.Get().IsStrictlyPositive())
+    // Without a follower there is nothing to look at: no wake-up every interval for
+    // nothing (AddFollower starts it again).
+    if (every.Get().IsStrictlyPositive() && !m_followers.empty())
     {
-        Simulator::Schedule(every.Get(), [this]() { Follow(); });
+        m_followEvent = Simulator::Schedule(every.Get(), [this]() { Follow(); });
     }
 }
 

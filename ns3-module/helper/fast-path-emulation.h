@@ -235,6 +235,8 @@ class FastPathEmulation
     std::map<uint32_t, std::string> m_nodes; //!< ns-3 node id -> fastpathd node
     FastPathHelper m_attach;
     std::vector<std::function<void()>> m_followers;
+    EventId m_followEvent;        //!< the next Follow(), while there are followers
+    bool m_followStarted = false; //!< Follow() ran (the run started)
     std::vector<std::function<void()>> m_cleanups;
     std::chrono::steady_clock::time_point m_lastFollowAck;
     uint64_t m_followChanges = 0;

@@ -153,6 +153,7 @@ FastPathRouteMirror::LearnForwarded(const fastpath::IpAddress& dest,
     NS_LOG_INFO("resolve-on-miss: " << dest.toString() << " port " << decided->port << " via "
                                     << decided->next_hop.toString());
     m_resolved[key] = *decided;
+    ScheduleRevalidate();
     ScheduleSync();
 }
 
@@ -169,9 +170,21 @@ FastPathRouteMirror::PeriodicRevalidate()
     // mirrored protocols' do), but bounded: a probe is a RouteOutput call per entry.
     constexpr std::size_t kRevalidateBatch = 512;
     RevalidateSome(kRevalidateBatch);
-    m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
-                                            &FastPathRouteMirror::PeriodicRevalidate,
-                                            this);
+    ScheduleRevalidate();
+}
+
+void
+FastPathRouteMirror::ScheduleRevalidate()
+{
+    // Only while there is something to revalidate: an exactly mirrored protocol (OLSR,
+    // static) learns nothing on miss, and a node would otherwise wake every interval for
+    // nothing (50 times a second per node by default).
+    if (m_started && !m_resolved.empty() && !m_revalidateEvent.IsRunning())
+    {
+        m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
+                                                &FastPathRouteMirror::PeriodicRevalidate,
+                                                this);
+    }
 }
 
 void

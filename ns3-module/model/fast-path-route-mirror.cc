@@ -335,9 +335,7 @@ FastPathRouteMirror::Start()
     }
     SyncNow();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
-    m_revalidateEvent = Simulator::Schedule(m_revalidateInterval,
-                                            &FastPathRouteMirror::PeriodicRevalidate,
-                                            this);
+    ScheduleRevalidate();
     m_neighbourCheckEvent = Simulator::Schedule(m_neighbourCheckInterval,
                                                 &FastPathRouteMirror::PeriodicNeighbourCheck,
                                                 this);

@@ -163,6 +163,8 @@ class FastPathRouteMirror : public Object
     /// data on the fast path, ns-3 no longer sends the packets that would do it.
     void ReconfirmStaleNeighbours();
     void PeriodicRevalidate();
+    /// The next PeriodicRevalidate(), if started, with resolved entries, and none is due.
+    void ScheduleRevalidate();
     void PeriodicNeighbourCheck();
     /// Re-checks up to `limit` resolve-on-miss entries from the cursor on.
     void RevalidateSome(std::size_t limit);

@@ -142,7 +142,7 @@ class Forwarder:
         elif self.kind == "fastpathd-nodes":
             wait_fastpathd_ready(self.procs[0], self.logs[0],
                                  f"fastpathd with {self.nodes} nodes", 20 + self.nodes / 2)
-        t.pin_napi()
+        t.pin_napi(forwarder_started=True)
         # Warm-up: resolves every neighbour on the path (ns-3 ARPs for D itself) so the
         # first measured frames do not wait in an ARP queue.
         sh(["ip", "netns", "exec", t.s, "ping", "-q", "-c", "3", "-i", "0.2", "-W", "2", D_IP],
@@ -271,7 +271,7 @@ class OlsrScenario:
                                               f"--socket={sock}",
                                               f"--ports={t.r_in(0)},{t.r_out(0)}", addrs]
                                      + common, cpu=FWD_CPU, name="olsr-router"))
-        t.pin_napi()
+        t.pin_napi(forwarder_started=True)
         t0 = time.time()
         while time.time() - t0 < 40:
             if sh(["ip", "netns", "exec", t.s, "ping", "-c1", "-W1", "-I", self.S_HOST,

@@ -190,6 +190,9 @@ def env_description(env):
     d = (f"; D a kernel-stack host: no XDP on its veth, a UDP socket read by fp-stack-sink "
          f"(recvmmsg, on CPU {GEN_CPU}), D's receive work on CPU {FWD_CPU} where R transmits "
          f"(no RPS); latency to the reader" if env in STACK_ENVS else "")
+    if prio is None:
+        napi += (" unless the forwarder changes it (fastpathd's port tuning: SCHED_FIFO 2 with "
+                 "its default --napi-priority auto)")
     return (f"`{env}`: R's veths with threaded NAPI, their NAPI threads pinned to CPU {FWD_CPU} "
             f"at {napi}; the forwarder pinned to CPU {FWD_CPU} (taskset) with its default "
             f"options, in a session and autogroup of its own (autogroup nice {BENCH_NICE}){d}")

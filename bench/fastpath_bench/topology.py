@@ -226,8 +226,12 @@ class Topology:
             "complete checksums, as on a wire)",
         ]
 
-    def pin_napi(self):
-        """Pins every NAPI kthread of this topology's veths (they come and go with XDP)."""
+    def pin_napi(self, forwarder_started=False):
+        """Pins every NAPI kthread of this topology's veths (they come and go with XDP).
+
+        forwarder_started: a forwarder runs at R; in an environment that leaves R's NAPI
+        threads to the kernel's default policy, one the forwarder made real-time (fastpathd's
+        port tuning, --napi-priority) keeps it: that is what its user gets."""
         # threaded=1 only sticks while the veth has a NAPI (XDP attached): write it again.
         for ns, ifn in self.interfaces():
             sh(["ip", "netns", "exec", ns, "sh", "-c",
@@ -260,7 +264,11 @@ class Topology:
                 # the forwarder's autogroup (Cleanup.spawn as_user): the weight a user's NAPI
                 # thread has against the forwarder (both nice 0), both raised against other
                 # work on the machine.
-                if prio is None:
+                if prio is None and forwarder_started and ns in self.r and \
+                        os.sched_getscheduler(pid) in (os.SCHED_FIFO, os.SCHED_RR):
+                    log(f"NAPI thread {pid} of {ifn}: left at SCHED_FIFO/RR "
+                        f"{os.sched_getparam(pid).sched_priority} (the forwarder's setting)")
+                elif prio is None:
                     sh(["chrt", "-o", "-p", "0", str(pid)], check=False)
                     sh(["renice", "-n", str(BENCH_NICE), "-p", str(pid)], check=False)
                 else:

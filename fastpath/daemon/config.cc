@@ -71,6 +71,11 @@ const OptionSpec kOptions[] = {
      "MODE     adaptive|above: with --rt-priority auto, adaptive workers run just\n"
      "                   under that NAPI thread and go above it only while an RX ring is\n"
      "                   over 3/4 full; above: always above it (default adaptive)"},
+    {"napi-priority", true,
+     "keep|auto|N  the ports' NAPI threads (port tuning): N: SCHED_FIFO N; auto:\n"
+     "                   with real-time workers SCHED_FIFO 2 (--rt-priority auto; the\n"
+     "                   workers run under it) or the workers' N, else unchanged; keep:\n"
+     "                   leave them as the kernel made them; restored at exit (default auto)"},
     {"rt-guard", true,
      "on|off   a real-time worker steps down to the normal policy (nice -10) before\n"
      "                   the real-time work on its CPU spends the kernel's budget\n"
@@ -308,6 +313,16 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (v != "adaptive" && v != "above")
       return bad(origin, "--rt-mode must be adaptive or above, not '" + v + "'");
     c->rt_adaptive = v == "adaptive";
+  } else if (name == "napi-priority") {
+    if (v == "auto" || v == "keep") {
+      c->napi_priority = v == "auto" ? Config::kNapiAuto : Config::kNapiKeep;
+      return {};
+    }
+    auto n = num(99);
+    if (!n || *n < 1)
+      return bad(origin, "--napi-priority must be keep, auto or a SCHED_FIFO priority 1-99, "
+                         "not '" + v + "'");
+    c->napi_priority = int(*n);
   } else if (name == "rt-guard") {
     if (v != "on" && v != "off")
       return bad(origin, "--rt-guard must be on or off, not '" + v + "'");
@@ -365,6 +380,14 @@ uint32_t Config::effectiveUmemFrames() const {
   // And one more port's worth for interfaces and hosts attached at run time (more share
   // the pool: each port's fill ring takes at most its share of it, see Worker::refill).
   return uint32_t((interfaces + 1) * ring_size * 2 + 4 * batch_size + links * 2 * batch_size);
+}
+
+int Config::napiRtPriority() const {
+  if (!tune_ports || napi_priority == kNapiKeep) return 0;
+  if (napi_priority != kNapiAuto) return napi_priority;
+  // Workers that never sleep are never real-time (validateConfig), nor are they at 0.
+  if (rt_priority == 0 || idle_poll_us == 0 || busy_poll) return 0;
+  return rt_priority == kRtAuto ? kNapiAutoRtPriority : rt_priority;
 }
 
 Status parseConfigText(const std::string& text, const std::string& origin, Config* config) {

@@ -71,6 +71,14 @@ struct Config {
   /// Real-time workers step down to the normal policy before the real-time work on their
   /// CPU spends the kernel's budget (sched_rt_runtime_us), instead of being throttled.
   bool rt_guard = true;
+  /// SCHED_FIFO priority of the interface ports' NAPI threads (port tuning): N fixed,
+  /// kNapiKeep = left as the kernel made them, kNapiAuto = napiRtPriority().
+  int napi_priority = -1;
+  static constexpr int kNapiAuto = -1;
+  static constexpr int kNapiKeep = 0;
+  /// What --napi-priority auto gives with --rt-priority auto: the workers (adaptive) run
+  /// one below it, one above it only while an RX ring is over 3/4 full.
+  static constexpr int kNapiAutoRtPriority = 2;
   uint32_t stats_interval_s = 0;  ///< 0: no periodic stats line
   bool mount_bpffs = true;        ///< mount bpffs at /sys/fs/bpf if missing
   /// Threaded NAPI on the interface ports, their NAPI threads on the workers' CPUs, all
@@ -95,6 +103,12 @@ struct Config {
 
   /// Frames per worker UMEM after defaults are applied.
   uint32_t effectiveUmemFrames() const;
+  /// SCHED_FIFO priority port tuning gives the ports' NAPI threads, 0: none. auto: with
+  /// real-time workers (--rt-priority auto: kNapiAutoRtPriority; N: N, level with them)
+  /// threaded NAPI keeps the precedence a softirq has over normal threads, so a worker
+  /// sharing its CPU does not hold back the thread that empties the driver's RX ring;
+  /// with normal workers (--rt-priority 0, spinning) nothing changes.
+  int napiRtPriority() const;
 };
 
 /// Parses command-line flags (argv[0] skipped). `--config FILE` is read first, wherever

@@ -109,6 +109,9 @@ Status validateConfig(const Config& c) {
     problems.push_back(
         "--rt-priority needs workers that sleep when idle: it contradicts "
         "--busy-poll and --idle-poll-us 0 (a spinning real-time thread starves the CPU)");
+  if (!c.tune_ports && c.napi_priority > 0)
+    problems.push_back("--napi-priority " + std::to_string(c.napi_priority) +
+                       " is a port tuning, and --no-tune leaves the ports alone: drop one");
   if (c.xsk_mode == XskMode::kZeroCopy && c.xdp_mode != "native")
     problems.push_back("--xsk-mode zerocopy needs --xdp-mode native (generic XDP always copies)");
   if (c.stats_interval_s && c.log_level < LogLevel::kInfo)

@@ -55,6 +55,7 @@ Status Daemon::start() {
     for (const auto& dev : wires_->devices())
       to.ifnames.erase(std::remove(to.ifnames.begin(), to.ifnames.end(), dev), to.ifnames.end());
     to.cpus = config_.cores;
+    to.napi_priority = config_.napiRtPriority();
     to.control_socket = config_.control_socket;
     auto t = PortTuning::apply(to);
     if (!t) {

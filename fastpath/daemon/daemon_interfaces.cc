@@ -86,6 +86,7 @@ Result<PortInfo> Daemon::attachPort(Node& node, const std::string& ifname) {
     PortTuningOptions to;
     to.ifnames = {ifname};
     to.cpus = config_.cores;
+    to.napi_priority = config_.napiRtPriority();
     to.control_socket = config_.control_socket;
     auto t = PortTuning::apply(to);
     if (!t) return makeError(t.error().code, what + ": " + t.error().message);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Threaded NAPI and NAPI thread affinity of the daemon's ports, with a state file that
-// survives the daemon (see port_tuning.h).
+// Threaded NAPI, NAPI thread affinity and scheduling of the daemon's ports, with a state
+// file that survives the daemon (see port_tuning.h).
 #include "daemon/port_tuning.h"
 
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,15 +127,71 @@ std::string cpuList(const std::vector<int>& cpus) {
   return s.empty() ? "none" : s;
 }
 
+struct Sched {
+  int policy = -1;
+  int priority = 0;
+  int nice = 0;
+};
+
+Sched schedOf(pid_t pid) {
+  Sched s;
+  s.policy = sched_getscheduler(pid);
+  sched_param sp{};
+  if (s.policy >= 0 && sched_getparam(pid, &sp) == 0) s.priority = sp.sched_priority;
+  errno = 0;
+  const int n = getpriority(PRIO_PROCESS, id_t(pid));
+  s.nice = errno ? 0 : n;
+  return s;
+}
+
+// SCHED_OTHER and SCHED_BATCH/IDLE keep their nice value across a change of policy (the
+// kernel stores it apart); it is set again after a return to them all the same.
+int setSched(pid_t pid, const Sched& s) {
+  sched_param sp{};
+  sp.sched_priority = s.priority;
+  if (sched_setscheduler(pid, s.policy, &sp) != 0) return -errno;
+  if (s.policy != SCHED_FIFO && s.policy != SCHED_RR &&
+      setpriority(PRIO_PROCESS, id_t(pid), s.nice) != 0)
+    return -errno;
+  return 0;
+}
+
+std::string schedName(const Sched& s) {
+  switch (s.policy) {
+    case SCHED_FIFO:
+      return "SCHED_FIFO " + std::to_string(s.priority);
+    case SCHED_RR:
+      return "SCHED_RR " + std::to_string(s.priority);
+    case SCHED_OTHER:
+      return "SCHED_OTHER nice " + std::to_string(s.nice);
+    default:
+      return "policy " + std::to_string(s.policy) + " nice " + std::to_string(s.nice);
+  }
+}
+
 // Restores what a state file holds, in the calling thread's network namespace.
 void restoreFromJson(const json& j, const char* who) {
   for (const auto& t : j.value("napi_threads", json::array())) {
     pid_t pid = t.value("pid", 0);
     std::string name = t.value("comm", "");
     std::vector<int> cpus = t.value("cpus", std::vector<int>{});
+    const Sched was{t.value("policy", -1), t.value("priority", 0), t.value("nice", 0)};
     // A NAPI thread ends with threaded NAPI or with its NAPI instance (XDP detached): the
     // pid may be gone, or reused by another thread.
-    if (pid <= 0 || cpus.empty() || comm(pid) != name) continue;
+    if (pid <= 0 || comm(pid) != name) continue;
+    if (was.policy >= 0) {
+      const Sched now = schedOf(pid);
+      if (now.policy != was.policy || now.priority != was.priority ||
+          (was.policy == SCHED_OTHER && now.nice != was.nice)) {
+        if (int err = setSched(pid, was); err < 0)
+          pr_warn("%s: NAPI thread %s (pid %d): restoring %s failed: %s", who, name.c_str(),
+                  int(pid), schedName(was).c_str(), std::strerror(-err));
+        else
+          pr_info("%s: NAPI thread %s (pid %d): %s -> %s (restored)", who, name.c_str(),
+                  int(pid), schedName(now).c_str(), schedName(was).c_str());
+      }
+    }
+    if (cpus.empty()) continue;
     auto now = affinity(pid);
     if (now == cpus) continue;
     if (int err = setAffinity(pid, cpus); err < 0)
@@ -279,51 +336,68 @@ void PortTuning::tune() {
       }
     });
   }
-  pinNapiThreads();
+  tuneNapiThreads();
 }
 
-void PortTuning::pinNapiThreads() {
-  if (options_.cpus.empty()) {
-    pr_info("port tuning: NAPI threads not pinned (no --cores)");
-    return;
-  }
-  auto set = findNapiThreads(options_.ifnames);
-  if (!set) {
-    pr_warn("port tuning: NAPI threads not pinned: %s", set.error().message.c_str());
-    return;
-  }
-  if (set->method != NapiLookupMethod::kNetlink) {
-    // By name, another namespace's same-named port would be moved too.
-    pr_warn("port tuning: NAPI threads not pinned (kernel without netdev NAPI_GET)");
-    return;
-  }
+void PortTuning::tuneNapiThreads() {
   std::vector<int> want = options_.cpus;
   std::sort(want.begin(), want.end());
   want.erase(std::unique(want.begin(), want.end()), want.end());
+  const Sched rt{SCHED_FIFO, options_.napi_priority, 0};
+  if (want.empty()) pr_info("port tuning: NAPI threads not pinned (no --cores)");
+  if (want.empty() && !rt.priority) return;
+  auto set = findNapiThreads(options_.ifnames);
+  if (!set) {
+    pr_warn("port tuning: NAPI threads not tuned: %s", set.error().message.c_str());
+    return;
+  }
+  if (set->method != NapiLookupMethod::kNetlink) {
+    // By name, another namespace's same-named port would be changed too.
+    pr_warn("port tuning: NAPI threads not tuned (kernel without netdev NAPI_GET)");
+    return;
+  }
   std::vector<ThreadState> todo;
   for (pid_t pid : set->pids) {
-    ThreadState ts{pid, comm(pid), affinity(pid)};
-    if (ts.cpus.empty() || ts.cpus == want) continue;
     if (std::any_of(threads_.begin(), threads_.end(),
                     [&](const ThreadState& t) { return t.pid == pid; }))
       continue;
-    todo.push_back(ts);
+    ThreadState ts{pid, comm(pid), {}, -1, 0, 0};
+    auto cpus = affinity(pid);
+    if (!want.empty() && !cpus.empty() && cpus != want) ts.cpus = cpus;
+    const Sched now = schedOf(pid);
+    if (rt.priority && now.policy >= 0 &&
+        (now.policy != rt.policy || now.priority != rt.priority)) {
+      ts.policy = now.policy;
+      ts.priority = now.priority;
+      ts.nice = now.nice;
+    }
+    if (!ts.cpus.empty() || ts.policy >= 0) todo.push_back(ts);
   }
   if (todo.empty()) return;
   threads_.insert(threads_.end(), todo.begin(), todo.end());
   if (auto st = writeState(); !st) {
-    pr_warn("port tuning: NAPI threads not pinned: %s", st.error().message.c_str());
+    pr_warn("port tuning: NAPI threads not tuned: %s", st.error().message.c_str());
     threads_.resize(threads_.size() - todo.size());
     return;
   }
-  for (const auto& t : todo) {
-    if (int err = setAffinity(t.pid, want); err < 0)
-      pr_warn("port tuning: NAPI thread %s (pid %d): affinity %s failed: %s", t.comm.c_str(),
-              int(t.pid), cpuList(want).c_str(), std::strerror(-err));
+  for (auto& t : todo) {
+    if (!t.cpus.empty()) {
+      if (int err = setAffinity(t.pid, want); err < 0)
+        pr_warn("port tuning: NAPI thread %s (pid %d): affinity %s failed: %s", t.comm.c_str(),
+                int(t.pid), cpuList(want).c_str(), std::strerror(-err));
+      else
+        pr_info("port tuning: NAPI thread %s (pid %d): affinity %s -> %s (the workers' CPUs)",
+                t.comm.c_str(), int(t.pid), cpuList(t.cpus).c_str(), cpuList(want).c_str());
+    }
+    if (t.policy < 0) continue;
+    const Sched was{t.policy, t.priority, t.nice};
+    if (int err = setSched(t.pid, rt); err < 0)
+      pr_warn("port tuning: NAPI thread %s (pid %d): %s failed: %s; left at %s", t.comm.c_str(),
+              int(t.pid), schedName(rt).c_str(), std::strerror(-err), schedName(was).c_str());
     else
-      pr_info("port tuning: NAPI thread %s (pid %d): affinity %s -> %s (the workers' CPUs; "
-              "priority unchanged)",
-              t.comm.c_str(), int(t.pid), cpuList(t.cpus).c_str(), cpuList(want).c_str());
+      pr_info("port tuning: NAPI thread %s (pid %d): %s -> %s (threaded NAPI with the "
+              "precedence of a softirq over normal threads; --napi-priority keep: leave it)",
+              t.comm.c_str(), int(t.pid), schedName(was).c_str(), schedName(rt).c_str());
   }
 }
 
@@ -335,8 +409,15 @@ json PortTuning::recorded() const {
         {{"ifname", p.ifname}, {"ifindex", p.ifindex}, {"threaded", p.threaded},
          {"changed", p.changed}});
   j["napi_threads"] = json::array();
-  for (const auto& t : threads_)
-    j["napi_threads"].push_back({{"pid", int(t.pid)}, {"comm", t.comm}, {"cpus", t.cpus}});
+  for (const auto& t : threads_) {
+    json e = {{"pid", int(t.pid)}, {"comm", t.comm}, {"cpus", t.cpus}};
+    if (t.policy >= 0) {
+      e["policy"] = t.policy;
+      e["priority"] = t.priority;
+      e["nice"] = t.nice;
+    }
+    j["napi_threads"].push_back(e);
+  }
   return j;
 }
 

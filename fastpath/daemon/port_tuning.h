@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What fastpathd sets up on its own ports so that a plain `fastpathd --port ...` gets the
-// tuned numbers: threaded NAPI, and the ports' NAPI threads on the workers' CPUs. Every
+// tuned numbers: threaded NAPI, and the ports' NAPI threads on the workers' CPUs at a
+// real-time priority the workers do not run above unless their rings overflow. Every
 // original value is written to a state file before anything changes, restored when the
 // daemon stops, and restored by the next start when a daemon died without stopping
 // (SIGKILL). Not a public header.
@@ -23,6 +24,9 @@ struct PortTuningOptions {
   std::vector<std::string> ifnames;
   /// CPUs of the workers (--cores); empty: the NAPI threads' affinity is left alone.
   std::vector<int> cpus;
+  /// SCHED_FIFO priority for the ports' NAPI threads (napiRtPriority() of the config);
+  /// 0: their scheduling is left alone.
+  int napi_priority = 0;
   /// The daemon's control socket: one state file per daemon is keyed by it.
   std::string control_socket;
   /// Where state files live.
@@ -52,7 +56,9 @@ class PortTuning {
 
   /// Once the ports have NAPI instances (veth: only with XDP attached; the kernel refuses
   /// the flag before): enables threaded NAPI, then pins the ports' NAPI threads to the
-  /// workers' CPUs after recording their affinity in the state file (not without CPUs).
+  /// workers' CPUs (not without CPUs) and puts them at SCHED_FIFO napi_priority (not with
+  /// 0), after recording their affinity and scheduling in the state file. The threads are
+  /// found over netdev netlink only (a thread name can be another namespace's port).
   /// A setting the kernel refuses is logged and left as it was. Restore (the destructor)
   /// must run while the NAPI instances still exist, i.e. before XDP is detached.
   void tune();
@@ -68,9 +74,12 @@ class PortTuning {
   struct ThreadState {
     pid_t pid = 0;
     std::string comm;
-    std::vector<int> cpus;
+    std::vector<int> cpus;  ///< affinity to restore; empty: not changed
+    int policy = -1;        ///< scheduling to restore; -1: not changed
+    int priority = 0;
+    int nice = 0;
   };
-  void pinNapiThreads();
+  void tuneNapiThreads();
   /// The original values recorded so far: the state file's "ports" and "napi_threads".
   nlohmann::json recorded() const;
   Status writeState() const;

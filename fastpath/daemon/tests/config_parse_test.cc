@@ -66,6 +66,9 @@ TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
       {{"--xdp-mode", "generic"}, "auto or native"},
       {{"--rt-mode", "below"}, "adaptive or above"},
       {{"--rt-guard", "yes"}, "on or off"},
+      {{"--napi-priority", "0"}, "keep, auto or a SCHED_FIFO priority 1-99"},
+      {{"--napi-priority", "100"}, "keep, auto or a SCHED_FIFO priority 1-99"},
+      {{"--napi-priority", "high"}, "keep, auto or a SCHED_FIFO priority 1-99"},
       {{"--route", "198.18.2.0/33,dev=fp1"}, "route"},
       {{"--route", "198.18.2.1/24,dev=fp0"}, "host bits set"},
       {{"--route", "198.18.2.0/24,via=2001:2::1,dev=fp1"}, "family"},
@@ -105,6 +108,7 @@ TEST(ConfigValidate, ContradictionsAreRejectedExplicitly) {
       {{"--port", "fp0", "--xsk-mode", "zerocopy"}, "zerocopy needs"},
       {{"--port", "fp0", "--rt-priority", "51", "--idle-poll-us", "0"}, "starves the CPU"},
       {{"--port", "fp0", "--stats-interval", "1", "--log-level", "error"}, "hides it"},
+      {{"--port", "fp0", "--napi-priority", "5", "--no-tune"}, "--no-tune leaves the ports"},
       {{"--port", "fp0", "--punt-burst", "0"}, "--punt-burst must be at least 1"},
       {{"--port", "fp0", "--queues", "4", "--punt-rate", "3"}, "below one frame/s per worker"},
       {{"--port", "fp0", "--route", "198.18.2.0/24,dev=fp9"}, "dev fp9 is not a --port"},
@@ -164,6 +168,36 @@ TEST(ConfigParse, RtModeFromFlagAndFile) {
   std::remove(path.c_str());
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_TRUE(file->rt_adaptive) << "the flag overrides the file";
+}
+
+// What --napi-priority gives the ports' NAPI threads, from the workers' policy.
+TEST(ConfigParse, NapiPriority) {
+  struct Case {
+    std::vector<std::string> args;
+    int want;
+  } cases[] = {
+      {{}, Config::kNapiAutoRtPriority},  // auto under --rt-priority auto
+      {{"--rt-priority", "auto"}, Config::kNapiAutoRtPriority},
+      {{"--rt-priority", "7"}, 7},  // level with the workers
+      {{"--rt-priority", "0"}, 0},  // normal workers: left alone
+      {{"--idle-poll-us", "0", "--rt-priority", "0"}, 0},
+      {{"--busy-poll"}, 0},
+      {{"--napi-priority", "keep"}, 0},
+      {{"--napi-priority", "9"}, 9},
+      {{"--napi-priority", "9", "--rt-priority", "0"}, 9},
+      {{"--napi-priority", "auto", "--rt-priority", "3"}, 3},
+      {{"--no-tune"}, 0},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"--port", "fp0"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = parse(args);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_TRUE(validateConfig(*r).ok()) << args.back();
+    std::string all;
+    for (const auto& a : c.args) all += a + " ";
+    EXPECT_EQ(r->napiRtPriority(), c.want) << all;
+  }
 }
 
 TEST(ConfigParse, RtGuard) {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What fastpathd sets up on its ports, and that it puts it back: threaded NAPI and the
-// affinity of the ports' NAPI threads, after a normal stop, after SIGKILL (the next start
-// restores), and nothing at all with --no-tune. Two ports in one namespace: fpt0 as a
+// affinity and scheduling of the ports' NAPI threads, after a normal stop, after SIGKILL
+// (the next start restores), and nothing at all with --no-tune. Two ports in one namespace: fpt0 as a
 // fresh veth (threaded NAPI off, no NAPI thread until XDP is attached), fpt1 with GRO on
 // and threaded NAPI already on (NAPI threads that exist before and after, on every CPU).
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,14 +30,30 @@ namespace {
 using testing::NetnsGuard;
 using testing::Topology;
 
-// What the test compares: the ports' threaded flags and each NAPI thread's affinity.
+// What the test compares: the ports' threaded flags and each NAPI thread's affinity and
+// scheduling ("fifo 2", "other 0": policy and priority or nice).
 struct Settings {
   std::string threaded0, threaded1;
   std::map<pid_t, std::vector<int>> napi_cpus;
-  bool operator==(const Settings& o) const {
-    return threaded0 == o.threaded0 && threaded1 == o.threaded1 && napi_cpus == o.napi_cpus;
-  }
+  std::map<pid_t, std::string> napi_sched;
 };
+
+std::string schedOf(pid_t pid) {
+  const int policy = sched_getscheduler(pid);
+  sched_param sp{};
+  if (policy < 0 || sched_getparam(pid, &sp) != 0) return "gone";
+  if (policy == SCHED_FIFO) return "fifo " + std::to_string(sp.sched_priority);
+  if (policy == SCHED_RR) return "rr " + std::to_string(sp.sched_priority);
+  return (policy == SCHED_OTHER ? "other " : "policy" + std::to_string(policy) + " ") +
+         std::to_string(getpriority(PRIO_PROCESS, id_t(pid)));
+}
+
+// Sets a thread's scheduling as `chrt` would (what a user or a tool did before fastpathd).
+void setSched(pid_t pid, int policy, int priority) {
+  sched_param sp{};
+  sp.sched_priority = priority;
+  ASSERT_EQ(sched_setscheduler(pid, policy, &sp), 0) << "pid " << pid << ": " << strerror(errno);
+}
 
 std::string toString(const Settings& s) {
   std::ostringstream o;
@@ -47,6 +64,7 @@ std::string toString(const Settings& s) {
     for (size_t i = 0; i < cpus.size(); ++i) o << (i ? "," : "") << cpus[i];
     o << "]";
   }
+  for (const auto& [pid, sched] : s.napi_sched) o << " " << pid << "=" << sched;
   return o.str();
 }
 
@@ -91,6 +109,7 @@ class PortTuningVeth : public ::testing::Test {
       if (sched_getaffinity(pid, sizeof(cpus), &cpus) != 0) continue;
       for (int c = 0; c < CPU_SETSIZE; ++c)
         if (CPU_ISSET(c, &cpus)) s.napi_cpus[pid].push_back(c);
+      s.napi_sched[pid] = schedOf(pid);
     }
     return s;
   }
@@ -136,13 +155,17 @@ class PortTuningVeth : public ::testing::Test {
   }
 
   // While a tuned fastpathd (--cores 0) runs: threaded NAPI on both ports, every NAPI
-  // thread of them on CPU 0, one state file.
-  void expectTuned(const Settings& s, const std::string& log) {
+  // thread of them on CPU 0 with the scheduling `sched` ("fifo 2": what --napi-priority
+  // auto gives under --rt-priority auto), one state file.
+  void expectTuned(const Settings& s, const std::string& log,
+                   const std::string& sched = "fifo 2") {
     EXPECT_EQ(s.threaded0, "1") << logText(log);
     EXPECT_EQ(s.threaded1, "1");
     EXPECT_FALSE(s.napi_cpus.empty()) << "no NAPI thread while XDP is attached";
     for (const auto& [pid, cpus] : s.napi_cpus)
       EXPECT_EQ(cpus, std::vector<int>{0}) << "NAPI thread " << pid << "\n" << logText(log);
+    for (const auto& [pid, got] : s.napi_sched)
+      EXPECT_EQ(got, sched) << "NAPI thread " << pid << "\n" << logText(log);
     EXPECT_EQ(stateFiles(), 1);
   }
 
@@ -166,6 +189,8 @@ TEST_F(PortTuningVeth, NormalStopRestoresEverySetting) {
   EXPECT_EQ(stateFiles(), 0);
   std::printf("before: %s\nduring: %s\nafter:  %s\n", toString(before).c_str(),
               toString(during).c_str(), toString(after).c_str());
+  // The workers run under the NAPI threads (one above only while an RX ring fills up).
+  EXPECT_NE(logText(log).find("SCHED_FIFO 1, under napi/"), std::string::npos) << logText(log);
 }
 
 TEST_F(PortTuningVeth, NextStartRestoresAfterSigkill) {
@@ -208,6 +233,8 @@ TEST_F(PortTuningVeth, NoTuneChangesNothing) {
     EXPECT_EQ(it->second, cpus);
   }
   EXPECT_EQ(during.napi_cpus.size(), before.napi_cpus.size()) << toString(during);
+  for (const auto& [pid_, sched] : before.napi_sched)
+    EXPECT_EQ(during.napi_sched.count(pid_) ? during.napi_sched.at(pid_) : "gone", sched);
   EXPECT_EQ(stateFiles(), 0);
   EXPECT_EQ(logText(log).find("port tuning"), std::string::npos) << logText(log);
   EXPECT_EQ(topo_->stop(pid), 0);
@@ -228,6 +255,48 @@ TEST_F(PortTuningVeth, OwnSysfsWhenSlashSysIsAnotherNamespaces) {
   EXPECT_EQ(topo_->stop(pid), 0);
   EXPECT_EQ(toString(read()), toString(before)) << logText(log);
   EXPECT_EQ(stateFiles(), 0);
+}
+
+// A NAPI thread that was real-time before fastpathd goes back to its own priority, and
+// --napi-priority N sets N (the workers go one above it); keep leaves the priority alone.
+TEST_F(PortTuningVeth, NapiPriorityIsSetAndRestored) {
+  const std::string log = ::testing::TempDir() + "fastpathd-tun-prio.log";
+  Settings before = read();
+  ASSERT_FALSE(before.napi_sched.empty());
+  for (const auto& [pid, sched] : before.napi_sched) setSched(pid, SCHED_FIFO, 5);
+  before = read();
+  pid_t pid = start({"--napi-priority", "7"}, log);
+  ASSERT_GT(pid, 0);
+  expectTuned(read(), log, "fifo 7");
+  EXPECT_NE(logText(log).find("-> SCHED_FIFO 7"), std::string::npos) << logText(log);
+  EXPECT_EQ(topo_->stop(pid), 0);
+  EXPECT_EQ(toString(read()), toString(before)) << logText(log);
+  EXPECT_NE(logText(log).find("SCHED_FIFO 7 -> SCHED_FIFO 5 (restored)"), std::string::npos)
+      << logText(log);
+
+  pid = start({"--napi-priority", "keep"}, log);
+  ASSERT_GT(pid, 0);
+  const Settings kept = read();
+  for (const auto& [p, sched] : kept.napi_sched)
+    if (before.napi_sched.count(p)) EXPECT_EQ(sched, "fifo 5") << "NAPI thread " << p;
+    else EXPECT_EQ(sched.rfind("other ", 0), 0u) << "NAPI thread " << p << ": " << sched;
+  EXPECT_EQ(topo_->stop(pid), 0);
+  EXPECT_EQ(toString(read()), toString(before)) << logText(log);
+  for (const auto& [p, sched] : before.napi_sched) setSched(p, SCHED_OTHER, 0);
+}
+
+// With normal workers (--rt-priority 0) auto leaves the NAPI threads' scheduling alone.
+TEST_F(PortTuningVeth, NapiPriorityAutoWithNormalWorkersChangesNothing) {
+  const std::string log = ::testing::TempDir() + "fastpathd-tun-prio0.log";
+  const Settings before = read();
+  pid_t pid = start({"--rt-priority", "0"}, log);
+  ASSERT_GT(pid, 0);
+  const Settings during = read();
+  for (const auto& [p, sched] : during.napi_sched)
+    EXPECT_EQ(sched.rfind("other ", 0), 0u) << "NAPI thread " << p << ": " << sched;
+  EXPECT_EQ(logText(log).find("-> SCHED_FIFO"), std::string::npos) << logText(log);
+  EXPECT_EQ(topo_->stop(pid), 0);
+  EXPECT_EQ(toString(read()), toString(before)) << logText(log);
 }
 
 }  // namespace

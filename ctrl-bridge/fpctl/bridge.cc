@@ -45,12 +45,6 @@ const char* kBridgeHelp =
   node, port or bridge, or a value fastpathd refuses, is exit status 1.
 )";
 
-const BridgeInfo* findBridge(const std::vector<BridgeInfo>& list, const std::string& name) {
-  for (const auto& b : list)
-    if (b.name == name) return &b;
-  return nullptr;
-}
-
 void bridgeJson(JsonWriter& w, const BridgeInfo& b) {
   w.beginObject()
       .key("name")
@@ -135,36 +129,23 @@ void showText(const BridgeInfo& b) {
 
 int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
-  if (int rc = s.connect(false)) return rc;
-  auto list = s.client().bridges();
-  if (!list) return fail(list.error(), true);
-  if (cmd == "show") {
-    const BridgeInfo* found = findBridge(list.value(), a[0]);
-    if (!found)
-      return fail(makeError(-ENOENT, "no bridge '" + a[0] + "' (`fpctl bridge list` lists them)"),
-                  true);
-    if (g.json) {
-      JsonWriter w;
-      bridgeJson(w, *found);
-      std::printf("%s\n", w.str().c_str());
-    } else {
-      showText(*found);
-    }
-    return kExitOk;
-  }
-  if (g.json) {
-    JsonWriter w;
-    w.beginArray();
-    for (const auto& b : list.value()) bridgeJson(w, b);
-    w.endArray();
-    std::printf("%s\n", w.str().c_str());
-  } else {
-    std::printf("%-16s %-16s %-48s %8s %10s\n", "NAME", "NODE", "PORTS", "LEARNED", "HEARD");
-    for (const auto& b : list.value())
-      std::printf("%-16s %-16s %-48s %8zu %10llu\n", b.name.c_str(), b.node.c_str(),
-                  portsText(b).c_str(), b.learned.size(), (unsigned long long)b.received);
-  }
-  return kExitOk;
+  return listOrShowMedium<BridgeInfo>(
+      g, s, cmd, a,
+      {"bridge", &Client::bridges, bridgeJson,
+       [] {
+         std::printf("%-16s %-16s %-48s %8s %10s\n", "NAME", "NODE", "PORTS", "LEARNED", "HEARD");
+       },
+       [](const BridgeInfo& b) {
+         std::printf("%-16s %-16s %-48s %8zu %10llu\n", b.name.c_str(), b.node.c_str(),
+                     portsText(b).c_str(), b.learned.size(), (unsigned long long)b.received);
+       },
+       [](Session&, const BridgeInfo& b, JsonWriter* w) {
+         if (w)
+           bridgeJson(*w, b);
+         else
+           showText(b);
+         return kExitOk;
+       }});
 }
 
 int add(const Global& g, Session& s, std::vector<std::string> a) {

@@ -264,50 +264,27 @@ Result<LinkEndSpec> parseEnd(const std::string& text, const std::string& link, c
   return e;
 }
 
-const LinkInfo* findLink(const std::vector<LinkInfo>& links, const std::string& name) {
-  for (const auto& l : links)
-    if (l.name == name) return &l;
-  return nullptr;
-}
-
-Error noLink(const std::string& name) {
-  return makeError(-ENOENT, "no link '" + name + "' (`fpctl link list` lists them)");
-}
-
 int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
-  if (int rc = s.connect(false)) return rc;
-  auto ls = s.client().links();
-  if (!ls) return fail(ls.error(), true);
-  if (cmd == "show") {
-    const LinkInfo* found = findLink(ls.value(), a[0]);
-    if (!found) return fail(noLink(a[0]), true);
-    // The workers' lateness is in the default node's counters (the connection's node).
-    auto st = s.client().stats();
-    if (!st) return fail(st.error(), true);
-    const auto lateness = latenessFrom(st.value());
-    if (g.json) {
-      JsonWriter w;
-      linkJson(w, *found, &lateness);
-      std::printf("%s\n", w.str().c_str());
-    } else {
-      showText(*found, lateness);
-    }
-    return kExitOk;
-  }
-  if (g.json) {
-    JsonWriter w;
-    w.beginArray();
-    for (const auto& l : ls.value()) linkJson(w, l);
-    w.endArray();
-    std::printf("%s\n", w.str().c_str());
-  } else {
-    std::printf("%-16s %-5s %-32s %-32s %s\n", "NAME", "STATE", "A", "B", "EMULATION");
-    for (const auto& l : ls.value())
-      std::printf("%-16s %-5s %-32s %-32s %s\n", l.name.c_str(), l.up ? "up" : "down",
-                  endText(l.a).c_str(), endText(l.b).c_str(), linkSummary(l).c_str());
-  }
-  return kExitOk;
+  return listOrShowMedium<LinkInfo>(
+      g, s, cmd, a,
+      {"link", &Client::links, [](JsonWriter& w, const LinkInfo& l) { linkJson(w, l); },
+       [] { std::printf("%-16s %-5s %-32s %-32s %s\n", "NAME", "STATE", "A", "B", "EMULATION"); },
+       [](const LinkInfo& l) {
+         std::printf("%-16s %-5s %-32s %-32s %s\n", l.name.c_str(), l.up ? "up" : "down",
+                     endText(l.a).c_str(), endText(l.b).c_str(), linkSummary(l).c_str());
+       },
+       [](Session& s, const LinkInfo& l, JsonWriter* w) {
+         // The workers' lateness is in the default node's counters (the connection's node).
+         auto st = s.client().stats();
+         if (!st) return fail(st.error(), true);
+         const auto lateness = latenessFrom(st.value());
+         if (w)
+           linkJson(*w, l, &lateness);
+         else
+           showText(l, lateness);
+         return kExitOk;
+       }});
 }
 
 int add(const Global& g, Session& s, std::vector<std::string> a) {
@@ -365,7 +342,7 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
     // Only the named parameters change: start from what the link has now, per direction.
     auto ls = s.client().links();
     if (!ls) return fail(ls.error(), true);
-    const LinkInfo* l = findLink(ls.value(), name);
+    const LinkInfo* l = findNamed(ls.value(), name);
     LinkParams ab, ba;
     if (l) {
       ab = l->a_to_b;
@@ -377,7 +354,7 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
       if (m)
         for (const auto& c : m->links)
           if (c.spec.name == name) x = &c;
-      if (!x) return fail(noLink(name), true);
+      if (!x) return fail(noMedium("link", name), true);
       ab = ba = x->spec.egress;
     }
     for (LinkParams* p : {&ab, &ba})

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // How fpctl shows emulation parameters and counters and reads the words that set them
-// (link_format.cc, medium.cc), for the commands of links and segments.
+// (link_format.cc, medium.cc), for the commands of links, segments and bridges, and how
+// they list and show them.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,57 @@ int parseMtu(const std::string& text, const char* help, uint32_t* mtu);
 /// neither.
 int splitSetWords(const std::string& kind, const std::vector<std::string>& a, const char* help,
                   std::string* state, std::vector<std::string>* words);
+
+/// An item of a medium's list (LinkInfo, SegmentInfo, BridgeInfo) by name; nullptr if none.
+template <typename Info>
+const Info* findNamed(const std::vector<Info>& list, const std::string& name) {
+  for (const auto& item : list)
+    if (item.name == name) return &item;
+  return nullptr;
+}
+/// "no KIND 'NAME' (`fpctl KIND list` lists them)", -ENOENT.
+Error noMedium(const std::string& kind, const std::string& name);
+
+/// How `fpctl KIND list` and `fpctl KIND show NAME` read and print one kind of medium.
+template <typename Info>
+struct MediumListing {
+  const char* kind;  // "link", "segment", "bridge"
+  Result<std::vector<Info>> (Client::*fetch)();
+  void (*json)(JsonWriter& w, const Info& item);  ///< an item of the --json list
+  void (*heading)();                              ///< the text list's heading line
+  void (*row)(const Info& item);                  ///< an item's line in the text list
+  /// `show`: the item into *w (--json) or as text on stdout (w null); 0, or the exit
+  /// status of a failure (nothing printed then).
+  int (*show)(Session& s, const Info& item, JsonWriter* w);
+};
+
+/// `cmd` "show" with `a` = {NAME}, or "list"/"ls" (MediumCommands::list_or_show).
+template <typename Info>
+int listOrShowMedium(const Global& g, Session& s, const std::string& cmd,
+                     const std::vector<std::string>& a, const MediumListing<Info>& m) {
+  if (int rc = s.connect(false)) return rc;
+  auto list = (s.client().*m.fetch)();
+  if (!list) return fail(list.error(), true);
+  if (cmd == "show") {
+    const Info* found = findNamed(list.value(), a[0]);
+    if (!found) return fail(noMedium(m.kind, a[0]), true);
+    JsonWriter w;
+    if (int rc = m.show(s, *found, g.json ? &w : nullptr)) return rc;
+    if (g.json) std::printf("%s\n", w.str().c_str());
+    return kExitOk;
+  }
+  if (g.json) {
+    JsonWriter w;
+    w.beginArray();
+    for (const auto& item : list.value()) m.json(w, item);
+    w.endArray();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    m.heading();
+    for (const auto& item : list.value()) m.row(item);
+  }
+  return kExitOk;
+}
 
 /// The commands of a medium (link, segment): list, show, add, del, set.
 struct MediumCommands {

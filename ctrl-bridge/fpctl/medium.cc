@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // What fpctl's media (link, segment) share: their command words, the parameter words
 // read before anything is sent, --mtu, and `set NAME up|down|PARAMETER...`.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -10,6 +11,11 @@
 #include "link_format.h"
 
 namespace fastpath::ctrl::fpctl {
+
+Error noMedium(const std::string& kind, const std::string& name) {
+  return makeError(-ENOENT,
+                   "no " + kind + " '" + name + "' (`fpctl " + kind + " list` lists them)");
+}
 
 int badParameter(const std::string& what, const Error& e) {
   std::fprintf(stderr, "fpctl: %s: %s (parameters: `fpctl link --help`)\n", what.c_str(),

@@ -55,16 +55,6 @@ const char* kSegmentHelp =
   an unknown node or segment, or a value fastpathd refuses, is exit status 1.
 )";
 
-const SegmentInfo* findSegment(const std::vector<SegmentInfo>& segs, const std::string& name) {
-  for (const auto& s : segs)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
-Error noSegment(const std::string& name) {
-  return makeError(-ENOENT, "no segment '" + name + "' (`fpctl segment list` lists them)");
-}
-
 void segmentJson(JsonWriter& w, const SegmentInfo& s) {
   w.beginObject().key("name").value(s.name).key("up").value(s.up).key("ports").beginArray();
   for (const auto& p : s.ports)
@@ -129,34 +119,21 @@ void showText(const SegmentInfo& s) {
 
 int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
-  if (int rc = s.connect(false)) return rc;
-  auto segs = s.client().segments();
-  if (!segs) return fail(segs.error(), true);
-  if (cmd == "show") {
-    const SegmentInfo* found = findSegment(segs.value(), a[0]);
-    if (!found) return fail(noSegment(a[0]), true);
-    if (g.json) {
-      JsonWriter w;
-      segmentJson(w, *found);
-      std::printf("%s\n", w.str().c_str());
-    } else {
-      showText(*found);
-    }
-    return kExitOk;
-  }
-  if (g.json) {
-    JsonWriter w;
-    w.beginArray();
-    for (const auto& seg : segs.value()) segmentJson(w, seg);
-    w.endArray();
-    std::printf("%s\n", w.str().c_str());
-  } else {
-    std::printf("%-16s %-5s %-48s %s\n", "NAME", "STATE", "PORTS", "EMULATION");
-    for (const auto& seg : segs.value())
-      std::printf("%-16s %-5s %-48s %s\n", seg.name.c_str(), seg.up ? "up" : "down",
-                  portsText(seg).c_str(), linkParamsSummary(seg.params).c_str());
-  }
-  return kExitOk;
+  return listOrShowMedium<SegmentInfo>(
+      g, s, cmd, a,
+      {"segment", &Client::segments, segmentJson,
+       [] { std::printf("%-16s %-5s %-48s %s\n", "NAME", "STATE", "PORTS", "EMULATION"); },
+       [](const SegmentInfo& seg) {
+         std::printf("%-16s %-5s %-48s %s\n", seg.name.c_str(), seg.up ? "up" : "down",
+                     portsText(seg).c_str(), linkParamsSummary(seg.params).c_str());
+       },
+       [](Session&, const SegmentInfo& seg, JsonWriter* w) {
+         if (w)
+           segmentJson(*w, seg);
+         else
+           showText(seg);
+         return kExitOk;
+       }});
 }
 
 int add(const Global& g, Session& s, std::vector<std::string> a) {
@@ -226,8 +203,8 @@ int set(const Global& g, Session& s, std::vector<std::string> a) {
   if (!words.empty()) {
     auto segs = s.client().segments();
     if (!segs) return fail(segs.error(), true);
-    const SegmentInfo* seg = findSegment(segs.value(), name);
-    if (!seg) return fail(noSegment(name), true);
+    const SegmentInfo* seg = findNamed(segs.value(), name);
+    if (!seg) return fail(noMedium("segment", name), true);
     LinkParams p = seg->params;
     if (auto st = applyLinkParamWords(words, &p); !st)
       return badParameter("segment set", st.error());

@@ -83,6 +83,10 @@ class ControlChannel {
   std::atomic<uint64_t> stamp_age_max_ns{0};
   /// Timed channels (worker side): frames written before their arrival time (the lead).
   std::atomic<uint64_t> to_client_early{0};
+  /// Timed channels (worker side): the worker's clock (CLOCK_MONOTONIC) when it last wrote
+  /// frames to the client, the one it counted them early or not by (0: none yet). When a
+  /// frame was handed over by the worker's own time, not when the client read it.
+  std::atomic<uint64_t> to_client_ns{0};
 
  private:
   ControlChannel() = default;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "worker/segment_fanout.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "fastpath/monotonic_clock.h"
@@ -21,10 +22,11 @@ void SegmentFanout::transmit(const LinkPortTable& t, const LinkPortSlot& slot, u
     return emulation_.transmit(*seg.shaper, ShaperKey::segment(size_t(&seg - t.segments.data())),
                                slot.port, addr, len, slot.port, sent);
   frames_.book().heldToLink(1);
-  deliver(seg, LinkFrame{addr, len, slot.port, 0});
+  deliver(seg, LinkFrame{addr, len, slot.port, 0}, 0, sent);
 }
 
-void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served) {
+void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served,
+                            uint64_t sent) {
   const PortId from = PortId(f.from);
   const uint8_t* pkt = frames_.data(f.addr);
   auto drop = [&](PortId at, WorkerDrop why) {
@@ -42,7 +44,7 @@ void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t
     frames_.pool().give(f.addr);
     frames_.book().linkToFree(1);
   };
-  const bool bridged = toBridges(seg, f);
+  const bool bridged = toBridges(seg, f, sent);
   if (!(pkt[0] & 1)) {
     // Unicast: the port whose MAC it is, as a CsmaNetDevice keeps only frames for itself.
     for (const SegmentMember& m : seg.members) {
@@ -94,10 +96,15 @@ void SegmentFanout::deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t
     drop(last->port, WorkerDrop::kLinkQueueFull);
 }
 
-bool SegmentFanout::toBridges(const SegmentSlot& seg, const LinkFrame& f) {
+bool SegmentFanout::toBridges(const SegmentSlot& seg, const LinkFrame& f, uint64_t sent) {
   if (!seg.bridged || !egress_) return false;
   const PortId from = PortId(f.from);
   const uint8_t* pkt = frames_.data(f.addr);
+  // The model's time: a frame that left an emulated medium arrived at its due time; one of
+  // an unshaped medium at once, in this pass (the worker's clock, read once per pass), but
+  // never before the model has it sent (a frame a link delivered in this pass may be due
+  // after the pass began).
+  const uint64_t now = f.due ? f.due : std::max(pass_clock_ ? *pass_clock_ : monotonicNs(), sent);
   bool any = false;
   for (const SegmentMember& m : seg.members) {
     if (!m.bridge || m.port == from) continue;
@@ -111,12 +118,12 @@ bool SegmentFanout::toBridges(const SegmentSlot& seg, const LinkFrame& f) {
       frames_.count(m.port, WorkerDrop::kBridgeNoFrame);
       continue;
     }
-    bridge(m, copy, f.len, f.due);
+    bridge(m, copy, f.len, now);
   }
   return any;
 }
 
-void SegmentFanout::bridge(const SegmentMember& m, uint64_t addr, uint32_t len, uint64_t due) {
+void SegmentFanout::bridge(const SegmentMember& m, uint64_t addr, uint32_t len, uint64_t now) {
   const BridgeSlot& b = *m.bridge;
   BridgeState& st = *b.state;
   WorkerPortCounters& pc = frames_.port(m.port);
@@ -125,8 +132,6 @@ void SegmentFanout::bridge(const SegmentMember& m, uint64_t addr, uint32_t len, 
   st.received.add();
   if (depth_ >= kMaxBridgeDepth) return frames_.drop(m.port, WorkerDrop::kBridgeLoop, addr);
   const uint8_t* pkt = frames_.data(addr);
-  // The model's time: a frame that left an emulated medium arrived at its due time.
-  const uint64_t now = due ? due : monotonicNs();
   // ns-3's BridgeNetDevice::Learn: the source is on the port it came in on.
   if (!(pkt[6] & 1)) st.table.learn(pkt + 6, m.bridge_port, now, b.ageing_ns);
   const bool unicast = !(pkt[0] & 1);

@@ -37,11 +37,17 @@ class SegmentFanout {
                 uint64_t sent = 0);
   /// A frame leaving the medium (in_link, f.from the sender) to its port(s), but not to
   /// the members in `served` (a bit per member index: they took it ahead of its time, see
-  /// worker_timed.h); a frame every member took already goes back to the pool.
-  void deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served = 0);
+  /// worker_timed.h); a frame every member took already goes back to the pool. `sent`:
+  /// for a frame of an unshaped medium (f.due 0), when the model has it sent (0: unknown).
+  void deliver(const SegmentSlot& seg, const LinkFrame& f, uint64_t served = 0,
+               uint64_t sent = 0);
   /// Sets where bridges send (the worker); without it, segments with bridge ports are
   /// never published to this fan-out.
   void setEgress(Egress* egress) { egress_ = egress; }
+  /// Sets the clock of the worker's pass (CLOCK_MONOTONIC, read once per pass; the worker
+  /// owns it): a bridge hears a frame of an unshaped medium then, without a clock read of
+  /// its own per frame.
+  void setPassClock(const uint64_t* clock) { pass_clock_ = clock; }
 
   /// Bridges relaying one frame at once at most (unshaped segments in a loop: ns-3 has no
   /// spanning tree either; the frame is dropped and counted as bridge_loop).
@@ -49,14 +55,17 @@ class SegmentFanout {
 
  private:
   /// Each bridge port of `seg` but the sender's hears `f` (a copy each); whether any did.
-  bool toBridges(const SegmentSlot& seg, const LinkFrame& f);
-  /// Bridge port `m` heard the held frame `addr`: learn, then forward or flood it.
-  void bridge(const SegmentMember& m, uint64_t addr, uint32_t len, uint64_t sent);
+  /// `sent` as deliver() takes it.
+  bool toBridges(const SegmentSlot& seg, const LinkFrame& f, uint64_t sent);
+  /// Bridge port `m` heard the held frame `addr` at model time `now`: learn, then forward
+  /// or flood it (sent on at `now`).
+  void bridge(const SegmentMember& m, uint64_t addr, uint32_t len, uint64_t now);
 
   WorkerFrames& frames_;
   LinkInbox& inbox_;
   LinkEmulation& emulation_;
   Egress* egress_ = nullptr;
+  const uint64_t* pass_clock_ = nullptr;
   uint32_t depth_ = 0;
 };
 

@@ -40,6 +40,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
       events_(options.event_queue),
       rx_budget_(options.rx_budget_us, 2 * options.batch_size, ~0u) {
   fanout_.setEgress(&bridge_egress_);
+  fanout_.setPassClock(&now_ns_);
   // Room for every interface port id the worker keeps counters for: ports attached later
   // (attachPort) need no allocation on the worker's side.
   const size_t np = sockets.size();

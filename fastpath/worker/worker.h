@@ -184,6 +184,10 @@ class Worker {
   const WorkerCounters& counters() const { return counters_; }
   /// The early hand-over to timed clients (worker thread, or tests between passes).
   const TimedRelease& timedRelease() const { return timed_; }
+  /// The clock of the latest pass (CLOCK_MONOTONIC, read once at its start), which the
+  /// pass's per-pass work goes by (punt limiters, a bridge hearing a frame of an unshaped
+  /// segment). Worker thread, or tests between passes.
+  uint64_t passClockNs() const { return now_ns_; }
   /// Frames lent for RX per port under overload (RxBudget's budget; below saturation the
   /// fill rings are kept full) and the drain rate it was sized from (frames/s; 0 before
   /// the first measurement). Any thread.

@@ -98,6 +98,7 @@ void Worker::flushPunts(PortId in) {
   uint64_t bytes = 0;
   for (int i = 0; i < sent; ++i) bytes += iov[2 * i + 1].iov_len;
   if (early) cur_channel_->to_client_early.fetch_add(early, std::memory_order_relaxed);
+  if (timed && sent > 0) cur_channel_->to_client_ns.store(now, std::memory_order_relaxed);
   pc.to_control.add(uint64_t(sent));
   pc.to_control_bytes.add(bytes);
   if (uint32_t(sent) < total) {

@@ -30,7 +30,6 @@
 #include "ns3/uinteger.h"
 
 #include "fastpath/ctrl/client.h"
-#include "../model/fast-path-private-member.h"
 
 #include <chrono>
 #include <cerrno>
@@ -49,18 +48,6 @@ NS_LOG_COMPONENT_DEFINE("FastPathPointToPointHelper");
 
 namespace
 {
-
-// PointToPointHelper keeps its factories private and its Install() is not virtual: a copy
-// of this helper taken as a PointToPointHelper (PointToPointDumbbellHelper and
-// PointToPointStarHelper take theirs by value) installs with the base's factories alone.
-// It offers no setter for the device and channel types: FollowSwitch() gives the base the
-// emulating types through these members.
-FP_PRIVATE_MEMBER_ACCESS();
-
-FP_PRIVATE_MEMBER(StockDeviceFactory, PointToPointHelper, ObjectFactory, m_deviceFactory);
-FP_PRIVATE_MEMBER(StockChannelFactory, PointToPointHelper, ObjectFactory, m_channelFactory);
-FP_PRIVATE_MEMBER(StockQueueFactory, PointToPointHelper, ObjectFactory, m_queueFactory);
-FP_PRIVATE_MEMBER(StockFlowControl, PointToPointHelper, bool, m_enableFlowControl);
 
 /// A queue for an engine (where what ns-3 sends waits) of the type of `queue` (the
 /// device's TxQueue; a watched DropTailQueue gives a DropTailQueue) and its MaxSize.
@@ -522,61 +509,6 @@ FastPathPointToPointHelper::Install(Ptr<Node> a, Ptr<Node> b)
                     "FastPathPointToPointHelper: the link between nodes "
                         << a->GetId() << " and " << b->GetId() << " was not emulated");
     return devices;
-}
-
-void
-FastPathPointToPointHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
-{
-    FastPathEmulatingHelper::SetDeviceAttribute(name, value);
-    FollowSwitch();
-}
-
-void
-FastPathPointToPointHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
-{
-    FastPathEmulatingHelper::SetChannelAttribute(name, value);
-    FollowSwitch();
-}
-
-void
-FastPathPointToPointHelper::FollowSwitch()
-{
-    // Only the types change: the settings stay the base's own, however they were made
-    // (through this helper, or through a PointToPointHelper& to it).
-    PointToPointHelper& stock = *this;
-    const bool emulated = IsEmulated();
-    // The emulating device and channel keep every attribute of the stock ones (the same
-    // checkers): the settings apply unchanged.
-    (stock.*Get(StockDeviceFactory{}))
-        .SetTypeId(emulated ? FastPathPointToPointNetDevice::GetTypeId()
-                            : PointToPointNetDevice::GetTypeId());
-    (stock.*Get(StockChannelFactory{}))
-        .SetTypeId(emulated ? FastPathPointToPointChannel::GetTypeId()
-                            : PointToPointChannel::GetTypeId());
-    // Emulated, watched queues: a set of their MaxSize is handed to fastpathd at once.
-    ObjectFactory& queue = stock.*Get(StockQueueFactory{});
-    if (emulated)
-    {
-        queue = FastPathWatched::Watching(queue);
-    }
-    else if (queue.GetTypeId() == FastPathWatchedDropTailQueue::GetTypeId())
-    {
-        queue.SetTypeId(DropTailQueue<Packet>::GetTypeId());
-    }
-    // Emulated, the engine's TxQueue (where what ns-3 sends waits) has the device's
-    // NetDeviceQueueInterface; a second one would be refused by the aggregation.
-    bool& flowControl = stock.*Get(StockFlowControl{});
-    if (emulated && !m_flowControlHeld)
-    {
-        m_flowControl = flowControl;
-        m_flowControlHeld = true;
-        flowControl = false;
-    }
-    else if (!emulated && m_flowControlHeld)
-    {
-        flowControl = m_flowControl;
-        m_flowControlHeld = false;
-    }
 }
 
 std::string

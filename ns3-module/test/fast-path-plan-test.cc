@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // FastPathPlan::Text against fastpathd's own topology parser: what the helpers generated
-// (nodes with their host, links with both ends and each direction's emulation, a segment)
-// written as a topology file reads back as the same nodes, links and segment; other names
-// and node default are left out. No fastpathd, no privileges.
+// (nodes with their host, links with both ends and each direction's emulation, a segment,
+// bridges over segment ports) written as a topology file reads back as the same nodes,
+// links, segments and bridges; other names and node default are left out. No fastpathd,
+// no privileges.
 #include "ns3/fast-path-plan.h"
 
 #include "daemon/topology.h"
@@ -119,6 +120,90 @@ TEST(FastPathPlanTest, TheGeneratedPlanReadsBackAsTheSameTopology)
     EXPECT_EQ(t.segments[0].spec.ports[2].node, "dia-c");
     EXPECT_EQ(t.segments[0].spec.ports[2].mac, segments[0].ports[2].mac);
     EXPECT_TRUE(t.segments[0].spec.params == segments[0].params);
+}
+
+TEST(FastPathPlanTest, APlanWithBridgesReadsBackWithTheBridgesOnTheirSegmentPorts)
+{
+    // Node dia-s bridges two segments (ns-3: a BridgeNetDevice over two CsmaNetDevices);
+    // dia-a and dia-b are on one segment each.
+    std::vector<fastpath::NodeInfo> nodes(3);
+    nodes[0].name = "dia-s";
+    nodes[1].name = "dia-a";
+    nodes[2].name = "dia-b";
+    std::vector<fastpath::SegmentInfo> segments(2);
+    for (int k = 0; k < 2; ++k)
+    {
+        segments[k].name = "dia-csma" + std::to_string(k);
+        for (const std::string node : {"dia-s", k == 0 ? "dia-a" : "dia-b"})
+        {
+            fastpath::SegmentInfo::Port port;
+            port.node = node;
+            port.port = "csma" + std::to_string(k);
+            port.mac = Mac("02:66:70:00:0" + std::to_string(k) + ":0" +
+                           std::to_string(segments[k].ports.size()));
+            segments[k].ports.push_back(port);
+        }
+    }
+    std::vector<fastpath::BridgeInfo> bridges(3);
+    bridges[0].name = "dia-br0";
+    bridges[0].node = "dia-s";
+    bridges[0].ageing_ns = 20'000'000'000; // ns-3's ExpirationTime 20 s
+    for (const char* port : {"csma0", "csma1"})
+    {
+        fastpath::BridgeInfo::Port p;
+        p.port = port;
+        bridges[0].ports.push_back(p);
+    }
+    bridges[1] = bridges[0];
+    bridges[1].name = "dia-br1";
+    bridges[1].ageing_ns = 2'500'000'000; // 2.5 s: the file has whole seconds
+    bridges[2] = bridges[0];
+    bridges[2].name = "other-br0"; // another script's: not in this plan
+
+    // Two bridges on the same ports would be refused by fastpathd: plan them one at a time.
+    for (size_t k = 0; k < 2; ++k)
+    {
+        std::vector<fastpath::BridgeInfo> planned = {bridges[k], bridges[2]};
+        const std::string text = FastPathPlan::Text(nodes, {}, segments, "dia-", planned);
+        auto topo = fastpath::parseTopologyText(text, "plan.yaml");
+        ASSERT_TRUE(topo.ok()) << topo.error().message << "\n" << text;
+        const auto& t = topo.value();
+        ASSERT_EQ(t.bridges.size(), 1u) << text;
+        const auto& got = t.bridges[0].spec;
+        EXPECT_EQ(got.name, bridges[k].name);
+        EXPECT_EQ(got.node, "dia-s");
+        EXPECT_EQ(got.ports, (std::vector<std::string>{"csma0", "csma1"})) << text;
+        // Each port is the bridge node's port on a segment of the file, one per segment,
+        // as fastpathd's createBridge requires.
+        std::vector<std::string> bridged;
+        for (const auto& port : got.ports)
+        {
+            for (const auto& seg : t.segments)
+            {
+                for (const auto& p : seg.spec.ports)
+                {
+                    if (p.node == got.node && p.port == port)
+                    {
+                        bridged.push_back(seg.spec.name);
+                    }
+                }
+            }
+        }
+        EXPECT_EQ(bridged, (std::vector<std::string>{"dia-csma0", "dia-csma1"})) << text;
+        if (k == 0)
+        {
+            EXPECT_EQ(got.ageing_ns, 20'000'000'000u);
+            EXPECT_EQ(text.find("# ageing"), std::string::npos) << text;
+        }
+        else
+        {
+            // Rounded up, never shorter, and the file says so.
+            EXPECT_EQ(got.ageing_ns, 3'000'000'000u);
+            EXPECT_NE(text.find("# ageing 2500000000 ns in fastpathd, 3 s here"),
+                      std::string::npos)
+                << text;
+        }
+    }
 }
 
 TEST(FastPathPlanTest, APlanWithNothingOfThePrefixIsStillAValidTopology)

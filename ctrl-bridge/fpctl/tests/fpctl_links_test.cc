@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // fpctl against a server with nodes: links, their emulation parameters and queue
-// disciplines, segments.
+// disciplines, segments, bridges; what list and show print, to the byte.
 #include <gtest/gtest.h>
 
 #include "fpctl_runner.h"
@@ -10,6 +10,16 @@ namespace {
 
 using testing::FpctlNodes;
 using testing::FpctlSegments;
+
+// A backend whose bridges are what a test sets (fastpathd's come from its workers' tables).
+class BridgesBackend : public testing::HostsBackend {
+ public:
+  std::vector<BridgeInfo> bridges() const override { return list; }
+  std::vector<BridgeInfo> list;
+};
+using FpctlBridges = testing::FpctlOn<BridgesBackend>;
+
+MacAddress macOf(const std::string& text) { return MacAddress::parse(text).value(); }
 
 TEST_F(FpctlNodes, LinkAddListShowSetDel) {
   auto add = run({"link", "add", "r1-r2", "r1:to-r2", "r2", "--mtu", "9000"});
@@ -247,6 +257,236 @@ TEST_F(FpctlSegments, SegmentShowCountsBackoffDropsApart) {
   EXPECT_NE(json.out.find(R"("queue_drops":4,)"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find(R"("backoff_drops":6,)"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find(R"("drop_ratio":0.01})"), std::string::npos) << json.out;
+}
+
+// list and show of links, segments and bridges share one implementation: each kind's
+// text and JSON, whole, and a name that is not there.
+TEST_F(FpctlSegments, LinkAndSegmentListAndShowPrintExactly) {
+  ASSERT_EQ(run({"link", "add", "r1-r2", "r1:to-r2", "r2", "rate", "10mbit", "delay", "5ms"})
+                .exit_code,
+            0);
+  ASSERT_EQ(run({"segment", "add", "lan", "r1", "r2:eth9"}).exit_code, 0);
+  EXPECT_EQ(run({"link", "list"}).out,
+      "NAME             STATE A                                B                               "
+      " EMULATION\n"
+      "r1-r2            up    r1:to-r2 (port 1000)             r2:r1-r2 (port 1001)            "
+      " rate 10mbit delay 5ms\n");
+  EXPECT_EQ(run({"--json", "link", "list"}).out,
+      "[{\"name\":\"r1-r2\",\"up\":true,\"a\":{\"node\":\"r1\",\"port\":\"to-r2\","
+      "\"id\":1000,\"mac\":\"02:fe:00:00:00:01\",\"mtu\":1500,\"down\":false},"
+      "\"b\":{\"node\":\"r2\",\"port\":\"r1-r2\",\"id\":1001,\"mac\":\"02:fe:00:00:00:02\","
+      "\"mtu\":1500,\"down\":false},\"a_to_b\":{\"configured\":{\"rate_bps\":10000000,"
+      "\"overhead_bytes\":0,\"mpu_bytes\":0,\"delay_ns\":5000000,\"jitter_ns\":0,"
+      "\"distribution\":\"uniform\",\"reorder\":false,\"limit_packets\":100,"
+      "\"limit_bytes\":0,\"loss\":0,\"gemodel\":null,\"duplicate\":0,"
+      "\"corrupt\":0,\"seed\":0,\"text\":\"rate 10mbit delay 5ms limit 100\","
+      "\"aqm\":\"none\"},\"measured\":{\"tx_packets\":0,\"tx_bytes\":0,"
+      "\"enqueued\":0,\"delivered\":0,\"queue_drops\":0,\"loss_drops\":0,"
+      "\"full_drops\":0,\"aqm_drops\":0,\"aqm_marks\":0,\"backoff_drops\":0,"
+      "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
+      "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
+      "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}},\"b_to_a\":{\"configured\":{\"rate_bps\":100"
+      "00000,\"overhead_bytes\":0,\"mpu_bytes\":0,\"delay_ns\":5000000,"
+      "\"jitter_ns\":0,\"distribution\":\"uniform\",\"reorder\":false,"
+      "\"limit_packets\":100,\"limit_bytes\":0,\"loss\":0,\"gemodel\":null,"
+      "\"duplicate\":0,\"corrupt\":0,\"seed\":0,\"text\":\"rate 10mbit delay 5ms limit 100\","
+      "\"aqm\":\"none\"},\"measured\":{\"tx_packets\":0,\"tx_bytes\":0,"
+      "\"enqueued\":0,\"delivered\":0,\"queue_drops\":0,\"loss_drops\":0,"
+      "\"full_drops\":0,\"aqm_drops\":0,\"aqm_marks\":0,\"backoff_drops\":0,"
+      "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
+      "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
+      "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}}}]\n");
+  EXPECT_EQ(run({"link", "show", "r1-r2"}).out,
+      "link r1-r2 up\n"
+      "  a: node r1 port to-r2 id 1000 02:fe:00:00:00:01 mtu 1500\n"
+      "  b: node r2 port r1-r2 id 1001 02:fe:00:00:00:02 mtu 1500\n"
+      "\n"
+      "                    a-to-b (r1 -> r2)        b-to-a (r2 -> r1)\n"
+      "  configured\n"
+      "    rate            10mbit                   10mbit\n"
+      "    delay           5ms                      5ms\n"
+      "    jitter          -                        -\n"
+      "    loss            -                        -\n"
+      "    limit           100 packets              100 packets\n"
+      "  measured\n"
+      "    sent            0                        0\n"
+      "    delivered       0                        0\n"
+      "    queue drops     0                        0\n"
+      "    loss drops      0                        0\n"
+      "    drop ratio      -                        -\n"
+      "    depth           0 packets, 0 B           0 packets, 0 B\n"
+      "    in flight       0                        0\n"
+      "    sojourn p50     -                        -\n"
+      "    sojourn p99     -                        -\n"
+      "    lateness p50    -                        -\n"
+      "    lateness p99    -                        -\n"
+      "    lateness max    -                        -\n");
+  EXPECT_EQ(run({"--json", "link", "show", "r1-r2"}).out,
+      "{\"name\":\"r1-r2\",\"up\":true,\"a\":{\"node\":\"r1\",\"port\":\"to-r2\","
+      "\"id\":1000,\"mac\":\"02:fe:00:00:00:01\",\"mtu\":1500,\"down\":false},"
+      "\"b\":{\"node\":\"r2\",\"port\":\"r1-r2\",\"id\":1001,\"mac\":\"02:fe:00:00:00:02\","
+      "\"mtu\":1500,\"down\":false},\"a_to_b\":{\"configured\":{\"rate_bps\":10000000,"
+      "\"overhead_bytes\":0,\"mpu_bytes\":0,\"delay_ns\":5000000,\"jitter_ns\":0,"
+      "\"distribution\":\"uniform\",\"reorder\":false,\"limit_packets\":100,"
+      "\"limit_bytes\":0,\"loss\":0,\"gemodel\":null,\"duplicate\":0,"
+      "\"corrupt\":0,\"seed\":0,\"text\":\"rate 10mbit delay 5ms limit 100\","
+      "\"aqm\":\"none\"},\"measured\":{\"tx_packets\":0,\"tx_bytes\":0,"
+      "\"enqueued\":0,\"delivered\":0,\"queue_drops\":0,\"loss_drops\":0,"
+      "\"full_drops\":0,\"aqm_drops\":0,\"aqm_marks\":0,\"backoff_drops\":0,"
+      "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
+      "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
+      "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}},\"b_to_a\":{\"configured\":{\"rate_bps\":100"
+      "00000,\"overhead_bytes\":0,\"mpu_bytes\":0,\"delay_ns\":5000000,"
+      "\"jitter_ns\":0,\"distribution\":\"uniform\",\"reorder\":false,"
+      "\"limit_packets\":100,\"limit_bytes\":0,\"loss\":0,\"gemodel\":null,"
+      "\"duplicate\":0,\"corrupt\":0,\"seed\":0,\"text\":\"rate 10mbit delay 5ms limit 100\","
+      "\"aqm\":\"none\"},\"measured\":{\"tx_packets\":0,\"tx_bytes\":0,"
+      "\"enqueued\":0,\"delivered\":0,\"queue_drops\":0,\"loss_drops\":0,"
+      "\"full_drops\":0,\"aqm_drops\":0,\"aqm_marks\":0,\"backoff_drops\":0,"
+      "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
+      "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
+      "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}},\"emulation_lateness\":[]}\n");
+  EXPECT_EQ(run({"segment", "list"}).out,
+      "NAME             STATE PORTS                                            EMULATION\n"
+      "lan              up    r1:lan r2:eth9                                   -\n");
+  EXPECT_EQ(run({"--json", "segment", "list"}).out,
+      "[{\"name\":\"lan\",\"up\":true,\"ports\":[{\"node\":\"r1\",\"port\":\"lan\","
+      "\"id\":0,\"mac\":\"00:00:00:00:00:00\",\"mtu\":1500,\"up\":true,"
+      "\"tx_packets\":0,\"tx_bytes\":0,\"rx_packets\":0,\"rx_bytes\":0,"
+      "\"unknown_dst_drops\":0,\"no_frame_drops\":0,\"queue_full_drops\":0,"
+      "\"down_drops\":0},{\"node\":\"r2\",\"port\":\"eth9\",\"id\":0,"
+      "\"mac\":\"00:00:00:00:00:00\",\"mtu\":1500,\"up\":true,\"tx_packets\":0,"
+      "\"tx_bytes\":0,\"rx_packets\":0,\"rx_bytes\":0,\"unknown_dst_drops\":0,"
+      "\"no_frame_drops\":0,\"queue_full_drops\":0,\"down_drops\":0}],"
+      "\"configured\":{\"rate_bps\":0,\"overhead_bytes\":0,\"mpu_bytes\":0,"
+      "\"delay_ns\":0,\"jitter_ns\":0,\"distribution\":\"uniform\",\"reorder\":false,"
+      "\"limit_packets\":100,\"limit_bytes\":0,\"loss\":0,\"gemodel\":null,"
+      "\"duplicate\":0,\"corrupt\":0,\"seed\":0,\"text\":\"rate unlimited delay 0ms limit 100\""
+      ",\"aqm\":\"none\"},\"measured\":{\"tx_packets\":0,\"tx_bytes\":0,"
+      "\"enqueued\":0,\"delivered\":0,\"queue_drops\":0,\"loss_drops\":0,"
+      "\"full_drops\":0,\"aqm_drops\":0,\"aqm_marks\":0,\"backoff_drops\":0,"
+      "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
+      "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
+      "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}}]\n");
+  EXPECT_EQ(run({"segment", "show", "lan"}).out,
+      "segment lan: up, 2 port(s)\n"
+      "  NODE                 PORT         ID     MAC               MTU   STATE         TX     "
+      "    RX  UNKNOWN  NOFRAME    QFULL     DOWN\n"
+      "  r1                   lan          0      00:00:00:00:00:00 1500  up             0     "
+      "     0        0        0        0        0\n"
+      "  r2                   eth9         0      00:00:00:00:00:00 1500  up             0     "
+      "     0        0        0        0        0\n"
+      "  medium, configured: -\n"
+      "  medium, measured:   sent 0, delivered 0, dropped 0 (-; queue 0,"
+      " loss 0, capacity 0, down 0), queued 0, in flight 0, time in queue p50 - p99 -\n");
+  EXPECT_EQ(run({"--json", "segment", "show", "lan"}).out,
+      "{\"name\":\"lan\",\"up\":true,\"ports\":[{\"node\":\"r1\",\"port\":\"lan\","
+      "\"id\":0,\"mac\":\"00:00:00:00:00:00\",\"mtu\":1500,\"up\":true,"
+      "\"tx_packets\":0,\"tx_bytes\":0,\"rx_packets\":0,\"rx_bytes\":0,"
+      "\"unknown_dst_drops\":0,\"no_frame_drops\":0,\"queue_full_drops\":0,"
+      "\"down_drops\":0},{\"node\":\"r2\",\"port\":\"eth9\",\"id\":0,"
+      "\"mac\":\"00:00:00:00:00:00\",\"mtu\":1500,\"up\":true,\"tx_packets\":0,"
+      "\"tx_bytes\":0,\"rx_packets\":0,\"rx_bytes\":0,\"unknown_dst_drops\":0,"
+      "\"no_frame_drops\":0,\"queue_full_drops\":0,\"down_drops\":0}],"
+      "\"configured\":{\"rate_bps\":0,\"overhead_bytes\":0,\"mpu_bytes\":0,"
+      "\"delay_ns\":0,\"jitter_ns\":0,\"distribution\":\"uniform\",\"reorder\":false,"
+      "\"limit_packets\":100,\"limit_bytes\":0,\"loss\":0,\"gemodel\":null,"
+      "\"duplicate\":0,\"corrupt\":0,\"seed\":0,\"text\":\"rate unlimited delay 0ms limit 100\""
+      ",\"aqm\":\"none\"},\"measured\":{\"tx_packets\":0,\"tx_bytes\":0,"
+      "\"enqueued\":0,\"delivered\":0,\"queue_drops\":0,\"loss_drops\":0,"
+      "\"full_drops\":0,\"aqm_drops\":0,\"aqm_marks\":0,\"backoff_drops\":0,"
+      "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
+      "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
+      "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}}\n");
+  for (const char* kind : {"link", "segment"}) {
+    auto none = run({kind, "show", "nope"});
+    EXPECT_EQ(none.exit_code, 1);
+    EXPECT_EQ(none.out, "");
+    EXPECT_EQ(none.err, std::string("fpctl: no ") + kind + " 'nope' (`fpctl " + kind +
+                             " list` lists them)\n");
+  }
+}
+
+TEST_F(FpctlBridges, ListAndShowPrintExactly) {
+  BridgeInfo b;
+  b.name = "sw1";
+  b.node = "r1";
+  b.ageing_ns = 20'000'000'000;
+  b.ports = {{"lan1", "seg1", 1000, macOf("02:00:00:00:01:01"), 7, 5},
+             {"lan2", "seg2", 1001, macOf("02:00:00:00:01:02"), 3, 9}};
+  b.learned = {{macOf("02:00:00:00:0a:01"), 0, 19'500'000'000},
+               {macOf("02:00:00:00:0a:02"), 1, 1'250'000'000}};
+  b.received = 10;
+  b.forwarded = 6;
+  b.flooded = 2;
+  b.local = 1;
+  b.no_frame = 0;
+  b.loop_drops = 0;
+  b.learn_full = 1;
+  BridgeInfo empty;
+  empty.name = "sw2";
+  empty.node = "r2";
+  h_->onServer([&] {
+    multi_->list = {b, empty};
+    return true;
+  });
+  EXPECT_EQ(run({"bridge", "list"}).out,
+      "NAME             NODE             PORTS                                             LEAR"
+      "NED      HEARD\n"
+      "sw1              r1               lan1@seg1 lan2@seg2                                   "
+      "  2         10\n"
+      "sw2              r2                                                                     "
+      "  0          0\n");
+  EXPECT_EQ(run({"--json", "bridge", "list"}).out,
+      "[{\"name\":\"sw1\",\"node\":\"r1\",\"ageing_ns\":20000000000,\"ports\":[{\"port\":\"lan1"
+      "\",\"segment\":\"seg1\",\"id\":1000,\"mac\":\"02:00:00:00:01:01\","
+      "\"rx_packets\":7,\"tx_packets\":5},{\"port\":\"lan2\",\"segment\":\"seg2\","
+      "\"id\":1001,\"mac\":\"02:00:00:00:01:02\",\"rx_packets\":3,\"tx_packets\":9}],"
+      "\"learned\":[{\"mac\":\"02:00:00:00:0a:01\",\"port\":\"lan1\","
+      "\"expires_in_ns\":19500000000},{\"mac\":\"02:00:00:00:0a:02\","
+      "\"port\":\"lan2\",\"expires_in_ns\":1250000000}],\"received\":10,"
+      "\"forwarded\":6,\"flooded\":2,\"local_drops\":1,\"no_frame_drops\":0,"
+      "\"loop_drops\":0,\"learn_full\":1},{\"name\":\"sw2\",\"node\":\"r2\","
+      "\"ageing_ns\":300000000000,\"ports\":[],\"learned\":[],\"received\":0,"
+      "\"forwarded\":0,\"flooded\":0,\"local_drops\":0,\"no_frame_drops\":0,"
+      "\"loop_drops\":0,\"learn_full\":0}]\n");
+  EXPECT_EQ(run({"bridge", "show", "sw1"}).out,
+      "bridge sw1 on node r1: 2 port(s), ageing 20 s\n"
+      "  PORT         SEGMENT              ID     MAC                    HEARD       SENT\n"
+      "  lan1         seg1                 1000   02:00:00:00:01:01          7          5\n"
+      "  lan2         seg2                 1001   02:00:00:00:01:02          3          9\n"
+      "  heard 10, forwarded 6, flooded 2; dropped: own MAC 1, no frame 0,"
+      " loop 0; not learned (table full) 1\n"
+      "  learned: 2\n"
+      "  MAC               PORT         EXPIRES IN\n"
+      "  02:00:00:00:0a:01 lan1         19.5 s\n"
+      "  02:00:00:00:0a:02 lan2         1.2 s\n");
+  EXPECT_EQ(run({"--json", "bridge", "show", "sw1"}).out,
+      "{\"name\":\"sw1\",\"node\":\"r1\",\"ageing_ns\":20000000000,\"ports\":[{\"port\":\"lan1\""
+      ",\"segment\":\"seg1\",\"id\":1000,\"mac\":\"02:00:00:00:01:01\","
+      "\"rx_packets\":7,\"tx_packets\":5},{\"port\":\"lan2\",\"segment\":\"seg2\","
+      "\"id\":1001,\"mac\":\"02:00:00:00:01:02\",\"rx_packets\":3,\"tx_packets\":9}],"
+      "\"learned\":[{\"mac\":\"02:00:00:00:0a:01\",\"port\":\"lan1\","
+      "\"expires_in_ns\":19500000000},{\"mac\":\"02:00:00:00:0a:02\","
+      "\"port\":\"lan2\",\"expires_in_ns\":1250000000}],\"received\":10,"
+      "\"forwarded\":6,\"flooded\":2,\"local_drops\":1,\"no_frame_drops\":0,"
+      "\"loop_drops\":0,\"learn_full\":1}\n");
+  EXPECT_EQ(run({"bridge", "show", "sw2"}).out,
+      "bridge sw2 on node r2: 0 port(s), ageing 300 s\n"
+      "  PORT         SEGMENT              ID     MAC                    HEARD       SENT\n"
+      "  heard 0, forwarded 0, flooded 0; dropped: own MAC 0, no frame 0,"
+      " loop 0; not learned (table full) 0\n"
+      "  learned: 0\n");
+  auto none = run({"bridge", "show", "nope"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err, "fpctl: no bridge 'nope' (`fpctl bridge list` lists them)\n") << none.err;
 }
 
 }  // namespace

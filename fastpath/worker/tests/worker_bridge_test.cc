@@ -100,6 +100,37 @@ TEST_F(WorkerBridgeTest, FloodsUnknownLearnsSourcesThenForwardsToTheLearnedPortO
   EXPECT_EQ(worker_->accounting().in_link, 0u);
 }
 
+// A frame of an unshaped segment reaches the bridge in the pass that sent it: the bridge
+// learns its source at that pass's clock (the worker's, read once per pass), not at a
+// clock read of its own per frame.
+TEST_F(WorkerBridgeTest, AFrameOfAnUnshapedSegmentIsLearnedAtThePassClock) {
+  const uint64_t age = 300'000'000'000ull;
+  build(nullptr, nullptr, age);
+  const MacAddress a0 = mac(0, 0), b1 = mac(1, 1);
+  sendRaw(p_[0][0], b1, 1, &a0);
+  poll();
+  const uint64_t pass = worker_->passClockNs();
+  ASSERT_GT(pass, 0u);
+  EXPECT_EQ(bridge().received.get(), 1u);
+  const auto learned = bridge().table.entries(pass);
+  ASSERT_EQ(learned.size(), 1u);
+  EXPECT_EQ(std::memcmp(learned[0].mac, a0.bytes.data(), 6), 0);
+  EXPECT_EQ(learned[0].port, 0u);
+  EXPECT_EQ(learned[0].expires_ns, pass + age) << "learned at the pass's clock";
+  // The next pass: a later clock, and the entry of a source heard again moves with it.
+  sleepUntil(pass + 1'000'000);
+  sendRaw(p_[0][0], b1, 2, &a0);
+  poll();
+  const uint64_t next = worker_->passClockNs();
+  EXPECT_GE(next, pass + 1'000'000);
+  const auto again = bridge().table.entries(next);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].expires_ns, next + age);
+  collect(63);
+  poll();
+  expectBalanced("after the pass clock");
+}
+
 TEST_F(WorkerBridgeTest, ALearnedMacIsForgottenItsAgeingTimeAfterItWasLastSeen) {
   const uint64_t age = 30'000'000;  // 30 ms
   build(nullptr, nullptr, age);

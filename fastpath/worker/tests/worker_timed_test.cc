@@ -41,15 +41,24 @@ class WorkerTimedTest : public WorkerLinksTest {
     f.sent = sent;
     ASSERT_TRUE(worker_->controlTxQueue().push(f));
   }
-  // What a timed client reads: each message's stamp, its frame, and when it was read.
+  // What a timed client reads: each message's stamp, its frame, and when the worker wrote
+  // it (by the worker's own clock: this thread may read it much later on a loaded machine).
   struct Got {
     uint64_t stamp;
     testing::Bytes frame;
     uint64_t at;
   };
-  // Polls until `want` messages came on `fd` (or 1 s), reading after every pass.
+  // Polls until `want` messages came on `fd` (or 1 s), reading after every pass: what a
+  // pass wrote is read before the next pass, so each message's `at` is its own pass's
+  // (the channel's to_client_ns; a message written before this call is read at the first
+  // pass, and has its time as long as no other message was written to the client since).
   std::vector<Got> readTimed(int fd, size_t want, uint64_t* t_after = nullptr) {
+    const ControlChannel* ch = channelOf(fd);
     std::vector<Got> got;
+    if (!ch) {
+      ADD_FAILURE() << "fd " << fd << " is not a client openClient() opened";
+      return got;
+    }
     const uint64_t until = monotonicNs() + 1000000000;
     while (got.size() < want && monotonicNs() < until) {
       poll();
@@ -59,13 +68,19 @@ class WorkerTimedTest : public WorkerLinksTest {
         Got g;
         std::memcpy(&g.stamp, buf, sizeof(g.stamp));
         g.frame.assign(buf + kControlStampBytes, buf + n);
-        g.at = monotonicNs();
+        g.at = ch->to_client_ns.load();
         got.push_back(g);
       }
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     if (t_after) *t_after = monotonicNs();
     return got;
+  }
+  // The channel of a client openClient() opened (nullptr: none).
+  const ControlChannel* channelOf(int fd) const {
+    for (size_t i = 0; i < fds_.size(); ++i)
+      if (fds_[i] == fd) return channels_[i].get();
+    return nullptr;
   }
   // Polls until `done()` holds after a pass that began at or after `t` (every frame due by
   // then handed on); false if that has not happened 1 s after `t`. A wait on the clock alone
@@ -131,7 +146,9 @@ TEST_F(WorkerTimedTest, ATimedClientGetsItsOwnFramesAheadStampedAndForwardedOnes
   while ((got < 0 || out.empty()) && monotonicNs() < t_data + 1000000000) {
     poll();
     const uint64_t t = monotonicNs();
-    if (got < 0 && (got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) t_got = t;
+    // When the worker wrote it, by its own clock (the client is its only frame).
+    if (got < 0 && (got = recv(*fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0)
+      t_got = (*ch)->to_client_ns.load();
     for (uint32_t s : collect()) {
       out.push_back(s);
       t_out = monotonicNs();

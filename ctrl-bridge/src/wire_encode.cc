@@ -171,6 +171,7 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
     out->clear_aqm();
   } else {
     auto* a = out->mutable_aqm();
+    a->Clear();  // no field of another discipline left from an earlier use of `out`
     a->set_kind(in.aqm == LinkParams::Aqm::kCobalt    ? v1::LinkAqm::AQM_COBALT
                 : in.aqm == LinkParams::Aqm::kFqCoDel ? v1::LinkAqm::AQM_FQ_CODEL
                                                       : v1::LinkAqm::AQM_CODEL);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fastpath/link_params.h"
 
+#include "link_params_fq.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -60,7 +62,11 @@ bool LinkParams::operator==(const LinkParams& o) const {
          aqm_ce_threshold_ns == o.aqm_ce_threshold_ns &&
          aqm_blue_increment == o.aqm_blue_increment &&
          aqm_blue_decrement == o.aqm_blue_decrement &&
-         aqm_blue_threshold_ns == o.aqm_blue_threshold_ns;
+         aqm_blue_threshold_ns == o.aqm_blue_threshold_ns && aqm_fq_flows == o.aqm_fq_flows &&
+         aqm_fq_quantum == o.aqm_fq_quantum && aqm_fq_drop_batch == o.aqm_fq_drop_batch &&
+         aqm_fq_perturbation == o.aqm_fq_perturbation &&
+         aqm_fq_set_associative == o.aqm_fq_set_associative &&
+         aqm_fq_set_ways == o.aqm_fq_set_ways;
 }
 
 Result<uint64_t> parseRate(const std::string& text) {
@@ -158,7 +164,8 @@ Result<LinkParams::Aqm> parseAqm(const std::string& text) {
   if (text == "none") return LinkParams::Aqm::kNone;
   if (text == "codel") return LinkParams::Aqm::kCoDel;
   if (text == "cobalt") return LinkParams::Aqm::kCobalt;
-  return bad("aqm \"" + text + "\": use none, codel or cobalt");
+  if (text == "fq_codel" || text == "fq-codel") return LinkParams::Aqm::kFqCoDel;
+  return bad("aqm \"" + text + "\": use none, codel, cobalt or fq_codel");
 }
 
 const char* aqmName(LinkParams::Aqm a) {
@@ -166,6 +173,7 @@ const char* aqmName(LinkParams::Aqm a) {
     case LinkParams::Aqm::kNone: return "none";
     case LinkParams::Aqm::kCoDel: return "codel";
     case LinkParams::Aqm::kCobalt: return "cobalt";
+    case LinkParams::Aqm::kFqCoDel: return "fq_codel";
   }
   return "none";
 }
@@ -253,7 +261,8 @@ Status validateLinkParams(const LinkParams& p) {
     prob("gemodel 1-k", p.ge_loss_good);
   }
   if (p.aqm != LinkParams::Aqm::kNone) {
-    if (p.aqm != LinkParams::Aqm::kCoDel && p.aqm != LinkParams::Aqm::kCobalt)
+    if (p.aqm != LinkParams::Aqm::kCoDel && p.aqm != LinkParams::Aqm::kCobalt &&
+        p.aqm != LinkParams::Aqm::kFqCoDel)
       add("aqm " + std::to_string(int(p.aqm)) + " is unknown");
     if (p.aqm_limit_packets > 1000000)
       add("aqm-limit " + std::to_string(p.aqm_limit_packets) + " is more than 1000000 packets");
@@ -271,6 +280,7 @@ Status validateLinkParams(const LinkParams& p) {
     prob("blue-decrement", p.aqm_blue_decrement);
     if (p.aqm_blue_threshold_ns > kMaxTimeNs)
       add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns) + " is more than 60s");
+    detail::validateFqCoDel(p, add);
   }
   if (!e.empty()) return bad(e);
   return {};
@@ -390,7 +400,7 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       p.seed = *v;
       ++i;
     } else if (k == "aqm") {
-      if (!(st = need(i, "none or codel"))) return st;
+      if (!(st = need(i, "none, codel, cobalt or fq_codel"))) return st;
       auto v = parseAqm(a[++i]);
       if (!v) return v.error();
       p.aqm = *v;
@@ -434,12 +444,15 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       p.aqm_ecn = true;
     } else if (k == "no-ecn") {
       p.aqm_ecn = false;
+    } else if (std::string fq_err; detail::applyFqCoDelWord(a, &i, &p, &fq_err)) {
+      if (!fq_err.empty()) return bad(fq_err);
     } else {
       return bad("unknown link parameter \"" + k +
                  "\" (rate overhead delay jitter distribution reorder limit limit-bytes loss "
                  "gemodel duplicate corrupt seed aqm aqm-limit aqm-limit-bytes target interval "
                  "min-bytes ecn no-ecn ce-threshold blue-increment blue-decrement "
-                 "blue-threshold)");
+                 "blue-threshold flows quantum drop-batch perturbation set-ways "
+                 "set-associative no-set-associative)");
     }
   }
   if (auto st = validateLinkParams(p); !st) return st;
@@ -490,6 +503,7 @@ std::string formatLinkParams(const LinkParams& p, LinkParamsWords which) {
       add("blue-decrement " + formatProbability(p.aqm_blue_decrement));
     if (p.aqm_blue_threshold_ns != d.aqm_blue_threshold_ns)
       add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns));
+    if (const std::string fq = detail::formatFqCoDel(p, all); !fq.empty()) add(fq);
   }
   return s;
 }

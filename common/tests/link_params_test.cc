@@ -227,7 +227,7 @@ TEST(LinkParamsWords, AQueueDisciplineHasNs3sCoDelDefaultsAndClearErrors) {
   expectRoundTrip(p);
   auto bad = applyLinkParamWords(words("aqm pie"), &p);
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("aqm \"pie\": use none, codel or cobalt"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("aqm \"pie\": use none, codel, cobalt or fq_codel"), std::string::npos)
       << bad.error().message;
   auto zero = applyLinkParamWords(words("target 0ms"), &p);
   ASSERT_FALSE(zero);
@@ -237,6 +237,47 @@ TEST(LinkParamsWords, AQueueDisciplineHasNs3sCoDelDefaultsAndClearErrors) {
   // Off: the discipline's words are not written.
   ASSERT_TRUE(applyLinkParamWords(words("aqm none"), &p));
   EXPECT_EQ(formatLinkParams(p).find("aqm"), std::string::npos);
+}
+
+TEST(LinkParamsWords, FqCoDelsWordsReadBackAndBadValuesAreRefusedByName) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords({"aqm", "fq_codel", "aqm-limit", "10240", "flows", "256",
+                                   "quantum", "300", "drop-batch", "8", "perturbation", "5",
+                                   "set-associative", "set-ways", "4", "ecn"},
+                                  &p));
+  EXPECT_EQ(p.aqm, LinkParams::Aqm::kFqCoDel);
+  EXPECT_EQ(p.aqm_fq_flows, 256u);
+  EXPECT_EQ(p.aqm_fq_quantum, 300u);
+  EXPECT_EQ(p.aqm_fq_drop_batch, 8u);
+  EXPECT_EQ(p.aqm_fq_perturbation, 5u);
+  EXPECT_TRUE(p.aqm_fq_set_associative);
+  EXPECT_EQ(p.aqm_fq_set_ways, 4u);
+  // Printed, then read back: the same values.
+  for (auto which : {LinkParamsWords::kChanged, LinkParamsWords::kAll}) {
+    LinkParams q;
+    ASSERT_TRUE(applyLinkParamWords(splitWords(formatLinkParams(p, which), " "), &q))
+        << formatLinkParams(p, which);
+    EXPECT_TRUE(q == p) << formatLinkParams(p, which);
+  }
+  EXPECT_NE(formatLinkParams(p).find("aqm fq_codel"), std::string::npos);
+  // The defaults are ns-3's.
+  const LinkParams d;
+  EXPECT_EQ(d.aqm_fq_flows, 1024u);
+  EXPECT_EQ(d.aqm_fq_drop_batch, 64u);
+  EXPECT_EQ(d.aqm_fq_set_ways, 8u);
+  auto err = [](std::vector<std::string> w) {
+    LinkParams x;
+    auto st = applyLinkParamWords(w, &x);
+    return st ? std::string() : st.error().message;
+  };
+  EXPECT_NE(err({"aqm", "fq_codel", "flows", "0"}).find("flows \"0\": expected 1 .. 65536"),
+            std::string::npos);
+  EXPECT_NE(err({"aqm", "fq_codel", "quantum"}).find("quantum: expects a number"),
+            std::string::npos);
+  EXPECT_NE(err({"aqm", "fq_codel", "flows", "100", "set-associative", "set-ways", "8"})
+                .find("set-ways 8 must divide flows 100"),
+            std::string::npos);
+  EXPECT_NE(err({"aqm", "fq"}).find("use none, codel, cobalt or fq_codel"), std::string::npos);
 }
 
 TEST(LinkParamsWords, OverheadMayBeNegativeAndMpuSetsTheSmallestFrame) {

@@ -224,6 +224,9 @@ void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
     row("aqm drops", count(sa.aqm_drops), count(sb.aqm_drops));
     row("aqm marks", count(sa.aqm_marks), count(sb.aqm_marks));
   }
+  if (pa.aqm == LinkParams::Aqm::kFqCoDel || pb.aqm == LinkParams::Aqm::kFqCoDel)
+    row("fq_codel queued", count(sa.fq_packets) + " packets, " + count(sa.fq_bytes) + " B",
+        count(sb.fq_packets) + " packets, " + count(sb.fq_bytes) + " B");
   if (sa.duplicated || sb.duplicated) row("duplicated", count(sa.duplicated), count(sb.duplicated));
   if (sa.corrupted || sb.corrupted) row("corrupted", count(sa.corrupted), count(sb.corrupted));
   row("drop ratio", ratioText(sa), ratioText(sb));

@@ -64,6 +64,12 @@ Status olderServer(const ServerInfo& info, const std::string& call, const std::s
 
 Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params) {
   if (params.aqm == LinkParams::Aqm::kNone) return {};
+  if (params.aqm == LinkParams::Aqm::kFqCoDel)
+    if (auto st = olderServer(info, call, "a flow-queue discipline (aqm fq_codel)", kFqCoDelMinor,
+                              "refuse it as an unknown discipline (upgrade fastpathd, or use "
+                              "aqm codel)");
+        !st)
+      return st;
   return olderServer(info, call,
                      "a queue discipline (aqm " + std::string(aqmName(params.aqm)) + ")",
                      kLinkAqmMinor,

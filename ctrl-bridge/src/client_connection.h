@@ -59,6 +59,8 @@ Status requireLinkEndState(const ServerInfo& info, const std::string& node);
 
 /// The first protocol minor whose servers declare VXLAN wires (MultiHostWire.vxlan).
 inline constexpr uint32_t kWireVxlanMinor = 11;
+/// FqCoDel as a link's queue discipline (LinkAqm AQM_FQ_CODEL and its fq_ fields).
+inline constexpr uint32_t kFqCoDelMinor = 12;
 /// -EPROTONOSUPPORT naming both versions when `declaration` has a VXLAN wire and the server
 /// is older than 1.11: it would drop the field unseen and make the wire 802.1Q.
 Status requireWireVxlan(const ServerInfo& info, const MultiHostDeclaration& declaration);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "wire_fq_codel.h"
 #include "wire_validate.h"
 
 namespace fastpath::ctrl {
@@ -172,6 +173,7 @@ bool linkAqmFromWire(const v1::LinkParams& in, LinkParams* p) {
     case v1::LinkAqm::AQM_NONE: p->aqm = LinkParams::Aqm::kNone; return true;
     case v1::LinkAqm::AQM_CODEL: p->aqm = LinkParams::Aqm::kCoDel; break;
     case v1::LinkAqm::AQM_COBALT: p->aqm = LinkParams::Aqm::kCobalt; break;
+    case v1::LinkAqm::AQM_FQ_CODEL: p->aqm = LinkParams::Aqm::kFqCoDel; break;
     default: return false;
   }
   p->aqm_limit_packets = a.limit_packets();
@@ -186,6 +188,7 @@ bool linkAqmFromWire(const v1::LinkParams& in, LinkParams* p) {
   p->aqm_blue_decrement = a.has_blue_decrement() ? a.blue_decrement() : d.aqm_blue_decrement;
   p->aqm_blue_threshold_ns =
       a.has_blue_threshold_ns() ? a.blue_threshold_ns() : d.aqm_blue_threshold_ns;
+  fqCoDelFromWire(a, p);
   return true;
 }
 
@@ -201,6 +204,8 @@ LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
   s.aqm_drops = in.aqm_drops();
   s.aqm_marks = in.aqm_marks();
   s.backoff_drops = in.backoff_drops();
+  s.fq_packets = in.fq_packets();
+  s.fq_bytes = in.fq_bytes();
   s.duplicated = in.duplicated();
   s.corrupted = in.corrupted();
   s.link_down_drops = in.link_down_drops();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wire_encode.h"
 
+#include "wire_fq_codel.h"
+
 namespace fastpath::ctrl {
 
 void toWire(const IpAddress& in, v1::IpAddress* out) {
@@ -169,8 +171,10 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
     out->clear_aqm();
   } else {
     auto* a = out->mutable_aqm();
-    a->set_kind(in.aqm == LinkParams::Aqm::kCobalt ? v1::LinkAqm::AQM_COBALT
-                                                   : v1::LinkAqm::AQM_CODEL);
+    a->Clear();  // no field of another discipline left from an earlier use of `out`
+    a->set_kind(in.aqm == LinkParams::Aqm::kCobalt    ? v1::LinkAqm::AQM_COBALT
+                : in.aqm == LinkParams::Aqm::kFqCoDel ? v1::LinkAqm::AQM_FQ_CODEL
+                                                      : v1::LinkAqm::AQM_CODEL);
     a->set_limit_packets(in.aqm_limit_packets);
     a->set_limit_bytes(in.aqm_limit_bytes);
     a->set_target_ns(in.aqm_target_ns);
@@ -183,6 +187,7 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
       a->set_blue_decrement(in.aqm_blue_decrement);
       a->set_blue_threshold_ns(in.aqm_blue_threshold_ns);
     }
+    if (in.aqm == LinkParams::Aqm::kFqCoDel) fqCoDelToWire(in, a);
   }
 }
 
@@ -197,6 +202,8 @@ void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
   out->set_aqm_drops(in.aqm_drops);
   out->set_aqm_marks(in.aqm_marks);
   out->set_backoff_drops(in.backoff_drops);
+  out->set_fq_packets(in.fq_packets);
+  out->set_fq_bytes(in.fq_bytes);
   out->set_duplicated(in.duplicated);
   out->set_corrupted(in.corrupted);
   out->set_link_down_drops(in.link_down_drops);

@@ -60,6 +60,45 @@ TEST(OlderServer, AQueueDisciplineIsRefusedNamingBothVersionsNotDroppedUnseen) {
   EXPECT_EQ(set, 1);
 }
 
+TEST(OlderServer, FqCoDelIsRefusedNamingBothVersionsWhereCoDelStillGoes) {
+  OlderServer server(11);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    LinkParams fq;
+    fq.aqm = LinkParams::Aqm::kFqCoDel;
+    LinkSpec spec;
+    spec.name = "l1";
+    spec.a_to_b = fq;
+    auto st = (*c)->createLink(spec);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("create_link: a flow-queue discipline (aqm fq_codel) needs "
+                                      "protocol 1.12 (this client speaks 1." +
+                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.11"),
+              std::string::npos)
+        << st.error().message;
+    st = (*c)->setLinkParams("l1", LinkDirection::kBoth, fq);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.error().message.find("set_link_params: "), std::string::npos)
+        << st.error().message;
+    // CoDel, which a 1.11 fastpathd has, still goes.
+    LinkParams codel;
+    codel.aqm = LinkParams::Aqm::kCoDel;
+    EXPECT_TRUE((*c)->setLinkParams("l1", LinkDirection::kBoth, codel));
+  }
+  int set = 0;
+  for (const v1::Request& r : server.requests()) {
+    EXPECT_FALSE(r.has_create_link()) << "no FqCoDel link was sent";
+    if (r.has_set_link_params()) {
+      ++set;
+      EXPECT_EQ(r.set_link_params().params().aqm().kind(), v1::LinkAqm::AQM_CODEL);
+    }
+  }
+  EXPECT_EQ(set, 1);
+}
+
 TEST(OlderServer, ABridgeIsRefusedNamingBothVersions) {
   OlderServer server(10);
   ASSERT_FALSE(server.path().empty());

@@ -387,10 +387,13 @@ TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
   EXPECT_TRUE(*linkParamsFromWire(w, "f") == ge);
   EXPECT_TRUE(linkParamsFromReply(w) == ge);
 
-  // A queue discipline, CoDel's and COBALT's values; an unknown kind is refused by name.
+  // A queue discipline, CoDel's, COBALT's and FqCoDel's values; an unknown kind is refused
+  // by name.
   for (const char* aqm : {"aqm codel aqm-limit 200 target 4ms interval 80ms min-bytes 3000 ecn "
                           "ce-threshold 1ms",
-                          "aqm cobalt aqm-limit-bytes 64kb blue-increment 1% blue-threshold 1s"}) {
+                          "aqm cobalt aqm-limit-bytes 64kb blue-increment 1% blue-threshold 1s",
+                          "aqm fq_codel aqm-limit 10240 flows 256 quantum 300 drop-batch 8 "
+                          "perturbation 5 set-associative set-ways 4 ecn ce-threshold 2ms"}) {
     LinkParams q;
     ASSERT_TRUE(applyLinkParamWords(words(std::string("rate 10mbit limit 3 ") + aqm), &q));
     toWire(q, &w);

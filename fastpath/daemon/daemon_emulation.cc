@@ -43,6 +43,8 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.aqm_drops += c.aqm_drops.load();
     d.aqm_marks += c.aqm_marks.load();
     d.backoff_drops += c.backoff_drops.load();
+    d.fq_packets += c.fq_packets.load();
+    d.fq_bytes += c.fq_bytes.load();
     d.duplicated += c.duplicated.load();
     d.corrupted += c.corrupted.load();
     d.depth_packets += c.depth_packets.load();

@@ -163,15 +163,19 @@ uint64_t LinkShaper::deviceSlot(uint32_t limit) const {
 }
 
 LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from,
-                                    bool ect) {
+                                    bool ect, uint32_t flow) {
   const LinkParams& p = params();
+  if (p.aqm == LinkParams::Aqm::kFqCoDel || fq_next_ != ~0ull) [[unlikely]] {
+    if (p.aqm == LinkParams::Aqm::kFqCoDel) return admitFq(p, now, addr, len, from, ect, flow);
+    // FqCoDel was switched off: what it still holds leaves as the device frees room.
+    pumpFq(now);
+  }
   advanceQueue(now);
   if (size() >= capacity_) {
     counters.full_drops.fetch_add(1, std::memory_order_relaxed);
     return Admit::kCapacityFull;
   }
   const uint64_t sent = now;
-  uint64_t tx_start = now, tx_end = now;
   bool marked = false;
   if (p.rate_bps && p.aqm != LinkParams::Aqm::kNone) {
     // Through the queue discipline: the frame reaches the device queue at its dequeue
@@ -197,6 +201,12 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
     now = o.dequeue;
     advanceQueue(now);  // the device queue as the frame finds it then
   }
+  return place(p, now, sent, addr, len, from, marked);
+}
+
+LinkShaper::Admit LinkShaper::place(const LinkParams& p, uint64_t now, uint64_t sent,
+                                    uint64_t addr, uint32_t len, uint32_t from, bool marked) {
+  uint64_t tx_start = now, tx_end = now;
   if (p.rate_bps) {
     if (busy_until_ > now) {
       tx_start = busy_until_;
@@ -259,10 +269,13 @@ uint64_t LinkShaper::nextArrival() const {
   uint64_t t = std::numeric_limits<uint64_t>::max();
   if (fifo_n_) t = fifo_[fifo_head_ % capacity_].arrival;
   if (!heap_.empty()) t = std::min(t, heap_.front().arrival);
-  return t;
+  // FqCoDel's next dequeue (UINT64_MAX without it): the worker wakes for it as for an
+  // arrival.
+  return std::min(t, fq_next_);
 }
 
 uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max) {
+  if (fq_) [[unlikely]] pumpFq(now);  // FqCoDel's dequeues due by now
   uint32_t n = 0;
   while (n < max) {
     const Entry* head = fifo_n_ ? &fifo_[fifo_head_ % capacity_] : nullptr;  // one division
@@ -331,10 +344,20 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
     out[n++] = LinkFrame{heap_.back().addr, heap_.back().len, heap_.back().from};
     heap_.pop_back();
   }
+  if (fq_ && n < max) {
+    FqCoDel::Frame f[64];
+    while (n < max) {
+      const uint32_t k = fq_->takeSome(f, std::min<uint32_t>(64, max - n));
+      if (!k) break;
+      for (uint32_t i = 0; i < k; ++i) out[n++] = LinkFrame{f[i].addr, f[i].len, f[i].from};
+    }
+    if (fq_->empty()) fq_next_ = ~0ull;
+  }
   if (!size()) {
     wait_head_ = wait_tail_ = wait_bytes_ = 0;
     busy_until_ = last_arrival_ = last_tx_end_ = 0;
     aqm_.clear();
+    fq_last_ = 0;
   }
   counters.in_flight.store(size(), std::memory_order_relaxed);
   return n;
@@ -372,6 +395,16 @@ void LinkShaper::moveFrom(LinkShaper& old) {
   carry(counters.aqm_drops, old.counters.aqm_drops);
   carry(counters.aqm_marks, old.counters.aqm_marks);
   aqm_.moveFrom(old.aqm_);
+  if (old.fq_) {  // the discipline's frames and flows go on, with room for the new capacity
+    fq_ = std::move(old.fq_);
+    fq_->reserve(capacity_);
+    fq_next_ = old.fq_next_;
+    fq_last_ = old.fq_last_;
+    fq_dropped_ = std::move(old.fq_dropped_);
+    events_ = std::move(old.events_);
+    events_.reserve(2 * size_t(capacity_));
+    fq_dropped_.reserve(capacity_);
+  }
   old.fifo_n_ = 0;
   old.heap_.clear();
   old.wait_head_ = old.wait_tail_ = old.wait_bytes_ = 0;

@@ -15,10 +15,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "fastpath/link_params.h"
 #include "link/aqm_queue.h"
+#include "link/fq_codel.h"
 #include "link/latency_histogram.h"
 #include "link/link_queue.h"
 
@@ -64,6 +66,8 @@ struct ShaperCounters {
   std::atomic<uint64_t> corrupted{0};
   std::atomic<uint64_t> depth_packets{0}, depth_bytes{0};  ///< waiting for the link now
   std::atomic<uint64_t> in_flight{0};                      ///< admitted, not yet released
+  /// Waiting in FqCoDel's flow queues now: frames, network-layer bytes.
+  std::atomic<uint64_t> fq_packets{0}, fq_bytes{0};
   LatencyHistogram sojourn;                                ///< time in the queue
   /// How long after their arrival time the worker handed this direction's frames on at
   /// the far end (the worker's lateness, per link: every wait after the frame was due).
@@ -128,8 +132,29 @@ class LinkShaper : public Retirable {
   static bool queued(Admit a) { return a == Admit::kQueued || a == Admit::kQueuedMarked; }
   /// Admits a frame sent at `now`: queue limit, departure and arrival times. `from` comes
   /// back with the frame at release (a segment's sender port). `ect`: the frame is
-  /// ECN-capable (a discipline with ECN marks it rather than dropping it).
-  Admit admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from = 0, bool ect = false);
+  /// ECN-capable (a discipline with ECN marks it rather than dropping it). `flow`: its
+  /// flow hash (FqCoDel::flowHash; read only by FqCoDel).
+  ///
+  /// With FqCoDel the frame waits in the discipline: kQueued says it entered, and what
+  /// happens to it later (dropped, marked) comes out of discEvents().
+  Admit admit(uint64_t now, uint64_t addr, uint32_t len, uint32_t from = 0, bool ect = false,
+              uint32_t flow = 0);
+  /// What FqCoDel decided about frames after their admission, at its dequeue times (or
+  /// when a later frame put it over its limit): the caller sets CE on a marked frame and
+  /// frees a dropped one (counted here already), then clears the list. Empty for every
+  /// other discipline.
+  struct DiscEvent {
+    enum class Kind : uint8_t { kMark, kAqmDrop, kQueueDrop, kBackoffDrop };
+    uint64_t addr;
+    uint32_t len;
+    uint32_t from;  ///< as admitted (a segment's sender port)
+    Kind kind;
+  };
+  bool hasDiscEvents() const { return !events_.empty(); }
+  std::span<const DiscEvent> discEvents() const { return events_; }
+  void clearDiscEvents() { events_.clear(); }
+  /// The flow-queue discipline (nullptr unless FqCoDel was ever on), for tests and stats.
+  const FqCoDel* fqCoDel() const { return fq_.get(); }
   /// Frames whose arrival time has come (oldest arrival first), at most `max`; each one's
   /// arrival time in `arrival` and in its `due` (for the worker's lateness).
   uint32_t release(uint64_t now, LinkFrame* out, uint64_t* arrival, uint32_t max);
@@ -140,7 +165,8 @@ class LinkShaper : public Retirable {
   /// Takes that frame out before its arrival time (a timed client's lead): the link's
   /// queue is not advanced to a time that has not come.
   bool releaseNext(LinkFrame* f);
-  uint32_t size() const { return uint32_t(fifo_n_ + heap_.size()); }
+  /// Frames held: in flight, waiting for the link, and in a flow-queue discipline.
+  uint32_t size() const { return uint32_t(fifo_n_ + heap_.size()) + (fq_ ? fq_->size() : 0); }
   /// Takes every frame held (link deleted: the worker frees them; or handed to a larger
   /// shaper by moveFrom).
   uint32_t takeAll(LinkFrame* out, uint32_t max);
@@ -165,6 +191,16 @@ class LinkShaper : public Retirable {
   };
   void advanceQueue(uint64_t now);
   uint64_t jitter();
+  /// A frame on its way to the device queue at `now` (sent by the node at `sent`): the
+  /// drop-tail limit, its transmission and arrival times.
+  Admit place(const LinkParams& p, uint64_t now, uint64_t sent, uint64_t addr, uint32_t len,
+              uint32_t from, bool marked);
+  // FqCoDel (fq_codel.h): the frame enters the discipline; the dequeues due by `upto`
+  // (each when the device queue has room) place the frames they give.
+  Admit admitFq(const LinkParams& p, uint64_t now, uint64_t addr, uint32_t len, uint32_t from,
+                bool ect, uint32_t flow);
+  void pumpFq(uint64_t upto);
+  void noteFqDrops();
   /// When the device queue has room for one more frame: the transmission start of the
   /// frame `limit` places ahead among those waiting, or 0 (room already).
   uint64_t deviceSlot(uint32_t limit) const;
@@ -190,6 +226,13 @@ class LinkShaper : public Retirable {
   std::vector<Entry> heap_;
   // The queue discipline in front of the device queue (LinkParams::aqm).
   AqmQueue aqm_;
+  // FqCoDel, which decides at dequeue time: its frames, the model time of its next dequeue
+  // (UINT64_MAX: empty), what it dropped in the last call, what the worker has to apply.
+  std::unique_ptr<FqCoDel> fq_;
+  uint64_t fq_next_ = ~0ull;
+  uint64_t fq_last_ = 0;  // its last dequeue: the next is never earlier
+  std::vector<FqCoDel::Dropped> fq_dropped_;
+  std::vector<DiscEvent> events_;
 };
 
 }  // namespace fastpath

@@ -52,10 +52,14 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
     clock_floor_ = clock;
     now = sent && sent < clock ? sent : clock;
   }
-  // Only a queue discipline with ECN looks at the frame's ECN bits.
-  const bool ect = sh.params().aqm_ecn && ecnCapable(pkt, len);
+  // Only a queue discipline with ECN looks at the frame's ECN bits; only FqCoDel at its flow.
+  const LinkParams& p = sh.params();
+  const bool ect = p.aqm_ecn && ecnCapable(pkt, len);
+  const uint32_t flow = p.aqm == LinkParams::Aqm::kFqCoDel
+                            ? FqCoDel::flowHash(pkt, len, p.aqm_fq_perturbation)
+                            : 0;
   auto admit = [&](uint64_t a) {
-    const LinkShaper::Admit r = sh.admit(now, a, len, from, ect);
+    const LinkShaper::Admit r = sh.admit(now, a, len, from, ect, flow);
     if (LinkShaper::queued(r)) {
       if (r == LinkShaper::Admit::kQueuedMarked) markCongestion(frames_.data(a), len);
       frames_.book().heldToLink(1);
@@ -63,14 +67,16 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
       // Its place in the order: earlier only if this frame arrives before the shaper's
       // others (jitter may reorder).
       order_.lower(key, sh.nextArrival());
-      return;
+    } else {
+      frames_.drop(at,
+                   r == LinkShaper::Admit::kQueueFull ? WorkerDrop::kLinkQueueDrop
+                   : r == LinkShaper::Admit::kAqmDrop ? WorkerDrop::kLinkAqmDrop
+                   : r == LinkShaper::Admit::kBackoffDrop ? WorkerDrop::kLinkBackoffDrop
+                                                      : WorkerDrop::kLinkEmulationFull,
+                   a);
     }
-    frames_.drop(at,
-                 r == LinkShaper::Admit::kQueueFull ? WorkerDrop::kLinkQueueDrop
-                 : r == LinkShaper::Admit::kAqmDrop ? WorkerDrop::kLinkAqmDrop
-                 : r == LinkShaper::Admit::kBackoffDrop ? WorkerDrop::kLinkBackoffDrop
-                                                    : WorkerDrop::kLinkEmulationFull,
-                 a);
+    if (sh.hasDiscEvents()) [[unlikely]]
+      applyDiscEvents(sh, at, ShaperKey::isSegment(key));
   };
   // A duplicate is a copy in a frame of its own, sent right after the original.
   uint64_t copy = 0;
@@ -78,6 +84,23 @@ void LinkEmulation::transmit(LinkShaper& sh, uint32_t key, PortId at, uint64_t a
   if (duplicate) sh.counters.duplicated.fetch_add(1, std::memory_order_relaxed);
   admit(addr);
   if (duplicate) admit(copy);
+}
+
+void LinkEmulation::applyDiscEvents(LinkShaper& sh, PortId at, bool segment) {
+  for (const LinkShaper::DiscEvent& e : sh.discEvents()) {
+    using K = LinkShaper::DiscEvent::Kind;
+    if (e.kind == K::kMark) {
+      markCongestion(frames_.data(e.addr), e.len);
+      continue;
+    }
+    // Held by the link since its admission: it leaves the link's part of the ledger.
+    frames_.drop(segment ? PortId(e.from) : at,
+                 e.kind == K::kAqmDrop     ? WorkerDrop::kLinkAqmDrop
+                 : e.kind == K::kQueueDrop ? WorkerDrop::kLinkQueueDrop
+                                           : WorkerDrop::kLinkBackoffDrop,
+                 e.addr, WorkerFrames::From::kLink);
+  }
+  sh.clearDiscEvents();
 }
 
 bool LinkEmulation::settle(const LinkPortTable& t, std::span<XskSocket* const> served) {
@@ -156,6 +179,8 @@ std::span<const Released> LinkEmulation::takeDue(uint64_t now, const LinkPortTab
     if (!order_.empty() && order_.top().time <= now)
       until = order_.top().key < key ? order_.top().time - 1 : order_.top().time;
     const uint32_t k = sh->release(until, out_.data(), arrival_.data(), room);
+    if (sh->hasDiscEvents()) [[unlikely]]
+      applyDiscEvents(*sh, PortId(key), ShaperKey::isSegment(key));
     for (uint32_t j = 0; j < k; ++j, ++n) due_[n] = Released{out_[j], key, n};
     if (!ShaperKey::isEgress(key) && !ShaperKey::isSegment(key)) room_[key] -= k;
     if (!sh->size())

@@ -96,6 +96,9 @@ class LinkEmulation {
   uint32_t roomOf(uint32_t key, const LinkPortTable& t, uint32_t cap);
   // Parked egress shapers whose port is served again go back into the order.
   void unpark(const LinkPortTable& t, std::span<XskSocket* const> served);
+  // What a flow-queue discipline decided after admission (LinkShaper::discEvents): marks
+  // set CE, drops freed and counted at `at` (a segment's: at the frame's sender).
+  void applyDiscEvents(LinkShaper& sh, PortId at, bool segment);
 
   WorkerFrames& frames_;
   ActiveSet active_;  // shapers holding frames

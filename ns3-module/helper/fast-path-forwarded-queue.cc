@@ -6,11 +6,13 @@
 #include "ns3/codel-queue-disc.h"
 #include "ns3/double.h"
 #include "ns3/fifo-queue-disc.h"
+#include "ns3/fq-codel-queue-disc.h"
 #include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 #include "ns3/node.h"
 #include "ns3/pfifo-fast-queue-disc.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/traffic-control-layer.h"
 
 #include <iostream>
@@ -83,6 +85,60 @@ MirrorAqm(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
     return true;
 }
 
+/// An FqCoDelQueueDisc as the link's queue discipline: its flow queues' attributes (Flows,
+/// Quantum — the device's MTU when unset, as ns-3 takes it —, DropBatchSize, Perturbation,
+/// EnableSetAssociativeHash, SetWays) and each flow's CoDel (Target, Interval, UseEcn,
+/// CeThreshold, and CoDelQueueDisc's default MinBytes, which FqCoDel leaves to its flows).
+/// False: UseL4s is set, which fastpathd does not model.
+bool
+MirrorFqCoDel(Ptr<FqCoDelQueueDisc> qd, Ptr<NetDevice> device, fastpath::LinkParams& p)
+{
+    BooleanValue l4s(false);
+    qd->GetAttributeFailSafe("UseL4s", l4s);
+    if (l4s.Get())
+    {
+        return false;
+    }
+    p.aqm = fastpath::LinkParams::Aqm::kFqCoDel;
+    const QueueSize max = qd->GetMaxSize();
+    const bool packets = max.GetUnit() == QueueSizeUnit::PACKETS;
+    p.aqm_limit_packets = packets ? max.GetValue() : 0;
+    p.aqm_limit_bytes = packets ? 0 : max.GetValue();
+    StringValue target;
+    StringValue interval;
+    qd->GetAttribute("Target", target);
+    qd->GetAttribute("Interval", interval);
+    p.aqm_target_ns = uint64_t(Time(target.Get()).GetNanoSeconds());
+    p.aqm_interval_ns = uint64_t(Time(interval.Get()).GetNanoSeconds());
+    p.aqm_ce_threshold_ns = TimeAttribute(qd, "CeThreshold");
+    BooleanValue ecn;
+    qd->GetAttribute("UseEcn", ecn);
+    p.aqm_ecn = ecn.Get();
+    UintegerValue minBytes;
+    CreateObject<CoDelQueueDisc>()->GetAttribute("MinBytes", minBytes);
+    p.aqm_min_bytes = uint32_t(minBytes.Get());
+    UintegerValue flows;
+    UintegerValue batch;
+    UintegerValue perturbation;
+    UintegerValue ways;
+    BooleanValue setAssociative(false);
+    qd->GetAttribute("Flows", flows);
+    qd->GetAttribute("DropBatchSize", batch);
+    qd->GetAttribute("Perturbation", perturbation);
+    qd->GetAttributeFailSafe("SetWays", ways);
+    qd->GetAttributeFailSafe("EnableSetAssociativeHash", setAssociative);
+    p.aqm_fq_flows = uint32_t(flows.Get());
+    p.aqm_fq_drop_batch = uint32_t(batch.Get());
+    p.aqm_fq_perturbation = uint32_t(perturbation.Get());
+    p.aqm_fq_set_associative = setAssociative.Get();
+    if (ways.Get())
+    {
+        p.aqm_fq_set_ways = uint32_t(ways.Get());
+    }
+    p.aqm_fq_quantum = qd->GetQuantum() ? qd->GetQuantum() : device->GetMtu();
+    return true;
+}
+
 } // namespace
 
 bool
@@ -97,11 +153,13 @@ AddForwardedQueueDisc(Ptr<NetDevice> device, fastpath::LinkParams& p)
     }
     // A device queue counted in packets (the link's `limit`): the queue discipline waits
     // for its room, as ns-3's queue disc waits for its device queue.
-    const bool aqm = DynamicCast<CoDelQueueDisc>(qd) || DynamicCast<CobaltQueueDisc>(qd);
+    Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
+    const bool aqm =
+        DynamicCast<CoDelQueueDisc>(qd) || DynamicCast<CobaltQueueDisc>(qd) || fq != nullptr;
     if (aqm && p.limit_bytes == 0)
     {
         fastpath::LinkParams with = p;
-        if (MirrorAqm(qd, with))
+        if (fq ? MirrorFqCoDel(fq, device, with) : MirrorAqm(qd, with))
         {
             p = with;
             return true;

@@ -88,6 +88,8 @@ struct LinkDirectionStats {
   /// A segment's senders gave these up after ns-3's 1000 backoff retries (CsmaNetDevice's
   /// TransmitAbort: the medium busy for over ~0.5 s); always 0 on a link.
   uint64_t backoff_drops = 0;
+  /// FqCoDel: frames and network-layer bytes waiting in its flow queues now.
+  uint64_t fq_packets = 0, fq_bytes = 0;
   uint64_t depth_packets = 0, depth_bytes = 0, in_flight = 0;
   uint64_t sojourn_p50_ns = 0, sojourn_p99_ns = 0, sojourn_max_ns = 0;
   /// How long after their arrival time frames were handed on at the far end (the

@@ -23,6 +23,7 @@ struct LinkParams {
     kNone,   ///< the device queue only (drop-tail)
     kCoDel,   ///< CoDel (RFC 8289), as ns-3's CoDelQueueDisc
     kCobalt,  ///< COBALT (CoDel + BLUE), as ns-3's CobaltQueueDisc
+    kFqCoDel = 4,  ///< flow queues with CoDel each, as ns-3's FqCoDelQueueDisc (fq_codel.h)
   };
   /// Bits per second; 0: no rate limit (a frame occupies the link for no time).
   uint64_t rate_bps = 0;
@@ -72,6 +73,17 @@ struct LinkParams {
   double aqm_blue_increment = 1.0 / 256;
   double aqm_blue_decrement = 1.0 / 4096;
   uint64_t aqm_blue_threshold_ns = 400000000;
+  /// FqCoDel: the flow queues a frame's 5-tuple hash is taken modulo (ns-3's Flows), the
+  /// bytes each flow may send per round (Quantum: ns-3 takes the device's MTU), the most
+  /// frames dropped from the fattest flow when over the limit (DropBatchSize), the hash's
+  /// salt (Perturbation), and set-associative hashing with `aqm_fq_set_ways` queues a set
+  /// (EnableSetAssociativeHash, SetWays).
+  uint32_t aqm_fq_flows = 1024;
+  uint32_t aqm_fq_quantum = 1500;
+  uint32_t aqm_fq_drop_batch = 64;
+  uint32_t aqm_fq_perturbation = 0;
+  bool aqm_fq_set_associative = false;
+  uint32_t aqm_fq_set_ways = 8;
 
   /// Anything besides passing frames on at once.
   bool shapes() const {
@@ -115,7 +127,7 @@ Result<uint64_t> parseTime(const std::string& text);
 Result<uint64_t> parseSize(const std::string& text);
 Result<double> parseProbability(const std::string& text);
 Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text);
-Result<LinkParams::Aqm> parseAqm(const std::string& text);  ///< "none", "codel", "cobalt"
+Result<LinkParams::Aqm> parseAqm(const std::string& text);  ///< "none", "codel", "cobalt", "fq_codel"
 const char* aqmName(LinkParams::Aqm a);
 /// A seed: decimal (or 0x hex) digits, 0 .. kMaxLinkSeed; no sign, no spaces.
 Result<uint64_t> parseSeed(const std::string& text);
@@ -131,7 +143,8 @@ const char* jitterDistributionName(LinkParams::Jitter j);
 /// limit limit-bytes loss gemodel(p r [1-h [1-k]]) duplicate corrupt seed, and the queue
 /// discipline's: aqm (none, codel, cobalt) aqm-limit aqm-limit-bytes target interval
 /// min-bytes ecn/no-ecn ce-threshold, and COBALT's blue-increment blue-decrement
-/// blue-threshold. `args[i]` is
+/// blue-threshold, and FqCoDel's flows quantum drop-batch perturbation set-ways
+/// set-associative/no-set-associative. `args[i]` is
 /// one word. Only named fields change; the result is validated whole.
 Status applyLinkParamWords(const std::vector<std::string>& args, LinkParams* p);
 

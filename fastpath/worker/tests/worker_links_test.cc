@@ -130,6 +130,49 @@ TEST_F(WorkerLinksTest, AQueueDisciplinesDropsAreCountedWithTheirOwnReason) {
   expectBalanced("after the queue discipline's drops");
 }
 
+// A burst into an FqCoDel link whose device queue holds one frame and whose disc holds 8
+// (each frame of the fixture goes to its own host: a flow each): the discipline's drops
+// over its limit, taken after admission, are counted at the sending end with the queue's
+// reason and by the link; the others cross back to back, none handed on before its
+// transmission could have ended; the ledger balances.
+TEST_F(WorkerLinksTest, AnFqCoDelLinksLaterDropsAreCountedAndItsFramesLeaveOnTime) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords({"rate", "1mbit", "limit", "1", "aqm", "fq_codel",
+                                   "aqm-limit", "8", "quantum", "100"},
+                                  &p));
+  addLink(0, &p);
+  start();
+  const uint64_t t_send = monotonicNs();
+  const std::vector<uint8_t> nets(20, 0);
+  send(nets);
+  poll();
+  const uint64_t queue =
+      worker_->portCounters(linkPort(0, 0)).drop[size_t(WorkerDrop::kLinkQueueDrop)].get();
+  // 20 frames: one on the wire, one in the device queue, 18 for a disc of 8.
+  EXPECT_GT(queue, 0u);
+  EXPECT_EQ(shapers_[0]->counters.queue_drops.load(), queue);
+  EXPECT_EQ(shapers_[0]->counters.aqm_drops.load(), 0u);
+  std::vector<uint32_t> out;
+  const uint64_t until = t_send + 3000000000ull;
+  const uint64_t tx = uint64_t(kFrameBytes) * 8 * 1000;  // ns a frame at 1 Mbit/s
+  while (out.size() < nets.size() - queue && monotonicNs() < until) {
+    poll();
+    const uint64_t t_seen = monotonicNs();
+    for (uint32_t s : collect()) {
+      // The k-th frame on the wire ends (k + 1) frame times after the first was sent.
+      EXPECT_GE(t_seen, t_send + (out.size() + 1) * tx) << "frame " << s;
+      out.push_back(s);
+    }
+  }
+  ASSERT_EQ(out.size(), nets.size() - queue);
+  EXPECT_EQ(out[0], 0u);
+  EXPECT_EQ(out[1], 1u);
+  poll();
+  EXPECT_EQ(shapers_[0]->counters.fq_packets.load(), 0u);
+  EXPECT_EQ(shapers_[0]->size(), 0u);
+  expectBalanced("after FqCoDel's drops");
+}
+
 TEST_F(WorkerLinksTest, AnEmulatedLinkNeverReleasesBeforeTheDueTimeAndCountsLateness) {
   LinkParams p;
   p.delay_ns = 3000000;  // 3 ms

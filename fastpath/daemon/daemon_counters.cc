@@ -166,6 +166,7 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
                    {"link_frames_discarded", c.link_frames_discarded.get()},
                    {"emu_late_frames", c.link_late_frames.get()},
                    {"emu_late_on_arrival", c.link_late_on_arrival.get()},
+                   {"ctrl_tx_reordered", c.ctrl_tx_reordered.get()},
                    {"emu_lateness_p50_ns", c.lateness.quantile(0.5)},
                    {"emu_lateness_p99_ns", c.lateness.quantile(0.99)},
                    {"emu_lateness_max_ns", c.lateness.max()},

@@ -53,6 +53,20 @@ class SpscRing {
   void consume() {
     tail_.store(tail_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
+  /// Consumer: the `i`-th oldest slot (0: front()), or nullptr when fewer are queued. The
+  /// slots up to it stay the consumer's until consumed: the producer never claims them.
+  T* peek(uint32_t i) {
+    const uint64_t at = tail_.load(std::memory_order_relaxed) + i;
+    if (at >= head_cache_) {
+      head_cache_ = head_.load(std::memory_order_acquire);
+      if (at >= head_cache_) return nullptr;
+    }
+    return &slots_[at & mask_];
+  }
+  /// Consumer: releases the `n` oldest slots at once.
+  void consume(uint32_t n) {
+    tail_.store(tail_.load(std::memory_order_relaxed) + n, std::memory_order_release);
+  }
   bool pop(T* out) {
     T* s = front();
     if (!s) return false;

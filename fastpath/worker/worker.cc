@@ -72,6 +72,7 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   punt_msgs_.resize(options_.batch_size);
   punt_iov_.resize(2 * size_t(options_.batch_size));
   punt_due_.resize(options_.batch_size);
+  ctrl_batch_.resize(options_.batch_size);
   limited_due_.resize(options_.batch_size);
   rx_batch_.resize(options_.batch_size);
   dst4_.resize(options_.batch_size);

@@ -397,6 +397,7 @@ class Worker {
   MediumEgress media_;
   TimedRelease timed_;
   SpscRing<ControlTxFrame> ctrl_tx_;
+  std::vector<ControlTxFrame*> ctrl_batch_;  // a pass's client frames, in send order
   SpscRing<WorkerEvent> events_;
 
   // Per-batch staging, sized at construction (no allocation in the loop).

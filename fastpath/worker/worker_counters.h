@@ -90,6 +90,9 @@ struct alignas(64) WorkerCounters {
   /// Of those, timed clients' frames already over lateness_warn_ns past their arrival time
   /// (their send stamp plus the delay) when the worker took them: their sender was late.
   Counter link_late_on_arrival;
+  /// Passes whose client frames (several ports' in one batch) were put in send order
+  /// before admission (send_order.h): the relay had queued them channel after channel.
+  Counter ctrl_tx_reordered;
   Counter port_tables;             ///< interface port sets switched to
   Counter port_frames_discarded;   ///< frames received or staged on ports when detached
   /// How late emulated frames were handed on against their arrival time: the emulation's

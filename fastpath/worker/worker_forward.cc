@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "fastpath/monotonic_clock.h"
+#include "worker/send_order.h"
 #include "worker/worker.h"
 
 namespace fastpath {
@@ -220,8 +221,17 @@ uint32_t Worker::transmitControl() {
   const uint32_t max_len = umem_->options().frame_size;
   uint32_t n = 0;
   for (; n < options_.batch_size; ++n) {
-    ControlTxFrame* f = ctrl_tx_.front();
+    ControlTxFrame* f = ctrl_tx_.peek(n);
     if (!f) break;
+    ctrl_batch_[n] = f;
+  }
+  if (!n) return 0;
+  // Across ports in send order (send_order.h): what two ports feed into one emulation is
+  // admitted as the model sends it, not channel after channel.
+  if (orderBySent(std::span<ControlTxFrame*>(ctrl_batch_.data(), n)))
+    counters_.ctrl_tx_reordered.add(1);
+  for (uint32_t i = 0; i < n; ++i) {
+    const ControlTxFrame* f = ctrl_batch_[i];
     // The relay only queues frames of real ports and of at most kControlFrameMax bytes.
     // A link port's client frames (ARP, routing protocol) travel over the link as data
     // does, to be classified at the peer end.
@@ -237,8 +247,8 @@ uint32_t Worker::transmitControl() {
         frames_.count(f->port, WorkerDrop::kCtrlTxNoFrame);
       }
     }
-    ctrl_tx_.consume();
   }
+  ctrl_tx_.consume(n);
   return n;
 }
 

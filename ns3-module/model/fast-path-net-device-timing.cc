@@ -45,9 +45,13 @@ MonotonicNs()
 /// spread. An interrupt or softirq between the reads (several microseconds on a loaded
 /// machine) or a preemption (milliseconds) would shift the midpoint, and a frame's send
 /// stamp and its arrival are mapped by different readings: the tightest of a few readings
-/// is taken when its spread is within kTightNs (both mappings together then err by at most
-/// kTightNs), else the last tight one is kept (the two clocks move together but for the
-/// wall clock's slew and steps).
+/// is taken when its spread is within kTightNs, else the last tight one is kept (the two
+/// clocks move together but for the wall clock's slew and steps).
+/// The mapping kept moves only when a tight reading differs from it by more than kTightNs
+/// (a slew or step, not the readings' own spread): events at one simulator time get one
+/// stamp on every device, so frames the model sends at the same time arrive at the same
+/// time wherever their paths meet, and fastpathd orders them as the simulator does, not by
+/// each reading's sub-microsecond error.
 int64_t
 ClockOffsetNs(RealtimeSimulatorImpl* rt)
 {
@@ -67,12 +71,16 @@ ClockOffsetNs(RealtimeSimulatorImpl* rt)
             best = int64_t(a + (b - a) / 2) - wall;
         }
     }
+    const int64_t k = kept.load(std::memory_order_relaxed);
     if (bestSpread <= kTightNs)
     {
+        if (k != INT64_MIN && std::llabs(best - k) <= int64_t(kTightNs))
+        {
+            return k;
+        }
         kept.store(best, std::memory_order_relaxed);
         return best;
     }
-    const int64_t k = kept.load(std::memory_order_relaxed);
     return k != INT64_MIN ? k : best;
 }
 

@@ -84,12 +84,18 @@ FastPathPointToPointNetDevice::GetTypeId()
         TypeId t("ns3::FastPathPointToPointNetDevice");
         t.SetParent(Object::GetTypeId());
         const TypeId::AttributeInformation stock = StockErrorModel();
+        // Config's path resolver follows every pointer attribute of a name, this one's and
+        // PointToPointNetDevice's: under another identity, a path through the name reaches
+        // the model once (through PointToPointNetDevice's, read with this accessor). A
+        // factory's value is keyed by the checker of the type it was set on: this one's
+        // takes it here, PointToPointNetDevice's in its own (NotifyConstructionCompleted
+        // hands that one to the engine).
         t.AddAttribute("ReceiveErrorModel",
                        stock.help,
                        PointerValue(),
                        MakePointerAccessor(&FastPathPointToPointNetDevice::SetErrorModel,
                                            &FastPathPointToPointNetDevice::GetErrorModel),
-                       stock.checker);
+                       FastPathWatched::UnfollowedByConfig(stock.checker));
         t.AddTraceSource("PhyRxDrop",
                          "A frame the receive error model dropped in the device.",
                          Ptr<const TraceSourceAccessor>(new EngineTraceSource("PhyRxDrop"),
@@ -130,6 +136,16 @@ FastPathPointToPointNetDevice::FastPathPointToPointNetDevice()
     // this device. Bound by raw pointer, as the node binds itself.
     PointToPointNetDevice::AddLinkChangeCallback(
         MakeCallback(&FastPathPointToPointNetDevice::Attached, this));
+}
+
+void
+FastPathPointToPointNetDevice::NotifyConstructionCompleted()
+{
+    PointToPointNetDevice::NotifyConstructionCompleted();
+    // Construction set both attributes, the one the factory had a value for and the other
+    // to none, in that order or the other: the model given (the engine's, else the one
+    // PointToPointNetDevice's attribute took) goes to the engine, which places it.
+    SetErrorModel(GetErrorModel());
 }
 
 void

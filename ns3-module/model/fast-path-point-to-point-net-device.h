@@ -82,6 +82,9 @@ class FastPathPointToPointNetDevice : public FastPathWatchedPointToPointNetDevic
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
 
+  protected:
+    void NotifyConstructionCompleted() override;
+
   private:
     /// PointToPointNetDevice::Attach calls its link-change callbacks once attached.
     void Attached();

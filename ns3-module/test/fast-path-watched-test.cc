@@ -5,6 +5,7 @@
 // fires once per event.
 #include "ns3/core-module.h"
 #include "ns3/csma-net-device.h"
+#include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-point-to-point-net-device.h"
 #include "ns3/fast-path-watched.h"
 #include "ns3/network-module.h"
@@ -165,23 +166,58 @@ TEST(FastPathWatchedTest, APathThroughAWatchedTxQueueSetsOnceAndTheTxQueueStaysW
 }
 
 // The emulated point-to-point device's ReceiveErrorModel: the device's own attribute (the
-// engine's model), the watched copy and PointToPointNetDevice's own. Config follows the
-// device's own and PointToPointNetDevice's (both PointerCheckers), so a path through it
-// reaches the model twice. Disabled until the device's attribute is fixed in
-// fast-path-point-to-point-net-device.cc: its checker FastPathWatched::UnfollowedByConfig(
-// stock.checker) without ATTR_CONSTRUCT, and the value a factory gives the stock attribute
-// handed to the engine at construction (read with the stock attribute's accessor).
-TEST(FastPathWatchedTest, DISABLED_AReceiveErrorModelPathReachesTheModelOnce)
+// engine's model), the watched copy and PointToPointNetDevice's own. Config follows only
+// PointToPointNetDevice's (the others answer under another checker), so a path through the
+// name reaches the model once, and it is the engine's.
+TEST(FastPathWatchedTest, AReceiveErrorModelPathReachesTheModelOnce)
 {
     Ptr<Node> node = CreateObject<Node>();
     Ptr<FastPathPointToPointNetDevice> dev = CreateObject<FastPathPointToPointNetDevice>();
     node->AddDevice(dev);
     Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetUnit(RateErrorModel::ERROR_UNIT_BYTE);
     dev->SetAttribute("ReceiveErrorModel", PointerValue(em));
-    EXPECT_EQ(Config::LookupMatches("/NodeList/" + std::to_string(node->GetId()) +
-                                    "/DeviceList/*/$ns3::PointToPointNetDevice/ReceiveErrorModel")
-                  .GetN(),
-              1u);
+    Config::MatchContainer found =
+        Config::LookupMatches("/NodeList/" + std::to_string(node->GetId()) +
+                              "/DeviceList/*/$ns3::PointToPointNetDevice/ReceiveErrorModel");
+    ASSERT_EQ(found.GetN(), 1u);
+    EXPECT_EQ(found.Get(0), em);
+    Simulator::Destroy();
+}
+
+// A ReceiveErrorModel given to a factory reaches the engine at construction, whichever type
+// the factory had when it was set (helpers set attributes on the ns-3 type's factory, or on
+// the emulating type's once the switch has changed it), and a per-packet rate is the link's.
+TEST(FastPathWatchedTest, AReceiveErrorModelGivenToAFactoryIsTheEngines)
+{
+    for (bool setOnStock : {true, false})
+    {
+        SCOPED_TRACE(setOnStock ? "set on ns3::PointToPointNetDevice"
+                                : "set on ns3::FastPathPointToPointNetDevice");
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        ObjectFactory factory(setOnStock ? "ns3::PointToPointNetDevice"
+                                         : "ns3::FastPathPointToPointNetDevice");
+        factory.Set("ReceiveErrorModel", PointerValue(em));
+        factory.SetTypeId(FastPathPointToPointNetDevice::GetTypeId());
+        Ptr<FastPathPointToPointNetDevice> dev = factory.Create<FastPathPointToPointNetDevice>();
+        EXPECT_EQ(dev->GetEngine()->GetReceiveErrorModel(), em);
+        EXPECT_TRUE(dev->GetEngine()->IsReceiveErrorModelOnLink());
+        EXPECT_EQ(dev->GetLinkErrorModel(), em);
+        PointerValue got;
+        dev->GetAttribute("ReceiveErrorModel", got);
+        EXPECT_EQ(got.Get<ErrorModel>(), em);
+    }
+    // Per-byte: the engine drops, the link carries none.
+    Ptr<RateErrorModel> bytes = CreateObject<RateErrorModel>();
+    bytes->SetUnit(RateErrorModel::ERROR_UNIT_BYTE);
+    ObjectFactory factory("ns3::PointToPointNetDevice");
+    factory.Set("ReceiveErrorModel", PointerValue(bytes));
+    factory.SetTypeId(FastPathPointToPointNetDevice::GetTypeId());
+    Ptr<FastPathPointToPointNetDevice> dev = factory.Create<FastPathPointToPointNetDevice>();
+    EXPECT_EQ(dev->GetEngine()->GetReceiveErrorModel(), bytes);
+    EXPECT_FALSE(dev->GetEngine()->IsReceiveErrorModelOnLink());
+    EXPECT_EQ(dev->GetLinkErrorModel(), nullptr);
     Simulator::Destroy();
 }
 

@@ -386,6 +386,45 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
   expectBalanced("after the timed segment");
 }
 
+// Two members' clients send on one segment and the worker takes their frames in one pass,
+// queued channel after channel as the relay queues them (p0's two, then p1's, sent between
+// them): the medium takes them in send order, so p2's timed client gets p1's frame between
+// p0's two, each at its own arrival time (its stamp plus the delay), not p1's behind p0's.
+TEST_F(WorkerTimedTest, TwoMembersFramesTakenInOnePassEnterTheMediumInSendOrder) {
+  const PortId p[3] = {linkPort(0, 0), linkPort(0, 1), linkPort(1, 0)};
+  LinkParams params;
+  params.delay_ns = 20000000;  // 20 ms
+  addSegment(p, &params);
+  const int fd = openClient(2, p[2], 15000000);
+  start();
+  const testing::Bytes a = to(arpFrom(linkMac(100, 0)), linkMac(100, 2));
+  const testing::Bytes b = to(arpFrom(linkMac(100, 1)), linkMac(100, 2));
+  // Stamps in the past (a stamp ahead of the clock would be taken as now).
+  const uint64_t t = monotonicNs() - 1000000;
+  write(p[0], a, t);
+  write(p[0], a, t + 200000);
+  write(p[1], b, t + 100000);
+  poll();
+  EXPECT_EQ(worker_->counters().ctrl_tx_reordered.get(), 1u);
+  const std::vector<Got> got = readTimed(fd, 3);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].frame, a);
+  EXPECT_EQ(got[0].stamp, t + params.delay_ns);
+  EXPECT_EQ(got[1].frame, b) << "p1's frame, sent second, arrives second";
+  EXPECT_EQ(got[1].stamp, t + 100000 + params.delay_ns);
+  EXPECT_EQ(got[2].frame, a);
+  EXPECT_EQ(got[2].stamp, t + 200000 + params.delay_ns);
+  // One channel's frames are in order already: nothing is reordered.
+  const uint64_t u = monotonicNs() - 1000000;
+  write(p[0], a, u);
+  write(p[0], a, u + 100000);
+  poll();
+  EXPECT_EQ(readTimed(fd, 2).size(), 2u);
+  EXPECT_EQ(worker_->counters().ctrl_tx_reordered.get(), 1u);
+  poll();
+  expectBalanced("after two members' frames");
+}
+
 // Every member that takes a broadcast is a timed client that classifies it CONTROL: the
 // frame leaves the medium early (the last member takes it, the others a copy), and
 // nothing is handed on again at its arrival time.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fastpath/link_params.h"
 
+#include "link_params_red.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -60,7 +62,7 @@ bool LinkParams::operator==(const LinkParams& o) const {
          aqm_ce_threshold_ns == o.aqm_ce_threshold_ns &&
          aqm_blue_increment == o.aqm_blue_increment &&
          aqm_blue_decrement == o.aqm_blue_decrement &&
-         aqm_blue_threshold_ns == o.aqm_blue_threshold_ns;
+         aqm_blue_threshold_ns == o.aqm_blue_threshold_ns && red == o.red;
 }
 
 Result<uint64_t> parseRate(const std::string& text) {
@@ -158,7 +160,8 @@ Result<LinkParams::Aqm> parseAqm(const std::string& text) {
   if (text == "none") return LinkParams::Aqm::kNone;
   if (text == "codel") return LinkParams::Aqm::kCoDel;
   if (text == "cobalt") return LinkParams::Aqm::kCobalt;
-  return bad("aqm \"" + text + "\": use none, codel or cobalt");
+  if (text == "red") return LinkParams::Aqm::kRed;
+  return bad("aqm \"" + text + "\": use none, codel, cobalt or red");
 }
 
 const char* aqmName(LinkParams::Aqm a) {
@@ -166,6 +169,7 @@ const char* aqmName(LinkParams::Aqm a) {
     case LinkParams::Aqm::kNone: return "none";
     case LinkParams::Aqm::kCoDel: return "codel";
     case LinkParams::Aqm::kCobalt: return "cobalt";
+    case LinkParams::Aqm::kRed: return "red";
   }
   return "none";
 }
@@ -253,7 +257,8 @@ Status validateLinkParams(const LinkParams& p) {
     prob("gemodel 1-k", p.ge_loss_good);
   }
   if (p.aqm != LinkParams::Aqm::kNone) {
-    if (p.aqm != LinkParams::Aqm::kCoDel && p.aqm != LinkParams::Aqm::kCobalt)
+    if (p.aqm != LinkParams::Aqm::kCoDel && p.aqm != LinkParams::Aqm::kCobalt &&
+        p.aqm != LinkParams::Aqm::kRed)
       add("aqm " + std::to_string(int(p.aqm)) + " is unknown");
     if (p.aqm_limit_packets > 1000000)
       add("aqm-limit " + std::to_string(p.aqm_limit_packets) + " is more than 1000000 packets");
@@ -271,6 +276,8 @@ Status validateLinkParams(const LinkParams& p) {
     prob("blue-decrement", p.aqm_blue_decrement);
     if (p.aqm_blue_threshold_ns > kMaxTimeNs)
       add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns) + " is more than 60s");
+    if (p.aqm == LinkParams::Aqm::kRed)
+      for (const std::string& m : redProblems(p.red)) add(m);
   }
   if (!e.empty()) return bad(e);
   return {};
@@ -390,7 +397,7 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       p.seed = *v;
       ++i;
     } else if (k == "aqm") {
-      if (!(st = need(i, "none or codel"))) return st;
+      if (!(st = need(i, "none, codel, cobalt or red"))) return st;
       auto v = parseAqm(a[++i]);
       if (!v) return v.error();
       p.aqm = *v;
@@ -430,6 +437,9 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       auto v = parseSize(a[++i]);
       if (!v) return v.error();
       p.aqm_min_bytes = uint32_t(std::min<uint64_t>(*v, 1ull << 31));
+    } else if (auto red = applyRedWord(a, i, &p.red); !red || *red) {
+      if (!red) return red.error();
+      i += *red - 1;
     } else if (k == "ecn") {
       p.aqm_ecn = true;
     } else if (k == "no-ecn") {
@@ -439,7 +449,7 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
                  "\" (rate overhead delay jitter distribution reorder limit limit-bytes loss "
                  "gemodel duplicate corrupt seed aqm aqm-limit aqm-limit-bytes target interval "
                  "min-bytes ecn no-ecn ce-threshold blue-increment blue-decrement "
-                 "blue-threshold)");
+                 "blue-threshold " + kRedWords + ")");
     }
   }
   if (auto st = validateLinkParams(p); !st) return st;
@@ -490,6 +500,8 @@ std::string formatLinkParams(const LinkParams& p, LinkParamsWords which) {
       add("blue-decrement " + formatProbability(p.aqm_blue_decrement));
     if (p.aqm_blue_threshold_ns != d.aqm_blue_threshold_ns)
       add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns));
+    if (p.aqm == LinkParams::Aqm::kRed)
+      if (const std::string w = formatRedWords(p.red, all); !w.empty()) add(w);
   }
   return s;
 }

@@ -184,6 +184,14 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
         marked = true;
         counters.aqm_marks.fetch_add(1, std::memory_order_relaxed);
         break;
+      case AqmQueue::Fate::kForcedMark:
+        marked = true;
+        counters.aqm_marks.fetch_add(1, std::memory_order_relaxed);
+        counters.aqm_forced_marks.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case AqmQueue::Fate::kForcedDrop:
+        counters.aqm_forced_drops.fetch_add(1, std::memory_order_relaxed);
+        [[fallthrough]];
       case AqmQueue::Fate::kDrop:
         counters.aqm_drops.fetch_add(1, std::memory_order_relaxed);
         return Admit::kAqmDrop;
@@ -371,6 +379,8 @@ void LinkShaper::moveFrom(LinkShaper& old) {
   carry(counters.corrupted, old.counters.corrupted);
   carry(counters.aqm_drops, old.counters.aqm_drops);
   carry(counters.aqm_marks, old.counters.aqm_marks);
+  carry(counters.aqm_forced_drops, old.counters.aqm_forced_drops);
+  carry(counters.aqm_forced_marks, old.counters.aqm_forced_marks);
   aqm_.moveFrom(old.aqm_);
   old.fifo_n_ = 0;
   old.heap_.clear();

@@ -28,6 +28,17 @@ bool readDouble(const std::string& s, double* v) {
 
 }  // namespace
 
+bool LinkParams::Red::operator==(const Red& o) const {
+  return min_th == o.min_th && max_th == o.max_th && qw == o.qw && l_interm == o.l_interm &&
+         gentle == o.gentle && mean_pkt_size == o.mean_pkt_size && wait == o.wait &&
+         hard_drop == o.hard_drop && ns1_compat == o.ns1_compat && ared == o.ared &&
+         adapt_max_p == o.adapt_max_p && interval_ns == o.interval_ns &&
+         target_ns == o.target_ns && alpha == o.alpha && beta == o.beta && top == o.top &&
+         bottom == o.bottom && last_set_ns == o.last_set_ns && rtt_ns == o.rtt_ns &&
+         feng == o.feng && feng_alpha == o.feng_alpha && feng_beta == o.feng_beta &&
+         nonlinear == o.nonlinear && link_bps == o.link_bps && link_delay_ns == o.link_delay_ns;
+}
+
 std::vector<std::string> redProblems(const LinkParams::Red& r) {
   std::vector<std::string> e;
   const bool automatic = r.min_th == 0 && r.max_th == 0;

@@ -64,6 +64,11 @@ Status olderServer(const ServerInfo& info, const std::string& call, const std::s
 
 Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params) {
   if (params.aqm == LinkParams::Aqm::kNone) return {};
+  if (params.aqm == LinkParams::Aqm::kRed)
+    if (auto st = olderServer(info, call, "RED (aqm red)", kLinkRedMinor,
+                              "refuse it as an unknown queue discipline (upgrade fastpathd)");
+        !st)
+      return st;
   return olderServer(info, call,
                      "a queue discipline (aqm " + std::string(aqmName(params.aqm)) + ")",
                      kLinkAqmMinor,

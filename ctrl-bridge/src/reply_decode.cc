@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "wire_red.h"
 #include "wire_validate.h"
 
 namespace fastpath::ctrl {
@@ -172,6 +173,10 @@ bool linkAqmFromWire(const v1::LinkParams& in, LinkParams* p) {
     case v1::LinkAqm::AQM_NONE: p->aqm = LinkParams::Aqm::kNone; return true;
     case v1::LinkAqm::AQM_CODEL: p->aqm = LinkParams::Aqm::kCoDel; break;
     case v1::LinkAqm::AQM_COBALT: p->aqm = LinkParams::Aqm::kCobalt; break;
+    case v1::LinkAqm::AQM_RED:
+      p->aqm = LinkParams::Aqm::kRed;
+      p->red = a.has_red() ? redFromWire(a.red()) : LinkParams::Red{};
+      break;
     default: return false;
   }
   p->aqm_limit_packets = a.limit_packets();
@@ -200,6 +205,10 @@ LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
   s.full_drops = in.full_drops();
   s.aqm_drops = in.aqm_drops();
   s.aqm_marks = in.aqm_marks();
+  s.aqm_forced_drops = in.aqm_forced_drops();
+  s.aqm_forced_marks = in.aqm_forced_marks();
+  s.aqm_drop_bytes = in.aqm_drop_bytes();
+  s.aqm_forced_drop_bytes = in.aqm_forced_drop_bytes();
   s.backoff_drops = in.backoff_drops();
   s.duplicated = in.duplicated();
   s.corrupted = in.corrupted();

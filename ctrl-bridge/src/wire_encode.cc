@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wire_encode.h"
+#include "wire_red.h"
 
 namespace fastpath::ctrl {
 
@@ -170,7 +171,9 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
   } else {
     auto* a = out->mutable_aqm();
     a->set_kind(in.aqm == LinkParams::Aqm::kCobalt ? v1::LinkAqm::AQM_COBALT
+                : in.aqm == LinkParams::Aqm::kRed  ? v1::LinkAqm::AQM_RED
                                                    : v1::LinkAqm::AQM_CODEL);
+    if (in.aqm == LinkParams::Aqm::kRed) redToWire(in.red, a->mutable_red());
     a->set_limit_packets(in.aqm_limit_packets);
     a->set_limit_bytes(in.aqm_limit_bytes);
     a->set_target_ns(in.aqm_target_ns);
@@ -196,6 +199,10 @@ void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
   out->set_full_drops(in.full_drops);
   out->set_aqm_drops(in.aqm_drops);
   out->set_aqm_marks(in.aqm_marks);
+  out->set_aqm_forced_drops(in.aqm_forced_drops);
+  out->set_aqm_forced_marks(in.aqm_forced_marks);
+  out->set_aqm_drop_bytes(in.aqm_drop_bytes);
+  out->set_aqm_forced_drop_bytes(in.aqm_forced_drop_bytes);
   out->set_backoff_drops(in.backoff_drops);
   out->set_duplicated(in.duplicated);
   out->set_corrupted(in.corrupted);

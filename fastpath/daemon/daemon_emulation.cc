@@ -44,6 +44,8 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.aqm_marks += c.aqm_marks.load();
     d.aqm_forced_drops += c.aqm_forced_drops.load();
     d.aqm_forced_marks += c.aqm_forced_marks.load();
+    d.aqm_drop_bytes += c.aqm_drop_bytes.load();
+    d.aqm_forced_drop_bytes += c.aqm_forced_drop_bytes.load();
     d.backoff_drops += c.backoff_drops.load();
     d.duplicated += c.duplicated.load();
     d.corrupted += c.corrupted.load();

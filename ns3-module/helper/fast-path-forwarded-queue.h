@@ -20,8 +20,9 @@ namespace ns3
  * `p`'s (where both count the same unit) and returns true. A CoDelQueueDisc or
  * CobaltQueueDisc becomes the link's queue discipline (`p.aqm` and its attributes: MaxSize,
  * Target, Interval, MinBytes, UseEcn, CeThreshold; COBALT's Increment, Decrement,
- * BlueThreshold), in front of the device queue of `p.limit_packets`, and returns true. Any
- * other queue disc (PIE, RED, FqCoDel, shaping) cannot apply to
+ * BlueThreshold), in front of the device queue of `p.limit_packets`, and returns true; so
+ * does a RedQueueDisc (MirrorRedQueueDisc). Any
+ * other queue disc (PIE, FqCoDel, shaping) cannot apply to
  * forwarded packets: it is noted once per device (NoteForwardedQueueDiscs) and `p` is
  * unchanged.
  */

@@ -88,6 +88,7 @@ struct LinkDirectionStats {
   /// Of aqm_drops and aqm_marks: RED's forced ones (its average over the forced threshold;
   /// the others are its unforced, probabilistic ones).
   uint64_t aqm_forced_drops = 0, aqm_forced_marks = 0;
+  uint64_t aqm_drop_bytes = 0, aqm_forced_drop_bytes = 0;  ///< their frames' bytes
   /// A segment's senders gave these up after ns-3's 1000 backoff retries (CsmaNetDevice's
   /// TransmitAbort: the medium busy for over ~0.5 s); always 0 on a link.
   uint64_t backoff_drops = 0;

@@ -50,7 +50,7 @@ struct LinkParams {
     bool nonlinear = false;            ///< NLRED: the probability rises quadratically
     uint64_t link_bps = 1500000;       ///< LinkBandwidth (the automatic settings' rate)
     uint64_t link_delay_ns = 20000000; ///< LinkDelay
-    bool operator==(const Red&) const = default;
+    bool operator==(const Red& o) const;  // (the ns-3 module builds as C++17)
   };
   /// Bits per second; 0: no rate limit (a frame occupies the link for no time).
   uint64_t rate_bps = 0;

@@ -234,5 +234,28 @@ TEST(RedQueue, IdleOnlyAfterADequeueFoundTheDiscEmpty) {
   EXPECT_DOUBLE_EQ(busy.red().average(), 0.25);
 }
 
+// Through the link: a standing queue at 1 Mbit/s (500-byte frames every 2 ms arrive at
+// twice the rate) makes RED drop; its drops and forced drops are counted with their bytes,
+// and a dropped frame takes no time on the link.
+TEST(RedQueue, TheLinkCountsUnforcedAndForcedDropsWithTheirBytes) {
+  LinkParams p = red(0.02);
+  p.limit_packets = 1;
+  p.aqm_limit_packets = 100;
+  LinkShaper s(p, 1, LinkShaper::capacityFor(p));
+  uint64_t drops = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const auto r = s.admit(uint64_t(i) * 2 * kMs, uint64_t(i) << 12, 500);
+    drops += r == LinkShaper::Admit::kAqmDrop;
+    ASSERT_NE(r, LinkShaper::Admit::kQueueFull) << i;
+  }
+  EXPECT_EQ(s.counters.aqm_drops.load(), drops);
+  EXPECT_EQ(s.counters.aqm_drop_bytes.load(), drops * 500);
+  EXPECT_GT(s.counters.aqm_forced_drops.load(), 0u) << "the queue grows past 2 MaxTh";
+  EXPECT_LT(s.counters.aqm_forced_drops.load(), drops) << "some were unforced";
+  EXPECT_EQ(s.counters.aqm_forced_drop_bytes.load(), s.counters.aqm_forced_drops.load() * 500);
+  // Half the frames fit the rate: about half are dropped.
+  EXPECT_NEAR(double(drops), 1000, 60);
+}
+
 }  // namespace
 }  // namespace fastpath

@@ -80,7 +80,8 @@ Refresh(Ptr<QueueDisc> qd, std::function<bool(fastpath::LinkDirectionStats&)> re
 bool
 MirrorRedQueueDisc(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
 {
-    if (!DynamicCast<RedQueueDisc>(qd))
+    Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(qd);
+    if (!red)
     {
         return false;
     }
@@ -106,15 +107,16 @@ MirrorRedQueueDisc(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
     r.adapt_max_p = Bool(qd, "AdaptMaxP");
     r.interval_ns = Nanoseconds(qd, "Interval");
     r.target_ns = Nanoseconds(qd, "TargetDelay");
-    r.alpha = Double(qd, "Alpha");
-    r.beta = Double(qd, "Beta");
+    // Alpha, Beta, FengAlpha and FengBeta are set-only attributes: their getters read them.
+    r.alpha = red->GetAredAlpha();
+    r.beta = red->GetAredBeta();
     r.top = Double(qd, "Top");
     r.bottom = Double(qd, "Bottom");
     r.last_set_ns = Nanoseconds(qd, "LastSet");
     r.rtt_ns = Nanoseconds(qd, "Rtt");
     r.feng = Bool(qd, "FengAdaptive");
-    r.feng_alpha = Double(qd, "FengAlpha");
-    r.feng_beta = Double(qd, "FengBeta");
+    r.feng_alpha = red->GetFengAdaptiveA();
+    r.feng_beta = red->GetFengAdaptiveB();
     r.nonlinear = Bool(qd, "NLRED");
     DataRateValue rate;
     qd->GetAttribute("LinkBandwidth", rate);

@@ -173,7 +173,11 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
     a->set_kind(in.aqm == LinkParams::Aqm::kCobalt ? v1::LinkAqm::AQM_COBALT
                 : in.aqm == LinkParams::Aqm::kRed  ? v1::LinkAqm::AQM_RED
                                                    : v1::LinkAqm::AQM_CODEL);
-    if (in.aqm == LinkParams::Aqm::kRed) redToWire(in.red, a->mutable_red());
+    // Only the kind's own settings (a reused message keeps no other kind's).
+    if (in.aqm == LinkParams::Aqm::kRed)
+      redToWire(in.red, a->mutable_red());
+    else
+      a->clear_red();
     a->set_limit_packets(in.aqm_limit_packets);
     a->set_limit_bytes(in.aqm_limit_bytes);
     a->set_target_ns(in.aqm_target_ns);
@@ -185,6 +189,10 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
       a->set_blue_increment(in.aqm_blue_increment);
       a->set_blue_decrement(in.aqm_blue_decrement);
       a->set_blue_threshold_ns(in.aqm_blue_threshold_ns);
+    } else {
+      a->clear_blue_increment();
+      a->clear_blue_decrement();
+      a->clear_blue_threshold_ns();
     }
   }
 }

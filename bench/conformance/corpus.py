@@ -128,12 +128,11 @@ CORPUS = (
     Example("traffic-control/queue-discs-benchmark.cc", args=("--simDuration=10",),
             known="V4Ping/Rtt"),
     Example("traffic-control/cobalt-vs-codel.cc", known=_FORWARDED_AQM),
-    # RedQueueDisc is not modelled by fastpathd: the packets the router forwards cross its
-    # drop-tail link queue, RED drops none, and the example exits(1) ("There should be some
-    # unforced drops") without Simulator::Destroy; the process then aborts in its exit
-    # (heap corruption, not analysed yet).
-    Example("traffic-control/red-vs-fengadaptive.cc", known="exits -6"),
-    Example("traffic-control/red-vs-nlred.cc", known="exits -6"),
+    # RedQueueDisc is the link's RED (aqm red, protocol 1.12) and its statistics come from
+    # fastpathd's counts: both run to the end; the drop counts (random: fastpathd's stream,
+    # not ns-3's) and the ten TCP flows' shares still differ by more than 2 %.
+    Example("traffic-control/red-vs-fengadaptive.cc", known="Packets/Bytes dropped"),
+    Example("traffic-control/red-vs-nlred.cc", known="Packets/Bytes dropped"),
 )
 
 

@@ -2,6 +2,7 @@
 #include "fastpath/link_params.h"
 
 #include "link_params_fq.h"
+#include "link_params_red.h"
 
 #include <algorithm>
 #include <cctype>
@@ -66,7 +67,7 @@ bool LinkParams::operator==(const LinkParams& o) const {
          aqm_fq_quantum == o.aqm_fq_quantum && aqm_fq_drop_batch == o.aqm_fq_drop_batch &&
          aqm_fq_perturbation == o.aqm_fq_perturbation &&
          aqm_fq_set_associative == o.aqm_fq_set_associative &&
-         aqm_fq_set_ways == o.aqm_fq_set_ways;
+         aqm_fq_set_ways == o.aqm_fq_set_ways && red == o.red;
 }
 
 Result<uint64_t> parseRate(const std::string& text) {
@@ -164,8 +165,9 @@ Result<LinkParams::Aqm> parseAqm(const std::string& text) {
   if (text == "none") return LinkParams::Aqm::kNone;
   if (text == "codel") return LinkParams::Aqm::kCoDel;
   if (text == "cobalt") return LinkParams::Aqm::kCobalt;
+  if (text == "red") return LinkParams::Aqm::kRed;
   if (text == "fq_codel" || text == "fq-codel") return LinkParams::Aqm::kFqCoDel;
-  return bad("aqm \"" + text + "\": use none, codel, cobalt or fq_codel");
+  return bad("aqm \"" + text + "\": use none, codel, cobalt, red or fq_codel");
 }
 
 const char* aqmName(LinkParams::Aqm a) {
@@ -173,6 +175,7 @@ const char* aqmName(LinkParams::Aqm a) {
     case LinkParams::Aqm::kNone: return "none";
     case LinkParams::Aqm::kCoDel: return "codel";
     case LinkParams::Aqm::kCobalt: return "cobalt";
+    case LinkParams::Aqm::kRed: return "red";
     case LinkParams::Aqm::kFqCoDel: return "fq_codel";
   }
   return "none";
@@ -262,7 +265,7 @@ Status validateLinkParams(const LinkParams& p) {
   }
   if (p.aqm != LinkParams::Aqm::kNone) {
     if (p.aqm != LinkParams::Aqm::kCoDel && p.aqm != LinkParams::Aqm::kCobalt &&
-        p.aqm != LinkParams::Aqm::kFqCoDel)
+        p.aqm != LinkParams::Aqm::kRed && p.aqm != LinkParams::Aqm::kFqCoDel)
       add("aqm " + std::to_string(int(p.aqm)) + " is unknown");
     if (p.aqm_limit_packets > 1000000)
       add("aqm-limit " + std::to_string(p.aqm_limit_packets) + " is more than 1000000 packets");
@@ -280,6 +283,8 @@ Status validateLinkParams(const LinkParams& p) {
     prob("blue-decrement", p.aqm_blue_decrement);
     if (p.aqm_blue_threshold_ns > kMaxTimeNs)
       add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns) + " is more than 60s");
+    if (p.aqm == LinkParams::Aqm::kRed)
+      for (const std::string& m : redProblems(p.red)) add(m);
     detail::validateFqCoDel(p, add);
   }
   if (!e.empty()) return bad(e);
@@ -400,7 +405,7 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       p.seed = *v;
       ++i;
     } else if (k == "aqm") {
-      if (!(st = need(i, "none, codel, cobalt or fq_codel"))) return st;
+      if (!(st = need(i, "none, codel, cobalt, red or fq_codel"))) return st;
       auto v = parseAqm(a[++i]);
       if (!v) return v.error();
       p.aqm = *v;
@@ -440,6 +445,9 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
       auto v = parseSize(a[++i]);
       if (!v) return v.error();
       p.aqm_min_bytes = uint32_t(std::min<uint64_t>(*v, 1ull << 31));
+    } else if (auto red = applyRedWord(a, i, &p.red); !red || *red) {
+      if (!red) return red.error();
+      i += *red - 1;
     } else if (k == "ecn") {
       p.aqm_ecn = true;
     } else if (k == "no-ecn") {
@@ -451,8 +459,8 @@ Status applyLinkParamWords(const std::vector<std::string>& a, LinkParams* out) {
                  "\" (rate overhead delay jitter distribution reorder limit limit-bytes loss "
                  "gemodel duplicate corrupt seed aqm aqm-limit aqm-limit-bytes target interval "
                  "min-bytes ecn no-ecn ce-threshold blue-increment blue-decrement "
-                 "blue-threshold flows quantum drop-batch perturbation set-ways "
-                 "set-associative no-set-associative)");
+                  "blue-threshold flows quantum drop-batch perturbation set-ways "
+                  "set-associative no-set-associative " + kRedWords + ")");
     }
   }
   if (auto st = validateLinkParams(p); !st) return st;
@@ -503,6 +511,8 @@ std::string formatLinkParams(const LinkParams& p, LinkParamsWords which) {
       add("blue-decrement " + formatProbability(p.aqm_blue_decrement));
     if (p.aqm_blue_threshold_ns != d.aqm_blue_threshold_ns)
       add("blue-threshold " + formatTime(p.aqm_blue_threshold_ns));
+    if (p.aqm == LinkParams::Aqm::kRed)
+      if (const std::string w = formatRedWords(p.red, all); !w.empty()) add(w);
     if (const std::string fq = detail::formatFqCoDel(p, all); !fq.empty()) add(fq);
   }
   return s;

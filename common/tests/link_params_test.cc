@@ -172,6 +172,38 @@ LinkParams randomParams(std::mt19937_64& rng) {
   if (coin()) {
     // A queue discipline's values exist only while one is on.
     p.aqm = coin() ? LinkParams::Aqm::kCoDel : LinkParams::Aqm::kCobalt;
+    if (coin()) {
+      // RED's settings exist only while it is the discipline.
+      p.aqm = LinkParams::Aqm::kRed;
+      LinkParams::Red& r = p.red;
+      if (coin()) {
+        r.min_th = double(in(0, 1000)) / 7;
+        r.max_th = r.min_th + double(in(0, 1000)) / 3;
+      }
+      if (coin()) r.qw = coin() ? -double(in(0, 2)) : prob() * 0.5 + 1e-6;
+      if (coin()) r.l_interm = double(in(1, 1000));
+      if (coin()) r.gentle = false;
+      if (coin()) r.mean_pkt_size = uint32_t(in(1, 65535));
+      if (coin()) r.wait = false;
+      if (coin()) r.hard_drop = false;
+      if (coin()) r.ns1_compat = true;
+      if (coin()) r.ared = true;
+      else if (coin()) r.adapt_max_p = true;
+      else if (coin()) r.feng = true;
+      if (coin()) r.interval_ns = in(1, 60000000000ull);
+      if (coin()) r.target_ns = in(0, 60000000000ull);
+      if (coin()) r.alpha = prob();
+      if (coin()) r.beta = prob();
+      if (coin()) r.top = prob();
+      if (coin()) r.bottom = prob();
+      if (coin()) r.last_set_ns = in(0, 60000000000ull);
+      if (coin()) r.rtt_ns = in(0, 60000000000ull);
+      if (coin()) r.feng_alpha = 1 + double(in(0, 100)) / 8;
+      if (coin()) r.feng_beta = 1 + double(in(0, 100)) / 8;
+      if (coin()) r.nonlinear = true;
+      if (coin()) r.link_bps = in(1000, 1000000000);
+      if (coin()) r.link_delay_ns = in(0, 60000000000ull);
+    }
     if (coin()) p.aqm_blue_increment = prob();
     if (coin()) p.aqm_blue_decrement = prob();
     if (coin()) p.aqm_blue_threshold_ns = in(0, 60000000000ull);
@@ -227,7 +259,7 @@ TEST(LinkParamsWords, AQueueDisciplineHasNs3sCoDelDefaultsAndClearErrors) {
   expectRoundTrip(p);
   auto bad = applyLinkParamWords(words("aqm pie"), &p);
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("aqm \"pie\": use none, codel, cobalt or fq_codel"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("aqm \"pie\": use none, codel, cobalt, red or fq_codel"), std::string::npos)
       << bad.error().message;
   auto zero = applyLinkParamWords(words("target 0ms"), &p);
   ASSERT_FALSE(zero);
@@ -309,6 +341,39 @@ TEST(LinkFrameBytes, TheLargerOfLengthAndMpuPlusOverheadNeverBelowZero) {
   LinkParams p;
   p.overhead_bytes = 24;
   EXPECT_EQ(linkFrameBytes(100, p), 124u);
+}
+
+// RED's words: every setting by name, read back as written; bad values named.
+TEST(LinkParamsWords, RedTakesNs3sAttributesAndRefusesBadValues) {
+  LinkParams p;
+  ASSERT_TRUE(applyLinkParamWords(splitWords("rate 1mbit aqm red aqm-limit 1000 red-min 5 "
+                                             "red-max 15 red-qw 0.002 red-mean-size 512 feng "
+                                             "red-link-rate 1mbit red-link-delay 50ms nlred",
+                                             " "),
+                                  &p));
+  EXPECT_EQ(p.aqm, LinkParams::Aqm::kRed);
+  EXPECT_EQ(p.red.mean_pkt_size, 512u);
+  EXPECT_TRUE(p.red.feng);
+  EXPECT_TRUE(p.red.nonlinear);
+  EXPECT_EQ(p.red.link_bps, 1000000u);
+  EXPECT_EQ(p.red.link_delay_ns, 50000000u);
+  LinkParams back;
+  ASSERT_TRUE(applyLinkParamWords(splitWords(formatLinkParams(p, LinkParamsWords::kAll), " "), &back));
+  EXPECT_TRUE(back == p) << formatLinkParams(p, LinkParamsWords::kAll);
+  auto refused = [&](const char* words, const char* message) {
+    LinkParams q = p;
+    auto st = applyLinkParamWords(splitWords(words, " "), &q);
+    ASSERT_FALSE(st) << words;
+    EXPECT_NE(st.error().message.find(message), std::string::npos) << st.error().message;
+    EXPECT_TRUE(q == p) << "unchanged";
+  };
+  refused("red-min 20 red-max 10", "red-min 20 and red-max 10");
+  refused("red-qw 3", "red-qw 3");
+  refused("red-linterm 0.5", "red-linterm 0.5");
+  refused("ared", "choose one");
+  refused("red-mean-size 0", "red-mean-size \"0\"");
+  refused("red-alpha x", "red-alpha \"x\"");
+  refused("red-min", "red-min: expects a value");
 }
 
 TEST(SplitWords, CutsAtEverySeparatorAndDropsEmptyWords) {

@@ -71,7 +71,7 @@ const char* kLinkHelp =
     duplicate P        probability a frame is sent twice
     corrupt P          probability one bit of a frame is flipped
     seed N             the random stream (default: derived from link and direction)
-    aqm none|codel|cobalt  a queue discipline in front of the drop-tail queue, as a router's
+    aqm none|codel|cobalt|red  a queue discipline in front of the drop-tail queue, as a router's
                        ns-3 queue disc (limit is then its device queue's): frames wait in
                        it until the device queue has room, and it drops (or marks) them
     aqm-limit PACKETS  its limit in packets, or aqm-limit-bytes SIZE (default 1500000 bytes)
@@ -83,6 +83,20 @@ const char* kLinkHelp =
     blue-increment P, blue-decrement P, blue-threshold TIME
                        COBALT's BLUE drop probability steps (default 1/256, 1/4096) and
                        the sojourn that raises it (default 400ms)
+    RED (aqm red: decides at enqueue; ns-3's RedQueueDisc attributes and defaults):
+    red-min N, red-max N  MinTh, MaxTh in the aqm limit's unit (5, 15; both 0: automatic)
+    red-qw W           QW, the average's weight (0.002; 0, -1, -2: from the link)
+    red-linterm N      LInterm (50): the drop probability at red-max is 1/N
+    red-gentle | red-no-gentle, red-wait | red-no-wait, red-hard-drop | red-no-hard-drop
+                       Gentle, Wait, UseHardDrop (all on by default); red-ns1: Ns1Compat
+    red-mean-size B    MeanPktSize (500 bytes)
+    ared | adapt-max-p | feng  ARED, AdaptMaxP, FengAdaptive; nlred: NLRED
+    red-interval T, red-target T, red-alpha A, red-beta B, red-top P, red-bottom P,
+    red-last-set T, red-rtt T  ARED's Interval, TargetDelay, Alpha, Beta, Top, Bottom,
+                       LastSet, Rtt (500ms, 5ms, 0.01, 0.9, 0.5, 0: automatic, 0, 100ms)
+    feng-alpha A, feng-beta B  FengAlpha, FengBeta (3, 2)
+    red-link-rate R, red-link-delay T  LinkBandwidth, LinkDelay of the automatic settings
+                       (1500kbit, 20ms)
 
   NAME, node and port names: 1 to 31 characters of letters, digits, '_', '.' and '-'.
   A bad parameter is exit status 2 (nothing is sent). add, del and set need root, the
@@ -223,6 +237,11 @@ void showText(const LinkInfo& l, const std::vector<Lateness>& lateness) {
   if (pa.aqm != LinkParams::Aqm::kNone || pb.aqm != LinkParams::Aqm::kNone) {
     row("aqm drops", count(sa.aqm_drops), count(sb.aqm_drops));
     row("aqm marks", count(sa.aqm_marks), count(sb.aqm_marks));
+  }
+  if (pa.aqm == LinkParams::Aqm::kRed || pb.aqm == LinkParams::Aqm::kRed) {
+    // RED's forced ones (average over the forced threshold); the rest are unforced.
+    row("forced drops", count(sa.aqm_forced_drops), count(sb.aqm_forced_drops));
+    row("forced marks", count(sa.aqm_forced_marks), count(sb.aqm_forced_marks));
   }
   if (pa.aqm == LinkParams::Aqm::kFqCoDel || pb.aqm == LinkParams::Aqm::kFqCoDel)
     row("fq_codel queued", count(sa.fq_packets) + " packets, " + count(sa.fq_bytes) + " B",

@@ -64,6 +64,9 @@ Status olderServer(const ServerInfo& info, const std::string& call, const std::s
 
 Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params) {
   if (params.aqm == LinkParams::Aqm::kNone) return {};
+  if (params.aqm == LinkParams::Aqm::kRed)
+    if (auto st = olderServer(info, call, "RED (aqm red)", kLinkRedMinor,
+                              "refuse it as an unknown queue discipline (upgrade fastpathd)");
   if (params.aqm == LinkParams::Aqm::kFqCoDel)
     if (auto st = olderServer(info, call, "a flow-queue discipline (aqm fq_codel)", kFqCoDelMinor,
                               "refuse it as an unknown discipline (upgrade fastpathd, or use "

@@ -49,7 +49,11 @@ inline constexpr uint32_t kLinkAqmMinor = 9;
 /// server (`info`) is older than 1.9: it would drop the field unseen and shape the link
 /// with a plain drop-tail queue. Not -ENOSYS: a caller that falls back to an unshaped
 /// link on a server without link emulation must not lose the queue discipline that way.
+/// RED (aqm red) needs 1.12: an older server refuses its unknown kind; refused here first,
+/// naming both versions.
 Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& params);
+/// The first protocol minor whose servers know RED (LinkAqm.AQM_RED).
+inline constexpr uint32_t kLinkRedMinor = 12;
 
 /// The first protocol minor whose servers set one end of a link (SetLinkState.node).
 inline constexpr uint32_t kLinkEndStateMinor = 10;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "wire_fq_codel.h"
+#include "wire_red.h"
 #include "wire_validate.h"
 
 namespace fastpath::ctrl {
@@ -173,6 +174,10 @@ bool linkAqmFromWire(const v1::LinkParams& in, LinkParams* p) {
     case v1::LinkAqm::AQM_NONE: p->aqm = LinkParams::Aqm::kNone; return true;
     case v1::LinkAqm::AQM_CODEL: p->aqm = LinkParams::Aqm::kCoDel; break;
     case v1::LinkAqm::AQM_COBALT: p->aqm = LinkParams::Aqm::kCobalt; break;
+    case v1::LinkAqm::AQM_RED:
+      p->aqm = LinkParams::Aqm::kRed;
+      p->red = a.has_red() ? redFromWire(a.red()) : LinkParams::Red{};
+      break;
     case v1::LinkAqm::AQM_FQ_CODEL: p->aqm = LinkParams::Aqm::kFqCoDel; break;
     default: return false;
   }
@@ -203,6 +208,10 @@ LinkDirectionStats linkStatsFromReply(const v1::LinkDirectionStats& in) {
   s.full_drops = in.full_drops();
   s.aqm_drops = in.aqm_drops();
   s.aqm_marks = in.aqm_marks();
+  s.aqm_forced_drops = in.aqm_forced_drops();
+  s.aqm_forced_marks = in.aqm_forced_marks();
+  s.aqm_drop_bytes = in.aqm_drop_bytes();
+  s.aqm_forced_drop_bytes = in.aqm_forced_drop_bytes();
   s.backoff_drops = in.backoff_drops();
   s.fq_packets = in.fq_packets();
   s.fq_bytes = in.fq_bytes();

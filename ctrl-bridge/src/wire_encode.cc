@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wire_encode.h"
+#include "wire_red.h"
 
 #include "wire_fq_codel.h"
 
@@ -173,8 +174,10 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
     auto* a = out->mutable_aqm();
     a->Clear();  // no field of another discipline left from an earlier use of `out`
     a->set_kind(in.aqm == LinkParams::Aqm::kCobalt    ? v1::LinkAqm::AQM_COBALT
+                : in.aqm == LinkParams::Aqm::kRed     ? v1::LinkAqm::AQM_RED
                 : in.aqm == LinkParams::Aqm::kFqCoDel ? v1::LinkAqm::AQM_FQ_CODEL
                                                       : v1::LinkAqm::AQM_CODEL);
+    if (in.aqm == LinkParams::Aqm::kRed) redToWire(in.red, a->mutable_red());
     a->set_limit_packets(in.aqm_limit_packets);
     a->set_limit_bytes(in.aqm_limit_bytes);
     a->set_target_ns(in.aqm_target_ns);
@@ -186,6 +189,10 @@ void toWire(const LinkParams& in, v1::LinkParams* out) {
       a->set_blue_increment(in.aqm_blue_increment);
       a->set_blue_decrement(in.aqm_blue_decrement);
       a->set_blue_threshold_ns(in.aqm_blue_threshold_ns);
+    } else {
+      a->clear_blue_increment();
+      a->clear_blue_decrement();
+      a->clear_blue_threshold_ns();
     }
     if (in.aqm == LinkParams::Aqm::kFqCoDel) fqCoDelToWire(in, a);
   }
@@ -201,6 +208,10 @@ void toWire(const LinkDirectionStats& in, v1::LinkDirectionStats* out) {
   out->set_full_drops(in.full_drops);
   out->set_aqm_drops(in.aqm_drops);
   out->set_aqm_marks(in.aqm_marks);
+  out->set_aqm_forced_drops(in.aqm_forced_drops);
+  out->set_aqm_forced_marks(in.aqm_forced_marks);
+  out->set_aqm_drop_bytes(in.aqm_drop_bytes);
+  out->set_aqm_forced_drop_bytes(in.aqm_forced_drop_bytes);
   out->set_backoff_drops(in.backoff_drops);
   out->set_fq_packets(in.fq_packets);
   out->set_fq_bytes(in.fq_bytes);

@@ -453,7 +453,7 @@ WireResult<LinkParams> linkParamsFromWire(const v1::LinkParams& in, const std::s
   if (!linkAqmFromWire(in, &p))
     return wireError(v1::INVALID_ARGUMENT, field + ".aqm.kind",
                      "unknown value " + to_string(in.aqm().kind()) +
-                         " (AQM_NONE, AQM_CODEL, AQM_COBALT, AQM_FQ_CODEL)");
+                          " (AQM_NONE, AQM_CODEL, AQM_COBALT, AQM_RED, AQM_FQ_CODEL)");
   if (p.aqm != LinkParams::Aqm::kNone)
     if (auto st = validateLinkParams(p); !st)
       return wireError(v1::INVALID_ARGUMENT, field + ".aqm", st.error().message);

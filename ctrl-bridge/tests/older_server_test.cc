@@ -99,6 +99,43 @@ TEST(OlderServer, FqCoDelIsRefusedNamingBothVersionsWhereCoDelStillGoes) {
   EXPECT_EQ(set, 1);
 }
 
+TEST(OlderServer, RedIsRefusedNamingBothVersionsNotSentAsAnUnknownKind) {
+  OlderServer server(11);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    LinkParams red;
+    red.rate_bps = 1000000;
+    red.aqm = LinkParams::Aqm::kRed;
+    red.aqm_limit_packets = 1000;
+    LinkSpec spec;
+    spec.name = "l1";
+    spec.a_to_b = red;
+    auto st = (*c)->createLink(spec);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    EXPECT_NE(st.error().message.find("create_link: RED (aqm red) needs protocol 1.12 (this "
+                                      "client speaks 1." +
+                                      std::to_string(kProtocolMinor) + "); fastpathd speaks 1.11"),
+              std::string::npos)
+        << st.error().message;
+    st = (*c)->setLinkParams("l1", LinkDirection::kBoth, red);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, -EPROTONOSUPPORT);
+    // CoDel is 1.9: the same server takes it.
+    red.aqm = LinkParams::Aqm::kCoDel;
+    spec.a_to_b = red;
+    EXPECT_TRUE((*c)->createLink(spec));
+  }
+  for (const v1::Request& r : server.requests()) {
+    if (r.has_create_link()) {
+      EXPECT_NE(r.create_link().a_to_b().aqm().kind(), v1::LinkAqm::AQM_RED) << "never sent";
+    }
+    if (r.has_set_link_params()) ADD_FAILURE() << "RED's set_link_params was sent";
+  }
+}
+
 TEST(OlderServer, ABridgeIsRefusedNamingBothVersions) {
   OlderServer server(10);
   ASSERT_FALSE(server.path().empty());

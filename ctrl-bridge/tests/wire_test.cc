@@ -393,7 +393,12 @@ TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
                           "ce-threshold 1ms",
                           "aqm cobalt aqm-limit-bytes 64kb blue-increment 1% blue-threshold 1s",
                           "aqm fq_codel aqm-limit 10240 flows 256 quantum 300 drop-batch 8 "
-                          "perturbation 5 set-associative set-ways 4 ecn ce-threshold 2ms"}) {
+                          "perturbation 5 set-associative set-ways 4 ecn ce-threshold 2ms",
+                          "aqm red aqm-limit 1000 red-min 3.5 red-max 12 red-qw -1 red-no-gentle "
+                          "red-mean-size 512 feng feng-alpha 4 nlred red-link-rate 1mbit "
+                          "red-link-delay 50ms ecn red-no-hard-drop",
+                          "aqm red aqm-limit-bytes 512000 ared red-interval 300ms red-alpha 0.02 "
+                          "red-bottom 0.001 red-rtt 50ms red-last-set 1s red-ns1 red-no-wait"}) {
     LinkParams q;
     ASSERT_TRUE(applyLinkParamWords(words(std::string("rate 10mbit limit 3 ") + aqm), &q));
     toWire(q, &w);
@@ -408,6 +413,15 @@ TEST(LinkEmulation, ParametersRoundTripThroughTheWire) {
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("f.aqm.kind"), std::string::npos)
       << unknown.error().message;
+  // RED's settings are checked as the words are: MinTh above MaxTh is refused by name.
+  w.mutable_aqm()->set_kind(v1::LinkAqm::AQM_RED);
+  w.mutable_aqm()->mutable_red()->set_min_th(20);
+  w.mutable_aqm()->mutable_red()->set_max_th(10);
+  auto inverted = linkParamsFromWire(w, "f");
+  ASSERT_FALSE(inverted);
+  EXPECT_NE(inverted.error().message.find("red-min 20 and red-max 10"), std::string::npos)
+      << inverted.error().message;
+  w.mutable_aqm()->clear_red();
   w.mutable_aqm()->set_kind(v1::LinkAqm::AQM_CODEL);
   w.mutable_aqm()->set_target_ns(0);
   EXPECT_FALSE(linkParamsFromWire(w, "f")) << "CoDel without a target";

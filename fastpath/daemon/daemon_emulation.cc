@@ -42,6 +42,10 @@ LinkDirectionStats Daemon::shaperStats(const std::vector<LinkShaper*>& shapers) 
     d.full_drops += c.full_drops.load();
     d.aqm_drops += c.aqm_drops.load();
     d.aqm_marks += c.aqm_marks.load();
+    d.aqm_forced_drops += c.aqm_forced_drops.load();
+    d.aqm_forced_marks += c.aqm_forced_marks.load();
+    d.aqm_drop_bytes += c.aqm_drop_bytes.load();
+    d.aqm_forced_drop_bytes += c.aqm_forced_drop_bytes.load();
     d.backoff_drops += c.backoff_drops.load();
     d.fq_packets += c.fq_packets.load();
     d.fq_bytes += c.fq_bytes.load();

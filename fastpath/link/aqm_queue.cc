@@ -11,9 +11,10 @@ AqmQueue::AqmQueue(uint32_t capacity) : ring_(capacity) {}
 
 AqmQueue::Outcome AqmQueue::admit(const LinkParams& p, uint64_t now, uint64_t slot,
                                   uint32_t len, bool ect, LinkRng& rng) {
+  if (p.aqm == LinkParams::Aqm::kRed) return admitRed(p, now, slot, len, ect, rng);
   const bool cobalt = p.aqm == LinkParams::Aqm::kCobalt;
   const size_t cap = ring_.size();
-  while (head_ != tail_ && ring_[head_ % cap].dequeue <= now) bytes_ -= ring_[head_++ % cap].len;
+  release(now);
   // ns-3's queue disc enqueue: over its MaxSize, dropped before it enters.
   if ((p.aqm_limit_packets && size() + 1 > p.aqm_limit_packets) ||
       (!p.aqm_limit_packets && p.aqm_limit_bytes && bytes_ + len > p.aqm_limit_bytes)) {
@@ -47,6 +48,11 @@ AqmQueue::Outcome AqmQueue::admit(const LinkParams& p, uint64_t now, uint64_t sl
   return {fate, dequeue};
 }
 
+void AqmQueue::release(uint64_t now) {
+  const size_t cap = ring_.size();
+  while (head_ != tail_ && ring_[head_ % cap].dequeue <= now) bytes_ -= ring_[head_++ % cap].len;
+}
+
 void AqmQueue::moveFrom(const AqmQueue& old) {
   const size_t oc = old.ring_.size(), cap = ring_.size();
   for (uint64_t i = old.head_; i != old.tail_ && tail_ - head_ < cap; ++i)
@@ -56,6 +62,7 @@ void AqmQueue::moveFrom(const AqmQueue& old) {
   last_dropped_ = old.last_dropped_;
   codel_ = old.codel_;
   cobalt_ = old.cobalt_;
+  red_ = old.red_;
 }
 
 void AqmQueue::clear() {

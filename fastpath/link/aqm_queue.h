@@ -9,6 +9,9 @@
 // that sojourn, in admission order — the order and the times ns-3 dequeues in. A dropped
 // frame takes no slot and no time on the link.
 //
+// RED decides at enqueue instead, from the disc's length then and when a dequeue last
+// found it empty (aqm_red.cc); what it drops never enters the disc.
+//
 // The one estimate: ns-3's MinBytes rule looks at the bytes waiting behind the frame when
 // it leaves, which include frames that arrive while it waits; here, the bytes that waited
 // ahead of it when it came (the same in a steady queue: what a leaving frame leaves
@@ -21,6 +24,7 @@
 #include "fastpath/link_params.h"
 #include "link/cobalt.h"
 #include "link/codel.h"
+#include "link/red.h"
 
 namespace fastpath {
 
@@ -37,6 +41,8 @@ class AqmQueue {
     kDrop,       ///< dropped by the discipline at its dequeue time
     kOverLimit,  ///< the disc was full when it came (ns-3: dropped before enqueue)
     kFull,       ///< more frames than the emulation holds (counted as its capacity)
+    kForcedDrop,  ///< RED: dropped at enqueue, the average over the forced threshold
+    kForcedMark,  ///< RED: goes on marked CE, the average over the forced threshold
   };
   struct Outcome {
     Fate fate;
@@ -51,6 +57,7 @@ class AqmQueue {
   uint32_t size() const { return uint32_t(tail_ - head_); }  ///< frames in the disc at the last admit
   const CoDel& codel() const { return codel_; }
   const Cobalt& cobalt() const { return cobalt_; }
+  const Red& red() const { return red_; }
   /// Continues `old`'s state (a larger shaper replaces a smaller one).
   void moveFrom(const AqmQueue& old);
   /// Forgets every frame (the link's frames were taken away).
@@ -61,12 +68,19 @@ class AqmQueue {
     uint64_t dequeue;
     uint32_t len;
   };
+  /// RED decides at enqueue (aqm_red.cc): from the disc's length and idle time at `now`.
+  Outcome admitRed(const LinkParams& p, uint64_t now, uint64_t slot, uint32_t len, bool ect,
+                   LinkRng& rng);
+  /// Forgets the frames that left the disc by `now`.
+  void release(uint64_t now);
+
   std::vector<Entry> ring_;  // frames in the disc, by dequeue time (FIFO)
   uint64_t head_ = 0, tail_ = 0, bytes_ = 0;
   uint64_t last_dequeue_ = 0;
   bool last_dropped_ = false;
   CoDel codel_;
   Cobalt cobalt_;
+  Red red_;
 };
 
 }  // namespace fastpath

@@ -188,8 +188,18 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
         marked = true;
         counters.aqm_marks.fetch_add(1, std::memory_order_relaxed);
         break;
+      case AqmQueue::Fate::kForcedMark:
+        marked = true;
+        counters.aqm_marks.fetch_add(1, std::memory_order_relaxed);
+        counters.aqm_forced_marks.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case AqmQueue::Fate::kForcedDrop:
+        counters.aqm_forced_drops.fetch_add(1, std::memory_order_relaxed);
+        counters.aqm_forced_drop_bytes.fetch_add(len, std::memory_order_relaxed);
+        [[fallthrough]];
       case AqmQueue::Fate::kDrop:
         counters.aqm_drops.fetch_add(1, std::memory_order_relaxed);
+        counters.aqm_drop_bytes.fetch_add(len, std::memory_order_relaxed);
         return Admit::kAqmDrop;
       case AqmQueue::Fate::kOverLimit:
         counters.queue_drops.fetch_add(1, std::memory_order_relaxed);
@@ -394,6 +404,10 @@ void LinkShaper::moveFrom(LinkShaper& old) {
   carry(counters.corrupted, old.counters.corrupted);
   carry(counters.aqm_drops, old.counters.aqm_drops);
   carry(counters.aqm_marks, old.counters.aqm_marks);
+  carry(counters.aqm_forced_drops, old.counters.aqm_forced_drops);
+  carry(counters.aqm_forced_marks, old.counters.aqm_forced_marks);
+  carry(counters.aqm_drop_bytes, old.counters.aqm_drop_bytes);
+  carry(counters.aqm_forced_drop_bytes, old.counters.aqm_forced_drop_bytes);
   aqm_.moveFrom(old.aqm_);
   if (old.fq_) {  // the discipline's frames and flows go on, with room for the new capacity
     fq_ = std::move(old.fq_);

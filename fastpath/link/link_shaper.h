@@ -62,6 +62,10 @@ struct ShaperCounters {
   std::atomic<uint64_t> backoff_drops{0};
   std::atomic<uint64_t> aqm_drops{0};   ///< dropped by the queue discipline (CoDel's drops)
   std::atomic<uint64_t> aqm_marks{0};   ///< marked CE by the queue discipline instead
+  /// Of aqm_drops and aqm_marks: RED's forced ones (the average over its forced threshold).
+  std::atomic<uint64_t> aqm_forced_drops{0}, aqm_forced_marks{0};
+  /// The bytes of aqm_drops and of aqm_forced_drops (frame lengths).
+  std::atomic<uint64_t> aqm_drop_bytes{0}, aqm_forced_drop_bytes{0};
   std::atomic<uint64_t> duplicated{0};
   std::atomic<uint64_t> corrupted{0};
   std::atomic<uint64_t> depth_packets{0}, depth_bytes{0};  ///< waiting for the link now

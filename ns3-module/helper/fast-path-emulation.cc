@@ -114,6 +114,17 @@ FastPathEmulation::Get(const std::string& who)
     g_emulation_session = std::move(e);
     // After the nodes (NodeList disposes of them, and of their connections, first).
     Simulator::ScheduleDestroy([]() { g_emulation_session.reset(); });
+    // A script may end with exit() and no Simulator::Destroy() (red-vs-nlred does when its
+    // check fails). The session's cleanups reach the links, segments and media through
+    // their own static slots (g_links, ...), which the exit destroys in its own order: a
+    // slot destroyed first left the cleanup a dangling pointer to delete again (a double
+    // free at exit). Registered now, after every static of the module was built, this
+    // runs before any of them is destroyed, and clears fastpathd's nodes as Destroy would.
+    static const bool clearAtExit = []() {
+        std::atexit([]() { g_emulation_session.reset(); });
+        return true;
+    }();
+    (void)clearAtExit;
     return *raw;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-forwarded-queue.h"
 
+#include "fast-path-forwarded-red.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cobalt-queue-disc.h"
 #include "ns3/codel-queue-disc.h"
@@ -11,6 +13,7 @@
 #include "ns3/uinteger.h"
 #include "ns3/node.h"
 #include "ns3/pfifo-fast-queue-disc.h"
+#include "ns3/red-queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-layer.h"
@@ -153,6 +156,10 @@ AddForwardedQueueDisc(Ptr<NetDevice> device, fastpath::LinkParams& p)
     }
     // A device queue counted in packets (the link's `limit`): the queue discipline waits
     // for its room, as ns-3's queue disc waits for its device queue.
+    if (p.limit_bytes == 0 && MirrorRedQueueDisc(qd, p))
+    {
+        return true;
+    }
     Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(qd);
     const bool aqm =
         DynamicCast<CoDelQueueDisc>(qd) || DynamicCast<CobaltQueueDisc>(qd) || fq != nullptr;
@@ -182,7 +189,7 @@ AddForwardedQueueDisc(Ptr<NetDevice> device, fastpath::LinkParams& p)
             }
             g_bypassed[PeekPointer(device)] =
                 qd->GetInstanceTypeId().GetName() +
-                (fifo || (aqm && p.limit_bytes != 0)
+                (fifo || ((aqm || DynamicCast<RedQueueDisc>(qd)) && p.limit_bytes != 0)
                      ? " (limit in other units than the device queue's)"
                  : aqm ? " (Pdrop or UseL4s set)"
                        : "");

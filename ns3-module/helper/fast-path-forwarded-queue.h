@@ -22,8 +22,9 @@ namespace ns3
  * Target, Interval, MinBytes, UseEcn, CeThreshold; COBALT's Increment, Decrement,
  * BlueThreshold), in front of the device queue of `p.limit_packets`, and returns true; so
  * does an FqCoDelQueueDisc (Flows, Quantum, DropBatchSize, Perturbation, set-associative
- * hashing, and its flows' CoDel attributes; not with UseL4s). Any
- * other queue disc (PIE, RED, shaping) cannot apply to
+ * hashing, and its flows' CoDel attributes; not with UseL4s), and a RedQueueDisc
+ * (MirrorRedQueueDisc). Any
+ * other queue disc (PIE, shaping) cannot apply to
  * forwarded packets: it is noted once per device (NoteForwardedQueueDiscs) and `p` is
  * unchanged.
  */

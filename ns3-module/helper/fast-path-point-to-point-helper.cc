@@ -5,6 +5,7 @@
 #include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-emulation.h"
 #include "ns3/fast-path-forwarded-queue.h"
+#include "ns3/fast-path-forwarded-red.h"
 #include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-point-to-point-net-device.h"
 #include "ns3/fast-path-watched.h"
@@ -172,6 +173,7 @@ P2pLinks::Push(P2pLink& l)
     // What a node forwards waits in fastpathd's link queue, never in the node's queue disc.
     AddForwardedQueueDisc(l.devA, ab);
     AddForwardedQueueDisc(l.devB, ba);
+    FollowForwardedRed(emulation, l.name, l.devA, l.devB, ab, ba);
     bool changed = false;
     if (cross)
     {

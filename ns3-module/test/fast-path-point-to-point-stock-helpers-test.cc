@@ -9,6 +9,8 @@
 #include "fast-path-test-server.h"
 
 #include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/traffic-control-module.h"
 #include "ns3/fast-path-channel.h"
 #include "ns3/fast-path-net-device.h"
 #include "ns3/fast-path-point-to-point-helper.h"
@@ -19,10 +21,13 @@
 #include "ns3/point-to-point-star.h"
 
 #include "fastpath/ctrl/client.h"
+#include "fastpath/ctrl/protocol.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <functional>
 #include <map>
 #include <vector>
@@ -198,6 +203,53 @@ TEST_F(PointToPointStockHelpersTest, ADumbbellOfTheStockHelperIsEmulatedAsTheHel
         ExpectParams(stock[i], 10000000, 1000000, 20);
     }
     ExpectSamePlan(stock, own);
+}
+
+// As red-vs-nlred: a dumbbell whose router has a RedQueueDisc (the link direction gets
+// `aqm red`, protocol 1.12: with a client of an older protocol the router keeps no queue
+// disc), and a script that ends with exit() without Simulator::Destroy(). The process
+// exits with the script's status (it aborted at exit, a double free, before) and its links
+// are deleted from fastpathd as Destroy would.
+TEST_F(PointToPointStockHelpersTest, AScriptEndingWithExitWithoutDestroyExitsCleanly)
+{
+    const bool redKnown = fastpath::ctrl::kProtocolMinor >= 12;
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0)
+    {
+        Emulate(true);
+        FastPathPointToPointHelper leaf;
+        leaf.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+        FastPathPointToPointHelper bottleneck;
+        bottleneck.SetDeviceAttribute("DataRate", StringValue("1Mbps"));
+        bottleneck.SetChannelAttribute("Delay", StringValue("50ms"));
+        PointToPointDumbbellHelper d(1, leaf, 1, leaf, bottleneck);
+        InternetStackHelper stack;
+        d.InstallStack(stack);
+        if (redKnown)
+        {
+            TrafficControlHelper tch;
+            tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", StringValue("1000p"));
+            tch.Install(d.GetLeft()->GetDevice(0));
+        }
+        Simulator::Stop(MilliSeconds(50));
+        Simulator::Run();
+        bool red = false;
+        for (const auto& l : Links())
+        {
+            for (const auto* p : {&l.a_to_b, &l.b_to_a})
+            {
+                red |= p->aqm == fastpath::LinkParams::Aqm::kRed &&
+                       p->red.link_bps == 1500000 && p->aqm_limit_packets == 1000;
+            }
+        }
+        std::exit(red == redKnown ? 3 : 4);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 3) << "4: the router's direction had no RED";
+    EXPECT_TRUE(Links().empty()) << "the links are deleted at the exit";
 }
 
 TEST_F(PointToPointStockHelpersTest, AStarOfTheStockHelperIsEmulatedAsTheHelperInstallsIt)

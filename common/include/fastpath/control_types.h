@@ -85,6 +85,10 @@ struct LinkDirectionStats {
   uint64_t enqueued = 0, delivered = 0, queue_drops = 0, loss_drops = 0, full_drops = 0;
   uint64_t duplicated = 0, corrupted = 0, link_down_drops = 0;
   uint64_t aqm_drops = 0, aqm_marks = 0;  ///< by the queue discipline: dropped, marked CE
+  /// Of aqm_drops and aqm_marks: RED's forced ones (its average over the forced threshold;
+  /// the others are its unforced, probabilistic ones).
+  uint64_t aqm_forced_drops = 0, aqm_forced_marks = 0;
+  uint64_t aqm_drop_bytes = 0, aqm_forced_drop_bytes = 0;  ///< their frames' bytes
   /// A segment's senders gave these up after ns-3's 1000 backoff retries (CsmaNetDevice's
   /// TransmitAbort: the medium busy for over ~0.5 s); always 0 on a link.
   uint64_t backoff_drops = 0;

@@ -23,7 +23,35 @@ struct LinkParams {
     kNone,   ///< the device queue only (drop-tail)
     kCoDel,   ///< CoDel (RFC 8289), as ns-3's CoDelQueueDisc
     kCobalt,  ///< COBALT (CoDel + BLUE), as ns-3's CobaltQueueDisc
+    kRed = 3,  ///< RED (and ARED, Feng's adaptive RED, NLRED), as ns-3's RedQueueDisc
     kFqCoDel = 4,  ///< flow queues with CoDel each, as ns-3's FqCoDelQueueDisc (fq_codel.h)
+  };
+  /// RED's settings, as ns-3's RedQueueDisc attributes name them (aqm_limit_* is its
+  /// MaxSize, whose unit is the thresholds'; aqm_ecn its UseEcn). Defaults are ns-3's.
+  struct Red {
+    double min_th = 5, max_th = 15;  ///< MinTh, MaxTh (both 0: set from the link, as ARED)
+    /// QW, the average's weight; 0, -1, -2: set from the link (ns-3's three rules).
+    double qw = 0.002;
+    double l_interm = 50;            ///< LInterm: the drop probability at MaxTh is 1/LInterm
+    bool gentle = true;              ///< Gentle: probability rises to 1 over MaxTh .. 2 MaxTh
+    uint32_t mean_pkt_size = 500;    ///< MeanPktSize (bytes)
+    bool wait = true;                ///< Wait: spread drops out (the count's rule)
+    bool hard_drop = true;           ///< UseHardDrop: above the forced threshold, drop
+    bool ns1_compat = false;         ///< NS1 compatibility: a forced drop resets the count
+    bool ared = false;               ///< ARED: thresholds and weight set from the link
+    bool adapt_max_p = false;        ///< AdaptMaxP: the maximum probability follows
+    uint64_t interval_ns = 500000000;  ///< Interval between two max-p adaptations
+    uint64_t target_ns = 5000000;      ///< TargetDelay (the automatic MinTh)
+    double alpha = 0.01, beta = 0.9;   ///< ARED's increment and decrease factor
+    double top = 0.5, bottom = 0;      ///< ARED's bounds of the maximum probability (0: auto)
+    uint64_t last_set_ns = 0;          ///< LastSet: when max-p last changed (ns-3's start value)
+    uint64_t rtt_ns = 100000000;       ///< Rtt: the RTT the automatic Bottom assumes
+    bool feng = false;                 ///< FengAdaptive
+    double feng_alpha = 3, feng_beta = 2;  ///< FengAlpha (divisor), FengBeta (factor)
+    bool nonlinear = false;            ///< NLRED: the probability rises quadratically
+    uint64_t link_bps = 1500000;       ///< LinkBandwidth (the automatic settings' rate)
+    uint64_t link_delay_ns = 20000000; ///< LinkDelay
+    bool operator==(const Red& o) const;  // (the ns-3 module builds as C++17)
   };
   /// Bits per second; 0: no rate limit (a frame occupies the link for no time).
   uint64_t rate_bps = 0;
@@ -84,6 +112,7 @@ struct LinkParams {
   uint32_t aqm_fq_perturbation = 0;
   bool aqm_fq_set_associative = false;
   uint32_t aqm_fq_set_ways = 8;
+  Red red;  ///< RED's settings (aqm red)
 
   /// Anything besides passing frames on at once.
   bool shapes() const {
@@ -127,7 +156,7 @@ Result<uint64_t> parseTime(const std::string& text);
 Result<uint64_t> parseSize(const std::string& text);
 Result<double> parseProbability(const std::string& text);
 Result<LinkParams::Jitter> parseJitterDistribution(const std::string& text);
-Result<LinkParams::Aqm> parseAqm(const std::string& text);  ///< "none", "codel", "cobalt", "fq_codel"
+Result<LinkParams::Aqm> parseAqm(const std::string& text);  ///< "none", "codel", "cobalt", "red", "fq_codel"
 const char* aqmName(LinkParams::Aqm a);
 /// A seed: decimal (or 0x hex) digits, 0 .. kMaxLinkSeed; no sign, no spaces.
 Result<uint64_t> parseSeed(const std::string& text);

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fast-path-forwarded-red.h"
+
+#include "fastpath/control_types.h"
+#include "fastpath/ctrl/client.h"
+#include "ns3/boolean.h"
+#include "ns3/fast-path-emulation.h"
+#include "ns3/node.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/nstime.h"
+#include "ns3/red-queue-disc.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ns3
+{
+
+namespace
+{
+
+double
+Double(Ptr<QueueDisc> qd, const char* name)
+{
+    DoubleValue v;
+    qd->GetAttribute(name, v);
+    return v.Get();
+}
+
+bool
+Bool(Ptr<QueueDisc> qd, const char* name)
+{
+    BooleanValue v;
+    qd->GetAttribute(name, v);
+    return v.Get();
+}
+
+uint64_t
+Nanoseconds(Ptr<QueueDisc> qd, const char* name)
+{
+    TimeValue v;
+    qd->GetAttribute(name, v);
+    const Time t = v.Get();
+    return t.IsNegative() ? 0 : uint64_t(t.GetNanoSeconds());
+}
+
+/// The Ethernet header a frame carries and a queue disc item does not.
+constexpr uint64_t kEthernetHeader = 14;
+
+uint64_t
+IpBytes(uint64_t frameBytes, uint64_t frames)
+{
+    const uint64_t headers = frames * kEthernetHeader;
+    return frameBytes > headers ? frameBytes - headers : 0;
+}
+
+constexpr int64_t kRefreshMs = 10;
+
+void
+Refresh(Ptr<QueueDisc> qd, std::function<bool(fastpath::LinkDirectionStats&)> read)
+{
+    fastpath::LinkDirectionStats s;
+    if (read(s))
+    {
+        // GetStats() hands out the disc's own record; it is a plain struct of counts.
+        CopyRedStats(s, const_cast<QueueDisc::Stats&>(qd->GetStats()));
+    }
+    if (!Simulator::IsFinished())
+    {
+        Simulator::Schedule(MilliSeconds(kRefreshMs), &Refresh, qd, read);
+    }
+}
+
+} // namespace
+
+bool
+MirrorRedQueueDisc(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
+{
+    Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(qd);
+    if (!red)
+    {
+        return false;
+    }
+    fastpath::LinkParams::Red& r = p.red;
+    p.aqm = fastpath::LinkParams::Aqm::kRed;
+    const QueueSize max = qd->GetMaxSize();
+    const bool packets = max.GetUnit() == QueueSizeUnit::PACKETS;
+    p.aqm_limit_packets = packets ? max.GetValue() : 0;
+    p.aqm_limit_bytes = packets ? 0 : max.GetValue();
+    p.aqm_ecn = Bool(qd, "UseEcn");
+    r.min_th = Double(qd, "MinTh");
+    r.max_th = Double(qd, "MaxTh");
+    r.qw = Double(qd, "QW");
+    r.l_interm = Double(qd, "LInterm");
+    r.gentle = Bool(qd, "Gentle");
+    UintegerValue mean;
+    qd->GetAttribute("MeanPktSize", mean);
+    r.mean_pkt_size = uint32_t(mean.Get());
+    r.wait = Bool(qd, "Wait");
+    r.hard_drop = Bool(qd, "UseHardDrop");
+    r.ns1_compat = Bool(qd, "Ns1Compat");
+    r.ared = Bool(qd, "ARED");
+    r.adapt_max_p = Bool(qd, "AdaptMaxP");
+    r.interval_ns = Nanoseconds(qd, "Interval");
+    r.target_ns = Nanoseconds(qd, "TargetDelay");
+    // Alpha, Beta, FengAlpha and FengBeta are set-only attributes: their getters read them.
+    r.alpha = red->GetAredAlpha();
+    r.beta = red->GetAredBeta();
+    r.top = Double(qd, "Top");
+    r.bottom = Double(qd, "Bottom");
+    r.last_set_ns = Nanoseconds(qd, "LastSet");
+    r.rtt_ns = Nanoseconds(qd, "Rtt");
+    r.feng = Bool(qd, "FengAdaptive");
+    r.feng_alpha = red->GetFengAdaptiveA();
+    r.feng_beta = red->GetFengAdaptiveB();
+    r.nonlinear = Bool(qd, "NLRED");
+    DataRateValue rate;
+    qd->GetAttribute("LinkBandwidth", rate);
+    r.link_bps = rate.Get().GetBitRate();
+    r.link_delay_ns = Nanoseconds(qd, "LinkDelay");
+    return true;
+}
+
+void
+CopyRedStats(const fastpath::LinkDirectionStats& s, QueueDisc::Stats& st)
+{
+    const uint64_t unforced = s.aqm_drops - std::min(s.aqm_drops, s.aqm_forced_drops);
+    const uint64_t unforcedBytes =
+        s.aqm_drop_bytes - std::min(s.aqm_drop_bytes, s.aqm_forced_drop_bytes);
+    const uint64_t before = s.aqm_drops + s.queue_drops;
+    st.nTotalReceivedPackets = uint32_t(s.tx_packets);
+    st.nTotalReceivedBytes = IpBytes(s.tx_bytes, s.tx_packets);
+    st.nDroppedPacketsBeforeEnqueue.clear();
+    st.nDroppedBytesBeforeEnqueue.clear();
+    auto drop = [&](const char* reason, uint64_t n, uint64_t bytes) {
+        if (n)
+        {
+            st.nDroppedPacketsBeforeEnqueue[reason] = uint32_t(n);
+            st.nDroppedBytesBeforeEnqueue[reason] = bytes;
+        }
+    };
+    drop(RedQueueDisc::UNFORCED_DROP, unforced, IpBytes(unforcedBytes, unforced));
+    drop(RedQueueDisc::FORCED_DROP,
+         s.aqm_forced_drops,
+         IpBytes(s.aqm_forced_drop_bytes, s.aqm_forced_drops));
+    drop(QueueDisc::INTERNAL_QUEUE_DROP, s.queue_drops, 0);
+    st.nTotalDroppedPacketsBeforeEnqueue = uint32_t(before);
+    st.nTotalDroppedBytesBeforeEnqueue = 0;
+    for (const auto& [reason, bytes] : st.nDroppedBytesBeforeEnqueue)
+    {
+        st.nTotalDroppedBytesBeforeEnqueue += bytes;
+    }
+    st.nTotalDroppedPackets = st.nTotalDroppedPacketsBeforeEnqueue;
+    st.nTotalDroppedBytes = st.nTotalDroppedBytesBeforeEnqueue;
+    // What RED let in left the disc for the link (fastpathd's disc hands every admitted
+    // frame on; none waits in it once the link has sent it).
+    const uint32_t in = st.nTotalReceivedPackets - std::min<uint32_t>(st.nTotalReceivedPackets,
+                                                                       uint32_t(before));
+    const uint64_t inBytes =
+        st.nTotalReceivedBytes -
+        std::min(st.nTotalReceivedBytes, st.nTotalDroppedBytesBeforeEnqueue);
+    st.nTotalEnqueuedPackets = st.nTotalDequeuedPackets = st.nTotalSentPackets = in;
+    st.nTotalEnqueuedBytes = st.nTotalDequeuedBytes = st.nTotalSentBytes = inBytes;
+    st.nMarkedPackets.clear();
+    st.nMarkedBytes.clear();
+    const uint64_t unforcedMarks = s.aqm_marks - std::min(s.aqm_marks, s.aqm_forced_marks);
+    if (unforcedMarks)
+    {
+        st.nMarkedPackets[RedQueueDisc::UNFORCED_MARK] = uint32_t(unforcedMarks);
+        st.nMarkedBytes[RedQueueDisc::UNFORCED_MARK] = 0;
+    }
+    if (s.aqm_forced_marks)
+    {
+        st.nMarkedPackets[RedQueueDisc::FORCED_MARK] = uint32_t(s.aqm_forced_marks);
+        st.nMarkedBytes[RedQueueDisc::FORCED_MARK] = 0;
+    }
+    st.nTotalMarkedPackets = uint32_t(s.aqm_marks);
+    st.nTotalMarkedBytes = 0;
+}
+
+void
+FollowRedStats(Ptr<QueueDisc> qd, std::function<bool(fastpath::LinkDirectionStats&)> read)
+{
+    Simulator::ScheduleNow(&Refresh, qd, read);
+}
+
+void
+FollowForwardedRed(FastPathEmulation* emulation,
+                   const std::string& link,
+                   Ptr<NetDevice> devA,
+                   Ptr<NetDevice> devB,
+                   const fastpath::LinkParams& ab,
+                   const fastpath::LinkParams& ba)
+{
+    static std::set<const NetDevice*> followed;
+    for (const bool aToB : {true, false})
+    {
+        Ptr<NetDevice> dev = aToB ? devA : devB;
+        const auto& p = aToB ? ab : ba;
+        if (p.aqm != fastpath::LinkParams::Aqm::kRed || !followed.insert(PeekPointer(dev)).second)
+        {
+            continue;
+        }
+        Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>();
+        Ptr<QueueDisc> qd = tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+        if (!qd)
+        {
+            continue;
+        }
+        FollowRedStats(qd, [emulation, link, aToB](fastpath::LinkDirectionStats& s) {
+            auto ls = emulation->Client().links();
+            if (!ls.ok())
+            {
+                return false;
+            }
+            for (const auto& l : ls.value())
+            {
+                if (l.name == link)
+                {
+                    s = aToB ? l.a_to_b_stats : l.b_to_a_stats;
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+}
+
+} // namespace ns3

@@ -67,6 +67,8 @@ Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& pa
   if (params.aqm == LinkParams::Aqm::kRed)
     if (auto st = olderServer(info, call, "RED (aqm red)", kLinkRedMinor,
                               "refuse it as an unknown queue discipline (upgrade fastpathd)");
+        !st)
+      return st;
   if (params.aqm == LinkParams::Aqm::kFqCoDel)
     if (auto st = olderServer(info, call, "a flow-queue discipline (aqm fq_codel)", kFqCoDelMinor,
                               "refuse it as an unknown discipline (upgrade fastpathd, or use "

@@ -309,7 +309,7 @@ TEST(LinkParamsWords, FqCoDelsWordsReadBackAndBadValuesAreRefusedByName) {
   EXPECT_NE(err({"aqm", "fq_codel", "flows", "100", "set-associative", "set-ways", "8"})
                 .find("set-ways 8 must divide flows 100"),
             std::string::npos);
-  EXPECT_NE(err({"aqm", "fq"}).find("use none, codel, cobalt or fq_codel"), std::string::npos);
+  EXPECT_NE(err({"aqm", "fq"}).find("use none, codel, cobalt, red or fq_codel"), std::string::npos);
 }
 
 TEST(LinkParamsWords, OverheadMayBeNegativeAndMpuSetsTheSmallestFrame) {

@@ -149,9 +149,9 @@ TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitCoDelIsMirroredOthers
     TrafficControlHelper pfifo;
     pfifo.SetRootQueueDisc("ns3::PfifoFastQueueDisc", "MaxSize", StringValue("40p"));
     pfifo.Install(ab.Get(1));
-    TrafficControlHelper fq;
-    fq.SetRootQueueDisc("ns3::FqCoDelQueueDisc");
-    fq.Install(cd.Get(0));
+    TrafficControlHelper tbf;
+    tbf.SetRootQueueDisc("ns3::TbfQueueDisc");
+    tbf.Install(cd.Get(0));
     NetDeviceContainer ef = p2p.Install(nodes.Get(2), nodes.Get(3));
     TrafficControlHelper codel;
     codel.SetRootQueueDisc("ns3::CoDelQueueDisc",
@@ -186,7 +186,7 @@ TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitCoDelIsMirroredOthers
     EXPECT_EQ(c.aqm_min_bytes, 1500u);
     EXPECT_TRUE(c.aqm_ecn);
     EXPECT_EQ(c.aqm_ce_threshold_ns, 0u) << "CeThreshold's default: never";
-    // Other active queue management cannot act on what fastpathd forwards.
+    // Other queue discs (shaping: TBF) cannot act on what fastpathd forwards.
     fastpath::LinkParams r;
     EXPECT_FALSE(AddForwardedQueueDisc(cd.Get(0), r));
     EXPECT_EQ(r.limit_packets, 100u);
@@ -199,7 +199,7 @@ TEST(FastPathForwardedQueueTest, AFifoQueueDiscAddsItsLimitCoDelIsMirroredOthers
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("queue discs ns3::FifoQueueDisc "
                        "(limit in other units than the device queue's) on 1 device, "
-                       "ns3::FqCoDelQueueDisc on 1 device hold only "
+                       "ns3::TbfQueueDisc on 1 device hold only "
                        "what their node sends itself"),
               std::string::npos)
         << err;

@@ -35,7 +35,7 @@ class FakeTopo:
     def routes6(self):
         return []
 
-    def pin_napi(self):
+    def pin_napi(self, forwarder_started=False):
         pass
 
 

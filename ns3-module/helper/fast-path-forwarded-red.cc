@@ -15,6 +15,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 namespace ns3
@@ -60,18 +61,81 @@ IpBytes(uint64_t frameBytes, uint64_t frames)
 
 constexpr int64_t kRefreshMs = 10;
 
+/// `st` += `sign` * `d`, field by field (the counts Refresh handles; maps by reason).
 void
-Refresh(Ptr<QueueDisc> qd, std::function<bool(fastpath::LinkDirectionStats&)> read)
+AddStats(QueueDisc::Stats& st, const QueueDisc::Stats& d, int sign)
+{
+    auto add = [sign](auto& a, auto b) { a = sign > 0 ? a + b : a - std::min(a, b); };
+    add(st.nTotalReceivedPackets, d.nTotalReceivedPackets);
+    add(st.nTotalReceivedBytes, d.nTotalReceivedBytes);
+    add(st.nTotalDroppedPackets, d.nTotalDroppedPackets);
+    add(st.nTotalDroppedBytes, d.nTotalDroppedBytes);
+    add(st.nTotalDroppedPacketsBeforeEnqueue, d.nTotalDroppedPacketsBeforeEnqueue);
+    add(st.nTotalDroppedBytesBeforeEnqueue, d.nTotalDroppedBytesBeforeEnqueue);
+    add(st.nTotalEnqueuedPackets, d.nTotalEnqueuedPackets);
+    add(st.nTotalEnqueuedBytes, d.nTotalEnqueuedBytes);
+    add(st.nTotalDequeuedPackets, d.nTotalDequeuedPackets);
+    add(st.nTotalDequeuedBytes, d.nTotalDequeuedBytes);
+    add(st.nTotalSentPackets, d.nTotalSentPackets);
+    add(st.nTotalSentBytes, d.nTotalSentBytes);
+    add(st.nTotalMarkedPackets, d.nTotalMarkedPackets);
+    add(st.nTotalMarkedBytes, d.nTotalMarkedBytes);
+    auto addMap = [&add](auto& a, const auto& b) {
+        for (const auto& [reason, n] : b)
+        {
+            add(a[reason], n);
+            if (a[reason] == 0)
+            {
+                a.erase(reason);
+            }
+        }
+    };
+    addMap(st.nDroppedPacketsBeforeEnqueue, d.nDroppedPacketsBeforeEnqueue);
+    addMap(st.nDroppedBytesBeforeEnqueue, d.nDroppedBytesBeforeEnqueue);
+    addMap(st.nMarkedPackets, d.nMarkedPackets);
+    addMap(st.nMarkedBytes, d.nMarkedBytes);
+}
+
+/// The disc's record is ns-3's count of what the node sends itself through it (its own
+/// RED decided those) plus fastpathd's count of the direction: `added` is what the last
+/// refresh added, so ns-3's own part survives every refresh. fastpathd's direction also
+/// carries what the disc sent (the node's own packets): those are not received twice.
+struct RedStatsFollower
+{
+    Ptr<QueueDisc> qd;
+    std::function<bool(fastpath::LinkDirectionStats&)> read;
+    QueueDisc::Stats added;
+};
+
+void
+Refresh(std::shared_ptr<RedStatsFollower> f)
 {
     fastpath::LinkDirectionStats s;
-    if (read(s))
+    if (f->read(s))
     {
         // GetStats() hands out the disc's own record; it is a plain struct of counts.
-        CopyRedStats(s, const_cast<QueueDisc::Stats&>(qd->GetStats()));
+        auto& st = const_cast<QueueDisc::Stats&>(f->qd->GetStats());
+        AddStats(st, f->added, -1);  // ns-3's own part
+        QueueDisc::Stats fp;
+        CopyRedStats(s, fp);
+        const uint32_t ownSent = std::min(st.nTotalSentPackets, fp.nTotalReceivedPackets);
+        const uint64_t ownBytes = std::min(st.nTotalSentBytes, fp.nTotalReceivedBytes);
+        for (auto* n : {&fp.nTotalReceivedPackets, &fp.nTotalEnqueuedPackets,
+                        &fp.nTotalDequeuedPackets, &fp.nTotalSentPackets})
+        {
+            *n -= std::min(*n, ownSent);
+        }
+        for (auto* n : {&fp.nTotalReceivedBytes, &fp.nTotalEnqueuedBytes,
+                        &fp.nTotalDequeuedBytes, &fp.nTotalSentBytes})
+        {
+            *n -= std::min(*n, ownBytes);
+        }
+        AddStats(st, fp, +1);
+        f->added = fp;
     }
     if (!Simulator::IsFinished())
     {
-        Simulator::Schedule(MilliSeconds(kRefreshMs), &Refresh, qd, read);
+        Simulator::Schedule(MilliSeconds(kRefreshMs), &Refresh, f);
     }
 }
 
@@ -185,7 +249,10 @@ CopyRedStats(const fastpath::LinkDirectionStats& s, QueueDisc::Stats& st)
 void
 FollowRedStats(Ptr<QueueDisc> qd, std::function<bool(fastpath::LinkDirectionStats&)> read)
 {
-    Simulator::ScheduleNow(&Refresh, qd, read);
+    auto f = std::make_shared<RedStatsFollower>();
+    f->qd = qd;
+    f->read = std::move(read);
+    Simulator::ScheduleNow(&Refresh, f);
 }
 
 void

@@ -37,7 +37,9 @@ bool MirrorRedQueueDisc(Ptr<QueueDisc> qd, fastpath::LinkParams& p);
  * when the last of them has run (the refresh then stops, so a script that runs until no
  * event remains still ends). Frame bytes count a 14-byte Ethernet header that ns-3's
  * queue disc items do not: it is taken off. Marked bytes and the bytes of the disc's own
- * overflow (INTERNAL_QUEUE_DROP) are not counted by fastpathd and read 0.
+ * overflow (INTERNAL_QUEUE_DROP) are not counted by fastpathd and read 0. What the node
+ * sends itself goes through the disc in ns-3 as simulated: its counts stay, and fastpathd's
+ * are added to them (the node's own packets, which cross the link too, counted once).
  */
 void FollowRedStats(Ptr<QueueDisc> qd,
                     std::function<bool(fastpath::LinkDirectionStats&)> read);

@@ -192,7 +192,7 @@ def env_description(env):
          f"(no RPS); latency to the reader" if env in STACK_ENVS else "")
     if prio is None:
         napi += (" unless the forwarder changes it (fastpathd's port tuning: SCHED_FIFO 2 with "
-                 "its default --napi-priority auto)")
+                 "--napi-priority auto; its default, keep, leaves it)")
     return (f"`{env}`: R's veths with threaded NAPI, their NAPI threads pinned to CPU {FWD_CPU} "
             f"at {napi}; the forwarder pinned to CPU {FWD_CPU} (taskset) with its default "
             f"options, in a session and autogroup of its own (autogroup nice {BENCH_NICE}){d}")

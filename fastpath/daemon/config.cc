@@ -75,7 +75,7 @@ const OptionSpec kOptions[] = {
      "keep|auto|N  the ports' NAPI threads (port tuning): N: SCHED_FIFO N; auto:\n"
      "                   with real-time workers SCHED_FIFO 2 (--rt-priority auto; the\n"
      "                   workers run under it) or the workers' N, else unchanged; keep:\n"
-     "                   leave them as the kernel made them; restored at exit (default auto)"},
+     "                   leave them as the kernel made them; restored at exit (default keep)"},
     {"rt-guard", true,
      "on|off   a real-time worker steps down to the normal policy (nice -10) before\n"
      "                   the real-time work on its CPU spends the kernel's budget\n"

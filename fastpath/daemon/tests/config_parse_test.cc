@@ -176,17 +176,20 @@ TEST(ConfigParse, NapiPriority) {
     std::vector<std::string> args;
     int want;
   } cases[] = {
-      {{}, Config::kNapiAutoRtPriority},  // auto under --rt-priority auto
-      {{"--rt-priority", "auto"}, Config::kNapiAutoRtPriority},
-      {{"--rt-priority", "7"}, 7},  // level with the workers
-      {{"--rt-priority", "0"}, 0},  // normal workers: left alone
-      {{"--idle-poll-us", "0", "--rt-priority", "0"}, 0},
-      {{"--busy-poll"}, 0},
+      {{}, 0},  // keep: a worker under NAPI starves under a flood on its CPU
+      {{"--rt-priority", "7"}, 0},
+      {{"--napi-priority", "auto"}, Config::kNapiAutoRtPriority},  // under --rt-priority auto
+      {{"--napi-priority", "auto", "--rt-priority", "auto"}, Config::kNapiAutoRtPriority},
+      {{"--napi-priority", "auto", "--rt-priority", "7"}, 7},  // level with the workers
+      {{"--napi-priority", "auto", "--rt-priority", "0"}, 0},  // normal workers: left alone
+      {{"--napi-priority", "auto", "--idle-poll-us", "0", "--rt-priority", "0"}, 0},
+      {{"--napi-priority", "auto", "--busy-poll"}, 0},
       {{"--napi-priority", "keep"}, 0},
       {{"--napi-priority", "9"}, 9},
       {{"--napi-priority", "9", "--rt-priority", "0"}, 9},
       {{"--napi-priority", "auto", "--rt-priority", "3"}, 3},
       {{"--no-tune"}, 0},
+      {{"--napi-priority", "auto", "--no-tune"}, 0},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"--port", "fp0"};

@@ -179,7 +179,7 @@ TEST_F(PortTuningVeth, NormalStopRestoresEverySetting) {
   ASSERT_EQ(before.threaded0, "0");
   ASSERT_EQ(before.threaded1, "1");
   ASSERT_FALSE(before.napi_cpus.empty());
-  pid_t pid = start({}, log);
+  pid_t pid = start({"--napi-priority", "auto"}, log);
   ASSERT_GT(pid, 0);
   const Settings during = read();
   expectTuned(during, log);
@@ -197,7 +197,7 @@ TEST_F(PortTuningVeth, NextStartRestoresAfterSigkill) {
   const std::string log1 = ::testing::TempDir() + "fastpathd-tun-kill1.log";
   const std::string log2 = ::testing::TempDir() + "fastpathd-tun-kill2.log";
   const Settings before = read();
-  pid_t pid = start({}, log1);
+  pid_t pid = start({"--napi-priority", "auto"}, log1);
   ASSERT_GT(pid, 0);
   expectTuned(read(), log1);
   ASSERT_EQ(kill(pid, SIGKILL), 0);
@@ -206,7 +206,7 @@ TEST_F(PortTuningVeth, NextStartRestoresAfterSigkill) {
   EXPECT_EQ(killed.threaded0, "1") << "nothing left to restore after SIGKILL?";
   EXPECT_EQ(stateFiles(), 1);
 
-  pid = start({}, log2);
+  pid = start({"--napi-priority", "auto"}, log2);
   ASSERT_GT(pid, 0);
   EXPECT_NE(logText(log2).find("restoring from"), std::string::npos) << logText(log2);
   expectTuned(read(), log2);
@@ -248,7 +248,7 @@ TEST_F(PortTuningVeth, OwnSysfsWhenSlashSysIsAnotherNamespaces) {
   ASSERT_NE(access("/sys/class/net/fpt0", F_OK), 0) << "fpt0 in the test's own namespace?";
   const std::string log = ::testing::TempDir() + "fastpathd-tun-setns.log";
   const Settings before = read();
-  pid_t pid = start({}, log, {"nsenter", "--mount=/proc/" + std::to_string(::getpid()) +
+  pid_t pid = start({"--napi-priority", "auto"}, log, {"nsenter", "--mount=/proc/" + std::to_string(::getpid()) +
                                               "/ns/mnt", "--"});
   ASSERT_GT(pid, 0);
   expectTuned(read(), log);
@@ -286,10 +286,11 @@ TEST_F(PortTuningVeth, NapiPriorityIsSetAndRestored) {
 }
 
 // With normal workers (--rt-priority 0) auto leaves the NAPI threads' scheduling alone.
+// (The default, keep, leaves them alone whatever the workers; ForwardingVeth floods it.)
 TEST_F(PortTuningVeth, NapiPriorityAutoWithNormalWorkersChangesNothing) {
   const std::string log = ::testing::TempDir() + "fastpathd-tun-prio0.log";
   const Settings before = read();
-  pid_t pid = start({"--rt-priority", "0"}, log);
+  pid_t pid = start({"--napi-priority", "auto", "--rt-priority", "0"}, log);
   ASSERT_GT(pid, 0);
   const Settings during = read();
   for (const auto& [p, sched] : during.napi_sched)

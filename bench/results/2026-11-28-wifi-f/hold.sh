@@ -7,10 +7,11 @@
 # example still running after 230 s (it should end after 200) is taken as hung: the
 # backtraces of its threads and fastpathd's go to hang-ITEM-*.txt before it is killed.
 # An end time in /tmp/wifi-f-until (epoch seconds), if present: no item is started
-# that would end after it.
+# that would end after it. WIFI_OUT=FOLDER writes into another folder,
+# HOLD_S=SECONDS sets the hold's length (705 by default).
 set -u
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
-out=bench/results/2026-11-28-wifi-f
+out=${WIFI_OUT:-bench/results/2026-11-28-wifi-f}; mkdir -p "$out"
 name=$1; shift
 c=$out/conditions-$name.txt
 t0=$(date +%s)
@@ -20,7 +21,7 @@ rc=0
 declare -A num=([olsr]=1 [aodv]=2 [dsdv]=3)
 for item in "$@"; do
   need=240; [ "$item" = hidden ] && need=60
-  if (( $(date +%s) - t0 + need > 705 )); then
+  if (( $(date +%s) - t0 + need > ${HOLD_S:-705} )); then
     echo "$item: not started (would not fit in the hold)" >> $c; continue
   fi
   if (( $(date +%s) + need > until_s )); then

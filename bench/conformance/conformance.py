@@ -191,7 +191,8 @@ def check_example(example, opts, pc_path, fh):
                 "; ".join(same["problems"][:2])
         for key, what in (("flows", "FlowMonitor"), ("packets", "packets")):
             if example.seeds:
-                f = compare_flows_seeds([r[key] for r in seed_runs], b[key])
+                f = compare_flows_seeds([r[key] for r in seed_runs], b[key],
+                                        example.exchangeable)
             else:
                 f = compare_flows(a[key], b[key], example.random_loss)
                 res[key] = [_flow_row(r) for r in f["flows"]]

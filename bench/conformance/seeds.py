@@ -20,7 +20,10 @@ not compared with line i; each number column is compared by the distribution of 
 over the lines (mean, 10th, 50th and 90th percentile), each one a value as above.
 
 FlowMonitor (and the tag-free count): per flow received packets, received bytes and mean
-delay; a flow every seed has must be in the compared run, one no seed has must not."""
+delay; a flow every seed has must be in the compared run, one no seed has must not. Where an
+example's flows of one service are built alike (exchangeable, e.g. the ten leaves of a
+dumbbell), which of them a random draw favours changes from seed to seed: those flows are
+compared pooled, as their sum, the largest and the smallest of them."""
 import math
 import statistics
 
@@ -141,15 +144,43 @@ def compare_output_seeds(seed_lines, lines_b, limit=10):
     return {"ok": not bad, "mismatches": bad[:limit], "mismatch_count": len(bad)}
 
 
-def compare_flows_seeds(seed_flows, flows_b):
-    """seed_flows: each seed's flows (compare.read_flowmonitor_xml); returns {"ok",
-    "problems"}."""
+def service(key):
+    """The service of a flow (protocol, server port, towards the server or back): the
+    lower port is the server's."""
+    proto, _, sport, _, dport = key
+    return proto, min(sport, dport), dport <= sport
+
+
+def pooled(flows):
+    """Flows of one service as three: all of them summed, the one that received the most
+    and the one that received the least. Where the flows are built alike, which one a
+    random draw favours is the draw's, not the network's: the total and the extremes of
+    the shares are the network's (the shares in between move together and are left out)."""
+    groups = {}
+    for k, r in flows.items():
+        groups.setdefault(service(k), []).append(r)
+    out = {}
+    for (proto, port, to_server), rs in groups.items():
+        total = {f: sum(r[f] for r in rs) for f in ("rx_packets", "rx_bytes", "delay_sum_ns")}
+        by_rx = sorted(rs, key=lambda r: (r["rx_packets"], r["rx_bytes"]))
+        kind = {6: "TCP", 17: "UDP"}.get(proto, str(proto))
+        way = "to" if to_server else "from"
+        for what, r in (("sum", total), ("largest", by_rx[-1]), ("smallest", by_rx[0])):
+            out[f"{kind} flows {way} port {port} ({len(rs)}): {what}"] = r
+    return out
+
+
+def compare_flows_seeds(seed_flows, flows_b, exchangeable=False):
+    """seed_flows: each seed's flows (compare.read_flowmonitor_xml); exchangeable: the flows
+    of one service are compared pooled (pooled). Returns {"ok", "problems"}."""
     if flows_b is None or any(f is None for f in seed_flows):
         return {"ok": False, "problems": ["no flow output"]}
+    if exchangeable:
+        seed_flows, flows_b = [pooled(f) for f in seed_flows], pooled(flows_b)
     problems = []
     keys = set(flows_b).union(*seed_flows)
     for k in sorted(keys, key=str):
-        name = _key_text(k)
+        name = k if isinstance(k, str) else _key_text(k)
         present = [f[k] for f in seed_flows if k in f]
         b = flows_b.get(k)
         if b is None:

@@ -234,3 +234,22 @@ def test_only_examples_with_unshared_random_draws_use_the_seeds():
                           "traffic-control/cobalt-vs-codel",
                           "udp-client-server/udp-trace-client-server"}
     assert all("draws" in e.seeds for e in corpus.CORPUS if e.seeds)
+
+
+def test_exchangeable_flows_are_compared_pooled_not_by_name():
+    def run(shares):
+        return {(6, f"10.1.{i}.1", 5001, f"10.2.{i}.1", 49153): _flow(1000, rx, 300)
+                for i, rx in enumerate(shares)}
+    ref = [run([584, 456, 430, 369, 243]), run([247, 889, 356, 355, 226]),
+           run([626, 201, 588, 512, 385]), run([275, 437, 732, 338, 332]),
+           run([269, 469, 367, 723, 342])]
+    # The favoured flow moves from seed to seed: by name, the same spread fails a flow.
+    moved = run([280, 300, 350, 390, 850])
+    assert not seeds.compare_flows_seeds(ref, moved)["ok"]
+    assert seeds.compare_flows_seeds(ref, moved, exchangeable=True)["ok"], \
+        seeds.compare_flows_seeds(ref, moved, exchangeable=True)["problems"]
+    # Pooled, the sum and the extremes still count: one flow starved fails.
+    starved = run([700, 500, 450, 400, 40])
+    bad = seeds.compare_flows_seeds(ref, starved, exchangeable=True)
+    assert not bad["ok"] and "smallest" in bad["problems"][0]
+    assert seeds.service((6, "10.1.0.1", 5001, "10.2.0.1", 49153)) == (6, 5001, False)

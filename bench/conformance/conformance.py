@@ -33,11 +33,16 @@ from compare import (compare_flows, compare_output, mean_delay_ns, read_flowmoni
 from corpus import CORPUS, EXAMPLES_DIR, find
 from report import write_report
 from run import SLACK_S, Fastpathd, make_writable, run_example
+from seeds import compare_flows_seeds, compare_output_seeds
 
 # Lines the emulating helpers print themselves (not the example's output).
 MODULE_LINE_MARKERS = ("FastPath", "fastpathd")
 # The measured runs stop this long after the simulated run's natural end.
 END_MARGIN_NS = 1_000_000_000
+# Simulated seeds (RngRun 1..SEED_RUNS) of an example compared with the seeds' spread; the
+# compared run is RngRun SEED_RUNS + 1. t(0.995, 7) = 3.5: the interval is +-3.7 standard
+# deviations of the seeds.
+SEED_RUNS = 8
 
 
 def log(msg, fh):
@@ -121,12 +126,22 @@ def check_example(example, opts, pc_path, fh):
     res["stop_s"] = stop_ns / 1e9
     timeout = stop_ns / 1e9 + SLACK_S
     runs = {}
-    for label in ("simulated", opts.mode):
+    # An example with random draws the emulation cannot share is compared with the spread of
+    # SEED_RUNS simulated seeds, and the compared run is one more seed (seeds.py).
+    if example.seeds:
+        labels = [(f"simulated-rng{r}", r) for r in range(1, SEED_RUNS + 1)] + \
+            [(opts.mode, SEED_RUNS + 1)]
+    else:
+        labels = [("simulated", None), (opts.mode, None)]
+    for label, rng_run in labels:
         rundir = os.path.join(wd, label if label != "self" else "simulated-again")
         make_writable(rundir)
         env = dict(opts.extra_env, FP_CONFORMANCE_FLOWS=os.path.join(rundir, "flowmonitor.xml"),
                    FP_CONFORMANCE_STOP_NS=str(stop_ns))
-        log(f"{example.name}: {label} run, stopped at {stop_ns / 1e9:g} s", fh)
+        if rng_run is not None:
+            env["NS_GLOBAL_VALUE"] = f"RngRun={rng_run}"
+        log(f"{example.name}: {label} run" + (f" (RngRun {rng_run})" if rng_run else "") +
+            f", stopped at {stop_ns / 1e9:g} s", fh)
         if label == "emulated":
             try:
                 with Fastpathd(opts.fastpathd, rundir) as fpd:
@@ -142,16 +157,28 @@ def check_example(example, opts, pc_path, fh):
         res[label] = {"rc": runs[label]["rc"], "wall_s": runs[label]["wall_s"],
                       "totals": _flow_totals(runs[label]["flows"]),
                       "packet_totals": _flow_totals(runs[label]["packets"])}
+    seed_runs = [runs[label] for label, _ in labels[:-1]] if example.seeds else []
+    if example.seeds:
+        # The table's simulated column: the seeds' range; the first seed stands for them.
+        res["seeds"] = [res.pop(label) for label, _ in labels[:-1]]
+        res["simulated"] = res["seeds"][0]
+        runs["simulated"] = seed_runs[0]
     a, b = runs["simulated"], runs[opts.mode]
     problems = []
-    for name, run in (("simulated", a), (opts.mode, b)):
+    named = [(f"simulated (RngRun {i + 1})", r) for i, r in enumerate(seed_runs)] or \
+        [("simulated", a)]
+    for name, run in named + [(opts.mode, b)]:
         if run["rc"] != 0:
             problems.append(_failure(name, run))
     if b.get("emulated") is False and not problems:
         problems.append("the emulated run created no fastpathd node: it ran simulated")
     if not problems:
         for stream in ("stdout", "stderr"):
-            c = compare_output(example_lines(a[stream]), example_lines(b[stream]))
+            if example.seeds:
+                c = compare_output_seeds([example_lines(r[stream]) for r in seed_runs],
+                                         example_lines(b[stream]))
+            else:
+                c = compare_output(example_lines(a[stream]), example_lines(b[stream]))
             res[f"{stream}_compare"] = c
             problems += [f"{stream}: {m}" for m in c["mismatches"][:3]]
         # The identification count must be FlowMonitor's, simulated: else the harness is wrong.
@@ -163,8 +190,12 @@ def check_example(example, opts, pc_path, fh):
             res["note"] = "the packet count differs from FlowMonitor simulated: " + \
                 "; ".join(same["problems"][:2])
         for key, what in (("flows", "FlowMonitor"), ("packets", "packets")):
-            f = compare_flows(a[key], b[key], example.random_loss)
-            res[key] = [_flow_row(r) for r in f["flows"]]
+            if example.seeds:
+                f = compare_flows_seeds([r[key] for r in seed_runs], b[key],
+                                        example.exchangeable)
+            else:
+                f = compare_flows(a[key], b[key], example.random_loss)
+                res[key] = [_flow_row(r) for r in f["flows"]]
             problems += [f"{what}: " + p for p in f["problems"][:3]]
         if not a["flows"]:
             res["note"] = "the example sends no TCP or UDP packet (no flow)"

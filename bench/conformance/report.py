@@ -9,6 +9,10 @@ def _pair(row, key):
     b = other.get("totals") or {}
     if not a and not b:
         return ""
+    seeds = [(s.get("totals") or {}).get(key) for s in row.get("seeds", ())]
+    if seeds and None not in seeds:
+        # Compared with the spread of simulated seeds: their range.
+        return f"{min(seeds)}–{max(seeds)} / {b.get(key, '—')}"
     return f"{a.get(key, '—')} / {b.get(key, '—')}"
 
 

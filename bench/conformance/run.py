@@ -49,8 +49,9 @@ def run_example(exe, args, rundir, env_extra, timeout_s, fpd=None):
     if fpd is not None:
         # The documented switch as ns-3 global values from the environment: it also reaches
         # an example that never parses its command line (cobalt-vs-codel).
-        env_extra["NS_GLOBAL_VALUE"] = \
-            f"FastPathEmulation=1;FastPathSocket={fpd.sock};FastPathTag={TAG}"
+        switch = f"FastPathEmulation=1;FastPathSocket={fpd.sock};FastPathTag={TAG}"
+        env_extra["NS_GLOBAL_VALUE"] = ";".join(
+            v for v in (env_extra.get("NS_GLOBAL_VALUE"), switch) if v)
         argv = ["ip", "netns", "exec", fpd.ns, "setpriv", "--reuid=nobody", "--regid=nogroup",
                 "--clear-groups"] + argv
         for d, _, files in os.walk(rundir):

@@ -2,6 +2,7 @@
 #include "fast-path-forwarded-queue.h"
 
 #include "fast-path-forwarded-red.h"
+#include "fast-path-queue-disc-attributes.h"
 
 #include "ns3/boolean.h"
 #include "ns3/cobalt-queue-disc.h"
@@ -32,17 +33,6 @@ namespace
 std::map<const NetDevice*, std::string> g_bypassed;
 std::set<const NetDevice*> g_noted;
 
-/// ns-3's time attribute `name` of `qd` in ns; Time::Max (CoDel's "never") as 0.
-uint64_t
-TimeAttribute(Ptr<QueueDisc> qd, const std::string& name)
-{
-    TimeValue v;
-    qd->GetAttribute(name, v);
-    const Time t = v.Get();
-    return t >= Seconds(60) || t.IsNegative() ? (name == "CeThreshold" ? 0 : 60000000000ull)
-                                              : uint64_t(t.GetNanoSeconds());
-}
-
 /// A CoDel or COBALT queue disc as the link's queue discipline, its attributes mirrored
 /// (the ones both have; COBALT's BLUE besides). False: an attribute fastpathd does not
 /// model is set (COBALT's initial Pdrop, UseL4s).
@@ -52,39 +42,28 @@ MirrorAqm(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
     const bool cobalt = DynamicCast<CobaltQueueDisc>(qd) != nullptr;
     if (cobalt)
     {
-        DoubleValue pdrop;
         BooleanValue l4s(false);
-        qd->GetAttribute("Pdrop", pdrop);
         qd->GetAttributeFailSafe("UseL4s", l4s);
-        if (pdrop.Get() != 0 || l4s.Get())
+        if (QueueDiscDouble(qd, "Pdrop") != 0 || l4s.Get())
         {
             return false;
         }
-        DoubleValue inc;
-        DoubleValue dec;
-        qd->GetAttribute("Increment", inc);
-        qd->GetAttribute("Decrement", dec);
-        p.aqm_blue_increment = inc.Get();
-        p.aqm_blue_decrement = dec.Get();
-        p.aqm_blue_threshold_ns = TimeAttribute(qd, "BlueThreshold");
+        p.aqm_blue_increment = QueueDiscDouble(qd, "Increment");
+        p.aqm_blue_decrement = QueueDiscDouble(qd, "Decrement");
+        p.aqm_blue_threshold_ns = QueueDiscAqmTime(qd, "BlueThreshold");
     }
     p.aqm = cobalt ? fastpath::LinkParams::Aqm::kCobalt : fastpath::LinkParams::Aqm::kCoDel;
-    const QueueSize max = qd->GetMaxSize();
-    const bool packets = max.GetUnit() == QueueSizeUnit::PACKETS;
-    p.aqm_limit_packets = packets ? max.GetValue() : 0;
-    p.aqm_limit_bytes = packets ? 0 : max.GetValue();
-    p.aqm_target_ns = TimeAttribute(qd, "Target");
-    p.aqm_interval_ns = TimeAttribute(qd, "Interval");
-    p.aqm_ce_threshold_ns = TimeAttribute(qd, "CeThreshold");
+    MirrorQueueDiscLimit(qd, p);
+    p.aqm_target_ns = QueueDiscAqmTime(qd, "Target");
+    p.aqm_interval_ns = QueueDiscAqmTime(qd, "Interval");
+    p.aqm_ce_threshold_ns = QueueDiscAqmTime(qd, "CeThreshold");
     if (!cobalt)
     {
         UintegerValue minBytes;
         qd->GetAttribute("MinBytes", minBytes);
         p.aqm_min_bytes = uint32_t(minBytes.Get());
     }
-    BooleanValue ecn;
-    qd->GetAttribute("UseEcn", ecn);
-    p.aqm_ecn = ecn.Get();
+    p.aqm_ecn = QueueDiscBool(qd, "UseEcn");
     return true;
 }
 
@@ -103,20 +82,15 @@ MirrorFqCoDel(Ptr<FqCoDelQueueDisc> qd, Ptr<NetDevice> device, fastpath::LinkPar
         return false;
     }
     p.aqm = fastpath::LinkParams::Aqm::kFqCoDel;
-    const QueueSize max = qd->GetMaxSize();
-    const bool packets = max.GetUnit() == QueueSizeUnit::PACKETS;
-    p.aqm_limit_packets = packets ? max.GetValue() : 0;
-    p.aqm_limit_bytes = packets ? 0 : max.GetValue();
+    MirrorQueueDiscLimit(qd, p);
     StringValue target;
     StringValue interval;
     qd->GetAttribute("Target", target);
     qd->GetAttribute("Interval", interval);
     p.aqm_target_ns = uint64_t(Time(target.Get()).GetNanoSeconds());
     p.aqm_interval_ns = uint64_t(Time(interval.Get()).GetNanoSeconds());
-    p.aqm_ce_threshold_ns = TimeAttribute(qd, "CeThreshold");
-    BooleanValue ecn;
-    qd->GetAttribute("UseEcn", ecn);
-    p.aqm_ecn = ecn.Get();
+    p.aqm_ce_threshold_ns = QueueDiscAqmTime(qd, "CeThreshold");
+    p.aqm_ecn = QueueDiscBool(qd, "UseEcn");
     UintegerValue minBytes;
     CreateObject<CoDelQueueDisc>()->GetAttribute("MinBytes", minBytes);
     p.aqm_min_bytes = uint32_t(minBytes.Get());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-path-forwarded-red.h"
 
+#include "fast-path-queue-disc-attributes.h"
+
 #include "fastpath/control_types.h"
 #include "fastpath/ctrl/client.h"
 #include "ns3/boolean.h"
@@ -23,31 +25,6 @@ namespace ns3
 
 namespace
 {
-
-double
-Double(Ptr<QueueDisc> qd, const char* name)
-{
-    DoubleValue v;
-    qd->GetAttribute(name, v);
-    return v.Get();
-}
-
-bool
-Bool(Ptr<QueueDisc> qd, const char* name)
-{
-    BooleanValue v;
-    qd->GetAttribute(name, v);
-    return v.Get();
-}
-
-uint64_t
-Nanoseconds(Ptr<QueueDisc> qd, const char* name)
-{
-    TimeValue v;
-    qd->GetAttribute(name, v);
-    const Time t = v.Get();
-    return t.IsNegative() ? 0 : uint64_t(t.GetNanoSeconds());
-}
 
 /// The Ethernet header a frame carries and a queue disc item does not.
 constexpr uint64_t kEthernetHeader = 14;
@@ -151,41 +128,38 @@ MirrorRedQueueDisc(Ptr<QueueDisc> qd, fastpath::LinkParams& p)
     }
     fastpath::LinkParams::Red& r = p.red;
     p.aqm = fastpath::LinkParams::Aqm::kRed;
-    const QueueSize max = qd->GetMaxSize();
-    const bool packets = max.GetUnit() == QueueSizeUnit::PACKETS;
-    p.aqm_limit_packets = packets ? max.GetValue() : 0;
-    p.aqm_limit_bytes = packets ? 0 : max.GetValue();
-    p.aqm_ecn = Bool(qd, "UseEcn");
-    r.min_th = Double(qd, "MinTh");
-    r.max_th = Double(qd, "MaxTh");
-    r.qw = Double(qd, "QW");
-    r.l_interm = Double(qd, "LInterm");
-    r.gentle = Bool(qd, "Gentle");
+    MirrorQueueDiscLimit(qd, p);
+    p.aqm_ecn = QueueDiscBool(qd, "UseEcn");
+    r.min_th = QueueDiscDouble(qd, "MinTh");
+    r.max_th = QueueDiscDouble(qd, "MaxTh");
+    r.qw = QueueDiscDouble(qd, "QW");
+    r.l_interm = QueueDiscDouble(qd, "LInterm");
+    r.gentle = QueueDiscBool(qd, "Gentle");
     UintegerValue mean;
     qd->GetAttribute("MeanPktSize", mean);
     r.mean_pkt_size = uint32_t(mean.Get());
-    r.wait = Bool(qd, "Wait");
-    r.hard_drop = Bool(qd, "UseHardDrop");
-    r.ns1_compat = Bool(qd, "Ns1Compat");
-    r.ared = Bool(qd, "ARED");
-    r.adapt_max_p = Bool(qd, "AdaptMaxP");
-    r.interval_ns = Nanoseconds(qd, "Interval");
-    r.target_ns = Nanoseconds(qd, "TargetDelay");
+    r.wait = QueueDiscBool(qd, "Wait");
+    r.hard_drop = QueueDiscBool(qd, "UseHardDrop");
+    r.ns1_compat = QueueDiscBool(qd, "Ns1Compat");
+    r.ared = QueueDiscBool(qd, "ARED");
+    r.adapt_max_p = QueueDiscBool(qd, "AdaptMaxP");
+    r.interval_ns = QueueDiscNanoseconds(qd, "Interval");
+    r.target_ns = QueueDiscNanoseconds(qd, "TargetDelay");
     // Alpha, Beta, FengAlpha and FengBeta are set-only attributes: their getters read them.
     r.alpha = red->GetAredAlpha();
     r.beta = red->GetAredBeta();
-    r.top = Double(qd, "Top");
-    r.bottom = Double(qd, "Bottom");
-    r.last_set_ns = Nanoseconds(qd, "LastSet");
-    r.rtt_ns = Nanoseconds(qd, "Rtt");
-    r.feng = Bool(qd, "FengAdaptive");
+    r.top = QueueDiscDouble(qd, "Top");
+    r.bottom = QueueDiscDouble(qd, "Bottom");
+    r.last_set_ns = QueueDiscNanoseconds(qd, "LastSet");
+    r.rtt_ns = QueueDiscNanoseconds(qd, "Rtt");
+    r.feng = QueueDiscBool(qd, "FengAdaptive");
     r.feng_alpha = red->GetFengAdaptiveA();
     r.feng_beta = red->GetFengAdaptiveB();
-    r.nonlinear = Bool(qd, "NLRED");
+    r.nonlinear = QueueDiscBool(qd, "NLRED");
     DataRateValue rate;
     qd->GetAttribute("LinkBandwidth", rate);
     r.link_bps = rate.Get().GetBitRate();
-    r.link_delay_ns = Nanoseconds(qd, "LinkDelay");
+    r.link_delay_ns = QueueDiscNanoseconds(qd, "LinkDelay");
     return true;
 }
 

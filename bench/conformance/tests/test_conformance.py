@@ -147,3 +147,109 @@ def test_the_tag_free_count_is_compared_on_tcp_and_udp():
     flows = {K: 1, (1, "10.1.1.1", 0, "10.1.1.2", 0): 2, (6, "a", 1, "b", 2): 3}
     assert set(conformance.tcp_udp(flows)) == {K, (6, "a", 1, "b", 2)}
     assert conformance.tcp_udp(None) is None
+
+
+# Comparison with the spread of simulated seeds (seeds.py).
+import seeds  # noqa: E402
+
+
+def test_prediction_interval_is_the_strict_rule_when_the_seeds_agree():
+    # Zero spread: exactly the deterministic tolerance (2 % of a count).
+    assert seeds.prediction_interval([1000] * 5, "count") == (980.0, 1020.0)
+    assert seeds.within([1000] * 5, 1019, "count")
+    assert not seeds.within([1000] * 5, 1021, "count")
+    # A time: 5 % + 0.5 ms around the mean.
+    assert seeds.within([10.0] * 5, 11.0, "ms") and not seeds.within([10.0] * 5, 11.01, "ms")
+
+
+def test_prediction_interval_widens_with_the_seeds_spread():
+    ref = [442, 461, 397, 430, 415]  # a RED queue disc's drops over five seeds
+    lo, hi = seeds.prediction_interval(ref, "count")
+    # mean 429, s 24.57, t(0.995, 4) = 4.604, sqrt(1 + 1/5): 123.9 wide, plus 2 % of 429
+    assert 296 < lo < 297 and 561 < hi < 562
+    assert seeds.within(ref, 411, "count") and seeds.within(ref, 520, "count")
+    assert not seeds.within(ref, 600, "count") and not seeds.within(ref, 250, "count")
+    assert seeds.t_995(100) == seeds.T_995[-1]
+
+
+SUMMARY = "Packets/Bytes dropped: {} / {}"
+
+
+def _summary(drops, marked=0):
+    return ["*** Stats ***", SUMMARY.format(drops, drops * 588),
+            f"Packets/Bytes marked: {marked} / {marked * 588}"]
+
+
+def test_summary_lines_pass_within_the_seeds_and_fail_outside():
+    runs = [_summary(d) for d in (442, 461, 397, 430, 415)]
+    assert seeds.compare_output_seeds(runs, _summary(411))["ok"]
+    far = seeds.compare_output_seeds(runs, _summary(650))
+    assert not far["ok"] and "Packets/Bytes dropped" in far["mismatches"][0]
+    # a value the seeds do not vary keeps the strict rule: 0 marked in every seed
+    marked = seeds.compare_output_seeds(runs, _summary(430, marked=3))
+    assert not marked["ok"] and "marked" in marked["mismatches"][0]
+    # a line no seed prints
+    assert not seeds.compare_output_seeds(runs, _summary(430) + ["Aborted"])["ok"]
+
+
+def _trace(delays_ms):
+    return [f"TraceDelay: RX 390 bytes from 10.1.1.1 Sequence Number: {i} Uid: {i} "
+            f"Delay: +{d * 1e6:g}ns" for i, d in enumerate(delays_ms)]
+
+
+def test_trace_lines_are_compared_by_their_distribution_not_line_by_line():
+    base = [1.0 + (i % 10) * 0.3 for i in range(100)]  # 1.0 .. 3.7 ms
+    runs = [_trace(base[s:] + base[:s]) for s in range(5)]  # the same delays, re-ordered
+    # Every line differs from its counterpart by up to 2.7 ms, the distribution is the same.
+    shuffled = _trace(list(reversed(base)))
+    assert seeds.compare_output_seeds(runs, shuffled)["ok"]
+    # The same lines 1.5 ms later each: the distribution moved.
+    late = seeds.compare_output_seeds(runs, _trace([d + 1.5 for d in base]))
+    assert not late["ok"] and "of the 100 lines like: TraceDelay" in late["mismatches"][0]
+    # A tail of slow packets: the 90th percentile moves, the median does not.
+    tail = seeds.compare_output_seeds(runs, _trace(sorted(base)[:85] + [9.0] * 15))
+    assert not tail["ok"] and tail["mismatches"][0].startswith(("mean", "p90"))
+    # Lost lines count as lines: 90 against 100 in every seed.
+    assert not seeds.compare_output_seeds(runs, _trace(base[:90]))["ok"]
+
+
+def test_flows_against_the_seeds():
+    ref = [{K: _flow(1000, rx, d)} for rx, d in ((456, 340), (424, 345), (470, 338),
+                                                (440, 350), (430, 342))]
+    assert seeds.compare_flows_seeds(ref, {K: _flow(1000, 450, 346)})["ok"]
+    few = seeds.compare_flows_seeds(ref, {K: _flow(1000, 300, 346)})
+    assert not few["ok"] and "rx_packets" in few["problems"][0]
+    slow = seeds.compare_flows_seeds(ref, {K: _flow(1000, 450, 400)})
+    assert not slow["ok"] and "delay" in slow["problems"][0]
+    assert "in every seed" in seeds.compare_flows_seeds(ref, {})["problems"][0]
+    other = (6, "10.1.9.1", 1, "10.1.1.2", 2)
+    extra = seeds.compare_flows_seeds(ref, {K: _flow(1000, 450, 346), other: _flow(5, 5, 1)})
+    assert not extra["ok"] and "in no seed" in extra["problems"][0]
+    assert not seeds.compare_flows_seeds(ref + [None], {K: _flow(1000, 450, 346)})["ok"]
+
+
+def test_only_examples_with_unshared_random_draws_use_the_seeds():
+    with_seeds = {e.name for e in corpus.CORPUS if e.seeds}
+    assert with_seeds == {"traffic-control/red-vs-fengadaptive", "traffic-control/red-vs-nlred",
+                          "traffic-control/cobalt-vs-codel",
+                          "udp-client-server/udp-trace-client-server"}
+    assert all("draws" in e.seeds for e in corpus.CORPUS if e.seeds)
+
+
+def test_exchangeable_flows_are_compared_pooled_not_by_name():
+    def run(shares):
+        return {(6, f"10.1.{i}.1", 5001, f"10.2.{i}.1", 49153): _flow(1000, rx, 300)
+                for i, rx in enumerate(shares)}
+    ref = [run([584, 456, 430, 369, 243]), run([247, 889, 356, 355, 226]),
+           run([626, 201, 588, 512, 385]), run([275, 437, 732, 338, 332]),
+           run([269, 469, 367, 723, 342])]
+    # The favoured flow moves from seed to seed: by name, the same spread fails a flow.
+    moved = run([280, 300, 350, 390, 850])
+    assert not seeds.compare_flows_seeds(ref, moved)["ok"]
+    assert seeds.compare_flows_seeds(ref, moved, exchangeable=True)["ok"], \
+        seeds.compare_flows_seeds(ref, moved, exchangeable=True)["problems"]
+    # Pooled, the sum and the extremes still count: one flow starved fails.
+    starved = run([700, 500, 450, 400, 40])
+    bad = seeds.compare_flows_seeds(ref, starved, exchangeable=True)
+    assert not bad["ok"] and "smallest" in bad["problems"][0]
+    assert seeds.service((6, "10.1.0.1", 5001, "10.2.0.1", 49153)) == (6, 5001, False)

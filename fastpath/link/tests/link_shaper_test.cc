@@ -242,9 +242,10 @@ TEST(LinkShaper, AFrameAdmittedBehindOneSentAfterItKeepsItsModelArrivalAsItsStam
       EXPECT_EQ(f[1].addr, 2u << 12) << "A behind B (FIFO)";
       EXPECT_EQ(f[1].due, 1900 * kUs + frame_tx + 500 * kUs) << "A's stamp: its model arrival";
       EXPECT_GT(at[1], f[1].due) << "released after B: late by the wait behind it";
-      if (rate && shared)
+      if (rate && shared) {
         EXPECT_GE(at[1], 2 * kMs + frame_tx + 500 * kUs + frame_tx + 500 * kUs)
             << "carrier sense: A starts once B has propagated";
+      }
       EXPECT_EQ(f[2].addr, 3u << 12);
       EXPECT_EQ(f[2].due, at[2]) << "C, in send order, as scheduled";
       EXPECT_EQ(f[2].due, 5 * kMs + frame_tx + 500 * kUs);

@@ -50,8 +50,9 @@ class WorkerTimedTest : public WorkerLinksTest {
   // which the worker counts as not early. Returns whether it came ahead.
   bool expectAheadIfAPassRanInItsLead(uint64_t at, uint64_t stamp, uint64_t lead,
                                       uint64_t from = 0) {
-    if (passWithin(std::max(from, stamp - lead), stamp))
+    if (passWithin(std::max(from, stamp - lead), stamp)) {
       EXPECT_LT(at, stamp) << "a pass ran inside its lead: handed over ahead of its arrival";
+    }
     EXPECT_GE(at, stamp - lead) << "never more than the lead ahead";
     return at < stamp;
   }
@@ -304,9 +305,10 @@ TEST_F(WorkerTimedTest, AWaitingHeadFrameIsClassifiedOnceAndItsVerdictCarried) {
   EXPECT_GT(passes, 10);
   EXPECT_EQ(worker_->timedRelease().watched(), 1u);
   EXPECT_EQ(worker_->timedRelease().classified(), 1u) << "once, not once per pass";
-  if (toControl(linkPort(0, 1)))  // a pass that ran on into the lead may have handed it
+  if (toControl(linkPort(0, 1))) {  // a pass that ran on into the lead may have handed it
     EXPECT_GE(channels_[0]->to_client_ns.load(), sent + p.delay_ns - kLead)
         << "not before the lead";
+  }
   const std::vector<Got> got = readTimed(fd, 1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].stamp, sent + p.delay_ns);
@@ -364,8 +366,9 @@ TEST_F(WorkerTimedTest, ASegmentMemberWithATimedClientTakesItsControlFramesAhead
   const bool first_ahead = expectAheadIfAPassRanInItsLead(got[0].at, got[0].stamp, kLead);
   {
     const uint64_t p1_rx = worker_->portCounters(p[1]).rx_packets.get();
-    if (monotonicNs() < t1 + params.delay_ns)  // read before the arrival
+    if (monotonicNs() < t1 + params.delay_ns) {  // read before the arrival
       EXPECT_EQ(p1_rx, 0u) << "p1 waits for the arrival";
+    }
   }
   EXPECT_TRUE(pollPast(t1 + params.delay_ns + 2000000,
                        [&] { return worker_->portCounters(p[1]).rx_packets.get() > 0; }))

@@ -211,11 +211,21 @@ LinkShaper::Admit LinkShaper::admit(uint64_t now, uint64_t addr, uint32_t len, u
     now = o.dequeue;
     advanceQueue(now);  // the device queue as the frame finds it then
   }
-  return place(p, now, sent, addr, len, from, marked);
+  return place(p, now, sent, addr, len, from, marked, true);
 }
 
 LinkShaper::Admit LinkShaper::place(const LinkParams& p, uint64_t now, uint64_t sent,
-                                    uint64_t addr, uint32_t len, uint32_t from, bool marked) {
+                                    uint64_t addr, uint32_t len, uint32_t from, bool marked,
+                                    bool in_send_order) {
+  // Sent before a frame admitted already (another sender's frame reached the worker first):
+  // the model has this one on the link first, but the other's times are given (it may be on
+  // its way to its receiver already). It takes the link after the other, as carrier sense
+  // and backoff have it, and its stamp (`due`) stays what the model gives it — the link as
+  // it was before the other frame, without the backoff it may have drawn there (a lower
+  // bound) — so the wait behind the other frame is lateness, counted where it is handed on.
+  const bool behind = in_send_order && sent < max_sent_;
+  const uint64_t busy_before = busy_until_;
+  uint64_t model_start = now;
   uint64_t tx_start = now, tx_end = now;
   if (p.rate_bps) {
     if (busy_until_ > now) {
@@ -251,20 +261,28 @@ LinkShaper::Admit LinkShaper::place(const LinkParams& p, uint64_t now, uint64_t 
     // state): a sender's back-to-back frames are spaced by transmission time + delay.
     busy_until_ = tx_end + (medium_ == Medium::kShared ? p.delay_ns : 0);
     last_tx_end_ = tx_end;
-    counters.sojourn.add(tx_start - sent);
+    model_start = behind ? std::min(tx_start, std::max(now, busy_before_max_)) : tx_start;
+    counters.sojourn.add(model_start - sent);
+  }
+  if (in_send_order && !behind) {
+    max_sent_ = sent;
+    busy_before_max_ = busy_before;
   }
   uint64_t arrival = tx_end + p.delay_ns;
   if (p.jitter_ns) {
     const int64_t j = int64_t(jitter());
     arrival = (j < 0 && uint64_t(-j) > p.delay_ns) ? tx_end : uint64_t(int64_t(arrival) + j);
   }
+  // Its model arrival: a frame behind one sent after it does not wait for that one.
+  const uint64_t model_arrival = arrival - (tx_start - model_start);
   if (p.reorder && p.jitter_ns) {
-    heap_.push_back(Entry{arrival, addr, len, from});
+    heap_.push_back(Entry{arrival, addr, len, from, model_arrival});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
   } else {
     // Without reordering a frame never arrives before the one sent ahead of it.
     arrival = std::max(arrival, last_arrival_);
-    fifo_[(fifo_head_ + fifo_n_++) % capacity_] = Entry{arrival, addr, len, from};
+    const uint64_t due = behind ? model_arrival : arrival;
+    fifo_[(fifo_head_ + fifo_n_++) % capacity_] = Entry{arrival, addr, len, from, due};
   }
   last_arrival_ = std::max(last_arrival_, arrival);
   // The worker is the counters' only writer: a plain add, not a locked read-modify-write.
@@ -303,7 +321,7 @@ uint32_t LinkShaper::release(uint64_t now, LinkFrame* out, uint64_t* arrival, ui
       e = heap_.back();
       heap_.pop_back();
     }
-    out[n] = LinkFrame{e.addr, e.len, e.from, e.arrival};
+    out[n] = LinkFrame{e.addr, e.len, e.from, e.due};
     arrival[n] = e.arrival;
     ++n;
   }
@@ -321,7 +339,7 @@ bool LinkShaper::peekNext(LinkFrame* out) const {
   const bool fifo =
       fifo_n_ && (heap_.empty() || fifo_[fifo_head_ % capacity_].arrival <= heap_.front().arrival);
   const Entry& e = fifo ? fifo_[fifo_head_ % capacity_] : heap_.front();
-  *out = LinkFrame{e.addr, e.len, e.from, e.arrival};
+  *out = LinkFrame{e.addr, e.len, e.from, e.due};
   return true;
 }
 
@@ -365,7 +383,7 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
   }
   if (!size()) {
     wait_head_ = wait_tail_ = wait_bytes_ = 0;
-    busy_until_ = last_arrival_ = last_tx_end_ = 0;
+    busy_until_ = last_arrival_ = last_tx_end_ = max_sent_ = busy_before_max_ = 0;
     aqm_.clear();
     fq_last_ = 0;
   }
@@ -376,6 +394,8 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
 void LinkShaper::moveFrom(LinkShaper& old) {
   busy_until_ = old.busy_until_;
   last_tx_end_ = old.last_tx_end_;
+  max_sent_ = old.max_sent_;
+  busy_before_max_ = old.busy_before_max_;
   backoff_rng_ = old.backoff_rng_;
   rate_rem_ = old.rate_rem_;
   last_arrival_ = old.last_arrival_;

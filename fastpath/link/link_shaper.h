@@ -184,10 +184,13 @@ class LinkShaper : public Retirable {
 
  private:
   struct Entry {
-    uint64_t arrival;
+    uint64_t arrival;  ///< when it leaves the emulation (the order of release)
     uint64_t addr;
     uint32_t len;
     uint32_t from;
+    /// Its model arrival (LinkFrame::due): `arrival`, or earlier for a frame that waited
+    /// behind one the model sends after it (place()).
+    uint64_t due;
   };
   struct Waiting {
     uint64_t tx_start;
@@ -197,8 +200,11 @@ class LinkShaper : public Retirable {
   uint64_t jitter();
   /// A frame on its way to the device queue at `now` (sent by the node at `sent`): the
   /// drop-tail limit, its transmission and arrival times.
+  /// `in_send_order`: the frames reach it in the order the model sends them (not through
+  /// FqCoDel, whose dequeues reorder them by design), so one sent before a frame admitted
+  /// already came late.
   Admit place(const LinkParams& p, uint64_t now, uint64_t sent, uint64_t addr, uint32_t len,
-              uint32_t from, bool marked);
+              uint32_t from, bool marked, bool in_send_order = false);
   // FqCoDel (fq_codel.h): the frame enters the discipline; the dequeues due by `upto`
   // (each when the device queue has room) place the frames they give.
   Admit admitFq(const LinkParams& p, uint64_t now, uint64_t addr, uint32_t len, uint32_t from,
@@ -220,6 +226,11 @@ class LinkShaper : public Retirable {
   uint64_t rate_rem_ = 0;
   uint64_t last_arrival_ = 0;
   uint64_t last_tx_end_ = 0;  // the previous frame's end of transmission
+  // The latest send time admitted, and when the link was busy until before that frame: a
+  // frame sent earlier that comes after it (its sender's way to the worker took longer)
+  // found the link in that state in the model.
+  uint64_t max_sent_ = 0;
+  uint64_t busy_before_max_ = 0;
   // Frames still waiting for the link (tx_start > now): FIFO, for the drop-tail limit.
   std::vector<Waiting> waiting_;
   uint64_t wait_head_ = 0, wait_tail_ = 0, wait_bytes_ = 0;

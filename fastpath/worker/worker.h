@@ -258,7 +258,7 @@ class Worker {
   /// before their arrival time and received there; and when the next of them may go
   /// (UINT64_MAX: none).
   uint32_t releaseEarly(uint64_t now);
-  uint64_t nextEarly();
+  uint64_t nextEarly(uint64_t now);
   /// When the model has this node send the frame at `addr` on: its arrival time if it is
   /// one of the link batch being processed that came out of an emulation, else 0 (now).
   /// process() hands a batch's frames on in batch order, so the search only moves forward.

@@ -221,8 +221,8 @@ void Worker::run() {
     // A frame a timed client may take early: woken for it (without spinning: the lead
     // covers the wake-up).
     if (links_) {
-      if (const uint64_t early = nextEarly(); early != ~0ull) {
-        if (!now) now = monotonicNs();
+      if (!now) now = monotonicNs();
+      if (const uint64_t early = nextEarly(now); early != ~0ull) {
         const uint64_t to_early = early > now ? early - now : 0;
         if (to_early < sleep_ns) {
           sleep_ns = to_early;

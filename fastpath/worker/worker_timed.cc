@@ -203,7 +203,7 @@ std::span<const PortId> TimedRelease::release(const LinkPortTable& t, uint64_t n
   return got_;
 }
 
-uint64_t TimedRelease::next(const LinkPortTable& t) {
+uint64_t TimedRelease::next(const LinkPortTable& t, uint64_t now) {
   uint64_t at = ~0ull;
   for (size_t i = 0; i < list_.size();) {
     Watch& w = list_[i];
@@ -215,6 +215,7 @@ uint64_t TimedRelease::next(const LinkPortTable& t) {
     }
     ++i;
     if (f.addr != w.addr) decide(t, w, f);
+    if (f.due <= now) continue;  // too late to go early: released at its time (takeDue)
     for (uint64_t pending = w.early & ~w.served; pending; pending &= pending - 1) {
       const int b = __builtin_ctzll(pending);
       const PortId p = ShaperKey::isSegment(w.key)
@@ -235,6 +236,8 @@ uint32_t Worker::releaseEarly(uint64_t now) {
   return work;
 }
 
-uint64_t Worker::nextEarly() { return timed_.watched() ? timed_.next(*links_) : ~0ull; }
+uint64_t Worker::nextEarly(uint64_t now) {
+  return timed_.watched() ? timed_.next(*links_, now) : ~0ull;
+}
 
 }  // namespace fastpath

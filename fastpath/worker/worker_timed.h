@@ -42,8 +42,10 @@ class TimedRelease {
   /// call); `handed`: the frames handed over.
   std::span<const PortId> release(const LinkPortTable& t, uint64_t now, uint32_t batch,
                                   uint32_t* handed);
-  /// When the next frame may be handed over early (UINT64_MAX: none held).
-  uint64_t next(const LinkPortTable& t);
+  /// When the next frame may be handed over early (UINT64_MAX: none held). A head frame
+  /// whose stamp is past `now` (it waited behind a frame sent after it: LinkShaper::place)
+  /// can no longer go early and leaves at its release time: no wake-up for it here.
+  uint64_t next(const LinkPortTable& t, uint64_t now);
   /// The frame at `addr` left emulation `key` at its arrival time: the members of a
   /// segment that got it early already (a bit per member index; 0: none).
   uint64_t left(uint32_t key, uint64_t addr);

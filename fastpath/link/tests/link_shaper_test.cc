@@ -196,6 +196,74 @@ TEST(LinkShaper, ASharedMediumStaysBusyForThePropagationDelayAsCsmaChannel) {
     }
 }
 
+// A shared medium's schedule follows the send stamps, not when frames were released: a
+// frame released long after its arrival time leaves the medium's model state as the model
+// has it, and the next sender's frame, sent after that frame's propagation ended, starts at
+// its own send time (no backoff, no wait), its stamp (`due`) its model arrival.
+TEST(LinkShaper, ALateReleaseDoesNotHoldTheSharedMediumForTheNextSender) {
+  const uint64_t tx = (142 + 4) * 8 * 1000000000ull / 100000000;  // 11.68 us
+  LinkShaper s(params(100000000, 500 * kUs, 100, 4), 1, 4096, LinkShaper::Medium::kShared);
+  ASSERT_EQ(s.admit(1 * kMs, 1 << 12, 142, 0), LinkShaper::Admit::kQueued);
+  LinkFrame f[4];
+  uint64_t at[4];
+  // Released 3 ms after its arrival (a worker that did not run).
+  ASSERT_EQ(s.release(1 * kMs + tx + 500 * kUs + 3 * kMs, f, at, 4), 1u);
+  EXPECT_EQ(f[0].due, 1 * kMs + tx + 500 * kUs);
+  // The other sender's frame, sent 0.6 ms after the first, once the medium was idle again.
+  ASSERT_EQ(s.admit(1 * kMs + 600 * kUs, 2 << 12, 142, 1), LinkShaper::Admit::kQueued);
+  ASSERT_TRUE(s.peekNext(&f[1]));
+  EXPECT_EQ(f[1].due, 1 * kMs + 600 * kUs + tx + 500 * kUs) << "its model arrival";
+  EXPECT_EQ(s.nextArrival(), f[1].due) << "and it leaves then";
+}
+
+// A frame sent before one admitted ahead of it (another sender's frame reached the worker
+// first): it takes the medium after that one, as carrier sense and backoff have it, but its
+// stamp is its model arrival — sent on an idle medium, it would have had it first — so the
+// wait is lateness wherever it is handed on, never a stamp that hides it. Frames in send
+// order keep stamps equal to their release times.
+TEST(LinkShaper, AFrameAdmittedBehindOneSentAfterItKeepsItsModelArrivalAsItsStamp) {
+  const uint64_t tx = (142 + 4) * 8 * 1000000000ull / 100000000;
+  for (auto medium : {LinkShaper::Medium::kShared, LinkShaper::Medium::kPointToPoint})
+    for (uint64_t rate : {uint64_t(100000000), uint64_t(0)}) {
+      const bool shared = medium == LinkShaper::Medium::kShared;
+      const uint64_t frame_tx = rate ? tx : 0;
+      LinkShaper s(params(rate, 500 * kUs, 100, 4), 1, 4096, medium);
+      // B (port 1) sent at 2 ms admitted first, A (port 0) sent at 1.9 ms after it.
+      ASSERT_EQ(s.admit(2 * kMs, 1 << 12, 142, 1), LinkShaper::Admit::kQueued);
+      ASSERT_EQ(s.admit(1900 * kUs, 2 << 12, 142, 0), LinkShaper::Admit::kQueued);
+      // C (port 1) sent at 5 ms, in send order after B: waits for nothing.
+      ASSERT_EQ(s.admit(5 * kMs, 3 << 12, 142, 1), LinkShaper::Admit::kQueued);
+      LinkFrame f[4];
+      uint64_t at[4];
+      ASSERT_EQ(s.release(~0ull, f, at, 4), 3u);
+      EXPECT_EQ(f[0].addr, 1u << 12);
+      EXPECT_EQ(f[0].due, 2 * kMs + frame_tx + 500 * kUs) << "B as admitted";
+      EXPECT_EQ(at[0], f[0].due);
+      EXPECT_EQ(f[1].addr, 2u << 12) << "A behind B (FIFO)";
+      EXPECT_EQ(f[1].due, 1900 * kUs + frame_tx + 500 * kUs) << "A's stamp: its model arrival";
+      EXPECT_GT(at[1], f[1].due) << "released after B: late by the wait behind it";
+      if (rate && shared) {
+        EXPECT_GE(at[1], 2 * kMs + frame_tx + 500 * kUs + frame_tx + 500 * kUs)
+            << "carrier sense: A starts once B has propagated";
+      }
+      EXPECT_EQ(f[2].addr, 3u << 12);
+      EXPECT_EQ(f[2].due, at[2]) << "C, in send order, as scheduled";
+      EXPECT_EQ(f[2].due, 5 * kMs + frame_tx + 500 * kUs);
+    }
+  // The medium as the model had it before B: a frame sent while an earlier one (in send
+  // order) still held it is stamped no earlier than that one's propagation end.
+  LinkShaper s(params(100000000, 500 * kUs, 100, 4), 1, 4096, LinkShaper::Medium::kShared);
+  ASSERT_EQ(s.admit(1 * kMs, 1 << 12, 142, 2), LinkShaper::Admit::kQueued);       // X
+  ASSERT_EQ(s.admit(2 * kMs, 2 << 12, 142, 1), LinkShaper::Admit::kQueued);       // B
+  ASSERT_EQ(s.admit(1 * kMs + 100 * kUs, 3 << 12, 142, 0), LinkShaper::Admit::kQueued);  // A
+  LinkFrame f[4];
+  uint64_t at[4];
+  ASSERT_EQ(s.release(~0ull, f, at, 4), 3u);
+  EXPECT_EQ(f[2].addr, 3u << 12);
+  EXPECT_GE(f[2].due, 1 * kMs + tx + 500 * kUs + tx + 500 * kUs) << "A waited for X";
+  EXPECT_LT(f[2].due, at[2]) << "but not for B";
+}
+
 TEST(LinkShaper, ASenderGivesAFrameUpAfterNs3sBackoffRetriesCountedApart) {
   // A medium busy for 2 s: even 1000 retries of the largest window (999 us each) end
   // within 1 s, so the device gives the frame up (CsmaNetDevice's TransmitAbort). Counted

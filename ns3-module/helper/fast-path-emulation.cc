@@ -248,6 +248,21 @@ FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device)
     return i < 0 || ipv4->IsUp(i);
 }
 
+bool
+FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device, InterfaceOf& where)
+{
+    if (where.index < 0)
+    {
+        where.ipv4 = node->GetObject<Ipv4>();
+        where.index = where.ipv4 ? where.ipv4->GetInterfaceForDevice(device) : -1;
+        if (where.index < 0)
+        {
+            return true;
+        }
+    }
+    return where.ipv4->IsUp(where.index);
+}
+
 void
 FastPathEmulation::SetQueueLimit(fastpath::LinkParams& p, Ptr<QueueBase> queue)
 {

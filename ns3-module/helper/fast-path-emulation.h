@@ -11,6 +11,7 @@
 #include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-trace-taps.h"
+#include "ns3/ipv4.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
@@ -177,6 +178,16 @@ class FastPathEmulation
     static double ReceiveLoss(Ptr<NetDevice> device);
     /// The IPv4 interface of `device` on `node` is up (or the device has none).
     static bool InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device);
+    /// Where InterfaceUp found a device's IPv4 interface: ns-3 never removes an interface
+    /// nor changes its index, so a follower asking every FastPathFollowInterval looks it up
+    /// once instead of each time.
+    struct InterfaceOf
+    {
+        Ptr<Ipv4> ipv4;
+        int32_t index = -1; //!< -1: not found yet, looked up again at the next call
+    };
+    /// InterfaceUp(node, device), the interface found kept in `where`.
+    static bool InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device, InterfaceOf& where);
     /// Sets `p`'s drop-tail limit to `queue`'s MaxSize (packets or bytes, the other 0).
     static void SetQueueLimit(fastpath::LinkParams& p, Ptr<QueueBase> queue);
     /// Deletes `names` in fastpathd with `del` (a warning for each refused), `kind` ("link",

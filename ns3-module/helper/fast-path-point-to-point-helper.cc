@@ -78,6 +78,7 @@ struct P2pLink
     fastpath::LinkParams appliedAToB, appliedBToA;
     bool pushed = false;
     bool upA = true, upB = true; //!< ns-3's interfaces, as last seen
+    FastPathEmulation::InterfaceOf ifA, ifB; //!< where those interfaces are
 };
 
 /// The links one simulation created in fastpathd (the nodes, the connection and the
@@ -238,25 +239,26 @@ P2pLinks::PushState(P2pLink& l)
     // and receives nothing); the other end and
     // the channel keep their state, as in ns-3. Each end is set by the process of its node
     // (a link between two hosts: its host's end, on its host's fastpathd).
-    const bool cross = emulation->IsCrossHostLink(l.name);
     bool changed = false;
     struct End
     {
         Ptr<Node> node;
         Ptr<NetDevice> device;
         bool* seen;
+        FastPathEmulation::InterfaceOf* where;
     };
-    for (const End& e : {End{l.a, l.devA, &l.upA}, End{l.b, l.devB, &l.upB}})
+    for (const End& e : {End{l.a, l.devA, &l.upA, &l.ifA}, End{l.b, l.devB, &l.upB, &l.ifB}})
     {
         if (!emulation->IsLocal(e.node))
         {
             continue;
         }
-        const bool up = FastPathEmulation::InterfaceUp(e.node, e.device);
+        const bool up = FastPathEmulation::InterfaceUp(e.node, e.device, *e.where);
         if (up == *e.seen)
         {
             continue;
         }
+        const bool cross = emulation->IsCrossHostLink(l.name);
         const std::string node = emulation->FindNode(e.node);
         auto st = cross ? emulation->Client().setLinkState(l.name, up)
                         : emulation->Client().setLinkState(l.name, up, node);

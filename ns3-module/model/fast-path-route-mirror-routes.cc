@@ -135,16 +135,9 @@ FastPathRouteMirror::AddIpv4Routes(FastPathTable& table) const
     {
         if (auto olsrp = DynamicCast<olsr::RoutingProtocol>(p))
         {
-            for (const auto& e : olsrp->GetRoutingTableEntries())
+            for (const auto& r : OlsrRoutes(olsrp))
             {
-                fastpath::IpAddress dest = ToFastPath(e.destAddr);
-                auto port = PortOfInterface(e.interface);
-                if (!port || Skippable(dest, 32))
-                {
-                    continue;
-                }
-                table.AddIfAbsent(
-                    MakeRoute(dest, 32, ToFastPath(e.nextAddr), *port, e.distance));
+                table.AddIfAbsent(r);
             }
         }
         else if (auto st = DynamicCast<Ipv4StaticRouting>(p))
@@ -162,6 +155,39 @@ FastPathRouteMirror::AddIpv4Routes(FastPathTable& table) const
             }
         }
     }
+}
+
+const std::vector<fastpath::Route>&
+FastPathRouteMirror::OlsrRoutes(Ptr<olsr::RoutingProtocol> olsrp) const
+{
+    // A protocol whose trace this mirror does not hear (a mirror not started, a protocol
+    // added after Start) is read every time.
+    const bool watched = m_olsrWatched.count(olsrp) > 0;
+    if (watched)
+    {
+        auto it = m_olsrRoutes.find(olsrp);
+        if (it != m_olsrRoutes.end())
+        {
+            return it->second;
+        }
+    }
+    std::vector<fastpath::Route> routes;
+    for (const auto& e : olsrp->GetRoutingTableEntries())
+    {
+        fastpath::IpAddress dest = ToFastPath(e.destAddr);
+        auto port = PortOfInterface(e.interface);
+        if (!port || Skippable(dest, 32))
+        {
+            continue;
+        }
+        routes.push_back(MakeRoute(dest, 32, ToFastPath(e.nextAddr), *port, e.distance));
+    }
+    if (!watched)
+    {
+        m_olsrUnwatched = std::move(routes);
+        return m_olsrUnwatched;
+    }
+    return m_olsrRoutes[olsrp] = std::move(routes);
 }
 
 void

@@ -118,6 +118,8 @@ FastPathRouteMirror::DoDispose()
     m_ipv4 = nullptr;
     m_ipv6 = nullptr;
     m_ports.clear();
+    m_olsrRoutes.clear();
+    m_olsrWatched.clear();
     m_sink = nullptr;
     Object::DoDispose();
 }
@@ -138,6 +140,7 @@ void
 FastPathRouteMirror::AddPort(Ptr<NetDevice> device, fastpath::PortId port)
 {
     m_ports[device] = port;
+    m_olsrRoutes.clear(); // an OLSR route on this device's interface is mirrored from now on
 }
 
 void
@@ -307,7 +310,7 @@ FastPathRouteMirror::Start()
     // Hook every protocol that reports table changes.
     for (auto& p : fastpathmirror::Ipv4Protocols(m_ipv4))
     {
-        if (DynamicCast<olsr::RoutingProtocol>(p))
+        if (DynamicCast<olsr::RoutingProtocol>(p) && m_olsrWatched.insert(p).second)
         {
             p->TraceConnectWithoutContext(
                 "RoutingTableChanged",
@@ -393,6 +396,7 @@ void
 FastPathRouteMirror::OnRoutingTableChanged(uint32_t size)
 {
     NS_LOG_FUNCTION(this << size);
+    m_olsrRoutes.clear();
     Revalidate();
     ScheduleSync();
 }
@@ -447,8 +451,8 @@ FastPathRouteMirror::SyncNow()
     update.sequence = ++m_sequence;
     update.decided = m_haveDecision ? m_firstDecision : std::chrono::steady_clock::now();
     m_haveDecision = false;
-    m_sentRoutes = desired;
-    m_sentNeighbours = neighbours;
+    m_sentRoutes = std::move(desired);
+    m_sentNeighbours = std::move(neighbours);
     NS_LOG_INFO("update " << update.sequence << ": +" << update.routes.add.size() << " -"
                           << update.routes.remove.size() << " routes, +"
                           << update.neighboursAdd.size() << " -"

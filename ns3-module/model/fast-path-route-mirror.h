@@ -27,6 +27,11 @@
 namespace ns3
 {
 
+namespace olsr
+{
+class RoutingProtocol;
+}
+
 /**
  * \ingroup fastpath
  * \brief One change for fastpathd: a route diff and neighbour changes, applied in order.
@@ -200,6 +205,8 @@ class FastPathRouteMirror : public Object
     void AddIpv4Neighbours(FastPathNeighbours& out) const;
     void AddIpv6Neighbours(FastPathNeighbours& out) const;
     void AddIpv4Routes(FastPathTable& table) const;
+    /// The routes an OLSR protocol's table gives (from m_olsrRoutes while still valid).
+    const std::vector<fastpath::Route>& OlsrRoutes(Ptr<olsr::RoutingProtocol> olsrp) const;
     void AddIpv6Routes(FastPathTable& table) const;
     void NoteDecision();
 
@@ -238,6 +245,15 @@ class FastPathRouteMirror : public Object
 
     FastPathTable m_sentRoutes;
     FastPathNeighbours m_sentNeighbours;
+    /// OLSR protocols whose RoutingTableChanged this mirror listens to: their tables change
+    /// only with that trace (OLSR rebuilds its table in RoutingTableComputation and fires it
+    /// at the end), so their routes are read again only after it fired.
+    std::set<Ptr<Object>> m_olsrWatched;
+    /// The routes read from each watched OLSR protocol (in its table's order, Skippable ones
+    /// and those on unmapped interfaces left out), until its trace fires or a port is added.
+    /// Mutable: a cache of what ComputeExactRoutes reads, not state of its own.
+    mutable std::map<Ptr<Object>, std::vector<fastpath::Route>> m_olsrRoutes;
+    mutable std::vector<fastpath::Route> m_olsrUnwatched; //!< an unwatched protocol's, read now
     /// Resolve-on-miss entries: key of the /32 or /128 destination -> route.
     std::map<FastPathTable::Key, fastpath::Route> m_resolved;
     /// Where the next periodic revalidation continues (it checks at most

@@ -87,12 +87,13 @@ FastPathTable::Add(const fastpath::Route& route)
 bool
 FastPathTable::AddIfAbsent(const fastpath::Route& route)
 {
-    if (m_routes.count(KeyOf(route.prefix)))
+    Key key = KeyOf(route.prefix);
+    auto [it, added] = m_routes.try_emplace(key, route);
+    if (added)
     {
-        return false;
+        it->second.prefix.address.bytes = std::get<1>(key);
     }
-    Add(route);
-    return true;
+    return added;
 }
 
 void
@@ -188,25 +189,49 @@ FastPathTable::Find(Ipv6Address network, uint8_t length) const
     return it == m_routes.end() ? nullptr : &it->second;
 }
 
+/// Walks two maps of the same key type in key order at once (both are sorted by the same
+/// comparison): `onlyFrom` for a key only `from` has, `onlyTo` for one only `to` has, `both`
+/// for one they share. One pass, no lookups: the route mirror diffs whole tables on every
+/// routing change and every poll.
+template <class Map, class OnlyFrom, class OnlyTo, class Both>
+static void
+MergeWalk(const Map& from, const Map& to, OnlyFrom onlyFrom, OnlyTo onlyTo, Both both)
+{
+    auto less = from.key_comp();
+    auto f = from.begin();
+    auto t = to.begin();
+    while (f != from.end() || t != to.end())
+    {
+        if (t == to.end() || (f != from.end() && less(f->first, t->first)))
+        {
+            onlyFrom((f++)->second);
+        }
+        else if (f == from.end() || less(t->first, f->first))
+        {
+            onlyTo((t++)->second);
+        }
+        else
+        {
+            both((f++)->second, (t++)->second);
+        }
+    }
+}
+
 fastpath::RouteBatch
 FastPathTable::Diff(const FastPathTable& from, const FastPathTable& to)
 {
     fastpath::RouteBatch batch;
-    for (const auto& kv : from.m_routes)
-    {
-        if (!to.m_routes.count(kv.first))
-        {
-            batch.remove.push_back(kv.second.prefix);
-        }
-    }
-    for (const auto& kv : to.m_routes)
-    {
-        auto it = from.m_routes.find(kv.first);
-        if (it == from.m_routes.end() || !SameRoute(it->second, kv.second))
-        {
-            batch.add.push_back(kv.second);
-        }
-    }
+    MergeWalk(
+        from.m_routes,
+        to.m_routes,
+        [&](const fastpath::Route& gone) { batch.remove.push_back(gone.prefix); },
+        [&](const fastpath::Route& added) { batch.add.push_back(added); },
+        [&](const fastpath::Route& was, const fastpath::Route& is) {
+            if (!SameRoute(was, is))
+            {
+                batch.add.push_back(is);
+            }
+        });
     return batch;
 }
 
@@ -263,21 +288,17 @@ FastPathNeighbours::Diff(const FastPathNeighbours& from,
                          std::vector<fastpath::Neighbour>& add,
                          std::vector<fastpath::Neighbour>& remove)
 {
-    for (const auto& kv : from.m_entries)
-    {
-        if (!to.m_entries.count(kv.first))
-        {
-            remove.push_back(kv.second);
-        }
-    }
-    for (const auto& kv : to.m_entries)
-    {
-        auto it = from.m_entries.find(kv.first);
-        if (it == from.m_entries.end() || it->second.mac != kv.second.mac)
-        {
-            add.push_back(kv.second);
-        }
-    }
+    MergeWalk(
+        from.m_entries,
+        to.m_entries,
+        [&](const fastpath::Neighbour& gone) { remove.push_back(gone); },
+        [&](const fastpath::Neighbour& added) { add.push_back(added); },
+        [&](const fastpath::Neighbour& was, const fastpath::Neighbour& is) {
+            if (was.mac != is.mac)
+            {
+                add.push_back(is);
+            }
+        });
 }
 
 } // namespace ns3

@@ -5,7 +5,11 @@
 // comes up. Resolve-on-miss and IPv6 mirroring have files of their own.
 #include "fast-path-route-mirror-fixture.h"
 
+#include "ns3/olsr-routing-protocol.h"
+
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 using namespace ns3;
 using namespace ns3::route_mirror_test;
@@ -239,4 +243,81 @@ TEST_F(RouteMirrorTest, PortDownAndUpKeepsTheIpv6Addresses)
     EXPECT_TRUE(global) << "the global address did not come back";
     EXPECT_TRUE(linkLocal);
     EXPECT_TRUE(Has(line.applied, R("2001:2:0:2::/64", "", 1)));
+}
+
+// The mirror reads a watched OLSR table again only after its RoutingTableChanged trace (or a
+// port added): what it computes stays what OLSR's table holds at every instant, while OLSR
+// learns C two hops away and, once C's interface goes down, withdraws it.
+TEST_F(RouteMirrorTest, OlsrRoutesReadOnTheTraceMatchTheTableAtEveryInstant)
+{
+    Line line;
+    OlsrHelper olsr;
+    line.Build(olsr); // OLSR alone: the mirror's routes are OLSR's table
+    Ptr<FastPathRouteMirror> onA = CreateObject<FastPathRouteMirror>();
+    onA->SetNode(line.nodes.Get(0));
+    onA->AddPort(line.ab.Get(0), 7);
+    Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, onA);
+    Simulator::Schedule(Seconds(3), [&line]() {
+        line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1);
+    });
+    Ptr<olsr::RoutingProtocol> table = DynamicCast<olsr::RoutingProtocol>(
+        line.nodes.Get(0)->GetObject<Ipv4>()->GetRoutingProtocol());
+    ASSERT_TRUE(table);
+    int checks = 0;
+    int mismatches = 0;
+    bool sawC = false;
+    Every(MilliSeconds(10), MilliSeconds(10), [&]() {
+        FastPathTable computed = onA->ComputeExactRoutes();
+        std::vector<olsr::RoutingTableEntry> entries = table->GetRoutingTableEntries();
+        bool same = computed.Size() == entries.size();
+        for (const auto& e : entries)
+        {
+            std::ostringstream dest;
+            std::ostringstream next;
+            dest << e.destAddr << "/32";
+            if (e.nextAddr != e.destAddr)
+            {
+                next << e.nextAddr;
+            }
+            same = same && Has(computed, R(dest.str(), next.str(), 7));
+        }
+        ++checks;
+        mismatches += !same;
+        sawC |= Has(computed, R("198.18.2.2/32", "198.18.1.2", 7));
+    });
+    Simulator::Stop(Seconds(6)); // neighbour hold time = 3 x 200 ms
+    Simulator::Run();
+    EXPECT_GT(checks, 500);
+    EXPECT_EQ(mismatches, 0);
+    EXPECT_TRUE(sawC);
+    EXPECT_FALSE(Has(onA->GetSentRoutes(), R("198.18.2.2/32", "198.18.1.2", 7)));
+    onA->Dispose();
+}
+
+// A port added to a started mirror: the OLSR routes on its interface are mirrored at once,
+// not when OLSR next recomputes its table.
+TEST_F(RouteMirrorTest, APortAddedAfterStartGetsItsOlsrRoutesAtOnce)
+{
+    Line line;
+    OlsrHelper olsr;
+    line.Build(olsr);
+    Ptr<FastPathRouteMirror> onB = CreateObject<FastPathRouteMirror>();
+    onB->SetNode(line.nodes.Get(1));
+    onB->AddPort(line.ab.Get(1), 5);
+    Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, onB);
+    bool before = true;
+    bool after = false;
+    Simulator::Schedule(Seconds(3), [&]() {
+        // Read (and so cached) without the port; then the port, then read again at once.
+        before = Has(onB->ComputeExactRoutes(), R("198.18.2.2/32", "", 6));
+        onB->AddPort(line.bc.Get(0), 6);
+        after = Has(onB->ComputeExactRoutes(), R("198.18.2.2/32", "", 6));
+    });
+    Simulator::Stop(Seconds(3.5));
+    Simulator::Run();
+    EXPECT_FALSE(before);
+    EXPECT_TRUE(after);
+    EXPECT_TRUE(Has(onB->GetSentRoutes(), R("198.18.2.2/32", "", 6)));
+    EXPECT_TRUE(Has(onB->GetSentRoutes(), R("198.18.1.1/32", "", 5)));
+    onB->Dispose();
 }

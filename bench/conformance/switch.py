@@ -10,6 +10,7 @@ import re
 HELPERS = {
     "PointToPointHelper": ("FastPathPointToPointHelper", "ns3/fast-path-point-to-point-helper.h"),
     "CsmaHelper": ("FastPathCsmaHelper", "ns3/fast-path-csma-helper.h"),
+    "WifiHelper": ("FastPathWifiHelper", "ns3/fast-path-wifi-helper.h"),
 }
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]')

@@ -82,6 +82,8 @@ void mediumJson(JsonWriter& w, const MediumInfo& m) {
         .key("expired_drops").value(p.expired_drops)
         .key("acks_lost").value(p.acks_lost)
         .key("duplicates").value(p.duplicates)
+        .key("acks_sent").value(p.acks_sent)
+        .key("acks_unsent").value(p.acks_unsent)
         .endObject();
   w.endArray().key("pairs").beginArray();
   for (const auto& p : m.pairs)
@@ -106,15 +108,18 @@ void showText(const MediumInfo& m) {
               m.name.c_str(), m.up ? "up" : "down", m.ports.size(), m.pairs.size(),
               m.phy.data_rate_kbps / 1000.0, m.phy.basic_rate_kbps / 1000.0,
               rateControlText(m.phy).c_str(), (unsigned long long)m.updates);
-  std::printf("  %-16s %-12s %-6s %10s %10s %9s %6s %8s %8s %8s %6s\n", "NODE", "PORT", "ID", "TX",
-              "RX", "AIRTIME", "BUSY", "RETRIES", "GAVE-UP", "COLLIDED", "LATE");
+  std::printf("  %-16s %-12s %-6s %10s %10s %9s %6s %8s %8s %8s %6s %10s %10s\n", "NODE", "PORT",
+              "ID", "TX", "RX", "AIRTIME", "BUSY", "RETRIES", "GAVE-UP", "COLLIDED", "LATE",
+              "ACKS", "ACK-UNSENT");
   for (const auto& p : m.ports)
-    std::printf("  %-16s %-12s %-6u %10llu %10llu %8.3fs %5.1f%% %8llu %8llu %8llu %6llu\n",
+    std::printf("  %-16s %-12s %-6u %10llu %10llu %8.3fs %5.1f%% %8llu %8llu %8llu %6llu %10llu "
+                "%10llu\n",
                 p.node.c_str(), p.port.c_str(), unsigned(p.id), (unsigned long long)p.tx_packets,
                 (unsigned long long)p.rx_packets, p.tx_airtime_ns / 1e9,
                 100 * share(p.busy_ns, m.elapsed_ns), (unsigned long long)p.retries,
                 (unsigned long long)p.retry_drops, (unsigned long long)p.collisions,
-                (unsigned long long)p.late_frames);
+                (unsigned long long)p.late_frames, (unsigned long long)p.acks_sent,
+                (unsigned long long)p.acks_unsent);
   std::printf("  %-16s %-16s %8s %7s %9s %9s %9s %9s %9s\n", "FROM", "TO", "RX dBm", "SNR dB",
               "EXPECTED", "TRIES", "MEASURED", "ERRORS", "COLLIDED");
   for (const auto& p : m.pairs) {

@@ -195,6 +195,8 @@ void toWire(const MediumInfo& in, v1::Medium* out) {
     w->set_expired_drops(p.expired_drops);
     w->set_acks_lost(p.acks_lost);
     w->set_duplicates(p.duplicates);
+    w->set_acks_sent(p.acks_sent);
+    w->set_acks_unsent(p.acks_unsent);
   }
   for (const auto& p : in.pairs) {
     auto* w = out->add_pairs();
@@ -258,6 +260,8 @@ MediumInfo mediumFromReply(const v1::Medium& in) {
     p.expired_drops = w.expired_drops();
     p.acks_lost = w.acks_lost();
     p.duplicates = w.duplicates();
+    p.acks_sent = w.acks_sent();
+    p.acks_unsent = w.acks_unsent();
     m.ports.push_back(std::move(p));
   }
   for (const auto& w : in.pairs()) {

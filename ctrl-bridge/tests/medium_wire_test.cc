@@ -117,6 +117,8 @@ TEST(MediumWire, SpecUpdateAndInfoRoundTrip) {
   info.ports[0].expired_drops = 4;
   info.ports[0].acks_lost = 6;
   info.ports[0].duplicates = 5;
+  info.ports[0].acks_sent = 4;
+  info.ports[0].acks_unsent = 3;
   info.pairs.push_back(MediumInfo::Pair{"r1", "r2", -60, 33.5, 0.99, 10, 9, 1, 0});
   info.updates = 5;
   v1::Medium mw;
@@ -128,6 +130,8 @@ TEST(MediumWire, SpecUpdateAndInfoRoundTrip) {
   EXPECT_EQ(got.ports[0].expired_drops, 4u);
   EXPECT_EQ(got.ports[0].acks_lost, 6u);
   EXPECT_EQ(got.ports[0].duplicates, 5u);
+  EXPECT_EQ(got.ports[0].acks_sent, 4u);
+  EXPECT_EQ(got.ports[0].acks_unsent, 3u);
   EXPECT_EQ(got.pairs[0].delivered, 9u);
   EXPECT_EQ(got.pairs[0].expected_delivery, 0.99);
   EXPECT_EQ(got.updates, 5u);

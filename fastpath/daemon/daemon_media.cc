@@ -191,6 +191,8 @@ std::vector<MediumInfo> Daemon::media(const std::string& name) const {
         p.expired_drops += s.expired_drops.get();
         p.acks_lost += s.acks_lost.get();
         p.duplicates += s.duplicates.get();
+        p.acks_sent += s.acks_sent.get();
+        p.acks_unsent += s.acks_unsent.get();
         p.lateness_max_ns = std::max(p.lateness_max_ns, s.lateness_max_ns.get());
       }
       info.ports.push_back(std::move(p));

@@ -3,6 +3,7 @@
 
 #include "fast-path-emulation-switch.h"
 #include "fast-path-plan.h"
+#include "fast-path-wifi-helper.h"
 #include "ns3/fast-path-device-traces.h"
 #include "ns3/fast-path-trace-taps.h"
 #include "ns3/fast-path-point-to-point-net-device.h"
@@ -483,6 +484,12 @@ FastPathEmulation::CheckEmulated()
     {
         // Everything can be emulated: the bridges over emulated segments are made.
         why = PlanBridges();
+    }
+    if (why.empty())
+    {
+        // Every Install() of an infrastructure BSS is known now: its radio medium is made
+        // and its devices bound, before any node starts.
+        why = FastPathWifiHelper::PlanInfrastructure();
     }
     if (why.empty())
     {

@@ -246,6 +246,12 @@ FastPathWifiHelper::MacTypeOf(const WifiMacHelper& mac)
     return MacFactoryOf::Get(mac).GetTypeId().GetName();
 }
 
+std::string
+FastPathWifiHelper::SsidOf(const WifiMacHelper& mac)
+{
+    return FactoryAttribute(MacFactoryOf::Get(mac), "Ssid");
+}
+
 Ptr<WifiNetDevice>
 FastPathWifiHelper::CreateStandIn(const WifiPhyHelper& phy,
                                   const WifiMacHelper& mac,

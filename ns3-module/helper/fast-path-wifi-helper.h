@@ -30,8 +30,12 @@ class YansWifiChannel;
  * (see docs/guides/ns3-emulation.md, "Wi-Fi"): its radio per member from the script's PHY
  * and station manager (RadioOf), its pairs from the channel's own propagation loss and
  * delay models on the nodes' MobilityModels (FastPathMediumPlan), kept current as they
- * move (FastPathMediumFollower); only an ad hoc MAC (AdhocWifiMac) on a YansWifiPhy is
- * emulated, anything else is refused with a message.
+ * move (FastPathMediumFollower). An ad hoc MAC (AdhocWifiMac) on a YansWifiPhy is emulated,
+ * and an infrastructure BSS: the Install() of its stations (StaWifiMac) and of its access
+ * point (ApWifiMac) on one YansWifiChannel with one Ssid are one medium, made at time 0
+ * when all of them are known (PlanInfrastructure); the returned devices exist at once,
+ * each with the BSS's channel (FastPathWifiChannel), and are bound to their ports then.
+ * Anything else is refused with a message.
  */
 class FastPathWifiHelper : public WifiHelper
 {
@@ -84,6 +88,17 @@ class FastPathWifiHelper : public WifiHelper
                                      Ptr<Node> node) const;
     /// The MAC type `mac` creates (ns3::AdhocWifiMac for an ad hoc script).
     static std::string MacTypeOf(const WifiMacHelper& mac);
+    /// Whether a MAC type is one of an infrastructure BSS (ns3::StaWifiMac, ns3::ApWifiMac).
+    static bool IsInfrastructureMac(const std::string& macType);
+    /// The Ssid `mac` gives its MACs (serialized; its default when the script set none).
+    static std::string SsidOf(const WifiMacHelper& mac);
+
+    /**
+     * Emulated, at time 0 (FastPathEmulation's start checks): the medium of each
+     * infrastructure BSS the script installed, its devices bound to their ports. Empty when
+     * done; else why not (a BSS without its access point), and the run is refused.
+     */
+    static std::string PlanInfrastructure();
 
     /**
      * Whether the medium's queue is `device`'s (its MAC's WifiMacQueue, else the queue's
@@ -128,12 +143,12 @@ class FastPathWifiHelper : public WifiHelper
     /// `members[i]`) gets its MAC stand-in (`standIns[i]`, CreateMacStandIn) aggregated, and
     /// fastpathd's reports of its unicasts dropped after their retries fire that stand-in's
     /// trace sources.
-    void FollowLinkFailures(FastPathEmulation& e,
-                            const NodeContainer& nodes,
-                            const NetDeviceContainer& standIns,
-                            const NetDeviceContainer& devices,
-                            const std::vector<std::string>& members,
-                            const std::string& port) const;
+    static void FollowLinkFailures(FastPathEmulation& e,
+                                   const NodeContainer& nodes,
+                                   const NetDeviceContainer& standIns,
+                                   const NetDeviceContainer& devices,
+                                   const std::vector<std::string>& members,
+                                   const std::string& port);
     static void StartFollowing(std::string name,
                                NodeContainer nodes,
                                std::vector<FastPathRadio> radios,
@@ -141,6 +156,24 @@ class FastPathWifiHelper : public WifiHelper
     NetDeviceContainer InstallEmulated(const WifiPhyHelper& phy,
                                        const WifiMacHelper& mac,
                                        const NodeContainer& nodes) const;
+    /**
+     * The radio medium of `nodes` in fastpathd (PHY `mphy`, member i's radio `radios[i]`,
+     * its MAC stand-in `standIns[i]`), followed as the nodes move from time 0. `prepared`
+     * empty: each member's device is made and added to its node now (ad hoc); else
+     * `prepared[i]`, on node i already, is bound to its port (an infrastructure BSS).
+     */
+    static NetDeviceContainer CreateMedium(const NodeContainer& nodes,
+                                           const NetDeviceContainer& standIns,
+                                           const std::vector<FastPathRadio>& radios,
+                                           const fastpath::MediumPhy& mphy,
+                                           const NetDeviceContainer& prepared);
+    /// Emulated, an Install() of stations or of an access point: their devices now, on the
+    /// BSS's channel; the medium at time 0 (PlanInfrastructure).
+    static NetDeviceContainer InstallInfrastructure(const WifiMacHelper& mac,
+                                                    const NodeContainer& nodes,
+                                                    const NetDeviceContainer& standIns,
+                                                    const std::vector<FastPathRadio>& radios,
+                                                    const fastpath::MediumPhy& mphy);
 };
 
 } // namespace ns3

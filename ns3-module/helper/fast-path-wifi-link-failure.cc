@@ -90,7 +90,7 @@ FastPathWifiHelper::FollowLinkFailures(FastPathEmulation& e,
                                        const NetDeviceContainer& standIns,
                                        const NetDeviceContainer& devices,
                                        const std::vector<std::string>& members,
-                                       const std::string& port) const
+                                       const std::string& port)
 {
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {

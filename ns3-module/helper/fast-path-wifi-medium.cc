@@ -233,12 +233,13 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
                                     const NodeContainer& nodes) const
 {
     const std::string macType = MacTypeOf(mac);
-    if (macType != "ns3::AdhocWifiMac")
+    if (macType != "ns3::AdhocWifiMac" && !IsInfrastructureMac(macType))
     {
         FastPathEmulation::Refuse(
             "FastPathWifiHelper: emulated (--FastPathEmulation=1), a Wi-Fi medium is ad hoc "
-            "only: the script's MAC is " + macType + "; use wifiMac.SetType(\"ns3::AdhocWifiMac\") "
-            "or run it simulated (--FastPathEmulation=0)");
+            "(ns3::AdhocWifiMac) or an infrastructure BSS (ns3::ApWifiMac, ns3::StaWifiMac): "
+            "the script's MAC is " + macType + "; use one of these or run it simulated "
+            "(--FastPathEmulation=0)");
     }
     NS_ABORT_MSG_IF(nodes.GetN() == 0, "FastPathWifiHelper: Install() of no node");
 
@@ -289,7 +290,26 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
             ", broadcast mode " + radio.nonUnicastMode + "; the medium has 802.11b and "
             "802.11a/g rates); run it simulated (--FastPathEmulation=0)");
     }
+    // The radios and the channel's models are read now, while the script's helpers exist.
+    std::vector<FastPathRadio> radios;
+    for (uint32_t i = 0; i < standIns.GetN(); ++i)
+    {
+        radios.push_back(RadioOf(DynamicCast<WifiNetDevice>(standIns.Get(i)), phy));
+    }
+    if (IsInfrastructureMac(macType))
+    {
+        return InstallInfrastructure(mac, nodes, standIns, radios, mphy);
+    }
+    return CreateMedium(nodes, standIns, radios, mphy, NetDeviceContainer());
+}
 
+NetDeviceContainer
+FastPathWifiHelper::CreateMedium(const NodeContainer& nodes,
+                                 const NetDeviceContainer& standIns,
+                                 const std::vector<FastPathRadio>& radios,
+                                 const fastpath::MediumPhy& mphy,
+                                 const NetDeviceContainer& prepared)
+{
     WifiMedia& media = WifiMedia::Current(g_media, "FastPathWifiHelper", "medium");
     FastPathEmulation& e = *media.emulation;
     if (e.IsPartitioned())
@@ -326,18 +346,20 @@ FastPathWifiHelper::InstallEmulated(const WifiPhyHelper& phy,
     }
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
-        m.devices.Add(e.Attach().Install(nodes.Get(i), m.members[i], {port}));
+        if (prepared.GetN() > 0)
+        {
+            e.Attach().Bind(nodes.Get(i), m.members[i], {port}, {prepared.Get(i)});
+            m.devices.Add(prepared.Get(i));
+        }
+        else
+        {
+            m.devices.Add(e.Attach().Install(nodes.Get(i), m.members[i], {port}));
+        }
     }
     FollowLinkFailures(e, nodes, standIns, m.devices, m.members, port);
 
     // The pairs: at simulation time 0, once the script has placed its nodes (scripts
-    // install mobility after the devices, as manet-routing-compare does). The radios and
-    // the channel's models are read now, while the script's helpers exist.
-    std::vector<FastPathRadio> radios;
-    for (uint32_t i = 0; i < standIns.GetN(); ++i)
-    {
-        radios.push_back(RadioOf(DynamicCast<WifiNetDevice>(standIns.Get(i)), phy));
-    }
+    // install mobility after the devices, as manet-routing-compare does).
     Ptr<YansWifiChannel> channel = ChannelOf(DynamicCast<WifiNetDevice>(standIns.Get(0)));
     PointerValue loss;
     channel->GetAttribute("PropagationLossModel", loss);

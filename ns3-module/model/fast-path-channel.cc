@@ -37,4 +37,44 @@ FastPathCsmaChannel::GetTypeId()
 
 FastPathCsmaChannel::FastPathCsmaChannel() = default;
 
+NS_OBJECT_ENSURE_REGISTERED(FastPathWifiChannel);
+
+TypeId
+FastPathWifiChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FastPathWifiChannel")
+                            .SetParent<Channel>()
+                            .SetGroupName("FastPath")
+                            .AddConstructor<FastPathWifiChannel>();
+    return tid;
+}
+
+FastPathWifiChannel::FastPathWifiChannel() = default;
+
+void
+FastPathWifiChannel::Add(Ptr<NetDevice> device)
+{
+    m_devices.Add(device);
+}
+
+std::size_t
+FastPathWifiChannel::GetNDevices() const
+{
+    return m_devices.GetN();
+}
+
+Ptr<NetDevice>
+FastPathWifiChannel::GetDevice(std::size_t i) const
+{
+    return m_devices.Get(i);
+}
+
+void
+FastPathWifiChannel::DoDispose()
+{
+    // The devices point back at the channel.
+    m_devices = NetDeviceContainer();
+    Channel::DoDispose();
+}
+
 } // namespace ns3

@@ -5,6 +5,7 @@
 // Nix-vector routing) sees the emulated network as the simulated one.
 #pragma once
 
+#include "ns3/channel.h"
 #include "ns3/csma-channel.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/fast-path-watched.h"
@@ -90,6 +91,32 @@ class FastPathCsmaChannel : public FastPathChannel<FastPathWatchedCsmaChannel>
   public:
     static TypeId GetTypeId();
     FastPathCsmaChannel();
+};
+
+/**
+ * \ingroup fastpath
+ * \brief The channel of an infrastructure BSS emulated by fastpathd (FastPathWifiHelper).
+ *
+ * As a YansWifiChannel is to the simulated BSS's WifiNetDevices: GetNDevices()/GetDevice()
+ * are the BSS's emulated devices on the nodes (its access point's and its stations'), so
+ * that Ipv4GlobalRoutingHelper describes the BSS as one broadcast network, as simulated.
+ * It never carries a frame: fastpathd's radio medium does.
+ */
+class FastPathWifiChannel : public Channel
+{
+  public:
+    static TypeId GetTypeId();
+    FastPathWifiChannel();
+    /// A device of the BSS, on its node.
+    void Add(Ptr<NetDevice> device);
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    NetDeviceContainer m_devices;
 };
 
 } // namespace ns3

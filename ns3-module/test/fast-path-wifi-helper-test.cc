@@ -301,8 +301,10 @@ TEST(FastPathWifiHelperTest, NoiseFigureComesFromTheHelperOrTheDefault)
     Config::SetDefault("ns3::WifiPhy::RxNoiseFigure", DoubleValue(7));
 }
 
-TEST(FastPathWifiHelperDeathTest, EmulatedAnInfrastructureMacIsRefused)
+TEST(FastPathWifiHelperDeathTest, EmulatedTheDefaultWifiHelpersStationManagerIsRefused)
 {
+    // An infrastructure MAC passes; WifiHelper's defaults (802.11ax, IdealWifiManager: the
+    // tutorial's third.cc) are refused by the rate they would pick.
     auto script = []() {
         GlobalValue::Bind("FastPathEmulation", BooleanValue(true));
         NodeContainer nodes;
@@ -314,8 +316,9 @@ TEST(FastPathWifiHelperDeathTest, EmulatedAnInfrastructureMacIsRefused)
         mac.SetType("ns3::StaWifiMac");
         wifi.Install(phy, mac, nodes);
     };
-    EXPECT_EXIT(script(), ::testing::ExitedWithCode(1), "ad hoc only: the script's MAC is "
-                                                        "ns3::StaWifiMac");
+    EXPECT_EXIT(script(),
+                ::testing::ExitedWithCode(1),
+                "the station manager ns3::IdealWifiManager is not emulated");
 }
 
 TEST(FastPathWifiHelperDeathTest, EmulatedAStationManagerTheMediumHasNotIsRefused)

@@ -36,6 +36,16 @@ def test_switch_adds_one_include_per_helper_and_renames_whole_words():
     assert "PointToPointStarHelper" not in changed
 
 
+def test_switch_renames_wifi_helper_but_not_the_phy_or_mac_helpers():
+    src = ('#include "ns3/wifi-module.h"\nint main() {\n    YansWifiPhyHelper phy;\n'
+           '    WifiMacHelper mac;\n    WifiHelper wifi;\n}\n')
+    text, rows = apply_switch(src)
+    assert '#include "ns3/fast-path-wifi-helper.h"' in text
+    assert "FastPathWifiHelper wifi;" in text
+    assert "YansWifiPhyHelper phy;" in text and "WifiMacHelper mac;" in text
+    assert "x.cc:5: + FastPathWifiHelper wifi;" in format_changes("x.cc", rows)
+
+
 def test_switch_leaves_a_script_without_stock_helpers_alone():
     src = '#include "ns3/core-module.h"\nint main() {}\n'
     text, rows = apply_switch(src)

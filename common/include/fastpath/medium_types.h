@@ -134,6 +134,8 @@ struct MediumInfo {
     uint64_t expired_drops = 0;  ///< frames dropped unsent after 500 ms queued (MaxDelay)
     uint64_t acks_lost = 0;      ///< its frames that arrived but whose ACK it did not decode
     uint64_t duplicates = 0;     ///< copies it received again after its ACK was lost
+    uint64_t acks_sent = 0;      ///< ACKs it sent as a unicast frame's destination
+    uint64_t acks_unsent = 0;    ///< ACKs it owed but could not send (it was transmitting)
   };
   std::vector<Port> ports;
   struct Pair {

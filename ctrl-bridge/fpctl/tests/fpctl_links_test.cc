@@ -501,5 +501,46 @@ TEST_F(FpctlBridges, ListAndShowPrintExactly) {
   EXPECT_EQ(none.err, "fpctl: no bridge 'nope' (`fpctl bridge list` lists them)\n") << none.err;
 }
 
+// A medium's per-member counters, ACKs sent and owed-but-unsent included, print exactly.
+TEST_F(FpctlSegments, MediumShowPrintsAcksSentAndUnsent) {
+  MediumInfo m;
+  m.name = "air";
+  m.elapsed_ns = 2000000000;
+  MediumInfo::Port p;
+  p.node = "r1";
+  p.port = "air";
+  p.id = 256;
+  p.tx_packets = 9;
+  p.rx_packets = 6;
+  p.retries = 6;
+  p.retry_drops = 2;
+  p.tx_airtime_ns = 21000000;
+  p.busy_ns = 2000000;
+  p.acks_sent = 5;
+  p.acks_unsent = 1;
+  m.ports.push_back(p);
+  m.pairs.push_back(MediumInfo::Pair{"r1", "r2", -60, 33.6, 1.0, 6, 6, 0, 0});
+  h_->onServer([&] {
+    multi_->addMedium(m);
+    return true;
+  });
+  EXPECT_EQ(run({"medium", "show", "air"}).out,
+      "medium air: up, 1 member(s), 1 pair(s), data 11.0 Mbit/s, basic 1.0 Mbit/s, rate control "
+      "constant, 0 update(s)\n"
+      "  NODE             PORT         ID             TX         RX   AIRTIME   BUSY  RETRIES  "
+      "GAVE-UP COLLIDED   LATE       ACKS ACK-UNSENT\n"
+      "  r1               air          256             9          6    0.021s   0.1%        6  "
+      "      2        0      0          5          1\n"
+      "  FROM             TO                 RX dBm  SNR dB  EXPECTED     TRIES  MEASURED    "
+      "ERRORS  COLLIDED\n"
+      "  r1               r2                  -60.0    33.6     1.000         6     1.000     "
+      "    0         0\n");
+  const std::string json = run({"--json", "medium", "show", "air"}).out;
+  EXPECT_NE(json.find("\"expired_drops\":0,\"acks_lost\":0,\"duplicates\":0,\"acks_sent\":5,"
+                      "\"acks_unsent\":1}"),
+            std::string::npos)
+      << json;
+}
+
 }  // namespace
 }  // namespace fastpath::ctrl

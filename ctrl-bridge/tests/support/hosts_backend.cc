@@ -29,6 +29,7 @@ void HostsBackend::resetExtras() {
   hosts_.clear();
   attached_.clear();
   segments_.clear();
+  media_.clear();
 }
 
 Status HostsBackend::mayAttachInterface(const std::string& ifname, bool root) const {
@@ -127,6 +128,13 @@ bool HostsBackend::setSegmentStats(const std::string& name, const LinkDirectionS
 std::vector<SegmentInfo> HostsBackend::segments() const {
   std::vector<SegmentInfo> out;
   for (const auto& [name, s] : segments_) out.push_back(s);
+  return out;
+}
+
+std::vector<MediumInfo> HostsBackend::media(const std::string& name) const {
+  std::vector<MediumInfo> out;
+  for (const auto& [n, m] : media_)
+    if (name.empty() || n == name) out.push_back(m);
   return out;
 }
 

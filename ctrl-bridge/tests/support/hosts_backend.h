@@ -36,12 +36,17 @@ class HostsBackend : public MultiNodeBackend {
   /// What segments() reports as the medium's measured counters (fastpathd's workers count
   /// them; here a test says what they are). False when there is no such segment.
   bool setSegmentStats(const std::string& name, const LinkDirectionStats& stats);
+  /// A medium as media() reports it, counters included (fastpathd's workers count them;
+  /// here a test says what they are): for fpctl's output.
+  void addMedium(MediumInfo info) { media_[info.name] = std::move(info); }
+  std::vector<MediumInfo> media(const std::string& name = "") const override;
 
  private:
   std::vector<std::string> attachable_;
   std::map<std::string, HostInfo> hosts_;
   std::map<std::string, std::string> attached_;  ///< ifname -> node
   std::map<std::string, SegmentInfo> segments_;
+  std::map<std::string, MediumInfo> media_;
   PortId next_port_ = 1000;
 };
 

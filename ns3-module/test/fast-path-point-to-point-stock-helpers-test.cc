@@ -6,7 +6,7 @@
 // and queue limit; the devices' MACs) as the helper's own Install of the same topology;
 // simulated, the stock devices. Against fastpathd's control server over an in-memory
 // network of nodes and links: no fastpathd, no privileges.
-#include "fast-path-test-server.h"
+#include "fast-path-in-memory-fixture.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -37,32 +37,12 @@ using namespace ns3;
 namespace
 {
 
-class PointToPointStockHelpersTest : public ::testing::Test
+class PointToPointStockHelpersTest : public fastpath_ns3_test::InMemoryEmulationTest
 {
   protected:
-    void SetUp() override
+    PointToPointStockHelpersTest()
+        : InMemoryEmulationTest("stock")
     {
-        GlobalValue::GetValueByName("SimulatorImplementationType", implBefore_);
-        GlobalValue::GetValueByName("ChecksumEnabled", checksumsBefore_);
-        GlobalValue::Bind("FastPathSocket", StringValue(server_.SocketPath()));
-        GlobalValue::Bind("FastPathTag", StringValue("stock"));
-        // The in-memory network has untimed control channels only.
-        Config::SetDefault("ns3::FastPathNetDevice::TimedDelivery", BooleanValue(false));
-    }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        Config::SetDefault("ns3::FastPathNetDevice::TimedDelivery", BooleanValue(true));
-        GlobalValue::Bind("FastPathEmulation", BooleanValue(false));
-        GlobalValue::Bind("SimulatorImplementationType", implBefore_);
-        GlobalValue::Bind("ChecksumEnabled", checksumsBefore_);
-    }
-
-    static void Emulate(bool on)
-    {
-        // As CommandLine sets it (--FastPathEmulation=1): before the helpers and nodes.
-        GlobalValue::Bind("FastPathEmulation", StringValue(on ? "1" : "0"));
     }
 
     /// The links fastpathd has, asked as any client asks.
@@ -159,9 +139,6 @@ class PointToPointStockHelpersTest : public ::testing::Test
         }
     }
 
-    FastPathTestServer server_;
-    StringValue implBefore_;
-    BooleanValue checksumsBefore_;
 };
 
 TEST_F(PointToPointStockHelpersTest, ADumbbellOfTheStockHelperIsEmulatedAsTheHelperInstallsIt)

@@ -4,7 +4,7 @@
 // Install() return emulated devices at once, on one channel that Ipv4GlobalRoutingHelper
 // reads as it reads the simulated BSS's (the same routes both ways); what is not one BSS of
 // one access point is refused, a BSS without its access point when the run starts.
-#include "fast-path-test-server.h"
+#include "fast-path-in-memory-fixture.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fast-path-channel.h"
@@ -34,36 +34,13 @@ struct Hop
     uint32_t ifIndex = 0;
 };
 
-class WifiBssTest : public ::testing::Test
+class WifiBssTest : public fastpath_ns3_test::InMemoryEmulationTest
 {
   protected:
-    void SetUp() override
+    WifiBssTest()
+        : InMemoryEmulationTest("bss")
     {
-        GlobalValue::GetValueByName("SimulatorImplementationType", implBefore_);
-        GlobalValue::GetValueByName("ChecksumEnabled", checksumsBefore_);
-        GlobalValue::Bind("FastPathSocket", StringValue(server_.SocketPath()));
-        GlobalValue::Bind("FastPathTag", StringValue("bss"));
-        Config::SetDefault("ns3::FastPathNetDevice::TimedDelivery", BooleanValue(false));
     }
-
-    void TearDown() override
-    {
-        Simulator::Destroy();
-        Config::SetDefault("ns3::FastPathNetDevice::TimedDelivery", BooleanValue(true));
-        GlobalValue::Bind("FastPathEmulation", BooleanValue(false));
-        GlobalValue::Bind("SimulatorImplementationType", implBefore_);
-        GlobalValue::Bind("ChecksumEnabled", checksumsBefore_);
-    }
-
-    static void Emulate(bool on)
-    {
-        // As CommandLine sets it (--FastPathEmulation=1): before the helpers and nodes.
-        GlobalValue::Bind("FastPathEmulation", StringValue(on ? "1" : "0"));
-    }
-
-    FastPathTestServer server_;
-    StringValue implBefore_;
-    BooleanValue checksumsBefore_;
 };
 
 /// third.cc's shape, smaller: a server behind the access point over a point-to-point link

@@ -81,6 +81,11 @@ const OptionSpec kOptions[] = {
      "                   the real-time work on its CPU spends the kernel's budget\n"
      "                   (sched_rt_runtime_us), back once there is room, instead of being\n"
      "                   stopped by RT throttling for the rest of the period (default on)"},
+    {"cpu-wake-latency-us", true,
+     "N|off  hold a PM QoS request (/dev/cpu_dma_latency) that keeps every CPU\n"
+     "                   out of idle states slower than N us to leave while fastpathd\n"
+     "                   runs; 0: idle CPUs poll (no wake-up delay for frames and timers,\n"
+     "                   at the cost of never entering a low-power idle state) (default off)"},
     {"stats-interval", true, "S  log a stats line every S seconds (default 0: never)"},
     {"no-mount-bpffs", false, "  do not mount bpffs at /sys/fs/bpf when it is missing"},
     {"no-tune", false,
@@ -327,6 +332,14 @@ Status applyOption(const std::string& origin, const std::string& name, const std
     if (v != "on" && v != "off")
       return bad(origin, "--rt-guard must be on or off, not '" + v + "'");
     c->rt_guard = v == "on";
+  } else if (name == "cpu-wake-latency-us") {
+    if (v == "off") {
+      c->cpu_wake_latency_us = Config::kNoWakeLatencyRequest;
+      return {};
+    }
+    auto n = num(1000000);
+    if (!n) return bad(origin, "--cpu-wake-latency-us must be off or 0-1000000, not '" + v + "'");
+    c->cpu_wake_latency_us = int32_t(*n);
   } else if (name == "stats-interval") {
     auto n = num(86400);
     if (!n) return n.error();

@@ -83,6 +83,10 @@ struct Config {
   /// What --napi-priority auto gives with --rt-priority auto: the workers (adaptive) run
   /// one below it, one above it only while an RX ring is over 3/4 full.
   static constexpr int kNapiAutoRtPriority = 2;
+  /// --cpu-wake-latency-us: the PM QoS wake-up latency (us) held for every CPU while the
+  /// daemon runs (CpuWakeLatency); kNoWakeLatencyRequest: none, the idle governor decides.
+  int32_t cpu_wake_latency_us = kNoWakeLatencyRequest;
+  static constexpr int32_t kNoWakeLatencyRequest = -1;
   uint32_t stats_interval_s = 0;  ///< 0: no periodic stats line
   bool mount_bpffs = true;        ///< mount bpffs at /sys/fs/bpf if missing
   /// Threaded NAPI on the interface ports, their NAPI threads on the workers' CPUs, all

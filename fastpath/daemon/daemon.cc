@@ -21,6 +21,15 @@ Daemon::~Daemon() { shutdown(); }
 
 Status Daemon::start() {
   if (auto st = validateConfig(config_); !st) return st;
+  // Before the ports: a frame arriving on a port wakes a NAPI thread, and a timer the
+  // worker, on CPUs that may be idle; the request keeps them quick to wake.
+  if (config_.cpu_wake_latency_us != Config::kNoWakeLatencyRequest) {
+    auto hold = CpuWakeLatency::hold(uint32_t(config_.cpu_wake_latency_us));
+    if (!hold) return hold.error();
+    wake_latency_.emplace(std::move(*hold));
+    pr_info("CPU wake-up latency held at %d us on every CPU (%s) while fastpathd runs",
+            config_.cpu_wake_latency_us, CpuWakeLatency::kDefaultPath);
+  }
   // The wires first: their links' ports are interfaces the checks below look for. They
   // attach XDP programs: root and bpffs before them.
   if (!config_.cross_links.empty()) {
@@ -297,6 +306,7 @@ void Daemon::shutdown() {
   captures_.clear();     // no worker copies into their rings any more
   capture_tables_.clear();
   port_tuning_.reset();  // restores the ports' settings while their NAPIs exist (XDP on)
+  wake_latency_.reset();  // no frames or timers to wake for any more
   // Each port: its own tuning restored, XDP detached, its channel closed (in that order);
   // then links, segments and nodes.
   net_.clear();

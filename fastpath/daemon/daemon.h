@@ -11,11 +11,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "daemon/capture.h"
 #include "daemon/config.h"
+#include "daemon/cpu_wake_latency.h"
 #include "daemon/hosts.h"
 #include "daemon/link_resources.h"
 #include "daemon/network.h"
@@ -252,6 +254,8 @@ class Daemon : public TopologyControl {
   uint64_t events_suppressed_ = 0;
   bool started_ = false;
   std::unique_ptr<PortTuning> port_tuning_;  ///< what was set up on the ports (--no-tune: none)
+  /// --cpu-wake-latency-us: the CPUs' wake-up latency request, held from the start.
+  std::optional<CpuWakeLatency> wake_latency_;
   XskMode xsk_mode_ = XskMode::kAuto;  ///< as resolved at start (ports attached later use it)
   std::unique_ptr<HostState> host_state_;
   /// The wires to other hosts and their links' VLAN devices (made before the ports,

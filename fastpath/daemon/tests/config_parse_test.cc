@@ -66,6 +66,9 @@ TEST(ConfigParse, SyntaxErrorsNameTheProblem) {
       {{"--xdp-mode", "generic"}, "auto or native"},
       {{"--rt-mode", "below"}, "adaptive or above"},
       {{"--rt-guard", "yes"}, "on or off"},
+      {{"--cpu-wake-latency-us", "fast"}, "off or 0-1000000"},
+      {{"--cpu-wake-latency-us", "-1"}, "off or 0-1000000"},
+      {{"--cpu-wake-latency-us", "1000001"}, "off or 0-1000000"},
       {{"--napi-priority", "0"}, "keep, auto or a SCHED_FIFO priority 1-99"},
       {{"--napi-priority", "100"}, "keep, auto or a SCHED_FIFO priority 1-99"},
       {{"--napi-priority", "high"}, "keep, auto or a SCHED_FIFO priority 1-99"},
@@ -210,6 +213,21 @@ TEST(ConfigParse, RtGuard) {
   auto off = parse({"--port", "fp0", "--rt-guard", "off"});
   ASSERT_TRUE(off.ok()) << off.error().message;
   EXPECT_FALSE(off->rt_guard);
+}
+
+TEST(ConfigParse, CpuWakeLatency) {
+  auto c = parse({"--port", "fp0"});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->cpu_wake_latency_us, Config::kNoWakeLatencyRequest) << "no request by default";
+  auto zero = parse({"--port", "fp0", "--cpu-wake-latency-us", "0"});
+  ASSERT_TRUE(zero.ok()) << zero.error().message;
+  EXPECT_EQ(zero->cpu_wake_latency_us, 0) << "0 is a request (poll in idle), not off";
+  auto ten = parse({"--port", "fp0", "--cpu-wake-latency-us=10"});
+  ASSERT_TRUE(ten.ok()) << ten.error().message;
+  EXPECT_EQ(ten->cpu_wake_latency_us, 10);
+  auto off = parse({"--port", "fp0", "--cpu-wake-latency-us", "10", "--cpu-wake-latency-us", "off"});
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  EXPECT_EQ(off->cpu_wake_latency_us, Config::kNoWakeLatencyRequest);
 }
 
 TEST(ConfigParse, OperatorConnections) {

@@ -293,6 +293,25 @@ TEST_F(ForwardingVeth, SecondDaemonOnTheSamePortsIsRefusedAndTheFirstKeepsForwar
   EXPECT_TRUE(cap.waitFor(50, 3000)) << "the first daemon still forwards; got " << cap.count();
 }
 
+TEST_F(ForwardingVeth, TheCpuWakeLatencyRequestLastsAsLongAsTheDaemon) {
+  auto before = CpuWakeLatency::current();
+  if (!before.ok()) GTEST_SKIP() << before.error().message;
+  Config c = baseConfig();
+  c.cpu_wake_latency_us = 0;
+  startDaemon(c);
+  if (HasFatalFailure()) return;
+  auto held = CpuWakeLatency::current();
+  ASSERT_TRUE(held.ok()) << held.error().message;
+  EXPECT_EQ(*held, 0) << "idle CPUs poll while the daemon runs";
+  Capture cap(d_, "d0");
+  sendFrames(s_, "s0", {v4(64)}, 50, 2000, 3000);
+  EXPECT_TRUE(cap.waitFor(50, 3000)) << "forwarding as usual; got " << cap.count();
+  daemon_.reset();
+  auto after = CpuWakeLatency::current();
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  EXPECT_EQ(*after, *before) << "the request goes with the daemon";
+}
+
 TEST_F(ForwardingVeth, WorkerGoesAboveARealTimeNapiThreadOnItsCpu) {
   // A name no other namespace uses: NAPI thread names ("napi/<ifname>-<id>") are global.
   const std::string in = "frt" + std::to_string(getpid() % 1000000);

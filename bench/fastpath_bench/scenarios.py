@@ -12,6 +12,11 @@ from .proc import log, read_json_line
 from .meter import StageCounters, parse_ping, stop_sink
 
 
+def sender_args(topo):
+    """The generator sends through S's qdisc when fbs0 has one (Topology.sender_qdisc)."""
+    return [] if topo.sender_qdisc == "noqueue" else ["--through-qdisc"]
+
+
 def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
                   family=4, ttl=None):
     """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load.
@@ -31,6 +36,7 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
             "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
     if ttl:
         argv += ["--ttl", str(ttl)]
+    argv += sender_args(topo)
     # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
     # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
     # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
@@ -140,7 +146,7 @@ def generator_ceiling(tools, topo, payload, duration):
         argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP, "--dst-ip", D_IP,
                 "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
                 "--flows", "16", "--duration", str(duration), "--cpu", str(GEN_CPU),
-                "--flat-out"]
+                "--flat-out"] + sender_args(topo)
         p.stdin.write("reset\n")
         p.stdin.flush()
         read_json_line(p, 5)

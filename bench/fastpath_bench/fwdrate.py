@@ -328,8 +328,14 @@ class FwdRateRun:
             rs = []
             for rep in range(plan.reps):
                 logged = len(self.stage_log)
+                # Below saturation S's qdisc holds the generator's bursts while R's ring is
+                # full (what a sending host's NIC queue does). Overload (flat-out, 2x max)
+                # without it: veth wakes S's queue from R's NAPI poll, so S's qdisc would be
+                # drained on R's CPU, and its queue would add S's waiting to the latency.
+                held = rate is not None and role != "overload"
                 row = run_udp_point(self.tools, topo, sink, meter, rate, PAYLOAD, args.flows,
-                                    plan.duration, stages)
+                                    plan.duration, stages, held=held)
+                row["sender_qdisc"] = topo.sender_qdisc if held else "noqueue"
                 row.update({"napi_env": env, "forwarder": fw, "role": role, "rep": rep,
                             "payload": PAYLOAD})
                 if len(self.stage_log) > logged:

@@ -172,9 +172,7 @@ class Topology:
                 "gso", "off", "tx", "off"], check=False)
             sh(["ip", "-n", ns, "link", "set", ifn, "up"])
         self.mac = {k: mac_of(*k) for k in self.addr}
-        if self.sender_qdisc != "noqueue":
-            sh(["tc", "-n", self.s, "qdisc", "replace", "dev", "fbs0", "root",
-                self.sender_qdisc])
+        self.sender_queue(True)
         # Static neighbours on S and D towards their gateways (no ARP in the measurement;
         # ns-3 answers ARP itself anyway, the rest need it only for these two entries).
         sh(["ip", "-n", self.s, "neigh", "replace", R_IN_IP, "lladdr",
@@ -203,6 +201,17 @@ class Topology:
             sh(["ip", "netns", "exec", r0, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=0"])
         self.steer()
 
+    def sender_queue(self, on):
+        """S's qdisc on fbs0 (sender_qdisc) on, or off: the veth as created (noqueue).
+        Returns whether S now has a qdisc (the generator then sends through it)."""
+        on = on and self.sender_qdisc != "noqueue"
+        if on:
+            sh(["tc", "-n", self.s, "qdisc", "replace", "dev", "fbs0", "root",
+                self.sender_qdisc])
+        else:
+            sh(["tc", "-n", self.s, "qdisc", "del", "dev", "fbs0", "root"], check=False)
+        return on
+
     def interfaces(self):
         return list(self.addr.keys())
 
@@ -226,9 +235,12 @@ class Topology:
             f"SCHED_FIFO {NAPI_RT_PRIO} (the precedence softirq has without threading); the "
             f"paced generator SCHED_FIFO {GEN_RT_PRIO} (it sleeps between 200 us chunks; "
             f"flat-out at normal priority)",
-            (f"S's veth fbs0 with qdisc {self.sender_qdisc} (a NIC's default), the generator "
-             f"sending through it: a burst that finds R's veth ring (256 frames) full waits "
-             f"in S's qdisc instead of being dropped" if self.sender_qdisc != "noqueue" else
+            (f"S's veth fbs0 with qdisc {self.sender_qdisc} (a NIC's default) at paced rates "
+             f"below overload, the generator sending through it: a burst that finds R's veth "
+             f"ring (256 frames) full waits in S's qdisc instead of being dropped. Flat-out "
+             f"and the 2x-max overload point without it (noqueue, the generator bypassing "
+             f"the qdisc layer): veth wakes S's queue from R's NAPI poll, so S's qdisc would "
+             f"be drained on R's CPU" if self.sender_qdisc != "noqueue" else
              "S's veth fbs0 without a qdisc (noqueue, as veth is created), the generator "
              "bypassing the qdisc layer: a frame that finds R's veth ring (256 frames) full "
              "is dropped at S's transmit"),

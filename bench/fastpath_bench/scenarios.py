@@ -24,6 +24,8 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
     if held is None:
         held = rate_pps is not None
     src, dst = (topo.udp_src, topo.udp_dst) if family == 4 else (S_IP6, DST_IP6)
+    # Before the counters' snapshot: a qdisc put back starts from zero.
+    through_qdisc = topo.sender_queue(held)
     sink.cmd("reset")
     st_a = stages.snap() if stages else None
     count = max(2, int(duration / 0.2))
@@ -36,7 +38,7 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
             "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
     if ttl:
         argv += ["--ttl", str(ttl)]
-    if topo.sender_queue(held):
+    if through_qdisc:
         argv += ["--through-qdisc"]
     # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
     # work on CPU 0 does not stall the schedule (stalls become skipped frames, see

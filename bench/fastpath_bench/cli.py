@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 
-from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, NAPI_ENVS, ONE_PROCESS_LINE, V6_SKIP
+from .settings import BENCH_NICE, LABELS, LINE_FORWARDERS, LINE_ONLY, LINE_TTL, NAPI_ENVS, ONE_PROCESS_LINE, SENDER_QDISC, SENDER_QDISCS, V6_SKIP
 from .proc import Cleanup, failure_recorded, log, run_cleaning_up
 from .topology import Topology
 from .forwarders import Forwarder, OlsrScenario
@@ -81,6 +81,11 @@ def parse_args(argv):
     ap.add_argument("--stages", action=argparse.BooleanOptionalAction, default=True,
                     help="per-stage loss accounting around every S-R-D point (veth, XDP and "
                     "fastpathd counters; st_* columns, stages.jsonl); default on")
+    ap.add_argument("--sender-qdisc", default=SENDER_QDISC, choices=SENDER_QDISCS,
+                    help="qdisc on S's veth, the generator sending through it (default "
+                    f"{SENDER_QDISC}, a NIC's default); 'noqueue': the veth as created, the "
+                    "generator bypassing the qdisc layer, so bursts that find R's veth ring "
+                    "full are dropped at S")
     ap.add_argument("--olsr", default="ns3-olsr,fastpathd-olsr",
                     help="routing scenario variants (ns3-olsr, fastpathd-olsr) or 'none'")
     ap.add_argument("--family", default=None, choices=["4", "6", "4,6", "6,4"],
@@ -252,6 +257,7 @@ class Run:
 
     def _measure(self):
         topo = Topology("m", 1, self.clean, ipv6=6 in self.plan.families)
+        topo.sender_qdisc = self.args.sender_qdisc
         topo.build()
         self.placement = topo.placement
         for p in self.placement:
@@ -378,6 +384,7 @@ class Run:
             if not fws:
                 continue
             lt = Topology(tag, routers, self.clean, ttl=LINE_TTL)
+            lt.sender_qdisc = self.args.sender_qdisc
             lt.build()
             ls = Sink(self.tools, lt)
             for fw in fws:

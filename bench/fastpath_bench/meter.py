@@ -110,12 +110,26 @@ class StageCounters:
                 out[k.strip()] = int(v)
         return out
 
+    def _qdisc(self, ns, ifn):
+        """The root qdisc's counters (tc -s): drops, requeues (frames the device refused
+        and the qdisc kept), overlimits, packets."""
+        txt = sh(["tc", "-n", ns, "-s", "-j", "qdisc", "show", "dev", ifn], check=False,
+                 capture=True)
+        try:
+            q = next(q for q in json.loads(txt) if q.get("root"))
+            return {f"qdisc_{k}": int(q[k]) for k in ("packets", "drops", "requeues",
+                                                     "overlimits") if k in q}
+        except (ValueError, StopIteration, TypeError, AttributeError):
+            return {}
+
     def snap(self):
         c = {}
         if self.topo.n == 1:
             for ns, ifn in self.topo.interfaces():
                 for k, v in self._link(ns, ifn).items():
                     c[f"{ifn}.{k}"] = v
+            for k, v in self._qdisc(self.topo.s, "fbs0").items():
+                c[f"fbs0.{k}"] = v
         fpctl = self.tools.get("fpctl")
         for i, sock in enumerate(self.sockets):
             if not fpctl:
@@ -154,7 +168,13 @@ class StageCounters:
         fp_drops = sum(v for k, v in d.items() if k.startswith("fp") and ".port:" in k and
                        ".drop_" in k)
         return {
-            # S's veth refused the frame: R's ingress ptr_ring (256) was full.
+            # S's qdisc (Topology.sender_qdisc): frames it dropped (its queue full: the
+            # sending host's loss, not the forwarder's) and frames S's veth handed back to it
+            # because R's ingress ptr_ring was full (they waited, were not lost).
+            "st_s_qdisc_drops": g("fbs0.qdisc_drops"),
+            "st_s_qdisc_requeues": g("fbs0.qdisc_requeues"),
+            # S's veth dropped the frame: R's ingress ptr_ring (256) was full and S's veth
+            # has no qdisc to hold it.
             "st_s_tx_dropped": g("fbs0.tx_dropped"),
             "st_r_in_rx": g(f"{rin}.rx_packets") or g(f"{rin}.rx_queue_0_xdp_packets"),
             "st_r_in_xdp_redirect": g(f"{rin}.rx_queue_0_xdp_redirect"),

@@ -13,12 +13,19 @@ from .meter import StageCounters, parse_ping, stop_sink
 
 
 def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
-                  family=4, ttl=None):
+                  family=4, ttl=None, held=None):
     """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load.
     stages: a StageCounters snapshotted around the point (per-stage loss accounting).
     family 6: UDP/IPv6 from S to 2001:2:0:2::1 behind D (topology built with ipv6).
-    ttl: the generated frames' TTL (fp-trafgen's default, 64, when None)."""
+    ttl: the generated frames' TTL (fp-trafgen's default, 64, when None).
+    held: S's qdisc holds the generator's bursts (Topology.sender_queue), the generator
+    sending through it; False: S's veth without a qdisc, frames that find R's ring full are
+    dropped at S. Default: held when paced, not at flat-out."""
+    if held is None:
+        held = rate_pps is not None
     src, dst = (topo.udp_src, topo.udp_dst) if family == 4 else (S_IP6, DST_IP6)
+    # Before the counters' snapshot: a qdisc put back starts from zero.
+    through_qdisc = topo.sender_queue(held)
     sink.cmd("reset")
     st_a = stages.snap() if stages else None
     count = max(2, int(duration / 0.2))
@@ -31,6 +38,8 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
             "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
     if ttl:
         argv += ["--ttl", str(ttl)]
+    if through_qdisc:
+        argv += ["--through-qdisc"]
     # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
     # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
     # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
@@ -130,13 +139,15 @@ def run_tcp(tools, topo, duration):
 
 
 def generator_ceiling(tools, topo, payload, duration):
-    """Flat-out into an XDP sink on R's ingress (NAPI on FWD_CPU): what S can offer."""
+    """Flat-out into an XDP sink on R's ingress (NAPI on FWD_CPU): what S can offer
+    (S's veth without a qdisc, the generator bypassing the qdisc layer: its own maximum)."""
     p = topo.clean.spawn(topo.r[0], [tools["sink"], "--ifname", topo.r_in(0), "--port",
                                 str(UDP_PORT)], stdin=subprocess.PIPE, name="sink-r")
     try:
         if read_json_line(p, 10) is None:
             raise RuntimeError("sink on R's ingress did not attach")
         topo.pin_napi()
+        topo.sender_queue(False)
         argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP, "--dst-ip", D_IP,
                 "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
                 "--flows", "16", "--duration", str(duration), "--cpu", str(GEN_CPU),

@@ -31,6 +31,16 @@ STACK_ENVS = {"stack"}
 GEN_RT_PRIO = 40  # paced fp-trafgen: SCHED_FIFO below the NAPI threads
 
 
+# S's qdisc on its veth (--sender-qdisc): a veth is created with noqueue, and a veth without
+# a qdisc drops every frame its peer's receive ring (256 frames) has no room for. With a
+# qdisc (Linux 6.16+) veth stops its queue instead and the burst waits in S's qdisc, as it
+# waits in a NIC's ring and qdisc. pfifo_fast (1000 frames) is the default qdisc of a NIC;
+# the generator then sends through it (fp-trafgen --through-qdisc). "noqueue": a veth as
+# created, the generator bypassing the qdisc layer.
+SENDER_QDISC = "pfifo_fast"
+SENDER_QDISCS = ("pfifo_fast", "pfifo", "noqueue")
+
+
 UDP_PORT = 9000
 
 

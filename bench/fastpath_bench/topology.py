@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from .settings import BENCH_NICE, DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, GEN_RT_PRIO, LINE_LINK_NET, NAPI_ENVS, NAPI_RT_PRIO, NET_D, NET_D6, NET_S, NET_S6, R_IN_IP, R_IN_IP6, R_OUT_IP, R_OUT_IP6, S_IP, S_IP6
+from .settings import SENDER_QDISC, BENCH_NICE, DST_IP6, D_IP, D_IP6, FWD_CPU, GEN_CPU, GEN_RT_PRIO, LINE_LINK_NET, NAPI_ENVS, NAPI_RT_PRIO, NET_D, NET_D6, NET_S, NET_S6, R_IN_IP, R_IN_IP6, R_OUT_IP, R_OUT_IP6, S_IP, S_IP6
 from .proc import log, sh
 from .napi import napi_thread_pids, napi_threads
 
@@ -124,6 +124,8 @@ class Topology:
         # Scheduling of R's NAPI kthreads (settings.NAPI_ENVS): "rt" SCHED_FIFO, "default"
         # the kernel's default; S's and D's stay SCHED_FIFO (the measuring side).
         self.napi_env = "rt"
+        # S's qdisc on fbs0 (settings.SENDER_QDISC); "noqueue" leaves the veth as created.
+        self.sender_qdisc = SENDER_QDISC
         self.placement = []
         # Endpoints of the measured traffic (the OLSR scenario uses hosts behind S and D).
         self.udp_src, self.udp_dst, self.ping_from = S_IP, D_IP, []
@@ -170,6 +172,7 @@ class Topology:
                 "gso", "off", "tx", "off"], check=False)
             sh(["ip", "-n", ns, "link", "set", ifn, "up"])
         self.mac = {k: mac_of(*k) for k in self.addr}
+        self.sender_queue(True)
         # Static neighbours on S and D towards their gateways (no ARP in the measurement;
         # ns-3 answers ARP itself anyway, the rest need it only for these two entries).
         sh(["ip", "-n", self.s, "neigh", "replace", R_IN_IP, "lladdr",
@@ -198,6 +201,17 @@ class Topology:
             sh(["ip", "netns", "exec", r0, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=0"])
         self.steer()
 
+    def sender_queue(self, on):
+        """S's qdisc on fbs0 (sender_qdisc) on, or off: the veth as created (noqueue).
+        Returns whether S now has a qdisc (the generator then sends through it)."""
+        on = on and self.sender_qdisc != "noqueue"
+        if on:
+            sh(["tc", "-n", self.s, "qdisc", "replace", "dev", "fbs0", "root",
+                self.sender_qdisc])
+        else:
+            sh(["tc", "-n", self.s, "qdisc", "del", "dev", "fbs0", "root"], check=False)
+        return on
+
     def interfaces(self):
         return list(self.addr.keys())
 
@@ -221,6 +235,15 @@ class Topology:
             f"SCHED_FIFO {NAPI_RT_PRIO} (the precedence softirq has without threading); the "
             f"paced generator SCHED_FIFO {GEN_RT_PRIO} (it sleeps between 200 us chunks; "
             f"flat-out at normal priority)",
+            (f"S's veth fbs0 with qdisc {self.sender_qdisc} (a NIC's default) at paced rates "
+             f"below overload, the generator sending through it: a burst that finds R's veth "
+             f"ring (256 frames) full waits in S's qdisc instead of being dropped. Flat-out "
+             f"and the 2x-max overload point without it (noqueue, the generator bypassing "
+             f"the qdisc layer): veth wakes S's queue from R's NAPI poll, so S's qdisc would "
+             f"be drained on R's CPU" if self.sender_qdisc != "noqueue" else
+             "S's veth fbs0 without a qdisc (noqueue, as veth is created), the generator "
+             "bypassing the qdisc layer: a frame that finds R's veth ring (256 frames) full "
+             "is dropped at S's transmit"),
             "veth steering: without it veth runs R's receive work on the sender's CPU; "
             "GRO/TSO/GSO and TX checksum offload off on all veths (MTU-sized frames with "
             "complete checksums, as on a wire)",

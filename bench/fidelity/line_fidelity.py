@@ -90,6 +90,8 @@ class LineTopology(HostEnds, Topology):
         self.s, self.d = f"{base}-s", f"{base}-d"
         self.r = [f"{base}-r{i}" for i in range(1, routers + 1)]
         self.params = params
+        # S's qdiscs are set per measurement (line_hosts: tbf at the link rate, or none).
+        self.sender_qdisc = "noqueue"
 
     def node_line(self, nodes):
         doc = super().node_line(nodes)

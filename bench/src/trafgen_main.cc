@@ -2,7 +2,8 @@
 // fp-trafgen: paced or flat-out UDP generator (IPv4, or IPv6 with --ipv6) for the
 // benchmark harness.
 // Prebuilt Ethernet frames are sent with sendmmsg() on an AF_PACKET socket with
-// PACKET_QDISC_BYPASS (the fastest sender available here without pktgen). Every payload
+// PACKET_QDISC_BYPASS (the fastest sender available here without pktgen), or with
+// --through-qdisc through the interface's qdisc as a host's applications send. Every payload
 // carries {magic, flow, per-flow sequence, CLOCK_MONOTONIC send time}, read by the XDP sink.
 // IPv6 frames carry a valid UDP checksum (mandatory there): summed once over everything
 // constant, then per frame only the words that change are added.
@@ -61,6 +62,7 @@ struct Options {
   double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
   int rt_priority = 0;       // paced: SCHED_FIFO priority (0: normal scheduling)
   int ttl = 64;              // IPv4 TTL / IPv6 hop limit
+  bool through_qdisc = false;  // send through the interface's qdisc (no PACKET_QDISC_BYPASS)
 };
 
 void usage(FILE* out) {
@@ -69,6 +71,9 @@ void usage(FILE* out) {
       "usage: fp-trafgen --ifname IF --src-ip A --dst-ip B --dst-mac MAC\n"
       "                  (--pps N | --mbps N | --flat-out) [options]\n"
       "  --ifname IF        interface to send on (AF_PACKET, qdisc bypass)\n"
+      "  --through-qdisc    send through the interface's qdisc instead of bypassing it (a\n"
+      "                     veth with a qdisc then holds a burst while its peer's ring is\n"
+      "                     full instead of dropping it; the qdisc's own drops are errors)\n"
       "  --src-mac MAC      default: the interface's MAC\n"
       "  --dst-mac MAC      next hop (the router's ingress MAC)\n"
       "  --src-ip/--dst-ip  IPv4 addresses (IPv6 with --ipv6)\n"
@@ -118,6 +123,7 @@ bool parse(int argc, char** argv, Options* o) {
                                     {"help", no_argument, nullptr, 'h'},
                                     {"ipv6", no_argument, nullptr, '6'},
                                     {"ttl", required_argument, nullptr, 'T'},
+                                    {"through-qdisc", no_argument, nullptr, 'Q'},
                                     {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
@@ -153,6 +159,7 @@ bool parse(int argc, char** argv, Options* o) {
       case 'L': o->max_lag_us = std::atof(optarg); break;
       case 'R': o->rt_priority = std::atoi(optarg); break;
       case 'T': o->ttl = std::atoi(optarg); break;
+      case 'Q': o->through_qdisc = true; break;
       case 'h': usage(stdout); std::exit(0);
       default: usage(stderr); return false;
     }
@@ -239,7 +246,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   int one = 1;
-  if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) != 0)
+  // A bypassing sender meets a full receiver ring of a veth as a drop even when the veth has
+  // a qdisc (the driver stops the queue and the frame is freed); through the qdisc it waits.
+  if (!o.through_qdisc && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) != 0)
     std::fprintf(stderr, "fp-trafgen: PACKET_QDISC_BYPASS: %s (continuing through the qdisc)\n",
                  std::strerror(errno));
   int sndbuf = 4 << 20;

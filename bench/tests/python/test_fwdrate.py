@@ -73,3 +73,22 @@ def test_targets_without_baselines():
     t = targets_of([summary_of(point_medians(r), "default", "fastpathd")], "default")
     assert t["max_vs_min"][2] is None and t["cpu_vs_kernel"][2] is None
     assert t["loss_upto80"][2] is None  # 20k is above 80 % of a 20k max: nothing below
+
+
+def test_p99_overload_with_a_stack_sink_ends_at_d_stack():
+    """A kernel-stack D: the target takes the arrival at D's stack, not D's reader (which
+    shares its CPU with the generator)."""
+    r = rows("stack", "fastpathd", {20000: [(20000, 0, 60, 20000, 14)] * 3,
+                                    "flat-out": [(390000, 40, 5000, 650000, 99)] * 3})
+    for row in r:
+        row["lat_arrival_p99_us"] = 800 if row["offered_pps"] == "flat-out" else 50
+        row["lat_queue_p99_us"] = 4200 if row["offered_pps"] == "flat-out" else 10
+    fp = summary_of(point_medians(r), "stack", "fastpathd")
+    assert fp["overload_lat_p99_us"] == 5000 and fp["overload_lat_arrival_p99_us"] == 800
+    t = targets_of([fp], "stack")
+    assert t["p99_overload"][0] == 800 and t["p99_overload"][2] is True
+    assert "to D's stack" in t["p99_overload"][1]
+    # Without the split (an XDP sink at D) the reader's figure is the target's.
+    r = rows("rt", "fastpathd", {"flat-out": [(390000, 40, 5000, 650000, 99)] * 3})
+    t = targets_of([summary_of(point_medians(r), "rt", "fastpathd")], "rt")
+    assert t["p99_overload"][0] == 5000 and t["p99_overload"][2] is False

@@ -318,6 +318,10 @@ void
 FastPathNetDevice::DoDispose()
 {
     m_txEnd.Cancel();
+    m_startEvent.Cancel();
+    m_stopEvent.Cancel();
+    StopChannel();
+    m_linkUp = false;
     m_rx = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
     m_channel = nullptr;
     m_queue = nullptr;

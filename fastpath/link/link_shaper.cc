@@ -86,6 +86,16 @@ LinkShaper::LinkShaper(const LinkParams& params, uint64_t seed, uint32_t capacit
       aqm_(capacity) {
   params_.store(new LinkParams(params), std::memory_order_release);
   heap_.reserve(capacity);
+  // FqCoDel's pool and flow table are built here, on the control thread that makes the
+  // shaper, not at the link's first frame: set up there, the allocation and its page faults
+  // held that frame (a TCP handshake's SYN, say) a millisecond or more past its model time.
+  if (params.aqm == LinkParams::Aqm::kFqCoDel) makeFq(params);
+}
+
+void LinkShaper::makeFq(const LinkParams& p) {
+  fq_ = std::make_unique<FqCoDel>(capacity_, p.aqm_fq_flows);
+  fq_dropped_.reserve(capacity_);
+  events_.reserve(2 * size_t(capacity_));
 }
 
 LinkShaper::~LinkShaper() { delete params_.load(std::memory_order_relaxed); }

@@ -243,6 +243,8 @@ class LinkShaper : public Retirable {
   AqmQueue aqm_;
   // FqCoDel, which decides at dequeue time: its frames, the model time of its next dequeue
   // (UINT64_MAX: empty), what it dropped in the last call, what the worker has to apply.
+  // Builds the FqCoDel discipline (its frame pool, flows, drop and event room).
+  void makeFq(const LinkParams& p);
   std::unique_ptr<FqCoDel> fq_;
   uint64_t fq_next_ = ~0ull;
   uint64_t fq_last_ = 0;  // its last dequeue: the next is never earlier

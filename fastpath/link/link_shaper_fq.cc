@@ -36,11 +36,7 @@ void LinkShaper::noteFqDrops() {
 
 LinkShaper::Admit LinkShaper::admitFq(const LinkParams& p, uint64_t now, uint64_t addr,
                                       uint32_t len, uint32_t from, bool ect, uint32_t flow) {
-  if (!fq_) [[unlikely]] {  // switched on at run time: set up once, at its first frame
-    fq_ = std::make_unique<FqCoDel>(capacity_, p.aqm_fq_flows);
-    fq_dropped_.reserve(capacity_);
-    events_.reserve(2 * size_t(capacity_));
-  }
+  if (!fq_) [[unlikely]] makeFq(p);  // switched on at run time: set up at its first frame
   pumpFq(now);  // the dequeues due before this frame came
   advanceQueue(now);
   if (size() >= capacity_) {

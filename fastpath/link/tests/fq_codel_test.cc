@@ -361,5 +361,17 @@ TEST(FqCoDelShaper, DropsLaterThanAdmissionComeOutAsEventsAndCount) {
   EXPECT_EQ(sh.size(), 8u - dropped.size());
 }
 
+TEST(FqCoDelShaper, TheDisciplineIsBuiltWithTheShaperNotAtTheFirstFrame) {
+  // Its allocation belongs to the control thread that makes the shaper: at the first
+  // frame, it held that frame past its model time.
+  LinkShaper with(fq(), 1, 4096);
+  ASSERT_NE(with.fqCoDel(), nullptr);
+  EXPECT_TRUE(with.fqCoDel()->empty());
+  LinkParams none = fq();
+  none.aqm = LinkParams::Aqm::kNone;
+  LinkShaper without(none, 1, 4096);
+  EXPECT_EQ(without.fqCoDel(), nullptr);
+}
+
 }  // namespace
 }  // namespace fastpath

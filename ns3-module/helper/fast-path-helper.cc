@@ -396,10 +396,14 @@ FastPathHelper::AttachCallbacks(Ptr<Node> node, const PerNode& per)
                 ::close(kv.second);
                 continue;
             }
-            Ptr<FastPathNetDevice> dev = it->second->GetObject<FastPathNetDevice>();
+            Ptr<FdNetDevice> dev = it->second->GetObject<FdNetDevice>();
             int fd = kv.second;
             Simulator::ScheduleWithContext(nodeId, Seconds(0), [dev, fd]() {
-                dev->ReplaceFileDescriptor(fd);
+                dev->Stop(Seconds(0));
+                Simulator::Schedule(MilliSeconds(1), [dev, fd]() {
+                    dev->SetFileDescriptor(fd);
+                    dev->Start(Seconds(0));
+                });
             });
         }
     });

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// FastPathNetDevice's channel (fastpath/control_timing.h when timed): the send stamp on
-// each frame written, and the read (on the process's receive thread) that takes each
-// frame's arrival stamp and has the device deliver it at that simulator time. fastpathd's stamps are CLOCK_MONOTONIC; the realtime
+// FastPathNetDevice's timed channel (fastpath/control_timing.h): the send stamp on each
+// frame written, and the reader that takes each frame's arrival stamp and has the device
+// deliver it at that simulator time. fastpathd's stamps are CLOCK_MONOTONIC; the realtime
 // simulator's clock is the wall clock since its start: both are read together at each
 // frame, so the mapping follows any step or slew of the wall clock.
 #include "fast-path-net-device.h"
 
+#include "ns3/fd-reader.h"
 #include "ns3/log.h"
 #include "ns3/realtime-simulator-impl.h"
 #include "ns3/simulator.h"
@@ -14,7 +15,6 @@
 
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -22,7 +22,6 @@
 #include <climits>
 #include <cstdint>
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
 
 namespace ns3
@@ -87,72 +86,92 @@ ClockOffsetNs(RealtimeSimulatorImpl* rt)
 
 } // namespace
 
-bool
-FastPathNetDevice::ReadChannel()
+/// Reads one stamped frame per message (FdNetDevice's own reader reads bare frames) and
+/// hands it to the device's main thread with its arrival time in simulator time.
+class FastPathNetDevice::TimedReader : public FdReader
 {
-    // Frames read per wake-up of one channel: the others' wait at most this many frames.
-    constexpr int kBatch = 32;
-    RealtimeSimulatorImpl* rt = m_rt;
-    for (int i = 0; i < kBatch; ++i)
+  public:
+    TimedReader(FastPathNetDevice* device,
+                uint32_t nodeId,
+                RealtimeSimulatorImpl* rt,
+                uint32_t bufferSize)
+        : m_device(device),
+          m_nodeId(nodeId),
+          m_rt(rt),
+          m_bufferSize(bufferSize)
     {
-        auto* buf = static_cast<uint8_t*>(std::malloc(m_readBufferSize));
+    }
+
+  private:
+    FdReader::Data DoRead() override
+    {
+        auto* buf = static_cast<uint8_t*>(std::malloc(m_bufferSize));
         fastpath::ControlStamp stamp;
-        iovec iov[2] = {{&stamp, fastpath::kControlStampBytes}, {buf, m_readBufferSize}};
+        iovec iov[2] = {{&stamp, fastpath::kControlStampBytes}, {buf, m_bufferSize}};
         msghdr msg{};
-        // An untimed channel carries bare frames (as FdNetDevice's reader reads them).
-        msg.msg_iov = m_channelTimed ? iov : iov + 1;
-        msg.msg_iovlen = m_channelTimed ? 2 : 1;
-        ssize_t len = recvmsg(m_channelFd, &msg, MSG_DONTWAIT);
-        if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        {
-            std::free(buf);
-            return true;
-        }
+        msg.msg_iov = iov;
+        msg.msg_iovlen = 2;
+        ssize_t len = recvmsg(m_fd, &msg, 0);
         if (len <= 0)
         {
             // End of the channel (or an error): as FdNetDevice's reader, stop reading.
             std::free(buf);
-            NS_LOG_INFO("control channel of node " << m_nodeId << " ended: "
-                                                   << (len < 0 ? std::strerror(errno) : "closed"));
-            return false;
+            return FdReader::Data(nullptr, 0);
         }
-        int64_t arrival = -1;
-        if (m_channelTimed)
+        if (size_t(len) < fastpath::kControlStampBytes + 14)
         {
-            if (size_t(len) < fastpath::kControlStampBytes + 14)
-            {
-                // Not a stamped Ethernet frame: fastpathd never writes one; skipped.
-                std::free(buf);
-                continue;
-            }
-            len -= fastpath::kControlStampBytes;
-            if (stamp.time_ns != 0 && rt)
-            {
-                arrival = int64_t(stamp.time_ns) - ClockOffsetNs(rt);
-            }
+            // Not a stamped Ethernet frame: fastpathd never writes one; skipped.
+            std::free(buf);
+            return FdReader::Data(nullptr, -1);
+        }
+        len -= fastpath::kControlStampBytes;
+        int64_t arrival = -1;
+        if (stamp.time_ns != 0 && m_rt)
+        {
+            arrival = int64_t(stamp.time_ns) - ClockOffsetNs(m_rt);
         }
         // The main thread takes every frame (timed or not) in the order read, so the
         // device's queue of received frames stays in delivery order.
         Simulator::ScheduleWithContext(m_nodeId,
                                        Time(0),
                                        &FastPathNetDevice::Arrived,
-                                       this,
+                                       m_device,
                                        buf,
                                        len,
                                        arrival);
+        // Handed over: FdReader calls no callback for a negative length.
+        return FdReader::Data(nullptr, -1);
     }
-    return true;
+
+    FastPathNetDevice* m_device;
+    uint32_t m_nodeId;
+    RealtimeSimulatorImpl* m_rt;
+    uint32_t m_bufferSize;
+};
+
+Ptr<FdReader>
+FastPathNetDevice::DoCreateFdReader()
+{
+    if (!m_channelTimed)
+    {
+        // FdNetDevice's own reader, as FdNetDevice creates it.
+        Ptr<FdNetDeviceFdReader> reader = Create<FdNetDeviceFdReader>();
+        reader->SetBufferSize(GetMtu() + 22);
+        return reader;
+    }
+    // Called by FdNetDevice's start, in the simulator's thread: the implementation and
+    // the node id are taken here, not in the reader's thread.
+    auto* rt = dynamic_cast<RealtimeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+    NS_LOG_INFO("timed channel, lead " << m_deliveryLead.As(Time::US)
+                                       << (rt ? "" : "; not a realtime simulator: frames "
+                                                     "are delivered when read"));
+    // As FdNetDevice's reader: the MTU plus an Ethernet header and an LLC/SNAP header.
+    return Create<TimedReader>(this, GetNode()->GetId(), rt, GetMtu() + 22);
 }
 
 void
 FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
 {
-    if (!m_linkUp)
-    {
-        // Read before the device was disposed.
-        std::free(buf);
-        return;
-    }
     const int64_t now = Simulator::Now().GetNanoSeconds();
     if (arrivalNs >= 0)
     {
@@ -183,11 +202,6 @@ FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
 void
 FastPathNetDevice::Deliver(uint8_t* buf, ssize_t len)
 {
-    if (!m_linkUp)
-    {
-        std::free(buf);
-        return;
-    }
     // FdNetDevice queues it and forwards it up at the current simulator time (an event
     // scheduled from this thread takes the current time, not the wall clock).
     ReceiveCallback(buf, len);
@@ -199,8 +213,7 @@ FastPathNetDevice::Write(uint8_t* buffer, size_t length)
     ssize_t n;
     if (!m_channelTimed)
     {
-        // FdNetDevice's write, on the device's own descriptor.
-        n = ::write(m_channelFd, buffer, length);
+        n = FdNetDevice::Write(buffer, length);
     }
     else
     {
@@ -218,7 +231,7 @@ FastPathNetDevice::Write(uint8_t* buffer, size_t length)
         msghdr msg{};
         msg.msg_iov = iov;
         msg.msg_iovlen = 2;
-        n = sendmsg(m_channelFd, &msg, MSG_NOSIGNAL);
+        n = sendmsg(GetFileDescriptor(), &msg, MSG_NOSIGNAL);
         if (n >= 0)
         {
             n -= fastpath::kControlStampBytes;

@@ -202,9 +202,11 @@ def link_lateness(links):
 
 
 def tcp_cell(ip):
-    """TCP goodput (model), and the congestion control when known."""
+    """TCP goodput over the run / over its second half (model, congestion control)."""
     cc = f", {ip['tcp_cc']}" if ip.get("tcp_cc") else ""
-    return f"{ip['tcp_mbps']} ({ip['model_tcp_mbps']}{cc})"
+    half = ip.get("tcp_mbps_second_half")
+    whole = f"{ip['tcp_mbps']} / {half}" if half is not None else f"{ip['tcp_mbps']}"
+    return f"{whole} ({ip['model_tcp_mbps']}{cc})"
 
 
 def measure_line(kind, n, rate, args, tools, clean, out):
@@ -328,7 +330,7 @@ def table(rows):
     lines = ["| N | forwarder | rate | ping -i (s) | TCP D→S (Mbit/s) | model (ms) | replies | "
              "min | p50 | p90 | p99 | max | p50 − model | p99 − model | per-hop lateness "
              "p50 / p99 / max (µs) | Σ hop p99 (ms) | worker lateness p50 / p99 / max (µs) | "
-             "TCP (model) Mbit/s | UDP 80 % lost |",
+             "TCP: run / 2nd half (model) Mbit/s | UDP 80 % lost |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if not r["nodes"]:
@@ -374,7 +376,7 @@ def sojourn_table(rows):
 
 def udp_drop_table(rows):
     """Per line that ran iperf3: the UDP run's loss and every counter that grew during it."""
-    lines = ["| N | forwarder | rate | TCP (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
+    lines = ["| N | forwarder | rate | TCP: run / 2nd half (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
              "dropped by the line / by the hosts | drop points (counter: frames) |",
              "|---|---|---|---|---|---|---|---|"]
     seen = set()

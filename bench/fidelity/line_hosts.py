@@ -166,6 +166,21 @@ def tcp_congestion_control(ns):
     return r.stdout.strip() or None
 
 
+def second_half_mbps(j):
+    """What D received over the second half of an iperf3 run (its server's intervals,
+    --get-server-output), Mbit/s: the flow's rate once its window has grown. A flow over a
+    long round trip takes seconds to open its window (cubic leaves slow start early at a
+    bottleneck's first queueing, then grows by about a frame a round trip), so the whole
+    run's average counts the ramp as well as the path. None without the server's figures."""
+    try:
+        iv = [i["sum"] for i in j["server_output_json"]["intervals"]]
+    except (KeyError, TypeError):
+        return None
+    iv = iv[len(iv) // 2:]
+    secs = sum(x["seconds"] for x in iv)
+    return round(sum(x["bytes"] for x in iv) * 8 / secs / 1e6, 2) if secs > 0 else None
+
+
 def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0, cc=None):
     """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss, and where
     the UDP run's frames were dropped (every drop counter of fastpathd, of the qdiscs and
@@ -180,10 +195,12 @@ def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0, cc=None):
         time.sleep(0.5)
         base = ["ip", "netns", "exec", t.s] + ON_HOSTS_CPU + [
             "iperf3", "-c", D_IP, "-t", str(seconds), "-J", "--connect-timeout", "3000"]
-        r = subprocess.run(base + ["-O", "1"] + (["-C", cc] if cc else []),
+        r = subprocess.run(base + ["-O", "1", "--get-server-output"] +
+                           (["-C", cc] if cc else []),
                            capture_output=True, text=True, timeout=seconds + 20)
         j = json.loads(r.stdout)
         res["tcp_mbps"] = round(j["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
+        res["tcp_mbps_second_half"] = second_half_mbps(j)
         res["tcp_retransmits"] = j["end"]["sum_sent"].get("retransmits")
         def drops():
             return {**(fastpathd_drops(fw.counters()) if fw else {}), **host_drops(t),

@@ -188,7 +188,8 @@ def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0, cc=None):
     the rate (shape_access; TCP paces itself by its losses); `window`, iperf3 -w (its
     sockets' buffers). `cc`: the TCP flow's congestion control (iperf3 -C; None: the
     hosts' default, recorded as `tcp_cc`)."""
-    server = clean.spawn(t.d, ["iperf3", "-s"], cpu=GEN_CPU, name="iperf3-server")
+    # -J: the server hands its own intervals (what D received) to the client (--get-server-output).
+    server = clean.spawn(t.d, ["iperf3", "-s", "-J"], cpu=GEN_CPU, name="iperf3-server")
     res = {"access_shaped": access, "udp_window": window,
            "tcp_cc": cc or tcp_congestion_control(t.s)}
     try:

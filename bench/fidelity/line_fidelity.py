@@ -45,7 +45,7 @@ from line_hosts import (MTU_FRAME, ON_HOSTS_CPU, UDP_WINDOW, HostEnds, HostPair,
                         run_iperf, socket_buffer_caps, start_reverse_tcp, stop_reverse_tcp)
 
 DELAY_MS = 1.0
-LIMIT = 100
+LIMIT = 100  # frames a link's queue holds (--limit)
 # ping's default payload (56 bytes) + ICMP 8 + IPv4 20 + Ethernet 14: the frame a link
 # serializes (fastpathd's rate counts the frame, overhead 0; tbf counts the same bytes).
 ICMP_FRAME = 98
@@ -99,14 +99,14 @@ class LineTopology(HostEnds, Topology):
             link["params"] = self.params
         return doc
 
-    def shape_kernel_links(self, rate):
-        """tbf at `rate` on both ends of every link between two routers (limit: LIMIT frames
-        of MTU size), none on S's and D's veths: the same links as the emulated line."""
+    def shape_kernel_links(self, rate, limit):
+        """tbf at `rate` on both ends of every link between two routers (limit: `limit`
+        frames of MTU size), none on S's and D's veths: the same links as the emulated line."""
         for i in range(self.n - 1):
             for ns, ifn in ((self.r[i], self.r_out(i)), (self.r[i + 1], self.r_in(i + 1))):
                 sh(["tc", "-n", ns, "qdisc", "replace", "dev", ifn, "root", "tbf", "rate",
                     f"{int(rate)}bit", "burst", str(MTU_FRAME + 100), "limit",
-                    str(LIMIT * MTU_FRAME)])
+                    str(limit * MTU_FRAME)])
 
 
 def measure_host_pair(rate, args, clean):
@@ -115,7 +115,8 @@ def measure_host_pair(rate, args, clean):
     try:
         t.build()
         ip = run_iperf(t, args.iperf_seconds, rate, clean, None,
-                       access=not args.no_access_shaping, window=args.udp_window)
+                       access=not args.no_access_shaping, window=args.udp_window,
+                       cc=args.tcp_cc)
     finally:
         t.destroy()
     ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
@@ -200,11 +201,19 @@ def link_lateness(links):
             "path_late_p99_sum_ms": sum(x["lateness_p99_ns"] for x in ls) / 1e6}
 
 
+def tcp_cell(ip):
+    """TCP goodput over the run / over its second half (model, congestion control)."""
+    cc = f", {ip['tcp_cc']}" if ip.get("tcp_cc") else ""
+    half = ip.get("tcp_mbps_second_half")
+    whole = f"{ip['tcp_mbps']} / {half}" if half is not None else f"{ip['tcp_mbps']}"
+    return f"{whole} ({ip['model_tcp_mbps']}{cc})"
+
+
 def measure_line(kind, n, rate, args, tools, clean, out):
     """One line (kind: fastpathd or kernel) at N nodes and one rate: every ping interval,
     then iperf3. Returns a list of result rows."""
     rtext = f"{int(rate)}bit"
-    params = f"rate {rtext} delay {DELAY_MS:g}ms limit {LIMIT}"
+    params = f"rate {rtext} delay {DELAY_MS:g}ms limit {args.limit}"
     if kind == "fastpathd":
         t = LineTopology(f"f{n}", 1, clean, params)
     else:
@@ -219,7 +228,7 @@ def measure_line(kind, n, rate, args, tools, clean, out):
             fw = Forwarder("fastpathd-nodes", tools, t, nodes=n, keep_dir=keep,
                            fastpathd_args=args.fastpathd_args.split())
         else:
-            t.shape_kernel_links(rate)
+            t.shape_kernel_links(rate, args.limit)
             fw = Forwarder("kernel", tools, t)
         fw.start()
         model = model_rtt_ms(n, rate) if kind == "fastpathd" else 0.0
@@ -229,7 +238,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
         for interval, with_tcp in plan:
             count = ping_count(args, interval)
             tag = f"{kind}-N{n}-{rtext}-i{interval:g}" + ("-tcp" if with_tcp else "")
-            flow = start_reverse_tcp(t, count * interval + 3, clean) if with_tcp else None
+            flow = (start_reverse_tcp(t, count * interval + 3, clean, args.tcp_cc)
+                    if with_tcp else None)
             try:
                 res, text = run_ping(t.s, count, interval)
             finally:
@@ -257,7 +267,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
         if args.iperf_seconds > 0:
             ip = run_iperf(t, args.iperf_seconds, rate, clean,
                            fw if kind == "fastpathd" else None,
-                           access=not args.no_access_shaping, window=args.udp_window)
+                           access=not args.no_access_shaping, window=args.udp_window,
+                           cc=args.tcp_cc)
             ip["model_tcp_mbps"] = round(model_goodput_mbps(rate), 2)
             if kind == "fastpathd":
                 ip["workers_rt"] = worker_rt_counters(tools["fpctl"], fw.socket(0))
@@ -319,7 +330,7 @@ def table(rows):
     lines = ["| N | forwarder | rate | ping -i (s) | TCP D→S (Mbit/s) | model (ms) | replies | "
              "min | p50 | p90 | p99 | max | p50 − model | p99 − model | per-hop lateness "
              "p50 / p99 / max (µs) | Σ hop p99 (ms) | worker lateness p50 / p99 / max (µs) | "
-             "TCP (model) Mbit/s | UDP 80 % lost |",
+             "TCP: run / 2nd half (model) Mbit/s | UDP 80 % lost |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if not r["nodes"]:
@@ -328,7 +339,7 @@ def table(rows):
         lt = ", ".join(f"{x['p50_ns'] / 1e3:.0f} / {x['p99_ns'] / 1e3:.0f} / "
                        f"{x['max_ns'] / 1e3:.0f}" for x in late) or "-"
         ip = r.get("iperf") or {}
-        tcp = (f"{ip['tcp_mbps']} ({ip['model_tcp_mbps']})" if "tcp_mbps" in ip else "-")
+        tcp = (tcp_cell(ip) if "tcp_mbps" in ip else "-")
         udp = (f"{ip['udp_lost_pct']} %" if "udp_lost_pct" in ip else "-")
         base = r["model_ms"]
         hop = ("-" if "hop_late_p99_us" not in r else
@@ -365,7 +376,7 @@ def sojourn_table(rows):
 
 def udp_drop_table(rows):
     """Per line that ran iperf3: the UDP run's loss and every counter that grew during it."""
-    lines = ["| N | forwarder | rate | TCP (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
+    lines = ["| N | forwarder | rate | TCP: run / 2nd half (model) Mbit/s | UDP sent (Mbit/s) | lost (iperf3) | "
              "dropped by the line / by the hosts | drop points (counter: frames) |",
              "|---|---|---|---|---|---|---|---|"]
     seen = set()
@@ -377,7 +388,7 @@ def udp_drop_table(rows):
         seen.add(key)
         pts = ip.get("udp_drop_points") or {}
         where = "; ".join(f"{k}: {v}" for k, v in sorted(pts.items(), key=lambda x: -x[1]))
-        tcp = f"{ip['tcp_mbps']} ({ip['model_tcp_mbps']})" if "tcp_mbps" in ip else "-"
+        tcp = tcp_cell(ip) if "tcp_mbps" in ip else "-"
         lines.append(f"| {r['nodes'] or '-'} | {r['forwarder']} | {r['rate_bps'] / 1e6:g} "
                      f"Mbit/s | {tcp} | {ip['udp_packets']} ({ip.get('udp_sent_mbps')}) | "
                      f"{ip.get('udp_lost')} ({ip.get('udp_lost_pct')} %) | "
@@ -394,6 +405,9 @@ def parse_args(argv):
     ap.add_argument("--nodes", default="2,8,16", help="comma-separated N (2..64)")
     ap.add_argument("--rate", default="100mbit", help="comma-separated link rates")
     ap.add_argument("--count", type=int, default=200, help="pings per interval")
+    ap.add_argument("--limit", type=int, default=LIMIT,
+                    help="frames each link's queue holds (100); TCP fills a link only with a "
+                         "queue near the path's bandwidth-delay product")
     ap.add_argument("--interval", default="0.01", help="comma-separated ping intervals (s)")
     ap.add_argument("--ping-seconds", type=float, default=0,
                     help="ping each interval for about this long: min(--count, S / interval), "
@@ -413,6 +427,9 @@ def parse_args(argv):
                     help="iperf3 -w of the UDP run in bytes (0: the kernel's default "
                     "buffers)")
     ap.add_argument("--fastpathd-args", default="", help="extra fastpathd flags")
+    ap.add_argument("--tcp-cc", default=None,
+                    help="the TCP flows' congestion control (iperf3 -C: cubic, bbr, reno); "
+                         "default the hosts' (net.ipv4.tcp_congestion_control), recorded")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless every ping's RTT is the model within the lateness "
                     "fastpathd reports (check_rows; the ctest)")
@@ -431,6 +448,8 @@ def parse_args(argv):
         ap.error(f"--count × --interval must stay under {MAX_PING_S} s")
     if a.udp_window < 0:
         ap.error("--udp-window: bytes, 0 or more")
+    if not 1 <= a.limit <= 100000:
+        ap.error("--limit: 1..100000 frames")
     if not 0 <= a.iperf_seconds <= MAX_IPERF_S:
         ap.error(f"--iperf-seconds: 0..{MAX_IPERF_S}")
     return a

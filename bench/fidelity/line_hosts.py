@@ -156,22 +156,52 @@ def split_drops(points):
     return line, hosts
 
 
-def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0):
+def tcp_congestion_control(ns):
+    """The congestion control a TCP socket in namespace `ns` gets unless told: a new
+    namespace inherits the root namespace's (on some machines bbr, which paces at 99 % of
+    the bandwidth it measured and drains its queue every 10 s: a few percent under a
+    link's rate by design)."""
+    r = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n",
+                        "net.ipv4.tcp_congestion_control"], capture_output=True, text=True)
+    return r.stdout.strip() or None
+
+
+def second_half_mbps(j):
+    """What D received over the second half of an iperf3 run (its server's intervals,
+    --get-server-output), Mbit/s: the flow's rate once its window has grown. A flow over a
+    long round trip takes seconds to open its window (cubic leaves slow start early at a
+    bottleneck's first queueing, then grows by about a frame a round trip), so the whole
+    run's average counts the ramp as well as the path. None without the server's figures."""
+    try:
+        iv = [i["sum"] for i in j["server_output_json"]["intervals"]]
+    except (KeyError, TypeError):
+        return None
+    iv = iv[len(iv) // 2:]
+    secs = sum(x["seconds"] for x in iv)
+    return round(sum(x["bytes"] for x in iv) * 8 / secs / 1e6, 2) if secs > 0 else None
+
+
+def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0, cc=None):
     """TCP S -> D for `seconds`, then UDP at 80 % of the rate: goodput and loss, and where
     the UDP run's frames were dropped (every drop counter of fastpathd, of the qdiscs and
     of the hosts that grew during it). For the UDP run only: `access`, S's veth shaped at
     the rate (shape_access; TCP paces itself by its losses); `window`, iperf3 -w (its
-    sockets' buffers)."""
-    server = clean.spawn(t.d, ["iperf3", "-s"], cpu=GEN_CPU, name="iperf3-server")
-    res = {"access_shaped": access, "udp_window": window}
+    sockets' buffers). `cc`: the TCP flow's congestion control (iperf3 -C; None: the
+    hosts' default, recorded as `tcp_cc`)."""
+    # -J: the server hands its own intervals (what D received) to the client (--get-server-output).
+    server = clean.spawn(t.d, ["iperf3", "-s", "-J"], cpu=GEN_CPU, name="iperf3-server")
+    res = {"access_shaped": access, "udp_window": window,
+           "tcp_cc": cc or tcp_congestion_control(t.s)}
     try:
         time.sleep(0.5)
         base = ["ip", "netns", "exec", t.s] + ON_HOSTS_CPU + [
             "iperf3", "-c", D_IP, "-t", str(seconds), "-J", "--connect-timeout", "3000"]
-        r = subprocess.run(base + ["-O", "1"], capture_output=True, text=True,
-                           timeout=seconds + 20)
+        r = subprocess.run(base + ["-O", "1", "--get-server-output"] +
+                           (["-C", cc] if cc else []),
+                           capture_output=True, text=True, timeout=seconds + 20)
         j = json.loads(r.stdout)
         res["tcp_mbps"] = round(j["end"]["sum_received"]["bits_per_second"] / 1e6, 2)
+        res["tcp_mbps_second_half"] = second_half_mbps(j)
         res["tcp_retransmits"] = j["end"]["sum_sent"].get("retransmits")
         def drops():
             return {**(fastpathd_drops(fw.counters()) if fw else {}), **host_drops(t),
@@ -202,13 +232,14 @@ def run_iperf(t, seconds, rate, clean, fw=None, access=True, window=0):
     return res
 
 
-def start_reverse_tcp(t, seconds, clean):
-    """A TCP flow D -> S (iperf3 -R from S) for `seconds`, under way when this returns."""
+def start_reverse_tcp(t, seconds, clean, cc=None):
+    """A TCP flow D -> S (iperf3 -R from S) for `seconds`, under way when this returns;
+    `cc` as for run_iperf."""
     server = clean.spawn(t.d, ["iperf3", "-s", "-1"], cpu=GEN_CPU, name="iperf3-server-reverse")
     time.sleep(0.5)
     client = subprocess.Popen(["ip", "netns", "exec", t.s] + ON_HOSTS_CPU + [
                                "iperf3", "-c", D_IP, "-R", "-t", str(int(seconds + 0.999)),
-                               "-J", "--connect-timeout", "3000"],
+                               "-J", "--connect-timeout", "3000"] + (["-C", cc] if cc else []),
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(1.5)  # past slow start: the pings meet a flow at its window
     return server, client

@@ -44,7 +44,12 @@ void LinkResources::applyShaping(std::vector<LinkShaper*>& shapers, size_t worke
   const uint32_t need = LinkShaper::capacityFor(p);
   for (size_t w = 0; w < workers; ++w) {
     LinkShaper* old = w < shapers.size() ? shapers[w] : nullptr;
-    if (old && old->capacity() >= need) {
+    // A shaper switched to FqCoDel is replaced by a successor built here with the
+    // discipline's pool and flow table, as one that needs more room is: built by the worker
+    // at the link's next frame, they held that frame a millisecond or more past its time.
+    const bool fq_switched_on = old && p.aqm == LinkParams::Aqm::kFqCoDel &&
+                                old->params().aqm != LinkParams::Aqm::kFqCoDel;
+    if (old && old->capacity() >= need && !fq_switched_on) {
       const LinkParams* prev = old->setParams(p);
       epoch_.retire([prev] { delete prev; });
       continue;
@@ -56,7 +61,7 @@ void LinkResources::applyShaping(std::vector<LinkShaper*>& shapers, size_t worke
     LinkShaper* raw = sh.get();
     shapers_[raw] = std::move(sh);
     if (old) {
-      // More room needed: the worker moves the old one's frames and state over.
+      // More room or FqCoDel needed: the worker moves the old one's frames and state over.
       old->successor = raw;
       retireShaper(uint32_t(w), old);
       shapers[w] = raw;

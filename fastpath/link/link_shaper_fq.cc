@@ -36,7 +36,9 @@ void LinkShaper::noteFqDrops() {
 
 LinkShaper::Admit LinkShaper::admitFq(const LinkParams& p, uint64_t now, uint64_t addr,
                                       uint32_t len, uint32_t from, bool ect, uint32_t flow) {
-  if (!fq_) [[unlikely]] makeFq(p);  // switched on at run time: set up at its first frame
+  // Switched on at run time the link gets a successor built with the discipline
+  // (LinkResources::applyShaping); a shaper given FqCoDel's parameters in place builds it here.
+  if (!fq_) [[unlikely]] makeFq(p);
   pumpFq(now);  // the dequeues due before this frame came
   advanceQueue(now);
   if (size() >= capacity_) {

@@ -51,6 +51,34 @@ def test_drop_table_names_every_point_largest_first():
     assert line.endswith("| link l1 a_to_b queue_drops: 70; D udp RcvbufErrors: 7 |")
 
 
+def test_the_tcp_cell_names_the_congestion_control_when_known():
+    row = host_pair_row()
+    assert "| 940.0 (956.41) |" in lf.udp_drop_table([row])
+    row["iperf"]["tcp_cc"] = "cubic"
+    assert "| 940.0 (956.41, cubic) |" in lf.udp_drop_table([row])
+    row["iperf"]["tcp_mbps_second_half"] = 955.2
+    assert "| 940.0 / 955.2 (956.41, cubic) |" in lf.udp_drop_table([row])
+
+
+def test_the_second_half_is_what_the_server_received_then():
+    def iv(mbytes):
+        return {"sum": {"bytes": mbytes * 1e6 / 8, "seconds": 1.0}}
+    j = {"server_output_json": {"intervals": [iv(2), iv(4), iv(9), iv(10), iv(9)]}}
+    assert lh.second_half_mbps(j) == round((9 + 10 + 9) / 3, 2)
+    assert lh.second_half_mbps({}) is None
+    assert lh.second_half_mbps({"server_output_json": {"intervals": []}}) is None
+
+
+def test_limit_and_congestion_control_options():
+    a = lf.parse_args(["--out", "/tmp/x"])
+    assert a.limit == lf.LIMIT == 100 and a.tcp_cc is None
+    a = lf.parse_args(["--out", "/tmp/x", "--limit", "1000", "--tcp-cc", "cubic"])
+    assert a.limit == 1000 and a.tcp_cc == "cubic"
+    for bad in ("0", "-5", "100001"):
+        with pytest.raises(SystemExit):
+            lf.parse_args(["--out", "/tmp/x", "--limit", bad])
+
+
 def test_refuses_a_negative_udp_window():
     with pytest.raises(SystemExit):
         lf.parse_args(["--out", "/tmp/x", "--udp-window", "-1"])

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // LinkResources without workers: the retire hand-off (retired -> listed in the worker's
 // next table -> drained -> recycled) for queues and shapers, and shapers created, updated
-// in place or replaced by a larger successor.
+// in place or replaced by a successor (larger, or built with FqCoDel).
 #include "daemon/link_resources.h"
 
 #include <gtest/gtest.h>
@@ -85,6 +85,34 @@ TEST(LinkResources, ShapingCreatesUpdatesInPlaceAndGrowsThroughASuccessor) {
   EXPECT_EQ(r.retiredShapers(), 0u);
   EXPECT_EQ(r.shapers(), 2u);
   EXPECT_TRUE(epoch.synchronize());  // frees the old ones
+}
+
+TEST(LinkResources, FqCoDelSwitchedOnAtRunTimeComesBuiltInASuccessor) {
+  // Its pool and flow table are allocated here, on the control thread: built by the
+  // worker at the link's next frame, they held that frame past its model time.
+  EpochDomain epoch;
+  LinkResources r(epoch);
+  std::vector<LinkShaper*> shapers;
+  LinkParams p = delay(1000000);
+  r.applyShaping(shapers, 2, "link/x", p);
+  ASSERT_EQ(shapers.size(), 2u);
+  const std::vector<LinkShaper*> first = shapers;
+  EXPECT_EQ(first[0]->fqCoDel(), nullptr);
+  p.aqm = LinkParams::Aqm::kFqCoDel;
+  p.aqm_limit_packets = 1024;
+  r.applyShaping(shapers, 2, "link/x", p);
+  for (size_t w = 0; w < 2; ++w) {
+    ASSERT_NE(shapers[w], first[w]);
+    EXPECT_EQ(first[w]->successor, shapers[w]);
+    ASSERT_NE(shapers[w]->fqCoDel(), nullptr);
+    EXPECT_TRUE(shapers[w]->fqCoDel()->empty());
+  }
+  // Already on: a change of its parameters is made in place.
+  const std::vector<LinkShaper*> with = shapers;
+  p.aqm_fq_quantum = 300;
+  r.applyShaping(shapers, 2, "link/x", p);
+  EXPECT_EQ(shapers, with);
+  EXPECT_EQ(shapers[0]->params().aqm_fq_quantum, 300u);
 }
 
 TEST(LinkResources, ASegmentsShapersAndTheirSuccessorsModelASharedMedium) {

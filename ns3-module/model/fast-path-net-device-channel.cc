@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace ns3
@@ -34,8 +35,9 @@ void
 FastPathNetDevice::ReplaceFileDescriptor(int fd)
 {
     const bool started = m_receiveId != 0 || m_linkUp;
-    StopChannel();
-    m_channelFd = -1;
+    // The frames read from the old channel and not yet forwarded up are still the link's:
+    // they are delivered, not dropped as at a stop.
+    CloseChannel();
     SetFileDescriptor(fd);
     if (started)
     {
@@ -80,6 +82,7 @@ FastPathNetDevice::StartChannel()
                                            << (m_rt ? "" : "; not a realtime simulator: frames "
                                                            "are delivered when read"));
     }
+    m_stopped = false;
     if (m_receiveId == 0)
     {
         m_receiveId = FastPathReceiveThread::Get().Add(m_channelFd, [this]() {
@@ -98,7 +101,7 @@ FastPathNetDevice::StartChannel()
 }
 
 void
-FastPathNetDevice::StopChannel()
+FastPathNetDevice::CloseChannel()
 {
     FastPathReceiveThread::Get().Remove(m_receiveId);
     m_receiveId = 0;
@@ -107,13 +110,52 @@ FastPathNetDevice::StopChannel()
         ::close(m_channelFd);
         m_channelFd = -1;
     }
-    // As FdNetDevice's stop: the frames read and not yet forwarded up are dropped.
-    std::lock_guard<std::mutex> lock(m_pendingReadMutex);
-    while (!m_pendingQueue.empty())
+}
+
+void
+FastPathNetDevice::StopChannel()
+{
+    CloseChannel();
+    m_stopped = true;
+    // As FdNetDevice's stop: the frames read and not yet forwarded up are dropped (here
+    // counted); their ForwardUp events find the queue empty.
+    uint64_t dropped = 0;
     {
-        FreeBuffer(m_pendingQueue.front().first);
-        m_pendingQueue.pop();
+        std::lock_guard<std::mutex> lock(m_pendingReadMutex);
+        while (!m_pendingQueue.empty())
+        {
+            FreeBuffer(m_pendingQueue.front().first);
+            m_pendingQueue.pop();
+            ++dropped;
+        }
     }
+    m_stoppedDrops += dropped;
+    if (dropped > 0)
+    {
+        NS_LOG_INFO("stopped: dropped " << dropped << " frames read and not forwarded up");
+    }
+}
+
+void
+FastPathNetDevice::DropStopped(uint8_t* buf)
+{
+    // Read before the device stopped, scheduled and not yet delivered: the device no
+    // longer takes frames (as FdNetDevice, whose stop drops what it read).
+    std::free(buf);
+    ++m_stoppedDrops;
+    NS_LOG_LOGIC("a frame reached the stopped device: dropped");
+}
+
+uint64_t
+FastPathNetDevice::GetStoppedDrops() const
+{
+    return m_stoppedDrops;
+}
+
+uint64_t
+FastPathNetDevice::GetMalformedDrops() const
+{
+    return m_malformedDrops.load(std::memory_order_relaxed);
 }
 
 bool

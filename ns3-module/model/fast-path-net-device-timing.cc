@@ -121,8 +121,9 @@ FastPathNetDevice::ReadChannel()
         {
             if (size_t(len) < fastpath::kControlStampBytes + 14)
             {
-                // Not a stamped Ethernet frame: fastpathd never writes one; skipped.
+                // Not a stamped Ethernet frame: fastpathd never writes one.
                 std::free(buf);
+                m_malformedDrops.fetch_add(1, std::memory_order_relaxed);
                 continue;
             }
             len -= fastpath::kControlStampBytes;
@@ -147,10 +148,9 @@ FastPathNetDevice::ReadChannel()
 void
 FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
 {
-    if (!m_linkUp)
+    if (m_stopped)
     {
-        // Read before the device was disposed.
-        std::free(buf);
+        DropStopped(buf);
         return;
     }
     const int64_t now = Simulator::Now().GetNanoSeconds();
@@ -183,9 +183,10 @@ FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
 void
 FastPathNetDevice::Deliver(uint8_t* buf, ssize_t len)
 {
-    if (!m_linkUp)
+    if (m_stopped)
     {
-        std::free(buf);
+        // Held for its arrival time while the device stopped.
+        DropStopped(buf);
         return;
     }
     // FdNetDevice queues it and forwards it up at the current simulator time (an event

@@ -140,6 +140,17 @@ class FastPathNetDevice : public FdNetDevice
     uint64_t GetOnTimeReceived() const;
     uint64_t GetLateReceived() const;
     Time GetMaxLateness() const;
+    /**
+     * Frames read from the control channel and dropped because the device had stopped (its
+     * Stop attribute) or was disposed before they were forwarded up: those read and not
+     * yet delivered (as FdNetDevice drops its queue of frames read when it stops), and
+     * those read afterwards. Frames fastpathd sends before the device starts wait on the
+     * channel and are delivered at the start: none is dropped for that.
+     */
+    uint64_t GetStoppedDrops() const;
+    /// Messages on a timed channel too short to hold a stamp and an Ethernet header
+    /// (fastpathd writes none): dropped.
+    uint64_t GetMalformedDrops() const;
 
   protected:
     void DoInitialize() override;
@@ -148,8 +159,14 @@ class FastPathNetDevice : public FdNetDevice
   private:
     /// Starts reading the channel (the receive thread) and brings the link up.
     void StartChannel();
-    /// Stops reading the channel and closes it; drops the frames not yet forwarded up.
+    /// Stops reading the channel and closes it (the frames read stay, for a new channel).
+    void CloseChannel();
+    /// The device's stop (Stop attribute, disposal): closes the channel; the frames read
+    /// and not yet forwarded up, and any that reach the device later, are dropped and
+    /// counted (GetStoppedDrops).
     void StopChannel();
+    /// Main thread: a frame that reached a stopped device, freed and counted.
+    void DropStopped(uint8_t* buf);
     /// Receive thread: reads the frames waiting on the channel, a bounded batch, and
     /// schedules each in the device's context, in order. False: the channel ended.
     bool ReadChannel();
@@ -194,6 +211,9 @@ class FastPathNetDevice : public FdNetDevice
     uint32_t m_readBufferSize = 0;
     RealtimeSimulatorImpl* m_rt = nullptr; //!< timed channels' clock (read at start)
     bool m_linkUp = false;
+    bool m_stopped = false; //!< stopped or disposed: frames that reach it are dropped
+    uint64_t m_stoppedDrops = 0;
+    std::atomic<uint64_t> m_malformedDrops{0}; //!< counted on the receive thread
     TracedCallback<> m_linkChange;
     EventId m_startEvent;
     EventId m_stopEvent;

@@ -396,14 +396,10 @@ FastPathHelper::AttachCallbacks(Ptr<Node> node, const PerNode& per)
                 ::close(kv.second);
                 continue;
             }
-            Ptr<FdNetDevice> dev = it->second->GetObject<FdNetDevice>();
+            Ptr<FastPathNetDevice> dev = it->second->GetObject<FastPathNetDevice>();
             int fd = kv.second;
             Simulator::ScheduleWithContext(nodeId, Seconds(0), [dev, fd]() {
-                dev->Stop(Seconds(0));
-                Simulator::Schedule(MilliSeconds(1), [dev, fd]() {
-                    dev->SetFileDescriptor(fd);
-                    dev->Start(Seconds(0));
-                });
+                dev->ReplaceFileDescriptor(fd);
             });
         }
     });

@@ -87,9 +87,10 @@ FastPathConnection::GetTypeId()
 
 static void RaiseDescriptorLimit();
 
-/// ns-3's FdNetDevice reads each device in a thread of its own with select(), which takes
-/// descriptors below FD_SETSIZE only: the connection's own descriptors go above that range
-/// (when RLIMIT_NOFILE allows), leaving it to the devices' control channels.
+/// ns-3's FdNetDevice (a plain one a script adds; FastPathNetDevices are read by the
+/// process's receive thread with epoll) reads each device in a thread of its own with
+/// select(), which takes descriptors below FD_SETSIZE only: the connection's own
+/// descriptors go above that range (when RLIMIT_NOFILE allows), leaving it to such devices.
 static int
 AboveSelectRange(int fd)
 {
@@ -110,25 +111,6 @@ FastPathConnection::FastPathConnection()
     : m_wakeFd((RaiseDescriptorLimit(), AboveSelectRange(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))))
 {
     NS_ABORT_MSG_IF(m_wakeFd < 0, "FastPathConnection: eventfd failed: " << std::strerror(errno));
-}
-
-fastpath::Status
-FastPathConnection::CheckSelectable(int fd, uint32_t channels)
-{
-    // Each device's reader also makes a pipe (two descriptors) when the device starts,
-    // after every channel is open: they come above the channels.
-    if (fd >= 0 && fd + 2 * int64_t(channels) < FD_SETSIZE)
-    {
-        return {};
-    }
-    return fastpath::makeError(
-        -EMFILE,
-        "control channel " + std::to_string(channels) + " of this process is descriptor " +
-            std::to_string(fd) + ": ns-3's FdNetDevice reads each device with select(), "
-            "which takes descriptors below " + std::to_string(FD_SETSIZE) +
-            " (FD_SETSIZE) only, the channel's and two of its reader's: about " +
-            std::to_string((FD_SETSIZE - 16) / 3) +
-            " ports per process. Run the script as several processes (mpirun -np K)");
 }
 
 FastPathConnection::~FastPathConnection()
@@ -268,12 +250,6 @@ FastPathConnection::OpenControlChannel(fastpath::PortId port,
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_timing[port] = asked;
-    }
-    static uint32_t channels = 0; // of this process, opened before the simulation runs
-    if (auto st = CheckSelectable(fd.value(), ++channels); !st.ok())
-    {
-        ::close(fd.value());
-        return st.error();
     }
     return fd;
 }

@@ -71,16 +71,11 @@ class FastPathConnection : public Object
     {
         return m_socketPath;
     }
-    /// Opens the control channel of `port`. Refused (the descriptor closed) when the
-    /// process's channels would leave select()'s range (CheckSelectable). `timing`: asked
+    /// Opens the control channel of `port`. `timing`: asked
     /// for; on return, what the channel is (a fastpathd that does not time channels opens
     /// it untimed). A reconnection opens it again with the same timing.
     fastpath::Result<int> OpenControlChannel(fastpath::PortId port,
                                              fastpath::ControlChannelTiming* timing = nullptr);
-    /// Whether the `channels`-th control channel of the process, descriptor `fd`, and the
-    /// readers' pipes of all of them stay below FD_SETSIZE, as ns-3's FdNetDevice needs
-    /// (it reads with select()). The error says the limit and the fix.
-    static fastpath::Status CheckSelectable(int fd, uint32_t channels);
     /// Adds `rules` to fastpathd's control rule set (existing rules are kept). Synchronous
     /// before StartWorker(), queued after.
     fastpath::Status AddControlRules(const std::vector<fastpath::ControlRule>& rules);

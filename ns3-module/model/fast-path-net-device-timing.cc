@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// FastPathNetDevice's timed channel (fastpath/control_timing.h): the send stamp on each
-// frame written, and the reader that takes each frame's arrival stamp and has the device
-// deliver it at that simulator time. fastpathd's stamps are CLOCK_MONOTONIC; the realtime
+// FastPathNetDevice's channel (fastpath/control_timing.h when timed): the send stamp on
+// each frame written, and the read (on the process's receive thread) that takes each
+// frame's arrival stamp and has the device deliver it at that simulator time. fastpathd's stamps are CLOCK_MONOTONIC; the realtime
 // simulator's clock is the wall clock since its start: both are read together at each
 // frame, so the mapping follows any step or slew of the wall clock.
 #include "fast-path-net-device.h"
 
-#include "ns3/fd-reader.h"
 #include "ns3/log.h"
 #include "ns3/realtime-simulator-impl.h"
 #include "ns3/simulator.h"
@@ -15,6 +14,7 @@
 
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include <climits>
 #include <cstdint>
 #include <cerrno>
+#include <cstring>
 #include <cstdlib>
 
 namespace ns3
@@ -86,92 +87,72 @@ ClockOffsetNs(RealtimeSimulatorImpl* rt)
 
 } // namespace
 
-/// Reads one stamped frame per message (FdNetDevice's own reader reads bare frames) and
-/// hands it to the device's main thread with its arrival time in simulator time.
-class FastPathNetDevice::TimedReader : public FdReader
+bool
+FastPathNetDevice::ReadChannel()
 {
-  public:
-    TimedReader(FastPathNetDevice* device,
-                uint32_t nodeId,
-                RealtimeSimulatorImpl* rt,
-                uint32_t bufferSize)
-        : m_device(device),
-          m_nodeId(nodeId),
-          m_rt(rt),
-          m_bufferSize(bufferSize)
+    // Frames read per wake-up of one channel: the others' wait at most this many frames.
+    constexpr int kBatch = 32;
+    RealtimeSimulatorImpl* rt = m_rt;
+    for (int i = 0; i < kBatch; ++i)
     {
-    }
-
-  private:
-    FdReader::Data DoRead() override
-    {
-        auto* buf = static_cast<uint8_t*>(std::malloc(m_bufferSize));
+        auto* buf = static_cast<uint8_t*>(std::malloc(m_readBufferSize));
         fastpath::ControlStamp stamp;
-        iovec iov[2] = {{&stamp, fastpath::kControlStampBytes}, {buf, m_bufferSize}};
+        iovec iov[2] = {{&stamp, fastpath::kControlStampBytes}, {buf, m_readBufferSize}};
         msghdr msg{};
-        msg.msg_iov = iov;
-        msg.msg_iovlen = 2;
-        ssize_t len = recvmsg(m_fd, &msg, 0);
+        // An untimed channel carries bare frames (as FdNetDevice's reader reads them).
+        msg.msg_iov = m_channelTimed ? iov : iov + 1;
+        msg.msg_iovlen = m_channelTimed ? 2 : 1;
+        ssize_t len = recvmsg(m_channelFd, &msg, MSG_DONTWAIT);
+        if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        {
+            std::free(buf);
+            return true;
+        }
         if (len <= 0)
         {
             // End of the channel (or an error): as FdNetDevice's reader, stop reading.
             std::free(buf);
-            return FdReader::Data(nullptr, 0);
+            NS_LOG_INFO("control channel of node " << m_nodeId << " ended: "
+                                                   << (len < 0 ? std::strerror(errno) : "closed"));
+            return false;
         }
-        if (size_t(len) < fastpath::kControlStampBytes + 14)
-        {
-            // Not a stamped Ethernet frame: fastpathd never writes one; skipped.
-            std::free(buf);
-            return FdReader::Data(nullptr, -1);
-        }
-        len -= fastpath::kControlStampBytes;
         int64_t arrival = -1;
-        if (stamp.time_ns != 0 && m_rt)
+        if (m_channelTimed)
         {
-            arrival = int64_t(stamp.time_ns) - ClockOffsetNs(m_rt);
+            if (size_t(len) < fastpath::kControlStampBytes + 14)
+            {
+                // Not a stamped Ethernet frame: fastpathd never writes one.
+                std::free(buf);
+                m_malformedDrops.fetch_add(1, std::memory_order_relaxed);
+                continue;
+            }
+            len -= fastpath::kControlStampBytes;
+            if (stamp.time_ns != 0 && rt)
+            {
+                arrival = int64_t(stamp.time_ns) - ClockOffsetNs(rt);
+            }
         }
         // The main thread takes every frame (timed or not) in the order read, so the
         // device's queue of received frames stays in delivery order.
         Simulator::ScheduleWithContext(m_nodeId,
                                        Time(0),
                                        &FastPathNetDevice::Arrived,
-                                       m_device,
+                                       this,
                                        buf,
                                        len,
                                        arrival);
-        // Handed over: FdReader calls no callback for a negative length.
-        return FdReader::Data(nullptr, -1);
     }
-
-    FastPathNetDevice* m_device;
-    uint32_t m_nodeId;
-    RealtimeSimulatorImpl* m_rt;
-    uint32_t m_bufferSize;
-};
-
-Ptr<FdReader>
-FastPathNetDevice::DoCreateFdReader()
-{
-    if (!m_channelTimed)
-    {
-        // FdNetDevice's own reader, as FdNetDevice creates it.
-        Ptr<FdNetDeviceFdReader> reader = Create<FdNetDeviceFdReader>();
-        reader->SetBufferSize(GetMtu() + 22);
-        return reader;
-    }
-    // Called by FdNetDevice's start, in the simulator's thread: the implementation and
-    // the node id are taken here, not in the reader's thread.
-    auto* rt = dynamic_cast<RealtimeSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
-    NS_LOG_INFO("timed channel, lead " << m_deliveryLead.As(Time::US)
-                                       << (rt ? "" : "; not a realtime simulator: frames "
-                                                     "are delivered when read"));
-    // As FdNetDevice's reader: the MTU plus an Ethernet header and an LLC/SNAP header.
-    return Create<TimedReader>(this, GetNode()->GetId(), rt, GetMtu() + 22);
+    return true;
 }
 
 void
 FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
 {
+    if (m_stopped)
+    {
+        DropStopped(buf);
+        return;
+    }
     const int64_t now = Simulator::Now().GetNanoSeconds();
     if (arrivalNs >= 0)
     {
@@ -202,6 +183,12 @@ FastPathNetDevice::Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs)
 void
 FastPathNetDevice::Deliver(uint8_t* buf, ssize_t len)
 {
+    if (m_stopped)
+    {
+        // Held for its arrival time while the device stopped.
+        DropStopped(buf);
+        return;
+    }
     // FdNetDevice queues it and forwards it up at the current simulator time (an event
     // scheduled from this thread takes the current time, not the wall clock).
     ReceiveCallback(buf, len);
@@ -213,7 +200,8 @@ FastPathNetDevice::Write(uint8_t* buffer, size_t length)
     ssize_t n;
     if (!m_channelTimed)
     {
-        n = FdNetDevice::Write(buffer, length);
+        // FdNetDevice's write, on the device's own descriptor.
+        n = ::write(m_channelFd, buffer, length);
     }
     else
     {
@@ -231,7 +219,7 @@ FastPathNetDevice::Write(uint8_t* buffer, size_t length)
         msghdr msg{};
         msg.msg_iov = iov;
         msg.msg_iovlen = 2;
-        n = sendmsg(GetFileDescriptor(), &msg, MSG_NOSIGNAL);
+        n = sendmsg(m_channelFd, &msg, MSG_NOSIGNAL);
         if (n >= 0)
         {
             n -= fastpath::kControlStampBytes;

@@ -69,7 +69,7 @@ FastPathNetDevice::GetTypeId()
             .AddAttribute("DeliveryLead",
                           "Timed channels: how long before its arrival time fastpathd may "
                           "hand a frame for this device over (the wake-ups of fastpathd, the "
-                          "reader thread and the simulator thread it covers); a frame that "
+                          "receive thread and the simulator thread it covers); a frame that "
                           "comes later than its arrival time is delivered at once and counted "
                           "late. At most 100 ms.",
                           TimeValue(MilliSeconds(2)),
@@ -318,6 +318,10 @@ void
 FastPathNetDevice::DoDispose()
 {
     m_txEnd.Cancel();
+    m_startEvent.Cancel();
+    m_stopEvent.Cancel();
+    StopChannel();
+    m_linkUp = false;
     m_rx = MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
     m_channel = nullptr;
     m_queue = nullptr;

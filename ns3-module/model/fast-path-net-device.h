@@ -20,6 +20,8 @@
 namespace ns3
 {
 
+class RealtimeSimulatorImpl;
+
 /**
  * \ingroup fastpath
  * \brief An FdNetDevice on a fastpathd port that may present a channel.
@@ -111,6 +113,20 @@ class FastPathNetDevice : public FdNetDevice
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
     ssize_t Write(uint8_t* buffer, size_t length) override;
 
+    /**
+     * The device's control channel (FdNetDevice's method of that name hidden: the device
+     * owns the descriptor, FdNetDevice's per-device reader thread never starts). Read by
+     * the process's one receive thread (FastPathReceiveThread) from the device's start
+     * (the Start attribute) to its Stop attribute or its disposal, which close it.
+     */
+    void SetFileDescriptor(int fd);
+    /// Replaces a started device's control channel (after fastpathd restarted): the old
+    /// one is no longer read and is closed, the new one is read from now on.
+    void ReplaceFileDescriptor(int fd);
+    /// Up from the device's start (as FdNetDevice's).
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+
     /// Whether the device asks for a timed channel (TimedDelivery) and its lead
     /// (DeliveryLead), in nanoseconds.
     bool GetTimedDelivery() const;
@@ -124,13 +140,36 @@ class FastPathNetDevice : public FdNetDevice
     uint64_t GetOnTimeReceived() const;
     uint64_t GetLateReceived() const;
     Time GetMaxLateness() const;
+    /**
+     * Frames read from the control channel and dropped because the device had stopped (its
+     * Stop attribute) or was disposed before they were forwarded up: those read and not
+     * yet delivered (as FdNetDevice drops its queue of frames read when it stops), and
+     * those read afterwards. Frames fastpathd sends before the device starts wait on the
+     * channel and are delivered at the start: none is dropped for that.
+     */
+    uint64_t GetStoppedDrops() const;
+    /// Messages on a timed channel too short to hold a stamp and an Ethernet header
+    /// (fastpathd writes none): dropped.
+    uint64_t GetMalformedDrops() const;
 
   protected:
+    void DoInitialize() override;
     void DoDispose() override;
 
   private:
-    class TimedReader;
-    Ptr<FdReader> DoCreateFdReader() override;
+    /// Starts reading the channel (the receive thread) and brings the link up.
+    void StartChannel();
+    /// Stops reading the channel and closes it (the frames read stay, for a new channel).
+    void CloseChannel();
+    /// The device's stop (Stop attribute, disposal): closes the channel; the frames read
+    /// and not yet forwarded up, and any that reach the device later, are dropped and
+    /// counted (GetStoppedDrops).
+    void StopChannel();
+    /// Main thread: a frame that reached a stopped device, freed and counted.
+    void DropStopped(uint8_t* buf);
+    /// Receive thread: reads the frames waiting on the channel, a bounded batch, and
+    /// schedules each in the device's context, in order. False: the channel ended.
+    bool ReadChannel();
     /// Main thread: a frame the timed reader took, to deliver at `arrivalNs` (simulator
     /// time; negative: now).
     void Arrived(uint8_t* buf, ssize_t len, int64_t arrivalNs);
@@ -166,6 +205,18 @@ class FastPathNetDevice : public FdNetDevice
     bool m_timedDelivery = true;
     Time m_deliveryLead;
     bool m_channelTimed = false;
+    int m_channelFd = -1;
+    uint64_t m_receiveId = 0; //!< the channel's registration with the receive thread
+    uint32_t m_nodeId = 0;    //!< the context frames are scheduled in (read at start)
+    uint32_t m_readBufferSize = 0;
+    RealtimeSimulatorImpl* m_rt = nullptr; //!< timed channels' clock (read at start)
+    bool m_linkUp = false;
+    bool m_stopped = false; //!< stopped or disposed: frames that reach it are dropped
+    uint64_t m_stoppedDrops = 0;
+    std::atomic<uint64_t> m_malformedDrops{0}; //!< counted on the receive thread
+    TracedCallback<> m_linkChange;
+    EventId m_startEvent;
+    EventId m_stopEvent;
     uint64_t m_onTime = 0;
     uint64_t m_late = 0;
     int64_t m_maxLatenessNs = 0;

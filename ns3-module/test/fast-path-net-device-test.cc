@@ -12,9 +12,12 @@
 #include "ns3/traffic-control-module.h"
 
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 using namespace ns3;
@@ -30,6 +33,7 @@ struct DeviceOnSocket
     Ptr<FastPathNetDevice> dev;
     Ptr<PointToPointNetDevice> standIn;
     int peer = -1;
+    int own = -1; //!< the device's end (the device reads and closes it)
 
     explicit DeviceOnSocket(bool pointToPoint = true)
     {
@@ -40,6 +44,7 @@ struct DeviceOnSocket
         setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
         setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
         peer = sv[1];
+        own = sv[0];
         node = CreateObject<Node>();
         dev = CreateObject<FastPathNetDevice>();
         dev->SetAddress(Mac48Address("02:66:70:00:00:01"));
@@ -132,6 +137,56 @@ TEST(FastPathNetDeviceTest, AReceiveErrorModelDropsCountsAndTracesFramesArriving
     PointerValue onStandIn;
     d.standIn->GetAttribute("ReceiveErrorModel", onStandIn);
     EXPECT_FALSE(onStandIn.Get<ErrorModel>());
+    Simulator::Destroy();
+}
+
+// What fastpathd sends before the device starts waits on the channel and is delivered at the
+// start (as FdNetDevice's reader, started then, reads it); what reaches the device after its
+// stop is dropped and counted, never delivered.
+TEST(FastPathNetDeviceTest, FramesBeforeTheStartAreDeliveredAndAfterTheStopCounted)
+{
+    UseSimulator("ns3::RealtimeSimulatorImpl");
+    DeviceOnSocket d;
+    d.dev->SetAttribute("Start", TimeValue(MilliSeconds(20)));
+    d.dev->SetAttribute("Stop", TimeValue(MilliSeconds(100)));
+    uint32_t delivered = 0;
+    d.dev->SetReceiveCallback([&delivered](Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
+                                           const Address&) {
+        ++delivered;
+        return true;
+    });
+    for (int i = 0; i < 3; ++i)
+    {
+        d.Arrive(100); // before the simulation runs
+    }
+    Simulator::Schedule(MilliSeconds(10), [&d]() { d.Arrive(100); }); // before the start
+    Simulator::Schedule(MilliSeconds(50), [&d]() { d.Arrive(100); });
+    // Read after the stop: written at 99 ms once the wall clock is past 100 ms, so the
+    // receive thread hands them to the simulator after the stop event; this event waits
+    // (bounded) until the device's end holds none of them.
+    Simulator::Schedule(MilliSeconds(99), [&d]() {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        for (int i = 0; i < 4; ++i)
+        {
+            d.Arrive(100);
+        }
+        int waiting = 1;
+        for (int k = 0; k < 400 && waiting > 0; ++k)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            ASSERT_EQ(ioctl(d.own, FIONREAD, &waiting), 0);
+        }
+        EXPECT_EQ(waiting, 0) << "the receive thread read nothing for 2 s";
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    });
+    uint64_t stoppedBeforeStop = 1;
+    Simulator::Schedule(MilliSeconds(90), [&]() { stoppedBeforeStop = d.dev->GetStoppedDrops(); });
+    Simulator::Stop(MilliSeconds(200));
+    Simulator::Run();
+    EXPECT_EQ(delivered, 5u) << "the frames written before the start, or the one after it";
+    EXPECT_EQ(stoppedBeforeStop, 0u);
+    EXPECT_EQ(d.dev->GetStoppedDrops(), 4u);
+    EXPECT_EQ(d.dev->GetMalformedDrops(), 0u);
     Simulator::Destroy();
 }
 

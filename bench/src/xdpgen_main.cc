@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <linux/ethtool.h>
 #include <linux/if_ether.h>
 #include <linux/sockios.h>
@@ -30,7 +31,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -43,10 +46,9 @@ namespace fb = fastpath::bench;
 namespace {
 
 constexpr int kSrcPortBase = 10000;
-// Flat-out: frames per test run (a few ms at full speed, so --duration is kept to a few ms).
-constexpr uint64_t kFlatChunk = 8192;
-// Paced: one test run per ~200 us of traffic, as fp-trafgen's chunks.
-constexpr double kChunkNs = 200000.0;
+// Frames (program runs, sent or not) per test run: far more than any run sends; the
+// watcher's signal ends it.
+constexpr uint64_t kRunFrames = 1u << 30;
 volatile sig_atomic_t g_stop = 0;
 
 struct Options {
@@ -65,7 +67,6 @@ struct Options {
   int cpu = -1;
   int batch = 64;            // frames the kernel runs before it flushes them to the device
   double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
-  int rt_priority = 0;
   int ttl = 64;
 };
 
@@ -88,12 +89,15 @@ void usage(FILE* out) {
       "  --flat-out         as fast as possible\n"
       "  --duration S       seconds to send (default 1, max 600)\n"
       "  --count N          stop after N packets (also bounded by --duration)\n"
-      "  --cpu N            pin to this CPU (the frames are generated and sent on it)\n"
+      "  --cpu N            pin to this CPU (the frames are generated and sent on it; paced,\n"
+      "                     it is busy all the time: the program spins until a frame is due)\n"
       "  --batch N          frames the kernel runs before flushing them to the device,\n"
       "                     1..256 (default 64)\n"
-      "  --max-lag-us N     paced: when further behind the schedule than N us, skip the\n"
-      "                     older frames instead of sending them as one burst (default 1000)\n"
-      "  --rt-priority N    paced: run SCHED_FIFO N (ignored with --flat-out; default 0)\n"
+      "  --max-lag-us N     paced: when further behind the schedule than N us (it lost its\n"
+      "                     CPU), skip the older frames instead of sending them as one burst;\n"
+      "                     0 = catch up on everything (default 1000)\n"
+      "  --rt-priority N    accepted and ignored: paced, fp-xdpgen spins in the kernel until\n"
+      "                     each frame is due, which at SCHED_FIFO would starve its CPU\n"
       "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}, the\n"
       "same fields as fp-trafgen's.\n",
       FP_BENCH_UDP_PORT, kSrcPortBase, sizeof(fp_bench_payload), FP_BENCH_MAX_FLOWS);
@@ -157,7 +161,7 @@ bool parse(int argc, char** argv, Options* o) {
       case 'c': o->cpu = std::atoi(optarg); break;
       case 'B': o->batch = std::atoi(optarg); break;
       case 'L': o->max_lag_us = std::atof(optarg); break;
-      case 'R': o->rt_priority = std::atoi(optarg); break;
+      case 'R': break;  // accepted for fp-trafgen's command line; see --help
       case 'T': o->ttl = std::atoi(optarg); break;
       case '6':
         std::fprintf(stderr, "fp-xdpgen: IPv4 only (use fp-trafgen --ipv6 for IPv6)\n");
@@ -302,15 +306,6 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, [](int) { g_stop = 1; });
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   libbpf_set_print(libbpfPrint);
-  bool rt_on = false;
-  if (o.rt_priority > 0 && !o.flat_out) {
-    sched_param sp{};
-    sp.sched_priority = o.rt_priority;
-    rt_on = sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
-    if (!rt_on)
-      std::fprintf(stderr, "fp-xdpgen: SCHED_FIFO %d: %s (continuing with normal scheduling)\n",
-                   o.rt_priority, std::strerror(errno));
-  }
   if (o.cpu >= 0 && !fb::pinToCpu(o.cpu)) {
     std::fprintf(stderr, "fp-xdpgen: cannot pin to CPU %d: %s\n", o.cpu, std::strerror(errno));
     return 1;
@@ -343,81 +338,67 @@ int main(int argc, char** argv) {
 
   // One test run: `n` frames from the template through the program and out of the device.
   auto run = [&](uint64_t n) -> int {
+    // libbpf returns -errno.
     LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame.data(),
                 .data_size_in = (uint32_t)frame.size(), .repeat = (int)n,
                 .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = (uint32_t)o.batch);
     return bpf_prog_test_run_opts(prog_fd, &opts);
   };
 
-  uint64_t chunk = o.flat_out ? kFlatChunk : (uint64_t)(o.pps * kChunkNs * 1e-9);
-  if (chunk < 1) chunk = 1;
-  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // precise nanosleep wake-ups
+  // One long test run paced by the program itself (see fp_bench_gen.bpf.c); a watcher
+  // thread ends it at --duration or --count with a signal (the kernel stops a test run
+  // with EINTR between batches when a signal is pending).
+  auto& bss = *skel->bss;
+  if (!o.flat_out) {
+    bss.gen_ns_per_frame_q10 = (uint64_t)(1e9 * 1024.0 / o.pps);
+    if (bss.gen_ns_per_frame_q10 == 0) bss.gen_ns_per_frame_q10 = 1;
+    bss.gen_max_lag_ns = (uint64_t)(o.max_lag_us * 1e3);
+  }
+  bss.gen_limit = o.count;
+  struct sigaction sa {};
+  sa.sa_handler = [](int) {};  // only to interrupt the test run: no SA_RESTART
+  sigaction(SIGUSR1, &sa, nullptr);
   const int64_t xmit_before = xmit.read();
   const uint64_t start = fb::monoNs();
   const uint64_t end = start + (uint64_t)(o.duration_s * 1e9);
-  const uint64_t limit = o.count ? o.count : ~0ull;
-  uint64_t calls = 0, skipped = 0, burst = 0, max_burst = 0;
-  uint64_t max_lag = o.max_lag_us > 0 ? (uint64_t)(o.pps * o.max_lag_us * 1e-6) : ~0ull;
-  if (max_lag < chunk) max_lag = chunk;
-  uint64_t last_sleep_ns = start;
+  bss.gen_start_ns = start;
+  std::atomic<bool> finished{false}, runner_done{false};
+  const pthread_t runner = pthread_self();
+  std::thread watcher([&] {
+    while (!runner_done.load()) {
+      const bool over = g_stop || fb::monoNs() >= end ||
+                        (o.count && (uint64_t)bss.gen_frames >= o.count);
+      if (over) {
+        finished.store(true);
+        pthread_kill(runner, SIGUSR1);  // again every ms until the runner has seen it
+      }
+      timespec ts{0, 1000000};
+      nanosleep(&ts, nullptr);
+    }
+  });
+  uint64_t calls = 0;
   int fail = 0;
-  // Frames run so far are the program's own counter: a run that a signal cut short
-  // still counts exactly the frames it generated.
-  auto written = [&] { return (uint64_t)skel->bss->gen_frames; };
-  while (!g_stop && written() < limit) {
-    uint64_t now = fb::monoNs();
-    if (now >= end) break;
-    if (rt_on && now - last_sleep_ns > 10000000ull) {
-      // Not slept for 10 ms: the rate is above what this CPU can send; a real-time thread
-      // that never sleeps would starve everything else on it.
-      sched_param sp{};
-      sched_setscheduler(0, SCHED_OTHER, &sp);
-      rt_on = false;
-    }
-    uint64_t n;
-    if (o.flat_out) {
-      n = chunk;
-    } else {
-      // As fp-trafgen: wake up once per chunk and send what is due, as one test run.
-      uint64_t done = written() + skipped;
-      uint64_t due = (uint64_t)((double)(now - start) * 1e-9 * o.pps) + 1;
-      if (due > done + max_lag) {
-        skipped += due - done - max_lag;
-        done = due - max_lag;
-      }
-      if (due < done + chunk) {
-        uint64_t next_ns = start + (uint64_t)((double)(done + chunk - 1) * 1e9 / o.pps);
-        if (next_ns > end) next_ns = end;
-        if (next_ns > now) {
-          timespec ts{(time_t)((next_ns - now) / 1000000000ull),
-                      (long)((next_ns - now) % 1000000000ull)};
-          nanosleep(&ts, nullptr);
-          burst = 0;
-          last_sleep_ns = fb::monoNs();
-        }
-        now = fb::monoNs();
-        if (now >= end) break;
-        due = (uint64_t)((double)(now - start) * 1e-9 * o.pps) + 1;
-        if (due <= done) continue;
-      }
-      n = due - done;
-    }
-    if (n > limit - written()) n = limit - written();
-    burst += n;
-    if (burst > max_burst) max_burst = burst;
-    int err = run(n);
+  while (!finished.load()) {
+    int err = run(kRunFrames);
     calls++;
     if (err && err != -EINTR) {
       fail = err;
       break;
     }
   }
+  runner_done.store(true);
+  watcher.join();
+  if (fail == -EINVAL || fail == -EOPNOTSUPP)
+    std::fprintf(stderr, "fp-xdpgen: BPF_PROG_TEST_RUN with live frames is refused (Linux "
+                 ">= 5.18 needed)\n");
+  const uint64_t skipped = bss.gen_skipped;
+  const uint64_t max_burst = 0;  // paced per frame: no catch-up bursts to report
   const uint64_t stop = fb::monoNs();
   const int64_t xmit_after = xmit.read();
-  const uint64_t frames = written();
+  const uint64_t frames = bss.gen_frames;
   if (fail)
-    std::fprintf(stderr, "fp-xdpgen: BPF_PROG_TEST_RUN (live frames) on %s: %s (kernel >= 5.18 "
-                 "needed)\n", o.ifname.c_str(), std::strerror(-fail));
+    std::fprintf(stderr, "fp-xdpgen: BPF_PROG_TEST_RUN (live frames) on %s: %s\n",
+                 o.ifname.c_str(), std::strerror(-fail));
   // Accepted by the device; without its counters every generated frame counts as sent.
   const bool counted = xmit_before >= 0 && xmit_after >= xmit_before;
   uint64_t sent = counted ? (uint64_t)(xmit_after - xmit_before) : frames;

@@ -5,7 +5,7 @@
 fp-xdpgen sends out of S's veth.
 - paced, 2,000 frames in 4 flows at 20,000 pkt/s: all 2,000 counted, every flow's
   sequence without gap or reordering, the payload bytes and flows as asked, a one-way
-  latency below 10 ms;
+  latency below 10 ms, spread over no less than the schedule's 100 ms;
 - flat-out, 50,000 frames in 16 flows: what the generator reports as accepted plus
   refused is exactly 50,000, the sink counted exactly the accepted ones, in order;
 - R's veth without an XDP program (and GRO off, so no NAPI to take XDP frames):
@@ -85,9 +85,8 @@ def check_run(failures, name, g, s, frames, flows, exact_sent):
     if s["bytes"] != s["packets"] * PAYLOAD:
         failures.append(f"{name}: {s['bytes']} payload bytes for {s['packets']} frames of "
                         f"{PAYLOAD}")
-    if s["other"] or s["bad_flow"]:
-        failures.append(f"{name}: frames the sink did not recognise: other {s['other']}, "
-                        f"bad flow {s['bad_flow']}")
+    if s["bad_flow"]:  # "other" frames are S's own (IPv6 neighbour discovery)
+        failures.append(f"{name}: {s['bad_flow']} frames with a flow out of range")
     if not 0 < s["lat_p50_us"] < 10000:
         failures.append(f"{name}: one-way latency p50 {s['lat_p50_us']} us (send time not "
                         f"written?)")
@@ -120,7 +119,13 @@ def main():
         if rc != 0:
             failures.append(f"paced: exit {rc}: {err}")
         sh(["sleep", "0.2"])
-        check_run(failures, "paced", g, sink.cmd("read 4"), 2000, 4, exact_sent=True)
+        s = sink.cmd("read 4")
+        check_run(failures, "paced", g, s, 2000, 4, exact_sent=True)
+        # Paced per frame: 2,000 frames at 20,000/s span at least 99.95 ms at the sink (a
+        # generator that lost its CPU only skips slots, it never sends early).
+        span_ms = (s["last_ns"] - s["first_ns"]) / 1e6 if s else 0
+        if span_ms < 0.95 * 1999 / 20000 * 1e3:
+            failures.append(f"paced: 2,000 frames at 20,000/s arrived within {span_ms:.1f} ms")
 
         sink.cmd("reset")
         rc, g, err = xdpgen(tools, topo, ["--flat-out", "--count", "50000", "--flows", "16",

@@ -38,7 +38,8 @@ const volatile __u32 gen_flows = 1;
 const volatile __u32 gen_ifindex_out;
 const volatile __u16 gen_src_port_base = 10000;
 
-/* Set by fp-xdpgen before the run (0: flat-out / no limit / skip nothing). */
+/* Set by fp-xdpgen before the run (0: flat-out / no limit / skip nothing); gen_start_ns
+ * by the first frame. */
 __u64 gen_start_ns;
 __u64 gen_ns_per_frame_q10; /* nanoseconds per frame x 1024 */
 __u64 gen_max_lag_ns;
@@ -70,6 +71,8 @@ int xdp_fp_bench_gen(struct xdp_md *ctx)
 	}
 	if (gen_limit && gen_frames >= gen_limit)
 		return XDP_DROP;
+	if (!gen_start_ns) /* the schedule starts with the first frame, after the run's setup */
+		gen_start_ns = bpf_ktime_get_ns();
 	if (gen_ns_per_frame_q10) {
 		__u64 now = bpf_ktime_get_ns();
 		__u64 due = gen_start_ns + ((gen_slot * gen_ns_per_frame_q10) >> 10);

@@ -361,15 +361,15 @@ int main(int argc, char** argv) {
   const int64_t xmit_before = xmit.read();
   const uint64_t start = fb::monoNs();
   const uint64_t end = start + (uint64_t)(o.duration_s * 1e9);
-  bss.gen_start_ns = start;
   std::atomic<bool> finished{false}, runner_done{false};
+  std::atomic<uint64_t> stop_ns{0};  // when the watcher ended the run
   const pthread_t runner = pthread_self();
   std::thread watcher([&] {
     while (!runner_done.load()) {
       const bool over = g_stop || fb::monoNs() >= end ||
                         (o.count && (uint64_t)bss.gen_frames >= o.count);
       if (over) {
-        finished.store(true);
+        if (!finished.exchange(true)) stop_ns.store(fb::monoNs());
         pthread_kill(runner, SIGUSR1);  // again every ms until the runner has seen it
       }
       timespec ts{0, 1000000};
@@ -393,7 +393,10 @@ int main(int argc, char** argv) {
                  ">= 5.18 needed)\n");
   const uint64_t skipped = bss.gen_skipped;
   const uint64_t max_burst = 0;  // paced per frame: no catch-up bursts to report
-  const uint64_t stop = fb::monoNs();
+  // From the first frame (the program's stamp, after the run's setup) to the end the
+  // watcher set; without a frame, from the start.
+  const uint64_t first = bss.gen_start_ns ? bss.gen_start_ns : start;
+  const uint64_t stop = stop_ns.load() > first ? stop_ns.load() : fb::monoNs();
   const int64_t xmit_after = xmit.read();
   const uint64_t frames = bss.gen_frames;
   if (fail)
@@ -409,7 +412,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fp-xdpgen: %s accepted none of %llu frames (a veth's peer needs an "
                  "XDP program or GRO on, and must be up)\n", o.ifname.c_str(),
                  (unsigned long long)frames);
-  const double elapsed = (double)(stop - start) * 1e-9;
+  const double elapsed = stop > first ? (double)(stop - first) * 1e-9 : 1e-9;
   const double pps = (double)sent / elapsed;
   const bool reached = o.flat_out || pps >= 0.98 * o.pps;
   std::printf(

@@ -86,6 +86,12 @@ def parse_args(argv):
                     f"{SENDER_QDISC}, a NIC's default); 'noqueue': the veth as created, the "
                     "generator bypassing the qdisc layer, so bursts that find R's veth ring "
                     "full are dropped at S")
+    ap.add_argument("--generator", default="packet", choices=["packet", "xdp-live"],
+                    help="--napi-env: what sends flat-out and the 2x-max overload point, the "
+                    "points without S's qdisc: 'packet' (fp-trafgen, a packet socket, the "
+                    "skb path of a host's stack; default) or 'xdp-live' (fp-xdpgen, XDP live "
+                    "frames redirected into R's veth, a higher ceiling). The paced points "
+                    "below overload, held by S's qdisc, always use fp-trafgen")
     ap.add_argument("--olsr", default="ns3-olsr,fastpathd-olsr",
                     help="routing scenario variants (ns3-olsr, fastpathd-olsr) or 'none'")
     ap.add_argument("--family", default=None, choices=["4", "6", "4,6", "6,4"],
@@ -99,9 +105,14 @@ def parse_args(argv):
         if bad or not args.napi_env:
             ap.error(f"--napi-env takes a comma list of {', '.join(NAPI_ENVS)}, not "
                      f"'{args.napi_env}'")
+        if args.sender_qdisc == "noqueue" and args.generator == "xdp-live":
+            ap.error("--generator xdp-live takes the points without S's qdisc; with "
+                     "--sender-qdisc noqueue every point is one: use --generator packet")
         if args.family or args.line or args.payloads:
             ap.error("--napi-env runs the IPv4 160-byte S-R-D comparison only: no --family, "
                      "--line or --payloads with it")
+    elif args.generator != "packet":
+        ap.error("--generator is an option of --napi-env")
     if args.forwarders is None:
         args.forwarders = ",".join(FWDRATE_FORWARDERS if args.napi_env else LINE_FORWARDERS)
     args.argv = ["python3", "bench/fastpath_bench.py"] + list(argv)
@@ -526,7 +537,7 @@ def main(argv=None):
             print(f"fastpath_bench: no bin/fastpathd in --fastpathd-build "
                   f"{args.fastpathd_build}", file=sys.stderr)
             return 2
-    for need in ("trafgen", "sink"):
+    for need in ("trafgen", "sink") + (("xdpgen",) if args.generator == "xdp-live" else ()):
         if need not in tools:
             print(f"fastpath_bench: {need} not built in {args.build_dir}/bench "
                   f"(cmake --build {args.build_dir} --target fp-bench-tools)", file=sys.stderr)

@@ -21,6 +21,8 @@ from .report import machine_info, write_csv
 from .stats import fmt
 
 FWDRATE_FORWARDERS = ["kernel", "xdp", "afxdp-min", "fastpathd"]
+GENERATOR_NAMES = {"packet": "fp-trafgen (packet socket, skb path)",
+                   "xdp-live": "fp-xdpgen (XDP live frames, XDP redirect)"}
 PAYLOAD = 160
 LOSS_RATES = [50000, 100000, 150000, 200000]
 CPU_RATE = 20000
@@ -88,6 +90,7 @@ def point_medians(rows):
                   "cpu1_foreign_pct", "cpu_ns_per_pkt"):
             p[k] = median([r.get(k) for r in rs])
         p["gen_limited"] = int(any(r.get("gen_limited") for r in rs))
+        p["generator"] = "/".join(sorted({r.get("generator", "packet") for r in rs}))
         out.append(p)
     return out
 
@@ -285,7 +288,8 @@ class FwdRateRun:
         self.plan = Plan(args)
         self.clean = Cleanup()
         self.rows, self.stage_log, self.failures = [], [], []
-        self.ceiling = {}
+        self.ceiling = {}   # of the generator that sends the unheld points
+        self.ceilings = {}  # per generator, measured side by side
         self.placement = []
         self.argv_by = {}
 
@@ -297,10 +301,20 @@ class FwdRateRun:
         topo.sender_qdisc = self.args.sender_qdisc
         topo.build()
         self.placement = topo.placement
-        c = max((generator_ceiling(self.tools, topo, PAYLOAD, min(self.plan.duration, 1.0))
-                 for _ in range(1 if self.args.smoke else 3)), key=lambda c: c["sent_pps"])
-        self.ceiling = c
-        log(f"generator ceiling, {PAYLOAD} B: sent {c['sent_pps']:,.0f} pkt/s")
+        # Both generators' ceilings alternate (packet, xdp-live, packet, ...): side by side.
+        gens = ["packet"] + (["xdp-live"] if self.args.generator == "xdp-live" else [])
+        tries = {g: [] for g in gens}
+        for _ in range(1 if self.args.smoke else 3):
+            for g in gens:
+                tries[g].append(generator_ceiling(self.tools, topo, PAYLOAD,
+                                                  min(self.plan.duration, 1.0), generator=g))
+        for g in gens:
+            c = max(tries[g], key=lambda c: c["sent_pps"])
+            c["tries_sent_pps"] = [round(t["sent_pps"]) for t in tries[g]]
+            self.ceilings[g] = c
+            log(f"generator ceiling ({g}), {PAYLOAD} B: sent {c['sent_pps']:,.0f} pkt/s "
+                f"(tries {c['tries_sent_pps']})")
+        self.ceiling = self.ceilings[gens[-1]]
         sink = None
         for env in self.envs:
             # The XDP sink, or in a kernel-stack environment the socket sink.
@@ -333,8 +347,11 @@ class FwdRateRun:
                 # without it: veth wakes S's queue from R's NAPI poll, so S's qdisc would be
                 # drained on R's CPU, and its queue would add S's waiting to the latency.
                 held = rate is not None and role != "overload"
+                # --generator xdp-live: the unheld points (no qdisc at S to hold a burst)
+                # come from fp-xdpgen, whose ceiling is higher; held ones from fp-trafgen.
+                gen = "packet" if held else args.generator
                 row = run_udp_point(self.tools, topo, sink, meter, rate, PAYLOAD, args.flows,
-                                    plan.duration, stages, held=held)
+                                    plan.duration, stages, held=held, generator=gen)
                 row["sender_qdisc"] = topo.sender_qdisc if held else "noqueue"
                 row.update({"napi_env": env, "forwarder": fw, "role": role, "rep": rep,
                             "payload": PAYLOAD})
@@ -400,7 +417,8 @@ class FwdRateRun:
         write_csv(os.path.join(out, "fwdrate_summary.csv"), summaries, digits=7)
         with open(os.path.join(out, "fwdrate.json"), "w") as f:
             json.dump({"summary": summaries, "targets": targets,
-                       "generator_ceiling": self.ceiling}, f, indent=1, default=str)
+                       "generator_ceiling": self.ceiling, "generator_ceilings": self.ceilings,
+                       "generator": self.args.generator}, f, indent=1, default=str)
         if self.stage_log:
             with open(os.path.join(out, "stages.jsonl"), "w") as f:
                 for e in self.stage_log:
@@ -413,9 +431,14 @@ class FwdRateRun:
         L.append(f"- load average (1/5/15 min) at start: {self.args.load_start}")
         if "fastpathd" in self.tools:
             L.append(f"- fastpathd: `{self.tools['fastpathd']}`")
-        if self.ceiling:
-            L.append(f"- generator ceiling ({PAYLOAD} B, flat-out into an XDP sink at R): "
-                     f"{self.ceiling['sent_pps']:,.0f} pkt/s")
+        for g, c in self.ceilings.items():
+            L.append(f"- generator ceiling, {GENERATOR_NAMES[g]} ({PAYLOAD} B, flat-out into "
+                     f"an XDP sink at R, best of {len(c['tries_sent_pps'])}): "
+                     f"{c['sent_pps']:,.0f} pkt/s (tries: "
+                     f"{', '.join(f'{t:,}' for t in c['tries_sent_pps'])})")
+        L.append(f"- generator of the points with S's qdisc held (paced below overload): "
+                 f"{GENERATOR_NAMES['packet']}; of flat-out and the 2x-max overload point: "
+                 f"{GENERATOR_NAMES[self.args.generator]}")
         fl = [s["cpu1_foreign_max_pct"] for s in summaries if not nan(s["cpu1_foreign_max_pct"])]
         if fl:
             L.append(f"- other work on CPU {FWD_CPU} during the points (cpu1_foreign_pct, "

@@ -11,18 +11,26 @@ from .settings import DST_IP6, D_IP, GEN_CPU, GEN_RT_PRIO, S_IP, S_IP6, TCP_PORT
 from .proc import log, read_json_line
 from .meter import StageCounters, parse_ping, stop_sink
 
+# The generators (--generator): the tool that sends each kind of traffic.
+GENERATOR_TOOL = {"packet": "trafgen", "xdp-live": "xdpgen"}
+
 
 def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, stages=None,
-                  family=4, ttl=None, held=None):
+                  family=4, ttl=None, held=None, generator="packet"):
     """One measurement: paced (rate_pps) or flat-out (None) UDP plus ping under load.
     stages: a StageCounters snapshotted around the point (per-stage loss accounting).
     family 6: UDP/IPv6 from S to 2001:2:0:2::1 behind D (topology built with ipv6).
     ttl: the generated frames' TTL (fp-trafgen's default, 64, when None).
     held: S's qdisc holds the generator's bursts (Topology.sender_queue), the generator
     sending through it; False: S's veth without a qdisc, frames that find R's ring full are
-    dropped at S. Default: held when paced, not at flat-out."""
+    dropped at S. Default: held when paced, not at flat-out.
+    generator: "packet" (fp-trafgen, a packet socket: the skb path a host's stack uses) or
+    "xdp-live" (fp-xdpgen: XDP frames redirected out of S's veth, no skb, no qdisc; IPv4,
+    never held)."""
     if held is None:
         held = rate_pps is not None
+    if generator == "xdp-live" and (held or family != 4):
+        raise ValueError("fp-xdpgen sends IPv4 past S's qdisc: not for a held or IPv6 point")
     src, dst = (topo.udp_src, topo.udp_dst) if family == 4 else (S_IP6, DST_IP6)
     # Before the counters' snapshot: a qdisc put back starts from zero.
     through_qdisc = topo.sender_queue(held)
@@ -32,10 +40,11 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
     ping = topo.clean.spawn(topo.s, ["ping", "-q", "-i", "0.2", "-c", str(count), "-w",
                                 str(int(duration) + 2)] + topo.ping_from + [dst],
                        name="ping")
-    argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", src, "--dst-ip", dst,
-            "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
-            "--flows", str(flows), "--duration", str(duration), "--cpu", str(GEN_CPU),
-            "--dst-port", str(UDP_PORT)] + (["--ipv6"] if family == 6 else [])
+    argv = [tools[GENERATOR_TOOL[generator]], "--ifname", "fbs0", "--src-ip", src,
+            "--dst-ip", dst, "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))],
+            "--payload", str(payload), "--flows", str(flows), "--duration", str(duration),
+            "--cpu", str(GEN_CPU), "--dst-port", str(UDP_PORT)] + (
+                ["--ipv6"] if family == 6 else [])
     if ttl:
         argv += ["--ttl", str(ttl)]
     if through_qdisc:
@@ -51,7 +60,7 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
     b = meter.snap()
     topo.clean.stop(gen)
     if g is None:
-        raise RuntimeError("fp-trafgen printed no result")
+        raise RuntimeError(f"{os.path.basename(argv[0])} printed no result")
     time.sleep(0.3)  # let queued frames drain to the sink
     s = sink.cmd(f"read {flows}")
     st_d = StageCounters.delta(st_a, stages.snap()) if stages else None
@@ -66,6 +75,7 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
     row = {
         "offered_pps": rate_pps if rate_pps is not None else "flat-out",
         "offered_mbps": rate_pps * 8 * payload / 1e6 if rate_pps is not None else "",
+        "generator": generator,
         "gen_pps": attempted / el,
         "gen_errors": g["errors"],
         # Paced: most frames the generator offered back to back (catch-up after it lost
@@ -138,9 +148,10 @@ def run_tcp(tools, topo, duration):
     return {"tcp_mbps": r["bytes"] * 8 / r["elapsed_s"] / 1e6, "rtt_ms": rtt, "tcp_error": ""}
 
 
-def generator_ceiling(tools, topo, payload, duration):
+def generator_ceiling(tools, topo, payload, duration, generator="packet"):
     """Flat-out into an XDP sink on R's ingress (NAPI on FWD_CPU): what S can offer
-    (S's veth without a qdisc, the generator bypassing the qdisc layer: its own maximum)."""
+    (S's veth without a qdisc, the generator bypassing the qdisc layer: its own maximum).
+    generator: "packet" (fp-trafgen) or "xdp-live" (fp-xdpgen)."""
     p = topo.clean.spawn(topo.r[0], [tools["sink"], "--ifname", topo.r_in(0), "--port",
                                 str(UDP_PORT)], stdin=subprocess.PIPE, name="sink-r")
     try:
@@ -148,10 +159,10 @@ def generator_ceiling(tools, topo, payload, duration):
             raise RuntimeError("sink on R's ingress did not attach")
         topo.pin_napi()
         topo.sender_queue(False)
-        argv = [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP, "--dst-ip", D_IP,
-                "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))], "--payload", str(payload),
-                "--flows", "16", "--duration", str(duration), "--cpu", str(GEN_CPU),
-                "--flat-out"]
+        argv = [tools[GENERATOR_TOOL[generator]], "--ifname", "fbs0", "--src-ip", S_IP,
+                "--dst-ip", D_IP, "--dst-mac", topo.mac[(topo.r[0], topo.r_in(0))],
+                "--payload", str(payload), "--flows", "16", "--duration", str(duration),
+                "--cpu", str(GEN_CPU), "--flat-out"]
         p.stdin.write("reset\n")
         p.stdin.flush()
         read_json_line(p, 5)
@@ -162,7 +173,9 @@ def generator_ceiling(tools, topo, payload, duration):
         p.stdin.write("read 16\n")
         p.stdin.flush()
         s = read_json_line(p, 5)
-        return {"payload": payload, "sent_pps": g["sent"] / g["elapsed_s"],
+        return {"payload": payload, "generator": generator,
+                "sent_pps": g["sent"] / g["elapsed_s"],
+                "offered_pps": (g["sent"] + g["errors"]) / g["elapsed_s"],
                 "received_at_r_pps": s["packets"] / g["elapsed_s"]}
     finally:
         stop_sink(topo.clean, p)

@@ -6,7 +6,7 @@ import os
 
 # Tool -> its path in the build tree (the CMake targets' output locations).
 TOOL_PATHS = {
-    "trafgen": "bench/fp-trafgen", "sink": "bench/fp-sink",
+    "trafgen": "bench/fp-trafgen", "xdpgen": "bench/fp-xdpgen", "sink": "bench/fp-sink",
     "stack-sink": "bench/fp-stack-sink",
     "xdp": "bench/fp-xdpfwd", "rawfwd": "bench/fp-rawfwd",
     "afxdp-min": "bench/fp-afxdp-min",

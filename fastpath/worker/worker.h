@@ -260,7 +260,8 @@ class Worker {
   uint32_t releaseEarly(uint64_t now);
   uint64_t nextEarly(uint64_t now);
   /// When the model has this node send the frame at `addr` on: its arrival time if it is
-  /// one of the link batch being processed that came out of an emulation, else 0 (now).
+  /// one of the batch being processed that came out of an emulation or carries the
+  /// classifier's arrival stamp, else 0 (now).
   /// process() hands a batch's frames on in batch order, so the search only moves forward.
   uint64_t sentAt(uint64_t addr) {
     while (rx_sent_pos_ < rx_sent_n_) {
@@ -366,8 +367,10 @@ class Worker {
   /// Rounds of release one pass may take (releaseDue): frames sent on at their model time
   /// may be due at the next hop at once. tx_due_ holds every round's egress frames.
   static constexpr int kReleaseRounds = 8;
-  // While receiveLink()'s batch is processed: each rx_batch_ frame's arrival time at this
-  // node (0: not emulated), which is when the model has the node send it on (sentAt()).
+  // While a batch is processed: each rx_batch_ frame's arrival time at this node — a link
+  // port's: its model arrival (0: not emulated); an interface port's: the classifier's
+  // stamp, when the frame reached XDP (0: none) — which is when the model has the node
+  // send it on (sentAt()).
   std::vector<uint64_t> rx_sent_;
   uint32_t rx_sent_n_ = 0, rx_sent_pos_ = 0;
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.

@@ -99,6 +99,12 @@ struct alignas(64) WorkerCounters {
   /// own error, including every wait inside the worker after the frame was due (the peer
   /// end's queue, its batch, the TX staging of the pass, a late wake-up).
   LatencyHistogram lateness;
+  /// Batches of the interface ports that carry the classifier's arrival stamp: how long the
+  /// batch's first (oldest) frame waited from the XDP program (bpf_ktime_get_ns()) to the
+  /// worker's pass that took it off the RX ring (the pass's clock read) — the port's NAPI wake-up, the worker's wake-up,
+  /// the batches ahead of it. An emulated link or egress starts from the stamp, so this
+  /// wait is inside its delay; what exceeds the delay is that frame's lateness.
+  LatencyHistogram rx_wait;
   /// Timer wake-ups for an emulated arrival, and how late each came against the time
   /// asked for (the scheduler's and the timer's latency: what WakeMargin sleeps ahead by).
   Counter emu_wakeups;

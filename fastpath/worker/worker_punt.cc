@@ -40,8 +40,9 @@ void Worker::punt(PortId in, uint64_t addr, uint32_t len, bool limited) {
   else if (limited && !punt_bucket_[in].take())
     why = WorkerDrop::kPuntRateLimited;
   if (why != WorkerDrop::kMax) return frames_.drop(in, why, addr);
-  // A timed client learns when the model has the frame arrive (0: not emulated).
-  const ControlStamp due{ch->timed() ? sentAt(addr) : 0};
+  // A timed client learns when the model has the frame arrive (0: not emulated). A frame
+  // from an interface port was not emulated: its arrival stamp is not sent on.
+  const ControlStamp due{ch->timed() && in >= kFirstLinkPort ? sentAt(addr) : 0};
   // receive() handles at most batch_size frames between flushes.
   if (limited) {
     limited_due_[limited_n_] = due;

@@ -86,7 +86,8 @@ enum fp_rule_action {
 /*
  * Written with bpf_xdp_adjust_meta() in front of every frame sent to an XSK; AF_XDP copies
  * it into the UMEM just before the frame (copy and zero-copy mode), so fastpathd reads it
- * at addr - sizeof(struct fp_xdp_meta) without parsing again. Size is a multiple of 4.
+ * at addr - sizeof(struct fp_xdp_meta) without parsing again. Size is a multiple of 8 (at most
+ * 32 bytes: the kernel's limit for XDP metadata), rx_ns 8-byte aligned.
  */
 struct fp_xdp_meta {
 	__u32 magic;     /* FP_META_MAGIC */
@@ -96,6 +97,12 @@ struct fp_xdp_meta {
 	__u8 l4_proto;   /* IPPROTO_* of the transport header, 0 if none */
 	__u16 l3_offset; /* bytes from frame start to the IP/ARP header (after VLAN tags) */
 	__u16 l4_offset; /* bytes from frame start to the transport header, 0 if none */
+	__u32 pad;
+	/* When the frame reached the port's XDP program: bpf_ktime_get_ns(), CLOCK_MONOTONIC.
+	 * fastpathd emulates a link from this instant, not from when its worker took the frame
+	 * off the RX ring. 0: no stamp (the userspace twin: a frame on an internal link has its
+	 * model arrival time instead). */
+	__u64 rx_ns;
 };
 
 enum fp_l3_proto {

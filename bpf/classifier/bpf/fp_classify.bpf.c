@@ -346,6 +346,8 @@ static __always_inline int deliver(struct xdp_md *ctx, const struct fp_config *c
 			meta->l4_proto = c->l4_proto;
 			meta->l3_offset = c->l3_off;
 			meta->l4_offset = c->l4_off;
+			meta->pad = 0;
+			meta->rx_ns = bpf_ktime_get_ns();
 		} else {
 			fp_count_reason(FP_REASON_META_FAILED, bytes);
 		}

@@ -325,6 +325,7 @@ fp_xdp_meta UserspaceClassifier::classify(const uint8_t* data, uint32_t len) con
   m.l4_proto = c.l4_proto;
   m.l3_offset = c.l3_off;
   m.l4_offset = c.l4_off;
+  // rx_ns stays 0: a frame on an internal link carries its model arrival time instead.
   return m;
 }
 

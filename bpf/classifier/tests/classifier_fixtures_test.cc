@@ -8,6 +8,7 @@
 #include <map>
 
 #include "classifier_fixtures.h"
+#include "fastpath/monotonic_clock.h"
 
 namespace fastpath::testing {
 namespace {
@@ -32,7 +33,9 @@ TEST_F(ClassifierFixturesTest, EveryFixtureGetsItsVerdictReasonAndMetadata) {
   std::map<unsigned, uint64_t> verdict_bytes;
   for (const Fixture& fx : fixtures()) {
     SCOPED_TRACE(fx.description);
+    const uint64_t before = monotonicNs();
     RunResult r = runFrame(env.cls->progFd(), fx.frame);
+    const uint64_t after = monotonicNs();
     ASSERT_EQ(r.err, 0);
     EXPECT_EQ(r.retval, expectedAction(fx.verdict));
     verdicts[fx.verdict]++;
@@ -51,6 +54,9 @@ TEST_F(ClassifierFixturesTest, EveryFixtureGetsItsVerdictReasonAndMetadata) {
     EXPECT_EQ(r.meta.l4_proto, fx.l4_proto);
     EXPECT_EQ(r.meta.l3_offset, fx.l3_off);
     EXPECT_EQ(r.meta.l4_offset, fx.l4_off);
+    // Stamped on the clock fastpathd reads (CLOCK_MONOTONIC), while the program ran.
+    EXPECT_GE(r.meta.rx_ns, before) << "the arrival stamp is the program's clock read";
+    EXPECT_LE(r.meta.rx_ns, after) << "the arrival stamp is the program's clock read";
     EXPECT_EQ(r.out, fx.frame) << "the frame itself is untouched";
   }
   auto stats = env.cls->readStats();

@@ -22,6 +22,7 @@
 #include <set>
 
 #include "classifier_fixtures.h"
+#include "fastpath/monotonic_clock.h"
 
 namespace fastpath::testing {
 namespace {
@@ -152,6 +153,7 @@ TEST_F(ClassifierVethTest, EveryClassArrivesOnTheSocketWithMetadataAndDetachIsCl
   std::map<Bytes, const Fixture*> by_frame;
   size_t to_xsk = 0, to_kernel = 0, dropped = 0;
   std::array<uint64_t, FP_VERDICT_MAX> verdicts{};
+  const uint64_t sending_from = monotonicNs();
   {
     NetnsGuard in(peer_);
     PacketSocket wire("peer0");
@@ -166,6 +168,7 @@ TEST_F(ClassifierVethTest, EveryClassArrivesOnTheSocketWithMetadataAndDetachIsCl
     }
   }
   std::vector<TestXsk::Rx> got = xsk->receive(to_xsk, 3000);
+  const uint64_t taken_by = monotonicNs();
   ASSERT_EQ(got.size(), to_xsk);
   std::set<std::string> seen;
   for (const TestXsk::Rx& rx : got) {
@@ -181,6 +184,11 @@ TEST_F(ClassifierVethTest, EveryClassArrivesOnTheSocketWithMetadataAndDetachIsCl
     EXPECT_EQ(rx.meta.l4_proto, f.l4_proto);
     EXPECT_EQ(rx.meta.l3_offset, f.l3_off);
     EXPECT_EQ(rx.meta.l4_offset, f.l4_off);
+    // The arrival stamp crosses copy mode with the rest of the metadata: taken when the
+    // frame reached XDP (after its send), before the socket was read.
+    EXPECT_NE(rx.meta.rx_ns, 0u) << "copy-mode AF_XDP must carry the arrival stamp";
+    EXPECT_LE(rx.meta.rx_ns, taken_by);
+    EXPECT_GE(rx.meta.rx_ns, sending_from);
   }
   EXPECT_EQ(seen.size(), to_xsk);
   // PASS frames went to the kernel's stack (seen by a packet socket), the others did not.

@@ -107,7 +107,9 @@ struct Prebuilt {
 };
 
 void buildFrame(Prebuilt* pb, const Table& t, bool v6, std::mt19937_64& rng) {
-  const fp_xdp_meta meta = testing::udpDataMeta(v6);
+  fp_xdp_meta meta = testing::udpDataMeta(v6);
+  meta.rx_ns = monotonicNs();  // stamped as the classifier stamps: the worker reads it
+
   std::memcpy(pb->bytes, &meta, sizeof(meta));
   const testing::L2 l2{{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 9, 9}, {}};
   testing::Bytes frame;

@@ -15,8 +15,9 @@ Optional: each ping interval again while a TCP flow runs D -> S (--reverse-tcp, 
 the pings share every link with the flow's data or ACKs); iperf3 TCP S -> D against the
 model's goodput, UDP at 80 % of R for loss (S's veth shaped to R meanwhile, 4 MiB socket
 buffers; the loss split into the line's drops and the hosts'), and the two hosts alone on
-one veth pair as a baseline (--host-pair). fastpathd's figures are cumulative from the
-line's start (rows in run order): the quantiles of a row include the rows before it.
+one veth pair as a baseline (--host-pair). fastpathd's histograms count from its start, so
+each ping interval (and the iperf3 runs) gets a freshly started fastpathd on the same
+namespaces: a row's lateness and sojourn are its own pings' (and the warm-up's three).
 
 Namespaces fp-line-<pid>-*; everything is removed at the end, on error and on Ctrl-C/SIGTERM.
 Writes results.json, results.md, the topology files and fastpathd's logs into --out.
@@ -175,7 +176,12 @@ def fastpathd_figures(fpctl, sock, n):
 
 
 WORKER_RT_KEYS = ("stall_rt_throttled", "stall_rt_throttled_ns", "stall_other", "stall_other_ns",
-                  "stall_max_ns", "rt_guard_steps", "rt_guard_normal_ns", "rt_priority")
+                  "stall_max_ns", "rt_guard_steps", "rt_guard_normal_ns", "rt_priority",
+                  # the wait from the classifier's stamp to the worker's pass, and the
+                  # timer wake-ups for arrivals: where a row's lateness comes from
+                  "rx_wait_p50_ns", "rx_wait_p99_ns", "rx_wait_max_ns", "emu_wakeups",
+                  "emu_wake_late_p50_ns", "emu_wake_late_p99_ns", "emu_wake_late_max_ns",
+                  "emu_spin_ns", "emu_spin_over_budget")
 
 
 def worker_rt_counters(fpctl, sock):
@@ -199,6 +205,21 @@ def link_lateness(links):
             "hop_late_p99_us": max(x["lateness_p99_ns"] for x in ls) / 1e3,
             "hop_late_max_us": max(x["lateness_max_ns"] for x in ls) / 1e3,
             "path_late_p99_sum_ms": sum(x["lateness_p99_ns"] for x in ls) / 1e6}
+
+
+def fresh_start(fw):
+    """Stops fastpathd and starts it again on the same namespaces: its histograms (links'
+    lateness and sojourn, the workers' lateness) then hold only what follows. Its log is
+    kept beside the new one (fastpathd-nodes-N*.log is rewritten by each start)."""
+    for i, logp in enumerate(fw.logs):
+        if os.path.exists(logp):
+            k = 1
+            while os.path.exists(f"{logp}.{k}"):
+                k += 1
+            os.replace(logp, f"{logp}.{k}")
+    fw.stop()
+    fw.logs, fw.argv = [], []
+    fw.start()
 
 
 def tcp_cell(ip):
@@ -235,7 +256,9 @@ def measure_line(kind, n, rate, args, tools, clean, out):
         plan = [(i, False) for i in args.interval]
         if args.reverse_tcp:
             plan += [(i, True) for i in args.interval]
-        for interval, with_tcp in plan:
+        for k, (interval, with_tcp) in enumerate(plan):
+            if kind == "fastpathd" and k:
+                fresh_start(fw)
             count = ping_count(args, interval)
             tag = f"{kind}-N{n}-{rtext}-i{interval:g}" + ("-tcp" if with_tcp else "")
             flow = (start_reverse_tcp(t, count * interval + 3, clean, args.tcp_cc)
@@ -265,6 +288,8 @@ def measure_line(kind, n, rate, args, tools, clean, out):
                                                       "hop_late_max_us", "reverse_tcp_mbps")}))
             rows.append(row)
         if args.iperf_seconds > 0:
+            if kind == "fastpathd" and plan:
+                fresh_start(fw)
             ip = run_iperf(t, args.iperf_seconds, rate, clean,
                            fw if kind == "fastpathd" else None,
                            access=not args.no_access_shaping, window=args.udp_window,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "link/fq_codel.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fastpath {
@@ -100,6 +101,30 @@ void FqCoDel::reserve(uint32_t capacity) {
     pool_[i].next = free_;
     free_ = i;
   }
+}
+
+bool FqCoDel::adopt(FqCoDel& old) {
+  if (pool_.size() < old.pool_.size() || flows_.size() != old.flows_.size() ||
+      created_.capacity() < old.created_.size())
+    return false;
+  // Nodes and flows keep their indices; the nodes beyond old's join its free list.
+  std::copy(old.pool_.begin(), old.pool_.end(), pool_.begin());
+  const uint32_t from = uint32_t(old.pool_.size()), to = uint32_t(pool_.size());
+  for (uint32_t i = from; i < to; ++i) pool_[i].next = i + 1 < to ? i + 1 : old.free_;
+  free_ = from < to ? from : old.free_;
+  std::copy(old.flows_.begin(), old.flows_.end(), flows_.begin());
+  created_.assign(old.created_.begin(), old.created_.end());  // within its capacity
+  new_ = old.new_;
+  old_ = old.old_;
+  packets_ = old.packets_;
+  bytes_ = old.bytes_;
+  // Old is left empty: its frames are this one's now.
+  for (uint32_t q : old.created_) old.flows_[q] = Flow{};
+  old.created_.clear();
+  old.new_ = old.old_ = List{};
+  old.packets_ = 0;
+  old.bytes_ = 0;
+  return true;
 }
 
 void FqCoDel::fitFlows(const LinkParams& p) {

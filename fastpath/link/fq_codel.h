@@ -77,6 +77,11 @@ class FqCoDel {
   uint32_t takeSome(Frame* out, uint32_t max);
   /// Room for `capacity` frames (a larger shaper took this one over).
   void reserve(uint32_t capacity);
+  /// Takes `old`'s frames, flows and state into this discipline's own storage, without
+  /// allocating or freeing (a worker hands a retired shaper's discipline on with it; the
+  /// memory is the control thread's to free). False, and nothing taken, when this one has
+  /// fewer frame nodes or another flow count, or too little room for the created-flow list.
+  bool adopt(FqCoDel& old);
 
   /// The flow queue a hash maps to, as the next enqueue would (set-associative: may claim
   /// a queue of the set for it).

@@ -401,6 +401,24 @@ uint32_t LinkShaper::takeAll(LinkFrame* out, uint32_t max) {
   return n;
 }
 
+namespace {
+
+// `from`'s elements into `to` with room for `room`: copied when `to` has it (no allocation),
+// else the two swap and `to` grows; `from` keeps the other storage, freed with its owner.
+template <typename T>
+void takeList(std::vector<T>& to, std::vector<T>& from, size_t room) {
+  if (to.capacity() >= std::max(room, from.size())) {
+    to.assign(from.begin(), from.end());
+    from.clear();
+    return;
+  }
+  to.swap(from);
+  from.clear();
+  to.reserve(room);
+}
+
+}  // namespace
+
 void LinkShaper::moveFrom(LinkShaper& old) {
   busy_until_ = old.busy_until_;
   last_tx_end_ = old.last_tx_end_;
@@ -439,15 +457,20 @@ void LinkShaper::moveFrom(LinkShaper& old) {
   carry(counters.aqm_drop_bytes, old.counters.aqm_drop_bytes);
   carry(counters.aqm_forced_drop_bytes, old.counters.aqm_forced_drop_bytes);
   aqm_.moveFrom(old.aqm_);
-  if (old.fq_) {  // the discipline's frames and flows go on, with room for the new capacity
-    fq_ = std::move(old.fq_);
-    fq_->reserve(capacity_);
+  if (old.fq_) {
+    // The discipline's frames and flows go on. This runs on the worker; memory is the
+    // control thread's to allocate and free (it frees the retired shaper). A successor
+    // built with FqCoDel has its own discipline and lists, sized for its capacity: they take
+    // old's contents. Otherwise (built without FqCoDel, or with another flow count) the two
+    // swap, so what the successor had leaves with the retired shaper, and old's grows here.
+    if (!fq_ || !fq_->adopt(*old.fq_)) {
+      fq_.swap(old.fq_);
+      fq_->reserve(capacity_);
+    }
     fq_next_ = old.fq_next_;
     fq_last_ = old.fq_last_;
-    fq_dropped_ = std::move(old.fq_dropped_);
-    events_ = std::move(old.events_);
-    events_.reserve(2 * size_t(capacity_));
-    fq_dropped_.reserve(capacity_);
+    takeList(fq_dropped_, old.fq_dropped_, capacity_);
+    takeList(events_, old.events_, 2 * size_t(capacity_));
   }
   old.fifo_n_ = 0;
   old.heap_.clear();

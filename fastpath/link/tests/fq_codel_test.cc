@@ -373,5 +373,81 @@ TEST(FqCoDelShaper, TheDisciplineIsBuiltWithTheShaperNotAtTheFirstFrame) {
   EXPECT_EQ(without.fqCoDel(), nullptr);
 }
 
+// Every frame a shaper gives until it is empty: (addr, arrival time).
+std::vector<std::pair<uint64_t, uint64_t>> drain(LinkShaper& sh, uint64_t now) {
+  std::vector<std::pair<uint64_t, uint64_t>> got;
+  LinkFrame out[64];
+  uint64_t at[64];
+  for (int guard = 0; sh.size() && guard < 100000; ++guard) {
+    now = std::max(now, sh.nextArrival());
+    const uint32_t n = sh.release(now, out, at, 64);
+    for (uint32_t i = 0; i < n; ++i) got.emplace_back(out[i].addr, at[i]);
+    if (!n && sh.nextArrival() <= now) ++now;
+  }
+  return got;
+}
+
+// Switched on, off and on again, a link's shaper is replaced by a successor with FqCoDel
+// of its own while the old one's discipline (from the first switch) still holds frames. The
+// worker moves them across: the successor keeps its own discipline, built on the control
+// thread, and takes the frames into it; the old discipline stays with the retired shaper,
+// which the control thread frees. Nothing is freed on the worker, and the frames leave as
+// they would have.
+TEST(FqCoDelShaper, ASuccessorTakesTheFramesIntoItsOwnDiscipline) {
+  LinkParams p = fq();
+  p.delay_ns = kMs;
+  auto fill = [](LinkShaper& sh) {
+    for (uint64_t i = 0; i < 12; ++i)
+      ASSERT_EQ(sh.admit(kMs, i, 1514, 0, false, i % 3 ? 7 : 9), LinkShaper::Admit::kQueued);
+  };
+  LinkShaper old(p, 1, 1024), reference(p, 1, 1024);
+  fill(old);
+  fill(reference);
+  LinkParams off = p;
+  off.aqm = LinkParams::Aqm::kNone;
+  delete old.setParams(off);  // no reader in this test
+  delete old.setParams(p);
+  delete reference.setParams(off);
+  delete reference.setParams(p);
+  LinkShaper successor(p, 1, 4096);
+  const FqCoDel* own = successor.fqCoDel();
+  const FqCoDel* olds = old.fqCoDel();
+  ASSERT_NE(own, nullptr);
+  ASSERT_NE(olds, nullptr);
+  ASSERT_GT(olds->size(), 0u);
+  const uint32_t held = olds->size();
+  successor.moveFrom(old);
+  EXPECT_EQ(successor.fqCoDel(), own) << "its own discipline, not old's";
+  EXPECT_EQ(successor.fqCoDel()->size(), held);
+  EXPECT_EQ(old.fqCoDel(), olds) << "old's discipline stays with the retired shaper";
+  EXPECT_TRUE(old.fqCoDel()->empty());
+  EXPECT_EQ(old.size(), 0u);
+  const auto got = drain(successor, kMs), want = drain(reference, kMs);
+  ASSERT_EQ(got.size(), 12u);
+  EXPECT_EQ(got, want) << "the same frames, order and times as without the move";
+  // Both sides of the discipline's free list still work: the successor takes its capacity.
+  for (uint64_t i = 0; i < 4000; ++i)
+    ASSERT_TRUE(LinkShaper::queued(successor.admit(2 * kMs, 100 + i, 100, 0, false, uint32_t(i))));
+}
+
+// A successor without room for old's discipline (here: another flow count) swaps with it:
+// its own discipline leaves with the retired shaper, to be freed on the control thread.
+TEST(FqCoDelShaper, ASuccessorThatCannotTakeTheFramesSwapsDisciplines) {
+  LinkShaper old(fq(), 1, 1024);
+  for (uint64_t i = 0; i < 6; ++i)
+    ASSERT_EQ(old.admit(kMs, i, 1514, 0, false, 7), LinkShaper::Admit::kQueued);
+  LinkParams other = fq();
+  other.aqm_fq_flows = 512;
+  LinkShaper successor(other, 1, 4096);
+  const FqCoDel* own = successor.fqCoDel();
+  const FqCoDel* olds = old.fqCoDel();
+  const uint32_t held = olds->size();
+  successor.moveFrom(old);
+  EXPECT_EQ(successor.fqCoDel(), olds);
+  EXPECT_EQ(successor.fqCoDel()->size(), held);
+  EXPECT_EQ(old.fqCoDel(), own);
+  EXPECT_EQ(drain(successor, kMs).size(), 6u);
+}
+
 }  // namespace
 }  // namespace fastpath

@@ -86,7 +86,6 @@ Worker::Worker(const WorkerOptions& options, std::unique_ptr<Umem> umem,
   link_rx_.resize(options_.batch_size * 2);
   link_due_.resize(options_.batch_size * 2);
   tx_due_.resize(maxReleasePerPass(options_) * kReleaseRounds);
-  rx_sent_.resize(options_.batch_size);
   tx_due_link_.resize(tx_due_.size());
   publishAccounting();
 }

@@ -33,6 +33,7 @@
 #include "worker/link_inbox.h"
 #include "worker/publication.h"
 #include "worker/rt_budget.h"
+#include "worker/rx_batch.h"
 #include "worker/rx_budget.h"
 #include "worker/medium_egress.h"
 #include "worker/segment_fanout.h"
@@ -238,6 +239,21 @@ class Worker {
   uint32_t receiveLink(const LinkPortSlot& slot);
   /// The received batch rx_batch_[0..n) of port `p`: lookups, verdicts, decisions.
   void process(PortId p, uint32_t n, const FibView& fib);
+  /// process() with the batch's arrival times open to sentAt() for exactly that long: the
+  /// one way receive() and receiveLink() hand a batch on.
+  void processBatch(PortId p, uint32_t n, const FibView& fib) {
+    const BatchSendTimes::Scope open(send_times_, {rx_batch_.data(), n});
+    process(p, n, fib);
+  }
+  /// transmit() for a frame of the batch with its common case inline on the per-frame
+  /// path: an interface port without egress emulation takes the frame as a descriptor
+  /// move (no call, no arrival-time search); everything else goes through transmit().
+  [[gnu::always_inline]] void transmitForwarded(PortId egress, uint64_t addr, uint32_t len,
+                                                PortId in) {
+    if (egress < np_ && sock_[egress] && !egressShaper(egress)) [[likely]]
+      return stageTx(egress, addr, len);
+    transmit(egress, addr, len, in);
+  }
   /// The one egress dispatch: a held frame leaving on port `egress` — an interface port's
   /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), a
   /// radio medium (MediumEgress), or
@@ -261,15 +277,8 @@ class Worker {
   uint64_t nextEarly(uint64_t now);
   /// When the model has this node send the frame at `addr` on: its arrival time if it is
   /// one of the batch being processed that came out of an emulation or carries the
-  /// classifier's arrival stamp, else 0 (now).
-  /// process() hands a batch's frames on in batch order, so the search only moves forward.
-  uint64_t sentAt(uint64_t addr) {
-    while (rx_sent_pos_ < rx_sent_n_) {
-      const uint32_t i = rx_sent_pos_++;
-      if (rx_batch_[i].addr == addr) return rx_sent_[i];
-    }
-    return 0;
-  }
+  /// classifier's arrival stamp, else 0 (now) (BatchSendTimes, opened by processBatch()).
+  uint64_t sentAt(uint64_t addr) { return send_times_.sentAt(addr); }
   /// Switches to the newest link port table; drains the queues and shapers it retires.
   void switchLinkPorts();
   /// Switches to the newest capture table (worker_capture.cc).
@@ -367,12 +376,8 @@ class Worker {
   /// Rounds of release one pass may take (releaseDue): frames sent on at their model time
   /// may be due at the next hop at once. tx_due_ holds every round's egress frames.
   static constexpr int kReleaseRounds = 8;
-  // While a batch is processed: each rx_batch_ frame's arrival time at this node — a link
-  // port's: its model arrival (0: not emulated); an interface port's: the classifier's
-  // stamp, when the frame reached XDP (0: none) — which is when the model has the node
-  // send it on (sentAt()).
-  std::vector<uint64_t> rx_sent_;
-  uint32_t rx_sent_n_ = 0, rx_sent_pos_ = 0;
+  // While a batch is processed (processBatch()): its frames' arrival times (sentAt()).
+  BatchSendTimes send_times_;
   // Emulated frames staged for TX in this pass: their lateness is taken after the kicks.
   std::vector<uint64_t> tx_due_;
   std::vector<LinkShaper*> tx_due_link_;  // the egress emulation each came out of
@@ -410,12 +415,6 @@ class Worker {
   };
   std::vector<Staged> tx_stage_;  // per egress port
   // The received batch between receive()'s two passes (lookups first, then decisions).
-  struct RxFrame {
-    uint64_t addr;
-    const FwdEntry* route;  // lookupRoute's (or the batch's nextHops4) answer
-    uint32_t len;
-    fp_xdp_meta meta;
-  };
   std::vector<RxFrame> rx_batch_;
   // The batch's IPv4 destinations (host order), their frames' batch indexes and next hops:
   // one bulk LPM lookup per batch.

@@ -113,21 +113,18 @@ uint32_t Worker::receive(PortId p) {
     std::memcpy(&f.meta, umem_->data(f.addr) - sizeof(f.meta), sizeof(f.meta));
     // The classifier's arrival stamp: an emulation starts from it (sentAt()). No stamp
     // (no metadata): sent when taken, as before.
-    rx_sent_[i] = f.meta.magic == FP_META_MAGIC ? f.meta.rx_ns : 0;
+    f.sent = f.meta.magic == FP_META_MAGIC ? f.meta.rx_ns : 0;
   }
   // The wait until this pass, once per batch: its first frame's, the one that waited
   // longest (a histogram add per frame costs the forwarding path more than the rest).
-  if (const uint64_t stamp = rx_sent_[0])
+  if (const uint64_t stamp = rx[0].sent)
     counters_.rx_wait.add(now_ns_ > stamp ? now_ns_ - stamp : 0);
   // The descriptors are copied: the kernel may reuse the RX slots (the frames stay ours).
   xsk_ring_cons__release(&s.rx, n);
   if (caps_) [[unlikely]]
     tapRxBatch(p, n);
   cur_channel_ = channels_[p];
-  rx_sent_n_ = n;
-  rx_sent_pos_ = 0;
-  process(p, n, *port_fib_[p]);
-  rx_sent_n_ = 0;
+  processBatch(p, n, *port_fib_[p]);
   return n;
 }
 
@@ -179,7 +176,7 @@ void Worker::process(PortId p, uint32_t n, const FibView& fib) {
     const ForwardDecision dec = forwardFrameRouted(pkt, len, meta, rx[i].route);
     ++result_count[size_t(dec.result)];
     switch (dec.result) {
-      case ForwardResult::kForward: transmit(dec.egress, addr, len, p); break;
+      case ForwardResult::kForward: transmitForwarded(dec.egress, addr, len, p); break;
       case ForwardResult::kDropPortDown:
         // A link that is down counts at its own end (the link's direction lost it); an
         // interface that is down at the port the frame came in on, as always.

@@ -91,16 +91,13 @@ uint32_t Worker::receiveLink(const LinkPortSlot& slot) {
     rx[m].addr = lf.addr;
     rx[m].len = lf.len;
     rx[m].meta = meta;
-    rx_sent_[m] = lf.due;
+    rx[m].sent = lf.due;
     ++m;
   }
   cur_channel_ = slot.channel;
   if (m) {
     // What this node sends on, it sends when the model has the frame arrive (sentAt()).
-    rx_sent_n_ = m;
-    rx_sent_pos_ = 0;
-    process(p, m, *slot.fib);
-    rx_sent_n_ = 0;
+    processBatch(p, m, *slot.fib);
   }
   // The batch is handed on (forwarded, punted or dropped): emulated frames were due at
   // the peer end when they left the link, and whatever they waited since — this port's

@@ -101,10 +101,10 @@ main(int argc, char* argv[])
     bool systemIds = false;
     double delayAt = -1;
     std::string delayThen = "2ms";
-    // 66 nodes in one simulator thread: each node's full route comparison (PollInterval,
-    // 100 ms by default) would take more CPU than real time leaves; it is slower here (route
-    // changes are still followed at once through OLSR's trace). The command line overrides
-    // it.
+    // 66 nodes in one simulator thread: each node's route comparison (PollInterval, 100 ms
+    // by default) would take more CPU than real time leaves; it is slower here (route
+    // changes are still followed at once through OLSR's trace, neighbours as ARP frames
+    // arrive). The command line overrides it.
     Config::SetDefault("ns3::FastPathRouteMirror::PollInterval", TimeValue(MilliSeconds(500)));
     CommandLine cmd(__FILE__);
     cmd.AddValue("side", "routers per row and column (8: 64 routers)", side);

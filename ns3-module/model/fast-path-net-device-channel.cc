@@ -54,11 +54,41 @@ FastPathNetDevice::DoInitialize()
     TimeValue stop;
     GetAttribute("Start", start);
     GetAttribute("Stop", stop);
+    m_initialized = true;
     m_startEvent = Simulator::Schedule(start.Get(), &FastPathNetDevice::StartChannel, this);
-    if (stop.Get() != Seconds(0))
+    if (stop.Get() != Seconds(0) || m_stopAtStart)
     {
         m_stopEvent = Simulator::Schedule(stop.Get(), &FastPathNetDevice::StopChannel, this);
     }
+}
+
+void
+FastPathNetDevice::Start(Time tStart)
+{
+    NS_LOG_FUNCTION(this << tStart);
+    if (!m_initialized)
+    {
+        // Scheduled from the initialization, as the attribute is (FdNetDevice's would
+        // start the device twice, at tStart and at its Start attribute).
+        SetAttribute("Start", TimeValue(tStart));
+        return;
+    }
+    m_startEvent.Cancel();
+    m_startEvent = Simulator::Schedule(tStart, &FastPathNetDevice::StartChannel, this);
+}
+
+void
+FastPathNetDevice::Stop(Time tStop)
+{
+    NS_LOG_FUNCTION(this << tStop);
+    if (!m_initialized)
+    {
+        SetAttribute("Stop", TimeValue(tStop));
+        m_stopAtStart = tStop.IsZero();
+        return;
+    }
+    m_stopEvent.Cancel();
+    m_stopEvent = Simulator::Schedule(tStop, &FastPathNetDevice::StopChannel, this);
 }
 
 void

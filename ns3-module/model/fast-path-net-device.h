@@ -123,6 +123,22 @@ class FastPathNetDevice : public FdNetDevice
     /// Replaces a started device's control channel (after fastpathd restarted): the old
     /// one is no longer read and is closed, the new one is read from now on.
     void ReplaceFileDescriptor(int fd);
+    /**
+     * As FdNetDevice's Start(): the device starts `tStart` from now (its channel is read,
+     * its link comes up) instead of at its Start attribute; called before the device is
+     * initialized (in the script, before the simulation runs), it sets that attribute.
+     * FdNetDevice's own method (not virtual: call this one through a
+     * Ptr<FastPathNetDevice>) does nothing here, the device keeping the descriptor to
+     * itself.
+     */
+    void Start(Time tStart);
+    /**
+     * As FdNetDevice's Stop(): the device stops `tStop` from now (its channel closed, the
+     * frames read and not yet delivered dropped and counted, GetStoppedDrops()) instead of
+     * at its Stop attribute (set, before the device is initialized). A stopped device does
+     * not start again (its channel is closed, as FdNetDevice's descriptor is).
+     */
+    void Stop(Time tStop);
     /// Up from the device's start (as FdNetDevice's).
     bool IsLinkUp() const override;
     void AddLinkChangeCallback(Callback<void> callback) override;
@@ -217,6 +233,8 @@ class FastPathNetDevice : public FdNetDevice
     TracedCallback<> m_linkChange;
     EventId m_startEvent;
     EventId m_stopEvent;
+    bool m_initialized = false; //!< DoInitialize() ran: Start()/Stop() schedule at once
+    bool m_stopAtStart = false; //!< Stop(0) before the initialization (attribute 0: never)
     uint64_t m_onTime = 0;
     uint64_t m_late = 0;
     int64_t m_maxLatenessNs = 0;

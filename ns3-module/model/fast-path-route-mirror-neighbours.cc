@@ -252,8 +252,8 @@ FastPathRouteMirror::OnArpFrame(Ptr<NetDevice>,
                                 NetDevice::PacketType)
 {
     // A request or a reply: either may have taught the cache a neighbour; fastpathd gets
-    // it after BatchDelay instead of at the next poll, and stops punting towards it.
-    ScheduleSync();
+    // it after BatchDelay, and stops punting towards it.
+    ScheduleNeighbourSync();
 }
 
 void
@@ -264,16 +264,18 @@ FastPathRouteMirror::OnIpv6Frame(Ptr<NetDevice>,
                                  const Address&,
                                  NetDevice::PacketType)
 {
-    // Only a Neighbor Solicitation or Advertisement (ICMPv6 135/136 right after the fixed
-    // header, as ns-3 and Linux send them) changes the neighbour cache.
+    // Only the NDP messages (ICMPv6 133-137 right after the fixed header, as ns-3 and Linux
+    // send them) change the neighbour cache: a Router Solicitation or Advertisement, a
+    // Neighbor Solicitation with a source link-layer address, a Redirect create or update
+    // the sender's entry, a Neighbor Advertisement resolves or confirms it.
     uint8_t head[41];
     if (packet->GetSize() < sizeof(head) || packet->CopyData(head, sizeof(head)) != sizeof(head))
     {
         return;
     }
-    if (head[6] == 58 && (head[40] == 135 || head[40] == 136))
+    if (head[6] == 58 && head[40] >= 133 && head[40] <= 137)
     {
-        ScheduleSync();
+        ScheduleNeighbourSync();
     }
 }
 

@@ -51,10 +51,21 @@ FastPathRouteMirror::GetTypeId()
                           MakeTimeAccessor(&FastPathRouteMirror::m_batchDelay),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("PollInterval",
-                          "Period of the full comparison (catches protocols without a "
-                          "change trace, static/global routes and ARP changes).",
+                          "Period of the comparison of the routes (catches the protocols "
+                          "without a change trace: static and global routes).",
                           TimeValue(MilliSeconds(100)),
                           MakeTimeAccessor(&FastPathRouteMirror::m_pollInterval),
+                          MakeTimeChecker(MilliSeconds(1)))
+            .AddAttribute("NeighbourPollInterval",
+                          "Period of the full comparison of the ARP and NDP caches, a "
+                          "safety net: a received ARP frame or NDP message, a link change "
+                          "and a port state change are followed within BatchDelay; this "
+                          "catches what changes a cache without any (an ARP entry leaving "
+                          "ALIVE when ns-3 sends to it after AliveTimeout, an NDP entry "
+                          "removed after unanswered probes, the script editing a cache), "
+                          "changes that ns-3's own timers already spread over seconds.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&FastPathRouteMirror::m_neighbourPollInterval),
                           MakeTimeChecker(MilliSeconds(1)))
             .AddAttribute("RevalidateInterval",
                           "Period at which resolve-on-miss entries are re-checked against "
@@ -141,6 +152,7 @@ FastPathRouteMirror::AddPort(Ptr<NetDevice> device, fastpath::PortId port)
 {
     m_ports[device] = port;
     m_olsrRoutes.clear(); // an OLSR route on this device's interface is mirrored from now on
+    m_neighboursDirty = true;
 }
 
 void
@@ -226,7 +238,8 @@ FastPathRouteMirror::SetPortState(fastpath::PortId port, bool up)
                             << " is up: interface " << iface4 << "/" << iface6 << " up");
         m_downPorts.erase(down);
     }
-    ScheduleSync();
+    // A down interface forgets its neighbours (ns-3 flushes the caches).
+    ScheduleNeighbourSync();
 }
 
 bool
@@ -338,6 +351,9 @@ FastPathRouteMirror::Start()
     }
     SyncNow();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
+    m_neighbourPollEvent = Simulator::Schedule(m_neighbourPollInterval,
+                                               &FastPathRouteMirror::PeriodicNeighbourPoll,
+                                               this);
     ScheduleRevalidate();
     m_neighbourCheckEvent = Simulator::Schedule(m_neighbourCheckInterval,
                                                 &FastPathRouteMirror::PeriodicNeighbourCheck,
@@ -355,6 +371,7 @@ FastPathRouteMirror::Stop()
     m_staleSince.clear();
     m_syncEvent.Cancel();
     m_pollEvent.Cancel();
+    m_neighbourPollEvent.Cancel();
     m_revalidateEvent.Cancel();
     m_neighbourCheckEvent.Cancel();
     WatchNeighbourAnswers(false);
@@ -388,8 +405,15 @@ FastPathRouteMirror::ScheduleSync()
     NoteDecision();
     if (m_started && !m_syncEvent.IsRunning())
     {
-        m_syncEvent = Simulator::Schedule(m_batchDelay, &FastPathRouteMirror::SyncNow, this);
+        m_syncEvent = Simulator::Schedule(m_batchDelay, &FastPathRouteMirror::Sync, this);
     }
+}
+
+void
+FastPathRouteMirror::ScheduleNeighbourSync()
+{
+    m_neighboursDirty = true;
+    ScheduleSync();
 }
 
 void
@@ -407,21 +431,45 @@ FastPathRouteMirror::OnDeviceLinkChange()
     if (m_started)
     {
         AddPointToPointNeighbours();
+        ScheduleNeighbourSync(); // the flush took the other neighbours too
     }
 }
 
 void
 FastPathRouteMirror::PeriodicPoll()
 {
-    SyncNow();
+    Sync();
     m_pollEvent = Simulator::Schedule(m_pollInterval, &FastPathRouteMirror::PeriodicPoll, this);
+}
+
+void
+FastPathRouteMirror::PeriodicNeighbourPoll()
+{
+    SyncNow();
+    m_neighbourPollEvent = Simulator::Schedule(m_neighbourPollInterval,
+                                               &FastPathRouteMirror::PeriodicNeighbourPoll,
+                                               this);
 }
 
 void
 FastPathRouteMirror::SyncNow()
 {
+    m_neighboursDirty = true;
+    Sync();
+}
+
+void
+FastPathRouteMirror::Sync()
+{
     m_syncEvent.Cancel();
-    AddPointToPointNeighbours();
+    // Printing and parsing every mapped interface's caches is most of a comparison's cost:
+    // only when something may have changed them (or the safety net's period came).
+    const bool compareNeighbours = m_neighboursDirty;
+    m_neighboursDirty = false;
+    if (compareNeighbours)
+    {
+        AddPointToPointNeighbours();
+    }
     FastPathTable desired = ComputeExactRoutes();
     // A resolved entry is dropped once an exact route covers it the same way.
     for (auto it = m_resolved.begin(); it != m_resolved.end();)
@@ -435,7 +483,8 @@ FastPathRouteMirror::SyncNow()
         desired.AddIfAbsent(it->second);
         ++it;
     }
-    FastPathNeighbours neighbours = ComputeNeighbours();
+    FastPathNeighbours neighbours =
+        compareNeighbours ? ComputeNeighbours() : m_sentNeighbours;
 
     FastPathUpdate update;
     update.routes = FastPathTable::Diff(m_sentRoutes, desired);

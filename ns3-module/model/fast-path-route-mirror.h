@@ -79,9 +79,15 @@ struct FastPathUpdate
  * IPv6 protocols use link-local next hops). ns-3 confirms a STALE entry only when it sends
  * to it, which it no longer does once fastpathd forwards the data: an entry STALE for
  * StaleNeighbourReconfirm is put in DELAY as a send would, so a neighbour that left is
- * probed, removed by ns-3 and withdrawn from fastpathd. A received ARP frame, Neighbor
- * Solicitation or Neighbor Advertisement syncs after BatchDelay rather than at the next
- * poll. A device reporting IsPointToPoint() with a two-device channel (an emulated
+ * probed, removed by ns-3 and withdrawn from fastpathd. The caches are compared when
+ * something may have changed them: a received ARP frame or NDP message (Router
+ * Solicitation or Advertisement, Neighbor Solicitation or Advertisement, Redirect), a link
+ * change of a mapped device (ns-3 flushes its caches), a port set down or up; the
+ * comparison then runs after BatchDelay. What changes a cache without such an event (an
+ * ARP entry ns-3 moves out of ALIVE when it sends to it after AliveTimeout, an NDP entry
+ * removed when its probes went unanswered, the script editing a cache) is caught by the
+ * comparison every NeighbourPollInterval. A device reporting IsPointToPoint() with a
+ * two-device channel (an emulated
  * point-to-point link) gets static entries for its peer's addresses, as ns-3's
  * PointToPointNetDevice resolves nothing.
  *
@@ -121,7 +127,8 @@ class FastPathRouteMirror : public Object
     void Start();
     void Stop();
 
-    /// Recomputes the desired state now and emits the diff (if any) to the sink.
+    /// Recomputes the desired state now (routes and neighbours) and emits the diff (if
+    /// any) to the sink.
     void SyncNow();
     /// Re-checks every resolve-on-miss entry against the routing protocol.
     void Revalidate();
@@ -163,7 +170,14 @@ class FastPathRouteMirror : public Object
 
   private:
     void ScheduleSync();
+    /// Something may have changed a mapped interface's ARP or NDP cache: the next sync
+    /// (after BatchDelay) compares the neighbours too.
+    void ScheduleNeighbourSync();
+    /// Compares the routes, and the neighbours when ScheduleNeighbourSync asked for it,
+    /// and emits the diff (if any) to the sink.
+    void Sync();
     void PeriodicPoll();
+    void PeriodicNeighbourPoll();
     /// Has ns-3 confirm NDP entries that stayed STALE for StaleNeighbourReconfirm: with the
     /// data on the fast path, ns-3 no longer sends the packets that would do it.
     void ReconfirmStaleNeighbours();
@@ -232,6 +246,7 @@ class FastPathRouteMirror : public Object
 
     Time m_batchDelay;
     Time m_pollInterval;
+    Time m_neighbourPollInterval;
     Time m_revalidateInterval;
     Time m_neighbourCheckInterval;
     Time m_staleReconfirm;
@@ -240,6 +255,9 @@ class FastPathRouteMirror : public Object
 
     EventId m_syncEvent;
     EventId m_pollEvent;
+    EventId m_neighbourPollEvent;
+    /// The next Sync() compares the neighbours (a cache may have changed).
+    bool m_neighboursDirty = true;
     EventId m_revalidateEvent;
     EventId m_neighbourCheckEvent;
 

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -187,6 +188,70 @@ TEST(FastPathNetDeviceTest, FramesBeforeTheStartAreDeliveredAndAfterTheStopCount
     EXPECT_EQ(stoppedBeforeStop, 0u);
     EXPECT_EQ(d.dev->GetStoppedDrops(), 4u);
     EXPECT_EQ(d.dev->GetMalformedDrops(), 0u);
+    Simulator::Destroy();
+}
+
+// Start() and Stop() as FdNetDevice's: called before the simulation runs they set the Start
+// and Stop attributes; called while it runs they move the device's start and stop to that
+// much later. The link comes up and the frames waiting are delivered at the new start; at
+// the new stop the channel is closed (fastpathd's end sees it).
+TEST(FastPathNetDeviceTest, StartAndStopMethodsMoveTheDevicesStartAndStop)
+{
+    UseSimulator("ns3::RealtimeSimulatorImpl");
+    DeviceOnSocket d;
+    d.dev->Start(Seconds(100));
+    TimeValue startAttribute;
+    d.dev->GetAttribute("Start", startAttribute);
+    EXPECT_EQ(startAttribute.Get(), Seconds(100));
+    uint32_t delivered = 0;
+    d.dev->SetReceiveCallback([&delivered](Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
+                                           const Address&) {
+        ++delivered;
+        return true;
+    });
+    auto sendFrame = [&d]() {
+        std::vector<uint8_t> f(14 + 100, 0);
+        f[0] = 0x02; // to the device's MAC, as Arrive() writes it
+        f[1] = 0x66;
+        f[2] = 0x70;
+        f[5] = 1;
+        f[12] = 0x08;
+        f[14] = 0x45;
+        return send(d.peer, f.data(), f.size(), MSG_NOSIGNAL);
+    };
+    Simulator::Schedule(MilliSeconds(10), [&d]() { d.Arrive(100); }); // waits for the start
+    bool upBefore = true, upAfter = false;
+    uint32_t deliveredBefore = 1, deliveredAfter = 0;
+    Simulator::Schedule(MilliSeconds(20), [&d]() {
+        d.dev->Start(MilliSeconds(10)); // at 30 ms, not 100 s
+        d.dev->Stop(MilliSeconds(60));  // at 80 ms
+    });
+    Simulator::Schedule(MilliSeconds(25), [&]() {
+        upBefore = d.dev->IsLinkUp();
+        deliveredBefore = delivered;
+    });
+    ssize_t sentWhileUp = -1;
+    Simulator::Schedule(MilliSeconds(40), [&]() {
+        upAfter = d.dev->IsLinkUp();
+        sentWhileUp = sendFrame();
+    });
+    Simulator::Schedule(MilliSeconds(70), [&]() { deliveredAfter = delivered; });
+    ssize_t sentAfterStop = 0;
+    int errnoAfterStop = 0;
+    Simulator::Schedule(MilliSeconds(90), [&]() {
+        sentAfterStop = sendFrame();
+        errnoAfterStop = errno;
+    });
+    Simulator::Stop(MilliSeconds(120));
+    Simulator::Run();
+    EXPECT_FALSE(upBefore) << "the device started before Start()'s time";
+    EXPECT_EQ(deliveredBefore, 0u);
+    EXPECT_TRUE(upAfter) << "the device did not start at Start()'s time";
+    EXPECT_EQ(sentWhileUp, 114);
+    EXPECT_EQ(deliveredAfter, 2u) << "the frame written before the start, and the one after";
+    EXPECT_EQ(sentAfterStop, -1) << "the channel is still open after Stop()'s time";
+    EXPECT_EQ(errnoAfterStop, EPIPE);
+    EXPECT_EQ(delivered, 2u);
     Simulator::Destroy();
 }
 

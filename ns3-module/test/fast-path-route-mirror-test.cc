@@ -321,3 +321,85 @@ TEST_F(RouteMirrorTest, APortAddedAfterStartGetsItsOlsrRoutesAtOnce)
     EXPECT_TRUE(Has(onB->GetSentRoutes(), R("198.18.1.1/32", "", 5)));
     onB->Dispose();
 }
+
+// Neighbours follow the ARP cache by notification, not by the periodic comparison (here
+// 10 s away): the neighbour an ARP reply taught reaches the sink within BatchDelay of the
+// reply, and the neighbours ns-3 flushes when the device's link changes leave it as soon.
+TEST_F(RouteMirrorTest, ArpChangesReachTheSinkWithinTheBatchDelay)
+{
+    NodeContainer nodes;
+    nodes.Create(2);
+    Ptr<SimpleChannel> channel = CreateObject<SimpleChannel>();
+    NetDeviceContainer devices;
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Ptr<LinkUpDevice> d = CreateObject<LinkUpDevice>(); // a segment: ARP, no static entry
+        d->SetAddress(Mac48Address::Allocate());
+        d->SetQueue(CreateObject<DropTailQueue<Packet>>());
+        d->SetChannel(channel);
+        nodes.Get(i)->AddDevice(d);
+        devices.Add(d);
+    }
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addr;
+    addr.SetBase("198.18.1.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifs = addr.Assign(devices);
+    Ptr<FastPathRouteMirror> mirror = CreateObject<FastPathRouteMirror>();
+    mirror->SetAttribute("NeighbourPollInterval", TimeValue(Seconds(10)));
+    mirror->SetNode(nodes.Get(0));
+    mirror->AddPort(devices.Get(0), 0);
+    const auto peerKey = FastPathNeighbours::KeyOf(ToFastPath(ifs.GetAddress(1)), 0);
+    Time added, removed;
+    mirror->SetSink([&](const FastPathUpdate& u) {
+        for (const auto& n : u.neighboursAdd)
+        {
+            if (FastPathNeighbours::KeyOf(n.ip, n.port) == peerKey && added.IsZero())
+            {
+                added = Simulator::Now();
+            }
+        }
+        for (const auto& n : u.neighboursRemove)
+        {
+            if (FastPathNeighbours::KeyOf(n.ip, n.port) == peerKey && removed.IsZero())
+            {
+                removed = Simulator::Now();
+            }
+        }
+    });
+    Simulator::Schedule(Seconds(0), &FastPathRouteMirror::Start, mirror);
+    Time reply; // the first ARP reply A received
+    nodes.Get(0)->RegisterProtocolHandler(
+        MakeCallback(
+            +[](Time* at, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t, const Address&,
+                const Address&, NetDevice::PacketType) {
+                ArpHeader arp;
+                if (p->PeekHeader(arp) && arp.IsReply() && at->IsZero())
+                {
+                    *at = Simulator::Now();
+                }
+            })
+            .Bind(&reply),
+        ArpL3Protocol::PROT_NUMBER,
+        devices.Get(0));
+    Ptr<Socket> socket = Socket::CreateSocket(nodes.Get(0), UdpSocketFactory::GetTypeId());
+    Simulator::Schedule(Seconds(1), [&]() {
+        socket->SendTo(Create<Packet>(100), 0, InetSocketAddress(ifs.GetAddress(1), 9));
+    });
+    Time replyBeforeFlush;
+    Simulator::Schedule(Seconds(2), [&]() {
+        replyBeforeFlush = reply;
+        DynamicCast<LinkUpDevice>(devices.Get(0))->LinkUp(); // ns-3 flushes A's ARP cache
+    });
+    Simulator::Stop(Seconds(3));
+    Simulator::Run();
+    ASSERT_GE(replyBeforeFlush, Seconds(1)) << "A never got an ARP reply";
+    ASSERT_FALSE(added.IsZero()) << "the neighbour never reached the sink";
+    EXPECT_GE(added, replyBeforeFlush);
+    EXPECT_LE(added - replyBeforeFlush, MilliSeconds(1)) << "not within BatchDelay (1 ms)";
+    ASSERT_FALSE(removed.IsZero()) << "the flushed neighbour stayed in the sink";
+    EXPECT_GE(removed, Seconds(2));
+    EXPECT_LE(removed - Seconds(2), MilliSeconds(1)) << "not within BatchDelay (1 ms)";
+    EXPECT_EQ(mirror->GetSentNeighbours().Entries().count(peerKey), 0u);
+    mirror->Dispose();
+}

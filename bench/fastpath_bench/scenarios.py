@@ -49,8 +49,8 @@ def run_udp_point(tools, topo, sink, meter, rate_pps, payload, flows, duration, 
         argv += ["--ttl", str(ttl)]
     if through_qdisc:
         argv += ["--through-qdisc"]
-    # Paced: SCHED_FIFO under the NAPI threads (it sleeps between 200 us chunks), so other
-    # work on CPU 0 does not stall the schedule (stalls become skipped frames, see
+    # Paced: SCHED_FIFO under the NAPI threads (fp-trafgen sleeps between 200 us chunks), so
+    # other work on CPU 0 does not stall the schedule (stalls become skipped frames, see
     # fp-trafgen --max-lag-us). Flat-out stays at normal priority (it never sleeps).
     argv += (["--flat-out"] if rate_pps is None
              else ["--pps", str(rate_pps), "--rt-priority", str(GEN_RT_PRIO)])

@@ -233,7 +233,9 @@ class Topology:
             f"priority: benchmark processes at nice {BENCH_NICE}, their scheduler autogroup "
             f"too (other sessions' builds share the CPUs); threaded NAPI kthreads "
             f"SCHED_FIFO {NAPI_RT_PRIO} (the precedence softirq has without threading); the "
-            f"paced generator SCHED_FIFO {GEN_RT_PRIO} (it sleeps between 200 us chunks; "
+            f"paced fp-trafgen SCHED_FIFO {GEN_RT_PRIO} (it sleeps between 200 us chunks; "
+            f"paced fp-xdpgen ignores the priority: it spins in the kernel until a frame "
+            f"is due; "
             f"flat-out at normal priority)",
             (f"S's veth fbs0 with qdisc {self.sender_qdisc} (a NIC's default) at paced rates "
              f"below overload, the generator sending through it: a burst that finds R's veth "

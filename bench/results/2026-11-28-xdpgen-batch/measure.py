@@ -11,7 +11,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.environ.get("FP_REPO", "/work/main")
+REPO = os.environ.get("FP_REPO", os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "bench"))
 sys.path.insert(0, os.path.join(REPO, "bench", "tests"))
 

@@ -154,30 +154,46 @@ class LinkUpDevice : public SimpleNetDevice
     TracedCallback<> m_linkChange;
 };
 
+/// Two nodes with IPv4 on LinkUpDevices sharing one channel (198.18.1.0/24): a
+/// point-to-point link (the mirror adds the peer as a static entry) or a segment (only
+/// ARP teaches the peer).
+struct TwoLinkUpNodes
+{
+    NodeContainer nodes;
+    NetDeviceContainer devices;
+    Ipv4InterfaceContainer ifs;
+
+    explicit TwoLinkUpNodes(bool pointToPoint)
+    {
+        nodes.Create(2);
+        Ptr<SimpleChannel> channel = CreateObject<SimpleChannel>();
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            Ptr<LinkUpDevice> d = CreateObject<LinkUpDevice>();
+            d->SetAttribute("PointToPointMode", BooleanValue(pointToPoint));
+            d->SetAddress(Mac48Address::Allocate());
+            d->SetQueue(CreateObject<DropTailQueue<Packet>>());
+            d->SetChannel(channel);
+            nodes.Get(i)->AddDevice(d);
+            devices.Add(d);
+        }
+        InternetStackHelper stack;
+        stack.Install(nodes);
+        Ipv4AddressHelper addr;
+        addr.SetBase("198.18.1.0", "255.255.255.0");
+        ifs = addr.Assign(devices);
+    }
+};
+
 // A's device link comes up (as an FdNetDevice's at its start): ns-3 flushes A's ARP cache,
 // the mirror gives the peer's static entry back at once, and a burst sent right then
 // leaves whole, as from a PointToPointNetDevice (without it: ARP, 3 kept, the rest lost).
 TEST_F(RouteMirrorTest, APointToPointPeerStaysKnownWhenTheDeviceLinkComesUp)
 {
-    NodeContainer nodes;
-    nodes.Create(2);
-    Ptr<SimpleChannel> channel = CreateObject<SimpleChannel>();
-    NetDeviceContainer devices;
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        Ptr<LinkUpDevice> d = CreateObject<LinkUpDevice>();
-        d->SetAttribute("PointToPointMode", BooleanValue(true));
-        d->SetAddress(Mac48Address::Allocate());
-        d->SetQueue(CreateObject<DropTailQueue<Packet>>());
-        d->SetChannel(channel);
-        nodes.Get(i)->AddDevice(d);
-        devices.Add(d);
-    }
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addr;
-    addr.SetBase("198.18.1.0", "255.255.255.0");
-    Ipv4InterfaceContainer ifs = addr.Assign(devices);
+    TwoLinkUpNodes two(true);
+    NodeContainer& nodes = two.nodes;
+    NetDeviceContainer& devices = two.devices;
+    Ipv4InterfaceContainer& ifs = two.ifs;
     Ptr<FastPathRouteMirror> mirror = CreateObject<FastPathRouteMirror>();
     mirror->SetNode(nodes.Get(0));
     mirror->AddPort(devices.Get(0), 0);
@@ -327,24 +343,10 @@ TEST_F(RouteMirrorTest, APortAddedAfterStartGetsItsOlsrRoutesAtOnce)
 // reply, and the neighbours ns-3 flushes when the device's link changes leave it as soon.
 TEST_F(RouteMirrorTest, ArpChangesReachTheSinkWithinTheBatchDelay)
 {
-    NodeContainer nodes;
-    nodes.Create(2);
-    Ptr<SimpleChannel> channel = CreateObject<SimpleChannel>();
-    NetDeviceContainer devices;
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        Ptr<LinkUpDevice> d = CreateObject<LinkUpDevice>(); // a segment: ARP, no static entry
-        d->SetAddress(Mac48Address::Allocate());
-        d->SetQueue(CreateObject<DropTailQueue<Packet>>());
-        d->SetChannel(channel);
-        nodes.Get(i)->AddDevice(d);
-        devices.Add(d);
-    }
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addr;
-    addr.SetBase("198.18.1.0", "255.255.255.0");
-    Ipv4InterfaceContainer ifs = addr.Assign(devices);
+    TwoLinkUpNodes two(false); // a segment: ARP, no static entry;
+    NodeContainer& nodes = two.nodes;
+    NetDeviceContainer& devices = two.devices;
+    Ipv4InterfaceContainer& ifs = two.ifs;
     Ptr<FastPathRouteMirror> mirror = CreateObject<FastPathRouteMirror>();
     mirror->SetAttribute("NeighbourPollInterval", TimeValue(Seconds(10)));
     mirror->SetNode(nodes.Get(0));

@@ -191,45 +191,16 @@ class StageCounters:
         }
 
 
-class Sink:
-    def __init__(self, tools, topo):
-        self.p = topo.clean.spawn(topo.d, [tools["sink"], "--ifname", "fbd0", "--port",
-                                      str(UDP_PORT)], stdin=subprocess.PIPE, name="sink")
+class SinkProcess:
+    """One sink reader (fp-sink, fp-stack-sink) started in a namespace and driven over
+    stdin: a command a line, a JSON line back. `failure`: the error raised when it does not
+    come up (prints no first line)."""
+
+    def __init__(self, clean, ns, argv, name, failure, cpu=None):
+        self.clean = clean
+        self.p = clean.spawn(ns, argv, cpu=cpu, stdin=subprocess.PIPE, name=name)
         if read_json_line(self.p, 10) is None:
-            raise RuntimeError("fp-sink did not attach on D's fbd0")
-        # The S side gets an XDP_PASS program too: XDP redirects back into fbs0 (ping
-        # replies through fp-xdpfwd) need one on the receiving veth.
-        self.ps = topo.clean.spawn(topo.s, [tools["sink"], "--ifname", "fbs0", "--port", "1"],
-                              stdin=subprocess.PIPE, name="sink-s")
-        if read_json_line(self.ps, 10) is None:
-            raise RuntimeError("fp-sink (pass program) did not attach on S's fbs0")
-        self.clean = topo.clean
-        topo.steer()
-
-    def cmd(self, c):
-        self.p.stdin.write(c + "\n")
-        self.p.stdin.flush()
-        return read_json_line(self.p, 5)
-
-    def close(self):
-        for p in (self.p, self.ps):
-            stop_sink(self.clean, p)
-
-
-class StackSink:
-    """D as a kernel-stack host: fp-stack-sink's UDP socket (reader pinned to GEN_CPU), no
-    XDP on fbd0, and no RPS on it: D's receive work runs on the CPU that transmitted into
-    the veth, R's (FWD_CPU). Same commands and JSON as Sink."""
-
-    def __init__(self, tools, topo):
-        self.topo = topo
-        self.p = topo.clean.spawn(topo.d, [tools["stack-sink"], "--port", str(UDP_PORT)],
-                                  cpu=GEN_CPU, stdin=subprocess.PIPE, name="stack-sink")
-        if read_json_line(self.p, 10) is None:
-            raise RuntimeError("fp-stack-sink did not start in D")
-        self.clean = topo.clean
-        sh(["ip", "netns", "exec", topo.d, "sh", "-c",
-            "echo 0 > /sys/class/net/fbd0/queues/rx-0/rps_cpus"], check=False)
+            raise RuntimeError(failure)
 
     def cmd(self, c):
         self.p.stdin.write(c + "\n")
@@ -238,6 +209,43 @@ class StackSink:
 
     def close(self):
         stop_sink(self.clean, self.p)
+
+
+class Sink:
+    def __init__(self, tools, topo):
+        self.reader = SinkProcess(topo.clean, topo.d, [tools["sink"], "--ifname", "fbd0",
+                                                       "--port", str(UDP_PORT)],
+                                  "sink", "fp-sink did not attach on D's fbd0")
+        # The S side gets an XDP_PASS program too: XDP redirects back into fbs0 (ping
+        # replies through fp-xdpfwd) need one on the receiving veth.
+        self.passer = SinkProcess(topo.clean, topo.s, [tools["sink"], "--ifname", "fbs0",
+                                                       "--port", "1"],
+                                  "sink-s",
+                                  "fp-sink (pass program) did not attach on S's fbs0")
+        topo.steer()
+
+    def cmd(self, c):
+        return self.reader.cmd(c)
+
+    def close(self):
+        for r in (self.reader, self.passer):
+            r.close()
+
+
+class StackSink(SinkProcess):
+    """D as a kernel-stack host: fp-stack-sink's UDP socket (reader pinned to GEN_CPU), no
+    XDP on fbd0, and no RPS on it: D's receive work runs on the CPU that transmitted into
+    the veth, R's (FWD_CPU). Same commands and JSON as Sink."""
+
+    def __init__(self, tools, topo):
+        self.topo = topo
+        super().__init__(topo.clean, topo.d, [tools["stack-sink"], "--port", str(UDP_PORT)],
+                         "stack-sink", "fp-stack-sink did not start in D", cpu=GEN_CPU)
+        sh(["ip", "netns", "exec", topo.d, "sh", "-c",
+            "echo 0 > /sys/class/net/fbd0/queues/rx-0/rps_cpus"], check=False)
+
+    def close(self):
+        super().close()
         self.topo.steer()  # D's RPS back to GEN_CPU
 
 

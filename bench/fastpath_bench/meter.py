@@ -77,13 +77,37 @@ class CpuMeter:
                 "cpu1_foreign_pct": max(0.0, busy - fwd)}
 
 
+# fastpathd's counters that are levels, not running totals: settings and states (a
+# worker's RX budget, rx_budget_frames, is 2^32 - 1, "unlimited", until it has measured a
+# drain rate, so its difference would be about -4e9), rates, depths, quantiles, maxima and
+# the frame ledger's current split. A point reports their value at its end.
+FP_LEVELS = frozenset({
+    "rx_budget_frames", "rx_drain_rate_pps", "rt_priority", "rt_below", "cpu",
+    "umem_frames", "frames_free", "frames_fill_ring", "frames_rx_ring", "frames_tx_ring",
+    "frames_comp_ring", "frames_in_kernel", "frames_held", "frames_in_links",
+    "frames_balanced", "link_up", "control_client_attached", "control_lead_ns", "punt_rate",
+    "punt_burst", "xsk_zerocopy", "xsk_tx_budget", "emu_depth_packets", "emu_depth_bytes",
+    "emu_in_flight"})
+FP_LEVEL_SUFFIXES = ("_p50_ns", "_p99_ns", "_max_ns")
+_FP_KEY = re.compile(r"fp\d+\.")
+
+
+def is_level(key):
+    """True for a StageCounters key (fp<i>.<scope>.<name>) of a fastpathd level."""
+    if not _FP_KEY.match(key):
+        return False
+    name = key.rsplit(".", 1)[-1]
+    return name in FP_LEVELS or name.endswith(FP_LEVEL_SUFFIXES)
+
+
 class StageCounters:
     """Where frames are lost, per stage of S -> R -> D (single router): counters of every
     veth of the path (`ip -s link`, `ethtool -S`: veth's per-queue XDP counters and the
     drops of a full peer ptr_ring) and, for fastpathd, its own stats (`fpctl --json stats`:
     XDP_STATISTICS, worker drop reasons). Snapshotted around each measurement point; the
     differences go into the raw CSV as `st_*` columns and every counter that moved into
-    stages.jsonl."""
+    stages.jsonl (fastpathd's levels, such as rx_budget_frames, with their value at the end
+    of the point: see is_level)."""
 
     def __init__(self, tools, topo, fpctl_sockets=(), log=None):
         """log: the list that collects every point's counters (stages.jsonl)."""
@@ -151,8 +175,10 @@ class StageCounters:
 
     @staticmethod
     def delta(a, b):
-        return {k: b[k] - a.get(k, 0) for k in b if isinstance(b[k], (int, float)) and
-                b[k] != a.get(k, 0)}
+        """What moved from snapshot a to b: a running total as its difference, a level
+        (is_level) as its value in b."""
+        return {k: (b[k] if is_level(k) else b[k] - a.get(k, 0)) for k in b
+                if isinstance(b[k], (int, float)) and b[k] != a.get(k, 0)}
 
     def summary(self, d):
         """The st_* columns: drops per stage, in path order (single router only)."""

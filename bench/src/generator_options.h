@@ -38,9 +38,9 @@ struct GeneratorOptions {
   double duration_s = 1.0;
   uint64_t count = 0;  // 0: bounded by duration only
   int cpu = -1;
-  int batch = 64;
+  int batch = 64;  // frames per sendmmsg (fp-trafgen) or per kernel flush (fp-xdpgen)
   double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
-  int rt_priority = 0;       // paced: SCHED_FIFO priority (0: normal scheduling)
+  int rt_priority = 0;       // paced: SCHED_FIFO priority (0: normal; fp-xdpgen ignores it)
   int ttl = 64;              // IPv4 TTL / IPv6 hop limit
 };
 

@@ -150,8 +150,8 @@ struct SkelDeleter {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --batch: frames the kernel runs before it flushes them to the device; --rt-priority is
-  // accepted for fp-trafgen's command line and ignored (see --help).
+  // --batch: the frames the kernel runs before it flushes them to the device. --rt-priority
+  // is accepted for fp-trafgen's command line and ignored (see --help).
   fb::GeneratorOptions o;
   const fb::GeneratorTool tool{"fp-xdpgen", /*ipv6=*/false, /*check_dst_port=*/true, usage,
                                {}, nullptr};

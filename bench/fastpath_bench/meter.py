@@ -77,13 +77,37 @@ class CpuMeter:
                 "cpu1_foreign_pct": max(0.0, busy - fwd)}
 
 
+# fastpathd's counters that are levels, not running totals: settings and states (a
+# worker's RX budget, rx_budget_frames, is 2^32 - 1, "unlimited", until it has measured a
+# drain rate, so its difference would be about -4e9), rates, depths, quantiles, maxima and
+# the frame ledger's current split. A point reports their value at its end.
+FP_LEVELS = frozenset({
+    "rx_budget_frames", "rx_drain_rate_pps", "rt_priority", "rt_below", "cpu",
+    "umem_frames", "frames_free", "frames_fill_ring", "frames_rx_ring", "frames_tx_ring",
+    "frames_comp_ring", "frames_in_kernel", "frames_held", "frames_in_links",
+    "frames_balanced", "link_up", "control_client_attached", "control_lead_ns", "punt_rate",
+    "punt_burst", "xsk_zerocopy", "xsk_tx_budget", "emu_depth_packets", "emu_depth_bytes",
+    "emu_in_flight"})
+FP_LEVEL_SUFFIXES = ("_p50_ns", "_p99_ns", "_max_ns")
+_FP_KEY = re.compile(r"fp\d+\.")
+
+
+def is_level(key):
+    """True for a StageCounters key (fp<i>.<scope>.<name>) of a fastpathd level."""
+    if not _FP_KEY.match(key):
+        return False
+    name = key.rsplit(".", 1)[-1]
+    return name in FP_LEVELS or name.endswith(FP_LEVEL_SUFFIXES)
+
+
 class StageCounters:
     """Where frames are lost, per stage of S -> R -> D (single router): counters of every
     veth of the path (`ip -s link`, `ethtool -S`: veth's per-queue XDP counters and the
     drops of a full peer ptr_ring) and, for fastpathd, its own stats (`fpctl --json stats`:
     XDP_STATISTICS, worker drop reasons). Snapshotted around each measurement point; the
     differences go into the raw CSV as `st_*` columns and every counter that moved into
-    stages.jsonl."""
+    stages.jsonl (fastpathd's levels, such as rx_budget_frames, with their value at the end
+    of the point: see is_level)."""
 
     def __init__(self, tools, topo, fpctl_sockets=(), log=None):
         """log: the list that collects every point's counters (stages.jsonl)."""
@@ -151,8 +175,10 @@ class StageCounters:
 
     @staticmethod
     def delta(a, b):
-        return {k: b[k] - a.get(k, 0) for k in b if isinstance(b[k], (int, float)) and
-                b[k] != a.get(k, 0)}
+        """What moved from snapshot a to b: a running total as its difference, a level
+        (is_level) as its value in b."""
+        return {k: (b[k] if is_level(k) else b[k] - a.get(k, 0)) for k in b
+                if isinstance(b[k], (int, float)) and b[k] != a.get(k, 0)}
 
     def summary(self, d):
         """The st_* columns: drops per stage, in path order (single router only)."""
@@ -191,45 +217,16 @@ class StageCounters:
         }
 
 
-class Sink:
-    def __init__(self, tools, topo):
-        self.p = topo.clean.spawn(topo.d, [tools["sink"], "--ifname", "fbd0", "--port",
-                                      str(UDP_PORT)], stdin=subprocess.PIPE, name="sink")
+class SinkProcess:
+    """One sink reader (fp-sink, fp-stack-sink) started in a namespace and driven over
+    stdin: a command a line, a JSON line back. `failure`: the error raised when it does not
+    come up (prints no first line)."""
+
+    def __init__(self, clean, ns, argv, name, failure, cpu=None):
+        self.clean = clean
+        self.p = clean.spawn(ns, argv, cpu=cpu, stdin=subprocess.PIPE, name=name)
         if read_json_line(self.p, 10) is None:
-            raise RuntimeError("fp-sink did not attach on D's fbd0")
-        # The S side gets an XDP_PASS program too: XDP redirects back into fbs0 (ping
-        # replies through fp-xdpfwd) need one on the receiving veth.
-        self.ps = topo.clean.spawn(topo.s, [tools["sink"], "--ifname", "fbs0", "--port", "1"],
-                              stdin=subprocess.PIPE, name="sink-s")
-        if read_json_line(self.ps, 10) is None:
-            raise RuntimeError("fp-sink (pass program) did not attach on S's fbs0")
-        self.clean = topo.clean
-        topo.steer()
-
-    def cmd(self, c):
-        self.p.stdin.write(c + "\n")
-        self.p.stdin.flush()
-        return read_json_line(self.p, 5)
-
-    def close(self):
-        for p in (self.p, self.ps):
-            stop_sink(self.clean, p)
-
-
-class StackSink:
-    """D as a kernel-stack host: fp-stack-sink's UDP socket (reader pinned to GEN_CPU), no
-    XDP on fbd0, and no RPS on it: D's receive work runs on the CPU that transmitted into
-    the veth, R's (FWD_CPU). Same commands and JSON as Sink."""
-
-    def __init__(self, tools, topo):
-        self.topo = topo
-        self.p = topo.clean.spawn(topo.d, [tools["stack-sink"], "--port", str(UDP_PORT)],
-                                  cpu=GEN_CPU, stdin=subprocess.PIPE, name="stack-sink")
-        if read_json_line(self.p, 10) is None:
-            raise RuntimeError("fp-stack-sink did not start in D")
-        self.clean = topo.clean
-        sh(["ip", "netns", "exec", topo.d, "sh", "-c",
-            "echo 0 > /sys/class/net/fbd0/queues/rx-0/rps_cpus"], check=False)
+            raise RuntimeError(failure)
 
     def cmd(self, c):
         self.p.stdin.write(c + "\n")
@@ -238,6 +235,43 @@ class StackSink:
 
     def close(self):
         stop_sink(self.clean, self.p)
+
+
+class Sink:
+    def __init__(self, tools, topo):
+        self.reader = SinkProcess(topo.clean, topo.d, [tools["sink"], "--ifname", "fbd0",
+                                                       "--port", str(UDP_PORT)],
+                                  "sink", "fp-sink did not attach on D's fbd0")
+        # The S side gets an XDP_PASS program too: XDP redirects back into fbs0 (ping
+        # replies through fp-xdpfwd) need one on the receiving veth.
+        self.passer = SinkProcess(topo.clean, topo.s, [tools["sink"], "--ifname", "fbs0",
+                                                       "--port", "1"],
+                                  "sink-s",
+                                  "fp-sink (pass program) did not attach on S's fbs0")
+        topo.steer()
+
+    def cmd(self, c):
+        return self.reader.cmd(c)
+
+    def close(self):
+        for r in (self.reader, self.passer):
+            r.close()
+
+
+class StackSink(SinkProcess):
+    """D as a kernel-stack host: fp-stack-sink's UDP socket (reader pinned to GEN_CPU), no
+    XDP on fbd0, and no RPS on it: D's receive work runs on the CPU that transmitted into
+    the veth, R's (FWD_CPU). Same commands and JSON as Sink."""
+
+    def __init__(self, tools, topo):
+        self.topo = topo
+        super().__init__(topo.clean, topo.d, [tools["stack-sink"], "--port", str(UDP_PORT)],
+                         "stack-sink", "fp-stack-sink did not start in D", cpu=GEN_CPU)
+        sh(["ip", "netns", "exec", topo.d, "sh", "-c",
+            "echo 0 > /sys/class/net/fbd0/queues/rx-0/rps_cpus"], check=False)
+
+    def close(self):
+        super().close()
         self.topo.steer()  # D's RPS back to GEN_CPU
 
 

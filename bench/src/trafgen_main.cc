@@ -9,11 +9,9 @@
 // constant, then per frame only the words that change are added.
 // Prints one JSON line with what was actually sent and the achieved rate.
 #include <arpa/inet.h>
-#include <getopt.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
-#include <netinet/ip.h>
 #include <netinet/ip6.h>
 #include <netinet/udp.h>
 #include <sched.h>
@@ -28,42 +26,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "bench_common.h"
 #include "fp_bench.h"
+#include "generator_options.h"
 
 namespace fb = fastpath::bench;
 
 namespace {
 
-constexpr int kMaxBatch = 256;
-constexpr int kSrcPortBase = 10000;
 volatile sig_atomic_t g_stop = 0;
-
-struct Options {
-  std::string ifname;
-  uint8_t src_mac[6] = {}, dst_mac[6] = {};
-  bool have_src_mac = false, have_dst_mac = false;
-  bool ipv6 = false;
-  std::string src_text, dst_text;
-  uint32_t src_ip = 0, dst_ip = 0;
-  uint8_t src_ip6[16] = {}, dst_ip6[16] = {};
-  int dst_port = FP_BENCH_UDP_PORT;
-  int payload = 160;
-  int flows = 1;
-  double pps = 0, mbps = 0;
-  bool flat_out = false;
-  double duration_s = 1.0;
-  uint64_t count = 0;  // 0: bounded by duration only
-  int cpu = -1;
-  int batch = 64;
-  double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
-  int rt_priority = 0;       // paced: SCHED_FIFO priority (0: normal scheduling)
-  int ttl = 64;              // IPv4 TTL / IPv6 hop limit
-  bool through_qdisc = false;  // send through the interface's qdisc (no PACKET_QDISC_BYPASS)
-};
 
 void usage(FILE* out) {
   std::fprintf(
@@ -82,13 +55,11 @@ void usage(FILE* out) {
       "  --ttl N            IPv4 TTL / IPv6 hop limit, 1..255 (default 64; a line of 64 or\n"
       "                     more routers needs more than 64)\n"
       "  --payload N        UDP payload bytes, >= %zu (default 160; thesis: 160, 1470);\n"
-      "                     at most 1472 (IPv4) / 1452 (IPv6) in a 1500-byte MTU\n"
-      "  --flows N          number of flows (source ports), 1..%d (default 1)\n"
-      "  --pps N            offered rate in packets/s\n"
-      "  --mbps N           offered rate in Mbit/s of UDP payload (iperf's convention)\n"
-      "  --flat-out         as fast as possible\n"
-      "  --duration S       seconds to send (default 1, max 600)\n"
-      "  --count N          stop after N packets (also bounded by --duration)\n"
+      "                     at most 1472 (IPv4) / 1452 (IPv6) in a 1500-byte MTU\n",
+      FP_BENCH_UDP_PORT, fb::kSrcPortBase, sizeof(fp_bench_payload));
+  fb::printRateUsage(out);
+  std::fprintf(
+      out,
       "  --cpu N            pin to this CPU\n"
       "  --batch N          frames per sendmmsg in flat-out / high-rate mode (default 64)\n"
       "  --max-lag-us N     paced: when the generator fell further behind its schedule than\n"
@@ -98,123 +69,18 @@ void usage(FILE* out) {
       "  --rt-priority N    paced: run SCHED_FIFO N so that other work on the CPU does not\n"
       "                     stall the schedule (it sleeps between chunks); ignored with\n"
       "                     --flat-out, which would starve the CPU (default 0: normal)\n"
-      "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}.\n",
-      FP_BENCH_UDP_PORT, kSrcPortBase, sizeof(fp_bench_payload), FP_BENCH_MAX_FLOWS);
-}
-
-bool parse(int argc, char** argv, Options* o) {
-  static const option longopts[] = {{"ifname", required_argument, nullptr, 'i'},
-                                    {"src-mac", required_argument, nullptr, 'm'},
-                                    {"dst-mac", required_argument, nullptr, 'M'},
-                                    {"src-ip", required_argument, nullptr, 's'},
-                                    {"dst-ip", required_argument, nullptr, 'd'},
-                                    {"dst-port", required_argument, nullptr, 'P'},
-                                    {"payload", required_argument, nullptr, 'l'},
-                                    {"flows", required_argument, nullptr, 'f'},
-                                    {"pps", required_argument, nullptr, 'r'},
-                                    {"mbps", required_argument, nullptr, 'b'},
-                                    {"flat-out", no_argument, nullptr, 'F'},
-                                    {"duration", required_argument, nullptr, 't'},
-                                    {"count", required_argument, nullptr, 'n'},
-                                    {"cpu", required_argument, nullptr, 'c'},
-                                    {"batch", required_argument, nullptr, 'B'},
-                                    {"max-lag-us", required_argument, nullptr, 'L'},
-                                    {"rt-priority", required_argument, nullptr, 'R'},
-                                    {"help", no_argument, nullptr, 'h'},
-                                    {"ipv6", no_argument, nullptr, '6'},
-                                    {"ttl", required_argument, nullptr, 'T'},
-                                    {"through-qdisc", no_argument, nullptr, 'Q'},
-                                    {nullptr, 0, nullptr, 0}};
-  int c;
-  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
-    switch (c) {
-      case 'i': o->ifname = optarg; break;
-      case 'm':
-        o->have_src_mac = fb::parseMac(optarg, o->src_mac);
-        if (!o->have_src_mac) {
-          std::fprintf(stderr, "fp-trafgen: bad --src-mac '%s'\n", optarg);
-          return false;
-        }
-        break;
-      case 'M':
-        o->have_dst_mac = fb::parseMac(optarg, o->dst_mac);
-        if (!o->have_dst_mac) {
-          std::fprintf(stderr, "fp-trafgen: bad --dst-mac '%s'\n", optarg);
-          return false;
-        }
-        break;
-      case 's': o->src_text = optarg; break;
-      case 'd': o->dst_text = optarg; break;
-      case '6': o->ipv6 = true; break;
-      case 'P': o->dst_port = std::atoi(optarg); break;
-      case 'l': o->payload = std::atoi(optarg); break;
-      case 'f': o->flows = std::atoi(optarg); break;
-      case 'r': o->pps = std::atof(optarg); break;
-      case 'b': o->mbps = std::atof(optarg); break;
-      case 'F': o->flat_out = true; break;
-      case 't': o->duration_s = std::atof(optarg); break;
-      case 'n': o->count = std::strtoull(optarg, nullptr, 10); break;
-      case 'c': o->cpu = std::atoi(optarg); break;
-      case 'B': o->batch = std::atoi(optarg); break;
-      case 'L': o->max_lag_us = std::atof(optarg); break;
-      case 'R': o->rt_priority = std::atoi(optarg); break;
-      case 'T': o->ttl = std::atoi(optarg); break;
-      case 'Q': o->through_qdisc = true; break;
-      case 'h': usage(stdout); std::exit(0);
-      default: usage(stderr); return false;
-    }
-  }
-  // Addresses are parsed after every option: --ipv6 may come after them.
-  for (auto [text, v4, v6, name] : {std::tuple{&o->src_text, &o->src_ip, o->src_ip6, "--src-ip"},
-                                    std::tuple{&o->dst_text, &o->dst_ip, o->dst_ip6, "--dst-ip"}}) {
-    if (text->empty()) continue;
-    if (o->ipv6 ? !fb::parseIpv6(*text, v6) : !fb::parseIpv4(*text, v4)) {
-      std::fprintf(stderr, "fp-trafgen: bad %s '%s' (an IPv%d address%s)\n", name, text->c_str(),
-                   o->ipv6 ? 6 : 4, o->ipv6 ? "" : "; IPv6 needs --ipv6");
-      return false;
-    }
-  }
-  const int max_payload = o->ipv6 ? 1500 - 40 - 8 : 1500 - 20 - 8;
-  const char* err = nullptr;
-  if (o->ifname.empty())
-    err = "--ifname is required";
-  else if (o->src_text.empty() || o->dst_text.empty())
-    err = "--src-ip and --dst-ip are required";
-  else if (!o->have_dst_mac)
-    err = "--dst-mac is required (the router's ingress MAC)";
-  else if (o->payload < (int)sizeof(fp_bench_payload) || o->payload > max_payload)
-    err = o->ipv6 ? "--payload must be 24..1452 with --ipv6" : "--payload must be 24..1472";
-  else if (o->flows < 1 || o->flows > FP_BENCH_MAX_FLOWS)
-    err = "--flows must be 1..1024";
-  else if ((o->pps > 0) + (o->mbps > 0) + o->flat_out != 1)
-    err = "give exactly one of --pps, --mbps, --flat-out";
-  else if (o->duration_s <= 0 || o->duration_s > 600)
-    err = "--duration must be in (0, 600]";
-  else if (o->batch < 1 || o->batch > kMaxBatch)
-    err = "--batch must be 1..256";
-  else if (o->ttl < 1 || o->ttl > 255)
-    err = "--ttl must be 1..255";
-  if (err) {
-    std::fprintf(stderr, "fp-trafgen: %s (see --help)\n", err);
-    return false;
-  }
-  if (o->mbps > 0) o->pps = o->mbps * 1e6 / (8.0 * o->payload);
-  return true;
-}
-
-uint16_t ipChecksum(const void* data, size_t len) {
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  uint32_t sum = 0;
-  for (size_t i = 0; i + 1 < len; i += 2) sum += (uint32_t)p[i] << 8 | p[i + 1];
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return htons((uint16_t)~sum);
+      "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}.\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  if (!parse(argc, argv, &o)) return 2;
+  fb::GeneratorOptions o;
+  bool through_qdisc = false;  // send through the interface's qdisc (no PACKET_QDISC_BYPASS)
+  const fb::GeneratorTool tool{"fp-trafgen", /*ipv6=*/true, /*check_dst_port=*/false, usage,
+                               {{"through-qdisc", no_argument, nullptr, 'Q'}},
+                               [&](int, const char*) { return through_qdisc = true; }};
+  if (!fb::parseGeneratorOptions(argc, argv, tool, &o)) return 2;
   std::signal(SIGINT, [](int) { g_stop = 1; });
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   bool rt_on = false;
@@ -248,7 +114,7 @@ int main(int argc, char** argv) {
   int one = 1;
   // A bypassing sender meets a full receiver ring of a veth as a drop even when the veth has
   // a qdisc (the driver stops the queue and the frame is freed); through the qdisc it waits.
-  if (!o.through_qdisc && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) != 0)
+  if (!through_qdisc && setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) != 0)
     std::fprintf(stderr, "fp-trafgen: PACKET_QDISC_BYPASS: %s (continuing through the qdisc)\n",
                  std::strerror(errno));
   int sndbuf = 4 << 20;
@@ -262,41 +128,12 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // One header template; flows differ only in the UDP source port.
-  const size_t l3_len = o.ipv6 ? sizeof(ip6_hdr) : sizeof(iphdr);
-  const size_t udp_off = sizeof(ethhdr) + l3_len;
-  const size_t hdr_len = udp_off + sizeof(udphdr);
-  const size_t frame_len = hdr_len + (size_t)o.payload;
-  const uint16_t udp_len = (uint16_t)(sizeof(udphdr) + o.payload);
-  uint8_t tmpl[sizeof(ethhdr) + sizeof(ip6_hdr) + sizeof(udphdr)] = {};
-  auto* eth = reinterpret_cast<ethhdr*>(tmpl);
-  std::memcpy(eth->h_dest, o.dst_mac, 6);
-  std::memcpy(eth->h_source, o.src_mac, 6);
-  eth->h_proto = htons(o.ipv6 ? ETH_P_IPV6 : ETH_P_IP);
-  if (o.ipv6) {
-    auto* ip6 = reinterpret_cast<ip6_hdr*>(tmpl + sizeof(ethhdr));
-    ip6->ip6_flow = htonl(6u << 28);
-    ip6->ip6_plen = htons(udp_len);
-    ip6->ip6_nxt = IPPROTO_UDP;
-    ip6->ip6_hlim = (uint8_t)o.ttl;
-    std::memcpy(&ip6->ip6_src, o.src_ip6, 16);
-    std::memcpy(&ip6->ip6_dst, o.dst_ip6, 16);
-  } else {
-    auto* ip = reinterpret_cast<iphdr*>(tmpl + sizeof(ethhdr));
-    ip->version = 4;
-    ip->ihl = 5;
-    ip->tot_len = htons((uint16_t)(sizeof(iphdr) + udp_len));
-    ip->frag_off = htons(IP_DF);
-    ip->ttl = (uint8_t)o.ttl;
-    ip->protocol = IPPROTO_UDP;
-    ip->saddr = o.src_ip;
-    ip->daddr = o.dst_ip;
-    ip->check = ipChecksum(ip, sizeof(*ip));
-  }
-  auto* udp = reinterpret_cast<udphdr*>(tmpl + udp_off);
-  udp->dest = htons((uint16_t)o.dst_port);
-  udp->len = htons(udp_len);
-  udp->check = 0;  // IPv4: optional, left out; IPv6: filled in per frame below
+  // One frame template; flows differ only in the UDP source port.
+  const std::vector<uint8_t> tmpl = fb::generatorFrame(o);
+  const size_t udp_off = fb::generatorUdpOffset(o);
+  const size_t hdr_len = fb::generatorPayloadOffset(o);
+  const size_t frame_len = tmpl.size();
+  const auto* udp = reinterpret_cast<const udphdr*>(&tmpl[udp_off]);
 
   // IPv6's UDP checksum (mandatory there): everything that is the same in every frame is
   // summed once; per frame only the source port and {flow, seq, tx_ns} are added.
@@ -304,11 +141,11 @@ int main(int argc, char** argv) {
       o.ipv6 ? fb::benchUdp6BaseSum(o.src_ip6, o.dst_ip6, udp->dest, o.payload) : 0;
 
   const int batch = o.batch;
-  std::vector<uint8_t> bufs((size_t)kMaxBatch * frame_len, 0);
-  mmsghdr msgs[kMaxBatch];
-  iovec iov[kMaxBatch];
-  for (int i = 0; i < kMaxBatch; i++) {
-    std::memcpy(&bufs[(size_t)i * frame_len], tmpl, hdr_len);
+  std::vector<uint8_t> bufs((size_t)fb::kMaxBatch * frame_len, 0);
+  mmsghdr msgs[fb::kMaxBatch];
+  iovec iov[fb::kMaxBatch];
+  for (int i = 0; i < fb::kMaxBatch; i++) {
+    std::memcpy(&bufs[(size_t)i * frame_len], tmpl.data(), frame_len);
     iov[i] = {&bufs[(size_t)i * frame_len], frame_len};
     std::memset(&msgs[i], 0, sizeof(msgs[i]));
     msgs[i].msg_hdr.msg_iov = &iov[i];
@@ -384,7 +221,7 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < n; i++) {
       auto* p = reinterpret_cast<fp_bench_payload*>(&bufs[i * frame_len + hdr_len]);
       auto* u = reinterpret_cast<udphdr*>(&bufs[i * frame_len + udp_off]);
-      u->source = htons((uint16_t)(kSrcPortBase + next_flow));
+      u->source = htons((uint16_t)(fb::kSrcPortBase + next_flow));
       p->magic = FP_BENCH_MAGIC;
       p->flow = next_flow;
       p->seq = seq[next_flow]++;

@@ -10,14 +10,10 @@
 // "errors" what it refused (the peer's ring full) or the redirect dropped.
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <linux/ethtool.h>
-#include <linux/if_ether.h>
 #include <linux/sockios.h>
 #include <net/if.h>
-#include <netinet/ip.h>
-#include <netinet/udp.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -40,35 +36,16 @@
 #include "bench_common.h"
 #include "fp_bench.h"
 #include "fp_bench_gen.skel.h"
+#include "generator_options.h"
 
 namespace fb = fastpath::bench;
 
 namespace {
 
-constexpr int kSrcPortBase = 10000;
 // Frames (program runs, sent or not) per test run: far more than any run sends; the
 // watcher's signal ends it.
 constexpr uint64_t kRunFrames = 1u << 30;
 volatile sig_atomic_t g_stop = 0;
-
-struct Options {
-  std::string ifname;
-  uint8_t src_mac[6] = {}, dst_mac[6] = {};
-  bool have_src_mac = false, have_dst_mac = false;
-  uint32_t src_ip = 0, dst_ip = 0;
-  bool have_src = false, have_dst = false;
-  int dst_port = FP_BENCH_UDP_PORT;
-  int payload = 160;
-  int flows = 1;
-  double pps = 0, mbps = 0;
-  bool flat_out = false;
-  double duration_s = 1.0;
-  uint64_t count = 0;
-  int cpu = -1;
-  int batch = 64;            // frames the kernel runs before it flushes them to the device
-  double max_lag_us = 1000;  // paced: schedule debt offered as a burst at most; 0 = all
-  int ttl = 64;
-};
 
 void usage(FILE* out) {
   std::fprintf(
@@ -82,13 +59,11 @@ void usage(FILE* out) {
       "  --src-ip/--dst-ip  IPv4 addresses\n"
       "  --dst-port N       UDP destination port (default %d); source port = %d + flow\n"
       "  --ttl N            IPv4 TTL, 1..255 (default 64)\n"
-      "  --payload N        UDP payload bytes, %zu..1472 (default 160)\n"
-      "  --flows N          number of flows (source ports), 1..%d (default 1)\n"
-      "  --pps N            offered rate in packets/s\n"
-      "  --mbps N           offered rate in Mbit/s of UDP payload (iperf's convention)\n"
-      "  --flat-out         as fast as possible\n"
-      "  --duration S       seconds to send (default 1, max 600)\n"
-      "  --count N          stop after N packets (also bounded by --duration)\n"
+      "  --payload N        UDP payload bytes, %zu..1472 (default 160)\n",
+      FP_BENCH_UDP_PORT, fb::kSrcPortBase, sizeof(fp_bench_payload));
+  fb::printRateUsage(out);
+  std::fprintf(
+      out,
       "  --cpu N            pin to this CPU (the frames are generated and sent on it; paced,\n"
       "                     it is busy all the time: the program spins until a frame is due)\n"
       "  --batch N          frames the kernel runs before flushing them to the device,\n"
@@ -99,138 +74,12 @@ void usage(FILE* out) {
       "  --rt-priority N    accepted and ignored: paced, fp-xdpgen spins in the kernel until\n"
       "                     each frame is due, which at SCHED_FIFO would starve its CPU\n"
       "Output: one JSON line {sent, errors, elapsed_s, pps, mbps, offered_pps, ...}, the\n"
-      "same fields as fp-trafgen's.\n",
-      FP_BENCH_UDP_PORT, kSrcPortBase, sizeof(fp_bench_payload), FP_BENCH_MAX_FLOWS);
-}
-
-bool parse(int argc, char** argv, Options* o) {
-  static const option longopts[] = {{"ifname", required_argument, nullptr, 'i'},
-                                    {"src-mac", required_argument, nullptr, 'm'},
-                                    {"dst-mac", required_argument, nullptr, 'M'},
-                                    {"src-ip", required_argument, nullptr, 's'},
-                                    {"dst-ip", required_argument, nullptr, 'd'},
-                                    {"dst-port", required_argument, nullptr, 'P'},
-                                    {"payload", required_argument, nullptr, 'l'},
-                                    {"flows", required_argument, nullptr, 'f'},
-                                    {"pps", required_argument, nullptr, 'r'},
-                                    {"mbps", required_argument, nullptr, 'b'},
-                                    {"flat-out", no_argument, nullptr, 'F'},
-                                    {"duration", required_argument, nullptr, 't'},
-                                    {"count", required_argument, nullptr, 'n'},
-                                    {"cpu", required_argument, nullptr, 'c'},
-                                    {"batch", required_argument, nullptr, 'B'},
-                                    {"max-lag-us", required_argument, nullptr, 'L'},
-                                    {"rt-priority", required_argument, nullptr, 'R'},
-                                    {"ttl", required_argument, nullptr, 'T'},
-                                    {"ipv6", no_argument, nullptr, '6'},
-                                    {"help", no_argument, nullptr, 'h'},
-                                    {nullptr, 0, nullptr, 0}};
-  int c;
-  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
-    switch (c) {
-      case 'i': o->ifname = optarg; break;
-      case 'm':
-        if (!(o->have_src_mac = fb::parseMac(optarg, o->src_mac))) {
-          std::fprintf(stderr, "fp-xdpgen: bad --src-mac '%s'\n", optarg);
-          return false;
-        }
-        break;
-      case 'M':
-        if (!(o->have_dst_mac = fb::parseMac(optarg, o->dst_mac))) {
-          std::fprintf(stderr, "fp-xdpgen: bad --dst-mac '%s'\n", optarg);
-          return false;
-        }
-        break;
-      case 's':
-      case 'd':
-        if (!fb::parseIpv4(optarg, c == 's' ? &o->src_ip : &o->dst_ip)) {
-          std::fprintf(stderr, "fp-xdpgen: bad %s '%s' (an IPv4 address)\n",
-                       c == 's' ? "--src-ip" : "--dst-ip", optarg);
-          return false;
-        }
-        (c == 's' ? o->have_src : o->have_dst) = true;
-        break;
-      case 'P': o->dst_port = std::atoi(optarg); break;
-      case 'l': o->payload = std::atoi(optarg); break;
-      case 'f': o->flows = std::atoi(optarg); break;
-      case 'r': o->pps = std::atof(optarg); break;
-      case 'b': o->mbps = std::atof(optarg); break;
-      case 'F': o->flat_out = true; break;
-      case 't': o->duration_s = std::atof(optarg); break;
-      case 'n': o->count = std::strtoull(optarg, nullptr, 10); break;
-      case 'c': o->cpu = std::atoi(optarg); break;
-      case 'B': o->batch = std::atoi(optarg); break;
-      case 'L': o->max_lag_us = std::atof(optarg); break;
-      case 'R': break;  // accepted for fp-trafgen's command line; see --help
-      case 'T': o->ttl = std::atoi(optarg); break;
-      case '6':
-        std::fprintf(stderr, "fp-xdpgen: IPv4 only (use fp-trafgen --ipv6 for IPv6)\n");
-        return false;
-      case 'h': usage(stdout); std::exit(0);
-      default: usage(stderr); return false;
-    }
-  }
-  const char* err = nullptr;
-  if (o->ifname.empty())
-    err = "--ifname is required";
-  else if (!o->have_src || !o->have_dst)
-    err = "--src-ip and --dst-ip are required";
-  else if (!o->have_dst_mac)
-    err = "--dst-mac is required (the router's ingress MAC)";
-  else if (o->payload < (int)sizeof(fp_bench_payload) || o->payload > 1472)
-    err = "--payload must be 24..1472";
-  else if (o->flows < 1 || o->flows > FP_BENCH_MAX_FLOWS)
-    err = "--flows must be 1..1024";
-  else if ((o->pps > 0) + (o->mbps > 0) + o->flat_out != 1)
-    err = "give exactly one of --pps, --mbps, --flat-out";
-  else if (o->duration_s <= 0 || o->duration_s > 600)
-    err = "--duration must be in (0, 600]";
-  else if (o->batch < 1 || o->batch > 256)
-    err = "--batch must be 1..256";
-  else if (o->ttl < 1 || o->ttl > 255)
-    err = "--ttl must be 1..255";
-  else if (o->dst_port < 1 || o->dst_port > 65535)
-    err = "--dst-port must be 1..65535";
-  if (err) {
-    std::fprintf(stderr, "fp-xdpgen: %s (see --help)\n", err);
-    return false;
-  }
-  if (o->mbps > 0) o->pps = o->mbps * 1e6 / (8.0 * o->payload);
-  return true;
+      "same fields as fp-trafgen's.\n");
 }
 
 int libbpfPrint(enum libbpf_print_level level, const char* fmt, va_list ap) {
   if (level == LIBBPF_DEBUG) return 0;
   return std::vfprintf(stderr, fmt, ap);
-}
-
-// The IPv4/UDP frame every run starts from: fp-trafgen's header and a payload holding the
-// magic (the program fills flow, sequence and time; the rest stays zero).
-std::vector<uint8_t> frameTemplate(const Options& o) {
-  const size_t udp_len = sizeof(udphdr) + (size_t)o.payload;
-  std::vector<uint8_t> f(sizeof(ethhdr) + sizeof(iphdr) + udp_len, 0);
-  auto* eth = reinterpret_cast<ethhdr*>(f.data());
-  std::memcpy(eth->h_dest, o.dst_mac, 6);
-  std::memcpy(eth->h_source, o.src_mac, 6);
-  eth->h_proto = htons(ETH_P_IP);
-  auto* ip = reinterpret_cast<iphdr*>(eth + 1);
-  ip->version = 4;
-  ip->ihl = 5;
-  ip->tot_len = htons((uint16_t)(sizeof(iphdr) + udp_len));
-  ip->frag_off = htons(IP_DF);
-  ip->ttl = (uint8_t)o.ttl;
-  ip->protocol = IPPROTO_UDP;
-  ip->saddr = o.src_ip;
-  ip->daddr = o.dst_ip;
-  ip->check = fb::checksumFinish(fb::checksumAdd(ip, sizeof(*ip), 0), false);
-  auto* udp = reinterpret_cast<udphdr*>(ip + 1);
-  udp->source = htons(kSrcPortBase);
-  udp->dest = htons((uint16_t)o.dst_port);
-  udp->len = htons((uint16_t)udp_len);
-  udp->check = 0;  // optional in IPv4 and left out, as fp-trafgen does
-  auto* pl = reinterpret_cast<fp_bench_payload*>(udp + 1);
-  pl->magic = FP_BENCH_MAGIC;
-  return f;
 }
 
 // Frames the interface's driver accepted through ndo_xdp_xmit: the sum of veth's
@@ -301,8 +150,12 @@ struct SkelDeleter {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  if (!parse(argc, argv, &o)) return 2;
+  // --batch: the frames the kernel runs before it flushes them to the device. --rt-priority
+  // is accepted for fp-trafgen's command line and ignored (see --help).
+  fb::GeneratorOptions o;
+  const fb::GeneratorTool tool{"fp-xdpgen", /*ipv6=*/false, /*check_dst_port=*/true, usage,
+                               {}, nullptr};
+  if (!fb::parseGeneratorOptions(argc, argv, tool, &o)) return 2;
   std::signal(SIGINT, [](int) { g_stop = 1; });
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   libbpf_set_print(libbpfPrint);
@@ -326,14 +179,14 @@ int main(int argc, char** argv) {
   }
   skel->rodata->gen_flows = (uint32_t)o.flows;
   skel->rodata->gen_ifindex_out = ifindex;
-  skel->rodata->gen_src_port_base = kSrcPortBase;
+  skel->rodata->gen_src_port_base = fb::kSrcPortBase;
   if (int err = fp_bench_gen__load(skel.get()); err) {
     std::fprintf(stderr, "fp-xdpgen: loading the generator program: %s (run as root)\n",
                  std::strerror(-err));
     return 1;
   }
   const int prog_fd = bpf_program__fd(skel->progs.xdp_fp_bench_gen);
-  std::vector<uint8_t> frame = frameTemplate(o);
+  std::vector<uint8_t> frame = fb::generatorFrame(o);
   XmitCounter xmit(o.ifname);
 
   // One test run: `n` frames from the template through the program and out of the device.

@@ -9,90 +9,72 @@ also on failure. Exit 77 (skipped) when not root.
 
 usage: afxdp_min_forward_test.py --build-dir BUILD"""
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fastpath_bench.forwarders import Forwarder  # noqa: E402
 from fastpath_bench.meter import Sink  # noqa: E402
-from fastpath_bench.proc import Cleanup, log, read_json_line, sh  # noqa: E402
+from fastpath_bench.proc import log, read_json_line, sh  # noqa: E402
 from fastpath_bench.settings import D_IP, GEN_CPU, S_IP, UDP_PORT  # noqa: E402
-from fastpath_bench.tools import find_tools  # noqa: E402
 from fastpath_bench.topology import Topology  # noqa: E402
+from privileged_test import run_privileged_test  # noqa: E402
 
 FRAMES = 400
 
 
+def check(tools, clean, failures):
+    topo = Topology("am", 1, clean)
+    topo.build()
+    sink = Sink(tools, topo)
+    fwd = Forwarder("afxdp-min", tools, topo)
+    fwd.start()
+    proc = fwd.procs[0]
+    sink.cmd("reset")
+    gen = clean.spawn(topo.s, [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP,
+                               "--dst-ip", D_IP, "--dst-mac",
+                               topo.mac[(topo.r[0], topo.r_in(0))], "--payload", "160",
+                               "--flows", "4", "--pps", "2000", "--count", str(FRAMES),
+                               "--duration", "5", "--cpu", str(GEN_CPU),
+                               "--dst-port", str(UDP_PORT)], name="trafgen")
+    g = read_json_line(gen, 15)
+    clean.stop(gen)
+    if g is None:
+        raise RuntimeError("fp-trafgen printed no result")
+    sh(["sleep", "0.3"])
+    s = sink.cmd("read 4")
+    fwd.stop()  # SIGTERM: fp-afxdp-min prints its counters and detaches
+    counters = read_json_line(proc, 5) or {}
+    sink.close()
+    log(f"sent {g['sent']} (errors {g['errors']}), counted at D {s['packets']}, "
+        f"fp-afxdp-min {json.dumps(counters, sort_keys=True)}")
+    if g["sent"] != FRAMES:
+        failures.append(f"fp-trafgen sent {g['sent']} frames, not {FRAMES}")
+    if s["packets"] < 0.98 * FRAMES:
+        failures.append(f"D counted {s['packets']} of {FRAMES} frames")
+    if s["packets"] > g["sent"]:
+        failures.append(f"D counted {s['packets']} frames, more than the {g['sent']} sent")
+    if not counters:
+        failures.append("fp-afxdp-min printed no counters at exit")
+    else:
+        if counters["rx"] < s["packets"] or counters["tx"] < s["packets"]:
+            failures.append(f"fp-afxdp-min rx {counters['rx']} / tx {counters['tx']} below "
+                            f"the {s['packets']} frames D counted")
+        if counters["no_route"] or counters["not_forwardable"]:
+            failures.append(f"fp-afxdp-min dropped frames of the test: {counters}")
+    for ifn in (topo.r_in(0), topo.r_out(0)):
+        link = json.loads(sh(["ip", "-n", topo.r[0], "-j", "link", "show", ifn],
+                             capture=True))[0]
+        if "xdp" in link:
+            failures.append(f"XDP program left on {ifn} after fp-afxdp-min stopped")
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build-dir", required=True)
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("afxdp_min_forward_test: needs root (namespaces, XDP, AF_XDP)", file=sys.stderr)
-        return 77
-    tools = find_tools(args.build_dir)
-    missing = [t for t in ("trafgen", "sink", "afxdp-min") if t not in tools]
-    if missing:
-        print(f"afxdp_min_forward_test: not built in {args.build_dir}: {', '.join(missing)}",
-              file=sys.stderr)
-        return 1
-    clean = Cleanup()
-    failures = []
-    try:
-        topo = Topology("am", 1, clean)
-        topo.build()
-        sink = Sink(tools, topo)
-        fwd = Forwarder("afxdp-min", tools, topo)
-        fwd.start()
-        proc = fwd.procs[0]
-        sink.cmd("reset")
-        gen = clean.spawn(topo.s, [tools["trafgen"], "--ifname", "fbs0", "--src-ip", S_IP,
-                                   "--dst-ip", D_IP, "--dst-mac",
-                                   topo.mac[(topo.r[0], topo.r_in(0))], "--payload", "160",
-                                   "--flows", "4", "--pps", "2000", "--count", str(FRAMES),
-                                   "--duration", "5", "--cpu", str(GEN_CPU),
-                                   "--dst-port", str(UDP_PORT)], name="trafgen")
-        g = read_json_line(gen, 15)
-        clean.stop(gen)
-        if g is None:
-            raise RuntimeError("fp-trafgen printed no result")
-        sh(["sleep", "0.3"])
-        s = sink.cmd("read 4")
-        fwd.stop()  # SIGTERM: fp-afxdp-min prints its counters and detaches
-        counters = read_json_line(proc, 5) or {}
-        sink.close()
-        log(f"sent {g['sent']} (errors {g['errors']}), counted at D {s['packets']}, "
-            f"fp-afxdp-min {json.dumps(counters, sort_keys=True)}")
-        if g["sent"] != FRAMES:
-            failures.append(f"fp-trafgen sent {g['sent']} frames, not {FRAMES}")
-        if s["packets"] < 0.98 * FRAMES:
-            failures.append(f"D counted {s['packets']} of {FRAMES} frames")
-        if s["packets"] > g["sent"]:
-            failures.append(f"D counted {s['packets']} frames, more than the {g['sent']} sent")
-        if not counters:
-            failures.append("fp-afxdp-min printed no counters at exit")
-        else:
-            if counters["rx"] < s["packets"] or counters["tx"] < s["packets"]:
-                failures.append(f"fp-afxdp-min rx {counters['rx']} / tx {counters['tx']} below "
-                                f"the {s['packets']} frames D counted")
-            if counters["no_route"] or counters["not_forwardable"]:
-                failures.append(f"fp-afxdp-min dropped frames of the test: {counters}")
-        for ifn in (topo.r_in(0), topo.r_out(0)):
-            link = json.loads(sh(["ip", "-n", topo.r[0], "-j", "link", "show", ifn],
-                                 capture=True))[0]
-            if "xdp" in link:
-                failures.append(f"XDP program left on {ifn} after fp-afxdp-min stopped")
-    except (RuntimeError, subprocess.SubprocessError, OSError, ValueError, KeyError) as e:
-        failures.append(str(e))
-    finally:
-        clean.all()
-    for f in failures:
-        print(f"FAILURE: {f}", file=sys.stderr)
-    return 1 if failures else 0
+    return run_privileged_test("afxdp_min_forward_test", __doc__,
+                               ("trafgen", "sink", "afxdp-min"),
+                               "namespaces, XDP, AF_XDP", check)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Everything is removed at the end, also on failure. Exit 77 (skipped) when not ro
 
 usage: xdpgen_test.py --build-dir BUILD"""
 
-import argparse
 import json
 import os
 import subprocess
@@ -23,33 +22,22 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from fastpath_bench.meter import stop_sink  # noqa: E402
-from fastpath_bench.proc import Cleanup, log, read_json_line, sh  # noqa: E402
+from fastpath_bench.meter import SinkProcess  # noqa: E402
+from fastpath_bench.proc import log, sh  # noqa: E402
 from fastpath_bench.settings import D_IP, GEN_CPU, S_IP, UDP_PORT  # noqa: E402
-from fastpath_bench.tools import find_tools  # noqa: E402
 from fastpath_bench.topology import Topology  # noqa: E402
+from privileged_test import run_privileged_test  # noqa: E402
 
 PAYLOAD = 160
 
 
-class SinkAtR:
+class SinkAtR(SinkProcess):
     """fp-sink on R's ingress veth (the generator's peer), driven over stdin."""
 
     def __init__(self, tools, topo):
-        self.clean = topo.clean
-        self.p = topo.clean.spawn(topo.r[0], [tools["sink"], "--ifname", topo.r_in(0),
-                                              "--port", str(UDP_PORT)],
-                                  stdin=subprocess.PIPE, name="sink-r")
-        if read_json_line(self.p, 10) is None:
-            raise RuntimeError("fp-sink did not attach on R's ingress veth")
-
-    def cmd(self, c):
-        self.p.stdin.write(c + "\n")
-        self.p.stdin.flush()
-        return read_json_line(self.p, 5)
-
-    def close(self):
-        stop_sink(self.clean, self.p)
+        super().__init__(topo.clean, topo.r[0], [tools["sink"], "--ifname", topo.r_in(0),
+                                                 "--port", str(UDP_PORT)],
+                         "sink-r", "fp-sink did not attach on R's ingress veth")
 
 
 def xdpgen(tools, topo, extra, timeout=20):
@@ -92,68 +80,51 @@ def check_run(failures, name, g, s, frames, flows, exact_sent):
                         f"written?)")
 
 
+def check(tools, clean, failures):
+    topo = Topology("xg", 1, clean)
+    topo.build()
+    sink = SinkAtR(tools, topo)
+    topo.steer()
+
+    sink.cmd("reset")
+    rc, g, err = xdpgen(tools, topo, ["--pps", "20000", "--count", "2000", "--flows", "4",
+                                      "--duration", "5"])
+    if rc != 0:
+        failures.append(f"paced: exit {rc}: {err}")
+    sh(["sleep", "0.2"])
+    s = sink.cmd("read 4")
+    check_run(failures, "paced", g, s, 2000, 4, exact_sent=True)
+    # Paced per frame: 2,000 frames at 20,000/s span at least 99.95 ms at the sink (a
+    # generator that lost its CPU only skips slots, it never sends early).
+    span_ms = (s["last_ns"] - s["first_ns"]) / 1e6 if s else 0
+    if span_ms < 0.95 * 1999 / 20000 * 1e3:
+        failures.append(f"paced: 2,000 frames at 20,000/s arrived within {span_ms:.1f} ms")
+
+    sink.cmd("reset")
+    rc, g, err = xdpgen(tools, topo, ["--flat-out", "--count", "50000", "--flows", "16",
+                                      "--duration", "5"])
+    if rc != 0:
+        failures.append(f"flat-out: exit {rc}: {err}")
+    sh(["sleep", "0.2"])
+    check_run(failures, "flat-out", g, sink.cmd("read 16"), 50000, 16, exact_sent=False)
+
+    # Without an XDP program on R's veth (GRO off): no NAPI takes XDP frames.
+    sink.close()
+    rc, g, err = xdpgen(tools, topo, ["--pps", "20000", "--count", "200"])
+    log(f"no XDP at the peer: exit {rc}, {g}, stderr: {err}")
+    if rc == 0 or "accepted none" not in err:
+        failures.append(f"no XDP program at the peer: exit {rc}, result {g}, stderr "
+                        f"'{err}' (expected a failure naming it)")
+
+    for bad in (["--ipv6", "--pps", "1000"], ["--flows", "0", "--pps", "1000"], []):
+        rc, g, err = xdpgen(tools, topo, bad)
+        if rc != 2 or not err.startswith("fp-xdpgen: "):
+            failures.append(f"bad input {bad}: exit {rc}, stderr '{err}' (expected 2)")
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build-dir", required=True)
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("xdpgen_test: needs root (namespaces, XDP, BPF test runs)", file=sys.stderr)
-        return 77
-    tools = find_tools(args.build_dir)
-    missing = [t for t in ("xdpgen", "sink") if t not in tools]
-    if missing:
-        print(f"xdpgen_test: not built in {args.build_dir}: {', '.join(missing)}",
-              file=sys.stderr)
-        return 1
-    clean = Cleanup()
-    failures = []
-    try:
-        topo = Topology("xg", 1, clean)
-        topo.build()
-        sink = SinkAtR(tools, topo)
-        topo.steer()
-
-        sink.cmd("reset")
-        rc, g, err = xdpgen(tools, topo, ["--pps", "20000", "--count", "2000", "--flows", "4",
-                                          "--duration", "5"])
-        if rc != 0:
-            failures.append(f"paced: exit {rc}: {err}")
-        sh(["sleep", "0.2"])
-        s = sink.cmd("read 4")
-        check_run(failures, "paced", g, s, 2000, 4, exact_sent=True)
-        # Paced per frame: 2,000 frames at 20,000/s span at least 99.95 ms at the sink (a
-        # generator that lost its CPU only skips slots, it never sends early).
-        span_ms = (s["last_ns"] - s["first_ns"]) / 1e6 if s else 0
-        if span_ms < 0.95 * 1999 / 20000 * 1e3:
-            failures.append(f"paced: 2,000 frames at 20,000/s arrived within {span_ms:.1f} ms")
-
-        sink.cmd("reset")
-        rc, g, err = xdpgen(tools, topo, ["--flat-out", "--count", "50000", "--flows", "16",
-                                          "--duration", "5"])
-        if rc != 0:
-            failures.append(f"flat-out: exit {rc}: {err}")
-        sh(["sleep", "0.2"])
-        check_run(failures, "flat-out", g, sink.cmd("read 16"), 50000, 16, exact_sent=False)
-
-        # Without an XDP program on R's veth (GRO off): no NAPI takes XDP frames.
-        sink.close()
-        rc, g, err = xdpgen(tools, topo, ["--pps", "20000", "--count", "200"])
-        log(f"no XDP at the peer: exit {rc}, {g}, stderr: {err}")
-        if rc == 0 or "accepted none" not in err:
-            failures.append(f"no XDP program at the peer: exit {rc}, result {g}, stderr "
-                            f"'{err}' (expected a failure naming it)")
-
-        for bad in (["--ipv6", "--pps", "1000"], ["--flows", "0", "--pps", "1000"], []):
-            rc, g, err = xdpgen(tools, topo, bad)
-            if rc != 2 or not err.startswith("fp-xdpgen: "):
-                failures.append(f"bad input {bad}: exit {rc}, stderr '{err}' (expected 2)")
-    except (RuntimeError, subprocess.SubprocessError, OSError, ValueError, KeyError) as e:
-        failures.append(str(e))
-    finally:
-        clean.all()
-    for f in failures:
-        print(f"FAILURE: {f}", file=sys.stderr)
-    return 1 if failures else 0
+    return run_privileged_test("xdpgen_test", __doc__, ("xdpgen", "sink"),
+                               "namespaces, XDP, BPF test runs", check)
 
 
 if __name__ == "__main__":

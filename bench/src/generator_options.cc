@@ -39,7 +39,7 @@ const option kCommonOptions[] = {{"ifname", required_argument, nullptr, 'i'},
                                  {"help", no_argument, nullptr, 'h'}};
 
 // The first check the options fail, or nullptr.
-const char* invalid(const GeneratorOptions& o, const GeneratorTool& tool) {
+const char* invalid(const GeneratorOptions& o) {
   const int max_payload = o.ipv6 ? 1500 - 40 - 8 : 1500 - 20 - 8;
   if (o.ifname.empty()) return "--ifname is required";
   if (o.src_text.empty() || o.dst_text.empty()) return "--src-ip and --dst-ip are required";
@@ -52,7 +52,7 @@ const char* invalid(const GeneratorOptions& o, const GeneratorTool& tool) {
   if (o.duration_s <= 0 || o.duration_s > 600) return "--duration must be in (0, 600]";
   if (o.batch < 1 || o.batch > kMaxBatch) return "--batch must be 1..256";
   if (o.ttl < 1 || o.ttl > 255) return "--ttl must be 1..255";
-  if (tool.check_dst_port && (o.dst_port < 1 || o.dst_port > 65535))
+  if (o.dst_port < 1 || o.dst_port > 65535)  // not cut to 16 bits: port 0 is no port
     return "--dst-port must be 1..65535";
   return nullptr;
 }
@@ -120,7 +120,7 @@ bool parseGeneratorOptions(int argc, char** argv, const GeneratorTool& tool,
       return false;
     }
   }
-  if (const char* err = invalid(*o, tool)) {
+  if (const char* err = invalid(*o)) {
     std::fprintf(stderr, "%s: %s (see --help)\n", tool.name, err);
     return false;
   }

@@ -48,7 +48,6 @@ struct GeneratorOptions {
 struct GeneratorTool {
   const char* name;  // "fp-trafgen": the prefix of every message
   bool ipv6;         // takes --ipv6; without it --ipv6 is refused as IPv4 only
-  bool check_dst_port;  // refuses a --dst-port outside 1..65535
   void (*usage)(FILE* out);
   /// The tool's own long options (their `val` distinct from the common ones: use
   /// characters outside "imMsdPlfrbFtncBLRT6h") and what to do with each; false ends the

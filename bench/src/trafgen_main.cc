@@ -77,7 +77,7 @@ void usage(FILE* out) {
 int main(int argc, char** argv) {
   fb::GeneratorOptions o;
   bool through_qdisc = false;  // send through the interface's qdisc (no PACKET_QDISC_BYPASS)
-  const fb::GeneratorTool tool{"fp-trafgen", /*ipv6=*/true, /*check_dst_port=*/false, usage,
+  const fb::GeneratorTool tool{"fp-trafgen", /*ipv6=*/true, usage,
                                {{"through-qdisc", no_argument, nullptr, 'Q'}},
                                [&](int, const char*) { return through_qdisc = true; }};
   if (!fb::parseGeneratorOptions(argc, argv, tool, &o)) return 2;

@@ -153,8 +153,7 @@ int main(int argc, char** argv) {
   // --batch: the frames the kernel runs before it flushes them to the device. --rt-priority
   // is accepted for fp-trafgen's command line and ignored (see --help).
   fb::GeneratorOptions o;
-  const fb::GeneratorTool tool{"fp-xdpgen", /*ipv6=*/false, /*check_dst_port=*/true, usage,
-                               {}, nullptr};
+  const fb::GeneratorTool tool{"fp-xdpgen", /*ipv6=*/false, usage, {}, nullptr};
   if (!fb::parseGeneratorOptions(argc, argv, tool, &o)) return 2;
   std::signal(SIGINT, [](int) { g_stop = 1; });
   std::signal(SIGTERM, [](int) { g_stop = 1; });

@@ -6,7 +6,6 @@
 // cursor that is valid exactly while the batch is being processed.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <span>
 
@@ -33,23 +32,28 @@ struct RxFrame {
 /// Scope (no batch, or a frame that is not one of the batch's) the answer is 0: now.
 class BatchSendTimes {
  public:
-  /// Opens the cursor on `frames` for the life of the scope: one process() call.
+  /// Opens the cursor on `frames` for the life of the scope: one process() call. Scopes
+  /// nest as a stack: a batch processed while another one is open (none is today) has the
+  /// cursor to itself and hands the outer batch its cursor back where it stood, so the
+  /// outer batch's remaining frames keep their times instead of silently becoming "now".
   class Scope {
    public:
-    Scope(BatchSendTimes& times, std::span<const RxFrame> frames) : times_(times) {
-      assert(times_.frames_.empty() && "one batch at a time");
+    Scope(BatchSendTimes& times, std::span<const RxFrame> frames)
+        : times_(times), outer_frames_(times.frames_), outer_pos_(times.pos_) {
       times_.frames_ = frames;
       times_.pos_ = 0;
     }
     ~Scope() {
-      times_.frames_ = {};
-      times_.pos_ = 0;
+      times_.frames_ = outer_frames_;
+      times_.pos_ = outer_pos_;
     }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
     BatchSendTimes& times_;
+    std::span<const RxFrame> outer_frames_;  // empty: no batch was open
+    size_t outer_pos_;
   };
 
   /// When the model has the node send the frame at `addr` on: its arrival time if it is

@@ -245,24 +245,25 @@ class Worker {
     const BatchSendTimes::Scope open(send_times_, {rx_batch_.data(), n});
     process(p, n, fib);
   }
-  /// transmit() for a frame of the batch with its common case inline on the per-frame
-  /// path: an interface port without egress emulation takes the frame as a descriptor
-  /// move (no call, no arrival-time search); everything else goes through transmit().
-  [[gnu::always_inline]] void transmitForwarded(PortId egress, uint64_t addr, uint32_t len,
-                                                PortId in) {
-    if (egress < np_ && sock_[egress] && !egressShaper(egress)) [[likely]]
-      return stageTx(egress, addr, len);
-    transmit(egress, addr, len, in);
-  }
   /// The one egress dispatch: a held frame leaving on port `egress` — an interface port's
   /// TX ring (or its egress emulation), a link (LinkHandoff), a segment (SegmentFanout), a
   /// radio medium (MediumEgress), or
   /// a counted drop (at `in`, the port it came from, when `egress` is no port at all).
   /// `sent`: when the model has the node send it (a timed client's stamp); by default
   /// the batch's arrival time of the frame (sentAt()).
+  /// Its common case is inline on the per-frame path: an interface port without egress
+  /// emulation takes the frame as a descriptor move (no call, no arrival-time search);
+  /// everything else goes through transmitElsewhere() (worker_links.cc).
   static constexpr uint64_t kSentOfBatch = ~0ull;
-  void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in,
-                uint64_t sent = kSentOfBatch);
+  [[gnu::always_inline]] void transmit(PortId egress, uint64_t addr, uint32_t len, PortId in,
+                                       uint64_t sent = kSentOfBatch) {
+    if (egress < np_ && sock_[egress] && !egressShaper(egress)) [[likely]]
+      return stageTx(egress, addr, len);  // the same frame: a descriptor move, no copy
+    transmitElsewhere(egress, addr, len, in, sent);
+  }
+  /// transmit() past its inline case: an emulated interface egress, a link, a segment, a
+  /// medium, or no port at all.
+  void transmitElsewhere(PortId egress, uint64_t addr, uint32_t len, PortId in, uint64_t sent);
   /// Emulated frames whose arrival time has come, handed on in due order: to a link's
   /// peer end, a segment's ports, or an interface port's TX staging. Again while what
   /// that sent on is due already (a hop shorter than the time the worker was late, or

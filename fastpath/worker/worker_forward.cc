@@ -176,7 +176,7 @@ void Worker::process(PortId p, uint32_t n, const FibView& fib) {
     const ForwardDecision dec = forwardFrameRouted(pkt, len, meta, rx[i].route);
     ++result_count[size_t(dec.result)];
     switch (dec.result) {
-      case ForwardResult::kForward: transmitForwarded(dec.egress, addr, len, p); break;
+      case ForwardResult::kForward: transmit(dec.egress, addr, len, p); break;
       case ForwardResult::kDropPortDown:
         // A link that is down counts at its own end (the link's direction lost it); an
         // interface that is down at the port the frame came in on, as always.

@@ -66,6 +66,22 @@ TEST(BatchSendTimes, EachBatchStartsFromItsFirstFrame) {
   }
 }
 
+TEST(BatchSendTimes, ABatchOpenedInsideAnotherHandsTheCursorBack) {
+  BatchSendTimes times;
+  const auto outer = batchOf({{0x1000, 11}, {0x2000, 22}, {0x3000, 33}});
+  const auto inner = batchOf({{0x4000, 44}, {0x5000, 55}});
+  const BatchSendTimes::Scope open(times, outer);
+  EXPECT_EQ(times.sentAt(0x1000), 11u);
+  {
+    const BatchSendTimes::Scope nested(times, inner);
+    EXPECT_EQ(times.sentAt(0x4000), 44u);
+    EXPECT_EQ(times.sentAt(0x5000), 55u);
+  }
+  // The outer batch's cursor is where it stood: its remaining frames keep their times.
+  EXPECT_EQ(times.sentAt(0x2000), 22u);
+  EXPECT_EQ(times.sentAt(0x3000), 33u);
+}
+
 TEST(BatchSendTimes, AnAddressTwiceInABatchIsAnsweredInTurn) {
   // A frame address comes back to the pool and can be received again within one batch of
   // a link port (dropped at the peer, refilled, received): each use has its own time.

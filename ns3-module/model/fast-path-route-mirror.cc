@@ -131,6 +131,7 @@ FastPathRouteMirror::DoDispose()
     m_ports.clear();
     m_olsrRoutes.clear();
     m_olsrWatched.clear();
+    m_olsrSeen.clear();
     m_sink = nullptr;
     Object::DoDispose();
 }
@@ -420,9 +421,35 @@ void
 FastPathRouteMirror::OnRoutingTableChanged(uint32_t size)
 {
     NS_LOG_FUNCTION(this << size);
+    if (!OlsrTablesChanged())
+    {
+        return;
+    }
     m_olsrRoutes.clear();
     Revalidate();
     ScheduleSync();
+}
+
+bool
+FastPathRouteMirror::OlsrTablesChanged()
+{
+    bool changed = false;
+    for (const auto& p : m_olsrWatched)
+    {
+        auto olsrp = DynamicCast<olsr::RoutingProtocol>(p);
+        m_olsrReading.clear();
+        for (const auto& e : olsrp->GetRoutingTableEntries())
+        {
+            m_olsrReading.push_back({e.destAddr.Get(), e.nextAddr.Get(), e.interface, e.distance});
+        }
+        auto& seen = m_olsrSeen[p];
+        if (m_olsrReading != seen)
+        {
+            seen.swap(m_olsrReading);
+            changed = true;
+        }
+    }
+    return changed;
 }
 
 void
@@ -462,6 +489,7 @@ void
 FastPathRouteMirror::Sync()
 {
     m_syncEvent.Cancel();
+    ++m_comparisons;
     // Printing and parsing every mapped interface's caches is most of a comparison's cost:
     // only when something may have changed them (or the safety net's period came).
     const bool compareNeighbours = m_neighboursDirty;
@@ -529,6 +557,12 @@ std::size_t
 FastPathRouteMirror::GetResolvedCount() const
 {
     return m_resolved.size();
+}
+
+uint64_t
+FastPathRouteMirror::GetComparisons() const
+{
+    return m_comparisons;
 }
 
 } // namespace ns3

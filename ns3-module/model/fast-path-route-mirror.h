@@ -16,6 +16,7 @@
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -147,6 +148,8 @@ class FastPathRouteMirror : public Object
     const FastPathNeighbours& GetSentNeighbours() const;
     /// Number of live resolve-on-miss entries.
     std::size_t GetResolvedCount() const;
+    /// How many comparisons of ns-3's state against what was sent (Sync) ran so far.
+    uint64_t GetComparisons() const;
     /// True when a protocol that can only be served by resolve-on-miss is installed.
     bool HasOpaqueProtocol() const;
     /// The port of an ns-3 IPv4 interface index, if mapped.
@@ -188,6 +191,9 @@ class FastPathRouteMirror : public Object
     /// Re-checks up to `limit` resolve-on-miss entries from the cursor on.
     void RevalidateSome(std::size_t limit);
     void OnRoutingTableChanged(uint32_t size);
+    /// Reads the watched OLSR tables and keeps them (m_olsrSeen): true when one differs
+    /// from what was read at the trace before.
+    bool OlsrTablesChanged();
     void OnUnicastForward(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t iface);
     void OnUnicastForward6(const Ipv6Header& header, Ptr<const Packet> packet, uint32_t iface);
     /// Resolve-on-miss for a destination ns-3 just forwarded out of `egress` (if mapped).
@@ -272,6 +278,13 @@ class FastPathRouteMirror : public Object
     /// Mutable: a cache of what ComputeExactRoutes reads, not state of its own.
     mutable std::map<Ptr<Object>, std::vector<fastpath::Route>> m_olsrRoutes;
     mutable std::vector<fastpath::Route> m_olsrUnwatched; //!< an unwatched protocol's, read now
+    /// Each watched OLSR protocol's table as read at its last trace (destination, next hop,
+    /// interface, distance per entry, in the table's order). ns-3 fires the trace after every
+    /// route computation, i.e. after every OLSR packet received, and in a converged network
+    /// almost none of them changes the table: comparing these raw entries is far cheaper
+    /// than a Sync (the routes converted, a table built and diffed).
+    std::map<Ptr<Object>, std::vector<std::array<uint32_t, 4>>> m_olsrSeen;
+    std::vector<std::array<uint32_t, 4>> m_olsrReading; //!< scratch for OlsrTablesChanged
     /// Resolve-on-miss entries: key of the /32 or /128 destination -> route.
     std::map<FastPathTable::Key, fastpath::Route> m_resolved;
     /// Where the next periodic revalidation continues (it checks at most
@@ -281,6 +294,7 @@ class FastPathRouteMirror : public Object
     /// NeighbourCheckInterval: second-level accuracy is enough).
     std::map<std::pair<uint32_t, Ipv6Address>, Time> m_staleSince;
     uint64_t m_sequence = 0;
+    uint64_t m_comparisons = 0;
     bool m_haveDecision = false;
     std::chrono::steady_clock::time_point m_firstDecision;
 

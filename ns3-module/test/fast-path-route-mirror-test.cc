@@ -310,6 +310,47 @@ TEST_F(RouteMirrorTest, OlsrRoutesReadOnTheTraceMatchTheTableAtEveryInstant)
     onA->Dispose();
 }
 
+// OLSR fires its change trace after every route computation, i.e. after every OLSR packet a
+// node receives. Once the table is stable none of them costs a comparison (the mirror
+// compares on its own period only), and a real change still reaches the sink.
+TEST_F(RouteMirrorTest, OlsrComputationsThatKeepTheTableCostNoComparison)
+{
+    Line line;
+    OlsrHelper olsr;
+    line.Build(olsr); // OLSR alone
+    line.mirror->SetAttribute("PollInterval", TimeValue(Seconds(1)));
+    line.mirror->SetAttribute("NeighbourPollInterval", TimeValue(Seconds(10)));
+    uint64_t traces = 0;
+    line.nodes.Get(1)->GetObject<Ipv4>()->GetRoutingProtocol()->TraceConnectWithoutContext(
+        "RoutingTableChanged",
+        Callback<void, uint32_t>([&traces](uint32_t) { ++traces; }));
+    uint64_t tracesAt3 = 0;
+    uint64_t comparisonsAt3 = 0;
+    uint64_t tracesInWindow = 0;
+    uint64_t comparisonsInWindow = 0;
+    bool hadC = false;
+    Simulator::Schedule(Seconds(3), [&]() {
+        tracesAt3 = traces;
+        comparisonsAt3 = line.mirror->GetComparisons();
+    });
+    Simulator::Schedule(Seconds(5.5), [&]() {
+        tracesInWindow = traces - tracesAt3;
+        comparisonsInWindow = line.mirror->GetComparisons() - comparisonsAt3;
+        hadC = Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1));
+        line.nodes.Get(2)->GetObject<Ipv4>()->SetDown(1);
+    });
+    Simulator::Stop(Seconds(7)); // neighbour hold time = 3 x 200 ms
+    Simulator::Run();
+    // A HELLO from each neighbour every 200 ms, TCs every 500 ms: tens of computations.
+    EXPECT_GE(tracesInWindow, 15u);
+    // The periodic comparisons of the 2.5 s (PollInterval 1 s), nothing for the traces.
+    EXPECT_LE(comparisonsInWindow, 3u);
+    EXPECT_TRUE(hadC);
+    EXPECT_FALSE(Has(line.mirror->GetSentRoutes(), R("198.18.2.2/32", "", 1)))
+        << "C's route stayed after OLSR dropped it";
+    EXPECT_FALSE(Has(line.applied, R("198.18.2.2/32", "", 1)));
+}
+
 // A port added to a started mirror: the OLSR routes on its interface are mirrored at once,
 // not when OLSR next recomputes its table.
 TEST_F(RouteMirrorTest, APortAddedAfterStartGetsItsOlsrRoutesAtOnce)

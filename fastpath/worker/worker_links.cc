@@ -16,8 +16,11 @@ namespace fastpath {
 void Worker::transmitElsewhere(PortId egress, uint64_t addr, uint32_t len, PortId in,
                                uint64_t sent) {
   auto when = [&] { return sent != kSentOfBatch ? sent : sentAt(addr); };
-  if (egress < np_ && sock_[egress])  // an interface port with egress emulation
-    return emulation_.transmit(*egressShaper(egress), egress, egress, addr, len, 0, when());
+  if (egress < np_ && sock_[egress]) {  // an interface port: with egress emulation here
+    if (LinkShaper* sh = egressShaper(egress))
+      return emulation_.transmit(*sh, egress, egress, addr, len, 0, when());
+    return stageTx(egress, addr, len);
+  }
   if (egress >= kFirstLinkPort && egress < max_ports_) {
     // To a peer node: no copy either. A link port this worker does not serve (yet, or
     // any more) counts at its own end.

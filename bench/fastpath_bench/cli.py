@@ -92,6 +92,12 @@ def parse_args(argv):
                     "skb path of a host's stack; default) or 'xdp-live' (fp-xdpgen, XDP live "
                     "frames redirected into R's veth, a higher ceiling). The paced points "
                     "below overload, held by S's qdisc, always use fp-trafgen")
+    ap.add_argument("--interleave", action="store_true",
+                    help="--napi-env: the forwarders' repetitions in turn (A B A B ...), each "
+                    "forwarder started for each of its repetitions, so that fastpathd's "
+                    "ratios are also taken pair by pair (repetition k of each forwarder "
+                    "side by side); default: every repetition of one forwarder, then the "
+                    "next's")
     ap.add_argument("--olsr", default="ns3-olsr,fastpathd-olsr",
                     help="routing scenario variants (ns3-olsr, fastpathd-olsr) or 'none'")
     ap.add_argument("--family", default=None, choices=["4", "6", "4,6", "6,4"],
@@ -111,8 +117,8 @@ def parse_args(argv):
         if args.family or args.line or args.payloads:
             ap.error("--napi-env runs the IPv4 160-byte S-R-D comparison only: no --family, "
                      "--line or --payloads with it")
-    elif args.generator != "packet":
-        ap.error("--generator is an option of --napi-env")
+    elif args.generator != "packet" or args.interleave:
+        ap.error("--generator and --interleave are options of --napi-env")
     if args.forwarders is None:
         args.forwarders = ",".join(FWDRATE_FORWARDERS if args.napi_env else LINE_FORWARDERS)
     args.argv = ["python3", "bench/fastpath_bench.py"] + list(argv)

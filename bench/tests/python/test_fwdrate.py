@@ -4,7 +4,8 @@ per-forwarder summary (loss at the fixed rates, max, flooded, overload, CPU at 2
 fastpathd's ratios and targets."""
 import math
 
-from fastpath_bench.fwdrate import median, point_medians, summary_of, targets_of
+from fastpath_bench.fwdrate import (median, pair_ratios, point_medians, summary_of,
+                                    targets_of)
 
 
 def rows(env, fw, points):
@@ -92,3 +93,25 @@ def test_p99_overload_with_a_stack_sink_ends_at_d_stack():
     r = rows("rt", "fastpathd", {"flat-out": [(390000, 40, 5000, 650000, 99)] * 3})
     t = targets_of([summary_of(point_medians(r), "rt", "fastpathd")], "rt")
     assert t["p99_overload"][0] == 5000 and t["p99_overload"][2] is False
+
+
+def test_pair_ratios_pair_repetition_k_of_each_forwarder():
+    # fastpathd fast in repetitions 0 and 2, slow in 1; the minimal forwarder slow in 1 too:
+    # pair by pair the ratio stays 1.2, where medians of blocks would mix the phases.
+    r = rows("default", "afxdp-min", {400000: [(400000, 0, 50, 400000, 50),
+                                               (300000, 25, 50, 400000, 50),
+                                               (400000, 0, 50, 400000, 50)],
+                                      "flat-out": [(800000, 50, 300, 1600000, 99),
+                                                   (500000, 60, 300, 1200000, 99),
+                                                   (800000, 50, 300, 1600000, 99)]})
+    r += rows("default", "fastpathd", {400000: [(400000, 0, 50, 400000, 50)] * 3,
+                                       "flat-out": [(960000, 40, 300, 1600000, 99),
+                                                    (600000, 50, 300, 1200000, 99),
+                                                    (960000, 40, 300, 1600000, 99)]})
+    p = pair_ratios(r, "default")
+    assert [round(x, 3) for x in p["flooded"]] == [1.2, 1.2, 1.2]
+    assert [round(x, 3) for x in p["max"]] == [1.2, 1.2, 1.2]
+    # A repetition one side lacks is left out, not paired with another.
+    r2 = [x for x in r if not (x["forwarder"] == "fastpathd" and x["rep"] == 1)]
+    assert len(pair_ratios(r2, "default")["flooded"]) == 2
+    assert pair_ratios(r, "rt") == {"max": [], "flooded": []}

@@ -15,9 +15,11 @@ Optional: each ping interval again while a TCP flow runs D -> S (--reverse-tcp, 
 the pings share every link with the flow's data or ACKs); iperf3 TCP S -> D against the
 model's goodput, UDP at 80 % of R for loss (S's veth shaped to R meanwhile, 4 MiB socket
 buffers; the loss split into the line's drops and the hosts'), and the two hosts alone on
-one veth pair as a baseline (--host-pair). fastpathd's histograms count from its start, so
-each ping interval (and the iperf3 runs) gets a freshly started fastpathd on the same
-namespaces: a row's lateness and sojourn are its own pings' (and the warm-up's three).
+one veth pair as a baseline (--host-pair). fastpathd's histograms count from its start (or
+`fpctl stats --reset`, which keeps the counters and what the workers have learnt; see
+fresh_start), so each ping interval (and the iperf3 runs) gets a freshly started fastpathd
+on the same namespaces: a row's lateness and sojourn are its own pings' (and the warm-up's
+three).
 
 Namespaces fp-line-<pid>-*; everything is removed at the end, on error and on Ctrl-C/SIGTERM.
 Writes results.json, results.md, the topology files and fastpathd's logs into --out.
@@ -210,7 +212,14 @@ def link_lateness(links):
 def fresh_start(fw):
     """Stops fastpathd and starts it again on the same namespaces: its histograms (links'
     lateness and sojourn, the workers' lateness) then hold only what follows. Its log is
-    kept beside the new one (fastpathd-nodes-N*.log is rewritten by each start)."""
+    kept beside the new one (fastpathd-nodes-N*.log is rewritten by each start).
+
+    `fpctl stats --reset` zeroes the histograms and maxima without a restart, but not all
+    a row reads: the counters stay cumulative (a link's frames and queue_drops, the workers'
+    stalls, wake-ups and spin time in workers_rt), and what a worker has learnt from the
+    rows before stays too (the wake margin from its recent wake-ups, the spin budget, the
+    real-time guard's state, the links' loss-model and queue-discipline state). A restart
+    keeps every row independent of the rows run before it, so it stays."""
     for i, logp in enumerate(fw.logs):
         if os.path.exists(logp):
             k = 1

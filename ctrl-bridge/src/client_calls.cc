@@ -94,6 +94,30 @@ Result<std::vector<CounterSet>> Client::stats(const std::string& node) {
       [](const v1::Reply& r) { return decodeAll(r.stats().sets(), counterSetFromReply); });
 }
 
+Result<StatsReport> Client::statsReport(const std::string& node) {
+  return impl_->query(
+      *this, {}, [&](v1::Request& q) { q.set_node(node); q.mutable_get_stats(); },
+      [](const v1::Reply& r) -> Result<StatsReport> {
+        StatsReport out;
+        out.sets = decodeAll(r.stats().sets(), counterSetFromReply);
+        out.epoch.since_unix_ns = r.stats().histograms_since_unix_ns();
+        out.epoch.resets = r.stats().histogram_resets();
+        return out;
+      });
+}
+
+Result<StatsEpoch> Client::resetStats() {
+  return impl_->query(
+      *this, {kStatsReset, "reset_stats"}, [](v1::Request& q) { q.mutable_reset_stats(); },
+      [](const v1::Reply& r) -> Result<StatsEpoch> {
+        StatsEpoch e;
+        e.since_unix_ns = r.stats_reset().histograms_since_unix_ns();
+        e.resets = r.stats_reset().histogram_resets();
+        e.workers = r.stats_reset().workers();
+        return e;
+      });
+}
+
 Status Client::subscribe(const Subscription& what) {
   return impl_->retrying(*this, [&] { return impl_->doSubscribe(what); });
 }

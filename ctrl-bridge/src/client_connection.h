@@ -32,6 +32,7 @@ inline constexpr Feature kHosts{5, "interfaces attached at run time and hosts ne
 inline constexpr Feature kRadioMedia{6, "radio media need 1.6"};
 inline constexpr Feature kCapture{6, "packet capture needs 1.6"};
 inline constexpr Feature kMultiHost{7, "runs over several hosts need 1.7"};
+inline constexpr Feature kStatsReset{14, "resetting the statistics needs 1.14"};
 
 /// One call: the feature it needs and its name in the protocol, for the -ENOSYS message.
 struct CallInfo {

@@ -108,6 +108,7 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
     case v1::Request::kCreateBridge:
     case v1::Request::kDeleteBridge:
     case v1::Request::kGetBridges: bridges(s, req, o); return o;
+    case v1::Request::kResetStats: resetStats(s, req, o); return o;
     case v1::Request::kAttachInterface:
     case v1::Request::kDetachInterface:
     case v1::Request::kCreateHost:

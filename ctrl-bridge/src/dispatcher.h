@@ -148,6 +148,8 @@ class Dispatcher {
   void media(Session& s, const v1::Request& req, Outcome& o);
   /// CreateBridge, DeleteBridge, GetBridges (dispatcher_bridge.cc).
   void bridges(Session& s, const v1::Request& req, Outcome& o);
+  /// ResetStats (dispatcher_stats.cc).
+  void resetStats(Session& s, const v1::Request& req, Outcome& o);
   /// The lease owner of a write from `s` to `node`: the session's own lease when the write
   /// is for the node of that lease, else none (the write is permanent).
   static const std::string& leaseOwnerFor(const Session& s, const std::string& node);

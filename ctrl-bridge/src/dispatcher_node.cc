@@ -98,6 +98,9 @@ void Dispatcher::nodeScoped(Session& s, const v1::Request& req, const Target& t,
     case v1::Request::kGetStats: {
       auto* st = rep->mutable_stats();
       for (const auto& set : be.stats()) toWire(set, st->add_sets());
+      const StatsEpoch epoch = topology_.statsEpoch();
+      st->set_histograms_since_unix_ns(epoch.since_unix_ns);
+      st->set_histogram_resets(epoch.resets);
       return;
     }
     case v1::Request::kSubscribe: {

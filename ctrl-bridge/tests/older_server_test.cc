@@ -136,6 +136,27 @@ TEST(OlderServer, RedIsRefusedNamingBothVersionsNotSentAsAnUnknownKind) {
   }
 }
 
+// Protocol 1.14: a reset of the statistics is refused by the client before a 1.13 server
+// would answer UNIMPLEMENTED, and that server's stats say nothing of since when.
+TEST(OlderServer, AStatsResetIsRefusedNamingTheVersionAndNeverSent) {
+  EXPECT_EQ(kProtocolMinor, 14u) << "ResetStats and Stats.histograms_since_unix_ns are 1.14";
+  OlderServer server(13);
+  ASSERT_FALSE(server.path().empty());
+  {
+    auto c = Client::connect(server.path());
+    ASSERT_TRUE(c) << c.error().message;
+    auto r = (*c)->resetStats();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, -ENOSYS);
+    EXPECT_NE(r.error().message.find("reset_stats: fastpathd speaks protocol 1.13; resetting "
+                                     "the statistics needs 1.14"),
+              std::string::npos)
+        << r.error().message;
+  }
+  for (const v1::Request& r : server.requests())
+    EXPECT_FALSE(r.has_reset_stats()) << "reset_stats was sent to a 1.13 server";
+}
+
 TEST(OlderServer, ABridgeIsRefusedNamingBothVersions) {
   OlderServer server(10);
   ASSERT_FALSE(server.path().empty());

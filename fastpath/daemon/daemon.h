@@ -24,6 +24,7 @@
 #include "daemon/wires.h"
 #include "fastpath/classifier.h"
 #include "fastpath/control_backend.h"
+#include "fastpath/monotonic_clock.h"
 #include "fastpath/userspace_classifier.h"
 #include "link/link_ports.h"
 #include "table/fib_manager.h"
@@ -107,6 +108,10 @@ class Daemon : public TopologyControl {
   std::vector<BridgeInfo> bridges() const override;
   Status createBridge(const BridgeSpec& spec) override;
   Status deleteBridge(const std::string& name) override;
+  /// Since when the histograms and maxima count; zeroing them in every worker
+  /// (daemon_counters.cc).
+  StatsEpoch statsEpoch() const override { return stats_epoch_; }
+  Result<StatsEpoch> resetStats() override;
   /// Radio media (daemon_media.cc).
   std::vector<MediumInfo> media(const std::string& name = "") const override;
   Status createMedium(const MediumSpec& spec) override;
@@ -232,6 +237,7 @@ class Daemon : public TopologyControl {
   EpochDomain epoch_;  ///< one domain for every node's table and the link tables
   Network net_;  ///< nodes, ports, links, segments, hosts
   LinkResources resources_{epoch_};  ///< queues and shapers of links, segments, egresses
+  StatsEpoch stats_epoch_{realtimeNowNs(), 0, 0};  ///< the daemon's start, then resets
   std::vector<uint64_t> late_frames_seen_;  ///< per worker, at the last lateness check
   std::vector<uint64_t> late_on_arrival_seen_;  ///< per worker, likewise
   std::vector<uint8_t> rt_stall_warned_;  ///< per worker: throttling reported

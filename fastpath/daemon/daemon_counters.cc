@@ -227,4 +227,27 @@ std::vector<CounterSet> Daemon::daemonCounters() const {
   return out;
 }
 
+Result<StatsEpoch> Daemon::resetStats() {
+  // Each worker zeroes its own (it is their only writer), those of the links, segments,
+  // egresses and media in its table included; the daemon's epoch moves only when all did.
+  uint32_t done = 0;
+  for (const auto& w : workers_) {
+    if (auto st = w->resetHistograms(); !st)
+      return makeError(st.error().code, st.error().message + " (" + std::to_string(done) +
+                                            " of " + std::to_string(workers_.size()) +
+                                            " workers reset theirs)");
+    ++done;
+  }
+  // The one maximum the relay thread writes: the control channels' stamp age.
+  for (const auto& p : net_.ports)
+    if (p && p->channel) p->channel->stamp_age_max_ns.store(0, std::memory_order_relaxed);
+  for (const auto& [id, lp] : net_.link_ports)
+    if (lp.channel) lp.channel->stamp_age_max_ns.store(0, std::memory_order_relaxed);
+  stats_epoch_.since_unix_ns = realtimeNowNs();
+  ++stats_epoch_.resets;
+  StatsEpoch out = stats_epoch_;
+  out.workers = done;
+  return out;
+}
+
 }  // namespace fastpath

@@ -21,6 +21,13 @@ class LatencyHistogram {
     count_.store(count_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (ns > max_.load(std::memory_order_relaxed)) max_.store(ns, std::memory_order_relaxed);
   }
+  /// Empties it: the writing thread only (a reader meanwhile may see part of the old
+  /// figures, as during add()).
+  void reset() {
+    for (auto& b : buckets_) b.store(0, std::memory_order_relaxed);
+    count_.store(0, std::memory_order_relaxed);
+    max_.store(0, std::memory_order_relaxed);
+  }
   uint64_t count() const { return count_.load(std::memory_order_relaxed); }
   uint64_t max() const { return max_.load(std::memory_order_relaxed); }
   /// The upper bound of the bucket holding quantile q (0..1); 0 when empty.

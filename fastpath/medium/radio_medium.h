@@ -90,6 +90,10 @@ class RadioMedium {
   PairTables& pairs() { return pairs_; }
   const PairTables& pairs() const { return pairs_; }
   const MemberStats& stats(uint32_t member) const { return stats_[member]; }
+  /// The data path's thread: zeroes the members' maxima (lateness_max_ns); the counters stay.
+  void resetMaxima() {
+    for (auto& s : stats_) s.lateness_max_ns.v.store(0, std::memory_order_relaxed);
+  }
   uint32_t members() const { return uint32_t(macs_.size()); }
   const MediumPhy& phy() const { return phy_; }
 

@@ -186,8 +186,12 @@ void ControlRelay::drain(Route& r, uint8_t* scratch) {
       slot->sent = s.sent;
       if (s.future) ch->stamp_future.fetch_add(1, std::memory_order_relaxed);
       if (s.reordered) ch->stamp_reordered.fetch_add(1, std::memory_order_relaxed);
-      if (s.age > ch->stamp_age_max_ns.load(std::memory_order_relaxed))
-        ch->stamp_age_max_ns.store(s.age, std::memory_order_relaxed);
+      // Raised with a compare-exchange: a statistics reset (another thread's store of 0)
+      // is never overwritten by an age read before it.
+      uint64_t max = ch->stamp_age_max_ns.load(std::memory_order_relaxed);
+      while (s.age > max &&
+             !ch->stamp_age_max_ns.compare_exchange_weak(max, s.age, std::memory_order_relaxed)) {
+      }
     }
     r.queue->publish();
     ++queued;

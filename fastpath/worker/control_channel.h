@@ -77,7 +77,8 @@ class ControlChannel {
   /// Timed channels (relay side): frames whose send stamp was ahead of fastpathd's clock
   /// (clamped to now), or before the previous frame's (clamped to it), and the largest age
   /// of a stamp when the relay took the frame (the client's own lateness plus the relay's
-  /// wake-up).
+  /// wake-up). The maximum is zeroed by a statistics reset (any thread: the relay raises it
+  /// with a compare-exchange).
   std::atomic<uint64_t> stamp_future{0};
   std::atomic<uint64_t> stamp_reordered{0};
   std::atomic<uint64_t> stamp_age_max_ns{0};

@@ -176,6 +176,51 @@ Status Worker::awaitPorts(uint64_t version, int timeout_ms) {
   }
 }
 
+Status Worker::resetHistograms(int timeout_ms) {
+  const uint64_t gen = reset_asked_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (!thread_.joinable()) {
+    resetHistogramsNow();  // not running: the caller's thread is the only one using it
+    return {};
+  }
+  // As awaitPorts(): the worker looks at the start of its next pass; an idle one is woken.
+  const uint64_t one = 1;
+  const uint64_t start = monotonicNs();
+  for (;;) {
+    if (reset_done_.load(std::memory_order_acquire) >= gen) return {};
+    if (write(wake_fd_, &one, sizeof(one)) < 0) {
+      // The counter is full: the worker is awake anyway.
+    }
+    if (monotonicNs() - start > uint64_t(timeout_ms) * 1000000)
+      return makeError(-ETIMEDOUT, "worker " + std::to_string(options_.index) +
+                                       " did not reset its histograms within " +
+                                       std::to_string(timeout_ms) +
+                                       " ms; it does at its next pass");
+    usleep(100);
+  }
+}
+
+void Worker::resetHistogramsNow() {
+  const uint64_t gen = reset_asked_.load(std::memory_order_acquire);
+  counters_.lateness.reset();
+  counters_.rx_wait.reset();
+  counters_.emu_wake_late.reset();
+  counters_.stall_max_ns.v.store(0, std::memory_order_relaxed);
+  if (links_) {
+    auto resetShaper = [](LinkShaper* sh) {
+      if (!sh) return;
+      sh->counters.sojourn.reset();
+      sh->counters.lateness.reset();
+    };
+    for (const auto& slot : links_->slots) resetShaper(slot.shaper);
+    for (const auto& seg : links_->segments) resetShaper(seg.shaper);
+    for (LinkShaper* sh : links_->egress) resetShaper(sh);
+    for (const auto& m : links_->media)
+      if (m.model) m.model->resetMaxima();
+  }
+  reset_seen_ = gen;
+  reset_done_.store(gen, std::memory_order_release);
+}
+
 void Worker::switchPorts() {
   const PortSet* set = ports_pub_.newer(port_set_version_);
   if (!set) return;

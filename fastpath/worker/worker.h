@@ -155,6 +155,13 @@ class Worker {
   }
   /// Highest port id + 1 with counters.
   uint32_t maxPorts() const { return max_ports_; }
+  /// Control thread: zeroes the worker's histograms and maxima (lateness, rx_wait,
+  /// emu_wake_late, stall_max_ns) and those of the emulations in its link table (links'
+  /// and segments' sojourn and lateness, interface egress, radio media's lateness maxima);
+  /// counters stay. The worker thread, their only writer, does it at the start of its next
+  /// pass (woken for it; nothing stops). Returns once it did, or an error after
+  /// `timeout_ms` (it then still does it at its next pass).
+  Status resetHistograms(int timeout_ms = 2000);
   /// Switches the running worker to SCHED_FIFO `priority`, or back to SCHED_OTHER with 0.
   /// Any thread. A real-time worker sleeps after fewer empty loops.
   /// `below` > 0 (adaptive): the worker normally runs at SCHED_FIFO `below` (under the
@@ -228,6 +235,8 @@ class Worker {
   /// Worker thread (or the control thread while not started): adopts the newest port set;
   /// ports that left it give their frames back (reclaimPort).
   void switchPorts();
+  /// Worker thread (or the control thread while not started): resetHistograms()'s work.
+  void resetHistogramsNow();
   /// Waits (at most `timeout_ms`) until the worker serves port set `version`.
   Status awaitPorts(uint64_t version, int timeout_ms);
   void reclaimPort(PortId p);
@@ -473,6 +482,9 @@ class Worker {
   uint32_t rt_peer_seen_ = 0;
   std::vector<int> rt_peer_fd_;
   std::vector<uint64_t> rt_peer_run_;
+  // resetHistograms(): asked by the control thread, done by the worker (generations).
+  std::atomic<uint64_t> reset_asked_{0}, reset_done_{0};
+  uint64_t reset_seen_ = 0;  // worker thread: the last generation done
   std::atomic<bool> stop_{false};
   int wake_fd_ = -1;
   std::thread thread_;

@@ -355,6 +355,8 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   switchPorts();
   switchLinkPorts();
   switchCaptures();
+  if (reset_asked_.load(std::memory_order_acquire) != reset_seen_) [[unlikely]]
+    resetHistogramsNow();
   const PortId np = np_;
   for (PortId p = 0; p < np; ++p)
     if (sock_[p]) drainCompletions(p);

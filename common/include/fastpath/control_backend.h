@@ -111,6 +111,14 @@ class TopologyControl {
                                  const std::string& node = "") = 0;
   virtual Status setSegmentParams(const std::string& name, const LinkParams& params) = 0;
 
+  /// Since when the histograms and maxima of every node's stats() count.
+  virtual StatsEpoch statsEpoch() const { return {}; }
+  /// Zeroes the histograms and maxima of the whole daemon (workers, links, segments,
+  /// media), counters untouched; returns once every worker did.
+  virtual Result<StatsEpoch> resetStats() {
+    return makeError(-EOPNOTSUPP, "this backend cannot reset its statistics");
+  }
+
   /// Bridges (control_types.h): created over existing segment ports of one node, deleted
   /// alone or with any of their ports. A backend without bridges says so (ENOSYS).
   virtual std::vector<BridgeInfo> bridges() const { return {}; }

@@ -290,6 +290,19 @@ struct CounterSet {
   std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
+/// Since when the histograms and maxima of the stats count (the counters never reset).
+struct StatsEpoch {
+  uint64_t since_unix_ns = 0;  ///< the last reset, else the daemon's start; 0: unknown
+  uint64_t resets = 0;         ///< resets since the daemon started
+  uint32_t workers = 0;        ///< a reset: the workers that zeroed theirs
+};
+
+/// A node's counter sets, and since when their histograms and maxima count.
+struct StatsReport {
+  std::vector<CounterSet> sets;
+  StatsEpoch epoch;  ///< since_unix_ns 0: a fastpathd older than protocol 1.14
+};
+
 struct ControlRule {
   enum class Kind : uint8_t { kEtherType, kIpProto, kL4Port, kLocalAddress };
   Kind kind = Kind::kEtherType;

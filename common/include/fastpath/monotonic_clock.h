@@ -17,4 +17,12 @@ inline uint64_t monotonicNs() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+/// CLOCK_REALTIME now, in nanoseconds since the epoch: for times shown to people (when the
+/// statistics were reset), never for the data plane's timing.
+inline uint64_t realtimeNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
 }  // namespace fastpath

@@ -167,7 +167,7 @@ TEST_F(FpctlNodes, MonitorOneNodeOrAllNodes) {
   EXPECT_EQ(dflt.out, "route-miss dev fp1 198.18.9.9\n");
 }
 
-TEST_F(FpctlNodes, ChangingNodesAndLinksAsAnotherUserIsPermissionDenied) {
+TEST_F(FpctlNodes, ChangingNodesLinksOrStatsAsAnotherUserIsPermissionDenied) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run fpctl as another user";
   // A server that lets nobody talk (group 65534) without making it an operator.
   ServerOptions o;
@@ -190,6 +190,15 @@ TEST_F(FpctlNodes, ChangingNodesAndLinksAsAnotherUserIsPermissionDenied) {
   auto emulate = fpctl({"-s", h.socketPath(), "link", "set", "l", "delay", "5ms"}, 65534);
   EXPECT_EQ(emulate.exit_code, 4) << emulate.err;
   EXPECT_EQ(fpctl({"-s", h.socketPath(), "node", "list"}, 65534).exit_code, 0);
+  // Resetting the statistics changes the daemon too; reading them does not.
+  auto reset = fpctl({"-s", h.socketPath(), "stats", "--reset"}, 65534);
+  EXPECT_EQ(reset.exit_code, 4) << reset.err;
+  EXPECT_NE(reset.err.find("reset_stats: resetting the statistics needs an operator"),
+            std::string::npos)
+      << reset.err;
+  auto read = fpctl({"-s", h.socketPath(), "stats"}, 65534);
+  EXPECT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_NE(read.out.find("(fastpathd started, never reset)"), std::string::npos) << read.out;
 }
 
 }  // namespace

@@ -153,6 +153,39 @@ TEST_F(Fpctl, NeighboursRulesPortsStats) {
   EXPECT_NE(watch.out.find("/s\n"), std::string::npos) << watch.out;
 }
 
+TEST_F(Fpctl, StatsResetSaysSinceWhenTheHistogramsCount) {
+  auto before = run({"stats"});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_NE(before.out.find("histograms and maxima since "), std::string::npos) << before.out;
+  EXPECT_NE(before.out.find("(fastpathd started, never reset)"), std::string::npos) << before.out;
+
+  auto reset = run({"stats", "--reset"});
+  ASSERT_EQ(reset.exit_code, 0) << reset.err;
+  EXPECT_NE(reset.out.find("histograms and maxima reset at "), std::string::npos) << reset.out;
+  EXPECT_NE(reset.out.find("counters keep counting"), std::string::npos) << reset.out;
+  EXPECT_EQ(reset.out.find("table:"), std::string::npos) << "--reset alone prints no counters";
+  auto after = run({"stats"});
+  EXPECT_NE(after.out.find("(reset 1 time(s))"), std::string::npos) << after.out;
+
+  auto json = run({"--json", "stats", "--reset"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("{\"since_unix_ns\":", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("\"resets\":2,\"workers\":0}"), std::string::npos) << json.out;
+  // The stats array keeps its shape: the epoch is one more set.
+  auto sets = run({"--json", "stats"});
+  EXPECT_EQ(sets.out.rfind("[{\"scope\":", 0), 0u) << sets.out;
+  EXPECT_NE(sets.out.find("{\"scope\":\"histograms\",\"counters\":{\"since_unix_ns\":"),
+            std::string::npos)
+      << sets.out;
+  EXPECT_NE(sets.out.find("\"resets\":2}}]"), std::string::npos) << sets.out;
+  // Reset, then the counters as without it.
+  auto then = run({"stats", "--reset", "--count", "1"});
+  ASSERT_EQ(then.exit_code, 0) << then.err;
+  EXPECT_NE(then.out.find("table:"), std::string::npos) << then.out;
+  EXPECT_NE(then.out.find("(reset 3 time(s))"), std::string::npos) << then.out;
+  EXPECT_EQ(run({"stats", "--reset", "now"}).exit_code, 2);
+}
+
 TEST(FpctlCli, PermissionDeniedIsExit4) {
   ServerOptions o;
   o.allow_same_uid = false;

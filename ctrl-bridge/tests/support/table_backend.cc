@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "table_backend.h"
 
+#include "fastpath/monotonic_clock.h"
+
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@ std::vector<PortInfo> TableBackend::defaultPorts(unsigned n) {
 TableBackend::TableBackend(std::vector<PortInfo> ports, size_t max_v4, size_t max_v6)
     : SingleNodeTopology(static_cast<NodeControl&>(*this)),
       ports_(std::move(ports)), fib_(fastpath::testing::createFib(max_v4, max_v6)) {
+  epoch_.since_unix_ns = realtimeNowNs();
   if (auto st = pushPorts(); !st)
     throw std::runtime_error("TableBackend: setPorts: " + st.error().message);
 }
@@ -127,6 +130,12 @@ std::vector<CounterSet> TableBackend::stats() const {
   std::vector<CounterSet> out{s};
   for (const auto& p : ports_) out.push_back(CounterSet{"port " + p.ifname, {{"rx_packets", 0}}});
   return out;
+}
+
+Result<StatsEpoch> TableBackend::resetStats() {
+  epoch_.since_unix_ns = realtimeNowNs();
+  ++epoch_.resets;
+  return epoch_;
 }
 
 Result<int> TableBackend::controlChannelFd(PortId port) {

@@ -33,6 +33,9 @@ class TableBackend : public NodeControl, public SingleNodeTopology {
   std::vector<PortInfo> ports() const override;
   Result<PortId> portByName(const std::string& ifname) const override;
   std::vector<CounterSet> stats() const override;
+  /// This backend keeps no histograms; its epoch moves with each reset as fastpathd's does.
+  StatsEpoch statsEpoch() const override { return epoch_; }
+  Result<StatsEpoch> resetStats() override;
   /// Refused: this backend emulates nothing.
   Status setPortParams(PortId port, const LinkParams& params) override;
   Result<int> controlChannelFd(PortId port) override;
@@ -61,6 +64,7 @@ class TableBackend : public NodeControl, public SingleNodeTopology {
   std::map<PortId, std::pair<int, int>> channels_;  // port -> (daemon end, client end)
   std::function<void(const FastPathEvent&)> sink_;
   std::vector<PortId> released_;
+  StatsEpoch epoch_;
 };
 
 }  // namespace fastpath::ctrl::testing

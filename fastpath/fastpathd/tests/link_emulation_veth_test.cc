@@ -281,5 +281,51 @@ TEST_F(LinkEmulationVeth, AnInterfacePortsEgressIsEmulatedToo) {
   EXPECT_TRUE(daemon_->workers()[0]->accounting().balanced());
 }
 
+// A statistics reset (as `fpctl stats --reset` asks it) is done by the running worker
+// itself: its histograms and the link's are empty when resetStats() returns, the counters
+// go on, and the histograms fill again with the frames that follow.
+TEST_F(LinkEmulationVeth, AStatsResetEmptiesTheHistogramsWhichFillAgainAndKeepsTheCounters) {
+  ASSERT_TRUE(setParams({"rate", "10mbit", "delay", "2ms", "limit", "1000"}).ok());
+  const Worker& w = *daemon_->workers()[0];
+  const StatsEpoch start = daemon_->statsEpoch();
+  EXPECT_GT(start.since_unix_ns, 0u) << "the histograms count from the daemon's start";
+  EXPECT_EQ(start.resets, 0u);
+  Capture cap(d_, "d0");
+  ASSERT_TRUE(cap.ok());
+  ASSERT_EQ(sendFrames(s_, "s0", frames(), 300, 20000, 5000).sent, 300u);
+  settle();
+  ASSERT_EQ(link().a_to_b_stats.delivered, 300u);
+  ASSERT_GE(w.counters().lateness.count(), 300u);
+  ASSERT_GT(link().a_to_b_stats.lateness_max_ns, 0u);
+  const uint64_t late_frames = w.counters().link_late_frames.get();
+
+  auto epoch = daemon_->resetStats();
+  ASSERT_TRUE(epoch.ok()) << epoch.error().message;
+  EXPECT_EQ(epoch->workers, uint32_t(daemon_->workers().size()));
+  EXPECT_EQ(epoch->resets, 1u);
+  EXPECT_GE(epoch->since_unix_ns, start.since_unix_ns);
+  EXPECT_EQ(daemon_->statsEpoch().since_unix_ns, epoch->since_unix_ns);
+  EXPECT_EQ(w.counters().lateness.count(), 0u) << "the worker's lateness is not empty";
+  EXPECT_EQ(w.counters().lateness.max(), 0u);
+  EXPECT_EQ(w.counters().emu_wake_late.count(), 0u);
+  auto s = link().a_to_b_stats;
+  EXPECT_EQ(s.lateness_max_ns, 0u) << "the link's lateness is not empty";
+  EXPECT_EQ(s.lateness_p99_ns, 0u);
+  EXPECT_EQ(s.sojourn_max_ns, 0u) << "the link's sojourn is not empty";
+  EXPECT_EQ(s.delivered, 300u) << "counters are never reset";
+  EXPECT_EQ(s.tx_packets, 300u);
+  EXPECT_EQ(w.counters().link_late_frames.get(), late_frames);
+  EXPECT_EQ(counter(daemon_->daemonCounters(), "worker 0", "emu_lateness_max_ns"), 0u);
+
+  ASSERT_EQ(sendFrames(s_, "s0", frames(), 200, 20000, 5000).sent, 200u);
+  settle();
+  s = link().a_to_b_stats;
+  EXPECT_EQ(s.delivered, 500u);
+  EXPECT_GE(w.counters().lateness.count(), 200u) << "the histogram does not fill again";
+  EXPECT_GT(s.lateness_max_ns, 0u) << "the link's lateness does not fill again";
+  EXPECT_TRUE(cap.waitFor(500, 3000)) << cap.count();
+  EXPECT_TRUE(daemon_->workers()[0]->accounting().balanced());
+}
+
 }  // namespace
 }  // namespace fastpath

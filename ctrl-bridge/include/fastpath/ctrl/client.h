@@ -156,6 +156,11 @@ class Client {
                                  const ControlChannelTiming& timing = {});
 
   Result<std::vector<CounterSet>> stats(const std::string& node = {});
+  /// stats() with since when the histograms and maxima count (StatsReport::epoch).
+  Result<StatsReport> statsReport(const std::string& node = {});
+  /// Zeroes fastpathd's histograms and maxima (every worker, link, segment and medium;
+  /// the counters stay); returns once every worker did. Operators only; needs 1.14.
+  Result<StatsEpoch> resetStats();
 
   /// Starts event delivery (route miss, port up/down, neighbour needed) for the
   /// connection's node, another node, or all nodes; redone after a reconnect.

@@ -37,6 +37,7 @@ struct CsmaSegment
     Ptr<CsmaChannel> channel;
     fastpath::LinkParams applied;
     std::vector<bool> upPorts; //!< ns-3's interfaces, as last seen
+    std::vector<FastPathEmulation::InterfaceOf> interfaces; //!< where they were found
 };
 
 /// The segments one simulation created in fastpathd (the nodes, the connection and the
@@ -89,8 +90,12 @@ CsmaSegments::PushState(CsmaSegment& s)
     // and the other ports go on.
     for (uint32_t i = 0; i < s.nodes.size(); ++i)
     {
-        bool up = FastPathEmulation::InterfaceUp(s.nodes[i], s.devices.Get(i));
-        if (up == s.upPorts[i] || !emulation->IsLocal(s.nodes[i]))
+        if (!emulation->IsLocal(s.nodes[i]))
+        {
+            continue;
+        }
+        bool up = FastPathEmulation::InterfaceUp(s.nodes[i], s.devices.Get(i), s.interfaces[i]);
+        if (up == s.upPorts[i])
         {
             continue;
         }
@@ -274,6 +279,7 @@ FastPathCsmaHelper::Install(const NodeContainer& c) const
     }
     channel->SetEmulatedDevices(seg.devices);
     seg.upPorts.assign(c.GetN(), true);
+    seg.interfaces.resize(c.GetN());
     NS_LOG_INFO("segment " << spec.name << ": " << c.GetN() << " nodes, "
                            << fastpath::formatLinkParams(spec.params));
     NetDeviceContainer out = seg.devices;

@@ -16,6 +16,7 @@
 #include "ns3/error-model.h"
 #include "ns3/global-value.h"
 #include "ns3/ipv4.h"
+#include "ns3/ipv4-l3-protocol.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/nstime.h"
@@ -242,14 +243,6 @@ FastPathEmulation::ReceiveLoss(Ptr<NetDevice> device)
 }
 
 bool
-FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device)
-{
-    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    int32_t i = ipv4 ? ipv4->GetInterfaceForDevice(device) : -1;
-    return i < 0 || ipv4->IsUp(i);
-}
-
-bool
 FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device, InterfaceOf& where)
 {
     if (where.index < 0)
@@ -260,8 +253,10 @@ FastPathEmulation::InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device, InterfaceO
         {
             return true;
         }
+        Ptr<Ipv4L3Protocol> l3 = DynamicCast<Ipv4L3Protocol>(where.ipv4);
+        where.iface = l3 ? l3->GetInterface(where.index) : nullptr;
     }
-    return where.ipv4->IsUp(where.index);
+    return where.iface ? where.iface->IsUp() : where.ipv4->IsUp(where.index);
 }
 
 void

@@ -12,6 +12,7 @@
 #include "ns3/fast-path-partition.h"
 #include "ns3/fast-path-trace-taps.h"
 #include "ns3/ipv4.h"
+#include "ns3/ipv4-interface.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
@@ -176,8 +177,6 @@ class FastPathEmulation
     /// The loss probability per frame of `device`'s ReceiveErrorModel when it is an
     /// enabled RateErrorModel (per packet; per byte or bit over an MTU-sized frame), else 0.
     static double ReceiveLoss(Ptr<NetDevice> device);
-    /// The IPv4 interface of `device` on `node` is up (or the device has none).
-    static bool InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device);
     /// Where InterfaceUp found a device's IPv4 interface: ns-3 never removes an interface
     /// nor changes its index, so a follower asking every FastPathFollowInterval looks it up
     /// once instead of each time.
@@ -185,8 +184,12 @@ class FastPathEmulation
     {
         Ptr<Ipv4> ipv4;
         int32_t index = -1; //!< -1: not found yet, looked up again at the next call
+        /// The interface itself where `ipv4` is ns-3's Ipv4L3Protocol: asked directly, as
+        /// the followers ask about every link end each time they look.
+        Ptr<Ipv4Interface> iface;
     };
-    /// InterfaceUp(node, device), the interface found kept in `where`.
+    /// The IPv4 interface of `device` on `node` is up (or the device has none yet); the
+    /// interface found is kept in `where`.
     static bool InterfaceUp(Ptr<Node> node, Ptr<NetDevice> device, InterfaceOf& where);
     /// Sets `p`'s drop-tail limit to `queue`'s MaxSize (packets or bytes, the other 0).
     static void SetQueueLimit(fastpath::LinkParams& p, Ptr<QueueBase> queue);

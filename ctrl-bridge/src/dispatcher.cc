@@ -33,6 +33,15 @@ void Dispatcher::setError(Outcome& o, uint64_t id, v1::ErrorCode code, const std
   o.message = errorMessage(id, code, field, message);
 }
 
+void Dispatcher::setOperatorNeeded(Outcome& o, uint64_t id, const std::string& field,
+                                   const std::string& what, uint32_t uid) {
+  setError(o, id, v1::PERMISSION_DENIED, field,
+           field + ": " + what +
+               " needs an operator (root, the socket's owner: fastpathd --socket-uid, an "
+               "allowed uid, or fastpathd's own uid); uid " +
+               std::to_string(uid) + " is none of them");
+}
+
 void Dispatcher::setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e) {
   setError(o, id, codeForErrno(e.code), what, what + ": " + e.message);
 }

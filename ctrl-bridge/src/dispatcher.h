@@ -127,6 +127,10 @@ class Dispatcher {
     setError(o, id, e.code, e.field, e.message);
   }
   void setBackendError(Outcome& o, uint64_t id, const std::string& what, const Error& e);
+  /// A request only an operator may make, from a peer that is none: PERMISSION_DENIED on
+  /// `field`, saying that `what` needs an operator, who operators are, and the peer's uid.
+  void setOperatorNeeded(Outcome& o, uint64_t id, const std::string& field,
+                         const std::string& what, uint32_t uid);
 
   /// The node a node-scoped request is for, and its control plane.
   struct Target {

@@ -70,11 +70,8 @@ void Dispatcher::capture(Session& s, const v1::Request& req, Outcome& o) {
                         " is no capture of this connection");
   }
   if (!s.may_change_topology)
-    return setError(o, id, v1::PERMISSION_DENIED, "start_capture",
-                    "start_capture: a capture shows every peer's traffic and needs an operator "
-                    "(root, the socket's owner: fastpathd --socket-uid, an allowed uid, or "
-                    "fastpathd's own uid); uid " +
-                        std::to_string(s.uid) + " is none of them");
+    return setOperatorNeeded(o, id, "start_capture",
+                             "a capture shows every peer's traffic, so it", s.uid);
   CaptureSpec spec;
   if (auto st = captureSpecFromWire(req.start_capture(), &spec); !st)
     return setError(o, id, st.error());

@@ -48,12 +48,7 @@ void Dispatcher::hostsAndInterfaces(Session& s, const v1::Request& req, Outcome&
   const uint64_t id = req.id();
   v1::Reply* rep = o.message.mutable_reply();
   auto denied = [&](const char* field) {
-    setError(o, id, v1::PERMISSION_DENIED, field,
-             std::string(field) +
-                 ": attaching interfaces and creating hosts needs an operator (root, the "
-                 "socket's owner: fastpathd --socket-uid, an allowed uid, or fastpathd's own "
-                 "uid); uid " +
-                 std::to_string(s.uid) + " is none of them");
+    setOperatorNeeded(o, id, field, "attaching interfaces and creating hosts", s.uid);
   };
   switch (req.body_case()) {
     case v1::Request::kGetHosts: {

@@ -13,12 +13,7 @@ void Dispatcher::media(Session& s, const v1::Request& req, Outcome& o) {
   const uint64_t id = req.id();
   v1::Reply* rep = o.message.mutable_reply();
   auto denied = [&](const char* field) {
-    setError(o, id, v1::PERMISSION_DENIED, field,
-             std::string(field) +
-                 ": creating, deleting and updating radio media needs an operator (root, the "
-                 "socket's owner: fastpathd --socket-uid, an allowed uid, or fastpathd's own "
-                 "uid); uid " +
-                 std::to_string(s.uid) + " is none of them");
+    setOperatorNeeded(o, id, field, "creating, deleting and updating radio media", s.uid);
   };
   switch (req.body_case()) {
     case v1::Request::kGetMedia: {

@@ -14,12 +14,7 @@ void Dispatcher::multiHost(Session& s, const v1::Request& req, Outcome& o) {
   const uint64_t id = req.id();
   v1::Reply* rep = o.message.mutable_reply();
   auto denied = [&](const char* field) {
-    setError(o, id, v1::PERMISSION_DENIED, field,
-             std::string(field) +
-                 ": declaring hosts and making cross-host links needs an operator (root, the "
-                 "socket's owner: fastpathd --socket-uid, an allowed uid, or fastpathd's own "
-                 "uid); uid " +
-                 std::to_string(s.uid) + " is none of them");
+    setOperatorNeeded(o, id, field, "declaring hosts and making cross-host links", s.uid);
   };
   switch (req.body_case()) {
     case v1::Request::kGetMultiHost:

@@ -10,11 +10,7 @@ namespace fastpath::ctrl {
 void Dispatcher::resetStats(Session& s, const v1::Request& req, Outcome& o) {
   const uint64_t id = req.id();
   if (!s.may_change_topology)
-    return setError(o, id, v1::PERMISSION_DENIED, "reset_stats",
-                    "reset_stats: resetting the statistics needs an operator (root, the "
-                    "socket's owner: fastpathd --socket-uid, an allowed uid, or fastpathd's "
-                    "own uid); uid " +
-                        std::to_string(s.uid) + " is none of them");
+    return setOperatorNeeded(o, id, "reset_stats", "resetting the statistics", s.uid);
   auto epoch = topology_.resetStats();
   if (!epoch) return setBackendError(o, id, "reset_stats", epoch.error());
   auto* r = o.message.mutable_reply()->mutable_stats_reset();

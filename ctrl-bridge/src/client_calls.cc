@@ -89,9 +89,9 @@ Result<int> Client::openControlChannel(PortId port, const std::string& node,
 }
 
 Result<std::vector<CounterSet>> Client::stats(const std::string& node) {
-  return impl_->query(
-      *this, {}, [&](v1::Request& q) { q.set_node(node); q.mutable_get_stats(); },
-      [](const v1::Reply& r) { return decodeAll(r.stats().sets(), counterSetFromReply); });
+  auto report = statsReport(node);
+  if (!report) return report.error();
+  return std::move(report->sets);
 }
 
 Result<StatsReport> Client::statsReport(const std::string& node) {

@@ -157,23 +157,28 @@ Status Worker::publishPorts(std::unique_ptr<PortSet> set, int timeout_ms) {
   return {};
 }
 
-Status Worker::awaitPorts(uint64_t version, int timeout_ms) {
-  // The worker switches at the start of its next pass; an idle one is woken for it.
+Status Worker::awaitPass(const std::function<bool()>& done, int timeout_ms,
+                         const char* what, const char* until) {
+  // The worker takes what it was handed at the start of its next pass; an idle one is
+  // woken for it.
   const uint64_t one = 1;
   const uint64_t start = monotonicNs();
   for (;;) {
-    if (ports_pub_.served() >= version) return {};
+    if (done()) return {};
     if (write(wake_fd_, &one, sizeof(one)) < 0) {
       // The counter is full: the worker is awake anyway.
     }
-    const int64_t ms = int64_t((monotonicNs() - start) / 1000000);
-    if (ms > timeout_ms)
-      return makeError(-ETIMEDOUT, "worker " + std::to_string(options_.index) +
-                                       " did not take the new port set within " +
-                                       std::to_string(timeout_ms) +
-                                       " ms; the ports' sockets stay open until it does");
+    if (monotonicNs() - start > uint64_t(timeout_ms) * 1000000)
+      return makeError(-ETIMEDOUT, "worker " + std::to_string(options_.index) + " did not " +
+                                       what + " within " + std::to_string(timeout_ms) +
+                                       " ms; " + until);
     usleep(100);
   }
+}
+
+Status Worker::awaitPorts(uint64_t version, int timeout_ms) {
+  return awaitPass([&] { return ports_pub_.served() >= version; }, timeout_ms,
+                   "take the new port set", "the ports' sockets stay open until it does");
 }
 
 Status Worker::resetHistograms(int timeout_ms) {
@@ -182,21 +187,8 @@ Status Worker::resetHistograms(int timeout_ms) {
     resetHistogramsNow();  // not running: the caller's thread is the only one using it
     return {};
   }
-  // As awaitPorts(): the worker looks at the start of its next pass; an idle one is woken.
-  const uint64_t one = 1;
-  const uint64_t start = monotonicNs();
-  for (;;) {
-    if (reset_done_.load(std::memory_order_acquire) >= gen) return {};
-    if (write(wake_fd_, &one, sizeof(one)) < 0) {
-      // The counter is full: the worker is awake anyway.
-    }
-    if (monotonicNs() - start > uint64_t(timeout_ms) * 1000000)
-      return makeError(-ETIMEDOUT, "worker " + std::to_string(options_.index) +
-                                       " did not reset its histograms within " +
-                                       std::to_string(timeout_ms) +
-                                       " ms; it does at its next pass");
-    usleep(100);
-  }
+  return awaitPass([&] { return reset_done_.load(std::memory_order_acquire) >= gen; },
+                   timeout_ms, "reset its histograms", "it does at its next pass");
 }
 
 void Worker::resetHistogramsNow() {
@@ -217,7 +209,6 @@ void Worker::resetHistogramsNow() {
     for (const auto& m : links_->media)
       if (m.model) m.model->resetMaxima();
   }
-  reset_seen_ = gen;
   reset_done_.store(gen, std::memory_order_release);
 }
 

@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -237,6 +238,10 @@ class Worker {
   void switchPorts();
   /// Worker thread (or the control thread while not started): resetHistograms()'s work.
   void resetHistogramsNow();
+  /// Control thread: wakes the running worker until `done` (what its next pass does) holds,
+  /// at most `timeout_ms`; the error says it did not `what`, and `until` what holds meanwhile.
+  Status awaitPass(const std::function<bool()>& done, int timeout_ms, const char* what,
+                   const char* until);
   /// Waits (at most `timeout_ms`) until the worker serves port set `version`.
   Status awaitPorts(uint64_t version, int timeout_ms);
   void reclaimPort(PortId p);
@@ -484,7 +489,6 @@ class Worker {
   std::vector<uint64_t> rt_peer_run_;
   // resetHistograms(): asked by the control thread, done by the worker (generations).
   std::atomic<uint64_t> reset_asked_{0}, reset_done_{0};
-  uint64_t reset_seen_ = 0;  // worker thread: the last generation done
   std::atomic<bool> stop_{false};
   int wake_fd_ = -1;
   std::thread thread_;

@@ -355,7 +355,8 @@ uint32_t Worker::pollOnce(bool* tx_pending) {
   switchPorts();
   switchLinkPorts();
   switchCaptures();
-  if (reset_asked_.load(std::memory_order_acquire) != reset_seen_) [[unlikely]]
+  if (reset_asked_.load(std::memory_order_acquire) !=
+      reset_done_.load(std::memory_order_relaxed)) [[unlikely]]
     resetHistogramsNow();
   const PortId np = np_;
   for (PortId p = 0; p < np; ++p)

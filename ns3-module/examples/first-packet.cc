@@ -11,7 +11,8 @@
 //   n0 ── n1 ── n2 ══ n3      10.1.1.0/24, 10.1.2.0/24, LAN 10.1.3.0/24; 2001:2:0:k::/64
 //
 // --report=FILE writes key=value lines: the echo's first packet delay (client Tx to server
-// Rx) and round trip, and each device's MAC and IPv6 link-local address
+// Rx) and round trip, how far the simulator ran behind real time when n0 sent it (realtime
+// simulator only; -1 otherwise), and each device's MAC and IPv6 link-local address
 // (dev.nN.I.mac, dev.nN.I.ll), which emulated must be those of the simulated run.
 #include "example-scenario.h"
 
@@ -23,6 +24,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/realtime-simulator-impl.h"
 
 #include <sstream>
 
@@ -35,6 +37,7 @@ namespace
 {
 
 Time g_sent = Seconds(-1);
+Time g_sentLag = Seconds(-1); // how far the realtime simulator ran behind the wall clock then
 Time g_received = Seconds(-1);
 Time g_echoed = Seconds(-1);
 uint32_t g_sentCount = 0;
@@ -45,6 +48,10 @@ Sent(Ptr<const Packet>)
 {
     ++g_sentCount;
     g_sent = Simulator::Now();
+    if (auto rt = DynamicCast<RealtimeSimulatorImpl>(Simulator::GetImplementation()))
+    {
+        g_sentLag = rt->RealtimeNow() - g_sent;
+    }
 }
 
 void
@@ -123,7 +130,8 @@ main(int argc, char* argv[])
         << "first_delay_ms="
         << (g_received < g_sent ? -1 : (g_received - g_sent).GetSeconds() * 1000) << "\n"
         << "first_rtt_ms=" << (g_echoed < g_sent ? -1 : (g_echoed - g_sent).GetSeconds() * 1000)
-        << "\n";
+        << "\n"
+        << "sent_lag_ms=" << g_sentLag.GetSeconds() * 1000 << "\n";
     for (uint32_t n = 0; n < nodes.GetN(); ++n)
     {
         Ptr<Node> node = nodes.Get(n);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The emulation's switch (FastPathEmulation) and its companion global values. Setting the
 // switch selects what emulation needs before the first node exists: the realtime simulator
-// (with several processes, the one that starts their clocks together) and real checksums.
+// whose clock starts once the emulation is set up (with several processes, together) and
+// real checksums.
 #include "fast-path-emulation-switch.h"
 
 #include "fast-path-forwarding-checker.h"
@@ -9,6 +10,7 @@
 #include "ns3/fast-path-partition.h"
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/nstime.h"
 #include "ns3/string.h"
@@ -33,13 +35,18 @@ RanksOf(const std::string& option)
     return r.ok() ? r.value().size : 1;
 }
 
-/// The realtime simulator; with several processes the one that starts their clocks together.
+/// The realtime simulator whose clock starts once the emulation is set up; with several
+/// processes it also runs only this process's nodes and starts their clocks together.
 void
 BindRealtime(uint32_t ranks)
 {
     GlobalValue::Bind("SimulatorImplementationType",
-                      StringValue(ranks > 1 ? "ns3::FastPathRealtimeSimulatorImpl"
-                                            : "ns3::RealtimeSimulatorImpl"));
+                      StringValue("ns3::FastPathRealtimeSimulatorImpl"));
+    // Fail-safe: set from NS_GLOBAL_VALUE, the switch is checked while the libraries'
+    // types register; the simulator then holds every node's events until Run() (correct,
+    // one check more per event).
+    Config::SetDefaultFailSafe("ns3::FastPathRealtimeSimulatorImpl::Partitioned",
+                               BooleanValue(ranks > 1));
 }
 
 /// The values the switches' checkers last accepted. Each checker binds the simulator from

@@ -99,19 +99,22 @@ FastPathEmulation::Get(const std::string& who)
     {
         e->RemoveLeftovers();
     }
-    Simulator::Schedule(Seconds(0), [raw]() {
+    auto start = [raw]() {
         raw->CheckEmulated();
         raw->Follow();
         // A process short of CPU says so (and how far behind it ran) instead of failing
         // silently: its protocols' timers and received frames come late.
         FastPathRealtimeLag::Start();
-        // Scheduled from time 0: written after the changes a script notified before the
-        // run (they are pushed in events of time 0 queued before this one's).
+        // An event of time 0: written after the changes a script notified before the run
+        // (they are pushed in events of time 0 queued before this one's).
         if (raw->Creates())
         {
             FastPathPlan::ScheduleIfAsked(raw->m_socket, raw->m_tag + "-");
         }
-    });
+    };
+    // Before the clock starts: its exchanges with fastpathd then leave the simulator no
+    // lag at time 0.
+    FastPathRealtimeSimulatorImpl::RunBeforeClockOrNow(start);
     e->m_attach.SetSocketPath(e->m_socket);
     g_emulation_session = std::move(e);
     // After the nodes (NodeList disposes of them, and of their connections, first).

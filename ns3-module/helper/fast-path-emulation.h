@@ -10,6 +10,7 @@
 #include "ns3/fast-path-helper.h"
 #include "ns3/fast-path-hosts-file.h"
 #include "ns3/fast-path-partition.h"
+#include "ns3/fast-path-realtime-simulator-impl.h"
 #include "ns3/fast-path-trace-taps.h"
 #include "ns3/ipv4.h"
 #include "ns3/ipv4-interface.h"
@@ -278,7 +279,8 @@ class FastPathEmulation
  * and, where fastpathd follows them, PushState (its interfaces' states). The item's
  * parameter holders (watched ns-3 objects, FastPathWatched) call Changed() when a script
  * sets one of their attributes: the item is pushed once at the end of the current
- * simulator event. Current() creates the
+ * simulator event (before the clock starts, for changes made before the run). Current()
+ * creates the
  * set with the emulation, hands the interfaces' states every FastPathFollowInterval (ns-3
  * tells no one when Ipv4::SetDown is called) and deletes every item at the emulation's
  * cleanup, before the nodes.
@@ -304,7 +306,8 @@ class FastPathEmulatedSet
         {
             return;
         }
-        Simulator::ScheduleNow([this]() {
+        // Changes a script makes before the run are pushed before the clock starts.
+        FastPathRealtimeSimulatorImpl::RunBeforeClockOrNow([this]() {
             std::set<size_t> dirty;
             std::swap(dirty, m_dirty);
             for (size_t i : dirty)

@@ -4,6 +4,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/fast-path-net-device.h"
+#include "ns3/fast-path-realtime-simulator-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/ipv4.h"
 #include "ns3/ipv6.h"
@@ -246,6 +247,11 @@ FastPathHelper::DoInstall(Ptr<Node> node,
         // By value: like other ns-3 helpers, this one may be gone before the simulation
         // runs.
         std::vector<uint16_t> udpPorts = m_udpPorts;
+        // The exchanges with fastpathd before the simulator's clock starts, where it can
+        // (FastPathEmulation's simulator): they then leave no lag behind real time for the
+        // script's own events of time 0 (applications and routing protocols starting).
+        FastPathRealtimeSimulatorImpl::RunBeforeClock(
+            [node, per, udpPorts]() { StartConnection(node, per, udpPorts); });
         Simulator::ScheduleWithContext(node->GetId(), Seconds(0), [node, per, udpPorts]() {
             StartNode(node, per, udpPorts);
         });
@@ -452,9 +458,24 @@ FastPathHelper::LocalAddressesOf(Ptr<Node> node)
 
 void
 FastPathHelper::StartNode(Ptr<Node> node,
-                          std::shared_ptr<PerNode> per,
+                          const std::shared_ptr<PerNode>& per,
                           const std::vector<uint16_t>& udpPorts)
 {
+    if (StartConnection(node, per, udpPorts))
+    {
+        per->mirror->Start();
+    }
+}
+
+bool
+FastPathHelper::StartConnection(Ptr<Node> node,
+                                const std::shared_ptr<PerNode>& per,
+                                const std::vector<uint16_t>& udpPorts)
+{
+    if (per->started)
+    {
+        return per->hasStack;
+    }
     per->started = true;
     // Frames for the router's own addresses and the routing protocols go to ns-3 (ICMPv6
     // neighbour discovery and link-local IPv6 go there without a rule).
@@ -467,7 +488,7 @@ FastPathHelper::StartNode(Ptr<Node> node,
     {
         if (node->GetDevice(i)->GetInstanceTypeId().GetName() == "ns3::BridgeNetDevice")
         {
-            return;
+            return false;
         }
     }
     NS_ABORT_MSG_IF(!ipv4 && !ipv6,
@@ -498,7 +519,8 @@ FastPathHelper::StartNode(Ptr<Node> node,
                     "FastPathHelper: fastpathd rejected the control rules: "
                         << st.error().message);
     per->connection->StartWorker();
-    per->mirror->Start();
+    per->hasStack = true;
+    return true;
 }
 
 void

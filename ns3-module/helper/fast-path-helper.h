@@ -128,7 +128,8 @@ class FastPathHelper
         Ptr<FastPathRouteMirror> mirror;
         /// Shared with the callbacks: a later Install() on the node adds to it.
         std::shared_ptr<std::map<fastpath::PortId, Ptr<NetDevice>>> devices;
-        bool started = false;
+        bool started = false;   //!< its connection was started (StartConnection)
+        bool hasStack = false;  //!< ... for a node with a stack (not a switch)
     };
     /// `prepared`: the devices to bind (Bind), else new ones are added to the node.
     NetDeviceContainer DoInstall(Ptr<Node> node,
@@ -137,9 +138,15 @@ class FastPathHelper
                                  const std::vector<Ptr<NetDevice>>* prepared = nullptr);
     /// Mirror sink, reconnect and port state callbacks of a newly attached node.
     static void AttachCallbacks(Ptr<Node> node, const PerNode& per);
-    /// At time 0: control rules, worker thread, route mirror.
+    /// The node's exchanges with fastpathd before it runs: control rules, worker thread
+    /// (once). Does the node have a stack (a switch has none: nothing to mirror)?
+    static bool StartConnection(Ptr<Node> node,
+                                const std::shared_ptr<PerNode>& per,
+                                const std::vector<uint16_t>& udpPorts);
+    /// At time 0, in the node's context: its connection (unless started before the clock)
+    /// and its route mirror.
     static void StartNode(Ptr<Node> node,
-                          std::shared_ptr<PerNode> per,
+                          const std::shared_ptr<PerNode>& per,
                           const std::vector<uint16_t>& udpPorts);
 
     ObjectFactory m_mirrorFactory;

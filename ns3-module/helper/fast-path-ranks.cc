@@ -17,19 +17,6 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FastPathRanks");
-NS_OBJECT_ENSURE_REGISTERED(FastPathRealtimeSimulatorImpl);
-
-namespace
-{
-
-std::function<void()>&
-BeforeRun()
-{
-    static std::function<void()> work;
-    return work;
-}
-
-} // namespace
 
 FastPathRanks&
 FastPathRanks::Get()
@@ -120,34 +107,6 @@ FastPathRanks::Finalize()
         m_finalized = true;
         MPI_Finalize();
     }
-}
-
-TypeId
-FastPathRealtimeSimulatorImpl::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::FastPathRealtimeSimulatorImpl")
-                            .SetParent<RealtimeSimulatorImpl>()
-                            .SetGroupName("FastPath")
-                            .AddConstructor<FastPathRealtimeSimulatorImpl>();
-    return tid;
-}
-
-void
-FastPathRealtimeSimulatorImpl::Run()
-{
-    std::function<void()> work;
-    std::swap(work, BeforeRun());
-    if (work)
-    {
-        work();
-    }
-    RealtimeSimulatorImpl::Run();
-}
-
-void
-FastPathRealtimeSimulatorImpl::SetBeforeRun(std::function<void()> work)
-{
-    BeforeRun() = std::move(work);
 }
 
 } // namespace ns3

@@ -110,7 +110,8 @@ FirstPacketTest::CheckFirstPacket(const std::string& start)
         EXPECT_EQ(n1NeighbourPunts, 0u);
         std::cout << "[ first-packet ] first packet n0 -> n2: " << simulated << " ms simulated, "
                   << emulated << " ms emulated (budget +" << kFirstPacketBudgetMs
-                  << " ms); round trip " << sim["first_rtt_ms"] << " / " << emu["first_rtt_ms"]
+                  << " ms), the simulator " << emu["sent_lag_ms"]
+                  << " ms behind real time then; round trip " << sim["first_rtt_ms"] << " / " << emu["first_rtt_ms"]
                   << " ms; n1 port n2 tx " << n1TxToN2 << ", punted for a neighbour "
                   << n1NeighbourPunts << "\n";
         if (emulated <= simulated + kFirstPacketBudgetMs || HasFailure())

@@ -74,10 +74,10 @@ RunThreeNodes(std::function<bool(uint32_t)> local)
     if (local)
     {
         const uint32_t first = nodes.Get(0)->GetId();
-        FastPathRealtimeSimulatorImpl::SetBeforeRun(
+        EXPECT_TRUE(FastPathRealtimeSimulatorImpl::RunBeforeClock(
             [sim, local, first]() { sim->SetLocalNodes([local, first](uint32_t id) {
                                         return local(id - first);
-                                    }); });
+                                    }); }));
     }
     Simulator::Stop(MilliSeconds(20));
     Simulator::Run();

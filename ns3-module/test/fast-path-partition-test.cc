@@ -160,6 +160,16 @@ TEST(FastPathPartitionTest, AutomaticWhenNoSystemIdAndDegenerateGraphs)
     EXPECT_EQ(std::count(loose.begin(), loose.end(), 0u), 5);
 }
 
+/// The simulator's Partitioned attribute as its next instance gets it ("true", "false").
+std::string
+PartitionedDefault()
+{
+    TypeId::AttributeInformation info;
+    EXPECT_TRUE(TypeId::LookupByName("ns3::FastPathRealtimeSimulatorImpl")
+                    .LookupAttributeByName("Partitioned", &info));
+    return info.initialValue->SerializeToString(info.checker);
+}
+
 TEST(FastPathPartitionTest, SeveralProcessesSelectTheSimulatorThatStartsThemTogether)
 {
     StringValue impl;
@@ -170,13 +180,18 @@ TEST(FastPathPartitionTest, SeveralProcessesSelectTheSimulatorThatStartsThemToge
     GlobalValue::Bind("FastPathEmulation", StringValue("1"));
     GlobalValue::GetValueByName("SimulatorImplementationType", impl);
     EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    EXPECT_EQ(PartitionedDefault(), "true");
     EXPECT_EQ(FastPathHelper::CheckSimulatorPreconditions(), "");
+    // One process: the same simulator (its clock starts after the emulation's setup),
+    // without the placement.
     GlobalValue::Bind("FastPathPartition", StringValue("0/1"));
     GlobalValue::GetValueByName("SimulatorImplementationType", impl);
-    EXPECT_EQ(impl.Get(), "ns3::RealtimeSimulatorImpl");
+    EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    EXPECT_EQ(PartitionedDefault(), "false");
     GlobalValue::Bind("FastPathPartition", StringValue("0/3"));
     GlobalValue::GetValueByName("SimulatorImplementationType", impl);
     EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
+    EXPECT_EQ(PartitionedDefault(), "true");
     // A malformed value is refused where the command line sets it.
     EXPECT_FALSE(GlobalValue::BindFailSafe("FastPathPartition", StringValue("3/2")));
     GlobalValue::Bind("FastPathEmulation", BooleanValue(false));

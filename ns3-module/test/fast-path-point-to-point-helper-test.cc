@@ -112,14 +112,14 @@ TEST(FastPathPointToPointHelperTest, TheSwitchSelectsTheRealtimeSimulatorAndChec
     GlobalValue::GetValueByName("ChecksumEnabled", checksums);
     const std::string implBefore = impl.Get();
     const bool checksumsBefore = checksums.Get();
-    EXPECT_NE(implBefore, "ns3::RealtimeSimulatorImpl");
+    EXPECT_NE(implBefore, "ns3::FastPathRealtimeSimulatorImpl");
 
     // As CommandLine sets it (--FastPathEmulation=1): a string, through Bind.
     GlobalValue::Bind("FastPathEmulation", StringValue("1"));
     EXPECT_TRUE(FastPathPointToPointHelper::IsEmulated());
     GlobalValue::GetValueByName("SimulatorImplementationType", impl);
     GlobalValue::GetValueByName("ChecksumEnabled", checksums);
-    EXPECT_EQ(impl.Get(), "ns3::RealtimeSimulatorImpl");
+    EXPECT_EQ(impl.Get(), "ns3::FastPathRealtimeSimulatorImpl");
     EXPECT_TRUE(checksums.Get());
     EXPECT_EQ(FastPathHelper::CheckSimulatorPreconditions(), "");
 

@@ -36,7 +36,8 @@ const char* kLinkHelp =
          configured (rate, delay, jitter, loss, queue limit) and what was measured since
          the link was created (frames sent, delivered, queue and loss drops, drop ratio,
          queue depth now, time in the queue p50/p99), and how late fastpathd's workers
-         released emulated frames (p50/p99/max)
+         released emulated frames (p50/p99/max); the last line says since when the
+         percentiles and maxima count (fastpathd's start or `fpctl stats --reset`)
   add    creates a link, up; PORT names the end's port inside its node (default: the
          link's name); MACs are generated; --mtu N sets both ends' MTU (68..65535,
          default 1500); PARAMETERs emulate both directions
@@ -156,7 +157,10 @@ void endJson(JsonWriter& w, const LinkInfo::End& e) {
       .endObject();
 }
 
-void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lateness = nullptr) {
+/// `lateness` and `epoch` (link show): the workers' lateness and since when the histograms
+/// count.
+void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lateness = nullptr,
+              const StatsEpoch* epoch = nullptr) {
   w.beginObject().key("name").value(l.name).key("up").value(l.up).key("a");
   endJson(w, l.a);
   w.key("b");
@@ -185,6 +189,7 @@ void linkJson(JsonWriter& w, const LinkInfo& l, const std::vector<Lateness>* lat
           .endObject();
     w.endArray();
   }
+  if (epoch) histogramsSinceJson(w, *epoch);
   w.endObject();
 }
 
@@ -298,13 +303,16 @@ int listOrShow(const Global& g, Session& s, const std::string& cmd,
        },
        [](Session& s, const LinkInfo& l, JsonWriter* w) {
          // The workers' lateness is in the default node's counters (the connection's node).
-         auto st = s.client().stats();
-         if (!st) return fail(st.error(), true);
-         const auto lateness = latenessFrom(st.value());
-         if (w)
-           linkJson(*w, l, &lateness);
-         else
+         auto report = s.client().statsReport();
+         if (!report) return fail(report.error(), true);
+         const auto lateness = latenessFrom(report->sets);
+         if (w) {
+           linkJson(*w, l, &lateness, &report->epoch);
+         } else {
            showText(l, lateness);
+           if (const std::string since = histogramsSinceLine(report->epoch); !since.empty())
+             std::printf("  %s\n", since.c_str());
+         }
          return kExitOk;
        }});
 }

@@ -33,7 +33,9 @@ const char* kSegmentHelp =
   show   one segment: each port's node, port, id, MAC and MTU with what it sent and
          received and its drops (unknown destination, no frame for a broadcast copy,
          receive queue full, sent while down), then the medium: configured parameters
-         and what was measured (sent, delivered, drops, queue, time in the queue)
+         and what was measured (sent, delivered, drops, queue, time in the queue); the
+         last line says since when the percentiles count (fastpathd's start or
+         `fpctl stats --reset`)
   add    creates a segment, up, with a port in each NODE (1 to 64, each node once); PORT
          names the port inside its node (default: the segment's name); MACs are
          generated; --mtu N sets every port's MTU (68..65535, default 1500); PARAMETERs
@@ -55,7 +57,8 @@ const char* kSegmentHelp =
   an unknown node or segment, or a value fastpathd refuses, is exit status 1.
 )";
 
-void segmentJson(JsonWriter& w, const SegmentInfo& s) {
+/// `epoch` (segment show): since when the histograms count.
+void segmentJson(JsonWriter& w, const SegmentInfo& s, const StatsEpoch* epoch = nullptr) {
   w.beginObject().key("name").value(s.name).key("up").value(s.up).key("ports").beginArray();
   for (const auto& p : s.ports)
     w.beginObject()
@@ -92,6 +95,7 @@ void segmentJson(JsonWriter& w, const SegmentInfo& s) {
   linkParamsJson(w, s.params);
   w.key("measured");
   linkStatsJson(w, s.stats);
+  if (epoch) histogramsSinceJson(w, *epoch);
   w.endObject();
 }
 
@@ -121,17 +125,23 @@ int listOrShow(const Global& g, Session& s, const std::string& cmd,
                const std::vector<std::string>& a) {
   return listOrShowMedium<SegmentInfo>(
       g, s, cmd, a,
-      {"segment", &Client::segments, segmentJson,
+      {"segment", &Client::segments,
+       [](JsonWriter& w, const SegmentInfo& seg) { segmentJson(w, seg); },
        [] { std::printf("%-16s %-5s %-48s %s\n", "NAME", "STATE", "PORTS", "EMULATION"); },
        [](const SegmentInfo& seg) {
          std::printf("%-16s %-5s %-48s %s\n", seg.name.c_str(), seg.up ? "up" : "down",
                      portsText(seg).c_str(), linkParamsSummary(seg.params).c_str());
        },
-       [](Session&, const SegmentInfo& seg, JsonWriter* w) {
-         if (w)
-           segmentJson(*w, seg);
-         else
+       [](Session& s, const SegmentInfo& seg, JsonWriter* w) {
+         auto report = s.client().statsReport();
+         if (!report) return fail(report.error(), true);
+         if (w) {
+           segmentJson(*w, seg, &report->epoch);
+         } else {
            showText(seg);
+           if (const std::string since = histogramsSinceLine(report->epoch); !since.empty())
+             std::printf("  %s\n", since.c_str());
+         }
          return kExitOk;
        }});
 }

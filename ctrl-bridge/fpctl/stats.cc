@@ -54,6 +54,25 @@ std::string formatUnixTime(uint64_t unix_ns) {
 
 }  // namespace
 
+std::string histogramsSinceLine(const StatsEpoch& epoch) {
+  if (!epoch.since_unix_ns) return "";
+  return "histograms and maxima since " + formatUnixTime(epoch.since_unix_ns) + " (" +
+         (epoch.resets ? "reset " + std::to_string(epoch.resets) + " time(s)"
+                       : std::string("fastpathd started, never reset")) +
+         "); counters since fastpathd started";
+}
+
+void histogramsSinceJson(JsonWriter& w, const StatsEpoch& epoch) {
+  if (!epoch.since_unix_ns) return;
+  w.key("histograms")
+      .beginObject()
+      .key("since_unix_ns")
+      .value(epoch.since_unix_ns)
+      .key("resets")
+      .value(epoch.resets)
+      .endObject();
+}
+
 int cmdStats(const Global& g) {
   if (g.help) return printHelp(g, kStatsHelp);
   std::vector<std::string> a = g.args;
@@ -136,11 +155,8 @@ int cmdStats(const Global& g) {
           prev[key] = v;
         }
       }
-      if (epoch.since_unix_ns)
-        std::printf("histograms and maxima since %s (%s); counters since fastpathd started\n",
-                    formatUnixTime(epoch.since_unix_ns).c_str(),
-                    epoch.resets ? ("reset " + std::to_string(epoch.resets) + " time(s)").c_str()
-                                 : "fastpathd started, never reset");
+      if (const std::string since = histogramsSinceLine(epoch); !since.empty())
+        std::printf("%s\n", since.c_str());
     }
     std::fflush(stdout);
   }

@@ -136,6 +136,8 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
     s.lateness_p99_ns = 35000;
     s.lateness_max_ns = 250000;
     multi_->setLinkStats("r1-r2", s, LinkDirectionStats{});
+    // The histograms count since a reset (2026-11-28 21:06:40.123 UTC, the second).
+    multi_->setStatsEpoch(StatsEpoch{1795900000123000000ull, 2, 0});
     multi_->setExtraStats({CounterSet{"worker 0",
                                       {{"loops", 1},
                                        {"emu_late_frames", 2},
@@ -168,7 +170,9 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
                            "    lateness p99    35us                     -\n",
                            "    lateness max    250us                    -\n",
                            "  emulation lateness\n",
-                           "    worker 0        p50 3.07us  p99 21us  max 1ms  late frames 2\n"})
+                           "    worker 0        p50 3.07us  p99 21us  max 1ms  late frames 2\n",
+                           "  histograms and maxima since 2026-11-28 21:06:40.123 UTC (reset 2 "
+                           "time(s)); counters since fastpathd started\n"})
     EXPECT_NE(show.out.find(line), std::string::npos) << line << "\n" << show.out;
   auto json = run({"--json", "link", "show", "r1-r2"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -184,7 +188,7 @@ TEST_F(FpctlNodes, LinkEmulationAddSetShowList) {
         R"("lateness_p99_ns":35000,"lateness_max_ns":250000,"drop_ratio":0.015})",
         R"("b_to_a":{"configured":{"rate_bps":10000000,)", R"("drop_ratio":null})",
         R"("emulation_lateness":[{"worker":0,"p50_ns":3071,"p99_ns":21000,"max_ns":999600,)"
-        R"("late_frames":2}]})"})
+        R"("late_frames":2}],"histograms":{"since_unix_ns":1795900000123000000,"resets":2}})"})
     EXPECT_NE(json.out.find(part), std::string::npos) << part << "\n" << json.out;
 
   auto list = run({"link", "list"});
@@ -262,6 +266,11 @@ TEST_F(FpctlSegments, SegmentShowCountsBackoffDropsApart) {
 // list and show of links, segments and bridges share one implementation: each kind's
 // text and JSON, whole, and a name that is not there.
 TEST_F(FpctlSegments, LinkAndSegmentListAndShowPrintExactly) {
+  // fastpathd started 2026-11-28 21:06:40.123 UTC: `show` ends saying so.
+  h_->onServer([&] {
+    multi_->setStatsEpoch(StatsEpoch{1795900000123000000ull, 0, 0});
+    return 0;
+  });
   ASSERT_EQ(run({"link", "add", "r1-r2", "r1:to-r2", "r2", "rate", "10mbit", "delay", "5ms"})
                 .exit_code,
             0);
@@ -326,7 +335,9 @@ TEST_F(FpctlSegments, LinkAndSegmentListAndShowPrintExactly) {
       "    sojourn p99     -                        -\n"
       "    lateness p50    -                        -\n"
       "    lateness p99    -                        -\n"
-      "    lateness max    -                        -\n");
+      "    lateness max    -                        -\n"
+      "  histograms and maxima since 2026-11-28 21:06:40.123 UTC (fastpathd started, never "
+      "reset); counters since fastpathd started\n");
   EXPECT_EQ(run({"--json", "link", "show", "r1-r2"}).out,
       "{\"name\":\"r1-r2\",\"up\":true,\"a\":{\"node\":\"r1\",\"port\":\"to-r2\","
       "\"id\":1000,\"mac\":\"02:fe:00:00:00:01\",\"mtu\":1500,\"down\":false},"
@@ -357,7 +368,8 @@ TEST_F(FpctlSegments, LinkAndSegmentListAndShowPrintExactly) {
       "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
       "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
       "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
-      "\"lateness_max_ns\":0,\"drop_ratio\":null}},\"emulation_lateness\":[]}\n");
+      "\"lateness_max_ns\":0,\"drop_ratio\":null}},\"emulation_lateness\":[],"
+      "\"histograms\":{\"since_unix_ns\":1795900000123000000,\"resets\":0}}\n");
   EXPECT_EQ(run({"segment", "list"}).out,
       "NAME             STATE PORTS                                            EMULATION\n"
       "lan              up    r1:lan r2:eth9                                   -\n");
@@ -393,7 +405,9 @@ TEST_F(FpctlSegments, LinkAndSegmentListAndShowPrintExactly) {
       "     0        0        0        0        0\n"
       "  medium, configured: -\n"
       "  medium, measured:   sent 0, delivered 0, dropped 0 (-; queue 0,"
-      " loss 0, capacity 0, down 0), queued 0, in flight 0, time in queue p50 - p99 -\n");
+      " loss 0, capacity 0, down 0), queued 0, in flight 0, time in queue p50 - p99 -\n"
+      "  histograms and maxima since 2026-11-28 21:06:40.123 UTC (fastpathd started, never "
+      "reset); counters since fastpathd started\n");
   EXPECT_EQ(run({"--json", "segment", "show", "lan"}).out,
       "{\"name\":\"lan\",\"up\":true,\"ports\":[{\"node\":\"r1\",\"port\":\"lan\","
       "\"id\":0,\"mac\":\"00:00:00:00:00:00\",\"mtu\":1500,\"up\":true,"
@@ -415,7 +429,8 @@ TEST_F(FpctlSegments, LinkAndSegmentListAndShowPrintExactly) {
       "\"link_down_drops\":0,\"duplicated\":0,\"corrupted\":0,\"depth_packets\":0,"
       "\"depth_bytes\":0,\"in_flight\":0,\"sojourn_p50_ns\":0,\"sojourn_p99_ns\":0,"
       "\"sojourn_max_ns\":0,\"lateness_p50_ns\":0,\"lateness_p99_ns\":0,"
-      "\"lateness_max_ns\":0,\"drop_ratio\":null}}\n");
+      "\"lateness_max_ns\":0,\"drop_ratio\":null},"
+      "\"histograms\":{\"since_unix_ns\":1795900000123000000,\"resets\":0}}\n");
   for (const char* kind : {"link", "segment"}) {
     auto none = run({kind, "show", "nope"});
     EXPECT_EQ(none.exit_code, 1);

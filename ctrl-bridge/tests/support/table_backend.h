@@ -36,6 +36,8 @@ class TableBackend : public NodeControl, public SingleNodeTopology {
   /// This backend keeps no histograms; its epoch moves with each reset as fastpathd's does.
   StatsEpoch statsEpoch() const override { return epoch_; }
   Result<StatsEpoch> resetStats() override;
+  /// A test's epoch (a fixed time, for output compared to the letter).
+  void setStatsEpoch(const StatsEpoch& epoch) { epoch_ = epoch; }
   /// Refused: this backend emulates nothing.
   Status setPortParams(PortId port, const LinkParams& params) override;
   Result<int> controlChannelFd(PortId port) override;

@@ -51,7 +51,8 @@ FastPathEmulation::HookPartitionedStart(const std::string& who)
                         << impl.Get()
                         << "): set FastPathEmulation (and FastPathPartition, if given) "
                            "before the first node is created, not the simulator type");
-    const bool before = FastPathRealtimeSimulatorImpl::RunBeforeClock([this]() { StartPartition(); });
+    const bool before =
+        FastPathRealtimeSimulatorImpl::RunBeforeClock([this]() { StartPartition(); });
     NS_ABORT_MSG_IF(!before, who << ": the simulator's clock runs already");
 }
 
@@ -329,7 +330,8 @@ FastPathEmulation::StartPartition()
     }
     // Every process attached and its nodes started (their start was added to the work
     // before the clock as they were attached): the clocks start together.
-    FastPathRealtimeSimulatorImpl::RunBeforeClock([&ranks, rank = m_rank.rank, nodes = byNode.size(), t0]() {
+    const size_t nodes = byNode.size();
+    FastPathRealtimeSimulatorImpl::RunBeforeClock([&ranks, rank = m_rank.rank, nodes, t0]() {
         ranks.Barrier();
         NS_LOG_INFO("rank " << rank << ": " << nodes << " nodes attached and started in "
                             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)

@@ -117,10 +117,11 @@ enum class PortJsonFields {
 /// One port as a JSON object; "link" is null for an interface port.
 void portJson(JsonWriter& w, const PortInfo& p, PortJsonFields fields);
 
-/// "histograms and maxima since 2026-11-29 00:51:02.123 UTC (reset 2 time(s)); counters
-/// since fastpathd started": the last line of what shows histograms (stats, link show,
-/// segment show); "" when fastpathd does not say (older than protocol 1.14).
-std::string histogramsSinceLine(const StatsEpoch& epoch);
+/// Prints "histograms and maxima since 2026-11-29 00:51:02.123 UTC (reset 2 time(s));
+/// counters since fastpathd started" after `indent`: the last line of what shows histograms
+/// (stats, link show, segment show); nothing when fastpathd does not say (older than
+/// protocol 1.14).
+void printHistogramsSince(const StatsEpoch& epoch, const char* indent);
 /// The same as JSON, in the open object: key "histograms", {"since_unix_ns", "resets"};
 /// nothing when fastpathd does not say.
 void histogramsSinceJson(JsonWriter& w, const StatsEpoch& epoch);

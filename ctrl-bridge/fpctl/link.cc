@@ -310,8 +310,7 @@ int listOrShow(const Global& g, Session& s, const std::string& cmd,
            linkJson(*w, l, &lateness, &report->epoch);
          } else {
            showText(l, lateness);
-           if (const std::string since = histogramsSinceLine(report->epoch); !since.empty())
-             std::printf("  %s\n", since.c_str());
+           printHistogramsSince(report->epoch, "  ");
          }
          return kExitOk;
        }});

@@ -139,8 +139,7 @@ int listOrShow(const Global& g, Session& s, const std::string& cmd,
            segmentJson(*w, seg, &report->epoch);
          } else {
            showText(seg);
-           if (const std::string since = histogramsSinceLine(report->epoch); !since.empty())
-             std::printf("  %s\n", since.c_str());
+           printHistogramsSince(report->epoch, "  ");
          }
          return kExitOk;
        }});

@@ -54,12 +54,13 @@ std::string formatUnixTime(uint64_t unix_ns) {
 
 }  // namespace
 
-std::string histogramsSinceLine(const StatsEpoch& epoch) {
-  if (!epoch.since_unix_ns) return "";
-  return "histograms and maxima since " + formatUnixTime(epoch.since_unix_ns) + " (" +
-         (epoch.resets ? "reset " + std::to_string(epoch.resets) + " time(s)"
-                       : std::string("fastpathd started, never reset")) +
-         "); counters since fastpathd started";
+void printHistogramsSince(const StatsEpoch& epoch, const char* indent) {
+  if (!epoch.since_unix_ns) return;
+  const std::string since =
+      epoch.resets ? "reset " + std::to_string(epoch.resets) + " time(s)"
+                   : std::string("fastpathd started, never reset");
+  std::printf("%shistograms and maxima since %s (%s); counters since fastpathd started\n",
+              indent, formatUnixTime(epoch.since_unix_ns).c_str(), since.c_str());
 }
 
 void histogramsSinceJson(JsonWriter& w, const StatsEpoch& epoch) {
@@ -155,8 +156,7 @@ int cmdStats(const Global& g) {
           prev[key] = v;
         }
       }
-      if (const std::string since = histogramsSinceLine(epoch); !since.empty())
-        std::printf("%s\n", since.c_str());
+      printHistogramsSince(epoch, "");
     }
     std::fflush(stdout);
   }

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -99,7 +100,21 @@ Status requireWireVxlan(const ServerInfo& info, const MultiHostDeclaration& decl
 }
 
 Client::Impl::Impl(std::string p, ClientOptions o)
-  : path(std::move(p)), opt(std::move(o)), dec(opt.max_message_bytes) {}
+  : path(std::move(p)), opt(std::move(o)), dec(opt.max_message_bytes) {
+  // Unguessable, so that two clients of one user do not answer each other's resends.
+  while (opt.auto_reconnect && session_id == 0)
+    if (::getrandom(&session_id, sizeof(session_id), 0) != sizeof(session_id)) break;
+}
+
+uint64_t Client::Impl::nextRequestId() {
+  uint64_t id = next_id++;
+  if (!resend_ids.empty()) {
+    id = resend_ids.front();
+    resend_ids.pop_front();
+  }
+  if (in_call) call_ids.push_back(id);
+  return id;
+}
 
 Client::Impl::~Impl() { closeFd(); }
 
@@ -228,7 +243,7 @@ void Client::Impl::bufferEvent(const v1::Event& e) {
 
 Result<v1::Reply> Client::Impl::callOnce(v1::Request& req) {
   if (fd < 0) return makeError(-ENOTCONN, "not connected to fastpathd");
-  req.set_id(next_id++);
+  req.set_id(nextRequestId());
   if (auto st = sendRequest(req); !st) {
     // The server may have refused us and closed (credentials, too many clients): its
     // error reply is still readable and says why, which beats "broken pipe".
@@ -282,6 +297,9 @@ Status Client::Impl::doHello(const std::string& node_name, const std::string& no
   h->set_client_name(opt.client_name);
   h->set_route_grace_period_ms(opt.route_grace_period_ms);
   h->set_node(node);
+  // Announcing an older protocol (tests) promises what that protocol did: no resends.
+  if (opt.protocol_major > kProtocolMajor || opt.protocol_minor >= kAtMostOnceMinor)
+    h->set_session_id(session_id);
   auto rep = callOnce(req);
   if (!rep) return rep.error();
   const auto& hr = rep->hello();

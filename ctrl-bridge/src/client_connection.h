@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "fastpath/ctrl/client.h"
 #include "fastpath/ctrl/protocol.h"
@@ -56,6 +57,10 @@ Status requireAqm(const ServerInfo& info, const char* call, const LinkParams& pa
 /// The first protocol minor whose servers know RED (LinkAqm.AQM_RED).
 inline constexpr uint32_t kLinkRedMinor = 12;
 
+/// The first protocol minor whose servers answer a resent request from its first reply
+/// (Hello.session_id).
+inline constexpr uint32_t kAtMostOnceMinor = 15;
+
 /// The first protocol minor whose servers set one end of a link (SetLinkState.node).
 inline constexpr uint32_t kLinkEndStateMinor = 10;
 /// -EPROTONOSUPPORT naming both versions when `node` names one end and the server is older
@@ -99,6 +104,14 @@ struct Client::Impl {
   std::deque<FastPathEvent> events;
   std::deque<CaptureBatch> captures;  // batches of captured frames, in arrival order
   uint64_t next_id = 1;
+  /// Hello.session_id (1.15): random, the same on every connection; 0 without
+  /// auto_reconnect (a client that never resends promises nothing).
+  uint64_t session_id = 0;
+  /// The ids the call in retrying() sent so far; a retry resends with them, in order, so
+  /// that fastpathd can answer what it carried out already instead of doing it again.
+  bool in_call = false;
+  std::vector<uint64_t> call_ids;
+  std::deque<uint64_t> resend_ids;
   uint64_t next_txn = 1;
   ServerInfo info;
   bool subscribed = false;
@@ -123,14 +136,29 @@ struct Client::Impl {
   Status doHello(const std::string& node_name, const std::string& node);
   Status doSubscribe(const Subscription& what);
 
-  /// Runs `op`; on connection loss (and auto_reconnect) reconnects and runs it once more.
+  /// The id of the next request: the next one to resend, else a new one.
+  uint64_t nextRequestId();
+
+  /// Runs `op`; on connection loss (and auto_reconnect) reconnects and runs it once more,
+  /// its requests with the ids they had (a call inside `op` is part of it).
   template <typename F>
   auto retrying(Client& self, F op) -> decltype(op()) {
+    if (in_call) return op();
+    in_call = true;
+    call_ids.clear();
     auto r = op();
+    in_call = false;
     if (r.ok() || !opt.auto_reconnect || in_reconnect || !isConnectionLoss(r.error().code))
       return r;
+    // The reconnect's own requests (Hello, subscribe, on_reconnect's replay) get new ids.
+    std::vector<uint64_t> sent = std::move(call_ids);
     if (auto st = self.reconnect(); !st) return st.error();
-    return op();
+    resend_ids.assign(sent.begin(), sent.end());
+    in_call = true;
+    auto again = op();
+    in_call = false;
+    resend_ids.clear();
+    return again;
   }
 
   /// The request/reply path of every call with one request: checks the server speaks

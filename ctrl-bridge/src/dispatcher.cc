@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Sessions: the handshake, which request goes to which part, errors, and what a client leaves
-// behind when it goes (its transaction, leases and channels). The parts themselves live in
+// Sessions: the handshake, which request goes to which part, errors, resent changes answered
+// from their first reply (reply_cache.h), and what a client leaves behind when it goes (its
+// transaction, leases and channels). The parts themselves live in
 // dispatcher_node.cc, dispatcher_topology.cc, dispatcher_hosts.cc and dispatcher_medium.cc.
 #include "dispatcher.h"
 
@@ -58,6 +59,8 @@ void Dispatcher::disconnected(Session& s) {
   }
   s.channels.clear();
   stopCaptures(s);
+  if (s.reply_session != 0)
+    replies_.closed({s.uid, s.reply_session}, s.conn_serial, ReplyCache::Clock::now());
   if (!s.lease_owner.empty()) {
     leases_.detach(s.lease_node, s.lease_owner, RouteLeases::Clock::now());
     s.lease_owner.clear();
@@ -98,6 +101,29 @@ Dispatcher::Outcome Dispatcher::handle(Session& s, const v1::Request& req) {
              "hello: the first request on a connection must be Hello (protocol version)");
     return o;
   }
+  if (s.reply_session == 0 || !changesState(req)) return dispatch(s, req);
+  // At-most-once: a request this session resends on a new connection, whose reply went
+  // with the old one, gets that reply; it is not carried out again.
+  const ReplyCache::Key key{s.uid, s.reply_session};
+  if (const v1::ServerMessage* kept = replies_.find(key, s.conn_serial, id)) {
+    ++ctr_.replayed;
+    pr_info_ratelimited("ctrl: %s: request %llu was carried out before its connection closed; "
+                        "answered with its reply",
+                        s.who.c_str(), static_cast<unsigned long long>(id));
+    // A resent last chunk: the resent chunks before it opened the transaction again on
+    // this connection, and it was applied once already.
+    if (req.body_case() == v1::Request::kApplyRoutes) dropTxn(s);
+    o.message = *kept;
+    return o;
+  }
+  o = dispatch(s, req);
+  if (o.fd < 0) replies_.remember(key, s.conn_serial, id, o.message);
+  return o;
+}
+
+Dispatcher::Outcome Dispatcher::dispatch(Session& s, const v1::Request& req) {
+  Outcome o;
+  const uint64_t id = req.id();
   o.message.mutable_reply()->set_id(id);
   switch (req.body_case()) {
     case v1::Request::kHello: return hello(s, req);
@@ -208,6 +234,10 @@ Dispatcher::Outcome Dispatcher::hello(Session& s, const v1::Request& req) {
   }
   s.hello = true;
   s.node = node;
+  if (s.conn_serial == 0) s.conn_serial = ++conn_serials_;
+  if (s.reply_session != 0 && s.reply_session != h.session_id())
+    replies_.closed({s.uid, s.reply_session}, s.conn_serial, ReplyCache::Clock::now());
+  s.reply_session = h.session_id();
   if (!h.client_name().empty() || !h.node_name().empty())
     s.who = h.client_name() + (h.node_name().empty() ? "" : "@" + h.node_name()) + " (pid " +
             std::to_string(s.pid) + " uid " + std::to_string(s.uid) + ")";

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fastpath/control_backend.h"
+#include "reply_cache.h"
 #include "route_batch.h"
 #include "route_lease.h"
 #include "wire_error.h"
@@ -66,6 +67,10 @@ struct Session {
     bool stopping = false;  ///< StopCapture: one last batch (done), then stopped
   };
   std::vector<SessionCapture> captures;
+  /// Hello.session_id (1.15): the client resends after reconnecting; 0 = it does not.
+  uint64_t reply_session = 0;
+  /// This connection among the dispatcher's (set by its first Hello), for the reply cache.
+  uint64_t conn_serial = 0;
 
   /// Whether an event goes to this connection: subscribed to its kind, and of its node.
   bool wants(const FastPathEvent& e) const {
@@ -81,6 +86,7 @@ struct DispatchCounters {
   uint64_t errors = 0;
   uint64_t transactions_aborted = 0;
   uint64_t batches_applied = 0;
+  uint64_t replayed = 0;  ///< resent requests answered with their first reply (1.15)
 };
 
 /// A StartCapture's fields as a CaptureSpec (node left empty); INVALID_ARGUMENT naming the
@@ -137,6 +143,8 @@ class Dispatcher {
     std::string node;  ///< canonical name
     NodeControl* control = nullptr;
   };
+  /// The request to the part that carries it out (everything but the reply cache).
+  Outcome dispatch(Session& s, const v1::Request& req);
   Outcome hello(Session& s, const v1::Request& req);
   /// Resolves Request.node (else the session's node); false with the error set in `o`.
   bool resolve(Session& s, const v1::Request& req, Target* t, Outcome& o);
@@ -168,6 +176,8 @@ class Dispatcher {
   DispatchOptions opt_;
   DispatchCounters ctr_;
   RouteLeases leases_;
+  ReplyCache replies_;
+  uint64_t conn_serials_ = 0;
   /// Connections holding each control channel, by (node, port).
   std::map<std::pair<std::string, PortId>, std::size_t> channel_holders_;
   std::size_t pending_routes_ = 0;  ///< routes in all open transactions

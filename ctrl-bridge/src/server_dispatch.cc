@@ -82,6 +82,7 @@ CounterSet ControlServer::Impl::serverCounterSet() const {
       {"send_queue_overflows", ctr.send_queue_overflows},
       {"events_sent", ctr.events_sent},
       {"transactions_aborted", dispatcher.counters().transactions_aborted},
+      {"requests_replayed", dispatcher.counters().replayed},
       {"leases_expired", dispatcher.leases().counters().expired},
       {"leases_cancelled", dispatcher.leases().counters().cancelled},
       {"lease_routes_withdrawn", dispatcher.leases().counters().routes_withdrawn},

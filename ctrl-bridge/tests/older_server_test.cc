@@ -139,7 +139,7 @@ TEST(OlderServer, RedIsRefusedNamingBothVersionsNotSentAsAnUnknownKind) {
 // Protocol 1.14: a reset of the statistics is refused by the client before a 1.13 server
 // would answer UNIMPLEMENTED, and that server's stats say nothing of since when.
 TEST(OlderServer, AStatsResetIsRefusedNamingTheVersionAndNeverSent) {
-  EXPECT_EQ(kProtocolMinor, 14u) << "ResetStats and Stats.histograms_since_unix_ns are 1.14";
+  EXPECT_GE(kProtocolMinor, 14u) << "ResetStats and Stats.histograms_since_unix_ns are 1.14";
   OlderServer server(13);
   ASSERT_FALSE(server.path().empty());
   {

@@ -55,9 +55,12 @@ struct ClientOptions {
 
   /// Reconnect when the connection breaks during a call: retry connecting with
   /// exponential backoff, redo Hello and subscribe(), call on_reconnect (the replay
-  /// hook: e.g. push the full route table again), then retry the interrupted call once.
-  /// Retrying is safe for every call except deletes without ignore_missing, which may
-  /// then fail ("no route ...") for a delete that had in fact been applied.
+  /// hook: e.g. push the full route table again), then retry the interrupted call once,
+  /// its requests with the ids they had. A fastpathd of protocol 1.15 or later answers a
+  /// request it carried out before the connection broke with the reply that was lost (the
+  /// client names itself in Hello.session_id): each change is made at most once. An older
+  /// one carries it out again: a create may then fail (it exists), a delete without
+  /// ignore_missing with -ENOENT, for what had in fact been done.
   bool auto_reconnect = false;
   int reconnect_attempts = 8;
   int backoff_initial_ms = 50;

@@ -10,7 +10,7 @@ namespace fastpath::ctrl {
 
 /// Protocol version spoken by this library (proto package fastpath.v1).
 inline constexpr uint32_t kProtocolMajor = 1;
-inline constexpr uint32_t kProtocolMinor = 14;
+inline constexpr uint32_t kProtocolMinor = 15;
 
 /// Where fastpathd listens unless told otherwise.
 inline constexpr const char* kDefaultSocketPath = "/run/fastpathd/fastpathd.sock";

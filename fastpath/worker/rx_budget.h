@@ -9,8 +9,12 @@
 // worker then lends only what it drains in `budget_us` at the rate it is measured to drain
 // its RX rings, so a frame waits at most about that long, and the kernel drops the excess
 // at RX before copying it, counted in the socket's XDP_STATISTICS (rx_dropped,
-// rx_fill_ring_empty_descs). The overload holds while drops go on, and for a hold time
-// after they stopped.
+// rx_fill_ring_empty_descs). Only what persists is an overload: drops or a standing queue
+// in kOverloadWindows windows in a row. One window's worth is a stall - the worker or the
+// NAPI thread kept off the CPU for a few milliseconds - that a burst's allowance absorbs
+// or not; taking it for an overload would shrink what is lent to the budget for the hold
+// time and turn every later stall below saturation into drops. The overload holds while
+// it persists, and for a hold time after.
 #pragma once
 
 #include <algorithm>
@@ -49,12 +53,13 @@ class RxBudget {
   /// The worker's view of the last window: `arrived` frames (received + dropped by the
   /// kernel at RX), `dropped` of them at RX, and the fewest frames its passes left on the
   /// RX rings (a burst drains, an overload does not). At least 1 in kOverloadShare
-  /// dropped, or a standing queue over the budget, starts (or extends) the overload hold,
-  /// during which target() is the budget.
+  /// dropped, or a standing queue over the budget, in kOverloadWindows windows in a row
+  /// starts (or extends) the overload hold, during which target() is the budget.
   void addWindow(uint64_t now_ns, uint64_t arrived, uint64_t dropped, uint32_t min_backlog) {
     const bool drops = dropped && dropped * kOverloadShare >= arrived;
     const bool standing = budget_us_ && rate_pps_ && min_backlog > target_;
-    if (drops || standing) overloaded_until_ns_ = now_ns + kHoldNs;
+    streak_ = drops || standing ? streak_ + 1 : 0;
+    if (streak_ >= kOverloadWindows) overloaded_until_ns_ = now_ns + kHoldNs;
     overloaded_ = budget_us_ && now_ns < overloaded_until_ns_;
   }
   bool overloaded() const { return overloaded_; }
@@ -73,11 +78,15 @@ class RxBudget {
   static constexpr uint64_t kWindowNs = 2000000;
   /// Overload: at least 1 in kOverloadShare arriving frames dropped at RX in a window.
   static constexpr uint64_t kOverloadShare = 1000;
+  /// Windows in a row with drops or a standing queue that make an overload (6 ms): a
+  /// stall's drops and backlog fall in one window or two.
+  static constexpr uint32_t kOverloadWindows = 3;
   static constexpr uint64_t kHoldNs = 200000000;
   /// Below saturation: this many budgets lent, for bursts. Also the longest queue an
-  /// overload builds before it is recognised (one watch window, 2 ms, later).
+  /// overload builds before it is recognised (kOverloadWindows watch windows later).
   static constexpr uint64_t kBurstFactor = 4;
   bool overloaded_ = false;
+  uint32_t streak_ = 0;  ///< windows in a row with drops or a standing queue
   uint64_t overloaded_until_ns_ = 0;
   uint32_t budget_us_;
   uint32_t min_, max_;

@@ -107,8 +107,10 @@ Client::Impl::Impl(std::string p, ClientOptions o)
 }
 
 uint64_t Client::Impl::nextRequestId() {
-  uint64_t id = next_id++;
-  if (!resend_ids.empty()) {
+  uint64_t id;
+  if (resend_ids.empty()) {
+    id = next_id++;
+  } else {
     id = resend_ids.front();
     resend_ids.pop_front();
   }
